@@ -1,0 +1,32 @@
+# Two commands set everything up by themselves on a fresh clone:
+#   make demo   -- the main job: the seed post's examples, narrated step by step
+#   make test   -- the whole test suite (installs torch 2.13 CPU as the test oracle)
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+
+.PHONY: demo test bench lint
+
+$(VENV)/.core:
+	python3 -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q -e .
+	touch $@
+
+$(VENV)/.test: $(VENV)/.core pyproject.toml
+	$(PIP) install -q -e '.[test,viz,bench]'
+	-command -v dot >/dev/null 2>&1 || (command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && \
+		(apt-get update -qq && apt-get install -y -qq graphviz >/dev/null) || true)
+	touch $@
+
+demo: $(VENV)/.core
+	$(PY) -m retrograd explain --out out/explain
+
+test: $(VENV)/.test
+	$(PY) -m pytest
+
+bench: $(VENV)/.test
+	$(PY) bench/run.py
+
+lint: $(VENV)/.test
+	$(PY) -m ruff check src tests bench examples

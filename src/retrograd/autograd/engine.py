@@ -1,0 +1,454 @@
+"""The backward engine: one iterative pass shared by ``backward()`` and ``autograd.grad()``.
+
+It knows nothing about individual ops.  It counts, for every node reachable from the
+roots, how many gradients it will receive; runs a node once all have arrived (so a
+tensor used twice gets one summed gradient); sends each result to the next node after
+reducing it to that node's shape and dtype (the single place broadcasting is undone);
+frees saved values as it goes unless ``retain_graph``.
+
+Two modes share this loop.  Without ``create_graph`` gradients travel as raw arrays and
+the derivative formulas compute on arrays without recording anything.  With
+``create_graph`` they travel as tensors and the formulas are recorded, so the result can
+be differentiated again.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..backend import as_array
+from .grad_mode import state
+from .graph import AccumulateGrad, SavedOutput, freed_error
+
+__all__ = ["run_backward", "call_node", "tracer"]
+
+#: The active ``autograd.trace()`` recorder, or None (checked once per node).
+tracer = None
+
+_ndarray = np.ndarray
+
+
+def _tensor_cls():
+    from ..tensor import Tensor
+
+    return Tensor
+
+
+def _modified_error(node, index, tensor, saved_version):
+    shape = list(tensor._data.shape)
+    return RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an "
+        f"inplace operation: [{tensor.dtype} {shape}], saved as input {index} of "
+        f"{node.name()}, is at version {tensor._version}; expected version {saved_version} "
+        "instead. Hint: the in-place change (an op ending in '_', an assignment into the "
+        "tensor, or .data edits) happened after this op used the value; use an out-of-place "
+        "op (x = x + 1 instead of x += 1) or .clone() the tensor before modifying it."
+    )
+
+
+def unpack_saved(node, as_tensors: bool):
+    """The values ``node`` saved, as arrays (first order) or tensors (create_graph)."""
+    saved = node.saved
+    if saved is None:
+        raise freed_error(node)
+    if not saved:
+        return saved
+    Tensor = _tensor_cls()
+    versions = node.versions
+    out = []
+    for i, s in enumerate(saved):
+        if isinstance(s, Tensor):
+            vc = s._vc
+            expected = versions[i] if versions else 0
+            if vc is not None and vc[0] != expected:
+                raise _modified_error(node, i, s, expected)
+            out.append(s if as_tensors else s._data)
+        elif type(s) is SavedOutput:
+            if s.counter[0] != s.version:
+                raise RuntimeError(
+                    "one of the variables needed for gradient computation has been modified "
+                    f"by an inplace operation: the output of {node.name()} (shape "
+                    f"{list(s.data.shape)}) is at version {s.counter[0]}; expected version "
+                    f"{s.version} instead. Hint: {node.name()} needs its own result for its "
+                    "derivative; clone() the result before modifying it in place."
+                )
+            if as_tensors:
+                from ..tensor import make_tensor
+
+                t = make_tensor(s.data, node)
+                t._vc = s.counter
+                t._nr = s.nr
+                out.append(t)
+            else:
+                out.append(s.data)
+        else:
+            out.append(s)
+    return out
+
+
+# --------------------------------------------------------------------------- shape / dtype
+def _sum_to_array(g, shape):
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if n == 1 and g.shape[lead + i] != 1
+    )
+    if axes:
+        g = g.sum(axis=axes, keepdims=True)
+    if lead:
+        g = g.reshape(shape)
+    return g
+
+
+def _can_sum_to(gshape, shape) -> bool:
+    if len(gshape) < len(shape):
+        return False
+    lead = len(gshape) - len(shape)
+    return all(s == 1 or s == gs for s, gs in zip(shape, gshape[lead:]))
+
+
+def conform(g, shape, dtype, node, index, as_tensors):
+    """Reduce a gradient to ``shape`` (undo broadcasting) and cast it to ``dtype``."""
+    data = g._data if as_tensors else g
+    if data.shape != shape:
+        if not _can_sum_to(data.shape, shape):
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {index} - got "
+                f"{list(data.shape)} but expected shape compatible with {list(shape)}"
+            )
+        if as_tensors:
+            from ..ops.shape import sum_to_size
+
+            g = sum_to_size(g, shape)
+        else:
+            g = _sum_to_array(g, shape)
+    if (g._data if as_tensors else g).dtype != dtype:
+        if as_tensors:
+            g = g.to(dtype)
+        else:
+            g = g.astype(dtype)
+    return g
+
+
+# --------------------------------------------------------------------------- graph walk
+def _count_dependencies(roots):
+    """How many gradients each node reachable from ``roots`` will receive (iteratively)."""
+    deps = {}
+    stack = []
+    for r in roots:
+        if r not in deps:
+            deps[r] = 0
+            stack.append(r)
+    while stack:
+        node = stack.pop()
+        for child in node.next:
+            if child is None:
+                continue
+            count = deps.get(child)
+            if count is None:
+                deps[child] = 1
+                stack.append(child)
+            else:
+                deps[child] = count + 1
+    return deps
+
+
+def _nodes_needed(deps, roots, targets):
+    """The nodes from which some node in ``targets`` can be reached (the rest is skipped)."""
+    # Kahn's order visits parents before children; walking it backwards lets each node
+    # look only at its children.
+    remaining = dict(deps)
+    order = []
+    ready = [r for r in dict.fromkeys(roots) if remaining[r] == 0]
+    while ready:
+        node = ready.pop()
+        order.append(node)
+        for child in node.next:
+            if child is not None:
+                remaining[child] -= 1
+                if remaining[child] == 0:
+                    ready.append(child)
+    needed = set()
+    for node in reversed(order):
+        if node in targets or any(c in needed for c in node.next if c is not None):
+            needed.add(node)
+    return needed
+
+
+# --------------------------------------------------------------------------- hooks
+def _wrap(g, as_tensors):
+    if g is None or as_tensors:
+        return g
+    from ..tensor import make_tensor
+
+    return make_tensor(as_array(g))
+
+
+def _unwrap(t, as_tensors):
+    if t is None or as_tensors:
+        return t
+    return t._data
+
+
+def _run_tensor_hooks(hooks, g, as_tensors, what):
+    """Tensor hooks: each sees the gradient so far and may return a replacement."""
+    for fn in list(hooks.values()):
+        result = fn(_wrap(g, as_tensors))
+        if result is not None:
+            if not hasattr(result, "_data"):
+                raise TypeError(
+                    f"a hook registered on {what} returned {type(result).__name__}; hooks must "
+                    "return a Tensor (the new gradient) or None"
+                )
+            if result._data.shape != g.shape:
+                raise RuntimeError(
+                    f"hook on {what} returned a gradient of shape {list(result._data.shape)}, "
+                    f"but the gradient has shape {list(g.shape)}; a hook must keep the shape"
+                )
+            g = _unwrap(result, as_tensors)
+    return g
+
+
+def _accumulate_into_grad(tensor, g, as_tensors):
+    """Add ``g`` into ``tensor.grad`` as PyTorch's AccumulateGrad does."""
+    from ..tensor import make_tensor
+
+    current = tensor._grad
+    if as_tensors:
+        if current is None:
+            tensor._grad = g if g._grad_fn is not None else make_tensor(g._data.copy())
+        else:
+            tensor._grad = current + g
+        return
+    g = as_array(g)
+    if current is None:
+        # The array may be shared (the user's gradient argument, or one gradient sent to
+        # two inputs by an add): copy so that .grad never aliases anything else.
+        tensor._grad = make_tensor(g.copy())
+    elif current._requires_grad:
+        tensor._grad = current + make_tensor(g)
+    else:
+        data = current._data
+        if data.shape == g.shape:
+            data += g
+            current._bump_version()
+        else:
+            tensor._grad = make_tensor(data + g)
+
+
+# --------------------------------------------------------------------------- the loop
+def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
+                 accumulate=True, allow_unused=False):
+    """Propagate ``root_grads`` from the ``roots`` nodes back through the graph.
+
+    Parameters
+    ----------
+    roots : list of Node
+        The grad_fn (or leaf accumulator) of each output.
+    root_grads : list
+        One gradient per root, already of the root's shape: arrays, or tensors when
+        ``create_graph``.
+    inputs : list of (Node, output_nr) or None
+        Where to stop and collect; with ``accumulate`` only these leaves get ``.grad``.
+    accumulate : bool
+        True for ``backward()`` (into ``.grad``), False for ``grad()`` (returned).
+
+    Returns
+    -------
+    list
+        The gradient captured for each entry of ``inputs`` (None where none arrived), or
+        None when ``inputs`` is None.
+    """
+    as_tensors = create_graph
+    deps = _count_dependencies(roots)
+    buffers = {}
+    for node, g in zip(roots, root_grads):
+        if node.multi_output:
+            buf = buffers.setdefault(node, [None] * node.n_outputs)
+            nr = g[0]
+            g = g[1]
+            buf[nr] = g if buf[nr] is None else buf[nr] + g
+        else:
+            prev = buffers.get(node)
+            buffers[node] = g if prev is None else prev + g
+
+    captures = None
+    needed = None
+    if inputs is not None:
+        captures = {}
+        for position, (node, nr) in enumerate(inputs):
+            captures.setdefault(node, []).append((position, nr))
+        needed = _nodes_needed(deps, roots, captures)
+    captured = [None] * (len(inputs) if inputs is not None else 0)
+
+    prev_mode = state.enabled
+    state.enabled = create_graph
+    trace = tracer
+    try:
+        ready = [r for r in dict.fromkeys(roots) if deps[r] == 0]
+        while ready:
+            node = ready.pop()
+            g = buffers.pop(node, None)
+            if trace is not None:
+                trace.node_ready(node, g)
+            hooks = node.hooks
+            if hooks is not None:
+                g = _run_node_prehooks(node, hooks, g, as_tensors)
+            if captures is not None and node in captures:
+                for position, nr in captures[node]:
+                    value = g[nr] if node.multi_output else g
+                    if type(node) is AccumulateGrad:
+                        value = _leaf_hooks(node, value, as_tensors)
+                    captured[position] = value
+                    if accumulate and value is not None and type(node) is not AccumulateGrad:
+                        _retain_on_input(node, nr, value, as_tensors)
+            if needed is not None and node not in needed:
+                _release_children(node, deps, ready)
+                continue
+            if type(node) is AccumulateGrad:
+                if g is not None and accumulate:
+                    g = _leaf_hooks(node, g, as_tensors)
+                    if g is not None:
+                        if trace is not None:
+                            trace.accumulate(node.variable, g)
+                        _accumulate_into_grad(node.variable, g, as_tensors)
+                continue
+            if g is None or (node.multi_output and all(x is None for x in g)):
+                _release_children(node, deps, ready)
+                continue
+            saved = unpack_saved(node, as_tensors)
+            if as_tensors:
+                g = _materialize_multi(node, g, as_tensors) if node.multi_output else g
+                grads = node.vjp(node, g, saved)
+            else:
+                if node.multi_output:
+                    g = _materialize_multi(node, g, as_tensors)
+                grads = node.vjp(node, g, saved)
+            if hooks is not None and hooks.post:
+                grads = _run_post_hooks(node, hooks, grads, g, as_tensors)
+            if not retain_graph and node.saved:
+                node.saved = None
+                if trace is not None:
+                    trace.freed(node)
+            if trace is not None:
+                trace.node_done(node, g, grads)
+            nxt = node.next
+            if len(grads) != len(nxt):
+                raise RuntimeError(
+                    f"function {node.name()} returned an incorrect number of gradients "
+                    f"(expected {len(nxt)}, got {len(grads)})"
+                )
+            nrs = node.next_nr
+            for i, child in enumerate(nxt):
+                if child is None:
+                    continue
+                gi = grads[i]
+                if gi is not None:
+                    if child.multi_output:
+                        nr = nrs[i] if nrs else 0
+                        gi = conform(gi, child.out_shape[nr], child.out_dtype[nr], node, i,
+                                     as_tensors)
+                        buf = buffers.get(child)
+                        if buf is None:
+                            buf = buffers[child] = [None] * child.n_outputs
+                        buf[nr] = gi if buf[nr] is None else buf[nr] + gi
+                    else:
+                        gd = gi._data if as_tensors else gi
+                        if gd.shape != child.out_shape or gd.dtype != child.out_dtype:
+                            gi = conform(gi, child.out_shape, child.out_dtype, node, i,
+                                         as_tensors)
+                        prev = buffers.get(child)
+                        buffers[child] = gi if prev is None else prev + gi
+                count = deps[child] - 1
+                deps[child] = count
+                if count == 0:
+                    ready.append(child)
+    finally:
+        state.enabled = prev_mode
+    if inputs is None:
+        return None
+    return captured
+
+
+def _release_children(node, deps, ready):
+    for child in node.next:
+        if child is not None:
+            count = deps[child] - 1
+            deps[child] = count
+            if count == 0:
+                ready.append(child)
+
+
+def _materialize_multi(node, g, as_tensors):
+    """Outputs of a multi-output node that got no gradient receive zeros."""
+    if all(x is not None for x in g):
+        return g
+    out = []
+    for nr, x in enumerate(g):
+        if x is None:
+            x = np.zeros(node.out_shape[nr], node.out_dtype[nr])
+            if as_tensors:
+                from ..tensor import make_tensor
+
+                x = make_tensor(x)
+        out.append(x)
+    return out
+
+
+def _leaf_hooks(node, g, as_tensors):
+    extra = node.variable._extra
+    if extra is not None and extra.hooks:
+        g = _run_tensor_hooks(extra.hooks, g, as_tensors, "a leaf tensor")
+    return g
+
+
+def _retain_on_input(node, nr, g, as_tensors):
+    """backward(inputs=[non_leaf]) accumulates into the non-leaf's .grad, as PyTorch."""
+    hooks = node.hooks
+    ref = hooks.retain.get(nr) if hooks is not None else None
+    tensor = ref() if ref is not None else None
+    if tensor is None:
+        return
+    if not tensor.retains_grad:
+        _accumulate_into_grad(tensor, g, as_tensors)
+
+
+def _run_node_prehooks(node, hooks, g, as_tensors):
+    """Tensor hooks and retain_grad of this node's outputs, then the node's pre-hooks."""
+    if g is None:
+        return g
+    multi = node.multi_output
+    grads = list(g) if multi else [g]
+    for nr, table in hooks.tensor.items():
+        if table and grads[nr] is not None:
+            grads[nr] = _run_tensor_hooks(table, grads[nr], as_tensors,
+                                          f"the output of {node.name()}")
+    for nr, ref in list(hooks.retain.items()):
+        tensor = ref()
+        if tensor is not None and grads[nr] is not None:
+            _accumulate_into_grad(tensor, grads[nr], as_tensors)
+    if hooks.pre:
+        for fn in list(hooks.pre.values()):
+            wrapped = tuple(_wrap(x, as_tensors) for x in grads)
+            result = fn(wrapped)
+            if result is not None:
+                grads = [_unwrap(x, as_tensors) for x in result]
+    return grads if multi else grads[0]
+
+
+def _run_post_hooks(node, hooks, grads, g, as_tensors):
+    outs = tuple(_wrap(x, as_tensors) for x in (g if node.multi_output else [g]))
+    for fn in list(hooks.post.values()):
+        result = fn(tuple(_wrap(x, as_tensors) for x in grads), outs)
+        if result is not None:
+            grads = tuple(_unwrap(x, as_tensors) for x in result)
+    return grads
+
+
+def call_node(node, grads):
+    """``grad_fn(grad)``: run one node's derivative by hand, as PyTorch allows."""
+    Tensor = _tensor_cls()
+    as_tensors = True
+    g = [x if isinstance(x, Tensor) else x for x in grads]
+    saved = unpack_saved(node, as_tensors)
+    result = node.vjp(node, g if node.multi_output else g[0], saved)
+    return result if len(result) != 1 else result[0]

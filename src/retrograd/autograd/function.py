@@ -1,0 +1,218 @@
+"""Custom differentiable functions: subclass ``Function``, write ``forward`` and ``backward``.
+
+``MyFn.apply(x)`` runs ``forward`` without recording, then records one node whose class
+is named ``MyFnBackward`` (as PyTorch does); that node *is* the ``ctx`` both methods see.
+It lowers onto the same Node machinery as the built-in ops: the engine calls its ``vjp``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .grad_mode import state
+from .graph import Node, accumulator_of
+
+
+def _tensor_mod():
+    from .. import tensor
+
+    return tensor
+
+
+class FunctionCtx(Node):
+    """The ``ctx`` of a custom Function: a graph node that also stores what you put on it."""
+
+    # no __slots__: users set arbitrary attributes on ctx
+    def save_for_backward(self, *tensors) -> None:
+        Tensor = _tensor_mod().Tensor
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(
+                    f"save_for_backward can only save tensors (or None), but argument {i} is "
+                    f"{type(t).__name__}; store other values as attributes: ctx.value = ..."
+                )
+        self._to_save = tensors
+
+    @property
+    def saved_tensors(self) -> tuple:
+        unpacked = self.__dict__.get("_unpacked")
+        if unpacked is not None:
+            return unpacked
+        if self.saved is None:
+            from .graph import freed_error
+
+            raise freed_error(self)
+        from .engine import unpack_saved
+
+        return tuple(unpack_saved(self, True))
+
+    def mark_non_differentiable(self, *tensors) -> None:
+        self._non_diff = {id(t) for t in tensors}
+
+    def mark_dirty(self, *tensors) -> None:
+        self._dirty = {id(t) for t in tensors}
+
+    def set_materialize_grads(self, value: bool) -> None:
+        self._materialize = value
+
+    @property
+    def needs_input_grad(self) -> tuple:
+        return self._needs
+
+
+def _function_vjp(node, g, saved):
+    """Call the user's backward with tensors; hand arrays back in a first-order pass."""
+    tensor = _tensor_mod()
+    Tensor = tensor.Tensor
+    as_tensors = state.enabled  # create_graph: the engine enabled recording
+
+    def wrap(x):
+        if x is None or isinstance(x, Tensor):
+            return x
+        return tensor.make_tensor(np.asarray(x) if isinstance(x, np.generic) else x)
+
+    node._unpacked = tuple(wrap(s) if s is not None and not isinstance(s, (int, float)) else s
+                           for s in saved)
+    try:
+        grads = g if node.multi_output else [g]
+        result = node.fn_cls.backward(node, *[wrap(x) for x in grads])
+    finally:
+        node._unpacked = None
+    if not isinstance(result, tuple):
+        result = (result,)
+    n = len(node.next)
+    if len(result) > n and any(r is not None for r in result[n:]):
+        raise RuntimeError(
+            f"function {node.name()} returned an incorrect number of gradients (expected {n}, "
+            f"got {len(result)})"
+        )
+    if len(result) < n:
+        raise RuntimeError(
+            f"function {node.name()} returned an incorrect number of gradients (expected {n}, "
+            f"got {len(result)}); return one gradient (or None) per forward input"
+        )
+    out = []
+    for i, (r, nxt) in enumerate(zip(result, node.next)):
+        if r is None or nxt is None:
+            out.append(None)
+            continue
+        if not isinstance(r, Tensor):
+            raise TypeError(
+                f"function {node.name()} returned a gradient of type {type(r).__name__} at "
+                f"index {i}; backward must return Tensors (or None)"
+            )
+        out.append(r if as_tensors else r._data)
+    return tuple(out)
+
+
+class _FunctionMeta(type):
+    def __init__(cls, name, bases, attrs):
+        super().__init__(name, bases, attrs)
+        cls._backward_cls = type(name + "Backward", (FunctionCtx,), {
+            "vjp": staticmethod(_function_vjp), "fn_cls": cls,
+        })
+
+
+class Function(metaclass=_FunctionMeta):
+    """Base class for custom autograd functions.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> class Cube(T.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         ctx.save_for_backward(x)
+    ...         return x ** 3
+    ...     @staticmethod
+    ...     def backward(ctx, g):
+    ...         (x,) = ctx.saved_tensors
+    ...         return g * 3 * x ** 2
+    >>> x = T.tensor(2.0, requires_grad=True)
+    >>> Cube.apply(x).backward(); x.grad
+    tensor(12.)
+    """
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function."
+        )
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom "
+            "autograd.Function to use it with backward mode AD."
+        )
+
+    vjp = backward
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        tensor = _tensor_mod()
+        Tensor = tensor.Tensor
+        ctx = cls._backward_cls()
+        ctx.next = ()
+        ctx.next_nr = None
+        ctx.saved = ()
+        ctx.versions = None
+        ctx.params = ()
+        ctx.hooks = None
+        ctx._to_save = ()
+        ctx._needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        prev = state.enabled
+        state.enabled = False
+        try:
+            outputs = cls.forward(ctx, *args, **kwargs)
+        finally:
+            state.enabled = prev
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        record = prev and any(ctx._needs)
+        non_diff = getattr(ctx, "_non_diff", set())
+        results = []
+        for o in outs:
+            if isinstance(o, Tensor) and (any(o is a for a in args) or o._grad_fn is not None):
+                o = tensor.make_tensor(o._data)  # an input returned as is: a new alias
+            results.append(o)
+        if record:
+            nxt, nrs = [], None
+            for i, a in enumerate(args):
+                if isinstance(a, Tensor):
+                    nxt.append(a._grad_fn or (accumulator_of(a) if a._requires_grad else None))
+                    if a._nr:
+                        nrs = nrs or [0] * len(args)
+                        nrs[i] = a._nr
+                else:
+                    nxt.append(None)
+            ctx.next = tuple(nxt)
+            ctx.next_nr = nrs
+            tensor_outs = [o for o in results if isinstance(o, Tensor)]
+            if len(results) > 1:
+                ctx.multi_output = True
+                ctx.n_outputs = len(results)
+                ctx.out_shape = [getattr(o, "_data", np.zeros(())).shape for o in results]
+                ctx.out_dtype = [getattr(o, "_data", np.zeros(())).dtype for o in results]
+            else:
+                ctx.out_shape = tensor_outs[0]._data.shape if tensor_outs else ()
+                ctx.out_dtype = tensor_outs[0]._data.dtype if tensor_outs else np.float32
+            for nr, o in enumerate(results):
+                if isinstance(o, Tensor) and id(outs[nr]) not in non_diff and \
+                        o._data.dtype.kind == "f":
+                    o._grad_fn = ctx
+                    o._requires_grad = True
+                    o._nr = nr
+            to_save = ctx._to_save
+            ctx.saved = tuple(to_save)
+            if any(isinstance(t, Tensor) and t._vc for t in to_save):
+                ctx.versions = tuple(t._vc[0] if isinstance(t, Tensor) and t._vc else 0
+                                     for t in to_save)
+        return results[0] if single else tuple(results)
+
+
+class once_differentiable:  # noqa: N801 - PyTorch's name
+    """Decorator accepted for compatibility; backward runs as written."""
+
+    def __new__(cls, fn):
+        return fn

@@ -1,0 +1,175 @@
+"""The recorded graph: nodes (``grad_fn``), leaf accumulators, saved tensors, hooks.
+
+A :class:`Node` is one recorded operation.  Each op defines a subclass named as PyTorch
+names its backward (``MulBackward0``) with a ``vjp`` static method beside its forward in
+``retrograd.ops``; the engine only ever calls ``node.vjp``.  Every node has exactly the
+information the engine needs:
+
+* ``next`` -- one entry per input: the node that produced it, its leaf's
+  :class:`AccumulateGrad`, or ``None`` when that input needs no gradient;
+* ``out_shape`` / ``out_dtype`` -- what a gradient arriving at this node must look like
+  (the engine reduces broadcast gradients to this shape, in one place);
+* ``saved`` -- what the derivative needs, freed after backward unless ``retain_graph``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+
+__all__ = ["Node", "AccumulateGrad", "SavedOutput", "RemovableHandle", "freed_error"]
+
+_handle_ids = itertools.count()
+
+
+class RemovableHandle:
+    """Returned by ``register_hook``; ``handle.remove()`` unregisters the hook."""
+
+    __slots__ = ("_table", "id")
+
+    def __init__(self, table: dict):
+        self.id = next(_handle_ids)
+        self._table = table
+
+    def remove(self) -> None:
+        self._table.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def add_hook(table: dict, fn) -> RemovableHandle:
+    handle = RemovableHandle(table)
+    table[handle.id] = fn
+    return handle
+
+
+class NodeHooks:
+    """Hooks of one node; allocated only when someone registers one (keeps nodes small)."""
+
+    __slots__ = ("pre", "post", "tensor", "retain")
+
+    def __init__(self):
+        self.pre = {}  # fn(grad_outputs) -> new grad_outputs or None
+        self.post = {}  # fn(grad_inputs, grad_outputs) -> new grad_inputs or None
+        self.tensor = {}  # output_nr -> {id: fn(grad) -> new grad or None}
+        self.retain = {}  # output_nr -> weakref to the non-leaf tensor that retains .grad
+
+
+class SavedOutput:
+    """A node's own output, saved for its derivative (exp, tanh, sigmoid...).
+
+    Only the array and its version counter are kept, not the output tensor: the tensor
+    refers to this node as its grad_fn, and holding it here would make a reference cycle
+    that keeps big arrays alive until the cyclic garbage collector runs.
+    """
+
+    __slots__ = ("data", "counter", "version", "nr")
+
+    def __init__(self, data, counter, nr=0):
+        self.data = data
+        self.counter = counter
+        self.version = counter[0]
+        self.nr = nr
+
+
+def freed_error(node) -> RuntimeError:
+    return RuntimeError(
+        f"Trying to backward through the graph a second time: {node.name()} already ran "
+        "and freed the values it had saved for backward (saved values are freed by "
+        ".backward() and autograd.grad() to save memory). Specify retain_graph=True on the "
+        "first backward (or autograd.grad) call if you need to backward through the graph "
+        "a second time or to access saved tensors after calling backward."
+    )
+
+
+class Node:
+    """One recorded operation: PyTorch's ``grad_fn``.
+
+    Subclasses set ``vjp(node, grad, saved) -> tuple`` (one gradient per input, ``None``
+    where ``next[i]`` is ``None``) and are named after PyTorch's backward nodes.
+    """
+
+    __slots__ = (
+        "next", "next_nr", "saved", "versions", "params", "out_shape", "out_dtype", "hooks",
+        "__weakref__",
+    )
+    multi_output = False
+
+    def name(self) -> str:
+        """PyTorch's name for this node, e.g. ``'MulBackward0'``."""
+        return type(self).__name__
+
+    @property
+    def next_functions(self) -> tuple:
+        """``((node, output_nr), ...)`` for each input, ``(None, 0)`` where no grad flows."""
+        nrs = self.next_nr
+        return tuple(
+            (n, nrs[i] if nrs else 0) for i, n in enumerate(self.next)
+        )
+
+    @property
+    def needs_input_grad(self) -> tuple:
+        return tuple(n is not None for n in self.next)
+
+    @property
+    def metadata(self) -> dict:
+        return {}
+
+    def _hook_table(self) -> NodeHooks:
+        if self.hooks is None:
+            self.hooks = NodeHooks()
+        return self.hooks
+
+    def register_hook(self, fn) -> RemovableHandle:
+        """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
+        return add_hook(self._hook_table().post, fn)
+
+    def register_prehook(self, fn) -> RemovableHandle:
+        """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
+        return add_hook(self._hook_table().pre, fn)
+
+    def __call__(self, *grads):
+        from .engine import call_node
+
+        return call_node(self, grads)
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {id(self):#x}>"
+
+    @property
+    def _saved_freed(self) -> bool:
+        return self.saved is None
+
+
+class AccumulateGrad(Node):
+    """The node of a leaf tensor: gradients arriving here are added into ``leaf.grad``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        self.variable = variable
+        self.next = ()
+        self.next_nr = None
+        self.saved = ()
+        self.versions = None
+        self.params = ()
+        self.out_shape = variable._data.shape
+        self.out_dtype = variable._data.dtype
+        self.hooks = None
+
+
+def accumulator_of(tensor) -> AccumulateGrad:
+    """The leaf's AccumulateGrad, shared by every graph that uses the leaf.
+
+    The leaf holds it weakly (as in PyTorch): the graphs that use it keep it alive.
+    """
+    ref = tensor._acc
+    acc = ref() if ref is not None else None
+    if acc is None:
+        acc = AccumulateGrad(tensor)
+        tensor._acc = weakref.ref(acc)
+    return acc

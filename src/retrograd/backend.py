@@ -1,0 +1,119 @@
+"""Array backends: NumPy (the fast path) and any array-API library such as CuPy.
+
+Op code never calls ``numpy`` directly: it asks ``namespace(array)`` for the module that
+owns the array, so the same forward and derivative code runs on CuPy.  For NumPy arrays the
+answer is the ``numpy`` module itself, found by one type check.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+ndarray = np.ndarray
+_NUMPY_SCALAR = np.generic
+
+
+def namespace(array):
+    """The array module (``xp``) that owns ``array``: numpy, or e.g. cupy."""
+    if type(array) is ndarray or isinstance(array, _NUMPY_SCALAR):
+        return np
+    module = type(array).__module__.split(".")[0]
+    if module == "cupy":
+        import cupy
+
+        return cupy
+    try:
+        import array_api_compat
+
+        return array_api_compat.array_namespace(array)
+    except ImportError:  # pragma: no cover - only without the optional extra
+        raise TypeError(
+            f"retrograd does not know how to compute on {type(array).__name__}; "
+            "install array-api-compat or pass a NumPy array"
+        ) from None
+
+
+def as_array(value):
+    """NumPy returns scalars (np.float32) from 0-d ops; tensors always hold arrays."""
+    if isinstance(value, _NUMPY_SCALAR):
+        return np.asarray(value)
+    return value
+
+
+def to_numpy(array):
+    """A NumPy copy of a device array (or the array itself if already NumPy)."""
+    if type(array) is ndarray:
+        return array
+    get = getattr(array, "get", None)
+    return get() if get is not None else np.asarray(array)
+
+
+class device:
+    """Where a tensor's data lives: ``device('cpu')`` or ``device('cuda', 0)``."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, kind: str = "cpu", index: int | None = None):
+        if ":" in kind:
+            kind, idx = kind.split(":")
+            index = int(idx)
+        if kind not in ("cpu", "cuda"):
+            raise RuntimeError(
+                f"Expected one of cpu, cuda device type at start of device string: {kind}"
+            )
+        self.type = kind
+        self.index = index
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and (self.type, self.index or 0) == (
+            other.type, other.index or 0)
+
+    def __hash__(self):
+        return hash((self.type, self.index or 0))
+
+    def __repr__(self):
+        return f"device(type='{self.type}'" + (
+            f", index={self.index})" if self.index is not None else ")")
+
+    def __str__(self):
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+
+_CPU = device("cpu")
+
+
+def device_of(array) -> device:
+    if type(array) is ndarray or isinstance(array, _NUMPY_SCALAR):
+        return _CPU
+    dev = getattr(array, "device", None)
+    return device("cuda", getattr(dev, "id", 0))
+
+
+def move_to_device(tensor, target):
+    """Copy a tensor's data to ``target`` ('cpu' or 'cuda[:i]'); recorded as a copy."""
+    target = target if isinstance(target, device) else device(str(target))
+    if device_of(tensor._data) == target:
+        return tensor
+    if target.type == "cuda":
+        try:
+            import cupy
+        except ImportError:
+            raise RuntimeError(
+                "retrograd's CUDA path needs CuPy: pip install cupy-cuda12x (or the wheel for "
+                "your CUDA version); without it tensors stay on the CPU"
+            ) from None
+        from .ops.pointwise import defop
+
+        global _to_cuda, _to_cpu
+        if _to_cuda is None:
+            _to_cuda = defop("to", lambda a: cupy.asarray(a),
+                             lambda node, g, saved: (_to_cpu(g),), "ToCopyBackward0", 1)
+            _to_cpu = defop("to", lambda a: cupy.asnumpy(a),
+                            lambda node, g, saved: (_to_cuda(g),), "ToCopyBackward0", 1)
+        return _to_cuda(tensor)
+    return _to_cpu(tensor)
+
+
+_to_cuda = _to_cpu = None

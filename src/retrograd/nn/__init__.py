@@ -1,0 +1,3 @@
+"""retrograd.nn: neural-network building blocks on the public API."""
+
+from . import functional  # noqa: F401

@@ -1,0 +1,7 @@
+"""``retrograd.nn.functional``: activations and losses, as in ``torch.nn.functional``."""
+
+from ..ops.nn import cross_entropy, log_softmax, mse_loss, nll_loss, softmax
+from ..ops.pointwise import relu, sigmoid, tanh
+
+__all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "cross_entropy", "nll_loss",
+           "mse_loss"]

@@ -1,0 +1,132 @@
+"""The op library.  Each kind of op lives in its own module, forward beside derivative:
+
+* ``pointwise`` -- arithmetic, elementwise functions, comparisons, dtype casts
+* ``reduce``    -- sum, mean, max/min, argmax
+* ``shape``     -- reshape/view, transpose/permute, squeeze, expand, cat, stack
+* ``index``     -- ``x[i]``, ``x[i] = v``, gather/scatter
+* ``linalg``    -- matmul
+* ``nn``        -- softmax, log_softmax, losses
+* ``inplace``   -- ``add_``, ``mul_``, ``zero_``... (version counting)
+
+``bind_methods`` attaches them to :class:`retrograd.Tensor` as methods and operators.
+"""
+
+from __future__ import annotations
+
+from . import index, linalg, nn, pointwise, reduce, shape
+
+
+def _clone_fwd(a):
+    return a.copy()
+
+
+clone = pointwise.defop("clone", _clone_fwd, lambda node, g, saved: (g,), "CloneBackward0", 1)
+
+
+def to(x, *args, **kwargs):
+    """Convert dtype (``x.to(retrograd.float64)``); devices ``"cpu"``/``"cuda"`` move data."""
+    from .. import dtypes
+    from ..backend import move_to_device
+
+    dtype = kwargs.pop("dtype", None)
+    device = kwargs.pop("device", None)
+    copy = kwargs.pop("copy", False)
+    for a in args:
+        if isinstance(a, dtypes.dtype) or a in (float, int, bool):
+            dtype = a
+        elif hasattr(a, "_data"):
+            dtype = a.dtype
+        elif a is not None:
+            device = a
+    out = x
+    if device is not None:
+        out = move_to_device(out, device)
+    if dtype is not None:
+        d = dtypes.to_dtype(dtype)
+        if d.numpy != out._data.dtype:
+            out = pointwise.to_dtype(out, d.numpy)
+        elif copy:
+            out = clone(out)
+    elif copy and out is x:
+        out = clone(out)
+    return out
+
+
+def _cast(name):
+    def convert(x, memory_format=None):
+        return to(x, name)
+
+    convert.__name__ = name
+    return convert
+
+
+def contiguous(x, memory_format=None):
+    if x._data.flags.c_contiguous:
+        return x
+    return clone(x)
+
+
+def masked_fill(x, mask, value):
+    m = mask._data if hasattr(mask, "_data") else mask
+    return pointwise.where(m, value if hasattr(value, "_data") else value * 1.0 if
+                           x._data.dtype.kind == "f" else value, x)
+
+
+def bind_methods(Tensor) -> None:  # noqa: N803 - the class
+    """Attach every op to Tensor as a method or operator (called once by tensor.py)."""
+    from . import inplace as ip
+
+    pw, rd, sh, ix, la = pointwise, reduce, shape, index, linalg
+    methods = {
+        # arithmetic operators
+        "__add__": pw.add, "__radd__": lambda s, o: pw.add(o, s),
+        "__sub__": pw.sub, "__rsub__": pw.rsub,
+        "__mul__": pw.mul, "__rmul__": lambda s, o: pw.mul(o, s),
+        "__truediv__": pw.div, "__rtruediv__": lambda s, o: pw.div(o, s),
+        "__floordiv__": pw.floor_divide, "__rfloordiv__": lambda s, o: pw.floor_divide(o, s),
+        "__mod__": pw.remainder, "__rmod__": lambda s, o: pw.remainder(o, s),
+        "__pow__": pw.power, "__rpow__": lambda s, o: pw.power(o, s),
+        "__matmul__": la.matmul, "__rmatmul__": lambda s, o: la.matmul(o, s),
+        "__neg__": pw.neg, "__abs__": pw.abs, "__pos__": lambda s: s,
+        "__eq__": pw.eq, "__ne__": pw.ne, "__lt__": pw.lt, "__le__": pw.le,
+        "__gt__": pw.gt, "__ge__": pw.ge,
+        "__and__": pw.bitwise_and, "__or__": pw.bitwise_or, "__invert__": pw.logical_not,
+        "__getitem__": ix.getitem, "__setitem__": ix.setitem,
+        "__iadd__": ip.add_, "__isub__": ip.sub_, "__imul__": ip.mul_, "__itruediv__": ip.div_,
+        # named arithmetic
+        "add": pw.add, "sub": pw.sub, "mul": pw.mul, "div": pw.div, "neg": pw.neg,
+        "pow": pw.power, "abs": pw.abs, "sign": pw.sign, "exp": pw.exp, "log": pw.log,
+        "sqrt": pw.sqrt, "sin": pw.sin, "cos": pw.cos, "tanh": pw.tanh,
+        "sigmoid": pw.sigmoid, "relu": pw.relu, "clamp": pw.clamp, "clip": pw.clamp,
+        "maximum": pw.maximum, "minimum": pw.minimum, "remainder": pw.remainder,
+        "eq": pw.eq, "ne": pw.ne, "lt": pw.lt, "le": pw.le, "gt": pw.gt, "ge": pw.ge,
+        "where": lambda s, cond, other: pw.where(cond, s, other),
+        "masked_fill": masked_fill,
+        # reductions
+        "sum": rd.sum, "mean": rd.mean, "max": rd.max, "min": rd.min,
+        "argmax": rd.argmax, "argmin": rd.argmin,
+        # shape
+        "reshape": sh.reshape, "view": sh.view, "flatten": sh.flatten,
+        "view_as": lambda s, o: sh.view(s, tuple(o.shape)),
+        "reshape_as": lambda s, o: sh.reshape(s, tuple(o.shape)),
+        "transpose": sh.transpose, "t": sh.t, "permute": sh.permute,
+        "squeeze": sh.squeeze, "unsqueeze": sh.unsqueeze, "expand": sh.expand,
+        "expand_as": lambda s, o: sh.expand(s, tuple(o.shape)),
+        "broadcast_to": sh.broadcast_to, "sum_to_size": sh.sum_to_size,
+        "matmul": la.matmul, "mm": la.matmul, "dot": la.matmul,
+        "gather": ix.gather,
+        "softmax": nn.softmax, "log_softmax": nn.log_softmax,
+        # copies and conversions
+        "clone": clone, "contiguous": contiguous, "to": to, "type_as": lambda s, o: to(s, o.dtype),
+        "float": _cast("float32"), "double": _cast("float64"), "half": _cast("float16"),
+        "long": _cast("int64"), "int": _cast("int32"), "bool": _cast("bool"),
+        "byte": _cast("uint8"), "short": _cast("int16"),
+        # in place
+        "add_": ip.add_, "sub_": ip.sub_, "mul_": ip.mul_, "div_": ip.div_, "pow_": ip.pow_,
+        "clamp_": ip.clamp_, "relu_": ip.relu_, "neg_": ip.neg_, "exp_": ip.exp_,
+        "zero_": ip.zero_, "fill_": ip.fill_, "copy_": ip.copy_,
+    }
+    for name, fn in methods.items():
+        setattr(Tensor, name, fn)
+    Tensor.T = property(lambda s: sh.permute(s, *reversed(range(s.ndim))))
+    Tensor.mT = property(sh.mT)

@@ -1,0 +1,267 @@
+"""How an op is recorded: ``defop`` turns a forward and its derivative into a callable.
+
+An op is a forward on raw arrays plus a ``vjp(node, grad, saved)`` that returns one
+gradient per input, written with retrograd's own ops and Python operators.  Because every
+op also accepts plain arrays (and then just computes, recording nothing), the same
+derivative code runs on arrays for a first-order backward (fast, no graph) and on tensors
+for ``create_graph=True`` (recorded, so every higher order works).
+
+What a node saves is declared, not inferred: ``saves`` names the inputs and/or the output.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from ..autograd.grad_mode import state
+from ..autograd.graph import Node, SavedOutput, accumulator_of
+from ..backend import as_array
+from ..tensor import Tensor, make_tensor
+
+NOTHING, INPUTS, OUTPUT, BOTH = 0, 1, 2, 3
+
+_ndarray = np.ndarray
+
+
+def node_class(name: str, vjp, saves: int = NOTHING) -> type:
+    """A Node subclass called ``name`` (PyTorch's grad_fn name) whose derivative is ``vjp``."""
+    return type(name, (Node,), {"__slots__": (), "vjp": staticmethod(vjp), "saves": saves})
+
+
+def edge_of(x):
+    """The node a gradient for tensor ``x`` must be sent to, or None if it needs none."""
+    node = x._grad_fn
+    if node is not None:
+        return node
+    if x._requires_grad:
+        return accumulator_of(x)
+    return None
+
+
+def _fix_dtype(rule: str, inputs, result):
+    """Cast NumPy's result where PyTorch's promotion gives another dtype."""
+    if rule == "same" or rule == "bool":
+        return result
+    want = dtypes.result_type(*[x._data if isinstance(x, Tensor) else x for x in inputs])
+    if rule == "float" and not want.is_floating_point:
+        want = dtypes.get_default_dtype()
+    if result.dtype != want.numpy:
+        result = result.astype(want.numpy)
+    return result
+
+
+def record(node_cls, inputs, out, params, extras=(), nr_out=0):
+    """Attach a new ``node_cls`` node to ``out`` (a fresh tensor) for ``inputs``."""
+    data = out._data
+    if data.dtype.kind != "f":
+        return None  # integer and bool results never require grad (argmax, comparisons)
+    node = node_cls()
+    nxt = []
+    nrs = None
+    for i, x in enumerate(inputs):
+        if isinstance(x, Tensor):
+            nxt.append(edge_of(x))
+            if x._nr:
+                nrs = nrs or [0] * len(inputs)
+                nrs[i] = x._nr
+        else:
+            nxt.append(None)
+    node.next = tuple(nxt)
+    node.next_nr = nrs
+    node.params = params
+    node.hooks = None
+    node.versions = None
+    node.out_shape = data.shape
+    node.out_dtype = data.dtype
+    saves = node_cls.saves
+    if saves == NOTHING:
+        node.saved = extras
+    else:
+        saved = list(inputs) if saves & INPUTS else []
+        if saves & INPUTS:
+            versions = [x._vc[0] if isinstance(x, Tensor) and x._vc else 0 for x in inputs]
+            if any(versions):
+                node.versions = tuple(versions)
+        if saves & OUTPUT:
+            if out._vc is None:
+                out._vc = [0]
+            saved.append(SavedOutput(data, out._vc))
+        node.saved = tuple(saved) + tuple(extras)
+    out._grad_fn = node
+    out._requires_grad = True
+    return node
+
+
+class Op:
+    """A differentiable operation: call it with tensors (records) or arrays (computes).
+
+    Parameters
+    ----------
+    name : str
+        The public name (``"mul"``), used in error messages.
+    forward : callable
+        ``forward(*arrays, *params) -> array`` (or ``(array, extras)`` with ``extras=True``:
+        extra arrays such as argmax indices, saved for the derivative).
+    vjp : callable
+        ``vjp(node, grad, saved) -> tuple``: one gradient per input, ``None`` where
+        ``node.next[i]`` is None.  ``saved`` holds the declared inputs, then the output,
+        then the extras; ``node.params`` holds the non-tensor arguments.
+    backward_name : str
+        The grad_fn name, as PyTorch's (``"MulBackward0"``).
+    n_inputs : int
+        How many leading arguments are tensors (or scalars standing for tensors).
+    saves : int
+        ``NOTHING``, ``INPUTS``, ``OUTPUT`` or ``BOTH``.
+    dtype_rule : str
+        ``"same"`` (NumPy's dtype is right), ``"promote"`` (PyTorch's promotion),
+        ``"float"`` (promotion, integers become the default float), ``"bool"``.
+    view : bool
+        The output shares memory with input 0 (reshape, transpose...): versions are shared.
+    """
+
+    __slots__ = ("name", "forward", "node_cls", "n_inputs", "dtype_rule", "extras", "view",
+                 "differentiable", "__call__", "__dict__")
+
+    def __init__(self, name, forward, vjp, backward_name, n_inputs=1, saves=NOTHING,
+                 dtype_rule="same", extras=False, view=False, differentiable=True):
+        self.name = name
+        self.forward = forward
+        self.node_cls = node_class(backward_name, vjp, saves)
+        self.n_inputs = n_inputs
+        self.dtype_rule = dtype_rule
+        self.extras = extras
+        self.view = view
+        self.differentiable = differentiable
+
+    def __repr__(self):
+        return f"<retrograd op {self.name}>"
+
+
+def defop(name, forward, vjp=None, backward_name=None, n_inputs=1, saves=NOTHING,
+          dtype_rule="same", extras=False, view=False, differentiable=True, doc=None):
+    """Define an op; returns the function users call (``retrograd.mul`` etc.)."""
+    op = Op(name, forward, vjp, backward_name or "NotDifferentiable", n_inputs, saves,
+            dtype_rule, extras, view, differentiable)
+    if n_inputs == 1 and not extras:
+        fn = _unary_caller(op)
+    elif n_inputs == 2 and not extras:
+        fn = _binary_caller(op)
+    else:
+        fn = _general_caller(op)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc or f"retrograd.{name}: see PyTorch's torch.{name}."
+    fn.op = op
+    return fn
+
+
+def _share_version(x, out):
+    if x._vc is None:
+        x._vc = [0]
+    out._vc = x._vc
+
+
+def _unary_caller(op):
+    forward = op.forward
+    node_cls = op.node_cls
+    rule = op.dtype_rule
+    view = op.view
+    differentiable = op.differentiable
+
+    def call(x, *params):
+        if not isinstance(x, Tensor):
+            return forward(x, *params)
+        data = forward(x._data, *params)
+        if type(data) is not _ndarray:
+            data = as_array(data)
+        if rule != "same" and data.dtype.kind != "f" and rule == "float":
+            data = data.astype(dtypes.get_default_dtype().numpy)
+        out = make_tensor(data)
+        if view:
+            _share_version(x, out)
+        if x._requires_grad and state.enabled and differentiable:
+            record(node_cls, (x,), out, params)
+        return out
+
+    return call
+
+
+def _binary_caller(op):
+    forward = op.forward
+    node_cls = op.node_cls
+    rule = op.dtype_rule
+    differentiable = op.differentiable
+
+    def call(a, b, *params):
+        a_is_t = isinstance(a, Tensor)
+        b_is_t = isinstance(b, Tensor)
+        if a_is_t:
+            ad = a._data
+            if b_is_t:
+                bd = b._data
+                data = forward(ad, bd, *params)
+                # NumPy and PyTorch promote alike unless the dtypes differ (0-d rule)
+                # or an integer op must give a float (true division).
+                if type(data) is not _ndarray:
+                    data = as_array(data)
+                if ad.dtype != bd.dtype or (rule == "float" and data.dtype.kind != "f"):
+                    data = _fix_dtype(rule, (a, b), data)
+            else:
+                data = forward(ad, b, *params)
+                if type(data) is not _ndarray:
+                    data = as_array(data)
+                if ad.dtype.kind != "f" and rule != "same" and rule != "bool":
+                    data = _fix_dtype(rule, (a, b), data)
+        elif b_is_t:
+            bd = b._data
+            data = forward(a, bd, *params)
+            if type(data) is not _ndarray:
+                data = as_array(data)
+            if bd.dtype.kind != "f" and rule != "same" and rule != "bool":
+                data = _fix_dtype(rule, (a, b), data)
+        else:
+            return forward(a, b, *params)
+        out = make_tensor(data)
+        if state.enabled and differentiable and (
+            (a_is_t and a._requires_grad) or (b_is_t and b._requires_grad)
+        ):
+            record(node_cls, (a, b), out, params)
+        return out
+
+    return call
+
+
+def apply_op(op, inputs, params=()):
+    """Run ``op`` on ``inputs`` (tensors or arrays) with non-tensor ``params``; record it."""
+    any_tensor = False
+    wants_grad = False
+    datas = []
+    for x in inputs:
+        if isinstance(x, Tensor):
+            any_tensor = True
+            wants_grad = wants_grad or x._requires_grad
+            datas.append(x._data)
+        else:
+            datas.append(x)
+    result = op.forward(*datas, *params)
+    if not any_tensor:
+        return result[0] if op.extras else result
+    extras = ()
+    if op.extras:
+        result, extras = result
+    data = _fix_dtype(op.dtype_rule, inputs, as_array(result))
+    out = make_tensor(data)
+    if op.view:
+        _share_version(inputs[0], out)
+    if wants_grad and state.enabled and op.differentiable:
+        record(op.node_cls, inputs, out, params, extras)
+    return out
+
+
+def _general_caller(op):
+    n = op.n_inputs
+
+    def call(*args):
+        return apply_op(op, args[:n], args[n:])
+
+    return call

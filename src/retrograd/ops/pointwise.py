@@ -1,0 +1,309 @@
+"""Elementwise ops: forward on arrays and derivative side by side.
+
+Derivatives are written with these same ops and Python operators, so they compute on
+arrays in a first-order backward and record a graph under ``create_graph=True``.
+Broadcasting is not undone here: the engine reduces each gradient to its input's shape.
+"""
+
+from __future__ import annotations
+
+from ..backend import namespace
+from ._apply import INPUTS, NOTHING, OUTPUT, defop
+
+# ----------------------------------------------------------------- arithmetic
+
+
+def _add_vjp(node, g, saved):
+    a, b = node.next
+    alpha = node.params[0] if node.params else 1
+    return (g if a else None, (g if alpha == 1 else g * alpha) if b else None)
+
+
+def _add_fwd(a, b, alpha=1):
+    return a + b if alpha == 1 else a + b * alpha
+
+
+add = defop("add", _add_fwd, _add_vjp, "AddBackward0", 2, NOTHING, "promote")
+
+
+def _sub_vjp(node, g, saved):
+    a, b = node.next
+    alpha = node.params[0] if node.params else 1
+    return (g if a else None, (-g if alpha == 1 else g * -alpha) if b else None)
+
+
+def _sub_fwd(a, b, alpha=1):
+    return a - b if alpha == 1 else a - b * alpha
+
+
+sub = defop("sub", _sub_fwd, _sub_vjp, "SubBackward0", 2, NOTHING, "promote")
+# ``2 - x``: PyTorch records it as RsubBackward1
+rsub = defop("rsub", lambda a, b: b - a,
+             lambda node, g, saved: (-g if node.next[0] else None, g if node.next[1] else None),
+             "RsubBackward1", 2, NOTHING, "promote")
+
+
+def _mul_vjp(node, g, saved):
+    a, b = saved
+    na, nb = node.next
+    return (g * b if na else None, g * a if nb else None)
+
+
+mul = defop("mul", lambda a, b: a * b, _mul_vjp, "MulBackward0", 2, INPUTS, "promote")
+
+
+def _div_vjp(node, g, saved):
+    a, b = saved
+    na, nb = node.next
+    ga = g / b if na else None
+    gb = -g * a / (b * b) if nb else None
+    return (ga, gb)
+
+
+div = defop("div", lambda a, b: a / b, _div_vjp, "DivBackward0", 2, INPUTS, "float")
+
+neg = defop("neg", lambda a: -a, lambda node, g, saved: (-g,), "NegBackward0")
+
+
+def _pow_vjp(node, g, saved):
+    base, exponent = saved
+    nb, ne = node.next
+    gb = ge = None
+    if nb:
+        # d(x**p)/dx = p * x**(p-1); PyTorch gives 0 where p == 0 (even at x == 0)
+        if isinstance(exponent, (int, float)):
+            gb = g * 0.0 * base if exponent == 0 else g * exponent * base ** (exponent - 1)
+        else:
+            gb = where(exponent == 0, 0.0, g * exponent * base ** (exponent - 1))
+    if ne:
+        # d(x**p)/dp = x**p * log(x); PyTorch defines it as 0 where x == 0 and p >= 0
+        out = base ** exponent
+        ge = where((base == 0) & (exponent >= 0), 0.0, g * out * log(base))
+    return (gb, ge)
+
+
+def _pow_fwd(a, b):
+    return a ** b
+
+
+pow = defop("pow", _pow_fwd, _pow_vjp, "PowBackward0", 2, INPUTS, "promote")  # noqa: A001
+pow_tensor = defop("pow", _pow_fwd, _pow_vjp, "PowBackward1", 2, INPUTS, "promote")
+pow_scalar_base = defop("pow", _pow_fwd, _pow_vjp, "PowBackward2", 2, INPUTS, "promote")
+
+
+def power(a, b):
+    """``a ** b`` with PyTorch's grad_fn names (PowBackward0/1/2 by which side is a tensor)."""
+    from ..tensor import Tensor
+
+    if isinstance(b, Tensor):
+        return pow_tensor(a, b) if isinstance(a, Tensor) else pow_scalar_base(a, b)
+    return pow(a, b)
+
+
+# ----------------------------------------------------------------- unary functions
+
+
+def _exp_vjp(node, g, saved):
+    (out,) = saved
+    return (g * out,)
+
+
+exp = defop("exp", lambda a: namespace(a).exp(a), _exp_vjp, "ExpBackward0", 1, OUTPUT, "float")
+
+
+def _log_vjp(node, g, saved):
+    (a,) = saved
+    return (g / a,)
+
+
+log = defop("log", lambda a: namespace(a).log(a), _log_vjp, "LogBackward0", 1, INPUTS, "float")
+
+
+def _sqrt_vjp(node, g, saved):
+    (out,) = saved
+    return (g / (2 * out),)
+
+
+sqrt = defop("sqrt", lambda a: namespace(a).sqrt(a), _sqrt_vjp, "SqrtBackward0", 1, OUTPUT,
+             "float")
+
+
+def _abs_vjp(node, g, saved):
+    (a,) = saved
+    return (g * sign(a),)  # abs'(0) = 0, as PyTorch
+
+
+abs = defop("abs", lambda a: namespace(a).abs(a), _abs_vjp, "AbsBackward0", 1, INPUTS)  # noqa: A001
+sign = defop("sign", lambda a: namespace(a).sign(a), lambda node, g, saved: (g * 0,),
+             "SignBackward0", 1, NOTHING)
+
+
+def _sin_vjp(node, g, saved):
+    (a,) = saved
+    return (g * cos(a),)
+
+
+sin = defop("sin", lambda a: namespace(a).sin(a), _sin_vjp, "SinBackward0", 1, INPUTS, "float")
+
+
+def _cos_vjp(node, g, saved):
+    (a,) = saved
+    return (-g * sin(a),)
+
+
+cos = defop("cos", lambda a: namespace(a).cos(a), _cos_vjp, "CosBackward0", 1, INPUTS, "float")
+
+
+def _tanh_vjp(node, g, saved):
+    (out,) = saved
+    return (g * (1 - out * out),)
+
+
+tanh = defop("tanh", lambda a: namespace(a).tanh(a), _tanh_vjp, "TanhBackward0", 1, OUTPUT,
+             "float")
+
+
+def _sigmoid_fwd(a):
+    xp = namespace(a)
+    # split by sign so that exp never overflows
+    return xp.where(a >= 0, 1 / (1 + xp.exp(-xp.abs(a))), 1 - 1 / (1 + xp.exp(-xp.abs(a))))
+
+
+def _sigmoid_vjp(node, g, saved):
+    (out,) = saved
+    return (g * out * (1 - out),)
+
+
+sigmoid = defop("sigmoid", _sigmoid_fwd, _sigmoid_vjp, "SigmoidBackward0", 1, OUTPUT, "float")
+
+
+def _relu_vjp(node, g, saved):
+    (out,) = saved
+    return (g * (out > 0),)  # relu'(0) = 0, as PyTorch
+
+
+relu = defop("relu", lambda a: namespace(a).maximum(a, 0), _relu_vjp, "ReluBackward0", 1, OUTPUT)
+
+
+# ----------------------------------------------------------------- selection
+
+
+def _where_vjp(node, g, saved):
+    cond, a, b = saved
+    _, na, nb = node.next
+    zero = g * 0
+    return (None, where(cond, g, zero) if na else None, where(cond, zero, g) if nb else None)
+
+
+def _where_fwd(cond, a, b):
+    return namespace(cond).where(cond, a, b)
+
+
+where = defop("where", _where_fwd, _where_vjp, "WhereBackward0", 3, INPUTS, "promote")
+
+
+def _clamp_fwd(a, lo, hi):
+    xp = namespace(a)
+    out = a
+    if lo is not None:
+        out = xp.maximum(out, lo)
+    if hi is not None:
+        out = xp.minimum(out, hi)
+    return out if out is not a else a.copy()
+
+
+def _clamp_vjp(node, g, saved):
+    (a,) = saved
+    lo, hi = node.params
+    # the gradient passes at the bounds themselves, as PyTorch
+    keep = True
+    if lo is not None:
+        keep = a >= lo
+    if hi is not None:
+        keep = (a <= hi) & keep if lo is not None else a <= hi
+    return (g * keep,)
+
+
+_clamp = defop("clamp", _clamp_fwd, _clamp_vjp, "ClampBackward1", 1, INPUTS)
+
+
+def clamp(x, min=None, max=None):  # noqa: A002 - PyTorch's keyword names
+    """Limit ``x`` to ``[min, max]``; the gradient passes where ``min <= x <= max``."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    return _clamp(x, min, max)
+
+
+# ----------------------------------------------------------------- comparisons (no grad)
+
+
+def _cmp(name, fn):
+    return defop(name, fn, None, None, 2, NOTHING, "bool", differentiable=False)
+
+
+eq = _cmp("eq", lambda a, b: a == b)
+ne = _cmp("ne", lambda a, b: a != b)
+lt = _cmp("lt", lambda a, b: a < b)
+le = _cmp("le", lambda a, b: a <= b)
+gt = _cmp("gt", lambda a, b: a > b)
+ge = _cmp("ge", lambda a, b: a >= b)
+logical_and = _cmp("logical_and", lambda a, b: namespace(a).logical_and(a, b))
+logical_or = _cmp("logical_or", lambda a, b: namespace(a).logical_or(a, b))
+bitwise_and = _cmp("bitwise_and", lambda a, b: a & b)
+bitwise_or = _cmp("bitwise_or", lambda a, b: a | b)
+logical_not = defop("logical_not", lambda a: namespace(a).logical_not(a), None, None, 1,
+                    differentiable=False)
+floor_divide = defop("floor_divide", lambda a, b: a // b, None, None, 2, NOTHING, "promote",
+                     differentiable=False)
+
+
+def _remainder_vjp(node, g, saved):
+    a, b = saved
+    na, nb = node.next
+    return (g if na else None, -g * floor_divide(a, b) if nb else None)
+
+
+remainder = defop("remainder", lambda a, b: a % b, _remainder_vjp, "RemainderBackward0", 2,
+                  INPUTS, "promote")
+
+
+# ----------------------------------------------------------------- dtype conversion
+
+
+def _to_fwd(a, np_dtype):
+    return a.astype(np_dtype)
+
+
+def _to_vjp(node, g, saved):
+    # the engine casts the gradient back to the input's dtype
+    return (g,)
+
+
+to_dtype = defop("to", _to_fwd, _to_vjp, "ToCopyBackward0", 1, NOTHING)
+
+
+def _extreme_vjp(node, g, saved):
+    # where the two inputs tie, each gets half, as PyTorch's maximum/minimum
+    a, b = saved
+    na, nb = node.next
+    pick_a = a > b if node.params[0] == "max" else a < b
+    tie = a == b
+    wa = pick_a + tie * 0.5
+    wb = (1 - pick_a - tie) + tie * 0.5
+    return (g * wa if na else None, g * wb if nb else None)
+
+
+_maximum = defop("maximum", lambda a, b, which: namespace(a).maximum(a, b), _extreme_vjp,
+                 "MaximumBackward0", 2, INPUTS, "promote")
+_minimum = defop("minimum", lambda a, b, which: namespace(a).minimum(a, b), _extreme_vjp,
+                 "MinimumBackward0", 2, INPUTS, "promote")
+
+
+def maximum(a, b):
+    """Elementwise maximum; at ties the gradient is split evenly."""
+    return _maximum(a, b, "max")
+
+
+def minimum(a, b):
+    """Elementwise minimum; at ties the gradient is split evenly."""
+    return _minimum(a, b, "min")

@@ -1,0 +1,222 @@
+"""Reductions: sum, mean, max/min (whole tensor and along a dim), argmax, prod, var...
+
+Each derivative broadcasts the gradient back over the reduced dimensions: the gradient
+is unsqueezed where ``keepdim=False`` removed a dimension, then expanded.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+from ..backend import namespace
+from ._apply import INPUTS, NOTHING, OUTPUT, defop
+from .shape import expand_op, reshape_op
+
+_values_indices = namedtuple("return_types", ["values", "indices"])
+
+
+def _dims(dim, ndim):
+    """Normalise ``dim`` (None, int, or tuple) to a sorted tuple of axes, or None."""
+    if dim is None:
+        return None
+    if isinstance(dim, int):
+        dim = (dim,)
+    n = max(ndim, 1)
+    out = []
+    for d in dim:
+        if not -n <= d < n:
+            raise IndexError(
+                f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got "
+                f"{d})"
+            )
+        out.append(d % n)
+    if ndim == 0:
+        return ()
+    return tuple(sorted(set(out)))
+
+
+def _keep_shape(in_shape, axes):
+    """The reduced shape with the reduced dimensions kept as size 1."""
+    if axes is None:
+        return (1,) * len(in_shape)
+    return tuple(1 if i in axes else s for i, s in enumerate(in_shape))
+
+
+def _spread(g, in_shape, axes):
+    """Send a reduced gradient back to every element that was reduced."""
+    keep = _keep_shape(in_shape, axes)
+    if tuple(g.shape) != keep:
+        g = reshape_op(g, keep, tuple(g.shape))
+    return expand_op(g, in_shape, keep)
+
+
+# ----------------------------------------------------------------- sum / mean
+
+
+def _sum_fwd(a, axes, keepdim, in_shape):
+    out = a.sum(axis=axes, keepdims=keepdim)
+    return out
+
+
+def _sum_vjp(node, g, saved):
+    axes, keepdim, in_shape = node.params
+    return (_spread(g, in_shape, axes),)
+
+
+_sum_all = defop("sum", _sum_fwd, _sum_vjp, "SumBackward0", 1, NOTHING)
+_sum_dim = defop("sum", _sum_fwd, _sum_vjp, "SumBackward1", 1, NOTHING)
+
+
+def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - PyTorch's name
+    """Sum of all elements, or over ``dim`` (int or tuple), keeping it with ``keepdim``."""
+    if dtype is not None:
+        x = x.to(dtype)
+    if x._data.dtype.kind == "b":
+        x = x.long()
+    if dim is None:
+        return _sum_all(x, None, False, tuple(x.shape))
+    return _sum_dim(x, _dims(dim, x.ndim), keepdim, tuple(x.shape))
+
+
+def _mean_vjp(node, g, saved):
+    axes, keepdim, in_shape, count = node.params
+    return (_spread(g, in_shape, axes) / count,)
+
+
+def _mean_fwd(a, axes, keepdim, in_shape, count):
+    return a.mean(axis=axes, keepdims=keepdim)
+
+
+_mean_all = defop("mean", _mean_fwd, _mean_vjp, "MeanBackward0", 1, NOTHING)
+_mean_dim = defop("mean", _mean_fwd, _mean_vjp, "MeanBackward1", 1, NOTHING)
+
+
+def mean(x, dim=None, keepdim=False, *, dtype=None):
+    """Mean of all elements, or over ``dim`` (int or tuple)."""
+    if dtype is not None:
+        x = x.to(dtype)
+    if x._data.dtype.kind != "f":
+        raise RuntimeError(
+            f"mean(): could not infer output dtype. Input dtype must be either a floating point "
+            f"or complex dtype. Got: {x.dtype.name.capitalize()}; convert first, e.g. "
+            "x.float().mean()"
+        )
+    shape = tuple(x.shape)
+    axes = _dims(dim, x.ndim)
+    count = 1
+    for i, s in enumerate(shape):
+        if axes is None or i in axes:
+            count *= s
+    if dim is None:
+        return _mean_all(x, None, False, shape, count)
+    return _mean_dim(x, axes, keepdim, shape, count)
+
+
+# ----------------------------------------------------------------- max / min
+
+
+def _extreme_all_vjp(node, g, saved):
+    # ties share the gradient evenly, as PyTorch's max()/min() without dim
+    a, out = saved
+    mask = a == out
+    return (g * mask / sum(mask),) if hasattr(mask, "_data") else (g * mask / mask.sum(),)
+
+
+def _max_all_fwd(a):
+    if a.size == 0:
+        raise RuntimeError(
+            "max(): Expected reduction dim to be specified for input.numel() == 0. "
+            "Specify the reduction dim with the 'dim' argument."
+        )
+    return a.max()
+
+
+def _min_all_fwd(a):
+    if a.size == 0:
+        raise RuntimeError(
+            "min(): Expected reduction dim to be specified for input.numel() == 0. "
+            "Specify the reduction dim with the 'dim' argument."
+        )
+    return a.min()
+
+
+_max_all = defop("max", _max_all_fwd, _extreme_all_vjp, "MaxBackward1", 1, INPUTS | OUTPUT)
+_min_all = defop("min", _min_all_fwd, _extreme_all_vjp, "MinBackward1", 1, INPUTS | OUTPUT)
+
+
+def _extreme_dim_fwd(which):
+    def forward(a, dim, keepdim):
+        xp = namespace(a)
+        idx = xp.argmax(a, axis=dim, keepdims=True) if which == "max" else xp.argmin(
+            a, axis=dim, keepdims=True)
+        values = xp.take_along_axis(a, idx, axis=dim)
+        if not keepdim:
+            values = xp.squeeze(values, axis=dim)
+        return values, (idx,)
+
+    return forward
+
+
+def _extreme_dim_vjp(node, g, saved):
+    # all of the gradient goes to the returned index, as PyTorch's max(dim)
+    (idx,) = saved
+    dim, keepdim = node.params
+    from .index import scatter_along
+
+    if not keepdim:
+        g = reshape_op(g, tuple(idx.shape), tuple(g.shape))
+    return (scatter_along(g, idx, dim, node.next[0].out_shape),)
+
+
+_max_dim = defop("max", _extreme_dim_fwd("max"), _extreme_dim_vjp, "MaxBackward0", 1, NOTHING,
+                 extras=True)
+_min_dim = defop("min", _extreme_dim_fwd("min"), _extreme_dim_vjp, "MinBackward0", 1, NOTHING,
+                 extras=True)
+
+
+def _extreme(x, dim, keepdim, other, whole, along, name):
+    from ..tensor import Tensor, make_tensor
+
+    if isinstance(dim, Tensor):  # max(a, b): elementwise
+        from .pointwise import maximum, minimum
+
+        return (maximum if name == "max" else minimum)(x, dim)
+    if dim is None:
+        return whole(x)
+    d = _dims(dim, x.ndim)
+    d = d[0] if d else 0
+    if x.shape[d] == 0 if x.ndim else False:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    values = along(x, d, keepdim)
+    xp = namespace(x._data)
+    idx = xp.argmax(x._data, axis=d, keepdims=keepdim) if name == "max" else xp.argmin(
+        x._data, axis=d, keepdims=keepdim)
+    return _values_indices(values, make_tensor(xp.asarray(idx, dtype="int64")))
+
+
+def max(x, dim=None, keepdim=False):  # noqa: A001
+    """Largest element, or ``(values, indices)`` along ``dim``."""
+    return _extreme(x, dim, keepdim, None, _max_all, _max_dim, "max")
+
+
+def min(x, dim=None, keepdim=False):  # noqa: A001
+    """Smallest element, or ``(values, indices)`` along ``dim``."""
+    return _extreme(x, dim, keepdim, None, _min_all, _min_dim, "min")
+
+
+def argmax(x, dim=None, keepdim=False):
+    from ..tensor import make_tensor
+
+    xp = namespace(x._data)
+    if dim is None:
+        return make_tensor(xp.asarray(xp.argmax(x._data), dtype="int64"))
+    return make_tensor(xp.asarray(xp.argmax(x._data, axis=dim, keepdims=keepdim), dtype="int64"))
+
+
+def argmin(x, dim=None, keepdim=False):
+    from ..tensor import make_tensor
+
+    xp = namespace(x._data)
+    if dim is None:
+        return make_tensor(xp.asarray(xp.argmin(x._data), dtype="int64"))
+    return make_tensor(xp.asarray(xp.argmin(x._data, axis=dim, keepdims=keepdim), dtype="int64"))

@@ -1,0 +1,405 @@
+"""Tensor: a NumPy (or CuPy) array plus the autograd metadata PyTorch keeps.
+
+The class is thin on purpose: data access, autograd attributes and Python protocols live
+here; every computation is an op from ``retrograd.ops``, bound as a method at the bottom.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from . import dtypes
+
+__all__ = ["Tensor", "Size", "make_tensor"]
+
+_new = object.__new__
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple that prints as ``retrograd.Size([2, 3])``."""
+
+    def __repr__(self) -> str:
+        return f"retrograd.Size({list(self)})"
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+def make_tensor(data, grad_fn=None):
+    """Wrap an array as a Tensor without copying or checking (the ops' fast path)."""
+    t = _new(Tensor)
+    t._data = data
+    t._grad_fn = grad_fn
+    t._requires_grad = grad_fn is not None
+    t._grad = None
+    t._vc = None
+    t._nr = 0
+    t._acc = None
+    t._extra = None
+    return t
+
+
+class _Extra:
+    """Rarely used per-tensor state, allocated on first use to keep tensors small."""
+
+    __slots__ = ("hooks", "retains_grad", "name")
+
+    def __init__(self):
+        self.hooks = {}
+        self.retains_grad = False
+        self.name = None
+
+
+class Tensor:
+    """A multi-dimensional array that can record the operations applied to it.
+
+    Create tensors with ``retrograd.tensor(data)``, ``retrograd.zeros(...)`` and friends.
+    With ``requires_grad=True`` every op on the tensor is recorded, and ``backward()``
+    computes gradients into the ``.grad`` of the leaves.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> x = T.tensor([1.0, 2.0], requires_grad=True)
+    >>> (x * x).sum().backward()
+    >>> x.grad
+    tensor([2., 4.])
+    """
+
+    __slots__ = ("_data", "_grad_fn", "_requires_grad", "_grad", "_vc", "_nr", "_acc",
+                 "_extra", "__weakref__")
+    # NumPy must hand binary operators with an array on the left to our reflected methods.
+    __array_ufunc__ = None
+    __array_priority__ = 1000
+
+    def __new__(cls, *args, **kwargs):
+        # ``retrograd.Tensor(2, 3)`` / ``Tensor([1, 2])`` as the legacy constructor does.
+        from ._creation import legacy_new
+
+        return legacy_new(cls, dtypes.get_default_dtype(), args, kwargs)
+
+    # ------------------------------------------------------------------ data access
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None):
+        """The shape as a :class:`Size`, or one dimension's length."""
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[self._check_dim(dim)]
+
+    def _check_dim(self, dim: int) -> int:
+        ndim = self._data.ndim
+        lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
+        if not lo <= dim <= hi:
+            raise IndexError(
+                f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got "
+                f"{dim}) for a tensor of shape {list(self._data.shape)}"
+            )
+        return dim % ndim if ndim else 0
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        return self._data.size
+
+    nelement = numel
+
+    @property
+    def dtype(self) -> dtypes.dtype:
+        return dtypes.FROM_NUMPY[self._data.dtype]
+
+    @property
+    def device(self):
+        from .backend import device_of
+
+        return device_of(self._data)
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f"
+
+    def element_size(self) -> int:
+        return self._data.itemsize
+
+    def item(self):
+        """The value of a one-element tensor as a Python number."""
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar; "
+                "item() needs exactly one element (index or reduce the tensor first)"
+            )
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def numpy(self, *, force: bool = False):
+        """The underlying NumPy array (shared memory, as PyTorch)."""
+        if self._requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. "
+                "Use tensor.detach().numpy() instead."
+            )
+        from .backend import to_numpy
+
+        return to_numpy(self._data)
+
+    def __array__(self, dtype=None, copy=None):
+        from .backend import to_numpy
+
+        arr = to_numpy(self._data)
+        return arr if dtype is None else arr.astype(dtype, copy=False)
+
+    @property
+    def data(self) -> "Tensor":
+        """A tensor sharing this one's memory, detached, whose changes autograd does not see."""
+        return make_tensor(self._data)
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Tensor.data must be set to a Tensor, not {type(value).__name__}")
+        self._data = value._data
+
+    # ------------------------------------------------------------------ autograd attributes
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag: bool) -> None:
+        self._set_requires_grad(flag)
+
+    def _set_requires_grad(self, flag: bool) -> None:
+        flag = bool(flag)
+        if self._grad_fn is not None:
+            if not flag:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to "
+                    "use a computed variable in a subgraph that doesn't require differentiation "
+                    "use var_no_grad = var.detach()."
+                )
+            return
+        if flag and self._data.dtype.kind != "f":
+            raise RuntimeError(
+                f"only Tensors of floating point dtype can require gradients (this tensor is "
+                f"{self.dtype}); convert it first, e.g. x.float().requires_grad_()"
+            )
+        self._requires_grad = flag
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        self._set_requires_grad(requires_grad)
+        return self
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._grad_fn is None
+
+    @property
+    def grad(self):
+        if self._grad_fn is not None and not self.retains_grad:
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
+                "Its .grad attribute won't be populated during autograd.backward(). If you "
+                "indeed want the .grad field to be populated for a non-leaf Tensor, use "
+                ".retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by "
+                "mistake, make sure you access the leaf Tensor instead.",
+                UserWarning,
+                stacklevel=2,
+            )
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of type "
+                    f"{type(value).__name__}"
+                )
+            if value._data.shape != self._data.shape:
+                raise RuntimeError(
+                    f"assigned grad has data of a different size: the tensor has shape "
+                    f"{list(self._data.shape)} but the grad has shape {list(value._data.shape)}"
+                )
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError(
+                    f"assigned grad has data of a different type: the tensor is {self.dtype} "
+                    f"but the grad is {value.dtype}; convert it with .to({self.dtype})"
+                )
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    @property
+    def _version(self) -> int:
+        return self._vc[0] if self._vc is not None else 0
+
+    def _bump_version(self) -> None:
+        if self._vc is None:
+            self._vc = [1]
+        else:
+            self._vc[0] += 1
+
+    def _extra_state(self) -> _Extra:
+        if self._extra is None:
+            self._extra = _Extra()
+        return self._extra
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._extra is not None and self._extra.retains_grad
+
+    def retain_grad(self) -> None:
+        """Keep this non-leaf tensor's gradient in ``.grad`` during backward."""
+        if self._grad_fn is None:
+            if not self._requires_grad:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+            return  # leaves keep their gradient anyway
+        extra = self._extra_state()
+        if extra.retains_grad:
+            return
+        extra.retains_grad = True
+        import weakref
+
+        self._grad_fn._hook_table().retain[self._nr] = weakref.ref(self)
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a new one.
+
+        Returns a handle whose ``remove()`` unregisters the hook.
+        """
+        if not self._requires_grad:
+            raise RuntimeError(
+                "cannot register a hook on a tensor that doesn't require gradient; "
+                "call .requires_grad_() on the leaf first"
+            )
+        from .autograd.graph import add_hook
+
+        if self._grad_fn is None:
+            return add_hook(self._extra_state().hooks, hook)
+        table = self._grad_fn._hook_table().tensor.setdefault(self._nr, {})
+        return add_hook(table, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None,
+                 **legacy):
+        """Compute the gradient of this tensor w.r.t. the graph leaves into their ``.grad``.
+
+        ``gradient`` weights the outputs (a vector-Jacobian product); it may be omitted for
+        a one-element tensor, and (retrograd extension, as the seed post relied on) any
+        gradient whose shape broadcasts to this tensor's shape is broadcast.  The legacy
+        keywords ``grad_variables=`` and ``retain_variables=`` are accepted with a warning.
+        """
+        from .autograd import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs, **legacy)
+
+    def detach(self) -> "Tensor":
+        """A new tensor sharing data (and version counter) with this one, outside the graph."""
+        out = make_tensor(self._data)
+        if self._vc is None:
+            self._vc = [0]
+        out._vc = self._vc
+        return out
+
+    def detach_(self) -> "Tensor":
+        self._grad_fn = None
+        self._requires_grad = False
+        return self
+
+    def __repr__(self) -> str:
+        from ._formatting import tensor_repr
+
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    # ------------------------------------------------------------------ Python protocols
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    def _one_value(self, kind: str):
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"{kind}: a Tensor with {self._data.size} elements cannot be converted to a "
+                "Python scalar; only one-element tensors can (reduce it with .sum(), .any() "
+                "or .all() first)"
+            )
+        return self._data.reshape(()).item()
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with more than one value is ambiguous "
+                f"(shape {list(self._data.shape)}); use .any() or .all()"
+            )
+        return bool(self._data.reshape(()).item())
+
+    def __float__(self) -> float:
+        return float(self._one_value("float()"))
+
+    def __int__(self) -> int:
+        return int(self._one_value("int()"))
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._data.reshape(()).item())
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __reduce_ex__(self, protocol):
+        from ._creation import _rebuild
+
+        return (_rebuild, (np.asarray(self.__array__()), self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if not self.is_leaf:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the "
+                "deepcopy protocol at the moment; detach() it first"
+            )
+        out = make_tensor(self._data.copy())
+        out._requires_grad = self._requires_grad
+        if self._grad is not None:
+            out._grad = make_tensor(self._grad._data.copy())
+        memo[id(self)] = out
+        return out
+
+
+# The ops and the methods that forward to them live in retrograd.ops; binding them here
+# (after Tensor exists) keeps tensor.py free of any math.
+from .ops import bind_methods  # noqa: E402
+
+bind_methods(Tensor)
