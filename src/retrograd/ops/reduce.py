@@ -21,7 +21,7 @@ def _dims(dim, ndim):
         return None
     if isinstance(dim, int):
         dim = (dim,)
-    n = max(ndim, 1)
+    n = ndim if ndim > 1 else 1  # the builtin max is shadowed by this module's max
     out = []
     for d in dim:
         if not -n <= d < n:
