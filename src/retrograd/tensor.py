@@ -15,13 +15,59 @@ from . import dtypes
 __all__ = ["Tensor", "Size", "make_tensor"]
 
 _new = object.__new__
+_tuple_new = tuple.__new__
 
 
 class Size(tuple):
-    """A tensor's shape: a tuple that prints as ``retrograd.Size([2, 3])``."""
+    """A tensor's shape: a tuple that prints as ``retrograd.Size([2, 3])``.
+
+    Slicing, ``+`` and ``*`` give a Size again, as ``torch.Size`` does.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.zeros(2, 3).shape[1:] + (4,)
+    retrograd.Size([3, 4])
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, sizes=()):
+        sizes = tuple(sizes)
+        for i, s in enumerate(sizes):
+            if not hasattr(s, "__index__"):
+                raise TypeError(
+                    f"retrograd.Size() takes an iterable of 'int' (item {i} is "
+                    f"'{type(s).__name__}')"
+                )
+        return tuple.__new__(cls, (s.__index__() for s in sizes))
 
     def __repr__(self) -> str:
         return f"retrograd.Size({list(self)})"
+
+    __str__ = __repr__
+
+    def __getitem__(self, index):
+        out = tuple.__getitem__(self, index)
+        return Size(out) if isinstance(index, slice) else out
+
+    def __add__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(other, self))
+
+    def __mul__(self, n):
+        return Size(tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))
 
     def numel(self) -> int:
         n = 1
@@ -86,12 +132,18 @@ class Tensor:
     # ------------------------------------------------------------------ data access
     @property
     def shape(self) -> Size:
-        return Size(self._data.shape)
+        return _tuple_new(Size, self._data.shape)  # NumPy's shape is valid: skip the checks
 
     def size(self, dim: int | None = None):
         """The shape as a :class:`Size`, or one dimension's length."""
         if dim is None:
-            return Size(self._data.shape)
+            return _tuple_new(Size, self._data.shape)
+        if self._data.ndim == 0:
+            # PyTorch: a 0-d tensor has no size to ask for, not even size(0) or size(-1).
+            raise IndexError(
+                f"Dimension specified as {dim} but tensor has no dimensions; a 0-d tensor "
+                "has no sizes (use .shape, which is retrograd.Size([]))"
+            )
         return self._data.shape[self._check_dim(dim)]
 
     def _check_dim(self, dim: int) -> int:
@@ -240,13 +292,15 @@ class Tensor:
                 )
             if value._data.shape != self._data.shape:
                 raise RuntimeError(
-                    f"assigned grad has data of a different size: the tensor has shape "
-                    f"{list(self._data.shape)} but the grad has shape {list(value._data.shape)}"
+                    f"attempting to assign a gradient of size '{list(value._data.shape)}' to a "
+                    f"tensor of size '{list(self._data.shape)}'. Please ensure that the "
+                    "gradient and the tensor are the same size"
                 )
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError(
-                    f"assigned grad has data of a different type: the tensor is {self.dtype} "
-                    f"but the grad is {value.dtype}; convert it with .to({self.dtype})"
+                    f"attempting to assign a gradient with dtype {value.dtype} to a tensor "
+                    f"with dtype {self.dtype}. The gradient must match the tensor's dtype; "
+                    f"convert it first with grad.to({self.dtype})"
                 )
         self._grad = value
 
