@@ -186,6 +186,11 @@ def _unary_caller(op):
     return call
 
 
+def _wrap_scalar(value, dtype):
+    """A Python int outside an integer dtype's range, wrapped into it as PyTorch does."""
+    return np.array(value).astype(dtype)[()]
+
+
 def _binary_caller(op):
     forward = op.forward
     node_cls = op.node_cls
@@ -204,17 +209,23 @@ def _binary_caller(op):
                 # or an integer op must give a float (true division).
                 if type(data) is not _ndarray:
                     data = as_array(data)
-                if ad.dtype != bd.dtype or (rule == "float" and data.dtype.kind != "f"):
+                if ad.dtype != bd.dtype or (rule == "float" and ad.dtype.kind != "f"):
                     data = _fix_dtype(rule, (a, b), data)
             else:
-                data = forward(ad, b, *params)
+                try:
+                    data = forward(ad, b, *params)
+                except OverflowError:  # uint8 + 300: PyTorch wraps the scalar, NumPy raises
+                    data = forward(ad, _wrap_scalar(b, ad.dtype), *params)
                 if type(data) is not _ndarray:
                     data = as_array(data)
                 if ad.dtype.kind != "f" and rule != "same" and rule != "bool":
                     data = _fix_dtype(rule, (a, b), data)
         elif b_is_t:
             bd = b._data
-            data = forward(a, bd, *params)
+            try:
+                data = forward(a, bd, *params)
+            except OverflowError:
+                data = forward(_wrap_scalar(a, bd.dtype), bd, *params)
             if type(data) is not _ndarray:
                 data = as_array(data)
             if bd.dtype.kind != "f" and rule != "same" and rule != "bool":
