@@ -14,9 +14,13 @@ from .graph import Node, accumulator_of
 
 
 def _tensor_mod():
-    from .. import tensor
+    # not ``from .. import tensor``: the package re-exports the tensor() function under
+    # that name, which shadows the submodule
+    import sys
 
-    return tensor
+    from ..tensor import Tensor  # noqa: F401 - makes sure the module is loaded
+
+    return sys.modules[__package__.rsplit(".", 1)[0] + ".tensor"]
 
 
 class FunctionCtx(Node):
