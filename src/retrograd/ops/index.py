@@ -205,5 +205,9 @@ def setitem(x, index, value):
         try:
             x._data[index] = vdata
         except (ValueError, IndexError) as e:
+            # PyTorch raises RuntimeError("shape mismatch: ...") for a value that can't broadcast
+            if "broadcast" in str(e):
+                raise RuntimeError(f"shape mismatch: {e} (assigning into a tensor of shape "
+                                   f"{list(x.shape)})") from None
             raise type(e)(f"{e} (assigning into a tensor of shape {list(x.shape)})") from None
     x._bump_version()
