@@ -46,5 +46,6 @@ is_tensor = lambda obj: isinstance(obj, Tensor)  # noqa: E731
 numel = lambda input: input.numel()  # noqa: E731
 
 from . import nn  # noqa: E402  (built on the names above)
+from . import viz  # noqa: E402  (draw(): DOT text needs nothing else)
 
 __version__ = "0.1.0"

@@ -65,7 +65,10 @@ def _make_root_grad(out, grad, i, create_graph):
             )
         g = np.ones(data.shape, data.dtype) if type(data) is np.ndarray else \
             _namespace(data).ones(data.shape, dtype=data.dtype)
+        if engine.tracer is not None:
+            engine.tracer.root_grad(i, out, None, g)
         return make_tensor(g) if create_graph else g
+    given = grad  # what the caller passed, for autograd.trace()
     if not isinstance(grad, Tensor):
         if isinstance(grad, (int, float)):
             grad = make_tensor(np.full(data.shape, grad, data.dtype))
@@ -93,6 +96,8 @@ def _make_root_grad(out, grad, i, create_graph):
             f"For output {i}, the gradient is {grad.dtype} but the output is {out.dtype}; "
             "pass a floating-point gradient"
         )
+    if engine.tracer is not None:
+        engine.tracer.root_grad(i, out, given, grad)
     if create_graph:
         return grad
     return grad._data
@@ -289,11 +294,11 @@ from .gradcheck import gradcheck, gradgradcheck  # noqa: E402
 from .variable import Variable  # noqa: E402
 
 
-def trace():
+def trace(params=None):
     """Record one backward pass step by step (see ``retrograd.autograd.tracing``)."""
     from .tracing import trace as _trace
 
-    return _trace()
+    return _trace(params)
 
 
 __all__ += ["FunctionCtx"]

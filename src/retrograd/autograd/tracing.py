@@ -1,0 +1,595 @@
+"""Narrate one backward pass: ``with retrograd.autograd.trace() as t: loss.backward()``.
+
+While a :class:`Trace` is active the engine reports every step to it (``engine.tracer``):
+the gradient that arrived at each node, the gradients the node sent to its inputs, hooks
+and what they returned, every accumulation into a ``.grad`` (before and after), how the
+``gradient`` argument of ``backward()`` was broadcast, and each saved buffer freed.  The
+engine reads ``engine.tracer`` once per backward, so when no trace is active the cost is a
+few ``is not None`` checks.
+
+``RULES`` maps each grad_fn name to its forward formula and its local derivative rule in
+words; :func:`describe_rule` says so when a name has no entry.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import engine
+from .graph import AccumulateGrad
+
+__all__ = ["trace", "Trace", "RULES", "describe_rule", "format_value"]
+
+# --------------------------------------------------------------------------- rules
+#: grad_fn name -> (forward formula, local derivative rule in words).  ``g`` is the
+#: gradient that arrived from the output; "a", "b" are the inputs (self, other).
+RULES: dict[str, tuple[str, str]] = {
+    "AccumulateGrad": ("leaf.grad", "leaf.grad += g (the gradient is added, never replaced)"),
+    "AbsBackward0": ("|a|", "d|a|/da = sign(a) (0 at a = 0)"),
+    "AddBackward0": ("a + alpha*b", "d/da = 1, d/db = alpha: g passes through unchanged"),
+    "AddBackward1": ("a + c (c a number)", "d/da = 1: g passes through unchanged"),
+    "AliasBackward0": ("alias(a)", "identity: g passes through"),
+    "BmmBackward0": ("a @ b (batched)", "grad_a = g @ b^T, grad_b = a^T @ g"),
+    "CatBackward0": ("cat([a, b, ...])", "each input gets its own slice of g"),
+    "ClampBackward0": ("clamp(a, min, max), tensor bounds", "d/da = 1 inside [min, max], 0 "
+                       "outside; a bound gets g where it produced the value"),
+    "ClampBackward1": ("clamp(a, min, max)", "d/da = 1 inside [min, max], 0 outside"),
+    "CloneBackward0": ("clone(a)", "identity: g passes through"),
+    "CosBackward0": ("cos(a)", "d cos(a)/da = -sin(a)"),
+    "DivBackward0": ("a / b", "d(a/b)/da = 1/b, d(a/b)/db = -a/b**2"),
+    "DivBackward1": ("a / c (c a number)", "d(a/c)/da = 1/c"),
+    "DotBackward0": ("dot(a, b)", "grad_a = g*b, grad_b = g*a"),
+    "ExpBackward0": ("exp(a)", "d exp(a)/da = exp(a) (the saved result)"),
+    "ExpandBackward0": ("a.expand(shape)", "sum g over the expanded dimensions"),
+    "FillBackward0": ("fill(a, value)", "d/da = 0: the value does not depend on a"),
+    "GatherBackward0": ("gather(a, dim, index)", "g is scatter-added back to the gathered "
+                        "positions of zeros shaped like a"),
+    "IndexBackward0": ("a[index]", "g is added into zeros shaped like a at the indexed places"),
+    "IndexPutBackward0": ("a[index] = v", "grad_a = g with the overwritten places zeroed, "
+                          "grad_v = g[index]"),
+    "LogBackward0": ("log(a)", "d log(a)/da = 1/a"),
+    "LogSoftmaxBackward0": ("log_softmax(a)", "grad = g - softmax(a) * sum(g)"),
+    "MaxBackward0": ("max(a)", "g goes to the maximum element (split evenly between ties)"),
+    "MaxBackward1": ("max(a, dim)", "g goes to the argmax position along dim"),
+    "MaximumBackward0": ("maximum(a, b)", "g goes to the larger input (half each on ties)"),
+    "MeanBackward0": ("mean(a)", "d mean(a)/da_i = 1/n for each of the n elements"),
+    "MeanBackward1": ("mean(a, dim)", "d/da_i = 1/n, g broadcast back over the reduced dims"),
+    "MinBackward0": ("min(a)", "g goes to the minimum element (split evenly between ties)"),
+    "MinBackward1": ("min(a, dim)", "g goes to the argmin position along dim"),
+    "MinimumBackward0": ("minimum(a, b)", "g goes to the smaller input (half each on ties)"),
+    "MmBackward0": ("a @ b", "grad_a = g @ b^T, grad_b = a^T @ g"),
+    "MseLossBackward0": ("mean((a - t)**2)", "d/da = 2*(a - t)/n"),
+    "MulBackward0": ("a * b", "d(a*b)/da = b, d(a*b)/db = a: grad_a = g*b, grad_b = g*a"),
+    "MulBackward1": ("a * c (c a number)", "d(a*c)/da = c"),
+    "MvBackward0": ("A @ v", "grad_A = outer(g, v), grad_v = A^T @ g"),
+    "NegBackward0": ("-a", "d(-a)/da = -1"),
+    "NllLossBackward0": ("nll_loss(a, target)", "-1/n (times the class weight) at each "
+                         "target's log-probability, 0 elsewhere"),
+    "PermuteBackward0": ("a.permute(dims)", "g is permuted back with the inverse order"),
+    "PowBackward0": ("y ** p (p a number)", "d(y**p)/dy = p*y**(p-1)"),
+    "PowBackward1": ("a ** b", "d(a**b)/da = b*a**(b-1), d(a**b)/db = a**b * log(a)"),
+    "PowBackward2": ("c ** b (c a number)", "d(c**b)/db = c**b * log(c)"),
+    "ReluBackward0": ("relu(a)", "d relu(a)/da = 1 where a > 0, else 0 (0 at a = 0)"),
+    "RemainderBackward0": ("remainder(a, b)", "d/da = 1, d/db = -floor(a/b)"),
+    "RsubBackward1": ("c - a (c a number)", "d(c - a)/da = -1"),
+    "ScatterAddBackward0": ("a.scatter_add(dim, index, src)", "grad_a = g, "
+                            "grad_src = gather(g, dim, index)"),
+    "SelectBackward0": ("a[i]", "g is placed at index i of zeros shaped like a"),
+    "SigmoidBackward0": ("sigmoid(a)", "d s(a)/da = s*(1 - s) (s the saved result)"),
+    "SignBackward0": ("sign(a)", "d sign(a)/da = 0"),
+    "SinBackward0": ("sin(a)", "d sin(a)/da = cos(a)"),
+    "SliceBackward0": ("a[start:stop:step]", "g is placed into the sliced positions of zeros"),
+    "SoftmaxBackward0": ("softmax(a)", "grad = s * (g - sum(g * s)) (s the saved result)"),
+    "SqrtBackward0": ("sqrt(a)", "d sqrt(a)/da = 1/(2*sqrt(a))"),
+    "SqueezeBackward0": ("a.squeeze()", "g is reshaped back to a's shape"),
+    "SqueezeBackward1": ("a.squeeze(dim)", "g is reshaped back to a's shape"),
+    "SqueezeBackward4": ("a.squeeze(dims)", "g is reshaped back to a's shape"),
+    "StackBackward0": ("stack([a, b, ...])", "each input gets its own slice of g"),
+    "SubBackward0": ("a - alpha*b", "d/da = 1, d/db = -alpha"),
+    "SubBackward1": ("a - c (c a number)", "d(a - c)/da = 1"),
+    "SumBackward0": ("sum(a)", "d sum(a)/da_i = 1: g is copied to every element"),
+    "SumBackward1": ("sum(a, dim)", "d/da_i = 1: g is broadcast back over the summed dims"),
+    "TBackward0": ("a.t()", "g is transposed back"),
+    "TanhBackward0": ("tanh(a)", "d tanh(a)/da = 1 - tanh(a)**2 (the saved result)"),
+    "ToCopyBackward0": ("a.to(dtype)", "identity, cast back to a's dtype"),
+    "TransposeBackward0": ("a.transpose(i, j)", "g is transposed back"),
+    "UnsafeViewBackward0": ("a.reshape(shape)", "g is reshaped back to a's shape"),
+    "UnsqueezeBackward0": ("a.unsqueeze(dim)", "g is squeezed back to a's shape"),
+    "ViewBackward0": ("a.view(shape)", "g is reshaped back to a's shape"),
+    "WhereBackward0": ("where(cond, a, b)", "g goes to a where cond is true, to b elsewhere"),
+}
+
+#: The letters the rules use for each input of a few nodes (default: a, b), so that the
+#: table and the picture name saved values and constants as the rule does.
+SAVED_NAMES = {
+    "PowBackward0": ("y", "p"),
+    "PowBackward2": ("c", "b"),
+    "ClampBackward1": ("a", "min", "max"),
+}
+
+
+def describe_rule(node) -> str:
+    """The local derivative rule of ``node`` (a Node or a grad_fn name) in words."""
+    name = node if isinstance(node, str) else node.name()
+    entry = RULES.get(name)
+    if entry is not None:
+        return entry[1]
+    if not isinstance(node, str):
+        from .function import FunctionCtx
+
+        if isinstance(node, FunctionCtx):
+            return f"custom Function: the rule is {name[:-len('Backward')]}.backward()"
+    return (f"no rule recorded for {name} (retrograd.autograd.tracing.RULES has no entry); "
+            "its vjp in retrograd.ops computes it")
+
+
+def describe_forward(node) -> str | None:
+    """The forward formula of ``node`` (``'a * b'``), or None if unknown."""
+    name = node if isinstance(node, str) else node.name()
+    entry = RULES.get(name)
+    return entry[0] if entry is not None else None
+
+
+def saved_slot_names(node) -> tuple:
+    """A name for each entry of ``node.saved``: the rule's letters (a, b), then result."""
+    name = node.name()
+    n_in = len(node.next)
+    base = SAVED_NAMES.get(name)
+    if base is None:
+        base = ("a", "b") if n_in == 2 else ("a",) if n_in == 1 else tuple(
+            f"input{i}" for i in range(n_in))
+    return base + ("result",) + tuple(f"extra{i}" for i in range(4))
+
+
+# --------------------------------------------------------------------------- formatting
+def _as_array(value):
+    """A gradient as a NumPy array (raw arrays in first order, Tensors under create_graph)."""
+    if value is None:
+        return None
+    data = getattr(value, "_data", value)
+    try:
+        return np.array(data, copy=True)
+    except Exception:  # e.g. a CuPy array: bring it to the host first
+        from ..backend import to_numpy
+
+        return np.array(to_numpy(data), copy=True)
+
+
+def format_value(a, max_elements: int = 8) -> str:
+    """A short text for an array: its values when small, else shape, dtype and norm."""
+    if a is None:
+        return "None"
+    a = np.asarray(a)
+    if a.size <= max_elements:
+        text = np.array2string(a, precision=4, separator=", ", suppress_small=True,
+                               floatmode="maxprec")
+        return " ".join(text.split())
+    norm = float(np.linalg.norm(a.astype(np.float64).ravel()))
+    return f"<{tuple(a.shape)} {a.dtype}, norm {norm:.4g}>"
+
+
+def _shape_text(shape) -> str:
+    if len(shape) == 1:
+        return f"({int(shape[0])},)"
+    return "(" + ", ".join(str(int(s)) for s in shape) + ")"
+
+
+# --------------------------------------------------------------------------- events
+class RootGradient:
+    """How the ``gradient`` argument for output ``index`` became the starting gradient."""
+
+    kind = "gradient"
+
+    def __init__(self, index, output, given, used):
+        self.index = index
+        self.output = output
+        self.given = None if given is None else (
+            np.asarray(given, dtype=np.float64) if isinstance(given, (int, float))
+            else _as_array(given))
+        self.used = _as_array(used)
+        self.how = self._how(given)
+
+    def _how(self, given) -> str:
+        shape = _shape_text(self.used.shape)
+        if given is None:
+            return f"default: ones{shape} (implicit, the output has one element)"
+        if isinstance(given, (int, float)):
+            return f"the number {given!r} filled to shape {shape}"
+        gshape = self.given.shape
+        if gshape == self.used.shape:
+            return f"used as given, shape {shape}"
+        if self.given.size == 1 and self.used.size == 1:
+            return f"reshaped from {_shape_text(gshape)} to {shape} (one element)"
+        return (f"broadcast from {_shape_text(gshape)} to {shape} (NumPy's rules: "
+                f"{format_value(self.given)} is copied along the dims it lacks or has as 1)")
+
+
+class NodeStep:
+    """One node run by the engine: what arrived, the rule, what it sent to each input."""
+
+    kind = "node"
+
+    def __init__(self, node, arrived, saved):
+        self.node = node
+        self.name = node.name()
+        self.arrived = arrived
+        self.saved = saved  # list of (slot name, text) snapshotted before the node ran
+        # non-tensor inputs (the 2 of 2 * x) by input index, to name constant inputs
+        self.saved_inputs = [
+            (i, repr(v)) for i, v in enumerate(node.saved or ())
+            if i < len(node.next) and isinstance(v, (int, float, bool))
+        ]
+        self.rule = describe_rule(node)
+        self.sends = []  # Send per input
+        self.freed = False
+        self.skipped = arrived is None
+
+    @property
+    def sent(self) -> list:
+        """The gradient array sent to each input (None where the input needs none)."""
+        return [s.value for s in self.sends]
+
+
+class Send:
+    """The gradient a node sent to its input ``index`` (before the engine conformed it)."""
+
+    def __init__(self, index, target, value, reduced_to):
+        self.index = index
+        self.target = target  # the input's Node (AccumulateGrad for a leaf) or None
+        self.value = value
+        self.reduced_to = reduced_to  # the shape the engine sums it down to, if different
+
+
+class Sent:
+    """The moment a node hands its gradients on (after its hooks ran and buffers were freed)."""
+
+    kind = "sent"
+
+    def __init__(self, step):
+        self.step = step
+
+
+class Accumulation:
+    """A gradient added into a tensor's ``.grad`` (a leaf, or a retain_grad() tensor)."""
+
+    kind = "accumulate"
+
+    def __init__(self, tensor, grad):
+        self.tensor = tensor
+        self.grad = _as_array(grad)
+        self.before = _as_array(tensor._grad)
+        self.after = None
+
+
+class HookCall:
+    """A hook the engine called: where, the gradient(s) it got and what it returned."""
+
+    kind = "hook"
+
+    def __init__(self, where, fn, given, returned):
+        self.where = where
+        self.fn = getattr(fn, "__qualname__", None) or repr(fn)
+        self.given = _snap_many(given)
+        self.returned = None if returned is None else _snap_many(returned)
+
+
+class Freed:
+    """A node's saved buffers freed after it ran (backward without retain_graph)."""
+
+    kind = "freed"
+
+    def __init__(self, node, slots):
+        self.node = node
+        self.name = node.name()
+        self.slots = slots
+
+
+def _snap_many(value):
+    if isinstance(value, (tuple, list)):
+        return [_as_array(v) for v in value]
+    return _as_array(value)
+
+
+# --------------------------------------------------------------------------- the recorder
+class Trace:
+    """Records one (or several) backward passes; use through :func:`trace`.
+
+    Attributes
+    ----------
+    events : list
+        Every event in the order the engine produced it: :class:`RootGradient`,
+        :class:`NodeStep`, :class:`HookCall`, :class:`Freed`, :class:`Accumulation`.
+    """
+
+    def __init__(self, params=None):
+        self._events = []
+        self._steps = {}
+        self._pending = None
+        self._previous = None
+        self.names = {}
+        if params:
+            self.name(params)
+
+    # -- naming
+    def name(self, params) -> "Trace":
+        """Name tensors for the table and the picture: ``{"x": x, "y": y}``."""
+        for key, t in dict(params).items():
+            self.names[id(t)] = (key, t)
+        return self
+
+    # -- context manager
+    def __enter__(self) -> "Trace":
+        self._previous = engine.tracer
+        engine.tracer = self
+        return self
+
+    def __exit__(self, *exc) -> None:
+        engine.tracer = self._previous
+        self._settle()
+
+    # -- the engine's calls
+    def _settle(self) -> None:
+        """Read ``.grad`` after an accumulation (the engine adds right after telling us)."""
+        acc = self._pending
+        if acc is not None:
+            acc.after = _as_array(acc.tensor._grad)
+            self._pending = None
+
+    def root_grad(self, index, output, given, used) -> None:
+        self._settle()
+        self._events.append(RootGradient(index, output, given, used))
+
+    def node_ready(self, node, g) -> None:
+        self._settle()
+        if type(node) is AccumulateGrad:
+            return  # narrated by accumulate(): the leaf's .grad before and after
+        arrived = None
+        if g is not None:
+            arrived = _snap_many(g) if node.multi_output else _as_array(g)
+        step = NodeStep(node, arrived, _saved_summary(node))
+        self._steps[node] = step
+        self._events.append(step)
+
+    def hook(self, where, fn, given, returned) -> None:
+        self._settle()
+        self._events.append(HookCall(where, fn, given, returned))
+
+    def accumulate(self, tensor, g) -> None:
+        self._settle()
+        acc = Accumulation(tensor, g)
+        self._events.append(acc)
+        self._pending = acc
+
+    def freed(self, node) -> None:
+        self._settle()
+        step = self._steps.get(node)
+        slots = [s for s, _ in step.saved] if step is not None else []
+        if step is not None:
+            step.freed = True
+        self._events.append(Freed(node, slots))
+
+    def node_done(self, node, g, grads) -> None:
+        self._settle()
+        step = self._steps.get(node)
+        if step is None:
+            return
+        for i, child in enumerate(node.next):
+            value = _as_array(grads[i]) if i < len(grads) else None
+            reduced = None
+            if child is not None and value is not None and not child.multi_output \
+                    and value.shape != tuple(child.out_shape):
+                reduced = tuple(child.out_shape)
+            step.sends.append(Send(i, child, value, reduced))
+        self._events.append(Sent(step))
+
+    # -- reading
+    @property
+    def events(self) -> list:
+        self._settle()
+        return list(self._events)
+
+    @property
+    def steps(self) -> list:
+        """The :class:`NodeStep` of every node run, in order."""
+        return [e for e in self.events if e.kind == "node"]
+
+    @property
+    def accumulations(self) -> list:
+        return [e for e in self.events if e.kind == "accumulate"]
+
+    @property
+    def freed_nodes(self) -> list:
+        """Names of the nodes whose saved buffers were freed, in order."""
+        return [e.name for e in self.events if e.kind == "freed"]
+
+    @property
+    def outputs(self) -> list:
+        """The tensors backward started from (from the gradient events)."""
+        return [e.output for e in self.events if e.kind == "gradient"]
+
+    def step(self, name: str) -> NodeStep:
+        """The first step of the node called ``name`` (e.g. ``'PowBackward0'``)."""
+        for s in self.steps:
+            if s.name == name:
+                return s
+        raise KeyError(f"no node called {name!r} ran in this trace; ran: "
+                       f"{[s.name for s in self.steps]}")
+
+    def label(self, node) -> str:
+        """A readable name for a node: the leaf's name for an AccumulateGrad."""
+        if node is None:
+            return "(no grad: constant)"
+        if type(node) is AccumulateGrad:
+            return self._tensor_label(node.variable, leaf=True)
+        made = self._made_name(node)
+        return node.name() + (f" (makes {made})" if made else "")
+
+    def _made_name(self, node):
+        for key, t in self.names.values():
+            if getattr(t, "_grad_fn", None) is node:
+                return key
+        return None
+
+    def _tensor_label(self, t, leaf=False) -> str:
+        entry = self.names.get(id(t))
+        if entry is not None and entry[1] is t:
+            return entry[0]
+        shape = _shape_text(t._data.shape)
+        return f"{'leaf' if leaf else 'tensor'} {shape} {t._data.dtype}"
+
+    def table(self, params=None) -> "TraceTable":
+        """The trace as a readable table (a ``str``; ``print(t.table())``)."""
+        if params:
+            self.name(params)
+        rows = []
+        for e in self.events:
+            rows.extend(self._rows(e))
+        return TraceTable(_render_table(rows))
+
+    def _rows(self, e) -> list:
+        if e.kind == "gradient":
+            out = self._tensor_label(e.output)
+            return [("gradient", f"output {out}", f"{e.how}; starts as {format_value(e.used)}")]
+        if e.kind == "node":
+            label = self.label(e.node)
+            if e.skipped:
+                return [("skip", label, "no gradient arrived: nothing to do")]
+            detail = [f"gradient arrived: {format_value(_first(e.arrived))}",
+                      f"rule: {e.rule}"]
+            if e.saved:
+                detail.append("saved: " + ", ".join(f"{k}={v}" for k, v in e.saved))
+            return [("run", label, detail)]
+        if e.kind == "sent":
+            rows = []
+            step = e.step
+            slots = dict(enumerate(saved_slot_names(step.node)))
+            saved = dict(step.saved_inputs)
+            for s in step.sends:
+                if s.target is None:
+                    slot = slots.get(s.index, f"input {s.index}")
+                    value = saved.get(s.index)
+                    const = f" = {value}" if value is not None else ""
+                    rows.append(("send", f"  -> {slot}{const}",
+                                 "a constant: needs no gradient, nothing sent"))
+                    continue
+                text = format_value(s.value)
+                if s.reduced_to is not None:
+                    text += (f"  (shape {_shape_text(s.value.shape)}, summed over broadcast "
+                             f"dims to {_shape_text(s.reduced_to)})")
+                rows.append(("send", f"  -> {self.label(s.target)}", text))
+            return rows
+        if e.kind == "hook":
+            ret = ("None (gradient unchanged)" if e.returned is None
+                   else format_value(_first(e.returned)))
+            return [("hook", e.where, f"{e.fn} got {format_value(_first(e.given))}, "
+                     f"returned {ret}")]
+        if e.kind == "freed":
+            what = ", ".join(e.slots) if e.slots else "its saved values"
+            return [("free", self.label(e.node),
+                     f"freed saved {what} (no retain_graph): a 2nd backward here would fail")]
+        if e.kind == "accumulate":
+            who = self._tensor_label(e.tensor, leaf=e.tensor._grad_fn is None)
+            return [("accumulate", f"{who}.grad",
+                     [f"adds {format_value(e.grad)}",
+                      f"before {format_value(e.before)} -> after {format_value(e.after)}"])]
+        return [(e.kind, "", "")]
+
+    def draw(self, params=None, **kwargs):
+        """The graph of the traced backward (:func:`retrograd.viz.draw`), annotated.
+
+        Edges carry the gradient sent along them, nodes the gradient that arrived,
+        leaves their ``.grad``.  ``params`` names tensors as in ``draw``.
+        """
+        from ..viz import draw
+
+        if params:
+            self.name(params)
+        outputs = self.outputs
+        if not outputs:
+            outputs = [s.node for s in self.steps[:1]]
+        if not outputs:
+            raise RuntimeError("this trace recorded no backward pass: run backward() inside "
+                               "'with retrograd.autograd.trace() as t:' first")
+        names = {key: t for key, t in self.names.values()}
+        outs = {}
+        for t in outputs:
+            entry = self.names.get(id(t))
+            outs[entry[0] if entry is not None else f"output {len(outs)}"] = t
+        kwargs.setdefault("show_grads", True)
+        return draw(outs, params=names, trace=self, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<retrograd trace: {len(self._events)} events>"
+
+
+def _first(value):
+    """One array to show: multi-output nodes show their first gradient."""
+    if isinstance(value, list):
+        return value[0] if len(value) == 1 else np.asarray(
+            [np.nan if v is None else float(np.linalg.norm(v)) for v in value])
+    return value
+
+
+def _saved_summary(node) -> list:
+    saved = node.saved
+    if not saved:
+        return []
+    names = saved_slot_names(node)
+    out = []
+    for i, s in enumerate(saved):
+        slot = names[i] if i < len(names) else f"saved{i}"
+        data = getattr(s, "_data", None)
+        if data is None:
+            data = getattr(s, "data", None)  # SavedOutput
+        if data is not None and hasattr(data, "shape"):
+            out.append((slot, format_value(_as_array(data))))
+        else:
+            out.append((slot, repr(s)))
+    return out
+
+
+class TraceTable(str):
+    """The table text; shows as itself (not as a quoted string) in a REPL or notebook."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def _render_table(rows) -> str:
+    header = ("#", "event", "where", "what")
+    lines = []
+    w_event = max([len(header[1])] + [len(r[0]) for r in rows])
+    w_where = min(44, max([len(header[2])] + [len(r[1]) for r in rows]))
+    fmt = f"{{:>3}}  {{:<{w_event}}}  {{:<{w_where}}}  {{}}"
+    lines.append(fmt.format(*header))
+    lines.append(fmt.format("---", "-" * w_event, "-" * w_where, "-" * 40))
+    for n, (event, where, what) in enumerate(rows, 1):
+        parts = what if isinstance(what, list) else [what]
+        lines.append(fmt.format(n, event, where, parts[0]))
+        for more in parts[1:]:
+            lines.append(fmt.format("", "", "", more))
+    return "\n".join(lines)
+
+
+def trace(params=None) -> Trace:
+    """Record backward passes step by step.
+
+    Parameters
+    ----------
+    params : dict, optional
+        Names for tensors, used by the table and the picture: ``{"x": x}`` or
+        ``dict(model.named_parameters())``.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> x = T.tensor([[0.5]], requires_grad=True)
+    >>> z = (2 * x) ** 3
+    >>> with T.autograd.trace({"x": x, "z": z}) as t:
+    ...     z.backward()
+    >>> [s.name for s in t.steps]
+    ['PowBackward0', 'MulBackward0']
+    >>> t.accumulations[0].after
+    array([[6.]], dtype=float32)
+    """
+    return Trace(params)

@@ -1,0 +1,9 @@
+"""retrograd.viz: draw the recorded graph (``draw``) as Graphviz DOT text and pictures.
+
+Producing DOT needs only retrograd; rendering needs Graphviz's ``dot`` program (and uses
+the ``graphviz`` Python package when installed: ``pip install 'retrograd[viz]'``).
+"""
+
+from .dot import Graph, GraphvizNotFoundError, draw
+
+__all__ = ["draw", "Graph", "GraphvizNotFoundError"]
