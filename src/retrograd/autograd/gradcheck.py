@@ -150,19 +150,23 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         rng = np.random.default_rng(0)
         grad_outputs = tuple(
             make_tensor(rng.standard_normal(o._data.shape).astype(o._data.dtype))
-            .requires_grad_(True) for o in outs
+            .requires_grad_(o._requires_grad) for o in outs  # not for integer outputs
         )
     grad_outputs = _tensors(grad_outputs)
     n_in = len(inputs)
     diff_idx = [i for i, t in enumerate(inputs) if hasattr(t, "_data") and t._requires_grad]
 
     def first_grads(*args):
+        from .grad_mode import enable_grad
+
         ins, gos = args[:n_in], args[n_in:]
-        outs = _outputs(func, ins)
-        diff = [ins[i] for i in diff_idx]
-        pairs = [(o, g) for o, g in zip(outs, gos) if o._requires_grad]
-        gs = grad([o for o, _ in pairs], diff, [g for _, g in pairs], create_graph=True,
-                  allow_unused=True)
+        # the numerical Jacobian calls this under no_grad: the first gradients need a graph
+        with enable_grad():
+            outs = _outputs(func, ins)
+            diff = [ins[i] for i in diff_idx]
+            pairs = [(o, g) for o, g in zip(outs, gos) if o._requires_grad]
+            gs = grad([o for o, _ in pairs], diff, [g for _, g in pairs], create_graph=True,
+                      allow_unused=True)
         return tuple(g for g in gs if g is not None)
 
     return gradcheck(first_grads, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,

@@ -54,7 +54,9 @@ def to(x, *args, **kwargs):
 
 def _cast(name):
     def convert(x, memory_format=None):
-        return to(x, name)
+        from .. import dtypes
+
+        return to(x, getattr(dtypes, name))  # a dtype object: a bare string means a device
 
     convert.__name__ = name
     return convert
@@ -79,10 +81,10 @@ def bind_methods(Tensor) -> None:  # noqa: N803 - the class
     pw, rd, sh, ix, la = pointwise, reduce, shape, index, linalg
     methods = {
         # arithmetic operators
-        "__add__": pw.add, "__radd__": lambda s, o: pw.add(o, s),
-        "__sub__": pw.sub, "__rsub__": pw.rsub,
+        "__add__": pw.add_op, "__radd__": lambda s, o: pw.add_op(o, s),
+        "__sub__": pw.sub_op, "__rsub__": pw.rsub,
         "__mul__": pw.mul, "__rmul__": lambda s, o: pw.mul(o, s),
-        "__truediv__": pw.div, "__rtruediv__": lambda s, o: pw.div(o, s),
+        "__truediv__": pw.div, "__rtruediv__": pw.rdiv,
         "__floordiv__": pw.floor_divide, "__rfloordiv__": lambda s, o: pw.floor_divide(o, s),
         "__mod__": pw.remainder, "__rmod__": lambda s, o: pw.remainder(o, s),
         "__pow__": pw.power, "__rpow__": lambda s, o: pw.power(o, s),
@@ -96,7 +98,7 @@ def bind_methods(Tensor) -> None:  # noqa: N803 - the class
         # named arithmetic
         "add": pw.add, "sub": pw.sub, "mul": pw.mul, "div": pw.div, "neg": pw.neg,
         "pow": pw.power, "abs": pw.abs, "sign": pw.sign, "exp": pw.exp, "log": pw.log,
-        "sqrt": pw.sqrt, "sin": pw.sin, "cos": pw.cos, "tanh": pw.tanh,
+        "sqrt": pw.sqrt, "reciprocal": pw.reciprocal, "sin": pw.sin, "cos": pw.cos, "tanh": pw.tanh,
         "sigmoid": pw.sigmoid, "relu": pw.relu, "clamp": pw.clamp, "clip": pw.clamp,
         "maximum": pw.maximum, "minimum": pw.minimum, "remainder": pw.remainder,
         "eq": pw.eq, "ne": pw.ne, "lt": pw.lt, "le": pw.le, "gt": pw.gt, "ge": pw.ge,

@@ -74,6 +74,38 @@ _unsq = defop("getitem", _getitem_fwd, _getitem_vjp, "UnsqueezeBackward0", 1, NO
 _alias = defop("getitem", _getitem_fwd, _getitem_vjp, "AliasBackward0", 1, NOTHING, view=True)
 
 
+def _basic_op(index, shape):
+    """The op whose grad_fn name PyTorch shows for a basic index.
+
+    PyTorch applies the items left to right (an int selects, a slice slices, None
+    unsqueezes) and names the result after the last one; inside a tuple a slice that keeps
+    a whole dimension is skipped, and an index that does nothing gives an alias.
+    """
+    if not isinstance(index, tuple):
+        if isinstance(index, int):
+            return _select
+        if isinstance(index, slice):
+            return _slice
+        return _unsq if index is None else _alias
+    op = _alias
+    consumed = sum(1 for i in index if isinstance(i, (int, slice)))
+    dim = 0
+    for item in index:
+        if item is Ellipsis:
+            dim += len(shape) - consumed
+        elif item is None:
+            op = _unsq
+        elif isinstance(item, int):
+            op = _select
+            dim += 1
+        else:
+            size = shape[dim] if dim < len(shape) else 0
+            if item.indices(size) != (0, size, 1):
+                op = _slice
+            dim += 1
+    return op
+
+
 def getitem(x, index):
     """``x[index]``: basic (ints, slices, None, ...) and advanced (arrays, masks) indexing."""
     index = _unwrap_index(index)
@@ -82,15 +114,7 @@ def getitem(x, index):
     if not hasattr(x, "_data"):
         return x[index]
     if basic:
-        items = index if isinstance(index, tuple) else (index,)
-        if any(isinstance(i, int) for i in items):
-            op = _select
-        elif any(isinstance(i, slice) for i in items):
-            op = _slice
-        elif any(i is None for i in items):
-            op = _unsq
-        else:
-            op = _alias
+        op = _basic_op(index, shape)
         try:
             return op(x, index, shape, True)
         except IndexError as e:
@@ -108,7 +132,11 @@ def getitem(x, index):
 
 
 def _gather_fwd(a, idx, dim, in_shape):
-    return namespace(a).take_along_axis(a, idx, axis=dim)
+    # an open grid rather than take_along_axis: PyTorch lets the index be smaller than the
+    # input in the other dimensions too
+    grid = list(namespace(idx).indices(idx.shape, sparse=True))
+    grid[dim] = idx
+    return a[tuple(grid)]
 
 
 def _gather_vjp(node, g, saved):
@@ -120,10 +148,47 @@ _gather = defop("gather", _gather_fwd, _gather_vjp, "GatherBackward0", 1, NOTHIN
 
 
 def gather(x, dim, index):
-    """``out[i][j] = x[i][index[i][j]]`` for dim=1 (PyTorch's gather)."""
+    """Pick values along ``dim``: ``out[i][j] = x[i][index[i][j]]`` for ``dim=1``.
+
+    ``index`` is an int64 tensor with as many dimensions as ``x``, no larger than ``x`` in the
+    other dimensions.  The gradient is added back at the picked positions (repeats add up).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.gather(T.tensor([[1.0, 2.0], [3.0, 4.0]]), 1, T.tensor([[0, 0], [1, 0]]))
+    tensor([[1., 1.],
+            [4., 3.]])
+    """
+    from .shape import _norm_dim
+
     idx = index._data if hasattr(index, "_data") else index
-    dim = dim % max(x.ndim, 1)
-    return _gather(x, idx, dim, tuple(x.shape))
+    shape = tuple(x.shape)
+    dim = _norm_dim(dim, len(shape))
+    if idx.dtype.kind not in "iu":
+        raise RuntimeError(
+            f"gather(): Expected dtype int64 for index, but got {idx.dtype.name}; "
+            "convert it with index.long()"
+        )
+    if idx.ndim != len(shape) and not (not shape and idx.ndim <= 1):
+        raise RuntimeError(
+            f"Index tensor must have the same number of dimensions as input tensor (input "
+            f"shape {list(shape)}, index shape {list(idx.shape)})"
+        )
+    for d, (n, m) in enumerate(zip(idx.shape, shape)):
+        if d != dim and n > m:
+            raise RuntimeError(
+                f"Size does not match at dimension {d} expected index {list(idx.shape)} to be "
+                f"smaller than self {list(shape)} apart from dimension {dim}"
+            )
+    if idx.size and shape:
+        lo, hi = int(idx.min()), int(idx.max())
+        if lo < 0 or hi >= shape[dim]:
+            raise RuntimeError(
+                f"index {hi if hi >= shape[dim] else lo} is out of bounds for dimension {dim} "
+                f"with size {shape[dim]} (gather on a tensor of shape {list(shape)})"
+            )
+    return _gather(x, idx, dim, shape)
 
 
 def take_along(x, idx, dim):

@@ -52,21 +52,22 @@ def _write(x, data, name):
 def inplace(op_fn, name, saves_inputs):
     """Make ``x.name_(other)`` from the out-of-place ``op_fn``."""
 
-    def method(x, *args):
+    def method(x, *args, **kwargs):
         wants = state.enabled and (
-            x._requires_grad or any(isinstance(a, Tensor) and a._requires_grad for a in args)
+            x._requires_grad or any(isinstance(a, Tensor) and a._requires_grad
+                                   for a in (*args, *kwargs.values()))
         )
         if wants and x._grad_fn is None and x._requires_grad:
             raise _leaf_error(x, name)
         if wants:
-            result = op_fn(shadow_of(x, saves_inputs), *args)
+            result = op_fn(shadow_of(x, saves_inputs), *args, **kwargs)
             _write(x, result._data, name)
             x._grad_fn = result._grad_fn
             x._requires_grad = result._requires_grad
             x._nr = 0
         else:
             with _no_record():
-                result = op_fn(x, *args)
+                result = op_fn(x, *args, **kwargs)
             _write(x, result._data if isinstance(result, Tensor) else result, name)
         x._bump_version()
         return x
@@ -85,8 +86,8 @@ class _no_record:
         state.enabled = self.prev
 
 
-add_ = inplace(lambda x, other, alpha=1: pointwise.add(x, other, alpha), "add_", False)
-sub_ = inplace(lambda x, other, alpha=1: pointwise.sub(x, other, alpha), "sub_", False)
+add_ = inplace(lambda x, other, alpha=1: pointwise.add(x, other, alpha=alpha), "add_", False)
+sub_ = inplace(lambda x, other, alpha=1: pointwise.sub(x, other, alpha=alpha), "sub_", False)
 mul_ = inplace(pointwise.mul, "mul_", True)
 div_ = inplace(pointwise.div, "div_", True)
 pow_ = inplace(pointwise.power, "pow_", True)

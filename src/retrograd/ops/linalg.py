@@ -1,8 +1,8 @@
 """Matrix products.  ``matmul`` covers 1-D, 2-D and broadcast batched operands.
 
 grad_fn names follow PyTorch's dispatch: DotBackward0 (1-D @ 1-D), MvBackward0
-(2-D @ 1-D), MmBackward0 (2-D @ 2-D), BmmBackward0 (3-D @ 3-D, same batch), and
-UnsafeViewBackward0 for the other batched and broadcast cases.
+(2-D @ 1-D), SqueezeBackward4 (1-D @ 2-D), MmBackward0 (2-D @ 2-D), and for batched
+operands UnsafeViewBackward0, CloneBackward0 or TransposeBackward0 (see ``_dispatch``).
 """
 
 from __future__ import annotations
@@ -44,13 +44,57 @@ def _matmul_fwd(a, b):
     return a @ b
 
 
+def _should_fold(ad, bd, a_grad, b_grad):
+    """PyTorch folds an N-D by 1-D/2-D product into one mm/mv (rather than a bmm) when the
+    small operand needs a gradient or the large one folds without a copy."""
+    a_larger = ad.ndim >= bd.ndim
+    t1 = ad if a_larger else bd.swapaxes(-1, -2)
+    if not (t1.ndim >= 3 and (bd.ndim if a_larger else ad.ndim) <= 2):
+        return False
+    if b_grad if a_larger else a_grad:
+        return True
+    if ad.ndim == 2:
+        return False
+    if t1.size == 0:
+        return True
+    st, sh = t1.strides, t1.shape
+    return all(st[i] == st[i + 1] * sh[i + 1] for i in range(t1.ndim - 2))
+
+
+def _dispatch(ad, bd, a_grad, b_grad):
+    """The record whose grad_fn name PyTorch's matmul ends with for these operands.
+
+    PyTorch lowers matmul to dot / mv / mm / bmm plus views; its output's grad_fn is the
+    last of those.  retrograd computes every case with one ``@`` and one derivative, but
+    names the node as PyTorch would, following its dispatch (aten's ``_matmul_impl``).
+    """
+    da, db = ad.ndim, bd.ndim
+    if da <= 2 and db <= 2:
+        return {(1, 1): _dot, (2, 1): _mv, (1, 2): _squeeze, (2, 2): _mm}[da, db]
+    if _should_fold(ad, bd, a_grad, b_grad):
+        if db > da and da == 2:
+            # the folded product is transposed back and made contiguous: a copy (Clone),
+            # unless the transposed result is already contiguous (a size-1 side)
+            n, p = ad.shape[0], bd.shape[-1]
+            return _transposed if n == 1 or p == 1 else _cloned
+        return _batched
+    if da == 3 and db == 3 and ad.shape[0] != bd.shape[0]:
+        if ad.shape[0] == 1 and a_grad:  # PyTorch squeezes a batch of one first
+            return _dispatch(ad[0], bd, a_grad, b_grad)
+        if bd.shape[0] == 1 and b_grad:
+            return _dispatch(ad, bd[0], a_grad, b_grad)
+    return _batched
+
+
 _dot = defop("matmul", _matmul_fwd, _matmul_vjp, "DotBackward0", 2, INPUTS, "promote")
 _mv = defop("matmul", _matmul_fwd, _matmul_vjp, "MvBackward0", 2, INPUTS, "promote")
 _mm = defop("matmul", _matmul_fwd, _matmul_vjp, "MmBackward0", 2, INPUTS, "promote")
-_bmm = defop("matmul", _matmul_fwd, _matmul_vjp, "BmmBackward0", 2, INPUTS, "promote")
 _squeeze = defop("matmul", _matmul_fwd, _matmul_vjp, "SqueezeBackward4", 2, INPUTS, "promote")
 _batched = defop("matmul", _matmul_fwd, _matmul_vjp, "UnsafeViewBackward0", 2, INPUTS,
                  "promote")
+_cloned = defop("matmul", _matmul_fwd, _matmul_vjp, "CloneBackward0", 2, INPUTS, "promote")
+_transposed = defop("matmul", _matmul_fwd, _matmul_vjp, "TransposeBackward0", 2, INPUTS,
+                    "promote")
 
 
 def matmul(a, b):
@@ -73,18 +117,8 @@ def matmul(a, b):
             f"the first ({ka}) must equal the {'first' if bd.ndim == 1 else 'second-to-last'} "
             f"dimension of the second ({kb})"
         )
-    if ad.ndim == 1 and bd.ndim == 1:
-        op = _dot
-    elif ad.ndim == 2 and bd.ndim == 1:
-        op = _mv
-    elif ad.ndim == 2 and bd.ndim == 2:
-        op = _mm
-    elif ad.ndim == 3 and bd.ndim == 3 and ad.shape[0] == bd.shape[0]:
-        op = _bmm
-    elif ad.ndim == 1 and bd.ndim == 2:
-        op = _squeeze
-    else:
-        op = _batched
+    op = _dispatch(ad, bd, getattr(a, "_requires_grad", False), getattr(b, "_requires_grad",
+                                                                          False))
     if ad.dtype != bd.dtype:
         raise RuntimeError(
             f"expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype}; "

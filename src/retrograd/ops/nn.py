@@ -156,9 +156,9 @@ def _mse_vjp(node, g, saved):
     reduction = node.params[0]
     na, nb = node.next
     diff = a - b
-    scale = 2.0 / diff.size if reduction == "mean" else 2.0
-    if hasattr(diff, "_data") and reduction == "mean":
-        scale = 2.0 / diff.numel()
+    scale = 2.0
+    if reduction == "mean":  # a Tensor's size is a method, an array's a number
+        scale = 2.0 / (diff.numel() if hasattr(diff, "_data") else diff.size)
     ga = g * scale * diff
     return (ga if na else None, -ga if nb else None)
 

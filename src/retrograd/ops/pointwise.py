@@ -7,6 +7,8 @@ Broadcasting is not undone here: the engine reduces each gradient to its input's
 
 from __future__ import annotations
 
+import math
+
 from ..backend import namespace
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 
@@ -23,7 +25,19 @@ def _add_fwd(a, b, alpha=1):
     return a + b if alpha == 1 else a + b * alpha
 
 
-add = defop("add", _add_fwd, _add_vjp, "AddBackward0", 2, NOTHING, "promote")
+add_op = defop("add", _add_fwd, _add_vjp, "AddBackward0", 2, NOTHING, "promote")
+
+
+def add(input, other, *, alpha=1):  # noqa: A002 - PyTorch's names
+    """``input + alpha * other``, broadcasting; either may be a Python number.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.add(T.tensor([1.0, 2.0]), T.tensor([1.0, 1.0]), alpha=2)
+    tensor([3., 4.])
+    """
+    return add_op(input, other) if alpha == 1 else add_op(input, other, alpha)
 
 
 def _sub_vjp(node, g, saved):
@@ -36,7 +50,12 @@ def _sub_fwd(a, b, alpha=1):
     return a - b if alpha == 1 else a - b * alpha
 
 
-sub = defop("sub", _sub_fwd, _sub_vjp, "SubBackward0", 2, NOTHING, "promote")
+sub_op = defop("sub", _sub_fwd, _sub_vjp, "SubBackward0", 2, NOTHING, "promote")
+
+
+def sub(input, other, *, alpha=1):  # noqa: A002 - PyTorch's names
+    """``input - alpha * other``, broadcasting; either may be a Python number."""
+    return sub_op(input, other) if alpha == 1 else sub_op(input, other, alpha)
 # ``2 - x``: PyTorch records it as RsubBackward1
 rsub = defop("rsub", lambda a, b: b - a,
              lambda node, g, saved: (-g if node.next[0] else None, g if node.next[1] else None),
@@ -62,6 +81,25 @@ def _div_vjp(node, g, saved):
 
 div = defop("div", lambda a, b: a / b, _div_vjp, "DivBackward0", 2, INPUTS, "float")
 
+
+def _reciprocal_vjp(node, g, saved):
+    (out,) = saved
+    return (-g * out * out,)
+
+
+reciprocal = defop("reciprocal", lambda a: 1 / a, _reciprocal_vjp, "ReciprocalBackward0", 1,
+                   OUTPUT, "float")
+
+
+def rdiv(x, other):
+    """``other / x`` for a Python number ``other``: PyTorch records ``reciprocal(x) * other``
+    (so the grad_fn is MulBackward0), and so does retrograd."""
+    from ..tensor import Tensor
+
+    if isinstance(other, Tensor):
+        return div(other, x)
+    return mul(reciprocal(x), other)
+
 neg = defop("neg", lambda a: -a, lambda node, g, saved: (-g,), "NegBackward0")
 
 
@@ -78,7 +116,13 @@ def _pow_vjp(node, g, saved):
     if ne:
         # d(x**p)/dp = x**p * log(x); PyTorch defines it as 0 where x == 0 and p >= 0
         out = base ** exponent
-        ge = where((base == 0) & (exponent >= 0), 0.0, g * out * log(base))
+        if isinstance(base, (int, float)):  # ``2 ** x``: the base is a Python number
+            if base == 0:
+                ge = where(exponent >= 0, g * 0.0, g * out * -math.inf)
+            else:
+                ge = g * out * (math.log(base) if base > 0 else math.nan)
+        else:
+            ge = where((base == 0) & (exponent >= 0), 0.0, g * out * log(base))
     return (gb, ge)
 
 
@@ -227,10 +271,47 @@ def _clamp_vjp(node, g, saved):
 _clamp = defop("clamp", _clamp_fwd, _clamp_vjp, "ClampBackward1", 1, INPUTS)
 
 
+def _clamp_tensor_fwd(a, lo, hi):
+    xp = namespace(a)
+    return xp.minimum(xp.maximum(a, lo), hi)
+
+
+def _clamp_tensor_vjp(node, g, saved):
+    # bounds given as tensors: where x lies within them its gradient passes (bounds included,
+    # as the number-bounds clamp); elsewhere the bound that produced the value gets it
+    a, lo, hi = saved
+    nx, nlo, nhi = node.next
+    zero = g * 0
+    m = maximum(a, lo)
+    inside = (a >= lo) & (m <= hi)
+    return (where(inside, g, zero) if nx else None,
+            where((a < lo) & (m <= hi), g, zero) if nlo else None,
+            where(m > hi, g, zero) if nhi else None)
+
+
+_clamp_tensor = defop("clamp", _clamp_tensor_fwd, _clamp_tensor_vjp, "ClampBackward0", 3,
+                      INPUTS, "promote")
+
+
 def clamp(x, min=None, max=None):  # noqa: A002 - PyTorch's keyword names
-    """Limit ``x`` to ``[min, max]``; the gradient passes where ``min <= x <= max``."""
+    """Limit ``x`` to ``[min, max]``; the gradient passes where ``min <= x <= max``.
+
+    ``min`` and ``max`` are numbers or tensors (broadcast against ``x``); at least one is
+    given.  At the bounds themselves the gradient passes, as in PyTorch.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.clamp(T.tensor([-2.0, 0.5, 3.0]), -1, 1)
+    tensor([-1.0000,  0.5000,  1.0000])
+    """
+    from ..tensor import Tensor
+
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return _clamp_tensor(x, -math.inf if min is None else min,
+                             math.inf if max is None else max)
     return _clamp(x, min, max)
 
 

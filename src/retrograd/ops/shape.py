@@ -173,6 +173,9 @@ _squeeze0 = defop("squeeze", lambda a, dims, in_shape: a.reshape(
     "SqueezeBackward0", 1, NOTHING, view=True)
 _squeeze1 = defop("squeeze", _squeeze0.op.forward, _squeeze_vjp, "SqueezeBackward1", 1,
                   NOTHING, view=True)
+# squeeze with a tuple of dims (PyTorch's squeeze.dims overload)
+_squeeze2 = defop("squeeze", _squeeze0.op.forward, _squeeze_vjp, "SqueezeBackward2", 1,
+                  NOTHING, view=True)
 
 
 def squeeze(x, dim=None):
@@ -181,10 +184,11 @@ def squeeze(x, dim=None):
     if dim is None:
         dims = tuple(i for i, s in enumerate(shape) if s == 1)
         return _squeeze0(x, dims, shape)
+    op = _squeeze1 if isinstance(dim, int) else _squeeze2
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     dims = tuple(_norm_dim(d, len(shape)) for d in dims)
     dims = tuple(d for d in dims if shape and shape[d] == 1)
-    return _squeeze1(x, dims, shape)
+    return op(x, dims, shape)
 
 
 def _unsqueeze_fwd(a, dim):
@@ -231,7 +235,7 @@ def _expand_fwd(a, shape, in_shape=None):
 expand_op = defop("expand", _expand_fwd,
                   lambda node, g, saved: (sum_to_size(g, node.params[1]),),
                   "ExpandBackward0", 1, NOTHING, view=True)
-sum_to_size_op = defop("sum_to_size", lambda a, shape: _sum_to(a, shape),
+sum_to_size_op = defop("sum_to_size", lambda a, shape, in_shape=None: _sum_to(a, shape),
                        lambda node, g, saved: (expand_op(g, node.params[1], node.params[0]),),
                        "SumBackward1", 1, NOTHING)
 
@@ -274,7 +278,7 @@ def broadcast_to(x, shape):
 
 
 def _cat_fwd(*args):
-    *arrays, dim = args
+    *arrays, dim, sizes = args
     return namespace(arrays[0]).concatenate(arrays, axis=dim)
 
 

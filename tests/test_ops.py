@@ -1,0 +1,385 @@
+"""The registry-driven op test: one table of op cases, every check run on every case.
+
+Each :class:`Case` names a call written once against a module ``m`` (``retrograd`` or
+``torch``: both spell the API the same way), the shapes of its differentiable inputs, the
+domain those inputs are drawn from, and its non-tensor arguments.  For every case:
+
+* float64 ``gradcheck`` and ``gradgradcheck`` (retrograd alone, no torch needed);
+* a differential comparison with PyTorch 2.13: forward values in float32 and float64,
+  output dtype, first-order gradients from ``.backward(gradient)`` with a random gradient,
+  and the grad_fn name.
+
+Further tables cover what random inputs never hit: boundary points (kinks, ties, zeros)
+where the conventions are PyTorch's, dtype promotion, in-place ops on non-leaves (values,
+grads, version counters), and the exceptions a user gets for a wrong call.
+"""
+
+from __future__ import annotations
+
+import warnings
+import zlib
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import pytest
+
+import retrograd
+from retrograd.autograd import gradcheck, gradgradcheck
+
+# ----------------------------------------------------------------------------- the table
+
+
+@dataclass
+class Case:
+    """One op call to check.
+
+    ``fn(m, *inputs, **params)`` runs it with ``m`` = retrograd or torch; ``th`` replaces it
+    for torch where the spellings differ.  ``shapes`` has one shape per differentiable input
+    and ``domain`` (one name, or one per input) says where its values are drawn from.
+    ``xfail`` maps a check (``"gradcheck"``, ``"gradgradcheck"``, ``"values"``, ``"grads"``,
+    ``"grad_fn"``) to the reason it is a known gap.
+    """
+
+    name: str
+    fn: Callable
+    shapes: tuple
+    domain: str | tuple = "real"
+    params: dict = field(default_factory=dict)
+    th: Callable | None = None
+    gc: dict = field(default_factory=dict)  # gradcheck options (e.g. eps for a float32 cast)
+    xfail: dict = field(default_factory=dict)
+
+    def domains(self):
+        return (self.domain,) * len(self.shapes) if isinstance(self.domain, str) else self.domain
+
+    def arrays(self):
+        """The case's float64 inputs, the same on every run (seeded by the case name)."""
+        rng = np.random.default_rng(zlib.crc32(self.name.encode()))
+        return [_sample(rng, s, d) for s, d in zip(self.shapes, self.domains())]
+
+    def call(self, m, *xs):
+        f = self.th if (self.th is not None and m is not retrograd) else self.fn
+        return f(m, *xs, **self.params)
+
+
+def _sample(rng, shape, domain):
+    if domain == "real":
+        return rng.standard_normal(shape)
+    if domain == "pos":  # log, sqrt, the base of x ** y
+        return rng.uniform(0.5, 2.0, shape)
+    if domain == "nonzero":  # denominators, negative powers
+        return rng.choice([-1.0, 1.0], shape) * rng.uniform(0.5, 2.0, shape)
+    if domain == "spread":  # distinct values well apart: max/min have no near-ties
+        n = int(np.prod(shape))
+        return rng.permutation(np.arange(n, dtype=np.float64) * 0.7 - n * 0.3).reshape(shape)
+    raise ValueError(domain)
+
+
+BCAST = [((3, 4), (3, 4)), ((3, 1), (1, 4)), ((4,), (2, 3, 4)), ((), (2, 3)), ((2, 3), ())]
+
+# constants shared by retrograd and torch (never differentiated)
+IDX = np.array([2, 0, 2, 1])  # repeated on purpose: their gradients must add up
+IDX2 = np.array([[1, 1], [0, 2], [3, 3]])
+MASK = np.array([[True, False, True, False], [False, False, True, True],
+                 [True, True, False, False]])
+COND = np.array([[True], [False], [True]])
+TARGET = np.array([1, 0, 4, 4])
+
+
+def nnf(m):
+    """``m.nn.functional``, for m = retrograd or torch."""
+    return m.nn.functional
+
+
+CASES: list[Case] = []
+
+
+def case(*args, **kwargs):
+    CASES.append(Case(*args, **kwargs))
+
+
+# arithmetic, with every broadcast pair
+for sa, sb in BCAST:
+    tag = f"{sa}x{sb}"
+    case(f"add{tag}", lambda m, a, b: a + b, (sa, sb))
+    case(f"sub{tag}", lambda m, a, b: a - b, (sa, sb))
+    case(f"mul{tag}", lambda m, a, b: a * b, (sa, sb))
+    case(f"div{tag}", lambda m, a, b: a / b, (sa, sb), ("real", "nonzero"))
+    case(f"pow_tt{tag}", lambda m, a, b: a ** b, (sa, sb), ("pos", "real"))
+    case(f"maximum{tag}", lambda m, a, b: m.maximum(a, b), (sa, sb))
+    case(f"minimum{tag}", lambda m, a, b: m.minimum(a, b), (sa, sb))
+case("add_alpha", lambda m, a, b, alpha: m.add(a, b, alpha=alpha), ((3, 4), (4,)),
+     params={"alpha": 2.5})
+case("sub_alpha", lambda m, a, b, alpha: a.sub(b, alpha=alpha), ((3, 4), (4,)),
+     params={"alpha": 2.5})
+case("add_scalar", lambda m, a: a + 2, ((3, 4),))
+case("radd", lambda m, a: 2 + a, ((3, 4),))
+case("sub_scalar", lambda m, a: a - 2, ((3, 4),))
+case("rsub", lambda m, a: 2 - a, ((3, 4),))
+case("mul_scalar", lambda m, a: a * 2, ((3, 4),))
+case("rmul", lambda m, a: 2 * a, ((3, 4),))
+case("div_scalar", lambda m, a: a / 2, ((3, 4),))
+case("rdiv", lambda m, a: 2 / a, ((3, 4),), "nonzero")
+case("neg", lambda m, a: -a, ((3, 4),))
+case("neg_fn", lambda m, a: m.neg(a), ((3, 4),))
+case("pow2", lambda m, a: a ** 2, ((3, 4),))
+case("pow3", lambda m, a: m.pow(a, 3), ((3, 4),))
+case("pow_half", lambda m, a: a ** 0.5, ((3, 4),), "pos")
+case("pow_neg", lambda m, a: a ** -1.5, ((3, 4),), "pos")
+case("pow_0", lambda m, a: a ** 0, ((3, 4),))
+case("rpow", lambda m, a: 2 ** a, ((3, 4),))
+case("rpow_float", lambda m, a: 0.5 ** a, ((3, 4),))
+
+# elementwise functions
+for _name, _dom in [("exp", "real"), ("log", "pos"), ("sqrt", "pos"), ("abs", "nonzero"),
+                    ("sin", "real"), ("cos", "real"), ("tanh", "real"), ("sigmoid", "real"),
+                    ("relu", "nonzero")]:
+    case(_name, lambda m, a, f=_name: getattr(m, f)(a), ((3, 4),), _dom)
+    case(f"{_name}_method", lambda m, a, f=_name: getattr(a, f)(), ((2, 3),), _dom)
+case("abs_op", lambda m, a: abs(a), ((5,),), "nonzero")
+case("F.relu", lambda m, a: nnf(m).relu(a), ((2, 3),), "nonzero")
+case("F.sigmoid", lambda m, a: nnf(m).sigmoid(a), ((2, 3),))
+case("F.tanh", lambda m, a: nnf(m).tanh(a), ((2, 3),))
+
+# matmul in every dispatch PyTorch distinguishes
+for sa, sb in [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)),
+               ((2, 3, 4), (2, 4, 5)), ((2, 1, 3, 4), (5, 4, 2)), ((3,), (2, 3, 4)),
+               ((2, 3, 4), (4,)), ((1, 3, 4), (2, 4, 2))]:
+    case(f"matmul{sa}@{sb}", lambda m, a, b: a @ b, (sa, sb))
+case("matmul_fn", lambda m, a, b: m.matmul(a, b), ((2, 3), (3, 2)))
+case("mm", lambda m, a, b: m.mm(a, b), ((2, 3), (3, 2)))
+
+# reductions
+for _dim in [None, 0, -1, (0, 2), (-1, 0)]:
+    for _keep in [False, True]:
+        if _dim is None and _keep:
+            continue
+        kw = {} if _dim is None else {"dim": _dim, "keepdim": _keep}
+        case(f"sum{kw}", lambda m, a, **kw: a.sum(**kw), ((2, 3, 4),), params=kw)
+        case(f"mean{kw}", lambda m, a, **kw: m.mean(a, **kw), ((2, 3, 4),), params=kw)
+case("sum_0d", lambda m, a: a.sum(), ((),))
+case("sum_0d_dim", lambda m, a: a.sum(0), ((),))
+case("mean_0d", lambda m, a: a.mean(), ((),))
+case("sum_fn", lambda m, a: m.sum(a, 1), ((2, 3),))
+for _op in ("max", "min"):
+    case(f"{_op}_all", lambda m, a, op=_op: getattr(a, op)(), ((3, 4),), "spread")
+    case(f"{_op}_fn_all", lambda m, a, op=_op: getattr(m, op)(a), ((5,),), "spread")
+    for _dim in (0, 1, -1):
+        for _keep in (False, True):
+            case(f"{_op}_dim{_dim}_keep{_keep}",
+                 lambda m, a, op=_op, **kw: getattr(m, op)(a, **kw), ((3, 4),), "spread",
+                 params={"dim": _dim, "keepdim": _keep})
+    case(f"{_op}_dim_values", lambda m, a, op=_op: getattr(a, op)(dim=1).values, ((2, 3),),
+         "spread")
+    case(f"{_op}_dim_1d", lambda m, a, op=_op: getattr(a, op)(0), ((5,),), "spread")
+
+# shape ops
+case("reshape", lambda m, a: a.reshape(4, -1), ((2, 3, 2),))
+case("reshape_tuple", lambda m, a: m.reshape(a, (3, 4)), ((2, 6),))
+case("reshape_noncontig", lambda m, a: a.t().reshape(-1), ((2, 3),))
+case("view", lambda m, a: a.view(2, -1), ((2, 3, 2),))
+case("view_tuple", lambda m, a: a.view((12,)), ((3, 4),))
+case("view_0d", lambda m, a: a.view(1, 1), ((),))
+case("flatten", lambda m, a: a.flatten(), ((2, 3, 2),))
+case("flatten_range", lambda m, a: m.flatten(a, 1), ((2, 3, 2),))
+case("transpose", lambda m, a: a.transpose(0, 2), ((2, 3, 4),))
+case("transpose_neg", lambda m, a: m.transpose(a, -1, -2), ((2, 3, 4),))
+case("t", lambda m, a: a.t(), ((2, 3),))
+case("t_fn_1d", lambda m, a: m.t(a), ((3,),))
+case("T", lambda m, a: a.T, ((2, 3),))
+case("mT", lambda m, a: a.mT, ((2, 3, 4),))
+case("permute", lambda m, a: a.permute(2, 0, 1), ((2, 3, 4),))
+case("permute_tuple", lambda m, a: m.permute(a, (1, 0, 2)), ((2, 3, 4),))
+case("squeeze_all", lambda m, a: a.squeeze(), ((3, 1, 4, 1),))
+case("squeeze_dim", lambda m, a: a.squeeze(1), ((3, 1, 4, 1),))
+case("squeeze_dim_noop", lambda m, a: m.squeeze(a, 0), ((3, 1, 4, 1),))
+case("squeeze_dims", lambda m, a: a.squeeze((1, 3)), ((3, 1, 4, 1),))
+case("unsqueeze0", lambda m, a: a.unsqueeze(0), ((3, 4),))
+case("unsqueeze_neg", lambda m, a: m.unsqueeze(a, -1), ((3, 4),))
+case("unsqueeze_0d", lambda m, a: a.unsqueeze(0), ((),))
+case("expand", lambda m, a: a.expand(2, 3, 4), ((3, 1),))
+case("expand_keep", lambda m, a: a.expand(-1, 4), ((3, 1),))
+case("expand_as", lambda m, a, b: a.expand_as(b), ((1, 4), (3, 4)))
+case("broadcast_to", lambda m, a: m.broadcast_to(a, (2, 3, 4)), ((4,),))
+case("clone", lambda m, a: a.clone(), ((2, 3),))
+case("clone_fn", lambda m, a: m.clone(a), ((2, 3),))
+case("contiguous", lambda m, a: a.t().contiguous(), ((2, 3),))
+# a float64 input cast to float32 (and float32 to float64): finite differences through a
+# float32 rounding need a larger step
+case("to_dtype", lambda m, a: a.to(m.float32 if a.dtype == m.float64 else m.float64),
+     ((2, 3),), gc={"eps": 1e-3})
+case("float", lambda m, a: a.float(), ((2, 3),), gc={"eps": 1e-3})
+case("double", lambda m, a: a.double(), ((2, 3),), gc={"eps": 1e-3})
+
+# indexing
+case("index_int", lambda m, a: a[1], ((3, 4),))
+case("index_neg_int", lambda m, a: a[-1], ((3, 4),))
+case("index_2int", lambda m, a: a[1, 2], ((3, 4),))
+case("index_slice", lambda m, a: a[1:3], ((3, 4),))
+case("index_step", lambda m, a: a[::2], ((5, 2),))
+case("index_col", lambda m, a: a[:, 1], ((3, 4),))
+case("index_int_slice", lambda m, a: a[0, 1:], ((3, 4),))
+case("index_slice_int", lambda m, a: a[1:, 2], ((3, 4),))
+case("index_none", lambda m, a: a[None], ((3, 4),))
+case("index_none_mid", lambda m, a: a[:, None], ((3, 4),))
+case("index_ellipsis", lambda m, a: a[..., 1], ((2, 3, 4),))
+case("index_ellipsis_only", lambda m, a: a[...], ((3, 4),))
+case("index_array", lambda m, a: a[m.tensor(IDX)], ((3, 4),))
+case("index_list", lambda m, a: a[[0, 0, 2]], ((3, 4),))
+case("index_col_array", lambda m, a: a[:, m.tensor(IDX)], ((3, 4),))
+case("index_2arrays", lambda m, a: a[m.tensor(IDX), m.tensor(IDX)], ((3, 4),))
+case("index_mask", lambda m, a: a[m.tensor(MASK)], ((3, 4),))
+case("index_row_mask", lambda m, a: a[m.tensor(MASK[:, 0])], ((3, 4),))
+case("gather_dim1", lambda m, a: m.gather(a, 1, m.tensor(IDX2)), ((3, 4),))
+case("gather_dim0", lambda m, a: a.gather(0, m.tensor(IDX2.T[:, :3] % 3)), ((3, 4),))
+
+# joining and selecting
+case("cat0", lambda m, a, b: m.cat([a, b]), ((2, 3), (1, 3)))
+case("cat1", lambda m, a, b, c: m.cat((a, b, c), dim=1), ((2, 3), (2, 1), (2, 2)))
+case("cat_neg", lambda m, a, b: m.cat([a, b], -1), ((2, 3), (2, 2)))
+case("stack0", lambda m, a, b: m.stack([a, b]), ((2, 3), (2, 3)))
+case("stack_last", lambda m, a, b, c: m.stack([a, b, c], dim=-1), ((2, 3),) * 3)
+case("where", lambda m, a, b: m.where(m.tensor(COND), a, b), ((3, 4), (3, 4)))
+case("where_bcast", lambda m, a, b: m.where(m.tensor(COND), a, b), ((1, 4), (3, 1)))
+case("where_scalar", lambda m, a: m.where(a > 0, a, 0.0), ((3, 4),), "nonzero")
+case("where_method", lambda m, a, b: a.where(m.tensor(COND), b), ((3, 4), (4,)))
+case("clamp", lambda m, a: a.clamp(-0.5, 0.5), ((3, 4),))
+case("clamp_min", lambda m, a: m.clamp(a, min=0.1), ((3, 4),))
+case("clamp_max", lambda m, a: a.clamp(max=-0.1), ((3, 4),))
+case("clip", lambda m, a: a.clip(-0.3, 0.3), ((3, 4),))
+case("clamp_tensor", lambda m, a, lo, hi: a.clamp(lo, hi - 0.5), ((3, 4), (3, 4), (4,)))
+
+# nn
+for _dim in (0, 1, -1):
+    case(f"softmax{_dim}", lambda m, a, dim: a.softmax(dim), ((3, 4),), params={"dim": _dim})
+    case(f"log_softmax{_dim}", lambda m, a, dim: nnf(m).log_softmax(a, dim=dim), ((3, 4),),
+         params={"dim": _dim})
+case("softmax_fn", lambda m, a: m.softmax(a, 1), ((2, 3, 4),))
+case("log_softmax_method", lambda m, a: a.log_softmax(-1), ((2, 3),))
+for _red in ("mean", "sum", "none"):
+    case(f"cross_entropy_{_red}",
+         lambda m, a, reduction: nnf(m).cross_entropy(a, m.tensor(TARGET), reduction=reduction),
+         ((4, 5),), params={"reduction": _red})
+    case(f"mse_loss_{_red}",
+         lambda m, a, b, reduction: nnf(m).mse_loss(a, b, reduction=reduction),
+         ((3, 4), (3, 4)), params={"reduction": _red})
+case("nll_loss", lambda m, a: nnf(m).nll_loss(a, m.tensor(TARGET)), ((4, 5),))
+
+
+def _ids(cases):
+    return [c.name for c in cases]
+
+
+def _param(cases, check):
+    """pytest params, with a strict xfail where ``check`` is a known gap of that case."""
+    return [
+        pytest.param(c, id=c.name, marks=pytest.mark.xfail(strict=True, reason=c.xfail[check]))
+        if check in c.xfail else pytest.param(c, id=c.name)
+        for c in cases
+    ]
+
+
+# ----------------------------------------------------------------------------- helpers
+
+TOL = {"float32": {"rtol": 2e-5, "atol": 1e-5}, "float64": {"rtol": 1e-10, "atol": 1e-12}}
+
+
+def _leaves(m, arrays, dtype_name):
+    dtype = getattr(m, dtype_name)
+    return [m.tensor(a, dtype=dtype).requires_grad_(True) for a in arrays]
+
+
+def _dtype_name(t) -> str:
+    return str(t.dtype).split(".")[-1]
+
+
+def _np(t):
+    return np.asarray(t.detach().numpy() if hasattr(t, "detach") else t)
+
+
+def _outputs(out):
+    return list(out) if isinstance(out, tuple) else [out]
+
+
+def _check_same(rg, th, tol, what):
+    assert tuple(rg.shape) == tuple(th.shape), f"{what}: shape {rg.shape} vs torch {th.shape}"
+    assert _dtype_name(rg) == _dtype_name(th), f"{what}: dtype {rg.dtype} vs torch {th.dtype}"
+    np.testing.assert_allclose(_np(rg), _np(th), equal_nan=True, err_msg=what, **tol)
+
+
+def _run_both(case, torch, dtype_name):
+    """Forward on both libraries from the same inputs; returns (leaves, outputs) per library."""
+    arrays = case.arrays()
+    rg_in = _leaves(retrograd, arrays, dtype_name)
+    th_in = _leaves(torch, arrays, dtype_name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # torch's deprecation notices
+        rg_out = case.call(retrograd, *rg_in)
+        th_out = case.call(torch, *th_in)
+    return rg_in, _outputs(rg_out), th_in, _outputs(th_out)
+
+
+# ----------------------------------------------------------------------------- (a) gradcheck
+
+
+@pytest.mark.parametrize("case", _param(CASES, "gradcheck"))
+def test_gradcheck(case):
+    xs = _leaves(retrograd, case.arrays(), "float64")
+    assert gradcheck(lambda *a: case.call(retrograd, *a), xs, **case.gc)
+
+
+@pytest.mark.parametrize("case", _param(CASES, "gradgradcheck"))
+def test_gradgradcheck(case):
+    xs = _leaves(retrograd, case.arrays(), "float64")
+    assert gradgradcheck(lambda *a: case.call(retrograd, *a), xs, **case.gc)
+
+
+# ----------------------------------------------------------------------------- (b) vs torch
+
+
+@pytest.mark.parametrize("dtype_name", ["float32", "float64"])
+@pytest.mark.parametrize("case", _param(CASES, "values"))
+def test_values_vs_torch(case, dtype_name, torch):
+    _, rg_out, _, th_out = _run_both(case, torch, dtype_name)
+    assert len(rg_out) == len(th_out)
+    for i, (r, t) in enumerate(zip(rg_out, th_out)):
+        _check_same(r, t, TOL[dtype_name], f"{case.name} output {i}")
+        assert r.requires_grad == t.requires_grad, f"output {i} requires_grad"
+
+
+@pytest.mark.parametrize("dtype_name", ["float32", "float64"])
+@pytest.mark.parametrize("case", _param(CASES, "grads"))
+def test_grads_vs_torch(case, dtype_name, torch):
+    rg_in, rg_out, th_in, th_out = _run_both(case, torch, dtype_name)
+    rng = np.random.default_rng(1 + zlib.crc32(case.name.encode()))
+    rg_roots, rg_grads, th_roots, th_grads = [], [], [], []
+    for r, t in zip(rg_out, th_out):
+        if t.requires_grad:
+            g = rng.standard_normal(tuple(t.shape))
+            rg_roots.append(r)
+            rg_grads.append(retrograd.tensor(g, dtype=r.dtype))
+            th_roots.append(t)
+            th_grads.append(torch.tensor(g, dtype=t.dtype))
+    assert rg_roots, "no differentiable output"
+    if len(rg_roots) == 1:
+        rg_roots[0].backward(rg_grads[0])
+        th_roots[0].backward(th_grads[0])
+    else:
+        retrograd.autograd.backward(rg_roots, rg_grads)
+        torch.autograd.backward(th_roots, th_grads)
+    for i, (r, t) in enumerate(zip(rg_in, th_in)):
+        if t.grad is None:
+            assert r.grad is None, f"input {i}: torch leaves .grad None"
+        else:
+            assert r.grad is not None, f"input {i}: no .grad"
+            _check_same(r.grad, t.grad, TOL[dtype_name], f"{case.name} grad of input {i}")
+
+
+@pytest.mark.parametrize("case", _param(CASES, "grad_fn"))
+def test_grad_fn_name_vs_torch(case, torch):
+    _, rg_out, _, th_out = _run_both(case, torch, "float64")
+    for r, t in zip(rg_out, th_out):
+        want = None if t.grad_fn is None else type(t.grad_fn).__name__
+        got = None if r.grad_fn is None else r.grad_fn.name()
+        assert got == want
