@@ -134,11 +134,24 @@ def saved_slot_names(node) -> tuple:
     """A name for each entry of ``node.saved``: the rule's letters (a, b), then result."""
     name = node.name()
     n_in = len(node.next)
-    base = SAVED_NAMES.get(name)
-    if base is None:
-        base = ("a", "b") if n_in == 2 else ("a",) if n_in == 1 else tuple(
+    inputs = SAVED_NAMES.get(name)
+    if inputs is None:
+        inputs = ("a", "b") if n_in == 2 else ("a",) if n_in == 1 else tuple(
             f"input{i}" for i in range(n_in))
-    return base + ("result",) + tuple(f"extra{i}" for i in range(4))
+    # ops.defop nodes declare what they save (1: the inputs, 2: the output, 3: both), in
+    # that order, then any extras; other nodes (custom Functions) name inputs then result
+    saves = getattr(type(node), "saves", 3)
+    base = (inputs if saves & 1 else ()) + (("result",) if saves & 2 else ())
+    return base + tuple(f"extra{i}" for i in range(8))
+
+
+def saved_constants(node) -> list:
+    """``[(input index, repr)]`` of the non-tensor inputs ``node`` saved (the 2 of 2 * x)."""
+    saved = node.saved
+    if not saved or not getattr(type(node), "saves", 3) & 1:
+        return []
+    return [(i, repr(v)) for i, v in enumerate(saved[:len(node.next)])
+            if isinstance(v, (int, float, bool))]
 
 
 # --------------------------------------------------------------------------- formatting
@@ -214,11 +227,9 @@ class NodeStep:
         self.name = node.name()
         self.arrived = arrived
         self.saved = saved  # list of (slot name, text) snapshotted before the node ran
+        self.saved_gone = node.saved is None
         # non-tensor inputs (the 2 of 2 * x) by input index, to name constant inputs
-        self.saved_inputs = [
-            (i, repr(v)) for i, v in enumerate(node.saved or ())
-            if i < len(node.next) and isinstance(v, (int, float, bool))
-        ]
+        self.saved_inputs = saved_constants(node)
         self.rule = describe_rule(node)
         self.sends = []  # Send per input
         self.freed = False
@@ -273,6 +284,16 @@ class HookCall:
         self.returned = None if returned is None else _snap_many(returned)
 
 
+class Failure:
+    """The backward raised: the exception and the node that was running."""
+
+    kind = "error"
+
+    def __init__(self, node, error):
+        self.node = node
+        self.error = error
+
+
 class Freed:
     """A node's saved buffers freed after it ran (backward without retain_graph)."""
 
@@ -323,9 +344,13 @@ class Trace:
         engine.tracer = self
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, exc_type, exc, tb) -> None:
         engine.tracer = self._previous
         self._settle()
+        if exc is not None:
+            # the backward failed: say where (the last node that started) and why
+            steps = [e for e in self._events if e.kind == "node"]
+            self._events.append(Failure(steps[-1].node if steps else None, exc))
 
     # -- the engine's calls
     def _settle(self) -> None:
@@ -458,6 +483,9 @@ class Trace:
                       f"rule: {e.rule}"]
             if e.saved:
                 detail.append("saved: " + ", ".join(f"{k}={v}" for k, v in e.saved))
+            elif e.saved_gone:
+                detail.append("saved: already freed by an earlier backward (it ran without "
+                              "retain_graph=True)")
             return [("run", label, detail)]
         if e.kind == "sent":
             rows = []
@@ -492,6 +520,10 @@ class Trace:
             return [("accumulate", f"{who}.grad",
                      [f"adds {format_value(e.grad)}",
                       f"before {format_value(e.before)} -> after {format_value(e.after)}"])]
+        if e.kind == "error":
+            message = str(e.error).split(". ")[0]
+            return [("error", self.label(e.node) if e.node is not None else "backward",
+                     f"{type(e.error).__name__}: {message}")]
         return [(e.kind, "", "")]
 
     def draw(self, params=None, **kwargs):

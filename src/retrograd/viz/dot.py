@@ -13,7 +13,7 @@ import subprocess
 
 from ..autograd.graph import AccumulateGrad, accumulator_of
 from ..autograd.tracing import (
-    describe_forward, describe_rule, format_value, saved_slot_names,
+    describe_forward, describe_rule, format_value, saved_constants, saved_slot_names,
 )
 from ..tensor import Tensor
 
@@ -463,7 +463,7 @@ def _constants(node, step) -> str:
     if saved is None:  # freed by backward: the trace remembers them
         pairs = step.saved_inputs if step is not None else []
     else:
-        pairs = [(k, repr(s)) for k, s in enumerate(saved) if isinstance(s, (int, float, bool))]
+        pairs = saved_constants(node)
     parts = []
     for k, value in pairs:
         slot = slots[k] if k < len(slots) else f"saved{k}"
