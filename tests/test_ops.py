@@ -383,3 +383,184 @@ def test_grad_fn_name_vs_torch(case, torch):
         want = None if t.grad_fn is None else type(t.grad_fn).__name__
         got = None if r.grad_fn is None else r.grad_fn.name()
         assert got == want
+
+
+# ----------------------------------------------------------------------------- (c) boundaries
+
+
+@dataclass
+class Boundary:
+    """An op at points random inputs never hit (kinks, ties, zeros), float64.
+
+    ``values`` are the inputs; ``expect`` the gradients PyTorch's convention gives with an
+    all-ones output gradient (one list per input), checked here and against torch itself.
+    """
+
+    name: str
+    fn: Callable
+    values: tuple
+    expect: tuple
+
+
+BOUNDARIES = [
+    # relu'(0) = 0; abs'(0) = 0 (the sign function), as PyTorch
+    Boundary("relu_at_0", lambda m, x: m.relu(x), ([-1.0, 0.0, 2.0],), ([0.0, 0.0, 1.0],)),
+    Boundary("F.relu_at_0", lambda m, x: nnf(m).relu(x), ([0.0, -0.0],), ([0.0, 0.0],)),
+    Boundary("abs_at_0", lambda m, x: x.abs(), ([-1.0, 0.0, 2.0],), ([-1.0, 0.0, 1.0],)),
+    # clamp passes the gradient at the bounds themselves
+    Boundary("clamp_at_bounds", lambda m, x: x.clamp(0.0, 1.0),
+             ([-0.5, 0.0, 0.5, 1.0, 1.5],), ([0.0, 1.0, 1.0, 1.0, 0.0],)),
+    Boundary("clamp_min_at_bound", lambda m, x: x.clamp(min=0.0), ([0.0, -1.0],), ([1.0, 0.0],)),
+    Boundary("clamp_max_at_bound", lambda m, x: x.clamp(max=0.0), ([0.0, 1.0],), ([1.0, 0.0],)),
+    # max()/min() over everything split ties evenly
+    Boundary("max_all_tie", lambda m, x: x.max(), ([1.0, 3.0, 3.0],), ([0.0, 0.5, 0.5],)),
+    Boundary("min_all_tie3", lambda m, x: m.min(x), ([[2.0, 1.0], [1.0, 1.0]],),
+             ([[0.0, 1 / 3], [1 / 3, 1 / 3]],)),
+    # max(dim)/min(dim) give all of it to the returned index (the first of the tied ones)
+    Boundary("max_dim_tie", lambda m, x: x.max(dim=1).values,
+             ([[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]],), ([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]],)),
+    Boundary("min_dim_tie_keepdim", lambda m, x: m.min(x, 0, keepdim=True)[0],
+             ([[1.0, 0.0], [1.0, 0.0]],), ([[1.0, 1.0], [0.0, 0.0]],)),
+    # maximum/minimum split a tie between the two inputs
+    Boundary("maximum_tie", lambda m, x, y: m.maximum(x, y), ([1.0, 2.0, 3.0], [1.0, 0.0, 3.0]),
+             ([0.5, 1.0, 0.5], [0.5, 0.0, 0.5])),
+    Boundary("minimum_tie_bcast", lambda m, x, y: m.minimum(x, y), ([1.0, 2.0, 3.0], [2.0]),
+             ([1.0, 0.5, 0.0], [1.5])),
+    # pow: d(x**0)/dx = 0 even at x = 0; d(x**p)/dp = 0 where x = 0 and p >= 0
+    Boundary("pow_0_at_0", lambda m, x: x ** 0, ([0.0, 2.0],), ([0.0, 0.0],)),
+    Boundary("pow_2_at_0", lambda m, x: x ** 2, ([0.0, -1.0],), ([0.0, -2.0],)),
+    Boundary("pow_1_at_0", lambda m, x: x ** 1, ([0.0],), ([1.0],)),
+    Boundary("pow_tt_at_0", lambda m, x, p: x ** p, ([0.0, 0.0, 2.0], [0.0, 2.0, 0.0]),
+             ([0.0, 0.0, 0.0], [0.0, 0.0, float(np.log(2.0))])),
+    Boundary("rpow_0_base", lambda m, p: 0.0 ** p, ([0.0, 1.0, 2.0],), ([0.0, 0.0, 0.0],)),
+    # sqrt and log at 0: infinite slope, as PyTorch (no nan)
+    Boundary("sqrt_at_0", lambda m, x: x.sqrt(), ([0.0, 4.0],), ([float("inf"), 0.25],)),
+    Boundary("log_at_0", lambda m, x: x.log(), ([0.0, 2.0],), ([float("inf"), 0.5],)),
+    Boundary("pow_half_at_0", lambda m, x: x ** 0.5, ([0.0],), ([float("inf")],)),
+    # saturated and large inputs stay finite
+    Boundary("sigmoid_large", lambda m, x: x.sigmoid(), ([-800.0, 0.0, 800.0],),
+             ([0.0, 0.25, 0.0],)),
+    Boundary("tanh_large", lambda m, x: x.tanh(), ([-50.0, 0.0, 50.0],), ([0.0, 1.0, 0.0],)),
+    Boundary("softmax_large", lambda m, x: (x.softmax(0) * m.tensor([1.0, 2.0, 3.0],
+                                                                   dtype=m.float64)).sum(),
+             ([1000.0, 1000.0, -1000.0],), ([-0.25, 0.25, 0.0],)),
+    Boundary("cross_entropy_large", lambda m, x: nnf(m).cross_entropy(x, m.tensor([0])),
+             ([[1000.0, 0.0]],), ([[0.0, 0.0]],)),
+    # where: the unpicked branch gets exactly zero, even where it is infinite
+    Boundary("where_zero_branch", lambda m, x: m.where(x > 0, x, x * 0.0),
+             ([1.0, 0.0, -1.0],), ([1.0, 0.0, 0.0],)),
+]
+
+
+@pytest.mark.parametrize("b", BOUNDARIES, ids=[b.name for b in BOUNDARIES])
+def test_boundary_vs_torch(b, torch):
+    arrays = [np.array(v, dtype=np.float64) for v in b.values]
+    rg_in = _leaves(retrograd, arrays, "float64")
+    th_in = _leaves(torch, arrays, "float64")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rg_out = b.fn(retrograd, *rg_in)
+        th_out = b.fn(torch, *th_in)
+        _check_same(rg_out, th_out, TOL["float64"], f"{b.name} value")
+        rg_out.backward(retrograd.ones_like(rg_out))
+        th_out.backward(torch.ones_like(th_out))
+    for i, (r, t, want) in enumerate(zip(rg_in, th_in, b.expect)):
+        _check_same(r.grad, t.grad, TOL["float64"], f"{b.name} grad {i} vs torch")
+        np.testing.assert_allclose(_np(r.grad), np.array(want), rtol=1e-12, atol=1e-12,
+                                   err_msg=f"{b.name} grad {i} vs the convention")
+
+
+# ----------------------------------------------------------------------------- dtypes
+
+_I = ([3, -2, 7, 0], "int64")
+_I32 = ([1, 2, 3, 4], "int32")
+_U8 = ([1, 2, 250, 4], "uint8")
+_I8 = ([1, -2, 3, -4], "int8")
+_B = ([True, False, True, True], "bool")
+_F = ([0.5, -1.5, 2.25, 4.0], "float32")
+_D = ([0.5, -1.5, 2.25, 4.0], "float64")
+_H = ([0.5, -1.5, 2.25, 4.0], "float16")
+_D0 = (2.5, "float64")  # a 0-d tensor: it promotes only by category
+_I0 = (3, "int64")
+
+DTYPE_CASES = [
+    ("int+int", lambda m, a, b: a + b, (_I, _I)),
+    ("int+int32", lambda m, a, b: a + b, (_I, _I32)),
+    ("uint8+int8", lambda m, a, b: a + b, (_U8, _I8)),
+    ("bool+bool", lambda m, a, b: a + b, (_B, _B)),
+    ("bool+int", lambda m, a, b: a * b, (_B, _I32)),
+    ("int+2", lambda m, a: a + 2, (_I,)),
+    ("int32*2", lambda m, a: a * 2, (_I32,)),
+    ("int+2.5", lambda m, a: a + 2.5, (_I,)),
+    ("int+bool_scalar", lambda m, a: a + True, (_I,)),
+    ("uint8*float64_0d", lambda m, a, b: a * b, (_U8, _D0)),
+    ("float32+float64_0d", lambda m, a, b: a + b, (_F, _D0)),
+    ("float32+int_0d", lambda m, a, b: a + b, (_F, _I0)),
+    ("float16+float32", lambda m, a, b: a + b, (_H, _F)),
+    ("float16*2.0", lambda m, a: a * 2.0, (_H,)),
+    ("float32*float64", lambda m, a, b: a * b, (_F, _D)),
+    ("int/int", lambda m, a, b: a / b, (_I32, _I32)),
+    ("2/int", lambda m, a: 2 / a, (_I32,)),
+    ("int/2", lambda m, a: a / 2, (_I,)),
+    ("int//int", lambda m, a, b: a // b, (_I, _I32)),
+    ("int%3", lambda m, a: a % 3, (_I,)),
+    ("-int", lambda m, a: -a, (_I32,)),
+    ("abs_int", lambda m, a: a.abs(), (_I8,)),
+    ("relu_int", lambda m, a: m.relu(a), (_I,)),
+    ("exp_int", lambda m, a: m.exp(a), (_I32,)),
+    ("sqrt_int", lambda m, a: m.sqrt(a.abs()), (_I,)),
+    ("log_uint8", lambda m, a: m.log(a), (_U8,)),
+    ("sin_int", lambda m, a: m.sin(a), (_I,)),
+    ("sigmoid_int", lambda m, a: m.sigmoid(a), (_I,)),
+    ("tanh_bool", lambda m, a: m.tanh(a), (_B,)),
+    ("int**2", lambda m, a: a ** 2, (_I,)),
+    ("int**0.5", lambda m, a: a.abs() ** 0.5, (_I,)),
+    ("2**int", lambda m, a: 2 ** a.abs(), (_I,)),
+    ("2.0**int", lambda m, a: 2.0 ** a, (_I,)),
+    ("float32**int", lambda m, a, b: a ** b, (_F, _I)),
+    ("matmul_int", lambda m, a, b: a @ b, (_I, _I)),
+    ("sum_int32", lambda m, a: a.sum(), (_I32,)),
+    ("sum_uint8_dim", lambda m, a: a.sum(0), (_U8,)),
+    ("sum_bool", lambda m, a: a.sum(), (_B,)),
+    ("sum_int_dtype", lambda m, a: a.sum(dtype=m.float64), (_I,)),
+    ("sum_float16", lambda m, a: m.sum(a), (_H,)),
+    ("mean_float16", lambda m, a: a.mean(), (_H,)),
+    ("max_int", lambda m, a: a.max(), (_I,)),
+    ("min_int_dim", lambda m, a: a.min(0), (_I32,)),
+    ("max_dim_float", lambda m, a: a.max(dim=0, keepdim=True), (_F,)),
+    ("argmax", lambda m, a: a.argmax(), (_F,)),
+    ("argmin_dim", lambda m, a: m.argmin(a, 0), (_I,)),
+    ("gt_float", lambda m, a: a > 0, (_F,)),
+    ("eq_int_float", lambda m, a, b: a == b, (_I32, _D)),
+    ("le_int_scalar", lambda m, a: a <= 2.5, (_I,)),
+    ("ne_bool", lambda m, a, b: a != b, (_B, _B)),
+    ("maximum_int_float", lambda m, a, b: m.maximum(a, b), (_I, _F)),
+    ("clamp_int", lambda m, a: a.clamp(0, 3), (_I,)),
+    ("clamp_int_float_bound", lambda m, a: a.clamp(min=0.5), (_I,)),
+    ("where_int_float", lambda m, a, b: m.where(a > 0, a, b), (_I, _F)),
+    ("where_int_scalar", lambda m, a: m.where(a > 0, a, 0), (_I32,)),
+    ("cat_int32_int64", lambda m, a, b: m.cat([a, b]), (_I32, _I)),
+    ("cat_int_float", lambda m, a, b: m.cat([a, b]), (_I, _F)),
+    ("stack_bool_int", lambda m, a, b: m.stack([a, b]), (_B, _I32)),
+    ("index_int", lambda m, a: a[m.tensor([0, 0, 2])], (_I,)),
+    ("gather_int", lambda m, a: a.gather(0, m.tensor([3, 3])), (_I,)),
+    ("clone_uint8", lambda m, a: a.clone(), (_U8,)),
+    ("to_int", lambda m, a: a.to(m.int64), (_F,)),
+    ("long_trunc", lambda m, a: a.long(), (_D,)),
+    ("float_of_int", lambda m, a: a.float(), (_I,)),
+    ("bool_of_float", lambda m, a: a.bool(), (_F,)),
+    ("double_of_bool", lambda m, a: a.double(), (_B,)),
+    ("reshape_int", lambda m, a: a.reshape(2, 2).t(), (_I,)),
+]
+
+
+@pytest.mark.parametrize("fn,inputs", [pytest.param(f, i, id=n) for n, f, i in DTYPE_CASES])
+def test_dtype_vs_torch(fn, inputs, torch):
+    rg = _outputs(fn(retrograd, *[retrograd.tensor(v, dtype=getattr(retrograd, d))
+                                  for v, d in inputs]))
+    th = _outputs(fn(torch, *[torch.tensor(v, dtype=getattr(torch, d)) for v, d in inputs]))
+    assert len(rg) == len(th)
+    for r, t in zip(rg, th):
+        # float16 arithmetic rounds differently in NumPy (it computes in float16 throughout)
+        tol = {"rtol": 1e-3, "atol": 1e-3} if _dtype_name(t) == "float16" else TOL["float32"]
+        _check_same(r, t, tol, "value")
+        assert r.requires_grad is False

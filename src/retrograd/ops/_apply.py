@@ -171,11 +171,14 @@ def _unary_caller(op):
     def call(x, *params):
         if not isinstance(x, Tensor):
             return forward(x, *params)
-        data = forward(x._data, *params)
+        xd = x._data
+        if rule == "float" and xd.dtype.kind != "f":
+            # an integer or bool input computes in the default float, as PyTorch's exp/sqrt/
+            # sigmoid... of an int tensor (NumPy would give float64, or float16 for uint8)
+            xd = xd.astype(dtypes.get_default_dtype().numpy)
+        data = forward(xd, *params)
         if type(data) is not _ndarray:
             data = as_array(data)
-        if rule != "same" and data.dtype.kind != "f" and rule == "float":
-            data = data.astype(dtypes.get_default_dtype().numpy)
         out = make_tensor(data)
         if view:
             _share_version(x, out)

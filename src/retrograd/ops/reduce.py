@@ -71,8 +71,8 @@ def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - PyTorch's na
     """Sum of all elements, or over ``dim`` (int or tuple), keeping it with ``keepdim``."""
     if dtype is not None:
         x = x.to(dtype)
-    if x._data.dtype.kind == "b":
-        x = x.long()
+    if x._data.dtype.kind in "biu" and x._data.dtype.itemsize != 8 or x._data.dtype.kind == "b":
+        x = x.long()  # integers and bools sum to int64 (NumPy: uint8 -> uint64)
     if dim is None:
         return _sum_all(x, None, False, tuple(x.shape))
     return _sum_dim(x, _dims(dim, x.ndim), keepdim, tuple(x.shape))
