@@ -251,10 +251,11 @@ def explain(out_dir=None, seed: int = 0, stream=None) -> bool:
         path = os.path.join(out_dir, "explain.txt")
         n.written.append(path)
         n.say(f"{len(n.written)} files written to {out_dir} (this text: {path})")
-        with open(path, "w", encoding="utf-8") as f:
-            f.write("\n".join(n.lines) + "\n")
     n.say("all gradients match the chain rule" if n.ok else
           "SOME GRADIENTS DID NOT MATCH THE CHAIN RULE")
+    if out_dir is not None:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("\n".join(n.lines) + "\n")
     return n.ok
 
 

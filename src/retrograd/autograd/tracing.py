@@ -35,6 +35,10 @@ RULES: dict[str, tuple[str, str]] = {
                        "outside; a bound gets g where it produced the value"),
     "ClampBackward1": ("clamp(a, min, max)", "d/da = 1 inside [min, max], 0 outside"),
     "CloneBackward0": ("clone(a)", "identity: g passes through"),
+    "CopyBackwards": ("a.copy_(src)", "the old a is overwritten: grad_a = 0, grad_src = g "
+                      "(cast and summed to src's shape)"),
+    "CopySlices": ("a[index] = v, in place", "grad_a = g with the written places zeroed, "
+                   "grad_v = g at the written places"),
     "CosBackward0": ("cos(a)", "d cos(a)/da = -sin(a)"),
     "DivBackward0": ("a / b", "d(a/b)/da = 1/b, d(a/b)/db = -a/b**2"),
     "DivBackward1": ("a / c (c a number)", "d(a/c)/da = 1/c"),
@@ -69,6 +73,7 @@ RULES: dict[str, tuple[str, str]] = {
     "PowBackward0": ("y ** p (p a number)", "d(y**p)/dy = p*y**(p-1)"),
     "PowBackward1": ("a ** b", "d(a**b)/da = b*a**(b-1), d(a**b)/db = a**b * log(a)"),
     "PowBackward2": ("c ** b (c a number)", "d(c**b)/db = c**b * log(c)"),
+    "ReciprocalBackward0": ("1 / a", "d(1/a)/da = -1/a**2"),
     "ReluBackward0": ("relu(a)", "d relu(a)/da = 1 where a > 0, else 0 (0 at a = 0)"),
     "RemainderBackward0": ("remainder(a, b)", "d/da = 1, d/db = -floor(a/b)"),
     "RsubBackward1": ("c - a (c a number)", "d(c - a)/da = -1"),
@@ -83,6 +88,7 @@ RULES: dict[str, tuple[str, str]] = {
     "SqrtBackward0": ("sqrt(a)", "d sqrt(a)/da = 1/(2*sqrt(a))"),
     "SqueezeBackward0": ("a.squeeze()", "g is reshaped back to a's shape"),
     "SqueezeBackward1": ("a.squeeze(dim)", "g is reshaped back to a's shape"),
+    "SqueezeBackward2": ("a.squeeze(dims)", "g is reshaped back to a's shape"),
     "SqueezeBackward4": ("a.squeeze(dims)", "g is reshaped back to a's shape"),
     "StackBackward0": ("stack([a, b, ...])", "each input gets its own slice of g"),
     "SubBackward0": ("a - alpha*b", "d/da = 1, d/db = -alpha"),
