@@ -14,9 +14,10 @@ from . import autograd, dtypes, random
 from ._creation import (
     BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor,
     LongTensor, ShortTensor, arange, as_tensor, empty, empty_like, eye, from_numpy, full,
-    full_like, linspace, ones, ones_like, rand, rand_like, randint, randn, randn_like, tensor,
-    zeros, zeros_like,
+    full_like, linspace, ones, ones_like, rand, rand_like, randint, randint_like, randn,
+    randn_like, tensor, zeros, zeros_like,
 )
+from ._formatting import get_printoptions, printoptions, set_printoptions
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .backend import device
 from .dtypes import (

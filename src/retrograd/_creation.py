@@ -1,16 +1,31 @@
 """Creating tensors: ``tensor``, ``zeros``, ``randn``, ``arange``... and the legacy
-constructors the seed post uses (``FloatTensor([1, 0])``, ``FloatTensor(2, 3)``)."""
+constructors the seed post uses (``FloatTensor([1, 0])``, ``FloatTensor(2, 3)``).
+
+Data inference follows PyTorch: Python floats give the default dtype (float32), ints int64,
+bools bool; NumPy arrays and scalars keep their dtype; nested lists are promoted element by
+element (``[np.float64(1.5), 2]`` is float64) and must be rectangular.
+"""
 
 from __future__ import annotations
 
 import builtins
+import math
 import numbers
+import warnings
 
 import numpy as np
 
 from . import dtypes
 from . import random as _random
-from .tensor import Tensor, make_tensor
+from .tensor import Size, Tensor, make_tensor
+
+__all__ = [
+    "tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
+    "ones_like", "empty_like", "full_like", "eye", "arange", "linspace", "rand", "randn",
+    "randint", "rand_like", "randn_like", "randint_like", "FloatTensor", "DoubleTensor",
+    "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "ByteTensor", "CharTensor",
+    "BoolTensor",
+]
 
 
 def _numpy_dtype(dtype):
@@ -31,137 +46,347 @@ def _finish(data, requires_grad=False, device=None):
     return t
 
 
+def _unsupported_numpy(np_dtype) -> TypeError:
+    return TypeError(
+        f"can't convert np.ndarray of type numpy.{np_dtype.type.__name__}. The only supported "
+        "types are: " + ", ".join(d.name for d in dtypes._ALL)
+        + " (convert it first, e.g. array.astype(numpy.float32))"
+    )
+
+
+# ----------------------------------------------------------------- data -> array
+
+
+def _is_sequence(obj) -> bool:
+    if isinstance(obj, (list, tuple, range)):
+        return True
+    if isinstance(obj, np.ndarray):
+        return obj.ndim > 0
+    if isinstance(obj, Tensor):
+        return obj._data.ndim > 0
+    return False
+
+
+def _sizes(data) -> list:
+    """The shape implied by the first element along each level (PyTorch's compute_sizes)."""
+    sizes = []
+    obj = data
+    while _is_sequence(obj):
+        n = len(obj)
+        sizes.append(n)
+        if n == 0:
+            break
+        obj = obj[0]
+    return sizes
+
+
+def _leaf_dtype(x) -> dtypes.dtype:
+    """The dtype one scalar contributes to a list's dtype."""
+    if isinstance(x, builtins.bool | np.bool_):
+        return dtypes.bool
+    if isinstance(x, np.generic):
+        if x.dtype not in dtypes.FROM_NUMPY:
+            raise _unsupported_numpy(x.dtype)
+        return dtypes.FROM_NUMPY[x.dtype]
+    if isinstance(x, numbers.Integral):
+        return dtypes.int64
+    if isinstance(x, numbers.Real):
+        return dtypes.get_default_dtype()
+    if isinstance(x, Tensor):
+        return x.dtype
+    if isinstance(x, numbers.Complex):
+        raise TypeError(
+            f"retrograd has no complex dtype (got {x!r}); store real and imaginary parts as "
+            "two real tensors"
+        )
+    raise RuntimeError(
+        f"Could not infer dtype of {type(x).__name__}; tensors hold numbers and bools "
+        "(nested lists of them, NumPy arrays or tensors)"
+    )
+
+
+def _check_nested(seq, sizes, dim, found: set) -> None:
+    """Check that ``seq`` is rectangular with ``sizes`` and collect its leaves' dtypes."""
+    n = len(seq)
+    if n != sizes[dim]:
+        raise ValueError(
+            f"expected sequence of length {sizes[dim]} at dim {dim} (got {n}); nested lists "
+            "must be rectangular (every row the same length)"
+        )
+    last = dim == len(sizes) - 1
+    for item in seq:
+        if isinstance(item, (np.ndarray, Tensor)) and item.ndim > 0:
+            if isinstance(item, Tensor):
+                raise ValueError(
+                    "only one element tensors can be converted to Python scalars (got a "
+                    f"tensor of shape {list(item.shape)} inside a list); use "
+                    "retrograd.stack(list_of_tensors) to join tensors"
+                )
+            if list(item.shape) != sizes[dim + 1:]:
+                raise ValueError(
+                    f"expected sequence of length {sizes[dim + 1]} at dim {dim + 1} (got "
+                    f"{item.shape[0]}); nested lists must be rectangular"
+                )
+            if item.dtype not in dtypes.FROM_NUMPY:
+                raise _unsupported_numpy(item.dtype)
+            found.add(dtypes.FROM_NUMPY[item.dtype])
+        elif last:
+            if _is_sequence(item):
+                raise TypeError(
+                    f"expected a number at dim {dim + 1} but got a sequence "
+                    f"({type(item).__name__}); nested lists must be rectangular"
+                )
+            if isinstance(item, str):
+                raise ValueError(f"too many dimensions 'str' (tensors hold numbers, got {item!r})")
+            found.add(_leaf_dtype(item))
+        else:
+            if not _is_sequence(item):
+                raise TypeError(
+                    f"not a sequence: expected a list of length {sizes[dim + 1]} at dim "
+                    f"{dim + 1} but got {type(item).__name__}; nested lists must be rectangular"
+                )
+            _check_nested(item, sizes, dim + 1, found)
+
+
+def _plain(data):
+    """Nested data with tensors replaced by their values, for ``np.array``."""
+    if isinstance(data, Tensor):
+        return data._data.reshape(()).item() if data._data.ndim == 0 else data._data
+    if isinstance(data, (list, tuple, range)):
+        return [_plain(x) for x in data]
+    return data
+
+
+def _has_tensor(data) -> bool:
+    for x in data:
+        if isinstance(x, Tensor):
+            return True
+        if isinstance(x, (list, tuple)) and _has_tensor(x):
+            return True
+    return False
+
+
+def _from_numpy_like(arr, want):
+    if arr.dtype not in dtypes.FROM_NUMPY:
+        raise _unsupported_numpy(arr.dtype)
+    return np.array(arr, dtype=want, copy=True)
+
+
 def _infer_array(data, dtype=None):
-    """Data (nested lists, numbers, arrays, tensors) to an array with PyTorch's dtype rules."""
+    """Data (nested lists, numbers, arrays, tensors) to a new array with PyTorch's dtype."""
     want = _numpy_dtype(dtype)
     if isinstance(data, Tensor):
-        arr = np.array(data._data, dtype=want, copy=True)
-        return arr
-    if isinstance(data, np.ndarray) or isinstance(data, np.generic):
-        arr = np.array(data, dtype=want, copy=True)
-        if arr.dtype not in dtypes.FROM_NUMPY:
-            raise TypeError(
-                f"can't convert np.ndarray of type {arr.dtype}; the supported types are: "
-                + ", ".join(d.name for d in dtypes._ALL)
-            )
-        return arr
-    if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
-        data = _tensors_to_values(data)
+        from .backend import to_numpy
+
+        return np.array(to_numpy(data._data), dtype=want, copy=True)
+    if isinstance(data, (np.ndarray, np.generic)):
+        return _from_numpy_like(np.asarray(data), want)
+    if isinstance(data, str):
+        raise TypeError(f"new(): invalid data type 'str' (got {data!r}); tensors hold numbers")
+    if _is_sequence(data):
+        sizes = _sizes(data)
+        found: set = set()
+        if sizes[0] > 0:
+            _check_nested(data, sizes, 0, found)
+        inferred = dtypes.get_default_dtype()
+        if found:
+            it = iter(found)
+            inferred = next(it)
+            for d in it:
+                inferred = dtypes.promote_types(inferred, d)
+        if isinstance(data, range) or (isinstance(data, (list, tuple)) and _has_tensor(data)):
+            data = _plain(data)
+        target = want if want is not None else inferred.numpy
+        try:
+            arr = np.array(data, dtype=target)
+        except OverflowError:
+            raise RuntimeError(
+                f"value cannot be converted to type {np.dtype(target).name} without overflow; "
+                "pick a wider dtype"
+            ) from None
+        return arr.reshape(sizes)
+    inferred = _leaf_dtype(data)  # a Python scalar (or a 0-d tensor-like)
+    target = want if want is not None else inferred.numpy
     try:
-        arr = np.array(data, dtype=want)
-    except (ValueError, TypeError) as e:
-        raise ValueError(
-            f"could not make a tensor from {type(data).__name__} data: {e}. Nested lists must "
-            "be rectangular and hold numbers"
+        return np.array(data, dtype=target)
+    except OverflowError:
+        raise RuntimeError(
+            f"value cannot be converted to type {np.dtype(target).name} without overflow; "
+            "pick a wider dtype"
         ) from None
-    if want is None:
-        kind = arr.dtype.kind
-        if kind == "f":
-            arr = arr.astype(dtypes.get_default_dtype().numpy)
-        elif kind in "iu":
-            arr = arr.astype(np.int64)
-        elif kind == "b":
-            pass
-        else:
-            raise TypeError(
-                f"Could not infer dtype of {type(data).__name__} (NumPy made {arr.dtype}); "
-                "tensors hold numbers or bools"
-            )
-    return arr
-
-
-def _flat(data):
-    for x in data:
-        if isinstance(x, (list, tuple)):
-            yield from _flat(x)
-        else:
-            yield x
-
-
-def _tensors_to_values(data):
-    if isinstance(data, (list, tuple)):
-        return [_tensors_to_values(x) for x in data]
-    if isinstance(data, Tensor):
-        return data._data.tolist()
-    return data
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
     """A new tensor holding a copy of ``data`` (lists, numbers, arrays).
 
-    Python floats give the default dtype (float32), ints give int64, as PyTorch.
+    Python floats give the default dtype (float32), ints give int64, bools bool; NumPy
+    arrays keep their dtype.
+
+    Parameters
+    ----------
+    data : array_like
+        A number, a (nested, rectangular) list or tuple, a NumPy array or a tensor.
+    dtype : retrograd.dtype, optional
+        The element type; inferred from ``data`` when omitted.
+    requires_grad : bool
+        Record operations on the new tensor (floating dtypes only).
 
     Examples
     --------
     >>> import retrograd as T
     >>> T.tensor([[1, 2], [3, 4]]).dtype
     retrograd.int64
+    >>> T.tensor([1.0, 2.0], requires_grad=True)
+    tensor([1., 2.], requires_grad=True)
     """
-    return _finish(_infer_array(data, dtype), requires_grad, device)
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use "
+            "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), "
+            "rather than retrograd.tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
+    arr = _infer_array(data, dtype)
+    if requires_grad and arr.dtype.kind != "f":
+        raise RuntimeError(
+            "Only Tensors of floating point and complex dtype can require gradients (got "
+            f"{dtypes.FROM_NUMPY[arr.dtype]}); pass dtype=retrograd.float32 or use float data"
+        )
+    return _finish(arr, requires_grad, device)
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
-    """Like ``tensor`` but shares memory with a NumPy array or tensor when it can."""
+    """Like ``tensor`` but shares memory with a NumPy array or tensor when it can.
+
+    Examples
+    --------
+    >>> import numpy as np, retrograd as T
+    >>> a = np.zeros(2)
+    >>> t = T.as_tensor(a)
+    >>> a[0] = 1.0
+    >>> t
+    tensor([1., 0.], dtype=retrograd.float64)
+    """
     if isinstance(data, Tensor):
         return data if dtype is None else data.to(dtype)
     if isinstance(data, np.ndarray) and (dtype is None or _numpy_dtype(dtype) == data.dtype):
+        if data.dtype not in dtypes.FROM_NUMPY:
+            raise _unsupported_numpy(data.dtype)
         return make_tensor(data)
-    return tensor(data, dtype=dtype, device=device)
+    return _finish(_infer_array(data, dtype), False, device)
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
-    """A tensor that shares memory with ``array`` (changes to one show in the other)."""
+    """A tensor that shares memory with ``array`` (changes to one show in the other).
+
+    Examples
+    --------
+    >>> import numpy as np, retrograd as T
+    >>> a = np.arange(3)
+    >>> t = T.from_numpy(a)
+    >>> t[0] = 7
+    >>> a
+    array([7, 1, 2])
+    """
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
     if array.dtype not in dtypes.FROM_NUMPY:
-        raise TypeError(
-            f"can't convert np.ndarray of type {array.dtype}. The only supported types are: "
-            + ", ".join(d.name for d in dtypes._ALL)
-        )
+        raise _unsupported_numpy(array.dtype)
     return make_tensor(array)
 
 
-def _size(size):
+# ----------------------------------------------------------------- sizes and fills
+
+
+def _size(size, name="tensor"):
+    """``(2, 3)``, ``((2, 3),)``, ``([2, 3],)`` or ``(Size([2, 3]),)`` as a tuple of ints."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    for s in size:
-        if not isinstance(s, numbers.Integral) or isinstance(s, bool):
+    for i, s in enumerate(size):
+        if isinstance(s, builtins.bool) or not hasattr(s, "__index__") or (
+            isinstance(s, Tensor) and s._data.dtype.kind not in "iu"
+        ):
             raise TypeError(
-                f"size must be a tuple of ints, but got {type(s).__name__} ({s!r}) in {size!r}"
+                f"{name}(): argument 'size' failed to unpack the object at pos {i + 1} with "
+                f"error \"type must be tuple of ints,but got {type(s).__name__}\" (size "
+                f"{size!r}; sizes are ints, e.g. {name}(2, 3))"
             )
+    size = tuple(s.__index__() for s in size)
+    for s in size:
         if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
-    return tuple(int(s) for s in size)
+            raise RuntimeError(
+                f"Trying to create tensor with negative dimension {s}: {list(size)}; sizes "
+                "must be >= 0"
+            )
+    return size
 
 
 def _float_dtype(dtype):
     return _numpy_dtype(dtype) if dtype is not None else dtypes.get_default_dtype().numpy
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _finish(np.zeros(_size(size), _float_dtype(dtype)), requires_grad, device)
+def _check_grad_dtype(np_dtype, requires_grad):
+    if requires_grad and np.dtype(np_dtype).kind != "f":
+        raise RuntimeError(
+            "Only Tensors of floating point and complex dtype can require gradients (got "
+            f"{dtypes.FROM_NUMPY[np.dtype(np_dtype)]}); use a floating dtype"
+        )
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _finish(np.ones(_size(size), _float_dtype(dtype)), requires_grad, device)
+def _filled(name, fill):
+    def make(*size, dtype=None, device=None, requires_grad=False, out=None):
+        if not size:
+            raise TypeError(
+                f'{name}() missing 1 required positional arguments: "size" (e.g. {name}(2, 3), '
+                f"or {name}(()) for a 0-d tensor)"
+            )
+        np_dtype = _float_dtype(dtype)
+        _check_grad_dtype(np_dtype, requires_grad)
+        return _finish(fill(_size(size, name), np_dtype), requires_grad, device)
+
+    make.__name__ = make.__qualname__ = name
+    make.__doc__ = (
+        f"A tensor of the given size filled with {name} (the default float dtype unless "
+        f"``dtype`` is given).\n\n    Examples\n    --------\n    >>> import retrograd as T\n"
+        f"    >>> T.{name}(2, 3).shape\n    retrograd.Size([2, 3])\n"
+    )
+    return make
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _finish(np.empty(_size(size), _float_dtype(dtype)), requires_grad, device)
+zeros = _filled("zeros", np.zeros)
+ones = _filled("ones", np.ones)
+empty = _filled("empty", np.empty)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """A tensor of ``size`` filled with ``fill_value``; the dtype follows the value's type.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.full((2,), 7)
+    tensor([7, 7])
+    """
     if dtype is None:
-        dtype = dtypes._scalar_dtype(fill_value)
-    return _finish(np.full(_size((size,)), fill_value, _numpy_dtype(dtype)), requires_grad, device)
+        dtype = (fill_value.dtype if isinstance(fill_value, Tensor)
+                 else dtypes._scalar_dtype(fill_value))
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    np_dtype = _numpy_dtype(dtype)
+    _check_grad_dtype(np_dtype, requires_grad)
+    size = _size((size,) if isinstance(size, numbers.Integral) else tuple(size), "full")
+    return _finish(np.full(size, fill_value, np_dtype), requires_grad, device)
 
 
 def _like(fn):
-    def like(input, dtype=None, device=None, requires_grad=False):  # noqa: A002
+    def like(input, dtype=None, device=None, requires_grad=False, memory_format=None):  # noqa: A002
         d = dtype if dtype is not None else input.dtype
         return fn(tuple(input.shape), dtype=d, requires_grad=requires_grad)
 
-    like.__name__ = fn.__name__ + "_like"
+    like.__name__ = like.__qualname__ = fn.__name__ + "_like"
+    like.__doc__ = (f"``{fn.__name__}`` with the shape (and, unless ``dtype`` is given, the "
+                    "dtype) of ``input``.")
     return like
 
 
@@ -171,60 +396,164 @@ empty_like = _like(empty)
 
 
 def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):  # noqa: A002
+    """``full`` with the shape and (unless ``dtype`` is given) the dtype of ``input``."""
     return full(tuple(input.shape), fill_value, dtype=dtype or input.dtype,
                 requires_grad=requires_grad)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _finish(np.eye(n, m, dtype=_float_dtype(dtype)), requires_grad, device)
+    """The ``n`` x ``m`` identity matrix (``m`` defaults to ``n``)."""
+    for name, v in (("n", n), ("m", m)):
+        if v is not None and v < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
+    np_dtype = _float_dtype(dtype)
+    _check_grad_dtype(np_dtype, requires_grad)
+    return _finish(np.eye(n, m, dtype=np_dtype), requires_grad, device)
+
+
+def _number(v):
+    return v.item() if isinstance(v, Tensor) else v
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 unless a bound is float."""
+    """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 unless a bound is float.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.arange(3)
+    tensor([0, 1, 2])
+    >>> T.arange(0, 1, 0.25)
+    tensor([0.0000, 0.2500, 0.5000, 0.7500])
+    """
+    start, end, step = _number(start), _number(end), _number(step)
     if end is None:
         start, end = 0, start
     if step == 0:
-        raise RuntimeError("arange: step must be nonzero")
+        raise RuntimeError("step must be nonzero (arange(start, end, step) with step=0)")
+    for v in (start, end, step):
+        if not math.isfinite(v):
+            raise RuntimeError(f"unsupported range: {start} -> {end} (bounds must be finite)")
+    if (end - start) * step < 0:
+        raise RuntimeError(
+            f"upper bound and lower bound inconsistent with step sign (start={start}, "
+            f"end={end}, step={step}); use a negative step to count down"
+        )
     if dtype is None:
-        is_float = any(isinstance(v, float) for v in (start, end, step))
-        dtype = dtypes.get_default_dtype() if is_float else dtypes.int64
-    return _finish(np.arange(start, end, step).astype(_numpy_dtype(dtype)), requires_grad, device)
+        dtype = dtypes.get_default_dtype() if _is_float(start, end, step) else dtypes.int64
+    np_dtype = _numpy_dtype(dtype)
+    _check_grad_dtype(np_dtype, requires_grad)
+    n = max(0, math.ceil((end - start) / step))
+    # As PyTorch: start + i * step, in double for floating results (then rounded once).
+    work = np.float64 if np_dtype.kind == "f" or _is_float(start, end, step) else np.int64
+    values = start + step * np.arange(n, dtype=work)
+    return _finish(values.astype(np_dtype), requires_grad, device)
+
+
+def _is_float(*values) -> bool:
+    return any(isinstance(v, (float, np.floating)) for v in values)
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _finish(np.linspace(start, end, steps).astype(_float_dtype(dtype)), requires_grad,
-                   device)
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    if steps < 0:
+        raise RuntimeError(f"number of steps must be non-negative (got {steps})")
+    np_dtype = _float_dtype(dtype)
+    _check_grad_dtype(np_dtype, requires_grad)
+    values = np.linspace(_number(start), _number(end), steps)
+    return _finish(values.astype(np_dtype), requires_grad, device)
+
+
+# ----------------------------------------------------------------- random
+
+
+def _random_float_dtype(dtype, name):
+    np_dtype = _float_dtype(dtype)
+    if np_dtype.kind != "f":
+        raise NotImplementedError(
+            f"{name} is only implemented for floating dtypes (got "
+            f"{dtypes.FROM_NUMPY[np_dtype]}); use randint for integers"
+        )
+    return np_dtype
 
 
 def rand(*size, dtype=None, generator=None, device=None, requires_grad=False) -> Tensor:
-    """Uniform samples in [0, 1) (see ``manual_seed``)."""
+    """Uniform samples in [0, 1) (repeatable after ``manual_seed``).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.rand(2, 3).shape
+    retrograd.Size([2, 3])
+    """
     rng = generator or _random.generator()
-    return _finish(rng.random(_size(size)).astype(_float_dtype(dtype)), requires_grad, device)
+    np_dtype = _random_float_dtype(dtype, "rand")
+    return _finish(rng.random(_size(size, "rand")).astype(np_dtype), requires_grad, device)
 
 
 def randn(*size, dtype=None, generator=None, device=None, requires_grad=False) -> Tensor:
-    """Standard normal samples (see ``manual_seed``)."""
+    """Standard normal samples (repeatable after ``manual_seed``).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.randn(4, requires_grad=True).requires_grad
+    True
+    """
     rng = generator or _random.generator()
-    return _finish(rng.standard_normal(_size(size)).astype(_float_dtype(dtype)), requires_grad,
+    np_dtype = _random_float_dtype(dtype, "randn")
+    return _finish(rng.standard_normal(_size(size, "randn")).astype(np_dtype), requires_grad,
                    device)
 
 
-def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False) -> Tensor:
-    if size is None:
-        raise TypeError("randint() missing required argument 'size'")
-    if high is None:
-        low, high = 0, low
-    rng = _random.generator()
-    return _finish(rng.integers(low, high, _size((size,))).astype(
-        _numpy_dtype(dtype or dtypes.int64)), requires_grad, device)
+def randint(low=0, high=None, size=None, *, dtype=None, generator=None, device=None,
+            requires_grad=False) -> Tensor:
+    """Random integers in ``[low, high)``: ``randint(high, size)`` or ``randint(low, high, size)``.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.randint(0, 10, (2, 3)).dtype
+    retrograd.int64
+    """
+    if size is None and isinstance(high, (tuple, list)):
+        low, high, size = 0, low, high  # randint(high, size)
+    if size is None or high is None:
+        raise TypeError(
+            "randint() needs a size: randint(high, size) or randint(low, high, size), with "
+            f"size a tuple of ints (got low={low!r}, high={high!r}, size={size!r})"
+        )
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(
+            f"randint(): argument 'size' must be tuple of ints, not {type(size).__name__}"
+        )
+    if low >= high:
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+        )
+    rng = generator or _random.generator()
+    np_dtype = _numpy_dtype(dtype or dtypes.int64)
+    _check_grad_dtype(np_dtype, requires_grad)
+    return _finish(rng.integers(low, high, _size((size,), "randint")).astype(np_dtype),
+                   requires_grad, device)
 
 
 def randn_like(input, dtype=None, requires_grad=False):  # noqa: A002
+    """``randn`` with the shape and (unless ``dtype`` is given) the dtype of ``input``."""
     return randn(tuple(input.shape), dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
 def rand_like(input, dtype=None, requires_grad=False):  # noqa: A002
+    """``rand`` with the shape and (unless ``dtype`` is given) the dtype of ``input``."""
     return rand(tuple(input.shape), dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randint_like(input, low=0, high=None, dtype=None, requires_grad=False):  # noqa: A002
+    """``randint`` with the shape and (unless ``dtype`` is given) the dtype of ``input``."""
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype,
+                   requires_grad=requires_grad)
 
 
 # ----------------------------------------------------------------- legacy constructors
@@ -239,14 +568,17 @@ def legacy_new(cls, dtype, args, kwargs):
         raise TypeError(f"legacy tensor constructor got unexpected arguments {sorted(kwargs)}")
     if not args:
         return make_tensor(np.zeros((0,), dtype.numpy))
+    if len(args) == 1 and isinstance(args[0], Size):
+        return make_tensor(np.zeros(tuple(args[0]), dtype.numpy))
     if builtins.all(isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in args):
-        return make_tensor(np.zeros(_size(args), dtype.numpy))
+        return make_tensor(np.zeros(_size(args, cls.__name__), dtype.numpy))
     if len(args) == 1:
         if isinstance(args[0], Tensor):
             return make_tensor(args[0]._data.astype(dtype.numpy, copy=False))
         return make_tensor(_infer_array(args[0], dtype))
     raise TypeError(
-        f"{cls.__name__}() takes a size (ints) or one sequence of data, got {args!r}"
+        f"{cls.__name__}() takes a size (ints) or one sequence of data, got {args!r}; e.g. "
+        f"{cls.__name__}(2, 3) or {cls.__name__}([1, 0])"
     )
 
 
@@ -258,7 +590,8 @@ def _legacy(name, dtype):
         return isinstance(other, Tensor) and other.dtype is dtype
 
     meta = type(name + "Meta", (type,), {"__instancecheck__": __instancecheck__})
-    return meta(name, (), {"__new__": __new__, "__doc__": f"Legacy constructor: {dtype} data."})
+    return meta(name, (), {"__new__": __new__, "__doc__": f"Legacy constructor: {dtype} data.",
+                           "dtype": dtype})
 
 
 FloatTensor = _legacy("FloatTensor", dtypes.float32)

@@ -93,12 +93,13 @@ def make_tensor(data, grad_fn=None):
 class _Extra:
     """Rarely used per-tensor state, allocated on first use to keep tensors small."""
 
-    __slots__ = ("hooks", "retains_grad", "name")
+    __slots__ = ("hooks", "retains_grad", "name", "post_accumulate_hooks")
 
     def __init__(self):
         self.hooks = {}
         self.retains_grad = False
         self.name = None
+        self.post_accumulate_hooks = None  # {id: fn(tensor)}, leaves only
 
 
 class Tensor:
@@ -358,6 +359,29 @@ class Tensor:
         table = self._grad_fn._hook_table().tensor.setdefault(self._nr, {})
         return add_hook(table, hook)
 
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call ``hook(tensor)`` on a leaf after backward has added into its ``.grad``.
+
+        Returns a handle whose ``remove()`` unregisters the hook.
+        """
+        if not self._requires_grad:
+            raise RuntimeError(
+                "cannot register a hook on a tensor that doesn't require gradient; "
+                "call .requires_grad_() on the leaf first"
+            )
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors (this "
+                f"one comes from {self._grad_fn.name()}); register it on the leaf, or use "
+                "register_hook() to see this tensor's gradient"
+            )
+        from .autograd.graph import add_hook
+
+        extra = self._extra_state()
+        if extra.post_accumulate_hooks is None:
+            extra.post_accumulate_hooks = {}
+        return add_hook(extra.post_accumulate_hooks, hook)
+
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None,
                  **legacy):
         """Compute the gradient of this tensor w.r.t. the graph leaves into their ``.grad``.
@@ -404,18 +428,21 @@ class Tensor:
 
     def _one_value(self, kind: str):
         if self._data.size != 1:
-            raise RuntimeError(
-                f"{kind}: a Tensor with {self._data.size} elements cannot be converted to a "
-                "Python scalar; only one-element tensors can (reduce it with .sum(), .any() "
-                "or .all() first)"
+            # PyTorch raises ValueError here (but RuntimeError from item() and bool()).
+            raise ValueError(
+                f"only one element tensors can be converted to Python scalars ({kind} of a "
+                f"Tensor of shape {list(self._data.shape)} with {self._data.size} elements); "
+                "reduce it first, e.g. with .sum() or .mean(), or index one element"
             )
         return self._data.reshape(()).item()
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
+            how_many = "no values" if self._data.size == 0 else "more than one value"
             raise RuntimeError(
-                f"Boolean value of Tensor with more than one value is ambiguous "
-                f"(shape {list(self._data.shape)}); use .any() or .all()"
+                f"Boolean value of Tensor with {how_many} is ambiguous "
+                f"(shape {list(self._data.shape)}); use .any() or .all(), or compare "
+                ".numel() for emptiness"
             )
         return bool(self._data.reshape(()).item())
 
