@@ -16,7 +16,8 @@ $(VENV)/.core:
 $(VENV)/.test: $(VENV)/.core pyproject.toml
 	$(PIP) install -q -e '.[test,viz,bench]'
 	-command -v dot >/dev/null 2>&1 || (command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && \
-		(apt-get update -qq && apt-get install -y -qq graphviz >/dev/null) || true)
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz \
+		>/dev/null) || true)
 	touch $@
 
 demo: $(VENV)/.core
