@@ -1068,3 +1068,296 @@ def test_memory_released_during_backward_tracemalloc():
         assert keep_after - keep_before > -size * 8  # nothing freed with retain_graph
     finally:
         tracemalloc.stop()
+
+
+# =========================================================================== more contracts
+def test_backward_inputs_non_leaf_with_retain_grad_accumulates_once():
+    res = []
+    for x in rand_pair(3):
+        y = x * 2
+        y.retain_grad()
+        (y * y).sum().backward(inputs=[y])
+        res.append((grad_of(y), x.grad))
+    close(res[0][0], res[1][0])
+    assert res[0][1] is None and res[1][1] is None
+
+
+def test_backward_inputs_unused_leaf():
+    (rx, tx), (ry, ty) = rand_pair(3), rand_pair(3, seed=1)
+    for x, y in ((rx, ry), (tx, ty)):
+        (x * 2).sum().backward(inputs=[x, y])
+    close(rx.grad, tx.grad)
+    assert ry.grad is None and ty.grad is None
+
+
+def test_grad_of_output_wrt_itself_and_repeated_inputs():
+    res = []
+    for lib, x in zip((R, torch), rand_pair(3)):
+        y = x.sin()
+        res.append(lib.autograd.grad(y, [y, x, x], lib.ones_like(y)))
+    for a, b in zip(*res):
+        close(a, b)
+    rx, tx = rand_pair(3)
+    close(R.autograd.grad(rx, rx, R.ones_like(rx))[0],
+          torch.autograd.grad(tx, tx, torch.ones_like(tx))[0])
+
+
+def test_grad_wrt_grad_outputs_double_backward_trick():
+    # jvp by double vjp: the gradient is linear in grad_outputs and differentiable in it
+    res = []
+    for lib, x in zip((R, torch), rand_pair(4)):
+        v = lib.zeros(4, dtype=lib.float64, requires_grad=True)
+        (g,) = lib.autograd.grad(x.sin() * x, x, v, create_graph=True)
+        u = lib.tensor(np.arange(4.0))
+        (jv,) = lib.autograd.grad(g, v, u)
+        res.append(jv)
+    close(*res)
+
+
+def test_grad_wrt_multi_output_values():
+    res = []
+    for lib, x in zip((R, torch), rand_pair(3, 4)):
+        values, idx = x.max(dim=1)
+        loss = (values.exp() * 2).sum()
+        res.append(lib.autograd.grad(loss, [values, x]))
+    for a, b in zip(*res):
+        close(a, b)
+
+
+def test_root_gradient_dtype_is_cast_like_torch():
+    rx = R.tensor([1.0, 2.0], requires_grad=True)  # float32
+    tx = torch.tensor([1.0, 2.0], requires_grad=True)
+    (rx * 3).backward(R.tensor([1.0, 1.0], dtype=R.float64))
+    (tx * 3).backward(torch.tensor([1.0, 1.0], dtype=torch.float64))
+    assert str(rx.grad.dtype).split(".")[-1] == str(tx.grad.dtype).split(".")[-1]
+    close(rx.grad, tx.grad)
+
+
+def test_root_gradient_shape_mismatch_errors():
+    rx, tx = rand_pair(2, 3)
+    both_raise(lambda: (rx * 2).backward(R.ones(3, 2, dtype=R.float64)),
+               lambda: (tx * 2).backward(torch.ones(3, 2, dtype=torch.float64)),
+               match=r"\[3, 2\].*\[2, 3\]")
+
+
+def test_hook_returning_wrong_shape_errors():
+    for x in rand_pair(3):
+        y = x * 2
+        y.register_hook(lambda g: g.sum())
+        with pytest.raises(RuntimeError):
+            y.sum().backward()
+
+
+def test_grad_accumulates_in_place_into_existing_buffer():
+    res = []
+    for x in rand_pair(3):
+        (x * x).sum().backward()
+        g = x.grad
+        (x * 3).sum().backward()
+        res.append((g is x.grad, x.grad.clone()))
+    assert res[0][0] == res[1][0]
+    close(res[0][1], res[1][1])
+
+
+def test_user_grad_requiring_grad_accumulates_out_of_place():
+    res = []
+    for lib, x in zip((R, torch), rand_pair(3)):
+        x.grad = lib.ones(3, dtype=lib.float64, requires_grad=True)
+        old = x.grad
+        (x * x).sum().backward()
+        res.append((x.grad is old, x.grad.requires_grad, x.grad))
+    assert res[0][:2] == res[1][:2]
+    close(res[0][2], res[1][2])
+
+
+def test_data_edits_do_not_bump_version():
+    res = []
+    for x in rand_pair(3):
+        y = x * 1
+        z = (y * y).sum()
+        y.data.mul_(2)  # invisible to autograd: no error, uses the new values
+        z.backward()
+        res.append((y._version, x.grad))
+    assert res[0][0] == res[1][0]
+    close(res[0][1], res[1][1])
+
+
+def test_retain_grad_on_leaf_is_noop_and_on_non_requiring_errors():
+    for x in rand_pair(3):
+        x.retain_grad()
+        (x * 2).sum().backward()
+    rc, tc = rand_pair(3, requires_grad=False)
+    both_raise(rc.retain_grad, tc.retain_grad, match="requires_grad=False")
+
+
+def test_requires_grad_false_on_non_leaf_errors():
+    rx, tx = rand_pair(3)
+    ry, ty = rx * 2, tx * 2
+    both_raise(lambda: ry.requires_grad_(False), lambda: ty.requires_grad_(False),
+               match="leaf")
+
+
+def test_retain_grad_with_create_graph():
+    res = []
+    for x in rand_pair(3):
+        y = x ** 3
+        y.retain_grad()
+        (y * y).sum().backward(create_graph=True)
+        res.append((grad_of(y), x.grad, grad_of(y).requires_grad))
+    close(res[0][0], res[1][0])
+    close(res[0][1], res[1][1])
+    assert res[0][2] == res[1][2]
+
+
+def test_accumulate_grad_node_post_hook():
+    res = []
+    for x in rand_pair(3):
+        log = []
+        y = x * 2
+        acc = y.grad_fn.next_functions[0][0]
+        acc.register_hook(lambda gi, go, log=log: log.append((len(gi), len(go))))
+        y.sum().backward()
+        res.append(log)
+    assert res[0] == res[1]
+
+
+def test_post_accumulate_grad_hook():
+    res = []
+    for x in rand_pair(3):
+        log = []
+        x.register_post_accumulate_grad_hook(lambda t, log=log: log.append(t.grad.clone()))
+        (x * 2).sum().backward()
+        (x * x).sum().backward()
+        res.append(log)
+    assert len(res[0]) == len(res[1]) == 2
+    for a, b in zip(*res):
+        close(a, b)
+
+
+def test_function_set_materialize_grads_false_and_returning_input():
+    res = []
+    for lib, x in zip((R, torch), rand_pair(3)):
+        seen = []
+
+        class Two(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                ctx.set_materialize_grads(False)
+                return a * 2, a * 3
+
+            @staticmethod
+            def backward(ctx, g1, g2, seen=seen):
+                seen.append((g1 is None, g2 is None))
+                out = 0
+                if g1 is not None:
+                    out = out + g1 * 2
+                if g2 is not None:
+                    out = out + g2 * 3
+                return out
+
+        class Ident(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                return a
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 5
+
+        p, _ = Two.apply(x)
+        p.sum().backward()
+        y = Ident.apply(x)
+        assert y is not x and y.grad_fn is not None
+        y.sum().backward()
+        res.append((seen, x.grad))
+    assert res[0][0] == res[1][0]
+    close(res[0][1], res[1][1])
+
+
+def test_function_returning_extra_none_grads_ok_and_extra_tensor_errors():
+    for lib, x in zip((R, torch), rand_pair(3)):
+        class ExtraNone(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                return a * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2, None
+
+        ExtraNone.apply(x).sum().backward()
+
+        class ExtraTensor(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                return a * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2, g
+
+        with pytest.raises(RuntimeError, match="incorrect number of gradients"):
+            ExtraTensor.apply(x).sum().backward()
+
+
+def test_leaf_hooks_run_once_with_backward_inputs_and_not_on_skipped_leaves():
+    def build(lib, x, log):
+        y = lib.ones(3, dtype=lib.float64, requires_grad=True)
+        x.register_hook(lambda g: log.append("x") or g * 2)
+        y.register_hook(lambda g: log.append("y"))
+        (x * y).sum().backward(inputs=[x])
+        lib.autograd.grad((x * y).sum(), [x])
+        return y.grad
+
+    (rx, rlog, ry), (tx, tlog, ty) = _run_both(build)
+    assert rlog == tlog
+    close(rx.grad, tx.grad)
+    assert ry is None and ty is None
+
+
+def test_capture_sees_tensor_hooks_but_not_node_prehooks():
+    def build(lib, x, log):
+        y = x.sin()
+        y.register_hook(lambda g: g * 2)
+        y.grad_fn.register_prehook(lambda gouts: (gouts[0] * 100,))
+        gy, gx = lib.autograd.grad((y * y).sum(), [y, x])
+        return gy, gx
+
+    (_, _, (rgy, rgx)), (_, _, (tgy, tgx)) = _run_both(build)
+    close(rgy, tgy)
+    close(rgx, tgx)
+
+
+def test_hooks_see_create_graph_tensors():
+    def build(lib, x, log):
+        y = x ** 3
+        y.register_hook(lambda g: log.append(g.requires_grad))
+        x.register_hook(lambda g: log.append(g.requires_grad))
+        (g,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+        return g
+
+    (_, rlog, rg), (_, tlog, tg) = _run_both(build)
+    assert rlog == tlog
+    close(rg, tg)
+
+
+def test_capture_order_with_hooks_matches_torch_in_every_mode():
+    def build(lib, x, log):
+        out = []
+        for mode in ("grad_needed", "grad_alone", "backward_needed", "backward_alone"):
+            x.grad = None
+            y = x.sin()
+            y.register_hook(lambda g: g * 2)
+            loss = (y * y).sum()
+            if mode == "grad_needed":
+                out += lib.autograd.grad(loss, [y, x])
+            elif mode == "grad_alone":
+                out += lib.autograd.grad(loss, [y])
+            else:
+                loss.backward(inputs=[y, x] if mode == "backward_needed" else [y])
+                out += [grad_of(y), x.grad]
+        return out
+
+    (_, _, rout), (_, _, tout) = _run_both(build)
+    for a, b in zip(rout, tout):
+        close(a, b)

@@ -208,9 +208,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     if inputs is not None:
         from .engine import _accumulate_into_grad
 
-        # non-leaf inputs get .grad, as PyTorch's backward(inputs=...)
+        # non-leaf inputs get .grad, as PyTorch's backward(inputs=...); one that retains
+        # its grad already got it from the engine
         for t, g in zip(inputs, captured):
-            if t._grad_fn is not None and g is not None:
+            if t._grad_fn is not None and g is not None and not t.retains_grad:
                 _accumulate_into_grad(t, g, create_graph)
 
 

@@ -28,10 +28,17 @@ tracer = None
 _ndarray = np.ndarray
 
 
-def _tensor_cls():
-    from ..tensor import Tensor
+_Tensor = None
 
-    return Tensor
+
+def _tensor_cls():
+    # imported on first use: tensor.py imports this package, so not at module load
+    global _Tensor
+    if _Tensor is None:
+        from ..tensor import Tensor
+
+        _Tensor = Tensor
+    return _Tensor
 
 
 def _modified_error(node, index, tensor, saved_version):
@@ -53,11 +60,11 @@ def unpack_saved(node, as_tensors: bool):
         raise freed_error(node)
     if not saved:
         return saved
-    Tensor = _tensor_cls()
+    Tensor = _Tensor or _tensor_cls()
     versions = node.versions
     out = []
     for i, s in enumerate(saved):
-        if isinstance(s, Tensor):
+        if type(s) is Tensor or isinstance(s, Tensor):
             vc = s._vc
             expected = versions[i] if versions else 0
             if vc is not None and vc[0] != expected:
@@ -153,7 +160,8 @@ def _count_dependencies(roots):
 
 
 def _nodes_needed(deps, roots, targets):
-    """The nodes from which some node in ``targets`` can be reached (the rest is skipped)."""
+    """The nodes that must run: those with a target or a node that must run among their
+    children, and leaf targets (whose AccumulateGrad adds into ``.grad``)."""
     # Kahn's order visits parents before children; walking it backwards lets each node
     # look only at its children.
     remaining = dict(deps)
@@ -167,9 +175,13 @@ def _nodes_needed(deps, roots, targets):
                 remaining[child] -= 1
                 if remaining[child] == 0:
                     ready.append(child)
+    # A non-leaf target only collects its gradient; it must run only when it leads to
+    # another target (this decides, as in PyTorch, whether a capture sees hooks).
     needed = set()
     for node in reversed(order):
-        if node in targets or any(c in needed for c in node.next if c is not None):
+        if (node in targets and type(node) is AccumulateGrad) or any(
+            c in needed or c in targets for c in node.next if c is not None
+        ):
             needed.add(node)
     return needed
 
@@ -192,7 +204,10 @@ def _unwrap(t, as_tensors):
 def _run_tensor_hooks(hooks, g, as_tensors, what):
     """Tensor hooks: each sees the gradient so far and may return a replacement."""
     for fn in list(hooks.values()):
-        result = fn(_wrap(g, as_tensors))
+        given = _wrap(g, as_tensors)
+        result = fn(given)
+        if tracer is not None:
+            tracer.hook(f"tensor hook on {what}", fn, given, result)
         if result is not None:
             if not hasattr(result, "_data"):
                 raise TypeError(
@@ -224,11 +239,11 @@ def _accumulate_into_grad(tensor, g, as_tensors):
         # The array may be shared (the user's gradient argument, or one gradient sent to
         # two inputs by an add): copy so that .grad never aliases anything else.
         tensor._grad = make_tensor(g.copy())
-    elif current._requires_grad:
-        tensor._grad = current + make_tensor(g)
     else:
+        # In place, as PyTorch's AccumulateGrad in a first-order pass: ``g = x.grad`` taken
+        # earlier sees the sum, even when that .grad requires grad (no graph is recorded).
         data = current._data
-        if data.shape == g.shape:
+        if data.shape == g.shape and data.dtype == g.dtype and data.flags.writeable:
             data += g
             current._bump_version()
         else:
@@ -290,28 +305,31 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
             g = buffers.pop(node, None)
             if trace is not None:
                 trace.node_ready(node, g)
-            hooks = node.hooks
-            if hooks is not None:
-                g = _run_node_prehooks(node, hooks, g, as_tensors)
-            if captures is not None and node in captures:
-                for position, nr in captures[node]:
-                    value = g[nr] if node.multi_output else g
-                    if type(node) is AccumulateGrad:
-                        value = _leaf_hooks(node, value, as_tensors)
-                    captured[position] = value
-                    if accumulate and value is not None and type(node) is not AccumulateGrad:
-                        _retain_on_input(node, nr, value, as_tensors)
-            if needed is not None and node not in needed:
-                _release_children(node, deps, ready)
-                continue
             if type(node) is AccumulateGrad:
-                if g is not None and accumulate:
-                    g = _leaf_hooks(node, g, as_tensors)
-                    if g is not None:
-                        if trace is not None:
-                            trace.accumulate(node.variable, g)
-                        _accumulate_into_grad(node.variable, g, as_tensors)
+                _run_leaf(node, g, captures, captured, needed, accumulate, as_tensors, trace)
                 continue
+            hooks = node.hooks
+            if captures is None:
+                if hooks is not None and g is not None:
+                    g = _run_node_prehooks(node, hooks, g, as_tensors)
+            else:
+                # PyTorch's order: grad() captures the gradient before the output tensors'
+                # hooks when the node must run anyway (it leads to another input), after
+                # them otherwise; backward(inputs=) always stores the hooked gradient.
+                here = captures.get(node)
+                is_needed = node in needed
+                early = here is not None and is_needed and not accumulate
+                if early:
+                    _capture(node, g, here, captured)
+                if hooks is not None and g is not None:
+                    g = _run_node_prehooks(node, hooks, g, as_tensors)
+                if here is not None and not early:
+                    _capture(node, g, here, captured)
+                if not is_needed:
+                    _release_children(node, deps, ready)
+                    continue
+            if hooks is not None and hooks.pre and g is not None:
+                g = _run_pre_hooks(node, hooks, g, as_tensors)
             if g is None or (node.multi_output and all(x is None for x in g)):
                 _release_children(node, deps, ready)
                 continue
@@ -369,6 +387,11 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
     return captured
 
 
+def _capture(node, g, here, captured):
+    for position, nr in here:
+        captured[position] = g[nr] if node.multi_output and g is not None else g
+
+
 def _release_children(node, deps, ready):
     for child in node.next:
         if child is not None:
@@ -379,8 +402,11 @@ def _release_children(node, deps, ready):
 
 
 def _materialize_multi(node, g, as_tensors):
-    """Outputs of a multi-output node that got no gradient receive zeros."""
-    if all(x is not None for x in g):
+    """Outputs of a multi-output node that got no gradient receive zeros.
+
+    Unless a custom Function asked for ``None`` (``ctx.set_materialize_grads(False)``).
+    """
+    if all(x is not None for x in g) or not getattr(node, "_materialize", True):
         return g
     out = []
     for nr, x in enumerate(g):
@@ -401,19 +427,47 @@ def _leaf_hooks(node, g, as_tensors):
     return g
 
 
-def _retain_on_input(node, nr, g, as_tensors):
-    """backward(inputs=[non_leaf]) accumulates into the non-leaf's .grad, as PyTorch."""
-    hooks = node.hooks
-    ref = hooks.retain.get(nr) if hooks is not None else None
-    tensor = ref() if ref is not None else None
-    if tensor is None:
+def _run_leaf(node, g, captures, captured, needed, accumulate, as_tensors, trace):
+    """A gradient reached a leaf: capture it (grad / inputs=) and/or add it into ``.grad``.
+
+    PyTorch's order: the leaf tensor's hooks, the capture, then AccumulateGrad's pre-hooks,
+    the accumulation, the post-accumulate-grad hooks and AccumulateGrad's post-hooks.
+    A leaf that is neither captured nor needed is skipped, hooks included.
+    """
+    if g is None:
         return
-    if not tensor.retains_grad:
-        _accumulate_into_grad(tensor, g, as_tensors)
+    captures_here = captures.get(node) if captures is not None else None
+    wanted = accumulate and (needed is None or node in needed)
+    if captures_here is None and not wanted:
+        return
+    g = _leaf_hooks(node, g, as_tensors)
+    if captures_here is not None:
+        for position, _ in captures_here:
+            captured[position] = g
+    if not wanted or g is None:
+        return
+    hooks = node.hooks
+    if hooks is not None and hooks.pre:
+        g = _run_pre_hooks(node, hooks, g, as_tensors)
+        if g is None:
+            return
+    variable = node.variable
+    if trace is not None:
+        trace.accumulate(variable, g)
+    _accumulate_into_grad(variable, g, as_tensors)
+    extra = variable._extra
+    post_acc = extra.post_accumulate_hooks if extra is not None else None
+    if post_acc:
+        for fn in list(post_acc.values()):
+            fn(variable)
+    if hooks is not None and hooks.post:
+        given = (_wrap(g, as_tensors),)
+        for fn in list(hooks.post.values()):
+            fn((), given)
 
 
 def _run_node_prehooks(node, hooks, g, as_tensors):
-    """Tensor hooks and retain_grad of this node's outputs, then the node's pre-hooks."""
+    """Tensor hooks, then retain_grad, of this node's outputs."""
     if g is None:
         return g
     multi = node.multi_output
@@ -425,11 +479,22 @@ def _run_node_prehooks(node, hooks, g, as_tensors):
     for nr, ref in list(hooks.retain.items()):
         tensor = ref()
         if tensor is not None and grads[nr] is not None:
+            if tracer is not None:
+                tracer.accumulate(tensor, grads[nr])
             _accumulate_into_grad(tensor, grads[nr], as_tensors)
+    return grads if multi else grads[0]
+
+
+def _run_pre_hooks(node, hooks, g, as_tensors):
+    """The node's own pre-hooks (``grad_fn.register_prehook``): may replace grad_outputs."""
+    multi = node.multi_output
+    grads = list(g) if multi else [g]
     if hooks.pre:
         for fn in list(hooks.pre.values()):
             wrapped = tuple(_wrap(x, as_tensors) for x in grads)
             result = fn(wrapped)
+            if tracer is not None:
+                tracer.hook(f"pre-hook of {node.name()}", fn, wrapped, result)
             if result is not None:
                 grads = [_unwrap(x, as_tensors) for x in result]
     return grads if multi else grads[0]
@@ -438,7 +503,10 @@ def _run_node_prehooks(node, hooks, g, as_tensors):
 def _run_post_hooks(node, hooks, grads, g, as_tensors):
     outs = tuple(_wrap(x, as_tensors) for x in (g if node.multi_output else [g]))
     for fn in list(hooks.post.values()):
-        result = fn(tuple(_wrap(x, as_tensors) for x in grads), outs)
+        given = tuple(_wrap(x, as_tensors) for x in grads)
+        result = fn(given, outs)
+        if tracer is not None:
+            tracer.hook(f"post-hook of {node.name()}", fn, given, result)
         if result is not None:
             grads = tuple(_unwrap(x, as_tensors) for x in result)
     return grads
