@@ -373,7 +373,7 @@ def _extreme_vjp(node, g, saved):
     pick_a = a > b if node.params[0] == "max" else a < b
     tie = a == b
     wa = pick_a + tie * 0.5
-    wb = (1 - pick_a - tie) + tie * 0.5
+    wb = 1 - wa  # not 1 - pick_a: `-` on a bool tensor is an error (under create_graph)
     return (g * wa if na else None, g * wb if nb else None)
 
 
