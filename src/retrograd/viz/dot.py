@@ -359,6 +359,8 @@ def draw(outputs, params=None, show_saved: bool = True, show_grads: bool = False
                   "(bottom).")
     legend.append("backward() walks them in reverse: from the output's gradient back to "
                   "each leaf's .grad.")
+    legend.append("In each derivative, g is the gradient arriving from the output side; a, b "
+                  "are the op's inputs.")
     if show_saved:
         legend.append("Orange: values an op saved for its derivative; pink notes: saved values "
                       "that backward() freed (it keeps them only with retain_graph=True).")
@@ -473,7 +475,7 @@ def _constants(node, step) -> str:
 
 def _saved_label(slot, s, data, names, small) -> str:
     who = names.get(id(s)) if isinstance(s, Tensor) else None
-    head = f"saved {slot}" + (f" = {who}" if who else "")
+    head = f"saved {slot}" + (f" = {who}" if who and who != slot else "")
     lines = [head, f"{_shape(data.shape)} {data.dtype}"]
     if small and data.size <= 4:
         lines.append(format_value(data, 4))
