@@ -46,6 +46,9 @@ RULES: dict[str, tuple[str, str]] = {
     "ExpBackward0": ("exp(a)", "d exp(a)/da = exp(a) (the saved result)"),
     "ExpandBackward0": ("a.expand(shape)", "sum g over the expanded dimensions"),
     "FillBackward0": ("fill(a, value)", "d/da = 0: the value does not depend on a"),
+    "FillBackward2": ("a.fill_(number)", "d/da = 0: the value does not depend on a"),
+    "FillBackward3": ("a.fill_(v), v a 0-d tensor", "d/da = 0, d/dv = sum(g) (v is "
+                      "broadcast to every element)"),
     "GatherBackward0": ("gather(a, dim, index)", "g is scatter-added back to the gathered "
                         "positions of zeros shaped like a"),
     "IndexBackward0": ("a[index]", "g is added into zeros shaped like a at the indexed places"),
@@ -103,6 +106,7 @@ RULES: dict[str, tuple[str, str]] = {
     "UnsqueezeBackward0": ("a.unsqueeze(dim)", "g is squeezed back to a's shape"),
     "ViewBackward0": ("a.view(shape)", "g is reshaped back to a's shape"),
     "WhereBackward0": ("where(cond, a, b)", "g goes to a where cond is true, to b elsewhere"),
+    "ZeroBackward0": ("a.zero_()", "d/da = 0: the result does not depend on a"),
 }
 
 #: The letters the rules use for each input of a few nodes (default: a, b), so that the
