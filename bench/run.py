@@ -449,14 +449,25 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="a fast smoke run")
     parser.add_argument("--repeats", type=int, default=None, help="round-robin repeats")
     parser.add_argument("--only", default="", help="workload keys to run, e.g. 'abh'")
+    parser.add_argument("--blas-threads", type=int, default=1,
+                        help="threads for NumPy's BLAS (0: leave the library's default)")
     parser.add_argument("--strict", action="store_true",
                         help="exit with status 1 when a target is not met")
     args = parser.parse_args(argv)
     repeats = args.repeats or (3 if args.quick else 9)
+    if args.blas_threads:
+        # NumPy's OpenBLAS threads busy-wait after each call, as do torch's OpenMP threads;
+        # on a small machine the two pools fight over cores and the timings turn to noise
+        # (x10 swings).  One BLAS thread makes retrograd and NumPy single-threaded, like
+        # the torch-1-thread reference the targets are set against.
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(args.blas_threads, user_api="blas")
 
     print(f"# retrograd benchmark ({'quick' if args.quick else 'full'}, {repeats} repeats)\n")
     print(f"numpy {np.__version__}, torch {torch.__version__} (default threads "
           f"{TORCH_DEFAULT_THREADS}), python {sys.version.split()[0]}, "
+          f"NumPy BLAS threads {args.blas_threads or 'default'}, "
           f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '')!r}\n")
     rows = []
     all_met = True

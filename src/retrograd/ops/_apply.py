@@ -17,11 +17,12 @@ from .. import dtypes
 from ..autograd.grad_mode import state
 from ..autograd.graph import Node, SavedOutput, accumulator_of
 from ..backend import as_array
-from ..tensor import Tensor, make_tensor
+from ..tensor import Tensor
 
 NOTHING, INPUTS, OUTPUT, BOTH = 0, 1, 2, 3
 
 _ndarray = np.ndarray
+_new = object.__new__
 
 
 def node_class(name: str, vjp, saves: int = NOTHING) -> type:
@@ -51,12 +52,48 @@ def _fix_dtype(rule: str, inputs, result):
     return result
 
 
+def _leaf_edge(x):
+    """The AccumulateGrad of a leaf that requires grad (its weakref is usually still alive)."""
+    ref = x._acc
+    if ref is not None:
+        acc = ref()
+        if acc is not None:
+            return acc
+    return accumulator_of(x)
+
+
+def _new_tensor(data):
+    """``make_tensor(data)`` inlined by hand where it matters: every op result comes here."""
+    t = _new(Tensor)
+    t._data = data
+    t._grad_fn = None
+    t._requires_grad = False
+    t._grad = None
+    t._vc = None
+    t._nr = 0
+    t._acc = None
+    t._extra = None
+    return t
+
+
+def _new_node(node_cls, nxt, nrs, params, data):
+    """A node of ``node_cls`` for a float result ``data``; ``saved`` is set by the caller."""
+    node = _new(node_cls)
+    node.next = nxt
+    node.next_nr = nrs
+    node.params = params
+    node.hooks = None
+    node.versions = None
+    node.out_shape = data.shape
+    node.out_dtype = data.dtype
+    return node
+
+
 def record(node_cls, inputs, out, params, extras=(), nr_out=0):
     """Attach a new ``node_cls`` node to ``out`` (a fresh tensor) for ``inputs``."""
     data = out._data
     if data.dtype.kind != "f":
         return None  # integer and bool results never require grad (argmax, comparisons)
-    node = node_cls()
     nxt = []
     nrs = None
     for i, x in enumerate(inputs):
@@ -67,13 +104,7 @@ def record(node_cls, inputs, out, params, extras=(), nr_out=0):
                 nrs[i] = x._nr
         else:
             nxt.append(None)
-    node.next = tuple(nxt)
-    node.next_nr = nrs
-    node.params = params
-    node.hooks = None
-    node.versions = None
-    node.out_shape = data.shape
-    node.out_dtype = data.dtype
+    node = _new_node(node_cls, tuple(nxt), nrs, params, data)
     saves = node_cls.saves
     if saves == NOTHING:
         node.saved = extras
@@ -162,28 +193,77 @@ def _share_version(x, out):
 
 
 def _unary_caller(op):
+    # The hot path of every recorded program: one closure per op, with the op's settings
+    # in local variables and the tensor and node built inline (each saved call or
+    # attribute lookup is ~5% of a small op's cost; see bench/).
     forward = op.forward
     node_cls = op.node_cls
-    rule = op.dtype_rule
+    to_float = op.dtype_rule == "float"
     view = op.view
     differentiable = op.differentiable
+    saves = node_cls.saves
+    saves_input = bool(saves & INPUTS)
+    saves_output = bool(saves & OUTPUT)
 
     def call(x, *params):
-        if not isinstance(x, Tensor):
-            return forward(x, *params)
+        tx = type(x)
+        if tx is not Tensor and (tx is _ndarray or not isinstance(x, Tensor)):
+            return forward(x, *params)  # arrays in, arrays out: a first-order backward
         xd = x._data
-        if rule == "float" and xd.dtype.kind != "f":
+        if to_float and xd.dtype.kind != "f":
             # an integer or bool input computes in the default float, as PyTorch's exp/sqrt/
             # sigmoid... of an int tensor (NumPy would give float64, or float16 for uint8)
             xd = xd.astype(dtypes.get_default_dtype().numpy)
         data = forward(xd, *params)
         if type(data) is not _ndarray:
             data = as_array(data)
-        out = make_tensor(data)
-        if view:
-            _share_version(x, out)
-        if x._requires_grad and state.enabled and differentiable:
-            record(node_cls, (x,), out, params)
+        out = _new(Tensor)
+        out._data = data
+        out._grad = None
+        out._nr = 0
+        out._acc = None
+        out._extra = None
+        if view:  # the output shares memory with x: share its version counter too
+            vc = x._vc
+            if vc is None:
+                vc = x._vc = [0]
+            out._vc = vc
+        else:
+            out._vc = None
+        if not (x._requires_grad and differentiable and state.enabled
+                and data.dtype.kind == "f"):
+            out._grad_fn = None
+            out._requires_grad = False
+            return out
+        fn = x._grad_fn
+        node = _new(node_cls)
+        node.next = (fn if fn is not None else _leaf_edge(x),)
+        node.next_nr = (x._nr,) if x._nr else None
+        node.params = params
+        node.hooks = None
+        node.out_shape = data.shape
+        node.out_dtype = data.dtype
+        node.versions = None
+        if saves_input:
+            vc = x._vc
+            if vc is not None and vc[0]:
+                node.versions = (vc[0],)
+            if saves_output:
+                vc = out._vc
+                if vc is None:
+                    vc = out._vc = [0]
+                node.saved = (x, SavedOutput(data, vc))
+            else:
+                node.saved = (x,)
+        elif saves_output:
+            vc = out._vc
+            if vc is None:
+                vc = out._vc = [0]
+            node.saved = (SavedOutput(data, vc),)
+        else:
+            node.saved = ()
+        out._grad_fn = node
+        out._requires_grad = True
         return out
 
     return call
@@ -198,11 +278,18 @@ def _binary_caller(op):
     forward = op.forward
     node_cls = op.node_cls
     rule = op.dtype_rule
+    promotes = rule != "same" and rule != "bool"
+    to_float = rule == "float"
     differentiable = op.differentiable
+    saves = node_cls.saves
+    saves_input = bool(saves & INPUTS)
+    saves_output = bool(saves & OUTPUT)
 
     def call(a, b, *params):
-        a_is_t = isinstance(a, Tensor)
-        b_is_t = isinstance(b, Tensor)
+        ta = type(a)
+        tb = type(b)
+        a_is_t = ta is Tensor or (ta is not _ndarray and isinstance(a, Tensor))
+        b_is_t = tb is Tensor or (tb is not _ndarray and isinstance(b, Tensor))
         if a_is_t:
             ad = a._data
             if b_is_t:
@@ -212,7 +299,7 @@ def _binary_caller(op):
                 # or an integer op must give a float (true division).
                 if type(data) is not _ndarray:
                     data = as_array(data)
-                if ad.dtype != bd.dtype or (rule == "float" and ad.dtype.kind != "f"):
+                if ad.dtype != bd.dtype or (to_float and ad.dtype.kind != "f"):
                     data = _fix_dtype(rule, (a, b), data)
             else:
                 try:
@@ -221,7 +308,7 @@ def _binary_caller(op):
                     data = forward(ad, _wrap_scalar(b, ad.dtype), *params)
                 if type(data) is not _ndarray:
                     data = as_array(data)
-                if ad.dtype.kind != "f" and rule != "same" and rule != "bool":
+                if promotes and ad.dtype.kind != "f":
                     data = _fix_dtype(rule, (a, b), data)
         elif b_is_t:
             bd = b._data
@@ -231,15 +318,63 @@ def _binary_caller(op):
                 data = forward(_wrap_scalar(a, bd.dtype), bd, *params)
             if type(data) is not _ndarray:
                 data = as_array(data)
-            if bd.dtype.kind != "f" and rule != "same" and rule != "bool":
+            if promotes and bd.dtype.kind != "f":
                 data = _fix_dtype(rule, (a, b), data)
         else:
             return forward(a, b, *params)
-        out = make_tensor(data)
-        if state.enabled and differentiable and (
-            (a_is_t and a._requires_grad) or (b_is_t and b._requires_grad)
-        ):
-            record(node_cls, (a, b), out, params)
+        out = _new(Tensor)
+        out._data = data
+        out._grad = None
+        out._vc = None
+        out._nr = 0
+        out._acc = None
+        out._extra = None
+        ga = a_is_t and a._requires_grad
+        gb = b_is_t and b._requires_grad
+        if not ((ga or gb) and differentiable and state.enabled and data.dtype.kind == "f"):
+            out._grad_fn = None
+            out._requires_grad = False
+            return out
+        nrs = None
+        if ga:
+            fn = a._grad_fn
+            ea = fn if fn is not None else _leaf_edge(a)
+            if a._nr:
+                nrs = (a._nr, 0)
+        else:
+            ea = None
+        if gb:
+            fn = b._grad_fn
+            eb = fn if fn is not None else _leaf_edge(b)
+            if b._nr:
+                nrs = (nrs[0] if nrs else 0, b._nr)
+        else:
+            eb = None
+        node = _new(node_cls)
+        node.next = (ea, eb)
+        node.next_nr = nrs
+        node.params = params
+        node.hooks = None
+        node.out_shape = data.shape
+        node.out_dtype = data.dtype
+        node.versions = None
+        if saves_input:
+            va = a._vc[0] if a_is_t and a._vc is not None else 0
+            vb = b._vc[0] if b_is_t and b._vc is not None else 0
+            if va or vb:
+                node.versions = (va, vb)
+            if saves_output:
+                out._vc = [0]
+                node.saved = (a, b, SavedOutput(data, out._vc))
+            else:
+                node.saved = (a, b)
+        elif saves_output:
+            out._vc = [0]
+            node.saved = (SavedOutput(data, out._vc),)
+        else:
+            node.saved = ()
+        out._grad_fn = node
+        out._requires_grad = True
         return out
 
     return call
@@ -264,7 +399,7 @@ def apply_op(op, inputs, params=()):
     if op.extras:
         result, extras = result
     data = _fix_dtype(op.dtype_rule, inputs, as_array(result))
-    out = make_tensor(data)
+    out = _new_tensor(data)
     if op.view:
         _share_version(inputs[0], out)
     if wants_grad and state.enabled and op.differentiable:
