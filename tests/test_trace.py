@@ -170,6 +170,23 @@ def test_hooks_and_retain_grad_are_narrated():
     assert "returned None (gradient unchanged)" in table and "y.grad" in table
 
 
+def test_accumulation_after_is_read_before_post_accumulate_hooks():
+    x, y, z = seed()
+
+    def clear(t):  # e.g. an optimizer step that consumes and zeroes the gradient
+        t.grad.zero_()
+
+    x.register_post_accumulate_grad_hook(clear)
+    with T.autograd.trace() as t:
+        z.backward()
+    (acc,) = t.accumulations
+    np.testing.assert_allclose(acc.after, [[24 * 0.7 ** 2]])
+    (hook,) = [e for e in t.events if e.kind == "hook"]
+    assert hook.where == "post-accumulate-grad hook" and hook.fn.endswith("clear")
+    np.testing.assert_array_equal(hook.given, [[0.0]])  # .grad after the hook ran
+    np.testing.assert_array_equal(x.grad.numpy(), [[0.0]])
+
+
 def test_create_graph_trace_reports_values():
     x, y, z = seed()
     with T.autograd.trace() as t:

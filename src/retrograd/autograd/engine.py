@@ -455,11 +455,15 @@ def _run_leaf(node, g, captures, captured, needed, accumulate, as_tensors, trace
     if trace is not None:
         trace.accumulate(variable, g)
     _accumulate_into_grad(variable, g, as_tensors)
+    if trace is not None:
+        trace.accumulated(variable)
     extra = variable._extra
     post_acc = extra.post_accumulate_hooks if extra is not None else None
     if post_acc:
         for fn in list(post_acc.values()):
             fn(variable)
+            if trace is not None:
+                trace.hook("post-accumulate-grad hook", fn, variable._grad, None)
     if hooks is not None and hooks.post:
         given = (_wrap(g, as_tensors),)
         for fn in list(hooks.post.values()):

@@ -395,6 +395,10 @@ class Trace:
         self._events.append(acc)
         self._pending = acc
 
+    def accumulated(self, tensor) -> None:
+        """The engine finished adding into ``tensor.grad`` (before any post-accumulate hook)."""
+        self._settle()
+
     def freed(self, node) -> None:
         self._settle()
         step = self._steps.get(node)
