@@ -564,3 +564,203 @@ def test_dtype_vs_torch(fn, inputs, torch):
         tol = {"rtol": 1e-3, "atol": 1e-3} if _dtype_name(t) == "float16" else TOL["float32"]
         _check_same(r, t, tol, "value")
         assert r.requires_grad is False
+
+
+# ----------------------------------------------------------------------------- in place
+
+# (name, call on the non-leaf y with the other leaf b, shape of b)
+INPLACE_CASES = [
+    ("add_", lambda m, y, b: y.add_(b), (4,)),
+    ("add_alpha", lambda m, y, b: y.add_(b, alpha=2.0), (3, 4)),
+    ("add_scalar", lambda m, y, b: y.add_(1.5), None),
+    ("iadd", lambda m, y, b: y.__iadd__(b), (1, 4)),
+    ("sub_", lambda m, y, b: y.sub_(b), (3, 1)),
+    ("sub_alpha", lambda m, y, b: y.sub_(b, alpha=0.5), ()),
+    ("isub_scalar", lambda m, y, b: y.__isub__(2), None),
+    ("mul_", lambda m, y, b: y.mul_(b), (4,)),
+    ("mul_scalar", lambda m, y, b: y.mul_(3.0), None),
+    ("imul", lambda m, y, b: y.__imul__(b), (3, 4)),
+    ("div_", lambda m, y, b: y.div_(b.exp()), (4,)),
+    ("div_scalar", lambda m, y, b: y.div_(4), None),
+    ("itruediv", lambda m, y, b: y.__itruediv__(b.exp()), (3, 1)),
+    ("zero_", lambda m, y, b: y.zero_(), None),
+    ("fill_", lambda m, y, b: y.fill_(2.5), None),
+    ("fill_tensor", lambda m, y, b: y.fill_(b), ()),
+    ("copy_", lambda m, y, b: y.copy_(b), (3, 4)),
+    ("copy_bcast", lambda m, y, b: y.copy_(b), (4,)),
+    ("clamp_", lambda m, y, b: y.clamp_(-0.5, 0.5), None),
+    ("relu_", lambda m, y, b: y.relu_(), None),
+    ("pow_", lambda m, y, b: y.pow_(2), None),
+    ("neg_", lambda m, y, b: y.neg_(), None),
+    ("exp_", lambda m, y, b: y.exp_(), None),
+    ("twice", lambda m, y, b: y.mul_(b).add_(b), (4,)),
+]
+
+
+def _inplace_run(m, fn, a_np, b_np, g_np):
+    a = m.tensor(a_np).requires_grad_(True)
+    b = None if b_np is None else m.tensor(b_np).requires_grad_(True)
+    y = a * 1  # a non-leaf: PyTorch forbids in-place ops on leaves that require grad
+    view = y[1:]  # shares y's memory and version counter
+    before = y._version
+    out = fn(m, y, b)
+    record = {
+        "same_object": out is y,
+        "version_step": y._version - before,
+        "view_version": view._version == y._version,
+        "view_sees_change": bool((view.detach() == y.detach()[1:]).all()),
+        "grad_fn": type(y.grad_fn).__name__ if m is not retrograd else y.grad_fn.name(),
+        "requires_grad": y.requires_grad,
+        "value": y.detach(),
+    }
+    (y * m.tensor(g_np)).sum().backward()
+    record["a.grad"] = a.grad
+    record["b.grad"] = None if b is None else b.grad
+    return record
+
+
+@pytest.mark.parametrize("fn,b_shape", [pytest.param(f, s, id=n) for n, f, s in INPLACE_CASES])
+def test_inplace_vs_torch(fn, b_shape, torch):
+    rng = np.random.default_rng(7)
+    a_np, g_np = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    b_np = None if b_shape is None else rng.standard_normal(b_shape)
+    rg = _inplace_run(retrograd, fn, a_np, b_np, g_np)
+    th = _inplace_run(torch, fn, a_np, b_np, g_np)
+    for key in ("same_object", "version_step", "view_version", "view_sees_change",
+                "requires_grad"):
+        assert rg[key] == th[key], key
+    assert rg["version_step"] >= 1
+    _check_same(rg["value"], th["value"], TOL["float64"], "value")
+    for key in ("a.grad", "b.grad"):
+        if th[key] is None:
+            assert rg[key] is None, key
+        else:
+            _check_same(rg[key], th[key], TOL["float64"], key)
+
+
+# PyTorch 2.13 names the scalar fill_ FillBackward2 and zero_ ZeroBackward0
+@pytest.mark.parametrize("fn,b_shape", [pytest.param(f, s, id=n) for n, f, s in INPLACE_CASES])
+def test_inplace_grad_fn_vs_torch(fn, b_shape, torch):
+    rng = np.random.default_rng(7)
+    a_np, g_np = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    b_np = None if b_shape is None else rng.standard_normal(b_shape)
+    assert (_inplace_run(retrograd, fn, a_np, b_np, g_np)["grad_fn"]
+            == _inplace_run(torch, fn, a_np, b_np, g_np)["grad_fn"])
+
+
+def test_inplace_on_saved_tensor_raises_like_torch(torch):
+    """A value saved for backward and then modified in place: backward refuses, naming it."""
+    for m in (retrograd, torch):
+        a = m.tensor([1.0, 2.0]).requires_grad_(True)
+        y = a * 1
+        z = y * y  # saves y
+        y.add_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            z.sum().backward()
+
+
+def test_inplace_leaf_and_no_grad_like_torch(torch):
+    for m in (retrograd, torch):
+        a = m.tensor([1.0, 2.0]).requires_grad_(True)
+        with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+            a.mul_(2)
+        with m.no_grad():
+            a.mul_(2)  # allowed: e.g. an optimizer step
+        assert a._version == 1 and a.grad_fn is None and a.requires_grad
+        assert a.tolist() == [2.0, 4.0]
+
+
+@pytest.mark.xfail(strict=True, reason="views are not rebased after an in-place change of "
+                   "their base: their grad_fn still points at the old graph")
+@pytest.mark.parametrize("fn,b_shape", [pytest.param(f, s, id=n) for n, f, s in INPLACE_CASES
+                                        if s is not None])
+def test_inplace_grad_through_earlier_view_vs_torch(fn, b_shape, torch):
+    """A view taken before an in-place change of its base sees the change in its gradient
+    too (PyTorch regenerates the view's grad_fn from the base's new one)."""
+    rng = np.random.default_rng(3)
+    a_np, b_np = rng.standard_normal((3, 4)), rng.standard_normal(b_shape)
+    grads = []
+    for m in (retrograd, torch):
+        a, b = m.tensor(a_np).requires_grad_(True), m.tensor(b_np).requires_grad_(True)
+        y = a * 1
+        view = y[1:]
+        fn(m, y, b)
+        (view * m.tensor(a_np[1:])).sum().backward()
+        grads.append((a.grad, b.grad))
+    for r, t in zip(*grads):
+        _check_same(r, t, TOL["float64"], "grad through the view")
+
+
+# ----------------------------------------------------------------------------- errors
+
+def _r(*shape):
+    return lambda m: m.randn(*shape)
+
+
+# (name, the wrong call, the exception class PyTorch raises, what retrograd's message names)
+ERROR_CASES = [
+    ("matmul_shapes", lambda m: _r(2, 3)(m) @ _r(4, 5)(m), RuntimeError, ["2x3", "4x5"]),
+    ("matmul_vec", lambda m: _r(2, 3)(m) @ _r(4)(m), RuntimeError, ["2x3", "4"]),
+    ("matmul_batched", lambda m: _r(2, 2, 3)(m) @ _r(2, 4, 5)(m), RuntimeError,
+     ["2x2x3", "2x4x5"]),
+    ("matmul_0d", lambda m: m.tensor(1.0) @ _r(3)(m), RuntimeError, ["0D", "1D"]),
+    ("matmul_dtypes", lambda m: _r(2, 3)(m) @ _r(3, 2)(m).double(), RuntimeError,
+     ["float32", "float64"]),
+    ("cat_sizes", lambda m: m.cat([_r(2, 3)(m), _r(2, 4)(m)]), RuntimeError,
+     ["dimension 0", "[2, 3]", "[2, 4]", "tensor number 1"]),
+    ("cat_ndim", lambda m: m.cat([_r(2, 3)(m), _r(3)(m)]), RuntimeError, ["2", "1"]),
+    ("cat_empty", lambda m: m.cat([]), ValueError, ["non-empty"]),
+    ("stack_sizes", lambda m: m.stack([_r(2, 3)(m), _r(3, 2)(m)]), RuntimeError,
+     ["[2, 3]", "[3, 2]"]),
+    ("view_noncontiguous", lambda m: _r(2, 3)(m).t().view(6), RuntimeError,
+     ["[3, 2]", "reshape"]),
+    ("reshape_size", lambda m: _r(2, 3)(m).reshape(4, 2), RuntimeError, ["[4, 2]", "6"]),
+    ("reshape_two_minus1", lambda m: _r(2, 3)(m).reshape(-1, -1), RuntimeError, ["one"]),
+    ("view_size", lambda m: _r(2, 3)(m).view(5), RuntimeError, ["[5]", "6"]),
+    ("expand_size", lambda m: _r(2, 3)(m).expand(4, 3), RuntimeError, ["[4, 3]", "[2, 3]"]),
+    ("broadcast_add", lambda m: _r(2, 3)(m) + _r(4)(m), RuntimeError, ["3", "4"]),
+    ("index_int", lambda m: _r(2, 3)(m)[5], IndexError, ["5", "[2, 3]"]),
+    ("index_second_int", lambda m: _r(2, 3)(m)[0, 3], IndexError, ["3", "[2, 3]"]),
+    ("index_array", lambda m: _r(2, 3)(m)[m.tensor([0, 2])], IndexError, ["2", "[2, 3]"]),
+    ("index_mask_shape", lambda m: _r(2, 3)(m)[m.tensor([True, False, True])], IndexError,
+     ["[2, 3]"]),
+    ("index_too_many", lambda m: _r(2, 3)(m)[0, 0, 0], IndexError, ["[2, 3]"]),
+    ("gather_out_of_range", lambda m: _r(2, 3)(m).gather(1, m.tensor([[0, 3]])), RuntimeError,
+     ["3", "dimension 1", "size 3"]),
+    ("cross_entropy_target", lambda m: nnf(m).cross_entropy(_r(2, 3)(m), m.tensor([0, 3])),
+     IndexError, ["3", "[0, 2]"]),
+    ("cross_entropy_negative", lambda m: nnf(m).cross_entropy(_r(2, 3)(m), m.tensor([0, -2])),
+     IndexError, ["-2"]),
+    ("mse_reduction", lambda m: nnf(m).mse_loss(_r(2)(m), _r(2)(m), reduction="avg"),
+     ValueError, ["avg"]),
+    ("mean_int", lambda m: m.tensor([1, 2]).mean(), RuntimeError, ["Long", "float"]),
+    ("clamp_no_bounds", lambda m: _r(2)(m).clamp(), RuntimeError, ["min", "max"]),
+    ("permute_duplicate", lambda m: _r(2, 3)(m).permute(0, 0), RuntimeError, ["duplicate"]),
+    ("inplace_shape", lambda m: _r(2, 1)(m).add_(_r(2, 3)(m)), RuntimeError,
+     ["[2, 1]", "[2, 3]"]),
+    ("inplace_dtype", lambda m: m.tensor([1, 2]).add_(1.5), RuntimeError, ["Long", "Float"]),
+]
+for _name, _call in [
+    ("sum", lambda m, x: x.sum(2)), ("mean", lambda m, x: x.mean(-3)),
+    ("softmax", lambda m, x: x.softmax(2)), ("log_softmax", lambda m, x: x.log_softmax(-3)),
+    ("max", lambda m, x: x.max(5)), ("min", lambda m, x: m.min(x, -4)),
+    ("transpose", lambda m, x: x.transpose(0, 2)), ("unsqueeze", lambda m, x: x.unsqueeze(3)),
+    ("squeeze", lambda m, x: x.squeeze(2)), ("cat", lambda m, x: m.cat([x, x], 2)),
+    ("stack", lambda m, x: m.stack([x, x], 4)), ("gather", lambda m, x: x.gather(2, x.long())),
+    ("permute", lambda m, x: x.permute(0, 2)), ("flatten", lambda m, x: x.flatten(0, 2)),
+    ("size", lambda m, x: x.size(2)),
+]:
+    ERROR_CASES.append((f"dim_{_name}", lambda m, c=_call: c(m, m.randn(2, 3)), IndexError,
+                        ["Dimension out of range"]))
+
+
+@pytest.mark.parametrize("call,exc,fragments",
+                         [pytest.param(c, e, f, id=n) for n, c, e, f in ERROR_CASES])
+def test_error_vs_torch(call, exc, fragments, torch):
+    with pytest.raises(exc):  # PyTorch's class: code that catches it keeps working
+        call(torch)
+    with pytest.raises(exc) as info:
+        call(retrograd)
+    message = str(info.value)
+    for fragment in fragments:
+        assert fragment in message, f"{fragment!r} not in {message!r}"

@@ -106,7 +106,7 @@ def bind_methods(Tensor) -> None:  # noqa: N803 - the class
         "masked_fill": masked_fill,
         # reductions
         "sum": rd.sum, "mean": rd.mean, "max": rd.max, "min": rd.min,
-        "argmax": rd.argmax, "argmin": rd.argmin,
+        "argmax": rd.argmax, "argmin": rd.argmin, "all": rd.all, "any": rd.any,
         # shape
         "reshape": sh.reshape, "view": sh.view, "flatten": sh.flatten,
         "view_as": lambda s, o: sh.view(s, tuple(o.shape)),

@@ -37,9 +37,9 @@ def _write(x, data, name):
             target.dtype.kind == "b" and data.dtype.kind != "b"
         ):
             raise RuntimeError(
-                f"result type {data.dtype.name} can't be cast to the desired output type "
-                f"{target.dtype.name} in {name} (the tensor is {x.dtype}); use the out-of-place "
-                "op or convert the tensor first"
+                f"result type {pointwise.scalar_type_name(data.dtype)} can't be cast to the "
+                f"desired output type {pointwise.scalar_type_name(target.dtype)} in {name} (the "
+                f"tensor is {x.dtype}); use the out-of-place op or convert the tensor first"
             )
     if data.shape != target.shape:
         raise RuntimeError(
@@ -103,14 +103,35 @@ def _fill_fwd(a, value):
     return out
 
 
-_fill_op = pointwise.defop("fill", _fill_fwd, lambda node, g, saved: (g * 0,), "FillBackward0",
+# PyTorch 2.13's names: FillBackward2 for a number, FillBackward3 for a 0-d tensor (whose
+# gradient is the sum of the output's: the engine reduces the broadcast), ZeroBackward0
+_fill_op = pointwise.defop("fill", _fill_fwd, lambda node, g, saved: (g * 0,), "FillBackward2",
                            1, pointwise.NOTHING)
-fill_ = inplace(_fill_op, "fill_", False)
+_fill_tensor_op = pointwise.defop(
+    "fill", _fill_fwd,
+    lambda node, g, saved: (g * 0 if node.next[0] else None, g if node.next[1] else None),
+    "FillBackward3", 2, pointwise.NOTHING)
+_zero_op = pointwise.defop("zero", lambda a: _fill_fwd(a, 0), lambda node, g, saved: (g * 0,),
+                           "ZeroBackward0", 1, pointwise.NOTHING)
+_fill_number = inplace(_fill_op, "fill_", False)
+_fill_tensor = inplace(_fill_tensor_op, "fill_", False)
 
 
-def zero_(x):
-    """Fill with zeros in place (``x.grad.zero_()``, ``x.grad.data.zero_()``)."""
-    return fill_(x, 0)
+def fill_(x, value):
+    """Fill with ``value`` (a number or a 0-d tensor) in place."""
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(
+                f"fill_ only supports 0-dimension value tensor but got tensor with "
+                f"{value.ndim} dimensions (shape {list(value.shape)}); use copy_ to write a "
+                "tensor of values"
+            )
+        return _fill_tensor(x, value)
+    return _fill_number(x, value)
+
+
+zero_ = inplace(_zero_op, "zero_", False)
+zero_.__doc__ = "Fill with zeros in place (``x.grad.zero_()``, ``x.grad.data.zero_()``)."
 
 
 def _copy_fwd(a, src):

@@ -16,6 +16,45 @@ from ._apply import INPUTS, NOTHING, OUTPUT, defop
 # ----------------------------------------------------------------- arithmetic
 
 
+_SCALAR_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def scalar_type_name(np_dtype) -> str:
+    """PyTorch's name for a dtype in its error messages (``Long`` for int64...)."""
+    return _SCALAR_TYPE.get(str(np_dtype), str(np_dtype))
+
+
+def broadcast_error(a, b, op: str):
+    """PyTorch's RuntimeError for operands whose shapes do not broadcast, or None."""
+    sa, sb = tuple(getattr(a, "shape", ())), tuple(getattr(b, "shape", ()))
+    n = max(len(sa), len(sb))
+    pa, pb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
+    for d in range(n - 1, -1, -1):  # PyTorch reports the last mismatching dimension
+        if pa[d] != pb[d] and pa[d] != 1 and pb[d] != 1:
+            return RuntimeError(
+                f"The size of tensor a ({pa[d]}) must match the size of tensor b ({pb[d]}) at "
+                f"non-singleton dimension {d} ({op} of shapes {list(sa)} and {list(sb)}, "
+                "which do not broadcast; reshape or unsqueeze one of them)"
+            )
+    return None
+
+
+def _broadcasting(fn, op):
+    """``fn`` with NumPy's broadcast ValueError turned into PyTorch's RuntimeError."""
+
+    def forward(a, b, *params):
+        try:
+            return fn(a, b, *params)
+        except ValueError:
+            err = broadcast_error(a, b, op)
+            if err is None:
+                raise
+            raise err from None
+
+    return forward
+
+
 def _add_vjp(node, g, saved):
     a, b = node.next
     alpha = node.params[0] if node.params else 1
@@ -23,7 +62,10 @@ def _add_vjp(node, g, saved):
 
 
 def _add_fwd(a, b, alpha=1):
-    return a + b if alpha == 1 else a + b * alpha
+    try:
+        return a + b if alpha == 1 else a + b * alpha
+    except ValueError as e:
+        raise broadcast_error(a, b, "add") or e from None
 
 
 add_op = defop("add", _add_fwd, _add_vjp, "AddBackward0", 2, NOTHING, "promote")
@@ -47,8 +89,39 @@ def _sub_vjp(node, g, saved):
     return (g if a else None, (-g if alpha == 1 else g * -alpha) if b else None)
 
 
+def _is_bool(x) -> bool:
+    return x.__class__ is bool or (hasattr(x, "dtype") and x.dtype.kind == "b")
+
+
+def _check_bool_sub(a, b):
+    # PyTorch refuses `-` with bools (NumPy only refuses bool - bool, with a TypeError).
+    if _is_bool(a) or _is_bool(b):
+        if _is_bool(a) and _is_bool(b):
+            raise RuntimeError(
+                "Subtraction, the `-` operator, with two bool tensors is not supported. "
+                "Use the `^` or `logical_xor()` operator instead."
+            )
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead (or "
+            "convert it first with .float())."
+        )
+
+
 def _sub_fwd(a, b, alpha=1):
-    return a - b if alpha == 1 else a - b * alpha
+    _check_bool_sub(a, b)
+    try:
+        return a - b if alpha == 1 else a - b * alpha
+    except ValueError as e:
+        raise broadcast_error(a, b, "sub") or e from None
+
+
+def _rsub_fwd(a, b):
+    _check_bool_sub(b, a)
+    try:
+        return b - a
+    except ValueError as e:
+        raise broadcast_error(b, a, "sub") or e from None
 
 
 sub_op = defop("sub", _sub_fwd, _sub_vjp, "SubBackward0", 2, NOTHING, "promote")
@@ -58,7 +131,7 @@ def sub(input, other, *, alpha=1):  # noqa: A002 - PyTorch's names
     """``input - alpha * other``, broadcasting; either may be a Python number."""
     return sub_op(input, other) if alpha == 1 else sub_op(input, other, alpha)
 # ``2 - x``: PyTorch records it as RsubBackward1
-rsub = defop("rsub", lambda a, b: b - a,
+rsub = defop("rsub", _rsub_fwd,
              lambda node, g, saved: (-g if node.next[0] else None, g if node.next[1] else None),
              "RsubBackward1", 2, NOTHING, "promote")
 
@@ -69,7 +142,14 @@ def _mul_vjp(node, g, saved):
     return (g * b if na else None, g * a if nb else None)
 
 
-mul = defop("mul", lambda a, b: a * b, _mul_vjp, "MulBackward0", 2, INPUTS, "promote")
+def _mul_fwd(a, b):
+    try:
+        return a * b
+    except ValueError as e:
+        raise broadcast_error(a, b, "mul") or e from None
+
+
+mul = defop("mul", _mul_fwd, _mul_vjp, "MulBackward0", 2, INPUTS, "promote")
 
 
 def _div_vjp(node, g, saved):
@@ -80,7 +160,14 @@ def _div_vjp(node, g, saved):
     return (ga, gb)
 
 
-div = defop("div", lambda a, b: a / b, _div_vjp, "DivBackward0", 2, INPUTS, "float")
+def _div_fwd(a, b):
+    try:
+        return a / b
+    except ValueError as e:
+        raise broadcast_error(a, b, "div") or e from None
+
+
+div = defop("div", _div_fwd, _div_vjp, "DivBackward0", 2, INPUTS, "float")
 
 
 def _reciprocal_vjp(node, g, saved):
@@ -100,6 +187,7 @@ def rdiv(x, other):
     if isinstance(other, Tensor):
         return div(other, x)
     return mul(reciprocal(x), other)
+
 
 neg = defop("neg", lambda a: -a, lambda node, g, saved: (-g,), "NegBackward0")
 
@@ -128,7 +216,30 @@ def _pow_vjp(node, g, saved):
 
 
 def _pow_fwd(a, b):
-    return a ** b
+    try:
+        return a ** b
+    except ValueError:  # NumPy: "Integers to negative integer powers are not allowed."
+        err = broadcast_error(a, b, "pow")
+        if err is not None:
+            raise err from None
+        return _int_pow_negative(a, b)
+
+
+def _int_pow_negative(a, b):
+    # PyTorch refuses an integer tensor to a negative Python int power, but computes
+    # tensor ** tensor exactly: 1 ** -n = 1, (-1) ** -n = +-1, anything else ** -n = 0.
+    if not hasattr(b, "dtype"):
+        raise RuntimeError(
+            f"Integers to negative integer powers are not allowed. Convert the base to "
+            f"floating point first, e.g. x.float() ** {b}"
+        )
+    xp = namespace(b)
+    base = xp.asarray(a)
+    positive = xp.where(b >= 0, b, 0)
+    odd = (b % 2) != 0
+    negative_result = xp.where(base == 1, 1, xp.where(base == -1, xp.where(odd, -1, 1), 0))
+    return xp.where(b >= 0, base ** positive, negative_result).astype(
+        xp.result_type(base, b))
 
 
 pow = defop("pow", _pow_fwd, _pow_vjp, "PowBackward0", 2, INPUTS, "promote")  # noqa: A001
@@ -241,7 +352,11 @@ def _where_vjp(node, g, saved):
 
 
 def _where_fwd(cond, a, b):
-    return namespace(cond).where(cond, a, b)
+    try:
+        return namespace(cond).where(cond, a, b)
+    except ValueError as e:
+        raise (broadcast_error(cond, a, "where") or broadcast_error(cond, b, "where")
+               or broadcast_error(a, b, "where") or e) from None
 
 
 where = defop("where", _where_fwd, _where_vjp, "WhereBackward0", 3, INPUTS, "promote")
@@ -322,7 +437,8 @@ def clamp(x, min=None, max=None):  # noqa: A002 - PyTorch's keyword names
 
 
 def _cmp(name, fn):
-    return defop(name, fn, None, None, 2, NOTHING, "bool", differentiable=False)
+    return defop(name, _broadcasting(fn, name), None, None, 2, NOTHING, "bool",
+                 differentiable=False)
 
 
 eq = _cmp("eq", lambda a, b: a == b)
@@ -337,7 +453,32 @@ bitwise_and = _cmp("bitwise_and", lambda a, b: a & b)
 bitwise_or = _cmp("bitwise_or", lambda a, b: a | b)
 logical_not = defop("logical_not", lambda a: namespace(a).logical_not(a), None, None, 1,
                     differentiable=False)
-floor_divide = defop("floor_divide", lambda a, b: a // b, None, None, 2, NOTHING, "promote",
+def _is_integral(x) -> bool:
+    return x.__class__ in (int, bool) or (hasattr(x, "dtype") and x.dtype.kind in "iub")
+
+
+def _check_int_divisor(a, b, what):
+    # PyTorch raises for integer division by zero where NumPy returns 0 with a warning.
+    if _is_integral(a) and _is_integral(b):
+        zero = b == 0
+        if zero if zero.__class__ is bool else zero.any():
+            raise RuntimeError(
+                f"ZeroDivisionError: integer {what} by zero; use a floating dtype "
+                "(x.float()) to get inf/nan instead"
+            )
+
+
+def _floor_divide_fwd(a, b):
+    _check_int_divisor(a, b, "floor division")
+    return a // b
+
+
+def _remainder_fwd(a, b):
+    _check_int_divisor(a, b, "remainder")
+    return a % b
+
+
+floor_divide = defop("floor_divide", _floor_divide_fwd, None, None, 2, NOTHING, "promote",
                      differentiable=False)
 
 
@@ -347,7 +488,7 @@ def _remainder_vjp(node, g, saved):
     return (g if na else None, -g * floor_divide(a, b) if nb else None)
 
 
-remainder = defop("remainder", lambda a, b: a % b, _remainder_vjp, "RemainderBackward0", 2,
+remainder = defop("remainder", _remainder_fwd, _remainder_vjp, "RemainderBackward0", 2,
                   INPUTS, "promote")
 
 
@@ -377,9 +518,11 @@ def _extreme_vjp(node, g, saved):
     return (g * wa if na else None, g * wb if nb else None)
 
 
-_maximum = defop("maximum", lambda a, b, which: namespace(a).maximum(a, b), _extreme_vjp,
+_maximum = defop("maximum", _broadcasting(lambda a, b, which: namespace(a).maximum(a, b),
+                                          "maximum"), _extreme_vjp,
                  "MaximumBackward0", 2, INPUTS, "promote")
-_minimum = defop("minimum", lambda a, b, which: namespace(a).minimum(a, b), _extreme_vjp,
+_minimum = defop("minimum", _broadcasting(lambda a, b, which: namespace(a).minimum(a, b),
+                                          "minimum"), _extreme_vjp,
                  "MinimumBackward0", 2, INPUTS, "promote")
 
 

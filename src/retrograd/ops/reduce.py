@@ -10,6 +10,7 @@ from collections import namedtuple
 
 from ..backend import namespace
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
+from .pointwise import scalar_type_name
 from .shape import expand_op, reshape_op
 
 _values_indices = namedtuple("return_types", ["values", "indices"])
@@ -98,7 +99,7 @@ def mean(x, dim=None, keepdim=False, *, dtype=None):
     if x._data.dtype.kind != "f":
         raise RuntimeError(
             f"mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {x.dtype.name.capitalize()}; convert first, e.g. "
+            f"or complex dtype. Got: {scalar_type_name(x._data.dtype)}; convert first, e.g. "
             "x.float().mean()"
         )
     shape = tuple(x.shape)
@@ -220,3 +221,23 @@ def argmin(x, dim=None, keepdim=False):
     if dim is None:
         return make_tensor(xp.asarray(xp.argmin(x._data), dtype="int64"))
     return make_tensor(xp.asarray(xp.argmin(x._data, axis=dim, keepdims=keepdim), dtype="int64"))
+
+
+def _logical_reduce(x, dim, keepdim, which):
+    from ..tensor import make_tensor
+
+    data = x._data
+    xp = namespace(data)
+    axes = _dims(dim, data.ndim)
+    fn = xp.all if which == "all" else xp.any
+    return make_tensor(xp.asarray(fn(data, axis=axes, keepdims=keepdim)))
+
+
+def all(x, dim=None, keepdim=False):  # noqa: A001 - PyTorch's name
+    """True where every element (over ``dim``, or all of them) is nonzero; a bool tensor."""
+    return _logical_reduce(x, dim, keepdim, "all")
+
+
+def any(x, dim=None, keepdim=False):  # noqa: A001 - PyTorch's name
+    """True where some element (over ``dim``, or all of them) is nonzero; a bool tensor."""
+    return _logical_reduce(x, dim, keepdim, "any")

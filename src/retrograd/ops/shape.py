@@ -309,7 +309,7 @@ def cat(tensors, dim=0):
     """Join tensors along an existing dimension."""
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     ref = tensors[0]
     d = _norm_dim(dim, ref.ndim)
     for i, x in enumerate(tensors):
