@@ -143,7 +143,7 @@ def test_show_grads_annotates_leaves_with_their_grad():
     z.backward()
     labels = parse_dot(draw(z, params={"x": x}, show_grads=True).source)[0]
     expected = format_value(np.array([[24 * 0.5 ** 2]]), 6)  # dz/dx = 24 x^2 = 6
-    assert f".grad = {expected}" in labels[by_first_line(labels)["x"]]
+    assert f".grad (1, 1), norm 6\n= {expected}" in labels[by_first_line(labels)["x"]]
     assert expected == "[[6.]]"
     big = T.ones(4, 4, requires_grad=True)
     (big * 3).sum().backward()
@@ -166,12 +166,14 @@ def test_hooks_and_retain_grad_are_marked():
     assert "color=red" in attrs[first["x"]]
     mul = labels[first["MulBackward0"]]
     assert "1 hook(s) on its output" in mul and "retain_grad(): y keeps .grad" in mul
-    assert ".grad = None" in mul
+    assert "y.grad = None" in mul
     assert "1 pre-hook(s), 1 post-hook(s)" in labels[first["PowBackward0"]]
+    assert "Red border: hooks" in g.source
+    assert "Red border" not in draw(seed_graph()[2]).source
     z.backward()
     labels = parse_dot(draw(z, params={"x": x, "y": y}, show_grads=True).source)[0]
     dz_dy = 3 * (2 * 0.7) ** 2
-    assert f".grad = {format_value(np.array([[dz_dy]]), 6)}" in labels[
+    assert f"y.grad (1, 1), norm {dz_dy:.4g}\n= {format_value(np.array([[dz_dy]]), 6)}" in labels[
         by_first_line(labels)["MulBackward0"]]
 
 

@@ -359,6 +359,8 @@ def draw(outputs, params=None, show_saved: bool = True, show_grads: bool = False
                   "(bottom).")
     legend.append("backward() walks them in reverse: from the output's gradient back to "
                   "each leaf's .grad.")
+    if "penwidth=2" in "".join(lines):
+        legend.append("Red border: hooks or retain_grad() registered there.")
     legend.append("In each derivative, g is the gradient arriving from the output side; a, b "
                   "are the op's inputs.")
     if show_saved:
@@ -406,17 +408,18 @@ def _leaf_label(node, names, show_grads, accs) -> str:
     return "\n".join(lines)
 
 
-def _grad_text(t) -> str:
+def _grad_text(t, who: str = "") -> str:
     g = t._grad
     if g is None:
-        return ".grad = None"
+        return f"{who}.grad = None"
     data = g._data
     import numpy as np
 
     norm = float(np.linalg.norm(np.asarray(data, dtype=np.float64).ravel()))
+    text = f"{who}.grad {_shape(data.shape)}, norm {norm:.4g}"
     if data.size <= 6:
-        return f".grad = {format_value(data, 6)}"
-    return f".grad {_shape(data.shape)}, norm {norm:.4g}"
+        text += f"\n= {format_value(data, 6)}"
+    return text
 
 
 def _op_label(node, made, steps, show_grads, small) -> str:
@@ -448,7 +451,7 @@ def _op_label(node, made, steps, show_grads, small) -> str:
                 who = made.get((node, nr), "its output")
                 lines.append(f"retain_grad(): {who} keeps .grad")
                 if show_grads:
-                    lines.append(_grad_text(t))
+                    lines.append(_grad_text(t, who if who != "its output" else "output"))
     step = steps.get(node)
     if step is not None:
         arrived = step.arrived
