@@ -493,7 +493,7 @@ class Trace:
             label = self.label(e.node)
             if e.skipped:
                 return [("skip", label, "no gradient arrived: nothing to do")]
-            detail = [f"gradient arrived: {format_value(_first(e.arrived))}",
+            detail = [f"gradient arrived: {format_many(e.arrived)}",
                       f"rule: {e.rule}"]
             if e.saved:
                 detail.append("saved: " + ", ".join(f"{k}={v}" for k, v in e.saved))
@@ -518,12 +518,16 @@ class Trace:
                 if s.reduced_to is not None:
                     text += (f"  (shape {_shape_text(s.value.shape)}, summed over broadcast "
                              f"dims to {_shape_text(s.reduced_to)})")
-                rows.append(("send", f"  -> {self.label(s.target)}", text))
+                target = self.label(s.target)
+                if s.target.multi_output:
+                    nrs = step.node.next_nr
+                    target += f" (its output {nrs[s.index] if nrs else 0})"
+                rows.append(("send", f"  -> {target}", text))
             return rows
         if e.kind == "hook":
             ret = ("None (gradient unchanged)" if e.returned is None
-                   else format_value(_first(e.returned)))
-            return [("hook", e.where, f"{e.fn} got {format_value(_first(e.given))}, "
+                   else format_many(e.returned))
+            return [("hook", e.where, f"{e.fn} got {format_many(e.given)}, "
                      f"returned {ret}")]
         if e.kind == "freed":
             what = ", ".join(e.slots) if e.slots else "its saved values"
@@ -558,9 +562,11 @@ class Trace:
                                "'with retrograd.autograd.trace() as t:' first")
         names = {key: t for key, t in self.names.values()}
         outs = {}
-        for t in outputs:
+        unique = list({id(t): t for t in outputs}.values())  # backward twice: one output
+        for t in unique:
             entry = self.names.get(id(t))
-            outs[entry[0] if entry is not None else f"output {len(outs)}"] = t
+            unnamed = "output" if len(unique) == 1 else f"output {len(outs)}"
+            outs[entry[0] if entry is not None else unnamed] = t
         kwargs.setdefault("show_grads", True)
         return draw(outs, params=names, trace=self, **kwargs)
 
@@ -568,12 +574,13 @@ class Trace:
         return f"<retrograd trace: {len(self._events)} events>"
 
 
-def _first(value):
-    """One array to show: multi-output nodes show their first gradient."""
+def format_many(value, max_elements: int = 8) -> str:
+    """An array, or a list of them (one per output of a multi-output node, or per hook arg)."""
     if isinstance(value, list):
-        return value[0] if len(value) == 1 else np.asarray(
-            [np.nan if v is None else float(np.linalg.norm(v)) for v in value])
-    return value
+        if len(value) == 1:
+            return format_value(value[0], max_elements)
+        return "; ".join(f"[{i}] {format_value(v, max_elements)}" for i, v in enumerate(value))
+    return format_value(value, max_elements)
 
 
 def _saved_summary(node) -> list:

@@ -13,7 +13,7 @@ import subprocess
 
 from ..autograd.graph import AccumulateGrad, accumulator_of
 from ..autograd.tracing import (
-    describe_forward, describe_rule, format_value, saved_constants, saved_slot_names,
+    describe_forward, describe_rule, format_many, format_value, saved_constants, saved_slot_names,
 )
 from ..tensor import Tensor
 
@@ -454,10 +454,7 @@ def _op_label(node, made, steps, show_grads, small) -> str:
                     lines.append(_grad_text(t, who if who != "its output" else "output"))
     step = steps.get(node)
     if step is not None:
-        arrived = step.arrived
-        if isinstance(arrived, list):
-            arrived = arrived[0]
-        lines.append(f"grad in: {format_value(arrived, 6)}")
+        lines.append(f"grad in: {format_many(step.arrived, 6)}")
     return "\n".join(lines)
 
 
@@ -494,6 +491,8 @@ def _edge_label(child, nr, made, names, step, k, small) -> str:
     else:
         shape = child.out_shape[nr] if child.multi_output else child.out_shape
         name = made.get((child, nr))
+        if name is None and child.multi_output:
+            name = f"its output {nr}"
     text = (f"{name} " if name else "") + _shape(shape)
     if step is not None and k < len(step.sends):
         sent = step.sends[k].value
