@@ -322,3 +322,29 @@ def test_explain_as_a_module_and_console_script(tmp_path):
     proc = subprocess.run([script, "explain", "--help"], capture_output=True, text=True,
                           check=False, timeout=60)
     assert proc.returncode == 0 and "--out" in proc.stdout
+
+
+def test_multi_output_node_narrates_each_output():
+    class Split(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2, a * 3
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            return g1 * 2 + g2 * 3
+
+    x = T.tensor([1.0, 2.0], dtype=T.float64, requires_grad=True)
+    a, b = Split.apply(x)
+    with T.autograd.trace({"x": x}) as t:
+        (a * b).sum().backward()
+    split = t.step("SplitBackward")
+    # d(sum(2x * 3x))/d(2x) = 3x and /d(3x) = 2x, then back through 2 and 3: 12x
+    np.testing.assert_allclose(split.arrived[0], [3.0, 6.0])
+    np.testing.assert_allclose(split.arrived[1], [2.0, 4.0])
+    np.testing.assert_allclose(split.sent[0], [12.0, 24.0])
+    table = t.table()
+    assert "[0] [3., 6.]; [1] [2., 4.]" in table
+    assert "SplitBackward (its output 1)" in table
+    src = t.draw().source
+    assert "its output 1 (2,)" in src and "output\\noutput () float64" in src
