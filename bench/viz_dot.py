@@ -83,7 +83,7 @@ def _untraced_engine():
     return module
 
 
-def bench_trace_overhead(n=20_000, rounds=7):
+def bench_trace_overhead(n=20_000, rounds=11):
     T.manual_seed(0)
     x = T.randn(1, 1, requires_grad=True)
     z = (2 * x) ** 3
