@@ -1107,3 +1107,103 @@ def test_pickle_and_deepcopy():
     assert x[0, 0].item() == 1.0
     with pytest.raises(RuntimeError, match="leaves|leaf"):
         copy.deepcopy(x * 2)
+
+
+# ============================================================================ more surface
+
+
+def test_memory_layout_attributes(torch):
+    data = np.arange(24, dtype=np.float64).reshape(2, 3, 4)
+    r, t = T.from_numpy(data), torch.from_numpy(data)
+    assert r.stride() == t.stride() and r.stride(-1) == t.stride(-1) == 1
+    assert r.is_contiguous() and t.is_contiguous()
+    rt, tt = r.transpose(0, 2), t.transpose(0, 2)
+    assert rt.stride() == tt.stride()
+    assert rt.is_contiguous() == tt.is_contiguous() is False
+    assert r.contiguous() is r
+    assert rt.contiguous().is_contiguous()
+    assert r.nbytes == t.nbytes and r.itemsize == t.itemsize == r.element_size()
+    assert r.data_ptr() == data.__array_interface__["data"][0]
+    assert r[1].data_ptr() == r.data_ptr() + 12 * 8  # a view into the same memory
+    assert r.detach().data_ptr() == r.data_ptr() and r.clone().data_ptr() != r.data_ptr()
+    assert r.get_device() == t.get_device() == -1
+    assert r.cpu() is r and t.cpu() is t
+    assert r.is_complex() is False and r.is_floating_point()
+    assert str(r.device) == "cpu" and r.is_cuda is False
+
+
+def test_type_method(torch):
+    for name in ("float32", "float64", "int64", "int32", "uint8", "bool", "float16", "int8",
+                 "int16"):
+        r = T.zeros(2, dtype=getattr(T, name))
+        t = torch.zeros(2, dtype=getattr(torch, name))
+        assert r.type() == t.type().replace("torch.", "retrograd.")
+    check_same(T.ones(2).type(T.float64), torch.ones(2).type(torch.float64))
+    check_same(T.ones(2).type("retrograd.LongTensor"), torch.ones(2).type("torch.LongTensor"))
+    check_same(T.ones(2).type(T.DoubleTensor), torch.ones(2).type(torch.DoubleTensor))
+    with pytest.raises(ValueError, match="invalid type"):
+        T.ones(2).type("retrograd.NoSuchTensor")
+
+
+def test_new_factories(torch):
+    r = T.tensor([1.0], dtype=T.float64)
+    t = torch.tensor([1.0], dtype=torch.float64)
+    check_same(r.new_zeros(2, 3), t.new_zeros(2, 3))
+    check_same(r.new_ones((2,)), t.new_ones((2,)))
+    check_same(r.new_full((2,), 7), t.new_full((2,), 7))
+    check_same(r.new_tensor([1, 2]), t.new_tensor([1, 2]))
+    check_same(r.new_zeros(2, dtype=T.int64), t.new_zeros(2, dtype=torch.int64))
+    assert tuple(r.new_empty(4).shape) == (4,) and r.new_empty(4).dtype is T.float64
+    x = r.new_ones(2, requires_grad=True)
+    assert x.requires_grad and x.is_leaf
+
+
+def test_format_and_contains(torch):
+    for spec in (".2f", ".3e", "", ">10.1f"):
+        assert f"{T.tensor(3.14159):{spec}}" == f"{torch.tensor(3.14159):{spec}}"
+    assert f"{T.tensor(7):d}" == f"{torch.tensor(7):d}" == "7"
+    assert f"{T.tensor([1.0, 2.0])}" == "tensor([1., 2.])"
+    with pytest.raises(TypeError):
+        f"{torch.ones(2):.2f}"
+    with pytest.raises(TypeError):
+        f"{T.ones(2):.2f}"
+    r, t = T.tensor([[1, 2], [3, 4]]), torch.tensor([[1, 2], [3, 4]])
+    for el in (3, 5, 2.0, T.tensor(4)):
+        tel = torch.tensor(4) if isinstance(el, T.Tensor) else el
+        assert (el in r) == (tel in t)
+    with pytest.raises(RuntimeError) as want:
+        "a" in t  # noqa: B015
+    with pytest.raises(RuntimeError) as got:
+        "a" in r  # noqa: B015
+    assert str(got.value) == str(want.value)
+
+
+def test_random_inplace_fills(torch):
+    T.manual_seed(3)
+    w = T.empty(1000)
+    assert w.uniform_(-2, 3) is w and w._version == 1
+    assert -2 <= w.min().item() and w.max().item() < 3 and abs(w.mean().item() - 0.5) < 0.2
+    w.normal_(1.0, 0.5)
+    assert abs(w.mean().item() - 1.0) < 0.1 and abs(w.numpy().std() - 0.5) < 0.1
+    assert w.dtype is T.float32
+    i = T.zeros(500, dtype=T.int64).random_(0, 4)
+    assert set(i.tolist()) == {0, 1, 2, 3}
+    assert set(T.zeros(200).bernoulli_(0.3).tolist()) == {0.0, 1.0}
+    T.manual_seed(3)
+    assert T.empty(1000).uniform_(-2, 3).tolist() != w.tolist()
+    T.manual_seed(3)
+    w2 = T.empty(1000).uniform_(-2, 3)
+    T.manual_seed(3)
+    assert T.empty(1000).uniform_(-2, 3).tolist() == w2.tolist()
+    # a leaf that requires grad is initialised under no_grad (as in torch)
+    p = T.zeros(3, requires_grad=True)
+    with pytest.raises(RuntimeError) as want:
+        torch.zeros(3, requires_grad=True).uniform_()
+    with pytest.raises(RuntimeError, match="no_grad") as got:
+        p.uniform_()
+    assert str(want.value).split(".")[0] in str(got.value)
+    with T.no_grad():
+        p.normal_()
+    assert p.requires_grad and p.is_leaf and p.grad_fn is None
+    p.data.uniform_(0, 1)
+    assert 0 <= p.min().item() < 1

@@ -90,6 +90,14 @@ def make_tensor(data, grad_fn=None):
     return t
 
 
+#: dtype name -> the legacy class name that ``Tensor.type()`` reports
+_LEGACY_NAMES = {
+    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+    "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
+    "uint8": "ByteTensor", "bool": "BoolTensor",
+}
+
+
 class _Extra:
     """Rarely used per-tensor state, allocated on first use to keep tensors small."""
 
@@ -189,7 +197,149 @@ class Tensor:
         return self._data.dtype.kind == "f"
 
     def element_size(self) -> int:
+        """Bytes per element."""
         return self._data.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self._data.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self._data.nbytes
+
+    def is_complex(self) -> bool:
+        return False  # retrograd has no complex dtypes
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        return bool(self._data.flags.c_contiguous)
+
+    def stride(self, dim: int | None = None):
+        """Steps in elements (not bytes, unlike NumPy) between neighbours along each dim."""
+        steps = tuple(st // self._data.itemsize for st in self._data.strides)
+        if dim is None:
+            return steps
+        return steps[self._check_dim(dim)]
+
+    def data_ptr(self) -> int:
+        """The address of the first element (equal for tensors that share memory)."""
+        data = self._data
+        if type(data) is np.ndarray:
+            return data.__array_interface__["data"][0]
+        return data.data.ptr  # CuPy
+
+    def get_device(self) -> int:
+        """-1 for CPU tensors, else the CUDA device index (as PyTorch)."""
+        dev = self.device
+        return -1 if dev.type == "cpu" else (dev.index or 0)
+
+    def cpu(self) -> "Tensor":
+        return self.to("cpu")
+
+    def cuda(self, device=None) -> "Tensor":
+        return self.to("cuda" if device is None else f"cuda:{int(device)}")
+
+    def type(self, dtype=None):
+        """``t.type()`` names the legacy class (``'retrograd.FloatTensor'``); ``t.type(d)``
+        converts to dtype ``d`` (a dtype or such a name)."""
+        if dtype is None:
+            return f"retrograd.{_LEGACY_NAMES[self.dtype.name]}"
+        if isinstance(dtype, str):
+            name = dtype.removeprefix("torch.").removeprefix("retrograd.")
+            by_class = {v: k for k, v in _LEGACY_NAMES.items()}
+            if name not in by_class:
+                raise ValueError(
+                    f"invalid type: {dtype!r}; use e.g. 'retrograd.DoubleTensor' or a dtype"
+                )
+            dtype = dtypes.to_dtype(by_class[name])
+        elif hasattr(dtype, "dtype") and not isinstance(dtype, dtypes.dtype):
+            dtype = dtype.dtype  # a legacy class such as retrograd.DoubleTensor
+        return self.to(dtype)
+
+    # ------------------------------------------------------------------ new_* (same dtype)
+    def _new_kwargs(self, dtype):
+        return self.dtype if dtype is None else dtype
+
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False) -> "Tensor":
+        """A copy of ``data`` with this tensor's dtype (unless ``dtype`` is given)."""
+        from ._creation import tensor
+
+        return tensor(data, dtype=self._new_kwargs(dtype), requires_grad=requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False) -> "Tensor":
+        """Zeros of ``size`` with this tensor's dtype (unless ``dtype`` is given)."""
+        from ._creation import zeros
+
+        return zeros(*size, dtype=self._new_kwargs(dtype), requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False) -> "Tensor":
+        """Ones of ``size`` with this tensor's dtype (unless ``dtype`` is given)."""
+        from ._creation import ones
+
+        return ones(*size, dtype=self._new_kwargs(dtype), requires_grad=requires_grad)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False) -> "Tensor":
+        """An uninitialised tensor of ``size`` with this tensor's dtype."""
+        from ._creation import empty
+
+        return empty(*size, dtype=self._new_kwargs(dtype), requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, dtype=None, device=None,
+                 requires_grad=False) -> "Tensor":
+        """``fill_value`` everywhere, with this tensor's dtype (unless ``dtype`` is given)."""
+        from ._creation import full
+
+        return full(size, fill_value, dtype=self._new_kwargs(dtype),
+                    requires_grad=requires_grad)
+
+    # ------------------------------------------------------------------ random fills
+    def _fill_random_(self, name: str, values) -> "Tensor":
+        from .autograd.grad_mode import state
+
+        if self._requires_grad and state.enabled:
+            raise RuntimeError(
+                f"a leaf Variable that requires grad is being used in an in-place operation "
+                f"({name} on a tensor of shape {list(self._data.shape)}). Initialise it under "
+                "`with retrograd.no_grad():` or through `.data`."
+                if self._grad_fn is None else
+                f"{name} on a tensor that is part of a graph is not supported; call it on a "
+                "leaf under `with retrograd.no_grad():`"
+            )
+        self._data[...] = values
+        self._bump_version()
+        return self
+
+    def uniform_(self, a: float = 0.0, b: float = 1.0, *, generator=None) -> "Tensor":
+        """Fill with samples from U(a, b), in place (see ``manual_seed``)."""
+        from .random import generator as default
+
+        rng = generator or default()
+        return self._fill_random_("uniform_", rng.uniform(a, b, self._data.shape))
+
+    def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator=None) -> "Tensor":
+        """Fill with samples from N(mean, std**2), in place (see ``manual_seed``)."""
+        from .random import generator as default
+
+        rng = generator or default()
+        return self._fill_random_("normal_", rng.normal(mean, std, self._data.shape))
+
+    def random_(self, low: int = 0, high: int | None = None, *, generator=None) -> "Tensor":
+        """Fill with integers from [low, high), in place (``random_(high)`` means [0, high))."""
+        from .random import generator as default
+
+        if high is None:
+            if low == 0:
+                raise RuntimeError("random_() needs an upper bound here; call random_(high)")
+            low, high = 0, low
+        rng = generator or default()
+        return self._fill_random_("random_", rng.integers(low, high, self._data.shape))
+
+    def bernoulli_(self, p: float = 0.5, *, generator=None) -> "Tensor":
+        """Fill with 1 (probability ``p``) or 0, in place."""
+        from .random import generator as default
+
+        rng = generator or default()
+        return self._fill_random_("bernoulli_", rng.random(self._data.shape) < p)
 
     def item(self):
         """The value of a one-element tensor as a Python number."""
@@ -459,6 +609,22 @@ class Tensor:
 
     def __hash__(self) -> int:
         return id(self)
+
+    def __format__(self, spec: str) -> str:
+        # ``f"{loss:.4f}"`` works on 0-d tensors, as in PyTorch
+        if self._data.ndim == 0:
+            return self._data.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    def __contains__(self, element) -> bool:
+        import numbers
+
+        if isinstance(element, (Tensor, numbers.Number)):
+            return bool((self == element).any().item())
+        raise RuntimeError(
+            "Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+            f"{type(element)}."
+        )
 
     def __reduce_ex__(self, protocol):
         from ._creation import _rebuild
