@@ -6,6 +6,7 @@ tolerances can be tight.
 """
 
 import gc
+import re
 import threading
 import warnings
 import weakref
@@ -1361,3 +1362,161 @@ def test_capture_order_with_hooks_matches_torch_in_every_mode():
     (_, _, rout), (_, _, tout) = _run_both(build)
     for a, b in zip(rout, tout):
         close(a, b)
+
+
+@pytest.mark.parametrize("build", [
+    lambda lib, x: (x * 2).sum(),
+    lambda lib, x: (x / 2).sum(),
+    lambda lib, x: (x.expand(2, 3) + 1).mean(),
+    lambda lib, x: (-x).sum(),
+    lambda lib, x: x.reshape(3, 1).t().sum(),
+    lambda lib, x: x[1:].sum(),
+    lambda lib, x: (x - 1).sum(),
+    lambda lib, x: x.clone().sum(),
+    lambda lib, x: lib.cat([x, x]).sum(),
+    lambda lib, x: x.float().sum(),
+    lambda lib, x: (x ** 2).sum(),
+    lambda lib, x: x.exp().sum(),
+], ids=["mul_scalar", "div_scalar", "expand_mean", "neg", "reshape_t", "slice", "sub",
+        "clone", "cat", "to", "pow", "exp"])
+def test_second_backward_raises_exactly_when_torch_does(build):
+    outcomes = []
+    for lib, x in zip((R, torch), rand_pair(3)):
+        y = build(lib, x)
+        y.backward()
+        try:
+            y.backward()
+            outcomes.append(("ok", x.grad.detach().numpy().copy()))
+        except RuntimeError as e:
+            assert lib is torch or "retain_graph=True" in str(e)
+            outcomes.append(("error", None))
+    assert outcomes[0][0] == outcomes[1][0]
+    if outcomes[0][0] == "ok":
+        np.testing.assert_allclose(outcomes[0][1], outcomes[1][1], rtol=1e-6)
+
+
+def test_leaf_used_twice_one_hook_call():
+    def build(lib, x, log):
+        x.register_hook(lambda g: log.append(g.detach().clone()))
+        (x * x + x.sin() + x).sum().backward()
+
+    (rx, rlog, _), (tx, tlog, _) = _run_both(build)
+    assert len(rlog) == len(tlog) == 1
+    close(rlog[0], tlog[0])
+    close(rx.grad, tx.grad)
+
+
+def test_setitem_on_non_leaf_gradients():
+    (rx, tx), (rz, tz) = rand_pair(3), rand_pair(2, seed=1)
+    for x, z in ((rx, rz), (tx, tz)):
+        y = x * 1
+        y[0] = z[0] * 2
+        y[1:] = x[1:].exp() * z.sum()
+        (y * y).sum().backward()
+    close(rx.grad, tx.grad)
+    close(rz.grad, tz.grad)
+    # y[1:] saved by the multiplication, then overwritten: both refuse
+    losses = []
+    for x, z in ((rx, rz), (tx, tz)):
+        y = x * 1
+        y[1:] = y[1:] * z.sum()
+        losses.append((y * y).sum())
+    with pytest.raises(RuntimeError) as tinfo:
+        losses[1].backward()
+    versions = re.search(r"version \d+; expected version \d+", str(tinfo.value)).group()
+    with pytest.raises(RuntimeError, match=versions):
+        losses[0].backward()
+
+
+def test_calling_grad_fn_directly():
+    (rx, tx), (ry, ty) = rand_pair(3), rand_pair(3, seed=1)
+    rg = (rx * ry).grad_fn(R.ones(3, dtype=R.float64))
+    tg = (tx * ty).grad_fn(torch.ones(3, dtype=torch.float64))
+    assert len(rg) == len(tg) == 2
+    for a, b in zip(rg, tg):
+        close(a, b)
+
+
+def test_custom_function_mark_dirty_in_place():
+    res = []
+    for lib, x in zip((R, torch), rand_pair(3)):
+        class MulTwoInPlace(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                ctx.mark_dirty(a)
+                return a.mul_(2)
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        y = x * 1
+        v = y._version
+        z = MulTwoInPlace.apply(y)
+        (z * z).sum().backward()
+        res.append((z, x.grad, y._version - v, type(z.grad_fn).__name__, z is y))
+    close(res[0][0], res[1][0])
+    close(res[0][1], res[1][1])
+    assert res[0][2:] == res[1][2:]
+    # on a leaf that requires grad it is refused, as any in-place op
+    fns = []
+    for lib, x in zip((R, torch), rand_pair(3)):
+        class Dirty(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                ctx.mark_dirty(a)
+                return a.mul_(2)
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        fns.append(lambda fn=Dirty, x=x: fn.apply(x))
+    both_raise(fns[0], fns[1], match="leaf Variable")
+
+
+def test_custom_function_saving_its_output_higher_order():
+    res = []
+    for lib, x in zip((R, torch), rand_pair(4)):
+        class Exp(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                out = a.exp()
+                ctx.save_for_backward(out)
+                return out
+
+            @staticmethod
+            def backward(ctx, g):
+                (out,) = ctx.saved_tensors
+                return g * out
+
+        y = Exp.apply(x).sum()
+        (g,) = lib.autograd.grad(y, x, create_graph=True)
+        (gg,) = lib.autograd.grad(g.sum(), x)
+        res.append((g, gg))
+    for a, b in zip(*res):
+        close(a, b)
+
+
+def test_reentrant_backward_inside_custom_function():
+    # the checkpointing pattern: backward recomputes the forward and calls autograd.grad
+    res = []
+    for lib, x in zip((R, torch), rand_pair(4)):
+        class Checkpoint(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                ctx.save_for_backward(a)
+                return (a.sin() * a).exp()
+
+            @staticmethod
+            def backward(ctx, g, lib=lib):
+                (a,) = ctx.saved_tensors
+                with lib.enable_grad():
+                    a2 = a.detach().requires_grad_(True)
+                    out = (a2.sin() * a2).exp()
+                    (ga,) = lib.autograd.grad(out, a2, g)
+                return ga
+
+        (Checkpoint.apply(x) * 2).sum().backward()
+        res.append(x.grad)
+    close(*res)

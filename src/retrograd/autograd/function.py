@@ -175,10 +175,27 @@ class Function(metaclass=_FunctionMeta):
         outs = (outputs,) if single else outputs
         record = prev and any(ctx._needs)
         non_diff = getattr(ctx, "_non_diff", set())
+        dirty = getattr(ctx, "_dirty", ())
         results = []
         for o in outs:
-            if isinstance(o, Tensor) and (any(o is a for a in args) or o._grad_fn is not None):
-                o = tensor.make_tensor(o._data)  # an input returned as is: a new alias
+            if isinstance(o, Tensor) and id(o) in dirty:
+                # modified in place (ctx.mark_dirty): as PyTorch, the very same tensor comes
+                # back, rebased onto this node, one version further
+                if prev and o._requires_grad and o._grad_fn is None:
+                    raise RuntimeError(
+                        f"a leaf Variable that requires grad is being used in an in-place "
+                        f"operation ({cls.__name__}, marked dirty, on a leaf of shape "
+                        f"{list(o._data.shape)}); apply it to a clone, or under no_grad()"
+                    )
+                o._bump_version()
+            elif isinstance(o, Tensor) and (any(o is a for a in args) or
+                                            o._grad_fn is not None):
+                # an input returned as is: a new alias sharing its data and version counter
+                alias = tensor.make_tensor(o._data)
+                if o._vc is None:
+                    o._vc = [0]
+                alias._vc = o._vc
+                o = alias
             results.append(o)
         if record:
             nxt, nrs = [], None
