@@ -29,6 +29,8 @@ RULES: dict[str, tuple[str, str]] = {
     "AddBackward0": ("a + alpha*b", "d/da = 1, d/db = alpha: g passes through unchanged"),
     "AddBackward1": ("a + c (c a number)", "d/da = 1: g passes through unchanged"),
     "AliasBackward0": ("alias(a)", "identity: g passes through"),
+    "AsStridedBackward0": ("a view of base (re-derived after an in-place change)",
+                           "g is placed at the view's positions in zeros shaped like base"),
     "BmmBackward0": ("a @ b (batched)", "grad_a = g @ b^T, grad_b = a^T @ g"),
     "CatBackward0": ("cat([a, b, ...])", "each input gets its own slice of g"),
     "ClampBackward0": ("clamp(a, min, max), tensor bounds", "d/da = 1 inside [min, max], 0 "
