@@ -251,9 +251,18 @@ def power(a, b):
     """``a ** b`` with PyTorch's grad_fn names (PowBackward0/1/2 by which side is a tensor)."""
     from ..tensor import Tensor
 
+    if _bool_operand(a) and _bool_operand(b) and b.__class__ is not bool:
+        # (bool tensor ** Python bool works in PyTorch: a scalar exponent takes another path)
+        raise NotImplementedError(
+            "\"pow\" not implemented for 'Bool'; convert the base first, e.g. x.int() ** y"
+        )
     if isinstance(b, Tensor):
         return pow_tensor(a, b) if isinstance(a, Tensor) else pow_scalar_base(a, b)
     return pow(a, b)
+
+
+def _bool_operand(x) -> bool:
+    return x.__class__ is bool or (hasattr(x, "_data") and x._data.dtype.kind == "b")
 
 
 # ----------------------------------------------------------------- unary functions
@@ -460,6 +469,11 @@ def _is_integral(x) -> bool:
 def _check_int_divisor(a, b, what):
     # PyTorch raises for integer division by zero where NumPy returns 0 with a warning.
     if _is_integral(a) and _is_integral(b):
+        if _is_bool(a) and _is_bool(b):
+            raise NotImplementedError(
+                f"\"{what}\" not implemented for 'Bool'; convert the operands first, e.g. "
+                "x.int()"
+            )
         zero = b == 0
         if zero if zero.__class__ is bool else zero.any():
             raise RuntimeError(
