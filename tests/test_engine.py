@@ -1520,3 +1520,44 @@ def test_reentrant_backward_inside_custom_function():
         (Checkpoint.apply(x) * 2).sum().backward()
         res.append(x.grad)
     close(*res)
+
+
+def test_grad_mode_bare_decorators_generators_and_inference_mode():
+    for lib, x in zip((R, torch), rand_pair(3)):
+        @lib.no_grad
+        def f(t, lib=lib):
+            return t * 2, lib.is_grad_enabled()
+
+        out, mode = f(x)
+        assert not out.requires_grad and not mode and lib.is_grad_enabled()
+
+        @lib.enable_grad
+        def g(t):
+            return t * 2
+
+        with lib.no_grad():
+            assert g(x).requires_grad
+
+        @lib.no_grad()
+        def gen(lib=lib):
+            for _ in range(2):
+                yield lib.is_grad_enabled()
+
+        steps = gen()
+        assert next(steps) is False
+        assert lib.is_grad_enabled()  # between steps the caller's mode is back
+        assert list(steps) == [False]
+
+        @lib.inference_mode
+        def h(t):
+            return t * 2
+
+        @lib.inference_mode(False)
+        def h2(t):
+            return t * 2
+
+        assert not h(x).requires_grad and h2(x).requires_grad
+        with lib.inference_mode():
+            assert not lib.is_grad_enabled() and lib.is_inference_mode_enabled()
+            assert not (x * 2).requires_grad
+        assert lib.is_grad_enabled() and not lib.is_inference_mode_enabled()

@@ -18,7 +18,10 @@ from ._creation import (
     randn_like, tensor, zeros, zeros_like,
 )
 from ._formatting import get_printoptions, printoptions, set_printoptions
-from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd import (
+    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+    set_grad_enabled,
+)
 from .backend import device
 from .dtypes import (
     bool, double, float, float16, float32, float64, get_default_dtype, half, int, int8, int16,

@@ -10,13 +10,17 @@ import warnings
 
 import numpy as np
 
-from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import (
+    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+    set_grad_enabled,
+)
 from .graph import accumulator_of
 from . import engine
 
 __all__ = [
     "backward", "grad", "Variable", "Function", "no_grad", "enable_grad", "set_grad_enabled",
-    "is_grad_enabled", "inference_mode", "gradcheck", "gradgradcheck", "trace",
+    "is_grad_enabled", "inference_mode", "is_inference_mode_enabled", "gradcheck",
+    "gradgradcheck", "trace",
 ]
 
 

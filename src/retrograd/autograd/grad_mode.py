@@ -8,13 +8,17 @@ recording does not disable it for the main thread.
 from __future__ import annotations
 
 import functools
+import inspect
+import sys
 import threading
 
-__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode"]
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
+           "is_inference_mode_enabled"]
 
 
 class _State(threading.local):
     enabled = True
+    inference = False
 
 
 state = _State()
@@ -25,10 +29,69 @@ def is_grad_enabled() -> bool:
     return state.enabled
 
 
+def is_inference_mode_enabled() -> bool:
+    """True inside ``inference_mode()`` (which also turns recording off)."""
+    return state.inference
+
+
+def _wrap_generator(ctx_factory, func):
+    """Run each step of a generator inside a fresh context, as PyTorch's decorators do."""
+
+    @functools.wraps(func)
+    def generator(*args, **kwargs):
+        gen = func(*args, **kwargs)
+        try:
+            with ctx_factory():
+                response = gen.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with ctx_factory():
+                        gen.close()
+                    raise
+                except BaseException:
+                    with ctx_factory():
+                        response = gen.throw(*sys.exc_info())
+                else:
+                    with ctx_factory():
+                        response = gen.send(request)
+        except StopIteration as stop:
+            return stop.value
+
+    return generator
+
+
+def _decorate(ctx_factory, func):
+    if inspect.isgeneratorfunction(func):
+        return _wrap_generator(ctx_factory, func)
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        with ctx_factory():
+            return func(*args, **kwargs)
+
+    return wrapper
+
+
 class _GradModeContext:
-    """Base for the grad-mode context managers; also usable as a decorator."""
+    """Base for the grad-mode context managers; also usable as a decorator.
+
+    ``@no_grad()`` and bare ``@no_grad`` both decorate; a generator function runs each
+    step (between yields) in the mode, not the caller's code between them.
+    """
 
     mode = True
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        if not callable(orig_func):
+            raise TypeError(
+                f"{cls.__name__}() takes no arguments; use it as `with {cls.__name__}():` or "
+                f"as a decorator `@{cls.__name__}()`"
+            )
+        return cls()(orig_func)
 
     def __enter__(self):
         self._prev = state.enabled
@@ -39,12 +102,7 @@ class _GradModeContext:
         return False
 
     def __call__(self, func):
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            with self.clone():
-                return func(*args, **kwargs)
-
-        return wrapper
+        return _decorate(self.clone, func)
 
     def clone(self):
         return self.__class__()
@@ -73,28 +131,46 @@ class enable_grad(_GradModeContext):
 
 
 class inference_mode(_GradModeContext):
-    """Like ``no_grad`` (retrograd has no separate inference tensors)."""
+    """Like ``no_grad`` (retrograd has no separate inference tensors).
+
+    ``inference_mode(False)`` leaves the grad mode as it is.
+    """
+
+    def __new__(cls, mode=True):
+        if callable(mode):  # bare @inference_mode
+            return cls()(mode)
+        return object.__new__(cls)
 
     def __init__(self, mode: bool = True):
-        self.mode = not mode
+        self._inference = bool(mode)
 
-    def __call__(self, func):
-        mode = self.mode
+    def __enter__(self):
+        self._prev = (state.enabled, state.inference)
+        if self._inference:
+            state.enabled = False
+        state.inference = self._inference
 
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            prev = state.enabled
-            state.enabled = mode
-            try:
-                return func(*args, **kwargs)
-            finally:
-                state.enabled = prev
+    def __exit__(self, *exc):
+        state.enabled, state.inference = self._prev
+        return False
 
-        return wrapper
+    def clone(self):
+        return self.__class__(self._inference)
 
 
 class set_grad_enabled(_GradModeContext):
-    """Switch recording on or off; takes effect at once, and restores on ``with`` exit."""
+    """Switch recording on or off; takes effect at once, and restores on ``with`` exit.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> with T.set_grad_enabled(False):
+    ...     T.is_grad_enabled()
+    False
+    """
+
+    def __new__(cls, mode):
+        return object.__new__(cls)
 
     def __init__(self, mode: bool):
         self._prev = state.enabled
@@ -110,15 +186,23 @@ class set_grad_enabled(_GradModeContext):
 
     def __call__(self, func):
         state.enabled = self._prev  # used as a decorator: do not change the mode now
-        mode = self.mode
+        return _decorate(self.clone, func)
 
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            prev = state.enabled
-            state.enabled = mode
-            try:
-                return func(*args, **kwargs)
-            finally:
-                state.enabled = prev
+    def clone(self):
+        return _ModeContext(self.mode)
 
-        return wrapper
+    def __repr__(self):
+        return f"retrograd.autograd.grad_mode.set_grad_enabled(mode={self.mode})"
+
+
+class _ModeContext(_GradModeContext):
+    """A plain ``with`` block that sets the grad mode to ``mode`` (used by decorators)."""
+
+    def __new__(cls, mode):
+        return object.__new__(cls)
+
+    def __init__(self, mode: bool):
+        self.mode = mode
+
+    def clone(self):
+        return _ModeContext(self.mode)
