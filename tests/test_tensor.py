@@ -1221,3 +1221,24 @@ def test_random_inplace_fills(torch):
     assert p.requires_grad and p.is_leaf and p.grad_fn is None
     p.data.uniform_(0, 1)
     assert 0 <= p.min().item() < 1
+
+
+@pytest.mark.xfail(strict=True, reason="ops/index.py hands the index to NumPy, which counts an "
+                   "int as an advanced index (x[0, :, [1, 2]] gives (2, 3), torch (3, 2)) and "
+                   "treats an Ellipsis as separating advanced indices even when it is empty")
+def test_getitem_int_with_advanced_index_layout(torch):
+    data = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
+    r, t = T.tensor(data), torch.tensor(data)
+    check_same(r[0, :, [1, 2]], t[0, :, [1, 2]])
+    mask = [True, False, True, False]
+    check_same(r[1, ..., T.tensor(mask)], t[1, ..., torch.tensor(mask)])
+    check_same(r[T.tensor([True, False]), ..., [1, 2]], t[torch.tensor([True, False]), ..., [1, 2]])
+
+
+@pytest.mark.xfail(strict=True, reason="ops/index.py: an empty list index becomes a float64 "
+                   "NumPy array, which NumPy refuses as an index (torch gives an empty result)")
+def test_getitem_empty_list_index(torch):
+    data = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
+    r, t = T.tensor(data), torch.tensor(data)
+    check_same(r[[]], t[[]])
+    check_same(r[:, []], t[:, []])
