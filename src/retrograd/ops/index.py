@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..backend import namespace
 from ._apply import NOTHING, apply_op, defop
+from .shape import track_view
 
 
 def _is_basic(index) -> bool:
@@ -55,8 +56,9 @@ def _getitem_vjp(node, g, saved):
 
 
 def _index_backward_vjp(node, g, saved):
-    index = node.params[0]
-    return (getitem_op(g, index, None, None),)
+    index, _, basic = node.params
+    # the shape is recorded for this getitem's own derivative (third order and up)
+    return (getitem_op(g, index, tuple(g.shape), basic),)
 
 
 _index_backward = defop("index_put", _index_backward_fwd, _index_backward_vjp,
@@ -116,7 +118,7 @@ def getitem(x, index):
     if basic:
         op = _basic_op(index, shape)
         try:
-            return op(x, index, shape, True)
+            return track_view(x, op(x, index, shape, True))
         except IndexError as e:
             raise IndexError(f"{e} (indexing a tensor of shape {list(shape)} with {index!r})") \
                 from None
@@ -232,10 +234,10 @@ def _setitem_vjp(node, g, saved):
     na, nv = node.next
     ga = gv = None
     if na:
-        zero = getitem_op(g, index, None, None) * 0
+        zero = getitem_op(g, index, tuple(g.shape), basic) * 0
         ga = _setitem_op(g, zero, index, basic)
     if nv:
-        gv = getitem_op(g, index, None, None)
+        gv = getitem_op(g, index, tuple(g.shape), basic)
     return (ga, gv)
 
 
@@ -259,13 +261,15 @@ def setitem(x, index, value):
         )
     vdata = value._data if v_is_t else value
     if wants:
-        from .inplace import shadow_of
+        from .inplace import check_view_of_leaf, rebase_views, shadow_of
 
+        check_view_of_leaf(x, "x[...] = value")
         new = apply_op(_setitem_op.op, (shadow_of(x, False), value), (index, basic))
         x._data[index] = new._data[index]
         x._grad_fn = new._grad_fn
         x._requires_grad = True
         x._nr = 0
+        rebase_views(x)
     else:
         try:
             x._data[index] = vdata

@@ -4,13 +4,20 @@ An in-place op computes its result with the out-of-place op, writes it into the
 tensor's own array (so views and ``.data`` aliases see it), bumps the version counter, and
 makes the tensor's grad_fn the new node.  The node's input is a *shadow* holding the
 tensor's previous graph position (and, if the op saves its inputs, the previous values).
+
+The other tensors sharing that memory follow, as in PyTorch: when a view is changed its
+base's grad_fn becomes a CopySlices node (the old base with the view's region replaced),
+and every other view that records a graph is re-derived from the base's new grad_fn
+(AsStridedBackward0), so gradients through a view taken earlier see the change too.
 """
 
 from __future__ import annotations
 
 from ..autograd.grad_mode import state
+from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from . import pointwise
+from ._apply import apply_op, defop
 
 
 def shadow_of(x, keep_values: bool):
@@ -20,6 +27,114 @@ def shadow_of(x, keep_values: bool):
     s._nr = x._nr
     s._acc = x._acc
     return s
+
+
+# ----------------------------------------------------------------- views of changed memory
+
+
+def _address(a) -> int:
+    try:
+        return a.__array_interface__["data"][0]
+    except AttributeError:  # CuPy
+        return a.data.ptr
+
+
+def _positions(base, view):
+    """For each element of ``view`` (an array into ``base``'s memory), its C-order flat
+    index in ``base``; None where that cannot be worked out (a base that is not dense)."""
+    if not base.flags.c_contiguous or base.size == 0:
+        return None
+    item = base.itemsize
+    start = _address(view) - _address(base)
+    if start % item or any(s % item for s in view.strides):
+        return None
+    xp = namespace(base)
+    flat = xp.arange(base.size)
+    return xp.array(xp.lib.stride_tricks.as_strided(
+        flat[start // item:], view.shape, tuple(s // item * flat.itemsize for s in view.strides)))
+
+
+def _as_strided_vjp(node, g, saved):
+    from .index import _index_backward
+    from .shape import reshape_op
+
+    positions, _, base_shape = node.params
+    size = 1
+    for s in base_shape:
+        size *= s
+    return (reshape_op(_index_backward(g, positions, (size,), False), base_shape, (size,)),)
+
+
+# a view re-derived from its base's new grad_fn; the forward hands back the view's own array
+_as_strided = defop("as_strided", lambda base, positions, data, base_shape: data,
+                    _as_strided_vjp, "AsStridedBackward0", 1)
+
+
+def _copy_slices_vjp(node, g, saved):
+    from .index import _setitem_op, getitem_op
+    from .shape import reshape_op
+
+    positions, base_shape = node.params
+    n_old, n_src = node.next
+    size = 1
+    for s in base_shape:
+        size *= s
+    flat = reshape_op(g, (size,), base_shape)
+    g_old = g_src = None
+    if n_old:  # the old base keeps its gradient outside the view's region
+        g_old = reshape_op(_setitem_op(flat, 0.0, positions, False), base_shape, (size,))
+    if n_src:
+        g_src = getitem_op(flat, positions, (size,), False)
+    return (g_old, g_src)
+
+
+_copy_slices = defop("copy_slices", lambda old, src, positions, base_shape: old,
+                     _copy_slices_vjp, "CopySlices", 2)
+
+
+def _group_base(x):
+    vc = x._vc
+    if vc is None or len(vc) < 2:
+        return None
+    base = vc[1].base()
+    return base if base is not None and base._vc is vc else None
+
+
+def check_view_of_leaf(x, name):
+    """PyTorch refuses an in-place change of a view of a leaf that requires grad."""
+    base = _group_base(x)
+    if base is not None and base is not x and base._grad_fn is None and base._requires_grad:
+        raise RuntimeError(
+            f"a view of a leaf Variable that requires grad is being used in an in-place "
+            f"operation ({name} on a view of shape {list(x.shape)} of a leaf of shape "
+            f"{list(base.shape)}). Do it under `with retrograd.no_grad():`, or clone() the "
+            "leaf first."
+        )
+
+
+def rebase_views(x):
+    """After ``x`` got a new grad_fn from an in-place op, update the tensors sharing its
+    memory: its base (CopySlices) if ``x`` is a view, and every other tracked view."""
+    base = _group_base(x)
+    if base is None:
+        return
+    if x is not base:
+        pos = _positions(base._data, x._data)
+        if pos is None:
+            return
+        new = apply_op(_copy_slices.op, (shadow_of(base, False), x), (pos, tuple(base.shape)))
+        base._grad_fn = new._grad_fn
+        base._requires_grad = True
+        base._nr = 0
+    for v in list(x._vc[1].views):
+        if v is x or v is base or v._vc is not x._vc:
+            continue
+        pos = _positions(base._data, v._data)
+        if pos is not None:
+            new = apply_op(_as_strided.op, (base,), (pos, v._data, tuple(base.shape)))
+            v._grad_fn = new._grad_fn
+            v._requires_grad = True
+            v._nr = 0
 
 
 def _leaf_error(x, name):
@@ -60,11 +175,13 @@ def inplace(op_fn, name, saves_inputs):
         if wants and x._grad_fn is None and x._requires_grad:
             raise _leaf_error(x, name)
         if wants:
+            check_view_of_leaf(x, name)
             result = op_fn(shadow_of(x, saves_inputs), *args, **kwargs)
             _write(x, result._data, name)
             x._grad_fn = result._grad_fn
             x._requires_grad = result._requires_grad
             x._nr = 0
+            rebase_views(x)
         else:
             with _no_record():
                 result = op_fn(x, *args, **kwargs)

@@ -6,8 +6,38 @@ dimensions, or a slice of the joined gradient.
 
 from __future__ import annotations
 
+import weakref
+
 from ..backend import namespace
+from ..tensor import Tensor
 from ._apply import NOTHING, apply_op, defop
+
+
+# ----------------------------------------------------------------- view tracking
+
+
+class ViewGroup:
+    """The tensors sharing one block of memory: its base and the views of it that record a
+    graph.  Kept in the shared version counter (``_vc[1]``), so that an in-place change of
+    any of them can rebase the others' grad_fns (see ``inplace.rebase_views``)."""
+
+    __slots__ = ("base", "views")
+
+    def __init__(self, base):
+        self.base = weakref.ref(base)
+        self.views = weakref.WeakSet()
+
+
+def track_view(x, out):
+    """Return ``out``, remembered as a view of ``x``'s memory if it records a graph."""
+    if out.__class__ is not Tensor:  # arrays, in a first-order backward
+        return out
+    vc = out._vc
+    if out._grad_fn is not None and vc is not None and vc is x._vc:
+        if len(vc) == 1:
+            vc.append(ViewGroup(x))
+        vc[1].views.add(out)
+    return out
 
 
 def _norm_dim(dim, ndim):
@@ -72,7 +102,7 @@ def reshape(x, *shape):
         return x.reshape(shape)
     data = x._data
     if data.flags.c_contiguous or data.size <= 1:
-        return reshape_op(x, shape, tuple(data.shape))
+        return track_view(x, reshape_op(x, shape, tuple(data.shape)))
     return _unsafe_view(x, shape, tuple(data.shape))
 
 
@@ -87,7 +117,7 @@ def view(x, *shape):
             f"{list(x._data.shape)} viewed as {list(shape)}): at least one dimension spans "
             "across two contiguous subspaces. Use .reshape(...) instead."
         ) from None
-    return reshape_op(x, shape, tuple(x._data.shape))
+    return track_view(x, reshape_op(x, shape, tuple(x._data.shape)))
 
 
 def flatten(x, start_dim=0, end_dim=-1):
@@ -119,14 +149,14 @@ _t_op = defop("t", lambda a: a.T, lambda node, g, saved: (_t_op(g),),
 def transpose(x, dim0, dim1):
     """Swap two dimensions (a view)."""
     n = x.ndim
-    return transpose_op(x, _norm_dim(dim0, n), _norm_dim(dim1, n))
+    return track_view(x, transpose_op(x, _norm_dim(dim0, n), _norm_dim(dim1, n)))
 
 
 def t(x):
     """Transpose a tensor of at most 2 dimensions."""
     if x.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
-    return _t_op(x)
+    return track_view(x, _t_op(x))
 
 
 def _inverse(perm):
@@ -153,7 +183,7 @@ def permute(x, *dims):
     dims = tuple(_norm_dim(d, n) for d in dims)
     if len(set(dims)) != n:
         raise RuntimeError(f"permute(): duplicate dims are not allowed (got {list(dims)})")
-    return permute_op(x, dims)
+    return track_view(x, permute_op(x, dims))
 
 
 def mT(x):  # noqa: N802 - PyTorch's name
@@ -183,12 +213,12 @@ def squeeze(x, dim=None):
     shape = tuple(x.shape)
     if dim is None:
         dims = tuple(i for i, s in enumerate(shape) if s == 1)
-        return _squeeze0(x, dims, shape)
+        return track_view(x, _squeeze0(x, dims, shape))
     op = _squeeze1 if isinstance(dim, int) else _squeeze2
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     dims = tuple(_norm_dim(d, len(shape)) for d in dims)
     dims = tuple(d for d in dims if shape and shape[d] == 1)
-    return op(x, dims, shape)
+    return track_view(x, op(x, dims, shape))
 
 
 def _unsqueeze_fwd(a, dim):
@@ -212,7 +242,7 @@ def unsqueeze(x, dim):
         raise IndexError(
             f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
         )
-    return unsqueeze_op(x, dim % n)
+    return track_view(x, unsqueeze_op(x, dim % n))
 
 
 # ----------------------------------------------------------------- broadcasting
@@ -267,7 +297,7 @@ def expand(x, *sizes):
                 f"at non-singleton dimension {lead + i}.  Target sizes: {list(sizes)}.  "
                 f"Tensor sizes: {list(shape)}"
             )
-    return expand_op(x, tuple(out), shape)
+    return track_view(x, expand_op(x, tuple(out), shape))
 
 
 def broadcast_to(x, shape):
