@@ -1633,3 +1633,41 @@ def test_gradcheck_non_contiguous_input_and_no_differentiable_input():
         torch.autograd.gradcheck(lambda a: a * 2, (torch.tensor(base),))
     with pytest.raises(ValueError, match="requires_grad=True"):
         R.autograd.gradcheck(lambda a: a * 2, (c,))
+
+
+def test_retain_grad_follows_in_place_changes_but_old_hooks_stay():
+    def build(lib, x, log):
+        y = x * 1
+        y.retain_grad()
+        y.register_hook(lambda g: log.append(("before", g.detach().clone())))
+        y.mul_(3)
+        y.register_hook(lambda g: log.append(("after", g.detach().clone())))
+        (y * y).sum().backward()
+        out = [grad_of(y)]
+        z = x * 1
+        z.retain_grad()
+        z[0] = 5.0
+        (z * z).sum().backward()
+        return out + [grad_of(z)]
+
+    (_, rlog, rout), (_, tlog, tout) = _run_both(build)
+    assert [k for k, _ in rlog] == [k for k, _ in tlog]
+    for (_, a), (_, b) in zip(rlog, tlog):
+        close(a, b)
+    for a, b in zip(rout, tout):
+        close(a, b)
+
+
+def test_variable_wrapper_matches_torch():
+    for lib in (R, torch):
+        t = lib.ones(2)
+        v = lib.autograd.Variable(t, requires_grad=True)
+        assert v.requires_grad and v.is_leaf and isinstance(v, lib.Tensor)
+        assert isinstance(v, lib.autograd.Variable)
+        w = lib.autograd.Variable(t)
+        t.add_(1)
+        assert w.tolist() == [2.0, 2.0]  # shares memory
+        with pytest.warns(UserWarning, match="volatile was removed"):
+            lib.autograd.Variable(t, volatile=True)
+        with pytest.raises(TypeError):
+            lib.autograd.Variable([1.0, 2.0])

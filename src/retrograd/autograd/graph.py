@@ -17,7 +17,8 @@ from __future__ import annotations
 import itertools
 import weakref
 
-__all__ = ["Node", "AccumulateGrad", "SavedOutput", "RemovableHandle", "freed_error"]
+__all__ = ["Node", "AccumulateGrad", "SavedOutput", "RemovableHandle", "freed_error",
+           "move_retain_grad"]
 
 _handle_ids = itertools.count()
 
@@ -160,6 +161,20 @@ class AccumulateGrad(Node):
         self.out_shape = variable._data.shape
         self.out_dtype = variable._data.dtype
         self.hooks = None
+
+
+def move_retain_grad(tensor, old_node, old_nr) -> None:
+    """After an in-place op gave ``tensor`` a new grad_fn, its ``retain_grad`` follows it.
+
+    As PyTorch: ``.grad`` is the gradient of the tensor's latest value, while hooks
+    registered before the change keep seeing the gradient of the old value.
+    """
+    if old_node is None or old_node is tensor._grad_fn or not tensor.retains_grad:
+        return
+    if old_node.hooks is not None:
+        old_node.hooks.retain.pop(old_nr, None)
+    if tensor._grad_fn is not None:
+        tensor._grad_fn._hook_table().retain[tensor._nr] = weakref.ref(tensor)
 
 
 def accumulator_of(tensor) -> AccumulateGrad:

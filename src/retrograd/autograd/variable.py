@@ -24,6 +24,13 @@ class Variable(metaclass=_VariableMeta):
                 f"Variable data has to be a tensor, but got {type(data).__name__}; wrap it "
                 "first with retrograd.tensor(...)"
             )
+        if volatile:
+            import warnings
+
+            warnings.warn(
+                "volatile was removed and now has no effect. Use `with retrograd.no_grad():` "
+                "instead.", UserWarning, stacklevel=2,
+            )
         out = make_tensor(data._data)
         if data._vc is None:
             data._vc = [0]

@@ -261,14 +261,17 @@ def setitem(x, index, value):
         )
     vdata = value._data if v_is_t else value
     if wants:
+        from ..autograd.graph import move_retain_grad
         from .inplace import check_view_of_leaf, rebase_views, shadow_of
 
         check_view_of_leaf(x, "x[...] = value")
         new = apply_op(_setitem_op.op, (shadow_of(x, False), value), (index, basic))
         x._data[index] = new._data[index]
+        old_fn, old_nr = x._grad_fn, x._nr
         x._grad_fn = new._grad_fn
         x._requires_grad = True
         x._nr = 0
+        move_retain_grad(x, old_fn, old_nr)
         rebase_views(x)
     else:
         try:

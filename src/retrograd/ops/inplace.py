@@ -14,6 +14,7 @@ and every other view that records a graph is re-derived from the base's new grad
 from __future__ import annotations
 
 from ..autograd.grad_mode import state
+from ..autograd.graph import move_retain_grad
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from . import pointwise
@@ -178,9 +179,11 @@ def inplace(op_fn, name, saves_inputs):
             check_view_of_leaf(x, name)
             result = op_fn(shadow_of(x, saves_inputs), *args, **kwargs)
             _write(x, result._data, name)
+            old_fn, old_nr = x._grad_fn, x._nr
             x._grad_fn = result._grad_fn
             x._requires_grad = result._requires_grad
             x._nr = 0
+            move_retain_grad(x, old_fn, old_nr)
             rebase_views(x)
         else:
             with _no_record():
