@@ -231,6 +231,12 @@ case("index_col_array", lambda m, a: a[:, m.tensor(IDX)], ((3, 4),))
 case("index_2arrays", lambda m, a: a[m.tensor(IDX), m.tensor(IDX)], ((3, 4),))
 case("index_mask", lambda m, a: a[m.tensor(MASK)], ((3, 4),))
 case("index_row_mask", lambda m, a: a[m.tensor(MASK[:, 0])], ((3, 4),))
+case("index_int_then_list", lambda m, a: a[0, :, [1, 2]], ((2, 3, 4),))
+case("index_int_ellipsis_mask", lambda m, a: a[1, ..., m.tensor(MASK[0])], ((2, 3, 4),))
+case("index_bool_scalar", lambda m, a: a[None, True, 1:], ((3, 4),))
+case("index_empty_list", lambda m, a: a[:, []], ((3, 4),),
+     xfail={"gradgradcheck": "autograd/gradcheck.py: for a grad_output with no elements the "
+                             "numerical and analytical Jacobians get different empty shapes"})
 case("gather_dim1", lambda m, a: m.gather(a, 1, m.tensor(IDX2)), ((3, 4),))
 case("gather_dim0", lambda m, a: a.gather(0, m.tensor(IDX2.T[:, :3] % 3)), ((3, 4),))
 
@@ -249,6 +255,11 @@ case("clamp_min", lambda m, a: m.clamp(a, min=0.1), ((3, 4),))
 case("clamp_max", lambda m, a: a.clamp(max=-0.1), ((3, 4),))
 case("clip", lambda m, a: a.clip(-0.3, 0.3), ((3, 4),))
 case("clamp_tensor", lambda m, a, lo, hi: a.clamp(lo, hi - 0.5), ((3, 4), (3, 4), (4,)))
+
+# mixed dtypes: each input's gradient comes back in its own dtype
+case("mixed_float64", lambda m, a, b: a * b.double(), ((3, 4), (4,)), gc={"eps": 1e-3})
+case("mixed_float32", lambda m, a, b: a.float() + b, ((3, 4), (3, 1)), gc={"eps": 1e-3})
+case("mixed_int", lambda m, a: a * m.tensor([1, -2, 3, 0]) + m.tensor(2), ((3, 4),))
 
 # nn
 for _dim in (0, 1, -1):

@@ -1223,9 +1223,6 @@ def test_random_inplace_fills(torch):
     assert 0 <= p.min().item() < 1
 
 
-@pytest.mark.xfail(strict=True, reason="ops/index.py hands the index to NumPy, which counts an "
-                   "int as an advanced index (x[0, :, [1, 2]] gives (2, 3), torch (3, 2)) and "
-                   "treats an Ellipsis as separating advanced indices even when it is empty")
 def test_getitem_int_with_advanced_index_layout(torch):
     data = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
     r, t = T.tensor(data), torch.tensor(data)
@@ -1235,8 +1232,6 @@ def test_getitem_int_with_advanced_index_layout(torch):
     check_same(r[T.tensor([True, False]), ..., [1, 2]], t[torch.tensor([True, False]), ..., [1, 2]])
 
 
-@pytest.mark.xfail(strict=True, reason="ops/index.py: an empty list index becomes a float64 "
-                   "NumPy array, which NumPy refuses as an index (torch gives an empty result)")
 def test_getitem_empty_list_index(torch):
     data = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
     r, t = T.tensor(data), torch.tensor(data)

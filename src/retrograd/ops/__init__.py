@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+from ..backend import namespace
 from . import index, linalg, nn, pointwise, reduce, shape
 
 
@@ -32,8 +33,8 @@ def to(x, *args, **kwargs):
     device = kwargs.pop("device", None)
     copy = kwargs.pop("copy", False)
     for a in args:
-        if isinstance(a, dtypes.dtype) or a in (float, int, bool):
-            dtype = a
+        if isinstance(a, dtypes.dtype) or a in (float, int, bool) or hasattr(a, "itemsize"):
+            dtype = a  # also a NumPy dtype (the engine casts gradients with one)
         elif hasattr(a, "_data"):
             dtype = a.dtype
         elif a is not None:
@@ -74,6 +75,42 @@ def masked_fill(x, mask, value):
                            x._data.dtype.kind == "f" else value, x)
 
 
+_bitwise_not = pointwise.defop("bitwise_not", lambda a: namespace(a).invert(a), None, None, 1,
+                               differentiable=False)
+bitwise_xor = pointwise.defop("bitwise_xor", lambda a, b: a ^ b, None, None, 2,
+                              dtype_rule="promote", differentiable=False)
+bitwise_left_shift = pointwise.defop("bitwise_left_shift", lambda a, b: a << b, None, None, 2,
+                                     dtype_rule="promote", differentiable=False)
+bitwise_right_shift = pointwise.defop("bitwise_right_shift", lambda a, b: a >> b, None, None,
+                                      2, dtype_rule="promote", differentiable=False)
+
+
+def invert(x):
+    """``~x``: logical not of a bool tensor, bitwise not of an integer tensor (as PyTorch)."""
+    kind = x._data.dtype.kind
+    if kind == "b":
+        return pointwise.logical_not(x)
+    if kind in "iu":
+        return _bitwise_not(x)
+    raise TypeError(
+        "~ (operator.invert) is only implemented on integer and Boolean-type tensors (got "
+        f"{x.dtype}); for a mask use (x == 0) or x.logical_not()"
+    )
+
+
+def _or_not_implemented(op):
+    # ``x == None`` is False in PyTorch: an operand the op refuses gives NotImplemented, and
+    # Python falls back to comparing identities.
+    def method(self, other):
+        try:
+            return op(self, other)
+        except TypeError:
+            return NotImplemented
+
+    method.__name__ = op.__name__
+    return method
+
+
 def bind_methods(Tensor) -> None:  # noqa: N803 - the class
     """Attach every op to Tensor as a method or operator (called once by tensor.py)."""
     from . import inplace as ip
@@ -90,9 +127,14 @@ def bind_methods(Tensor) -> None:  # noqa: N803 - the class
         "__pow__": pw.power, "__rpow__": lambda s, o: pw.power(o, s),
         "__matmul__": la.matmul, "__rmatmul__": lambda s, o: la.matmul(o, s),
         "__neg__": pw.neg, "__abs__": pw.abs, "__pos__": lambda s: s,
-        "__eq__": pw.eq, "__ne__": pw.ne, "__lt__": pw.lt, "__le__": pw.le,
+        "__eq__": _or_not_implemented(pw.eq), "__ne__": _or_not_implemented(pw.ne),
+        "__lt__": pw.lt, "__le__": pw.le,
         "__gt__": pw.gt, "__ge__": pw.ge,
-        "__and__": pw.bitwise_and, "__or__": pw.bitwise_or, "__invert__": pw.logical_not,
+        "__and__": pw.bitwise_and, "__or__": pw.bitwise_or, "__invert__": invert,
+        "__rand__": lambda s, o: pw.bitwise_and(o, s), "__ror__": lambda s, o: pw.bitwise_or(o, s),
+        "__xor__": bitwise_xor, "__rxor__": lambda s, o: bitwise_xor(o, s),
+        "__lshift__": bitwise_left_shift, "__rshift__": bitwise_right_shift,
+        "bitwise_not": invert, "bitwise_xor": bitwise_xor, "logical_not": pw.logical_not,
         "__getitem__": ix.getitem, "__setitem__": ix.setitem,
         "__iadd__": ip.add_, "__isub__": ip.sub_, "__imul__": ip.mul_, "__itruediv__": ip.div_,
         # named arithmetic

@@ -27,7 +27,8 @@ def _unwrap_index(index):
     if isinstance(index, Tensor):
         return index._data
     if isinstance(index, tuple):
-        return tuple(i._data if isinstance(i, Tensor) else i for i in index)
+        return tuple(i._data if isinstance(i, Tensor) else namespace_of_list(i)
+                     if isinstance(i, list) else i for i in index)
     if isinstance(index, list):
         return namespace_of_list(index)
     return index
@@ -36,8 +37,50 @@ def _unwrap_index(index):
 def namespace_of_list(index):
     import numpy as np
 
-    return np.asarray([i._data if hasattr(i, "_data") else i for i in index]) \
+    arr = np.asarray([i._data if hasattr(i, "_data") else i for i in index]) \
         if any(hasattr(i, "_data") for i in index) else np.asarray(index)
+    # an empty list is an empty integer index (NumPy would make it float64 and refuse it)
+    return arr.astype(np.int64) if arr.size == 0 else arr
+
+
+def _torch_layout(index, ndim):
+    """Split a mixed index into a basic part and an advanced part applied after it.
+
+    PyTorch applies ints, slices, None and Ellipsis first (an int removes its dimension)
+    and only then the tensor indices; NumPy counts an int as an advanced index, which
+    changes where the indexed dimensions land (``x[0, :, [1, 2]]``).  Returns None when
+    the index has nothing that NumPy would treat differently.
+    """
+    items = index if isinstance(index, tuple) else (index,)
+    if not any(i is None or i is Ellipsis or i.__class__ in (int, bool) for i in items):
+        return None
+    consumed = 0
+    for i in items:
+        if hasattr(i, "dtype"):
+            consumed += i.ndim if i.dtype.kind == "b" else 1
+        elif isinstance(i, (int, slice)) and i.__class__ is not bool:
+            consumed += 1
+    basic, advanced = [], []
+    for i in items:
+        if i is Ellipsis:
+            basic.append(Ellipsis)
+            advanced.extend([slice(None)] * (ndim - consumed))
+        elif i is None:
+            basic.append(None)
+            advanced.append(slice(None))
+        elif i.__class__ is bool:  # a new dimension of 1, kept (True) or emptied (False)
+            basic.append(None)
+            advanced.append(namespace_of_list([i]))
+        elif isinstance(i, int):
+            basic.append(i)
+        elif isinstance(i, slice):
+            basic.append(i)
+            advanced.append(slice(None))
+        else:
+            k = i.ndim if i.dtype.kind == "b" else 1
+            basic.extend([slice(None)] * k)
+            advanced.append(i)
+    return tuple(basic), tuple(advanced)
 
 
 def _index_backward_fwd(g, index, shape, basic):
@@ -123,7 +166,11 @@ def getitem(x, index):
             raise IndexError(f"{e} (indexing a tensor of shape {list(shape)} with {index!r})") \
                 from None
     try:
-        return getitem_op(x, index, shape, False)
+        split = _torch_layout(index, len(shape))
+        if split is not None:
+            x = getitem(x, split[0])
+            index = split[1]
+        return getitem_op(x, index, tuple(x.shape), False)
     except IndexError as e:
         raise IndexError(
             f"{e} (indexing a tensor of shape {list(shape)}); check the index values and shape"
