@@ -1671,3 +1671,16 @@ def test_variable_wrapper_matches_torch():
             lib.autograd.Variable(t, volatile=True)
         with pytest.raises(TypeError):
             lib.autograd.Variable([1.0, 2.0])
+
+
+def test_grad_is_grads_batched_and_only_inputs_warning():
+    res = []
+    for lib, x in zip((R, torch), rand_pair(3)):
+        y = x.sin() * x
+        eye = lib.eye(3, dtype=lib.float64)
+        (jac,) = lib.autograd.grad(y, x, eye, is_grads_batched=True)  # the full Jacobian
+        with pytest.warns(FutureWarning, match="only_inputs argument is deprecated"):
+            (g,) = lib.autograd.grad((x * x).sum(), x, only_inputs=False)
+        res.append((jac, g))
+    close(res[0][0], res[1][0])
+    close(res[0][1], res[1][1])

@@ -240,11 +240,15 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """
     from ..tensor import make_tensor
 
-    if is_grads_batched:
-        raise NotImplementedError(
-            "is_grads_batched=True (vmap over grad_outputs) is not implemented in retrograd; "
-            "loop over the batch of grad_outputs instead"
+    if not only_inputs:
+        warnings.warn(
+            "only_inputs argument is deprecated and is ignored now (defaults to True). To "
+            "accumulate gradient for other parts of the graph, please use "
+            "retrograd.autograd.backward.", FutureWarning, stacklevel=2,
         )
+    if is_grads_batched:
+        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                             allow_unused, materialize_grads)
     if allow_unused is None:
         allow_unused = materialize_grads
     elif materialize_grads and not allow_unused:
@@ -291,6 +295,40 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             if not g.flags.writeable:
                 g = g.copy()
             results.append(make_tensor(g))
+    return tuple(results)
+
+
+def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                  materialize_grads):
+    """``is_grads_batched=True``: one vector-Jacobian product per leading index of the
+    grad_outputs, stacked (PyTorch vmaps this; a loop gives the same result)."""
+    from ..ops.shape import stack
+
+    outs = _as_list(outputs)
+    gos = _as_list(grad_outputs) if grad_outputs is not None else None
+    if gos is None or any(g is None for g in gos):
+        raise RuntimeError(
+            "is_grads_batched=True needs grad_outputs: one tensor per output whose first "
+            "dimension is the batch of vectors to multiply the Jacobian with"
+        )
+    sizes = {g.shape[0] if g.ndim else None for g in gos}
+    if len(sizes) != 1 or None in sizes:
+        raise RuntimeError(
+            f"is_grads_batched=True: every grad_output needs the same leading batch dimension, "
+            f"got shapes {[list(g.shape) for g in gos]}"
+        )
+    (batch,) = sizes
+    per_item = []
+    for b in range(batch):
+        # the graph is kept for every item but the last, which frees it as one call would
+        per_item.append(grad(outs, inputs, [g[b] for g in gos],
+                             retain_graph=True if b < batch - 1 else retain_graph,
+                             create_graph=create_graph, allow_unused=allow_unused,
+                             materialize_grads=materialize_grads))
+    results = []
+    for i in range(len(per_item[0]) if per_item else len(_as_list(inputs))):
+        column = [item[i] for item in per_item]
+        results.append(None if not column or column[0] is None else stack(column))
     return tuple(results)
 
 
