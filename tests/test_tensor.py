@@ -1237,3 +1237,64 @@ def test_getitem_empty_list_index(torch):
     r, t = T.tensor(data), torch.tensor(data)
     check_same(r[[]], t[[]])
     check_same(r[:, []], t[:, []])
+
+
+def test_operand_types(torch):
+    r, t = T.tensor([1.0, 2.0]), torch.tensor([1.0, 2.0])
+    # comparing with a non-number is False/True (identity), never an error or a tensor
+    for other in (None, "a", [1.0, 2.0]):
+        assert (r == other) is (t == other) is False
+        assert (r != other) is (t != other) is True
+    for other in ([1, 2], None, "a"):
+        for fn in (lambda x, o: x + o, lambda x, o: x * o, lambda x, o: x - o):
+            with pytest.raises(TypeError):
+                fn(t, other)
+            with pytest.raises(TypeError):
+                fn(r, other)
+    # NumPy scalars count as Python numbers in promotion (weak), as in torch.  (np.bool_ is
+    # left out on purpose: torch unpacks it as a float, so int_tensor * np.bool_(True) is
+    # float32 there; retrograd keeps it a bool.)
+    for scalar in (np.float64(2.0), np.int64(3), np.float32(1.5)):
+        for data in ([1, 2], [1.0, 2.0], [True, False]):
+            rd, td = T.tensor(data), torch.tensor(data)
+            check_same(rd * scalar, td * scalar)
+            check_same(scalar + rd, scalar + td)
+
+
+def test_bitwise_operators(torch):
+    ints = [5, -3, 0, 12]
+    for data in (ints, [True, False, True, False]):
+        r, t = T.tensor(data), torch.tensor(data)
+        check_same(~r, ~t)
+        check_same(r ^ T.tensor(data[::-1]), t ^ torch.tensor(data[::-1]))
+        check_same(r & T.tensor(data[::-1]), t & torch.tensor(data[::-1]))
+        check_same(r | T.tensor(data[::-1]), t | torch.tensor(data[::-1]))
+        check_same(True & r, True & t)
+        check_same(r | False, t | False)
+    r, t = T.tensor(ints), torch.tensor(ints)
+    check_same(r << 2, t << 2)
+    check_same(r >> 1, t >> 1)
+    check_same(r ^ 6, t ^ 6)
+    with pytest.raises(TypeError) as want:
+        ~torch.tensor([1.0])
+    with pytest.raises(TypeError) as got:
+        ~T.tensor([1.0])
+    assert str(got.value).startswith(str(want.value))
+
+
+def test_detach_in_place_and_nonleaf_grad(torch):
+    y = T.ones(3, requires_grad=True) * 2
+    v = y[1:]
+    with pytest.raises(RuntimeError) as want:
+        (torch.ones(3, requires_grad=True) * 2)[1:].detach_()
+    with pytest.raises(RuntimeError, match="detach") as got:
+        v.detach_()
+    assert str(want.value).split("(")[0].split(" If")[0] in str(got.value)
+    y.detach_()  # the base itself can be detached
+    assert y.is_leaf and not y.requires_grad
+    # a non-leaf with an assigned .grad returns it without warning (torch warns only when unset)
+    z = T.ones(2, requires_grad=True) * 2
+    z.grad = T.ones(2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert z.grad.tolist() == [1.0, 1.0]

@@ -421,7 +421,8 @@ class Tensor:
 
     @property
     def grad(self):
-        if self._grad_fn is not None and not self.retains_grad:
+        # PyTorch warns only while a non-leaf's .grad is unset (an assigned one is returned)
+        if self._grad_fn is not None and self._grad is None and not self.retains_grad:
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
                 "Its .grad attribute won't be populated during autograd.backward(). If you "
@@ -554,6 +555,14 @@ class Tensor:
         return out
 
     def detach_(self) -> "Tensor":
+        """Detach this tensor from the graph in place (it becomes a leaf)."""
+        vc = self._vc
+        # (by identity: ``in`` on a WeakSet would compare tensors with ==)
+        if vc is not None and len(vc) > 1 and any(v is self for v in getattr(vc[1], "views", ())):
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead (this tensor is a view "
+                f"of shape {list(self._data.shape)} into another tensor's memory)."
+            )
         self._grad_fn = None
         self._requires_grad = False
         return self

@@ -11,6 +11,8 @@ What a node saves is declared, not inferred: ``saves`` names the inputs and/or t
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from .. import dtypes
@@ -269,6 +271,19 @@ def _unary_caller(op):
     return call
 
 
+def _scalar_operand(value, name):
+    """The non-tensor operand of a binary op: NumPy scalars count as Python numbers (as in
+    PyTorch, so ``x * np.float64(2)`` stays float32); arrays pass; lists, None... don't."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, numbers.Number) or hasattr(value, "shape"):
+        return value
+    raise TypeError(
+        f"{name}(): argument 'other' must be Tensor or Number, not {type(value).__name__} "
+        "(convert it first, e.g. with retrograd.tensor(...))"
+    )
+
+
 def _wrap_scalar(value, dtype):
     """A Python int outside an integer dtype's range, wrapped into it as PyTorch does."""
     return np.array(value).astype(dtype)[()]
@@ -302,6 +317,8 @@ def _binary_caller(op):
                 if ad.dtype != bd.dtype or (to_float and ad.dtype.kind != "f"):
                     data = _fix_dtype(rule, (a, b), data)
             else:
+                if tb is not float and tb is not int and tb is not bool:
+                    b = _scalar_operand(b, op.name)
                 try:
                     data = forward(ad, b, *params)
                 except OverflowError:  # uint8 + 300: PyTorch wraps the scalar, NumPy raises
@@ -312,6 +329,8 @@ def _binary_caller(op):
                     data = _fix_dtype(rule, (a, b), data)
         elif b_is_t:
             bd = b._data
+            if ta is not float and ta is not int and ta is not bool:
+                a = _scalar_operand(a, op.name)
             try:
                 data = forward(a, bd, *params)
             except OverflowError:
