@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import retrograd as R
+from retrograd.autograd import Function as RFunction
 
 torch = pytest.importorskip("torch")
 
@@ -1684,3 +1685,58 @@ def test_grad_is_grads_batched_and_only_inputs_warning():
         res.append((jac, g))
     close(res[0][0], res[1][0])
     close(res[0][1], res[1][1])
+
+
+def test_function_saving_its_output_makes_no_reference_cycle():
+    class Exp(RFunction):
+        @staticmethod
+        def forward(ctx, a):
+            out = a.exp()
+            ctx.save_for_backward(out)
+            return out
+
+        @staticmethod
+        def backward(ctx, g):
+            (out,) = ctx.saved_tensors
+            return g * out
+
+    x = R.tensor(np.linspace(0, 1, 5), requires_grad=True)
+    gc.disable()
+    try:
+        y = Exp.apply(x)
+        ref, node_ref = weakref.ref(y), weakref.ref(y.grad_fn)
+        del y
+        assert ref() is None and node_ref() is None  # freed by reference counting alone
+    finally:
+        gc.enable()
+    y = Exp.apply(x)
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.exp(np.linspace(0, 1, 5)))
+    # an in-place change of the saved output is caught, naming the node
+    y = Exp.apply(x)
+    loss = y.sum()
+    with R.no_grad():
+        y.mul_(2)
+    with pytest.raises(RuntimeError, match="ExpBackward"):
+        loss.backward()
+
+
+def test_concurrent_backward_in_threads():
+    # each thread has its own grad mode and its own graph; results are independent
+    results = {}
+
+    def work(k):
+        x = R.tensor(np.full(4, float(k)), requires_grad=True)
+        for _ in range(50):
+            (g,) = R.autograd.grad((x ** 3).sum(), x, create_graph=True)
+            (gg,) = R.autograd.grad(g.sum(), x)
+        results[k] = (g.detach().numpy().copy(), gg.numpy().copy())
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(1, 4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k in range(1, 4):
+        np.testing.assert_allclose(results[k][0], 3 * k ** 2)
+        np.testing.assert_allclose(results[k][1], 6 * k)

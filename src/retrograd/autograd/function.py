@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .grad_mode import state
-from .graph import Node, accumulator_of
+from .graph import Node, SavedOutput, accumulator_of
 
 
 def _tensor_mod():
@@ -225,7 +225,19 @@ class Function(metaclass=_FunctionMeta):
                     o._requires_grad = True
                     o._nr = nr
             to_save = ctx._to_save
-            ctx.saved = tuple(to_save)
+            saved = []
+            for t in to_save:
+                if isinstance(t, Tensor) and t._grad_fn is ctx:
+                    # one of this node's own outputs: keep its array and version counter,
+                    # not the tensor, or ctx -> output -> ctx would be a reference cycle
+                    # that only the cyclic garbage collector frees
+                    if t._vc is None:
+                        t._vc = [0]
+                    saved.append(SavedOutput(t._data, t._vc, t._nr))
+                else:
+                    saved.append(t)
+            ctx.saved = tuple(saved)
+            ctx._to_save = ()
             if any(isinstance(t, Tensor) and t._vc for t in to_save):
                 ctx.versions = tuple(t._vc[0] if isinstance(t, Tensor) and t._vc else 0
                                      for t in to_save)
