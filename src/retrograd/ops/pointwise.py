@@ -11,6 +11,7 @@ import math
 
 from .. import dtypes
 from ..backend import namespace
+from ..tensor import Tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 
 # ----------------------------------------------------------------- arithmetic
@@ -179,14 +180,23 @@ reciprocal = defop("reciprocal", lambda a: 1 / a, _reciprocal_vjp, "ReciprocalBa
                    OUTPUT, "float")
 
 
-def rdiv(x, other):
-    """``other / x`` for a Python number ``other``: PyTorch records ``reciprocal(x) * other``
-    (so the grad_fn is MulBackward0), and so does retrograd."""
-    from ..tensor import Tensor
+def _rdiv_vjp(node, g, saved):
+    # d(c / x)/dx = -c / x**2 = -out / x
+    x, out = saved
+    return (-g * out / x,)
 
+
+# ``2 / x``: PyTorch records reciprocal(x) * 2, so its grad_fn is MulBackward0; one record
+# here (the same name and values, half the cost of two)
+_rdiv = defop("rdiv", lambda a, c: c / a, _rdiv_vjp, "MulBackward0", 1, INPUTS | OUTPUT,
+              "float")
+
+
+def rdiv(x, other):
+    """``other / x`` (``Tensor.__rtruediv__``)."""
     if isinstance(other, Tensor):
         return div(other, x)
-    return mul(reciprocal(x), other)
+    return _rdiv(x, other)
 
 
 neg = defop("neg", lambda a: -a, lambda node, g, saved: (-g,), "NegBackward0")
@@ -249,8 +259,6 @@ pow_scalar_base = defop("pow", _pow_fwd, _pow_vjp, "PowBackward2", 2, INPUTS, "p
 
 def power(a, b):
     """``a ** b`` with PyTorch's grad_fn names (PowBackward0/1/2 by which side is a tensor)."""
-    from ..tensor import Tensor
-
     if _bool_operand(a) and _bool_operand(b) and b.__class__ is not bool:
         # (bool tensor ** Python bool works in PyTorch: a scalar exponent takes another path)
         raise NotImplementedError(
@@ -430,8 +438,6 @@ def clamp(x, min=None, max=None):  # noqa: A002 - PyTorch's keyword names
     >>> T.clamp(T.tensor([-2.0, 0.5, 3.0]), -1, 1)
     tensor([-1.0000,  0.5000,  1.0000])
     """
-    from ..tensor import Tensor
-
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if x._data.dtype.kind != "f" and (isinstance(min, float) or isinstance(max, float)):

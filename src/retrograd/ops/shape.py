@@ -21,11 +21,23 @@ class ViewGroup:
     graph.  Kept in the shared version counter (``_vc[1]``), so that an in-place change of
     any of them can rebase the others' grad_fns (see ``inplace.rebase_views``)."""
 
-    __slots__ = ("base", "views")
+    __slots__ = ("base", "views", "prune_at")
 
     def __init__(self, base):
         self.base = weakref.ref(base)
-        self.views = weakref.WeakSet()
+        self.views = []  # weak references (cheaper than a WeakSet); dead ones pruned in bulk
+        self.prune_at = 64
+
+    def add(self, view):
+        views = self.views
+        views.append(weakref.ref(view))
+        if len(views) >= self.prune_at:
+            views[:] = [r for r in views if r() is not None]
+            self.prune_at = max(64, 2 * len(views))
+
+    def live(self):
+        """The views still alive."""
+        return [v for v in (r() for r in self.views) if v is not None]
 
 
 def track_view(x, out):
@@ -36,7 +48,7 @@ def track_view(x, out):
     if out._grad_fn is not None and vc is not None and vc is x._vc:
         if len(vc) == 1:
             vc.append(ViewGroup(x))
-        vc[1].views.add(out)
+        vc[1].add(out)
     return out
 
 
