@@ -127,7 +127,7 @@ def rebase_views(x):
         base._grad_fn = new._grad_fn
         base._requires_grad = True
         base._nr = 0
-    for v in x._vc[1].live():
+    for v in x._vc[1].views:
         if v is x or v is base or v._vc is not x._vc:
             continue
         pos = _positions(base._data, v._data)

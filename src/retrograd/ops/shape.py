@@ -21,23 +21,24 @@ class ViewGroup:
     graph.  Kept in the shared version counter (``_vc[1]``), so that an in-place change of
     any of them can rebase the others' grad_fns (see ``inplace.rebase_views``)."""
 
-    __slots__ = ("base", "views", "prune_at")
+    __slots__ = ("base", "refs", "prune_at")
 
     def __init__(self, base):
         self.base = weakref.ref(base)
-        self.views = []  # weak references (cheaper than a WeakSet); dead ones pruned in bulk
+        self.refs = []  # weak references (cheaper than a WeakSet); dead ones pruned in bulk
         self.prune_at = 64
 
     def add(self, view):
-        views = self.views
-        views.append(weakref.ref(view))
-        if len(views) >= self.prune_at:
-            views[:] = [r for r in views if r() is not None]
-            self.prune_at = max(64, 2 * len(views))
+        refs = self.refs
+        refs.append(weakref.ref(view))
+        if len(refs) >= self.prune_at:
+            refs[:] = [r for r in refs if r() is not None]
+            self.prune_at = max(64, 2 * len(refs))
 
-    def live(self):
-        """The views still alive."""
-        return [v for v in (r() for r in self.views) if v is not None]
+    @property
+    def views(self):
+        """The views still alive (a list of tensors)."""
+        return [v for v in (r() for r in self.refs) if v is not None]
 
 
 def track_view(x, out):
