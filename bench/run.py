@@ -398,6 +398,7 @@ WORKLOADS = [
 
 
 # --------------------------------------------------------------------------- timing
+_SETTLE_S = float(os.environ.get("BENCH_SETTLE_S", "0.01"))
 CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 _clock = time.perf_counter
 
@@ -432,6 +433,10 @@ def measure(fns, inner, repeats):
             for name in rot:
                 fn, threads = runs[name]
                 times[name].append(_timed(fn, inner, threads))
+                if threads is not None and threads > 1:
+                    # torch's OpenMP workers spin for a while after their last task; let
+                    # them go to sleep before the next contestant's clock starts.
+                    time.sleep(_SETTLE_S)
             gc.collect()
     finally:
         if gc_was:
