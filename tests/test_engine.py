@@ -1740,3 +1740,55 @@ def test_concurrent_backward_in_threads():
     for k in range(1, 4):
         np.testing.assert_allclose(results[k][0], 3 * k ** 2)
         np.testing.assert_allclose(results[k][1], 6 * k)
+
+
+# Known differences in ops (not the engine), reported to the ops owner.
+_STRUCTURE_GAPS = {
+    "pow_scalar": "x ** 2: PowBackward0 lists the Python exponent as a (None, 0) input; torch "
+                  "has one next_function",
+    "rpow": "2 ** x: PowBackward1 lists the Python base as (None, 0); torch has one entry",
+    "rmul": "3 * x: MulBackward0's inputs are recorded as (3, x), torch's as (x, 3); swapping "
+            "them in ops/__init__.py breaks tests/test_trace.py and test_viz.py, which encode "
+            "the current order for the seed example y = 2 * x",
+    "where": "where(cond, x, c): WhereBackward0 lists the bool condition as an input; torch "
+             "has two next_functions",
+}
+
+
+@pytest.mark.parametrize("build", [
+    lambda lib, x, c: x * 2,
+    lambda lib, x, c: 2 + x,
+    lambda lib, x, c: 3 * x,
+    lambda lib, x, c: x - c,
+    lambda lib, x, c: c / x,
+    lambda lib, x, c: x ** 2,
+    lambda lib, x, c: 2 ** x,
+    lambda lib, x, c: x ** c,
+    lambda lib, x, c: (x @ c.t()).sum(),
+    lambda lib, x, c: lib.cat([x, c]),
+    lambda lib, x, c: lib.stack([x, c, x]),
+    lambda lib, x, c: lib.where(c > 0, x, c),
+    lambda lib, x, c: x.max(dim=1)[0] * x.min(),
+    lambda lib, x, c: x[0] + x[0:1] + x[:, 1:2].t().sum(),
+    lambda lib, x, c: x.reshape(-1).unsqueeze(0).squeeze(0).view(2, 3).permute(1, 0),
+    lambda lib, x, c: x.exp().log().sqrt().abs().tanh().sigmoid().relu(),
+    lambda lib, x, c: x.mean(0).expand(4, 3).transpose(0, 1).clone(),
+    lambda lib, x, c: x.softmax(-1) + x.log_softmax(0),
+    lambda lib, x, c: x.clamp(min=0.1) + x.double().float().double(),
+], ids=["mul_scalar", "radd", "rmul", "sub_const", "rdiv", "pow_scalar", "rpow", "pow_tensor",
+        "matmul_t", "cat", "stack", "where", "max_min", "indexing", "views", "unary_chain",
+        "mean_expand", "softmax", "clamp_casts"])
+def test_graph_structure_matches_torch(build, request):
+    if request.node.callspec.id in _STRUCTURE_GAPS:
+        request.applymarker(pytest.mark.xfail(strict=True,
+                                              reason=_STRUCTURE_GAPS[request.node.callspec.id]))
+    (rx, tx) = rand_pair(2, 3)
+    (rc, tc) = rand_pair(2, 3, seed=1, requires_grad=False)
+    rx.data = rx.data.abs() + 0.5
+    tx.data = tx.data.abs() + 0.5
+    ry, ty = build(R, rx, rc), build(torch, tx, tc)
+    assert _structure(ry.grad_fn) == _structure(ty.grad_fn)
+    close(ry, ty)
+    ry.backward(R.ones_like(ry))
+    ty.backward(torch.ones_like(ty))
+    close(rx.grad, tx.grad)

@@ -117,8 +117,8 @@ def bind_methods(Tensor) -> None:  # noqa: N803 - the class
 
     pw, rd, sh, ix, la = pointwise, reduce, shape, index, linalg
     methods = {
-        # arithmetic operators
-        "__add__": pw.add_op, "__radd__": lambda s, o: pw.add_op(o, s),
+        # arithmetic operators (reflected + puts self first, as torch: next_functions)
+        "__add__": pw.add_op, "__radd__": lambda s, o: pw.add_op(s, o),
         "__sub__": pw.sub_op, "__rsub__": pw.rsub,
         "__mul__": pw.mul, "__rmul__": lambda s, o: pw.mul(o, s),
         "__truediv__": pw.div, "__rtruediv__": pw.rdiv,
