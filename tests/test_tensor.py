@@ -1298,3 +1298,104 @@ def test_detach_in_place_and_nonleaf_grad(torch):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert z.grad.tolist() == [1.0, 1.0]
+
+
+def test_generators_and_seeds(torch):
+    g = T.Generator()
+    assert g.manual_seed(7) is g and g.initial_seed() == 7
+    a = T.rand(4, generator=g)
+    b = T.randn(2, 2, generator=g)
+    g.manual_seed(7)
+    assert T.rand(4, generator=g).tolist() == a.tolist()
+    assert T.randn(2, 2, generator=g).tolist() == b.tolist()
+    # a private generator does not disturb the default stream
+    T.manual_seed(0)
+    x1 = T.rand(3)
+    T.manual_seed(0)
+    T.rand(5, generator=T.Generator().manual_seed(1))
+    assert T.rand(3).tolist() == x1.tolist()
+    assert isinstance(T.manual_seed(3), T.Generator) and T.initial_seed() == 3
+    assert T.default_generator.initial_seed() == 3
+    state = T.get_rng_state()
+    y = T.randint(0, 100, (5,))
+    T.set_rng_state(state)
+    assert T.randint(0, 100, (5,)).tolist() == y.tolist()
+    s = T.seed()
+    assert isinstance(s, int) and T.initial_seed() == s
+    st = g.get_state()
+    z = T.empty(3).normal_(generator=g)
+    g.set_state(st)
+    assert T.empty(3).normal_(generator=g).tolist() == z.tolist()
+    with pytest.raises(TypeError, match="Generator"):
+        T.rand(2, generator=7)
+    assert T.randn(size=(2, 3)).shape == T.Size([2, 3]) == torch.randn(size=(2, 3)).shape
+    assert T.zeros(size=(2,)).shape == torch.zeros(size=(2,)).shape
+
+
+def test_dtype_info_functions(torch):
+    for name in ("float16", "float32", "float64"):
+        r, t = T.finfo(getattr(T, name)), torch.finfo(getattr(torch, name))
+        for attr in ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution",
+                     "dtype"):
+            assert getattr(r, attr) == getattr(t, attr), (name, attr)
+        assert repr(r) == repr(t)
+    assert T.finfo().eps == torch.finfo().eps
+    for name in ("int8", "int16", "int32", "int64", "uint8"):
+        r, t = T.iinfo(getattr(T, name)), torch.iinfo(getattr(torch, name))
+        assert (r.bits, r.min, r.max, r.dtype) == (t.bits, t.min, t.max, t.dtype)
+        assert repr(r) == repr(t)
+    with pytest.raises(TypeError, match="iinfo"):
+        T.finfo(T.int32)
+    with pytest.raises(TypeError, match="finfo"):
+        T.iinfo(T.float32)
+    for a, b in itertools.product(DTYPE_NAMES, repeat=2):
+        assert T.can_cast(getattr(T, a), getattr(T, b)) == torch.can_cast(
+            getattr(torch, a), getattr(torch, b)), (a, b)
+    for ops in ((T.tensor([1]), 2.5), (T.tensor(1.0, dtype=T.float64), T.tensor([1.0])),
+                (T.tensor([1], dtype=T.uint8), T.tensor([1], dtype=T.int8)),
+                (T.tensor([True]), 1)):
+        tops = tuple(torch.tensor(o.tolist(), dtype=tdt(torch, o.dtype))
+                     if isinstance(o, T.Tensor) else o for o in ops)
+        assert T.result_type(*ops).name == str(torch.result_type(*tops))[6:]
+    assert T.is_floating_point(T.ones(1)) and not T.is_floating_point(T.ones(1, dtype=T.int64))
+
+
+def test_legacy_constructor_errors(torch):
+    with pytest.raises(TypeError) as want:
+        torch.LongTensor(torch.tensor([1.5]))
+    with pytest.raises(TypeError, match=r"tensor\.to") as got:
+        T.LongTensor(T.tensor([1.5]))
+    assert "expected" in str(want.value) and "expected retrograd.int64" in str(got.value)
+    f = T.tensor([1.0, 2.0])
+    assert T.FloatTensor(f).data_ptr() == f.data_ptr()  # same dtype: an alias, as torch
+    with pytest.raises(TypeError) as want:
+        torch.FloatTensor(2.5)
+    with pytest.raises(TypeError) as got:
+        T.FloatTensor(2.5)
+    assert str(got.value).startswith(str(want.value))
+    check_same(T.Tensor(data=[1]), torch.Tensor(data=[1]))
+    # uint8 takes negatives down to -255 (wrapping), not values above 255
+    for data in ([-1, 5], [-255], [255]):
+        check_same(T.ByteTensor(data), torch.ByteTensor(data))
+        check_same(T.tensor(data, dtype=T.uint8), torch.tensor(data, dtype=torch.uint8))
+    for data, dt in (([300], "uint8"), ([-256], "uint8"), ([128], "int8"), ([2 ** 40], "int32")):
+        with pytest.raises(RuntimeError) as want:
+            torch.tensor(data, dtype=getattr(torch, dt))
+        with pytest.raises(RuntimeError) as got:
+            T.tensor(data, dtype=getattr(T, dt))
+        assert str(got.value).startswith(str(want.value))
+
+
+def test_numpy_byte_order_and_readonly(torch):
+    big = np.arange(3, dtype=">f8")
+    for fn in ("from_numpy", "tensor"):
+        with pytest.raises(ValueError) as want:
+            getattr(torch, fn)(big)
+        with pytest.raises(ValueError, match="newbyteorder") as got:
+            getattr(T, fn)(big)
+        assert str(got.value).startswith(str(want.value).split(" is currently")[0])
+    check_same(T.tensor(big.astype(big.dtype.newbyteorder("="))), torch.tensor(big.astype("=f8")))
+    ro = np.broadcast_to(np.ones(1), (3,))
+    with pytest.warns(UserWarning, match="not writable"):
+        r = T.from_numpy(ro)
+    assert r.tolist() == [1.0, 1.0, 1.0]

@@ -24,8 +24,9 @@ from .autograd import (
 )
 from .backend import device
 from .dtypes import (
-    bool, double, float, float16, float32, float64, get_default_dtype, half, int, int8, int16,
-    int32, int64, long, promote_types, set_default_dtype, short, uint8,
+    bool, can_cast, double, finfo, float, float16, float32, float64, get_default_dtype, half,
+    iinfo, int, int8, int16, int32, int64, long, promote_types, result_type, set_default_dtype,
+    short, uint8,
 )
 from .ops import clone
 from .ops.index import gather
@@ -40,7 +41,9 @@ from .ops.shape import (
     unsqueeze,
 )
 from .ops.nn import log_softmax, softmax
-from .random import manual_seed, seed
+from .random import (
+    Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
+)
 from .tensor import Size, Tensor
 
 mm = matmul
@@ -48,6 +51,7 @@ clip = clamp
 concat = concatenate = cat
 is_tensor = lambda obj: isinstance(obj, Tensor)  # noqa: E731
 numel = lambda input: input.numel()  # noqa: E731
+is_floating_point = lambda input: input.is_floating_point()  # noqa: E731
 
 from . import nn  # noqa: E402  (built on the names above)
 from . import viz  # noqa: E402  (draw(): DOT text needs nothing else)

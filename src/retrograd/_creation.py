@@ -46,6 +46,15 @@ def _finish(data, requires_grad=False, device=None):
     return t
 
 
+def _check_byte_order(np_dtype) -> None:
+    if not np_dtype.isnative:
+        raise ValueError(
+            "given numpy array has byte order different from the native byte order. Conversion "
+            "between byte orders is currently not supported; convert it first with "
+            "array.astype(array.dtype.newbyteorder('='))"
+        )
+
+
 def _unsupported_numpy(np_dtype) -> TypeError:
     return TypeError(
         f"can't convert np.ndarray of type numpy.{np_dtype.type.__name__}. The only supported "
@@ -167,6 +176,7 @@ def _has_tensor(data) -> bool:
 
 
 def _from_numpy_like(arr, want):
+    _check_byte_order(arr.dtype)
     if arr.dtype not in dtypes.FROM_NUMPY:
         raise _unsupported_numpy(arr.dtype)
     return np.array(arr, dtype=want, copy=True)
@@ -197,23 +207,33 @@ def _infer_array(data, dtype=None):
         if isinstance(data, range) or (isinstance(data, (list, tuple)) and _has_tensor(data)):
             data = _plain(data)
         target = want if want is not None else inferred.numpy
-        try:
-            arr = np.array(data, dtype=target)
-        except OverflowError:
-            raise RuntimeError(
-                f"value cannot be converted to type {np.dtype(target).name} without overflow; "
-                "pick a wider dtype"
-            ) from None
-        return arr.reshape(sizes)
+        return _array_checked(data, target).reshape(sizes)
     inferred = _leaf_dtype(data)  # a Python scalar (or a 0-d tensor-like)
     target = want if want is not None else inferred.numpy
+    return _array_checked(data, target)
+
+
+def _array_checked(data, target):
+    """``np.array(data, target)`` with PyTorch's overflow rule for integer targets: a value
+    must fit the type, except that an unsigned type also takes negatives down to -max (they
+    wrap: ``ByteTensor([-1])`` is 255), where NumPy 2 refuses any value out of range."""
     try:
         return np.array(data, dtype=target)
     except OverflowError:
-        raise RuntimeError(
-            f"value cannot be converted to type {np.dtype(target).name} without overflow; "
-            "pick a wider dtype"
-        ) from None
+        pass
+    target = np.dtype(target)
+    try:
+        wide = np.array(data, dtype=np.int64)
+    except OverflowError:
+        wide = None
+    if wide is not None and target.kind in "iu":
+        info = np.iinfo(target)
+        low = -int(info.max) if target.kind == "u" else int(info.min)
+        if wide.size == 0 or (int(wide.min()) >= low and int(wide.max()) <= int(info.max)):
+            return wide.astype(target)
+    raise RuntimeError(
+        f"value cannot be converted to type {target.name} without overflow; pick a wider dtype"
+    )
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
@@ -291,8 +311,17 @@ def from_numpy(array: np.ndarray) -> Tensor:
     """
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    _check_byte_order(array.dtype)
     if array.dtype not in dtypes.FROM_NUMPY:
         raise _unsupported_numpy(array.dtype)
+    if not array.flags.writeable:
+        warnings.warn(
+            "The given NumPy array is not writable, and retrograd does not support non-writable "
+            "tensors: writing to this tensor (in place ops, x[i] = v) will fail. Copy the array "
+            "first (array.copy()) or use retrograd.tensor(array).",
+            UserWarning,
+            stacklevel=2,
+        )
     return make_tensor(array)
 
 
@@ -335,7 +364,11 @@ def _check_grad_dtype(np_dtype, requires_grad):
 
 
 def _filled(name, fill):
-    def make(*size, dtype=None, device=None, requires_grad=False, out=None):
+    def make(*size, dtype=None, device=None, requires_grad=False, out=None, **kw):
+        if "size" in kw and not size:
+            size = (kw.pop("size"),)
+        if kw:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
         if not size:
             raise TypeError(
                 f'{name}() missing 1 required positional arguments: "size" (e.g. {name}(2, 3), '
@@ -467,6 +500,15 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False) ->
 # ----------------------------------------------------------------- random
 
 
+def _size_kw(size, kw, name):
+    # ``randn(size=(2, 3))`` as well as ``randn(2, 3)``
+    if "size" in kw and not size:
+        size = (kw.pop("size"),)
+    if kw:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
+    return size
+
+
 def _random_float_dtype(dtype, name):
     np_dtype = _float_dtype(dtype)
     if np_dtype.kind != "f":
@@ -477,7 +519,8 @@ def _random_float_dtype(dtype, name):
     return np_dtype
 
 
-def rand(*size, dtype=None, generator=None, device=None, requires_grad=False) -> Tensor:
+def rand(*size, dtype=None, generator=None, device=None, requires_grad=False,
+         **kw) -> Tensor:
     """Uniform samples in [0, 1) (repeatable after ``manual_seed``).
 
     Examples
@@ -486,12 +529,14 @@ def rand(*size, dtype=None, generator=None, device=None, requires_grad=False) ->
     >>> T.rand(2, 3).shape
     retrograd.Size([2, 3])
     """
-    rng = generator or _random.generator()
+    size = _size_kw(size, kw, "rand")
+    rng = _random.numpy_generator(generator)
     np_dtype = _random_float_dtype(dtype, "rand")
     return _finish(rng.random(_size(size, "rand")).astype(np_dtype), requires_grad, device)
 
 
-def randn(*size, dtype=None, generator=None, device=None, requires_grad=False) -> Tensor:
+def randn(*size, dtype=None, generator=None, device=None, requires_grad=False,
+          **kw) -> Tensor:
     """Standard normal samples (repeatable after ``manual_seed``).
 
     Examples
@@ -500,7 +545,8 @@ def randn(*size, dtype=None, generator=None, device=None, requires_grad=False) -
     >>> T.randn(4, requires_grad=True).requires_grad
     True
     """
-    rng = generator or _random.generator()
+    size = _size_kw(size, kw, "randn")
+    rng = _random.numpy_generator(generator)
     np_dtype = _random_float_dtype(dtype, "randn")
     return _finish(rng.standard_normal(_size(size, "randn")).astype(np_dtype), requires_grad,
                    device)
@@ -531,7 +577,7 @@ def randint(low=0, high=None, size=None, *, dtype=None, generator=None, device=N
         raise RuntimeError(
             f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
         )
-    rng = generator or _random.generator()
+    rng = _random.numpy_generator(generator)
     np_dtype = _numpy_dtype(dtype or dtypes.int64)
     _check_grad_dtype(np_dtype, requires_grad)
     return _finish(rng.integers(low, high, _size((size,), "randint")).astype(np_dtype),
@@ -564,6 +610,8 @@ def legacy_new(cls, dtype, args, kwargs):
     is that data, as in the PyTorch of the seed post."""
     if kwargs.pop("device", None) not in (None, "cpu"):
         raise RuntimeError("legacy constructors make CPU tensors; use .to('cuda') after")
+    if "data" in kwargs and not args:
+        args = (kwargs.pop("data"),)
     if kwargs:
         raise TypeError(f"legacy tensor constructor got unexpected arguments {sorted(kwargs)}")
     if not args:
@@ -573,9 +621,22 @@ def legacy_new(cls, dtype, args, kwargs):
     if builtins.all(isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in args):
         return make_tensor(np.zeros(_size(args, cls.__name__), dtype.numpy))
     if len(args) == 1:
-        if isinstance(args[0], Tensor):
-            return make_tensor(args[0]._data.astype(dtype.numpy, copy=False))
-        return make_tensor(_infer_array(args[0], dtype))
+        data = args[0]
+        if isinstance(data, Tensor):
+            # PyTorch: the legacy constructor aliases a tensor of its own dtype, and refuses
+            # to convert one of another dtype
+            if data.dtype is not dtype:
+                raise TypeError(
+                    f"expected {dtype} (got {data.dtype}) in {cls.__name__}(tensor); convert it "
+                    f"with tensor.to({dtype})"
+                )
+            return make_tensor(data._data)
+        if not (_is_sequence(data) or isinstance(data, np.ndarray)):
+            raise TypeError(
+                f"new(): data must be a sequence (got {type(data).__name__}); write "
+                f"{cls.__name__}([{data!r}]) for one value"
+            )
+        return make_tensor(_infer_array(data, dtype))
     raise TypeError(
         f"{cls.__name__}() takes a size (ints) or one sequence of data, got {args!r}; e.g. "
         f"{cls.__name__}(2, 3) or {cls.__name__}([1, 0])"

@@ -9,12 +9,15 @@ PyTorch's rule; ops cast NumPy's result when the two disagree.
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 __all__ = [
     "dtype", "float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", "int64",
     "uint8", "bool", "half", "float", "double", "short", "int", "long",
     "get_default_dtype", "set_default_dtype", "to_dtype", "result_type", "promote_types",
+    "can_cast", "finfo", "iinfo",
 ]
 
 _BOOL, _INT, _FLOAT = 0, 1, 2
@@ -165,3 +168,60 @@ def result_type(*operands) -> dtype:
     out = _combine(dim, _combine(zero, wrapped))
     _RESULT_CACHE[key] = out
     return out
+
+
+def can_cast(from_: dtype, to: dtype) -> bool:
+    """Whether PyTorch's casting rules allow ``from_`` -> ``to`` in ops with an ``out``:
+    never to a lower category (float -> int, int -> bool)."""
+    from_, to = to_dtype(from_), to_dtype(to)
+    return from_.category <= to.category
+
+
+def _fmt(v) -> str:
+    return f"{v:g}"
+
+
+class finfo:
+    """Limits of a floating dtype, as ``torch.finfo`` (``finfo(retrograd.float32).eps``)."""
+
+    def __init__(self, type=None):  # noqa: A002 - PyTorch's name
+        d = _default_float if type is None else to_dtype(type)
+        if not d.is_floating_point:
+            raise TypeError(
+                "retrograd.finfo() requires a floating point input type. Use retrograd.iinfo to "
+                f"handle '{d!r}'"
+            )
+        info = np.finfo(d.numpy)
+        self.bits = builtins.int(info.bits)
+        self.eps = builtins.float(info.eps)
+        self.max = builtins.float(info.max)
+        self.min = builtins.float(info.min)
+        self.tiny = self.smallest_normal = builtins.float(info.smallest_normal)
+        self.resolution = 10.0 ** -builtins.int(info.precision)
+        self.dtype = d.name
+
+    def __repr__(self) -> str:
+        return (f"finfo(resolution={_fmt(self.resolution)}, min={_fmt(self.min)}, "
+                f"max={_fmt(self.max)}, eps={_fmt(self.eps)}, "
+                f"smallest_normal={_fmt(self.smallest_normal)}, tiny={_fmt(self.tiny)}, "
+                f"dtype={self.dtype})")
+
+
+class iinfo:
+    """Limits of an integer dtype, as ``torch.iinfo`` (``iinfo(retrograd.int32).max``)."""
+
+    def __init__(self, type):  # noqa: A002 - PyTorch's name
+        d = to_dtype(type)
+        if d.is_floating_point or d is bool:
+            raise TypeError(
+                "retrograd.iinfo() requires an integer input type. Use retrograd.finfo to "
+                f"handle '{d!r}'"
+            )
+        info = np.iinfo(d.numpy)
+        self.bits = builtins.int(info.bits)
+        self.max = builtins.int(info.max)
+        self.min = builtins.int(info.min)
+        self.dtype = d.name
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={_fmt(self.min)}, max={_fmt(self.max)}, dtype={self.dtype})"

@@ -1,32 +1,126 @@
-"""The random number generator behind rand/randn/randint (reproducible with manual_seed).
+"""The random number generators behind rand/randn/randint and the in-place fills.
 
-Values differ from PyTorch's (a different generator), but a seed fixes them, as in PyTorch.
+Values differ from PyTorch's (NumPy's PCG64 generator, not PyTorch's Mersenne Twister), but a
+seed fixes them, as in PyTorch: ``manual_seed(0)`` then ``randn(3)`` repeats exactly.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-_generator = np.random.default_rng()
+__all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
+           "set_rng_state", "default_generator"]
 
 
-def manual_seed(seed: int):
-    """Seed the generator so that rand/randn/randint repeat exactly."""
-    global _generator
-    _generator = np.random.default_rng(int(seed))
-    return _generator
+class Generator:
+    """A random number generator, as ``torch.Generator``: pass it as ``generator=`` to
+    ``rand``/``randn``/``randint``/``normal_``... to draw from a stream of its own.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> g = T.Generator().manual_seed(42)
+    >>> a = T.rand(2, generator=g)
+    >>> g.manual_seed(42)  # doctest: +ELLIPSIS
+    <retrograd.Generator ...>
+    >>> bool((T.rand(2, generator=g) == a).all())
+    True
+    """
+
+    __slots__ = ("_rng", "_seed")
+
+    def __init__(self, device: str = "cpu"):
+        self._seed = int(np.random.SeedSequence().entropy % (2 ** 63))
+        self._rng = np.random.default_rng(self._seed)
+
+    def manual_seed(self, seed: int) -> "Generator":
+        """Restart the stream from ``seed``; returns the generator itself."""
+        seed = int(seed)
+        # PyTorch accepts negative seeds (it reinterprets them as unsigned 64-bit)
+        self._seed = seed % (2 ** 64)
+        self._rng = np.random.default_rng(self._seed)
+        return self
+
+    def seed(self) -> int:
+        """Reseed from fresh entropy; returns the new seed."""
+        self.manual_seed(int(np.random.SeedSequence().entropy % (2 ** 63)))
+        return self._seed
+
+    def initial_seed(self) -> int:
+        """The seed the current stream started from."""
+        return self._seed
+
+    def get_state(self) -> dict:
+        """The generator's state (NumPy's bit-generator state dict), for :meth:`set_state`."""
+        return {"seed": self._seed, "state": self._rng.bit_generator.state}
+
+    def set_state(self, state: dict) -> "Generator":
+        """Restore a state from :meth:`get_state`."""
+        self._seed = state["seed"]
+        self._rng.bit_generator.state = state["state"]
+        return self
+
+    @property
+    def device(self):
+        from .backend import device
+
+        return device("cpu")
+
+    def __repr__(self) -> str:
+        return f"<retrograd.Generator object at {id(self):#x}>"
 
 
-seed = manual_seed
+#: The generator used when no ``generator=`` is passed.
+default_generator = Generator()
+
+
+def manual_seed(seed: int) -> Generator:
+    """Seed the default generator so that rand/randn/randint repeat exactly.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> _ = T.manual_seed(0); a = T.randn(3)
+    >>> _ = T.manual_seed(0); bool((T.randn(3) == a).all())
+    True
+    """
+    return default_generator.manual_seed(seed)
+
+
+def seed() -> int:
+    """Seed the default generator from fresh entropy; returns the seed."""
+    return default_generator.seed()
+
+
+def initial_seed() -> int:
+    """The seed the default generator started from."""
+    return default_generator.initial_seed()
+
+
+def get_rng_state() -> dict:
+    """The default generator's state (restore it with :func:`set_rng_state`)."""
+    return default_generator.get_state()
+
+
+def set_rng_state(state: dict) -> None:
+    """Restore the default generator's state from :func:`get_rng_state`."""
+    default_generator.set_state(state)
+
+
+def numpy_generator(generator=None) -> np.random.Generator:
+    """The NumPy generator to draw from: ``generator``'s, or the default one's."""
+    if generator is None:
+        return default_generator._rng
+    if isinstance(generator, Generator):
+        return generator._rng
+    if isinstance(generator, np.random.Generator):
+        return generator
+    raise TypeError(
+        f"generator must be a retrograd.Generator, not {type(generator).__name__}; make one "
+        "with retrograd.Generator().manual_seed(seed)"
+    )
 
 
 def generator() -> np.random.Generator:
-    return _generator
-
-
-def get_rng_state():
-    return _generator.bit_generator.state
-
-
-def set_rng_state(state) -> None:
-    _generator.bit_generator.state = state
+    """The default generator's NumPy generator (kept for code that draws arrays directly)."""
+    return default_generator._rng

@@ -311,34 +311,34 @@ class Tensor:
 
     def uniform_(self, a: float = 0.0, b: float = 1.0, *, generator=None) -> "Tensor":
         """Fill with samples from U(a, b), in place (see ``manual_seed``)."""
-        from .random import generator as default
+        from .random import numpy_generator
 
-        rng = generator or default()
+        rng = numpy_generator(generator)
         return self._fill_random_("uniform_", rng.uniform(a, b, self._data.shape))
 
     def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator=None) -> "Tensor":
         """Fill with samples from N(mean, std**2), in place (see ``manual_seed``)."""
-        from .random import generator as default
+        from .random import numpy_generator
 
-        rng = generator or default()
+        rng = numpy_generator(generator)
         return self._fill_random_("normal_", rng.normal(mean, std, self._data.shape))
 
     def random_(self, low: int = 0, high: int | None = None, *, generator=None) -> "Tensor":
         """Fill with integers from [low, high), in place (``random_(high)`` means [0, high))."""
-        from .random import generator as default
+        from .random import numpy_generator
 
         if high is None:
             if low == 0:
                 raise RuntimeError("random_() needs an upper bound here; call random_(high)")
             low, high = 0, low
-        rng = generator or default()
+        rng = numpy_generator(generator)
         return self._fill_random_("random_", rng.integers(low, high, self._data.shape))
 
     def bernoulli_(self, p: float = 0.5, *, generator=None) -> "Tensor":
         """Fill with 1 (probability ``p``) or 0, in place."""
-        from .random import generator as default
+        from .random import numpy_generator
 
-        rng = generator or default()
+        rng = numpy_generator(generator)
         return self._fill_random_("bernoulli_", rng.random(self._data.shape) < p)
 
     def item(self):
