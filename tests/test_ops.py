@@ -256,6 +256,24 @@ case("clamp_max", lambda m, a: a.clamp(max=-0.1), ((3, 4),))
 case("clip", lambda m, a: a.clip(-0.3, 0.3), ((3, 4),))
 case("clamp_tensor", lambda m, a, lo, hi: a.clamp(lo, hi - 0.5), ((3, 4), (3, 4), (4,)))
 
+# the rest of the Tensor methods that record a graph
+case("remainder", lambda m, a, b: a % b, ((3, 4), (4,)), ("real", "pos"))
+case("remainder_scalar", lambda m, a: m.remainder(a, 1.5), ((3, 4),))
+# ``2.5 % x`` has no derivative in PyTorch (its grad_fn is "NotImplemented"): see the errors
+case("sign", lambda m, a: a.sign(), ((3, 4),), "nonzero")
+case("masked_fill", lambda m, a: a.masked_fill(m.tensor(MASK), 0.5), ((3, 4),))
+case("masked_fill_tensor", lambda m, a, v: a.masked_fill(m.tensor(MASK), v), ((3, 4), ()))
+case("masked_fill_bcast", lambda m, a: a.masked_fill(m.tensor(MASK[0]), -1.0), ((3, 4),))
+case("sum_to_size", lambda m, a: a.sum_to_size(3, 1), ((3, 4),))
+case("view_as", lambda m, a, b: a.view_as(b), ((3, 4), (4, 3)))
+case("reshape_as", lambda m, a, b: a.t().reshape_as(b), ((3, 4), (2, 6)))
+case("type_as", lambda m, a, b: a.type_as(b) * b, ((3, 4), (3, 4)))
+case("dot", lambda m, a, b: a.dot(b), ((5,), (5,)))
+case("pow_method", lambda m, a, b: a.pow(b), ((3, 4), (4,)), ("pos", "real"))
+case("softmax_dtype", lambda m, a: a.softmax(-1, dtype=m.float64), ((2, 3),), gc={"eps": 1e-3})
+case("flatten_0d", lambda m, a: a.flatten(), ((),))
+case("concat", lambda m, a, b: m.concat([a, b], 1), ((2, 1), (2, 3)))
+
 # mixed dtypes: each input's gradient comes back in its own dtype
 case("mixed_float64", lambda m, a, b: a * b.double(), ((3, 4), (4,)), gc={"eps": 1e-3})
 case("mixed_float32", lambda m, a, b: a.float() + b, ((3, 4), (3, 1)), gc={"eps": 1e-3})
@@ -748,6 +766,10 @@ ERROR_CASES = [
     ("inplace_shape", lambda m: _r(2, 1)(m).add_(_r(2, 3)(m)), RuntimeError,
      ["[2, 1]", "[2, 3]"]),
     ("inplace_dtype", lambda m: m.tensor([1, 2]).add_(1.5), RuntimeError, ["Long", "Float"]),
+    ("rremainder_backward", lambda m: (2.5 % m.ones(2).requires_grad_()).sum().backward(),
+     RuntimeError, ["remainder", "not implemented"]),
+    ("masked_fill_int_mask", lambda m: _r(2)(m).masked_fill(m.tensor([1, 0]), 0.0),
+     RuntimeError, ["bool", "Long"]),
 ]
 for _name, _call in [
     ("sum", lambda m, x: x.sum(2)), ("mean", lambda m, x: x.mean(-3)),

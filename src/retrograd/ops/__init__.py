@@ -69,10 +69,44 @@ def contiguous(x, memory_format=None):
     return clone(x)
 
 
+def _masked_fill_fwd(a, value, mask):
+    xp = namespace(a)
+    return xp.where(mask, xp.asarray(value, dtype=a.dtype), a)  # keeps x's dtype, as PyTorch
+
+
+def _masked_fill_vjp(node, g, saved):
+    mask = node.params[-1]
+    zero = g * 0
+    if len(node.next) == 1:
+        return (pointwise.where(mask, zero, g),)
+    nx, nv = node.next
+    return (pointwise.where(mask, zero, g) if nx else None,
+            pointwise.where(mask, g, zero) if nv else None)  # the engine sums to 0-d
+
+
+# PyTorch's names: MaskedFillBackward0 for a number, MaskedFillBackward1 for a 0-d tensor
+_masked_fill_number = pointwise.defop(
+    "masked_fill", _masked_fill_fwd, _masked_fill_vjp, "MaskedFillBackward0", 1)
+_masked_fill_tensor = pointwise.defop(
+    "masked_fill", _masked_fill_fwd, _masked_fill_vjp, "MaskedFillBackward1", 2)
+
+
 def masked_fill(x, mask, value):
+    """``value`` where ``mask`` (bool, broadcast to ``x``) is True, ``x`` elsewhere."""
     m = mask._data if hasattr(mask, "_data") else mask
-    return pointwise.where(m, value if hasattr(value, "_data") else value * 1.0 if
-                           x._data.dtype.kind == "f" else value, x)
+    if m.dtype.kind != "b":
+        raise RuntimeError(
+            f"masked_fill_ only supports boolean masks, but got mask with dtype "
+            f"{pointwise.scalar_type_name(m.dtype)}; compare first, e.g. x.masked_fill(m > 0, v)"
+        )
+    if hasattr(value, "_data"):
+        if value.ndim != 0:
+            raise RuntimeError(
+                f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                f"{value.ndim} dimension(s)"
+            )
+        return _masked_fill_tensor(x, value, m)
+    return _masked_fill_number(x, value, m)
 
 
 _bitwise_not = pointwise.defop("bitwise_not", lambda a: namespace(a).invert(a), None, None, 1,

@@ -508,8 +508,40 @@ def _remainder_vjp(node, g, saved):
     return (g if na else None, -g * floor_divide(a, b) if nb else None)
 
 
-remainder = defop("remainder", _remainder_fwd, _remainder_vjp, "RemainderBackward0", 2,
-                  INPUTS, "promote")
+# PyTorch's names: RemainderBackward0 for a number divisor, RemainderBackward1 for a tensor
+_remainder_scalar = defop("remainder", _remainder_fwd, _remainder_vjp, "RemainderBackward0", 2,
+                          INPUTS, "promote")
+_remainder_tensor = defop("remainder", _remainder_fwd, _remainder_vjp, "RemainderBackward1", 2,
+                          INPUTS, "promote")
+
+
+def _no_derivative(what):
+    def vjp(node, g, saved):
+        raise RuntimeError(
+            f"derivative for aten::{what} is not implemented (as in PyTorch); compute it from "
+            "differentiable ops instead"
+        )
+
+    return vjp
+
+
+# ``2.5 % x``: PyTorch records a node called NotImplemented that raises in backward
+_rremainder = defop("remainder", _remainder_fwd, _no_derivative("remainder"), "NotImplemented",
+                    2, NOTHING, "promote")
+
+
+def remainder(input, other):  # noqa: A002 - PyTorch's names
+    """``input % other``, Python's modulus (the result takes the divisor's sign).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.remainder(T.tensor([-3.0, 5.0]), 2)
+    tensor([1., 1.])
+    """
+    if isinstance(other, Tensor):
+        return (_remainder_tensor if isinstance(input, Tensor) else _rremainder)(input, other)
+    return _remainder_scalar(input, other)
 
 
 # ----------------------------------------------------------------- dtype conversion
