@@ -1792,3 +1792,16 @@ def test_graph_structure_matches_torch(build, request):
     ry.backward(R.ones_like(ry))
     ty.backward(torch.ones_like(ty))
     close(rx.grad, tx.grad)
+
+
+def test_root_gradient_of_other_dtypes_is_cast_and_empty_inputs_error():
+    rx = R.tensor([1.0, 2.0], requires_grad=True)
+    tx = torch.tensor([1.0, 2.0], requires_grad=True)
+    for rg, tg in ((R.tensor([True, False]), torch.tensor([True, False])),
+                   (R.tensor([2, 3]), torch.tensor([2, 3]))):
+        (rx * 3).backward(rg)
+        (tx * 3).backward(tg)
+        close(rx.grad, tx.grad)
+        assert rx.grad.dtype == R.float32
+    both_raise(lambda: R.autograd.grad((rx * 2).sum(), []),
+               lambda: torch.autograd.grad((tx * 2).sum(), []), match="cannot be empty")

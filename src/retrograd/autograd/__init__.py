@@ -95,11 +95,10 @@ def _make_root_grad(out, grad, i, create_graph):
                 "output's shape (or, in retrograd, a shape that broadcasts to it); pass e.g. "
                 "retrograd.ones_like(output) to weight every element by one."
             )
-    if gdata.dtype.kind != data.dtype.kind and data.dtype.kind == "f" and gdata.dtype.kind == "b":
-        raise RuntimeError(
-            f"For output {i}, the gradient is {grad.dtype} but the output is {out.dtype}; "
-            "pass a floating-point gradient"
-        )
+    if grad._data.dtype != data.dtype:
+        # as PyTorch, a gradient of another dtype (double for a float output, int, bool)
+        # is cast to the output's dtype before it enters the graph
+        grad = grad.to(out.dtype)
     if engine.tracer is not None:
         engine.tracer.root_grad(i, out, given, grad)
     if create_graph:
@@ -258,6 +257,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         )
     outs = _as_list(outputs)
     ins = _as_list(inputs)
+    if not ins:
+        raise RuntimeError(
+            "`inputs` argument to `grad()` cannot be empty: pass the tensors to "
+            "differentiate with respect to"
+        )
     gos = _as_list(grad_outputs) if grad_outputs is not None else [None] * len(outs)
     if len(gos) != len(outs):
         raise RuntimeError(
