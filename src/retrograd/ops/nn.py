@@ -89,7 +89,8 @@ def log_softmax(x, dim=None, dtype=None):
 
 def _nll_fwd(logp, target, reduction, count):
     xp = namespace(logp)
-    picked = -xp.take_along_axis(logp, target[:, None], axis=1)[:, 0]
+    # fancy indexing: ~3x faster than take_along_axis on a training batch (bench/ (e))
+    picked = -logp[xp.arange(logp.shape[0]), target]
     if reduction == "mean":
         return picked.sum() / count
     if reduction == "sum":
@@ -100,6 +101,14 @@ def _nll_fwd(logp, target, reduction, count):
 def _nll_vjp(node, g, saved):
     target, reduction, count = node.params
     n = target.shape[0]
+    if not hasattr(g, "_data"):
+        # First-order backward (arrays): write the (N, C) gradient in one allocation
+        # instead of going through reshape/expand/scatter (-15 us a step in bench/ (e)).
+        xp = namespace(g)
+        into = node.next[0]
+        out = xp.zeros(into.out_shape, into.out_dtype)
+        out[xp.arange(n), target] = -(g / count) if reduction == "mean" else -g
+        return (out,)
     if reduction == "mean":
         g = g / count
     if reduction != "none":
