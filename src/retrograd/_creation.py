@@ -182,6 +182,50 @@ def _from_numpy_like(arr, want):
     return np.array(arr, dtype=want, copy=True)
 
 
+_PYTHON_LEAVES = {builtins.float, builtins.int, builtins.bool}
+
+
+def _rows_are_lists(seq, levels: int) -> bool:
+    if levels <= 0:
+        return True
+    for x in seq:
+        if x.__class__ is not list and x.__class__ is not tuple:
+            return False
+        if not _rows_are_lists(x, levels - 1):
+            return False
+    return True
+
+
+def _fast_nested(data, want):
+    """Nested lists of plain Python numbers, converted at C speed (``None`` if the data has
+    anything else: NumPy scalars, tensors, ragged rows... which the careful path handles).
+
+    The leaves' types decide the dtype as in PyTorch: any float gives the default float,
+    else any int gives int64, else bool.
+    """
+    try:
+        objects = np.array(data, dtype=object)
+    except (ValueError, TypeError):
+        return None
+    # NumPy unpacks tensors and arrays nested in the lists: only plain lists may hold rows
+    if not _rows_are_lists(data, objects.ndim - 1):
+        return None
+    kinds = set(map(type, objects.flat))
+    if not kinds <= _PYTHON_LEAVES:
+        return None
+    if want is None:
+        if builtins.float in kinds or not kinds:
+            want = dtypes.get_default_dtype().numpy
+        elif builtins.int in kinds:
+            want = np.dtype(np.int64)
+        else:
+            want = np.dtype(np.bool_)
+    try:
+        return objects.astype(want)
+    except (OverflowError, ValueError, TypeError):
+        return None  # the careful path applies PyTorch's overflow rule and its errors
+
+
 def _infer_array(data, dtype=None):
     """Data (nested lists, numbers, arrays, tensors) to a new array with PyTorch's dtype."""
     want = _numpy_dtype(dtype)
@@ -193,6 +237,10 @@ def _infer_array(data, dtype=None):
         return _from_numpy_like(np.asarray(data), want)
     if isinstance(data, str):
         raise TypeError(f"new(): invalid data type 'str' (got {data!r}); tensors hold numbers")
+    if isinstance(data, (list, tuple)):
+        arr = _fast_nested(data, want)
+        if arr is not None:
+            return arr
     if _is_sequence(data):
         sizes = _sizes(data)
         found: set = set()
