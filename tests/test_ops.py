@@ -21,6 +21,9 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Callable
 
+import hypothesis
+import hypothesis.extra.numpy as hnp
+import hypothesis.strategies as st
 import numpy as np
 import pytest
 
@@ -854,3 +857,38 @@ def test_inplace_through_view_second_order_vs_torch(torch):
         hvps.append((a.grad, b.grad))
     for r, t in zip(*hvps):
         _check_same(r, t, TOL["float64"], "second order")
+
+
+# ----------------------------------------------------------------------------- hypothesis
+
+BINARY_OPS = {
+    "add": lambda m, a, b: a + b, "sub": lambda m, a, b: a - b, "mul": lambda m, a, b: a * b,
+    "div": lambda m, a, b: a / (b.abs() + 0.5), "pow": lambda m, a, b: (a.abs() + 0.5) ** b,
+    "maximum": lambda m, a, b: m.maximum(a, b), "where": lambda m, a, b: m.where(a > b, a, b),
+    # an outer product per batch element (0-d operands: a plain product)
+    "matmul_bcast": lambda m, a, b: a.unsqueeze(-1) @ b.unsqueeze(-2) if a.ndim and b.ndim
+    else a * b,
+}
+
+
+@hypothesis.settings(max_examples=40, deadline=None)
+@hypothesis.given(
+    shapes=hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, max_side=3),
+    op=st.sampled_from(sorted(BINARY_OPS)),
+    seed=st.integers(0, 2**16),
+)
+def test_broadcast_grads_vs_torch_hypothesis(shapes, op, seed):
+    """Any pair of broadcastable shapes: values and both gradients as PyTorch's."""
+    torch = pytest.importorskip("torch")
+    fn = BINARY_OPS[op]
+    sa, sb = shapes.input_shapes
+    rng = np.random.default_rng(seed)
+    arrays = [rng.standard_normal(sa), rng.standard_normal(sb)]
+    rg_in, th_in = _leaves(retrograd, arrays, "float64"), _leaves(torch, arrays, "float64")
+    rg_out, th_out = fn(retrograd, *rg_in), fn(torch, *th_in)
+    _check_same(rg_out, th_out, TOL["float64"], "value")
+    g = rng.standard_normal(tuple(th_out.shape))
+    rg_out.backward(retrograd.tensor(g))
+    th_out.backward(torch.tensor(g))
+    for r, t in zip(rg_in, th_in):
+        _check_same(r.grad, t.grad, TOL["float64"], "grad")
