@@ -7,6 +7,8 @@ operands UnsafeViewBackward0, CloneBackward0 or TransposeBackward0 (see ``_dispa
 
 from __future__ import annotations
 
+from ..backend import ndarray as _ndarray
+from ..tensor import Tensor
 from ._apply import INPUTS, defop
 from .index import getitem
 from .shape import transpose
@@ -99,6 +101,16 @@ _transposed = defop("matmul", _matmul_fwd, _matmul_vjp, "TransposeBackward0", 2,
 
 def matmul(a, b):
     """Matrix product with NumPy/PyTorch broadcasting rules (``a @ b``)."""
+    ta, tb = type(a), type(b)
+    if ta is _ndarray and tb is _ndarray:
+        return a @ b  # a first-order backward: arrays in, nothing to record or check
+    if ta is Tensor and tb is Tensor:
+        ad, bd = a._data, b._data
+        # the common 2-D case (a linear layer) goes straight to MmBackward0; anything
+        # unusual (other ranks, mismatches to report) takes the general path below
+        if (ad.ndim == 2 and bd.ndim == 2 and ad.shape[1] == bd.shape[0]
+                and ad.dtype == bd.dtype):
+            return _mm(a, b)
     if not hasattr(a, "_data") and not hasattr(b, "_data"):
         return a @ b
     ad, bd = getattr(a, "_data", a), getattr(b, "_data", b)
