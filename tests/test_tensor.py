@@ -632,6 +632,14 @@ def test_bool_subtraction_errors(torch):
         assert str(want.value).split(".")[0] in str(got.value)
 
 
+def test_bool_negation_error(torch):
+    with pytest.raises(RuntimeError) as want:
+        -torch.tensor([True])
+    with pytest.raises(RuntimeError) as got:
+        -T.tensor([True])
+    assert str(got.value) == str(want.value)
+
+
 def test_int_pow_negative_exponent(torch):
     r = T.tensor([2, 3, -2, 1, -1]) ** T.tensor([-4, 2, -1, -3, -3])
     t = torch.tensor([2, 3, -2, 1, -1]) ** torch.tensor([-4, 2, -1, -3, -3])

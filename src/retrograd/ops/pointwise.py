@@ -199,7 +199,17 @@ def rdiv(x, other):
     return _rdiv(x, other)
 
 
-neg = defop("neg", lambda a: -a, lambda node, g, saved: (-g,), "NegBackward0")
+def _neg_fwd(a):
+    try:
+        return -a
+    except TypeError:  # NumPy refuses -bool with a TypeError; PyTorch's class is RuntimeError
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+            "to invert a mask, use the `~` or `logical_not()` operator instead."
+        ) from None
+
+
+neg = defop("neg", _neg_fwd, lambda node, g, saved: (-g,), "NegBackward0")
 
 
 def _pow_vjp(node, g, saved):
