@@ -165,10 +165,31 @@ def _write(x, data, name):
     target[...] = data
 
 
-def inplace(op_fn, name, saves_inputs):
-    """Make ``x.name_(other)`` from the out-of-place ``op_fn``."""
+def inplace(op_fn, name, saves_inputs, ufunc=None):
+    """Make ``x.name_(other)`` from the out-of-place ``op_fn``.
+
+    ``ufunc`` names the array function (``"subtract"``) that can write the result straight
+    into ``x``'s array when nothing is recorded: an optimizer step ``p -= lr * p.grad``
+    under no_grad then costs one array pass instead of a temporary, a copy and the op's
+    promotion checks (bench/ (e): -16 us a step).
+    """
 
     def method(x, *args, **kwargs):
+        if ufunc is not None and len(args) == 1 and not kwargs:
+            other = args[0]
+            xd = x._data
+            od = other._data if type(other) is Tensor else other
+            if (xd.dtype.kind == "f"
+                    and (type(od) is float
+                         or (type(od) is type(xd) and od.dtype == xd.dtype
+                             and od.shape == xd.shape))
+                    and not (state.enabled and (
+                        x._requires_grad or (type(other) is Tensor and other._requires_grad)))):
+                # same dtype and shape (or a Python float, which keeps x's dtype): the
+                # result is exactly what the out-of-place op gives, written in place
+                getattr(namespace(xd), ufunc)(xd, od, out=xd)
+                x._bump_version()
+                return x
         wants = state.enabled and (
             x._requires_grad or any(isinstance(a, Tensor) and a._requires_grad
                                    for a in (*args, *kwargs.values()))
@@ -206,10 +227,12 @@ class _no_record:
         state.enabled = self.prev
 
 
-add_ = inplace(lambda x, other, alpha=1: pointwise.add(x, other, alpha=alpha), "add_", False)
-sub_ = inplace(lambda x, other, alpha=1: pointwise.sub(x, other, alpha=alpha), "sub_", False)
-mul_ = inplace(pointwise.mul, "mul_", True)
-div_ = inplace(pointwise.div, "div_", True)
+add_ = inplace(lambda x, other, alpha=1: pointwise.add(x, other, alpha=alpha), "add_", False,
+               "add")
+sub_ = inplace(lambda x, other, alpha=1: pointwise.sub(x, other, alpha=alpha), "sub_", False,
+               "subtract")
+mul_ = inplace(pointwise.mul, "mul_", True, "multiply")
+div_ = inplace(pointwise.div, "div_", True, "true_divide")
 pow_ = inplace(pointwise.power, "pow_", True)
 clamp_ = inplace(pointwise.clamp, "clamp_", True)
 relu_ = inplace(pointwise.relu, "relu_", False)
