@@ -292,6 +292,23 @@ def test_numpy_and_array_protocol(torch):
     assert float(np.sum(np.asarray(T.tensor([1.0, 2.0])))) == 3.0
 
 
+@pytest.mark.filterwarnings("ignore:__array__ implementation doesn't accept a copy keyword")
+def test_array_protocol_copy_semantics(torch):
+    # (the filter is for torch's own __array__, which predates NumPy 2's copy keyword)
+    for lib in (T, torch):
+        t = lib.tensor([1.0, 2.0])
+        np.array(t)[0] = 5.0  # np.array copies
+        assert t.tolist() == [1.0, 2.0]
+        np.asarray(t)[1] = 7.0  # np.asarray shares
+        assert t.tolist() == [1.0, 7.0]
+        assert np.array(t, dtype=np.float64).dtype == np.float64
+    with pytest.raises(RuntimeError) as want:
+        np.asarray(torch.ones(2, requires_grad=True))
+    with pytest.raises(RuntimeError, match="detach") as got:
+        np.asarray(T.ones(2, requires_grad=True))
+    assert str(got.value).startswith(str(want.value).rstrip("."))
+
+
 def test_from_numpy_shares_memory_both_ways(torch):
     a = np.arange(6, dtype=np.float64).reshape(2, 3)
     r = T.from_numpy(a)

@@ -365,10 +365,23 @@ class Tensor:
         return to_numpy(self._data)
 
     def __array__(self, dtype=None, copy=None):
+        """NumPy's view of the data: ``np.asarray(t)`` shares memory, ``np.array(t)`` copies.
+
+        As ``numpy()``, it refuses a tensor that requires grad (detach it first).
+        """
+        if self._requires_grad:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                f"instead (the tensor has shape {list(self._data.shape)})."
+            )
         from .backend import to_numpy
 
         arr = to_numpy(self._data)
-        return arr if dtype is None else arr.astype(dtype, copy=False)
+        if dtype is not None and np.dtype(dtype) != arr.dtype:
+            return arr.astype(dtype)  # a new array either way
+        if copy:
+            return arr.copy()
+        return arr
 
     @property
     def data(self) -> "Tensor":
@@ -638,7 +651,9 @@ class Tensor:
     def __reduce_ex__(self, protocol):
         from ._creation import _rebuild
 
-        return (_rebuild, (np.asarray(self.__array__()), self._requires_grad))
+        from .backend import to_numpy
+
+        return (_rebuild, (np.array(to_numpy(self._data)), self._requires_grad))
 
     def __deepcopy__(self, memo):
         if not self.is_leaf:
