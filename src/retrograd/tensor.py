@@ -141,6 +141,7 @@ class Tensor:
     # ------------------------------------------------------------------ data access
     @property
     def shape(self) -> Size:
+        """The size of each dimension, as a :class:`Size` (a tuple)."""
         return _tuple_new(Size, self._data.shape)  # NumPy's shape is valid: skip the checks
 
     def size(self, dim: int | None = None):
@@ -166,34 +167,41 @@ class Tensor:
         return dim % ndim if ndim else 0
 
     def dim(self) -> int:
+        """The number of dimensions (0 for a scalar tensor)."""
         return self._data.ndim
 
     @property
     def ndim(self) -> int:
+        """The number of dimensions, as ``dim()``."""
         return self._data.ndim
 
     ndimension = dim
 
     def numel(self) -> int:
+        """The number of elements (the product of the sizes)."""
         return self._data.size
 
     nelement = numel
 
     @property
     def dtype(self) -> dtypes.dtype:
+        """The element type (``retrograd.float32``...)."""
         return dtypes.FROM_NUMPY[self._data.dtype]
 
     @property
     def device(self):
+        """Where the data lives: ``device(type='cpu')`` or a CUDA device."""
         from .backend import device_of
 
         return device_of(self._data)
 
     @property
     def is_cuda(self) -> bool:
+        """Whether the data lives on a CUDA device."""
         return self.device.type == "cuda"
 
     def is_floating_point(self) -> bool:
+        """Whether the dtype is a floating type (only those can require grad)."""
         return self._data.dtype.kind == "f"
 
     def element_size(self) -> int:
@@ -202,16 +210,20 @@ class Tensor:
 
     @property
     def itemsize(self) -> int:
+        """Bytes per element."""
         return self._data.itemsize
 
     @property
     def nbytes(self) -> int:
+        """Bytes of all elements."""
         return self._data.nbytes
 
     def is_complex(self) -> bool:
+        """Always False: retrograd has no complex dtypes."""
         return False  # retrograd has no complex dtypes
 
     def is_contiguous(self, memory_format=None) -> bool:
+        """Whether the elements are laid out in row-major order without gaps."""
         return bool(self._data.flags.c_contiguous)
 
     def stride(self, dim: int | None = None):
@@ -234,9 +246,11 @@ class Tensor:
         return -1 if dev.type == "cpu" else (dev.index or 0)
 
     def cpu(self) -> "Tensor":
+        """This tensor on the CPU (itself if it is there already)."""
         return self.to("cpu")
 
     def cuda(self, device=None) -> "Tensor":
+        """A copy on a CUDA device (needs CuPy)."""
         return self.to("cuda" if device is None else f"cuda:{int(device)}")
 
     def type(self, dtype=None):
@@ -351,6 +365,7 @@ class Tensor:
         return self._data.reshape(()).item()
 
     def tolist(self):
+        """The values as (nested) Python lists of numbers; a 0-d tensor gives a number."""
         return self._data.tolist()
 
     def numpy(self, *, force: bool = False):
@@ -397,6 +412,7 @@ class Tensor:
     # ------------------------------------------------------------------ autograd attributes
     @property
     def requires_grad(self) -> bool:
+        """Whether ops on this tensor are recorded for backward."""
         return self._requires_grad
 
     @requires_grad.setter
@@ -421,19 +437,24 @@ class Tensor:
         self._requires_grad = flag
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        """Set ``requires_grad`` in place and return the tensor (floating leaves only)."""
         self._set_requires_grad(requires_grad)
         return self
 
     @property
     def grad_fn(self):
+        """The node that made this tensor (``MulBackward0``...), None for a leaf."""
         return self._grad_fn
 
     @property
     def is_leaf(self) -> bool:
+        """True unless the tensor was made by a recorded op (then it has a grad_fn)."""
         return self._grad_fn is None
 
     @property
     def grad(self):
+        """The gradient accumulated by ``backward()`` (leaves, and non-leaves after
+        ``retain_grad()``); None until then."""
         # PyTorch warns only while a non-leaf's .grad is unset (an assigned one is returned)
         if self._grad_fn is not None and self._grad is None and not self.retains_grad:
             warnings.warn(
@@ -490,6 +511,7 @@ class Tensor:
 
     @property
     def retains_grad(self) -> bool:
+        """Whether ``retain_grad()`` was called on this non-leaf tensor."""
         return self._extra is not None and self._extra.retains_grad
 
     def retain_grad(self) -> None:
