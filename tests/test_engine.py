@@ -341,6 +341,7 @@ def test_create_graph_backward_makes_differentiable_grad():
     for x in (rx, tx):
         (x ** 3).sum().backward(create_graph=True)
         assert x.grad.requires_grad
+        assert type(x.grad.grad_fn).__name__ == "CopyBackwards"  # a copy, not a graph tensor
         gs.append(x.grad)
         x.grad = None
     gs[0].sum().backward()
@@ -1742,19 +1743,6 @@ def test_concurrent_backward_in_threads():
         np.testing.assert_allclose(results[k][1], 6 * k)
 
 
-# Known differences in ops (not the engine), reported to the ops owner.
-_STRUCTURE_GAPS = {
-    "pow_scalar": "x ** 2: PowBackward0 lists the Python exponent as a (None, 0) input; torch "
-                  "has one next_function",
-    "rpow": "2 ** x: PowBackward1 lists the Python base as (None, 0); torch has one entry",
-    "rmul": "3 * x: MulBackward0's inputs are recorded as (3, x), torch's as (x, 3); swapping "
-            "them in ops/__init__.py breaks tests/test_trace.py and test_viz.py, which encode "
-            "the current order for the seed example y = 2 * x",
-    "where": "where(cond, x, c): WhereBackward0 lists the bool condition as an input; torch "
-             "has two next_functions",
-}
-
-
 @pytest.mark.parametrize("build", [
     lambda lib, x, c: x * 2,
     lambda lib, x, c: 2 + x,
@@ -1778,10 +1766,7 @@ _STRUCTURE_GAPS = {
 ], ids=["mul_scalar", "radd", "rmul", "sub_const", "rdiv", "pow_scalar", "rpow", "pow_tensor",
         "matmul_t", "cat", "stack", "where", "max_min", "indexing", "views", "unary_chain",
         "mean_expand", "softmax", "clamp_casts"])
-def test_graph_structure_matches_torch(build, request):
-    if request.node.callspec.id in _STRUCTURE_GAPS:
-        request.applymarker(pytest.mark.xfail(strict=True,
-                                              reason=_STRUCTURE_GAPS[request.node.callspec.id]))
+def test_graph_structure_matches_torch(build):
     (rx, tx) = rand_pair(2, 3)
     (rc, tc) = rand_pair(2, 3, seed=1, requires_grad=False)
     rx.data = rx.data.abs() + 0.5

@@ -230,7 +230,16 @@ def _accumulate_into_grad(tensor, g, as_tensors):
     current = tensor._grad
     if as_tensors:
         if current is None:
-            tensor._grad = g if g._grad_fn is not None else make_tensor(g._data.copy())
+            if g._grad_fn is None:
+                tensor._grad = make_tensor(g._data.copy())
+            else:
+                # PyTorch copies into a fresh tensor (grad_fn CopyBackwards), so .grad
+                # never aliases a tensor that is part of the graph
+                from ..ops.inplace import copy_
+
+                out = make_tensor(g._data.copy())
+                copy_(out, g)
+                tensor._grad = out
         else:
             tensor._grad = current + g
         return
