@@ -1410,7 +1410,8 @@ def test_legacy_constructor_errors(torch):
     for data in ([-1, 5], [-255], [255]):
         check_same(T.ByteTensor(data), torch.ByteTensor(data))
         check_same(T.tensor(data, dtype=T.uint8), torch.tensor(data, dtype=torch.uint8))
-    for data, dt in (([300], "uint8"), ([-256], "uint8"), ([128], "int8"), ([2 ** 40], "int32")):
+    for data, dt in (([300], "uint8"), ([-256], "uint8"), ([128], "int8"), ([2 ** 40], "int32"),
+                     ([float("nan")], "int64"), ([float("inf")], "int32"), ([1e30], "uint8")):
         with pytest.raises(RuntimeError) as want:
             torch.tensor(data, dtype=getattr(torch, dt))
         with pytest.raises(RuntimeError) as got:

@@ -267,12 +267,12 @@ def _array_checked(data, target):
     wrap: ``ByteTensor([-1])`` is 255), where NumPy 2 refuses any value out of range."""
     try:
         return np.array(data, dtype=target)
-    except OverflowError:
+    except (OverflowError, ValueError):  # ValueError: NaN to an integer type
         pass
     target = np.dtype(target)
     try:
         wide = np.array(data, dtype=np.int64)
-    except OverflowError:
+    except (OverflowError, ValueError):
         wide = None
     if wide is not None and target.kind in "iu":
         info = np.iinfo(target)
