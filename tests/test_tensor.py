@@ -263,10 +263,9 @@ def test_item_tolist(torch):
 def test_item_errors(torch):
     with pytest.raises(RuntimeError) as want:
         torch.ones(2, 3).item()
-    with pytest.raises(RuntimeError, match=r"6 elements") as got:
+    with pytest.raises(RuntimeError, match=r"shape \[2, 3\]") as got:
         T.ones(2, 3).item()
-    assert "cannot be converted to Scalar" in str(want.value)
-    assert "cannot be converted to Scalar" in str(got.value)
+    assert str(got.value).startswith(str(want.value))
     with pytest.raises(RuntimeError, match=r"0 elements"):
         T.ones(0).item()
 

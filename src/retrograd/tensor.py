@@ -359,8 +359,9 @@ class Tensor:
         """The value of a one-element tensor as a Python number."""
         if self._data.size != 1:
             raise RuntimeError(
-                f"a Tensor with {self._data.size} elements cannot be converted to Scalar; "
-                "item() needs exactly one element (index or reduce the tensor first)"
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar "
+                f"(shape {list(self._data.shape)}); item() needs exactly one element: index "
+                "it (x[0]) or reduce it (x.sum()) first"
             )
         return self._data.reshape(()).item()
 
