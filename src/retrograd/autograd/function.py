@@ -152,6 +152,11 @@ class Function(metaclass=_FunctionMeta):
 
     vjp = backward
 
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """Override (with a ``forward`` that takes no ctx) to save what backward needs."""
+        raise NotImplementedError("setup_context is not implemented.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         tensor = _tensor_mod()
@@ -168,7 +173,12 @@ class Function(metaclass=_FunctionMeta):
         prev = state.enabled
         state.enabled = False
         try:
-            outputs = cls.forward(ctx, *args, **kwargs)
+            if cls.setup_context is Function.setup_context:
+                outputs = cls.forward(ctx, *args, **kwargs)
+            else:
+                # PyTorch 2's style: forward(*args) without ctx, then setup_context
+                outputs = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, outputs)
         finally:
             state.enabled = prev
         single = not isinstance(outputs, tuple)
@@ -244,8 +254,49 @@ class Function(metaclass=_FunctionMeta):
         return results[0] if single else tuple(results)
 
 
-class once_differentiable:  # noqa: N801 - PyTorch's name
-    """Decorator accepted for compatibility; backward runs as written."""
+def once_differentiable(fn):
+    """Decorate a Function's ``backward`` that can't itself be differentiated.
 
-    def __new__(cls, fn):
-        return fn
+    It runs without recording; under ``create_graph=True`` its results are wrapped so
+    that differentiating them raises, as PyTorch's ``backward()`` does.  (PyTorch's
+    ``autograd.grad`` skips its error node and silently drops that term; retrograd's
+    error node is linked to the real gradients, so ``grad`` raises too.)
+    """
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *grads):
+        recording = state.enabled
+        prev = state.enabled
+        state.enabled = False
+        try:
+            result = fn(ctx, *grads)
+        finally:
+            state.enabled = prev
+        if not recording or not any(getattr(g, "_requires_grad", False) for g in grads):
+            return result
+        single = not isinstance(result, tuple)
+        outs = (result,) if single else result
+        wrapped = tuple(_DelayedError.apply(o, *grads) if o is not None else None
+                        for o in outs)
+        return wrapped[0] if single else wrapped
+
+    return wrapper
+
+
+class DelayedError(Function):
+    """The node placed after a once_differentiable backward: raises if differentiated."""
+
+    @staticmethod
+    def forward(ctx, value, *grads):
+        return value.clone()
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError(
+            "trying to differentiate twice a function that was marked with "
+            "@once_differentiable"
+        )
+
+
+_DelayedError = DelayedError
