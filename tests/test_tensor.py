@@ -726,7 +726,14 @@ def test_python_protocols(torch):
     with pytest.raises(TypeError):
         [1, 2][T.tensor(1.0)]
     x = T.ones(1, requires_grad=True)
-    assert float(x * 2) == 2.0
+    with pytest.warns(UserWarning) as want:
+        float(torch.ones(1, requires_grad=True))
+    with pytest.warns(UserWarning, match="detach") as got:
+        assert float(x * 2) == 2.0
+    assert str(got[0].message) in str(want[0].message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # torch warns for float() only
+        assert int(x) == 1 and bool(x) and x.item() == 1.0
     # tensors hash by identity, so they can key a dict
     assert len({T.ones(1): 1, T.ones(1): 2}) == 2
 
@@ -1186,6 +1193,9 @@ def test_type_method(torch):
     check_same(T.ones(2).type(T.float64), torch.ones(2).type(torch.float64))
     check_same(T.ones(2).type("retrograd.LongTensor"), torch.ones(2).type("torch.LongTensor"))
     check_same(T.ones(2).type(T.DoubleTensor), torch.ones(2).type(torch.DoubleTensor))
+    check_same(T.ones(2).to(T.ones(1, dtype=T.float64)), torch.ones(2).to(torch.ones(1).double()))
+    check_same(T.ones(2).type_as(T.ones(1, dtype=T.int32)),
+               torch.ones(2).type_as(torch.ones(1, dtype=torch.int32)))
     with pytest.raises(ValueError, match="invalid type"):
         T.ones(2).type("retrograd.NoSuchTensor")
 

@@ -642,6 +642,14 @@ class Tensor:
         return bool(self._data.reshape(()).item())
 
     def __float__(self) -> float:
+        if self._requires_grad:
+            # PyTorch 2.13 warns here (only for float(), not int()/bool()/item())
+            warnings.warn(
+                "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                "behavior.\nConsider using tensor.detach() first.",
+                UserWarning,
+                stacklevel=2,
+            )
         return float(self._one_value("float()"))
 
     def __int__(self) -> int:
