@@ -33,10 +33,10 @@ def to(x, *args, **kwargs):
     device = kwargs.pop("device", None)
     copy = kwargs.pop("copy", False)
     for a in args:
-        if isinstance(a, dtypes.dtype) or a in (float, int, bool) or hasattr(a, "itemsize"):
-            dtype = a  # also a NumPy dtype (the engine casts gradients with one)
-        elif hasattr(a, "_data"):
+        if hasattr(a, "_data"):  # a tensor (checked first: tensors have .itemsize too)
             dtype = a.dtype
+        elif isinstance(a, dtypes.dtype) or a in (float, int, bool) or hasattr(a, "itemsize"):
+            dtype = a  # also a NumPy dtype (the engine casts gradients with one)
         elif a is not None:
             device = a
     out = x
