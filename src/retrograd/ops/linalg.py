@@ -15,6 +15,10 @@ from .shape import transpose
 
 
 def _mT(x):  # noqa: N802 - swap the last two dimensions
+    if type(x) is _ndarray:
+        # a first-order backward: a view, without the op call and its dim checks
+        # (bench/ (g): -5% for a Hessian-vector product)
+        return x.swapaxes(-1, -2)
     return transpose(x, -2, -1)
 
 
