@@ -1194,6 +1194,9 @@ def test_type_method(torch):
     check_same(T.ones(2).type("retrograd.LongTensor"), torch.ones(2).type("torch.LongTensor"))
     check_same(T.ones(2).type(T.DoubleTensor), torch.ones(2).type(torch.DoubleTensor))
     check_same(T.ones(2).to(T.ones(1, dtype=T.float64)), torch.ones(2).to(torch.ones(1).double()))
+    for conv in ("float", "double", "half", "long", "int", "short", "char", "byte", "bool"):
+        r, t = T.tensor([1.5, -2.7]), torch.tensor([1.5, -2.7])
+        check_same(getattr(r, conv)(), getattr(t, conv)())
     check_same(T.ones(2).type_as(T.ones(1, dtype=T.int32)),
                torch.ones(2).type_as(torch.ones(1, dtype=torch.int32)))
     with pytest.raises(ValueError, match="invalid type"):

@@ -245,6 +245,10 @@ class Tensor:
         dev = self.device
         return -1 if dev.type == "cpu" else (dev.index or 0)
 
+    def char(self) -> "Tensor":
+        """This tensor as int8 (``retrograd.CharTensor``)."""
+        return self.to(dtypes.int8)
+
     def cpu(self) -> "Tensor":
         """This tensor on the CPU (itself if it is there already)."""
         return self.to("cpu")
