@@ -1422,6 +1422,14 @@ def test_legacy_constructor_errors(torch):
     for data in ([-1, 5], [-255], [255]):
         check_same(T.ByteTensor(data), torch.ByteTensor(data))
         check_same(T.tensor(data, dtype=T.uint8), torch.tensor(data, dtype=torch.uint8))
+    for data in ([2 ** 63], 10 ** 20, [[1], [2 ** 64]]):
+        with pytest.raises(ValueError) as want:
+            torch.tensor(data)
+        with pytest.raises(ValueError) as got:
+            T.tensor(data)
+        assert str(got.value).startswith(str(want.value))
+    check_same(T.tensor([10 ** 20], dtype=T.float32), torch.tensor([10 ** 20], dtype=torch.float32))
+    check_same(T.tensor([-2 ** 63]), torch.tensor([-2 ** 63]))
     for data, dt in (([300], "uint8"), ([-256], "uint8"), ([128], "int8"), ([2 ** 40], "int32"),
                      ([float("nan")], "int64"), ([float("inf")], "int32"), ([1e30], "uint8")):
         with pytest.raises(RuntimeError) as want:

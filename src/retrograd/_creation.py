@@ -261,6 +261,12 @@ def _infer_array(data, dtype=None):
     return _array_checked(data, target)
 
 
+def _has_huge_int(data) -> bool:
+    """Whether some Python int in ``data`` is outside int64 (an error path only: O(n))."""
+    flat = np.array(data, dtype=object).ravel()
+    return any(isinstance(v, builtins.int) and not -2 ** 63 <= v < 2 ** 63 for v in flat)
+
+
 def _array_checked(data, target):
     """``np.array(data, target)`` with PyTorch's overflow rule for integer targets: a value
     must fit the type, except that an unsigned type also takes negatives down to -max (they
@@ -272,7 +278,15 @@ def _array_checked(data, target):
     target = np.dtype(target)
     try:
         wide = np.array(data, dtype=np.int64)
-    except (OverflowError, ValueError):
+    except OverflowError:
+        if target.kind in "iub" and _has_huge_int(data):
+            # PyTorch reads Python ints as int64 first
+            raise ValueError(
+                f"Overflow when unpacking long long: a Python int does not fit in int64 (the "
+                f"target type is {target.name}); use a float dtype for such large values"
+            ) from None
+        wide = None
+    except ValueError:
         wide = None
     if wide is not None and target.kind in "iu":
         info = np.iinfo(target)
