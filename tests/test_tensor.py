@@ -1509,3 +1509,21 @@ def test_nested_data_random_cases_match_torch(torch):
             check_same(r, t)
             checked += 1
     assert checked > 500
+
+
+def test_device_objects(torch):
+    for spec in ("cpu", "cuda:1", ("cuda", 0)):
+        args = spec if isinstance(spec, tuple) else (spec,)
+        r, t = T.device(*args), torch.device(*args)
+        assert repr(r) == repr(t) and str(r) == str(t)
+        assert (r.type, r.index) == (t.type, t.index)
+        assert repr(T.device(r)) == repr(torch.device(t))
+    for bad in ("tpu", "cuda:x"):
+        with pytest.raises(RuntimeError) as want:
+            torch.device(bad)
+        with pytest.raises(RuntimeError) as got:
+            T.device(bad)
+        # torch lists its many device types; retrograd the two it has
+        assert str(want.value).split(" ")[:2] == str(got.value).split(" ")[:2]
+        assert bad in str(got.value)
+    assert T.ones(1).device.type == "cpu" and T.ones(1).device == T.device("cpu")

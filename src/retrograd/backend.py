@@ -53,9 +53,17 @@ class device:
 
     __slots__ = ("type", "index")
 
-    def __init__(self, kind: str = "cpu", index: int | None = None):
+    def __init__(self, kind="cpu", index: int | None = None):
+        if isinstance(kind, device):
+            kind, index = kind.type, kind.index
+        elif isinstance(kind, int) and not isinstance(kind, bool):
+            kind, index = "cuda", kind  # torch.device(0) is the first CUDA device
         if ":" in kind:
-            kind, idx = kind.split(":")
+            kind, idx = kind.split(":", 1)
+            if not idx.isdigit():
+                raise RuntimeError(
+                    f"Invalid device string: '{kind}:{idx}' (write e.g. 'cuda:0' or 'cpu')"
+                )
             index = int(idx)
         if kind not in ("cpu", "cuda"):
             raise RuntimeError(
