@@ -1743,6 +1743,17 @@ def test_concurrent_backward_in_threads():
         np.testing.assert_allclose(results[k][1], 6 * k)
 
 
+# Known differences in ops (not the engine): the narrated seed example (y = 2 * x,
+# z = y ** 3) in test_trace.py / test_viz.py shows the Python numbers 2 and 3 as constant
+# inputs of MulBackward0 / PowBackward0, in the current order.
+_STRUCTURE_GAPS = {
+    "pow_scalar": "x ** 2: PowBackward0 lists the Python exponent as a (None, 0) input; torch "
+                  "has one next_function",
+    "rpow": "2 ** x: PowBackward2 lists the Python base as (None, 0); torch has one entry",
+    "rmul": "3 * x: MulBackward0's inputs are recorded as (3, x), torch's as (x, 3)",
+}
+
+
 @pytest.mark.parametrize("build", [
     lambda lib, x, c: x * 2,
     lambda lib, x, c: 2 + x,
@@ -1766,7 +1777,10 @@ def test_concurrent_backward_in_threads():
 ], ids=["mul_scalar", "radd", "rmul", "sub_const", "rdiv", "pow_scalar", "rpow", "pow_tensor",
         "matmul_t", "cat", "stack", "where", "max_min", "indexing", "views", "unary_chain",
         "mean_expand", "softmax", "clamp_casts"])
-def test_graph_structure_matches_torch(build):
+def test_graph_structure_matches_torch(build, request):
+    if request.node.callspec.id in _STRUCTURE_GAPS:
+        request.applymarker(pytest.mark.xfail(strict=True,
+                                              reason=_STRUCTURE_GAPS[request.node.callspec.id]))
     (rx, tx) = rand_pair(2, 3)
     (rc, tc) = rand_pair(2, 3, seed=1, requires_grad=False)
     rx.data = rx.data.abs() + 0.5
@@ -1863,3 +1877,67 @@ def test_once_differentiable():
         with pytest.raises(RuntimeError, match="once_differentiable"):
             g2.sum().backward()
     close(*res)
+
+
+def test_hooks_and_retain_grad_on_multi_output_nodes():
+    def build(lib, x, log):
+        xs = x.reshape(1, 3).expand(2, 3) * lib.tensor([[1.0], [2.0]], dtype=lib.float64)
+        values, idx = xs.max(dim=1)
+        values.register_hook(lambda g: log.append(("values", g.detach().clone())) or g * 2)
+        values.retain_grad()
+        p, s = _custom_functions(lib)[1].apply(x, x * 2)
+        s.register_hook(lambda g: log.append(("s", g.detach().clone())))
+        p.retain_grad()
+        (values.exp().sum() + (p * s).sum()).backward()
+        return grad_of(values), grad_of(p)
+
+    (rx, rlog, rout), (tx, tlog, tout) = _run_both(build)
+    assert sorted(k for k, _ in rlog) == sorted(k for k, _ in tlog)
+    by_name = lambda log: [g for _, g in sorted(log, key=lambda e: e[0])]  # noqa: E731
+    for a, b in zip(by_name(rlog), by_name(tlog)):
+        close(a, b)
+    for a, b in zip(rout, tout):
+        close(a, b)
+    close(rx.grad, tx.grad)
+
+
+def test_detect_anomaly_matches_torch():
+    for lib, x in zip((R, torch), pair([0.0, 1.0])):
+        with pytest.warns(UserWarning, match="Anomaly Detection has been enabled"):
+            ctx = lib.autograd.detect_anomaly()
+        with ctx:
+            assert lib.is_anomaly_enabled() and lib.is_anomaly_check_nan_enabled()
+            y = (x.sqrt() * 0).sum()
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always")
+                with pytest.raises(RuntimeError,
+                                   match=r"Function 'SqrtBackward0' returned nan values in "
+                                         r"its 0th output\."):
+                    y.backward()
+            assert any("Error detected in SqrtBackward0" in str(w.message) for w in seen)
+        assert not lib.is_anomaly_enabled()
+        with lib.autograd.set_detect_anomaly(True, check_nan=False):
+            assert lib.is_anomaly_enabled() and not lib.is_anomaly_check_nan_enabled()
+            (x.sqrt() * 0).sum().backward()  # NaN allowed through
+        assert not lib.is_anomaly_enabled()
+        assert np.isnan(x.grad.detach().numpy()[0])
+
+
+def test_detect_anomaly_reports_forward_trace_of_custom_function():
+    class Bad(RFunction):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            raise ValueError("broken backward")
+
+    x = R.tensor([1.0], requires_grad=True)
+    with pytest.warns(UserWarning):
+        ctx = R.autograd.detect_anomaly()
+    with ctx:
+        y = Bad.apply(x)  # this line must appear in the report
+        with pytest.warns(UserWarning, match=r"(?s)Error detected in BadBackward.*y = Bad.apply"):
+            with pytest.raises(ValueError, match="broken backward"):
+                y.sum().backward()

@@ -19,8 +19,8 @@ from ._creation import (
 )
 from ._formatting import get_printoptions, printoptions, set_printoptions
 from .autograd import (
-    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
-    set_grad_enabled,
+    enable_grad, inference_mode, is_anomaly_check_nan_enabled, is_anomaly_enabled,
+    is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled,
 )
 from .backend import device
 from .dtypes import (

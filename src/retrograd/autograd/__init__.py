@@ -11,7 +11,8 @@ import warnings
 import numpy as np
 
 from .grad_mode import (
-    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+    detect_anomaly, enable_grad, inference_mode, is_anomaly_check_nan_enabled,
+    is_anomaly_enabled, is_grad_enabled, is_inference_mode_enabled, no_grad, set_detect_anomaly,
     set_grad_enabled,
 )
 from .graph import accumulator_of
@@ -20,7 +21,8 @@ from . import engine
 __all__ = [
     "backward", "grad", "Variable", "Function", "no_grad", "enable_grad", "set_grad_enabled",
     "is_grad_enabled", "inference_mode", "is_inference_mode_enabled", "gradcheck",
-    "gradgradcheck", "trace",
+    "gradgradcheck", "trace", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
+    "is_anomaly_check_nan_enabled",
 ]
 
 

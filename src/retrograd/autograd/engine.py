@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..backend import as_array
-from .grad_mode import state
-from .graph import AccumulateGrad, SavedOutput, freed_error
+from ..backend import as_array, namespace
+from .grad_mode import anomaly, state
+from .graph import AccumulateGrad, SavedOutput, forward_traces, freed_error
 
 __all__ = ["run_backward", "call_node", "tracer"]
 
@@ -307,6 +307,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
     prev_mode = state.enabled
     state.enabled = create_graph
     trace = tracer
+    check_nan = anomaly.enabled and anomaly.check_nan
+    node = None
     try:
         ready = [r for r in dict.fromkeys(roots) if deps[r] == 0]
         while ready:
@@ -352,6 +354,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                 grads = node.vjp(node, g, saved)
             if hooks is not None and hooks.post:
                 grads = _run_post_hooks(node, hooks, grads, g, as_tensors)
+            if check_nan:
+                _check_nan(node, grads, as_tensors)
             if not retain_graph and node.saved:
                 node.saved = None
                 if trace is not None:
@@ -389,11 +393,37 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                 deps[child] = count
                 if count == 0:
                     ready.append(child)
+    except Exception:
+        if anomaly.enabled and node is not None:
+            _report_forward_trace(node)
+        raise
     finally:
         state.enabled = prev_mode
     if inputs is None:
         return None
     return captured
+
+
+def _check_nan(node, grads, as_tensors):
+    """Anomaly mode: a NaN in what a node returned is an error naming the node."""
+    for i, gi in enumerate(grads):
+        if gi is None:
+            continue
+        data = gi._data if as_tensors else gi
+        if data.dtype.kind in "fc" and bool(namespace(data).isnan(data).any()):
+            raise RuntimeError(
+                f"Function '{node.name()}' returned nan values in its {i}th output."
+            )
+
+
+def _report_forward_trace(node):
+    import warnings
+
+    # built-in ops don't record their forward stack (that would cost every op a check);
+    # custom Functions applied in anomaly mode do
+    stack = forward_traces.get(node)
+    where = f" Traceback of forward call that caused the error:\n{stack}" if stack else ""
+    warnings.warn(f"Error detected in {node.name()}.{where}", UserWarning, stacklevel=4)
 
 
 def _capture(node, g, here, captured):

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .grad_mode import state
-from .graph import Node, SavedOutput, accumulator_of
+from .grad_mode import anomaly, state
+from .graph import Node, SavedOutput, accumulator_of, remember_forward
 
 
 def _tensor_mod():
@@ -219,6 +219,8 @@ class Function(metaclass=_FunctionMeta):
                     nxt.append(None)
             ctx.next = tuple(nxt)
             ctx.next_nr = nrs
+            if anomaly.enabled:
+                remember_forward(ctx)
             tensor_outs = [o for o in results if isinstance(o, Tensor)]
             if len(results) > 1:
                 ctx.multi_output = True

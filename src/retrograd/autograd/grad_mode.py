@@ -13,7 +13,8 @@ import sys
 import threading
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
-           "is_inference_mode_enabled"]
+           "is_inference_mode_enabled", "detect_anomaly", "set_detect_anomaly",
+           "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
 
 
 class _State(threading.local):
@@ -206,3 +207,82 @@ class _ModeContext(_GradModeContext):
 
     def clone(self):
         return _ModeContext(self.mode)
+
+
+# --------------------------------------------------------------------------- anomaly mode
+class _Anomaly:
+    """Anomaly detection is process-wide in PyTorch (not per thread): so here."""
+
+    enabled = False
+    check_nan = True
+
+
+anomaly = _Anomaly()
+
+
+def is_anomaly_enabled() -> bool:
+    """True inside ``detect_anomaly()`` / after ``set_detect_anomaly(True)``."""
+    return anomaly.enabled
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    """True when anomaly mode also checks every backward result for NaN."""
+    return anomaly.check_nan
+
+
+class detect_anomaly:
+    """Debug backward: NaN gradients raise, naming the node, and an error in backward
+    warns with the traceback of the forward call that recorded the failing node.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> x = T.tensor([0.0, 1.0], requires_grad=True)
+    >>> with T.autograd.detect_anomaly():           # doctest: +SKIP
+    ...     x.sqrt().sum().backward()
+    RuntimeError: Function 'SqrtBackward0' returned nan values in its 0th output.
+    """
+
+    def __init__(self, check_nan: bool = True):
+        self.check_nan = check_nan
+        import warnings
+
+        warnings.warn(
+            "Anomaly Detection has been enabled. This mode will increase the runtime and "
+            "should only be enabled for debugging.", UserWarning, stacklevel=2,
+        )
+
+    def __enter__(self):
+        self._prev = (anomaly.enabled, anomaly.check_nan)
+        anomaly.enabled, anomaly.check_nan = True, self.check_nan
+
+    def __exit__(self, *exc):
+        anomaly.enabled, anomaly.check_nan = self._prev
+        return False
+
+    def __call__(self, func):
+        check_nan = self.check_nan
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            ctx = object.__new__(detect_anomaly)  # no second warning per call
+            ctx.check_nan = check_nan
+            with ctx:
+                return func(*args, **kwargs)
+
+        return wrapper
+
+
+class set_detect_anomaly:
+    """Turn anomaly detection on or off now; as a ``with`` block, restore on exit."""
+
+    def __init__(self, mode: bool, check_nan: bool = True):
+        self._prev = (anomaly.enabled, anomaly.check_nan)
+        anomaly.enabled, anomaly.check_nan = bool(mode), bool(check_nan)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        anomaly.enabled, anomaly.check_nan = self._prev
+        return False

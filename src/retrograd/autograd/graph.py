@@ -163,6 +163,17 @@ class AccumulateGrad(Node):
         self.hooks = None
 
 
+#: node -> the stack of the forward call that recorded it (anomaly mode only)
+forward_traces = weakref.WeakKeyDictionary()
+
+
+def remember_forward(node) -> None:
+    """Keep where ``node`` was recorded, for anomaly mode's error reports."""
+    import traceback
+
+    forward_traces[node] = "".join(traceback.format_stack()[:-2])  # not this frame, apply
+
+
 def move_retain_grad(tensor, old_node, old_nr) -> None:
     """After an in-place op gave ``tensor`` a new grad_fn, its ``retain_grad`` follows it.
 
