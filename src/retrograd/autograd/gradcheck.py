@@ -57,6 +57,7 @@ def _numerical_jacobians(func, inputs, eps):
     The input's own array is perturbed in place (index by index, so non-contiguous
     inputs work too) and restored.
     """
+    out_sizes = [o.size for o in _evaluate(func, inputs)]
     jacs = []
     for t in inputs:
         if not _differentiable(t):
@@ -72,13 +73,9 @@ def _numerical_jacobians(func, inputs, eps):
             minus = _evaluate(func, inputs)
             data[idx] = orig
             cols.append([((p - m) / (2 * eps)).ravel() for p, m in zip(plus, minus)])
-        n_out = len(_evaluate(func, inputs)) if not cols else len(cols[0])
-        per_output = []
-        for k in range(n_out):
-            size = cols[0][k].size if cols else 0
-            per_output.append(np.stack([c[k] for c in cols], axis=1) if cols else
-                              np.zeros((size, 0)))
-        jacs.append(per_output)
+        # an input with no elements has no columns: (output size, 0) Jacobians
+        jacs.append([np.stack([c[k] for c in cols], axis=1) if cols else np.zeros((size, 0))
+                     for k, size in enumerate(out_sizes)])
     return jacs
 
 
