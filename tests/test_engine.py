@@ -1941,3 +1941,43 @@ def test_detect_anomaly_reports_forward_trace_of_custom_function():
         with pytest.warns(UserWarning, match=r"(?s)Error detected in BadBackward.*y = Bad.apply"):
             with pytest.raises(ValueError, match="broken backward"):
                 y.sum().backward()
+
+
+def test_custom_function_bad_gradients_errors_match_torch():
+    fns = []
+    for lib, x in zip((R, torch), rand_pair(3)):
+        class BadShape(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                return a * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g[:2]
+
+        class NotTensor(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                return a * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return 5.0
+
+        class Broadcast(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                return a * 2
+
+            @staticmethod
+            def backward(ctx, g, lib=lib):
+                return lib.ones(2, 3, dtype=lib.float64)  # summed down to the input's shape
+
+        Broadcast.apply(x).sum().backward()
+        fns.append((lambda f=BadShape, x=x: f.apply(x).sum().backward(),
+                    lambda f=NotTensor, x=x: f.apply(x).sum().backward(), x.grad))
+    (r_shape, r_type, r_grad), (t_shape, t_type, t_grad) = fns
+    both_raise(r_shape, t_shape, match=r"invalid gradient at index 0 - got \[2\] but expected "
+                                       r"shape compatible with \[3\]")
+    both_raise(r_type, t_type, match=r"expected Variable or None \(got float\)")
+    close(r_grad, t_grad)

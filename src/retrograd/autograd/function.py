@@ -101,9 +101,10 @@ def _function_vjp(node, g, saved):
             out.append(None)
             continue
         if not isinstance(r, Tensor):
-            raise TypeError(
-                f"function {node.name()} returned a gradient of type {type(r).__name__} at "
-                f"index {i}; backward must return Tensors (or None)"
+            raise RuntimeError(
+                f"expected Variable or None (got {type(r).__name__}): function {node.name()} "
+                f"returned it as the gradient at index {i}; backward must return Tensors (or "
+                "None), e.g. wrap a number with retrograd.tensor(...)"
             )
         out.append(r if as_tensors else r._data)
     return tuple(out)
