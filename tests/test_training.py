@@ -161,3 +161,35 @@ def test_hvp_matches_finite_difference_of_gradient(digits):
     (gp, eps), (gm, _) = grads_at(1), grads_at(-1)
     for h, a, b in zip(hv, gp, gm):
         np.testing.assert_allclose(h.numpy(), (a - b) / (2 * eps), rtol=1e-5, atol=1e-7)
+
+
+def _slots(cls):
+    names = []
+    for klass in cls.__mro__:
+        names += [s for s in getattr(klass, "__slots__", ()) if s != "__weakref__"]
+    return names
+
+
+@pytest.mark.parametrize("grad_mode", [True, False])
+def test_op_results_set_every_tensor_slot_like_make_tensor(grad_mode):
+    """ops/_apply builds result tensors inline (the hot path); a slot added to Tensor must
+    be initialised there too, or reading it fails later with an AttributeError."""
+    from retrograd.tensor import Tensor, make_tensor
+
+    ref = make_tensor(np.zeros(2))
+    slots = _slots(Tensor)
+    assert slots and all(hasattr(ref, s) for s in slots)
+    x = R.tensor([1.0, 2.0], requires_grad=True)
+    with R.set_grad_enabled(grad_mode):
+        results = {
+            "unary": R.exp(x), "unary_view": x.reshape(2, 1), "binary": x * x,
+            "binary_scalar": x * 2.0, "scalar_binary": 2.0 - x, "general": R.cat([x, x]),
+            "int_binary": R.tensor([1, 2]) + R.tensor([3, 4]),
+        }
+    for what, out in results.items():
+        missing = [s for s in slots if not hasattr(out, s)]
+        assert not missing, f"{what}: slots never set by the op path: {missing}"
+        if what.startswith("int"):
+            assert not out.requires_grad and out.grad_fn is None
+        else:
+            assert out.requires_grad is grad_mode and (out.grad_fn is not None) is grad_mode
