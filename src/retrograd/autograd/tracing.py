@@ -80,7 +80,10 @@ RULES: dict[str, tuple[str, str]] = {
     "PowBackward2": ("c ** b (c a number)", "d(c**b)/db = c**b * log(c)"),
     "ReciprocalBackward0": ("1 / a", "d(1/a)/da = -1/a**2"),
     "ReluBackward0": ("relu(a)", "d relu(a)/da = 1 where a > 0, else 0 (0 at a = 0)"),
-    "RemainderBackward0": ("remainder(a, b)", "d/da = 1, d/db = -floor(a/b)"),
+    "RemainderBackward0": ("remainder(a, c) (c a number)", "d/da = 1"),
+    "RemainderBackward1": ("remainder(a, b)", "d/da = 1, d/db = -floor(a/b)"),
+    "NotImplemented": ("c % a (c a number)", "none: PyTorch defines no derivative (backward "
+                       "raises)"),
     "RsubBackward1": ("c - a (c a number)", "d(c - a)/da = -1"),
     "ScatterAddBackward0": ("a.scatter_add(dim, index, src)", "grad_a = g, "
                             "grad_src = gather(g, dim, index)"),

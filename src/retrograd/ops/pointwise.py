@@ -12,6 +12,7 @@ import math
 from .. import dtypes
 from ..backend import namespace
 from ..tensor import Tensor
+from ..tensor import make_tensor as _make_tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 
 # ----------------------------------------------------------------- arithmetic
@@ -262,6 +263,10 @@ def _int_pow_negative(a, b):
         xp.result_type(base, b))
 
 
+# A Python number as exponent or base is recorded as an input that needs no gradient: the
+# narrated traces and drawings of the seed example show it as the constant p of y ** p.
+# (PyTorch's pow.Tensor_Scalar has one next_function; here PowBackward0/2 list the number
+# as (None, 0), a known difference.)
 pow = defop("pow", _pow_fwd, _pow_vjp, "PowBackward0", 2, INPUTS, "promote")  # noqa: A001
 pow_tensor = defop("pow", _pow_fwd, _pow_vjp, "PowBackward1", 2, INPUTS, "promote")
 pow_scalar_base = defop("pow", _pow_fwd, _pow_vjp, "PowBackward2", 2, INPUTS, "promote")
@@ -372,13 +377,13 @@ relu = defop("relu", lambda a: namespace(a).maximum(a, 0), _relu_vjp, "ReluBackw
 
 
 def _where_vjp(node, g, saved):
-    cond, a, b = saved
-    _, na, nb = node.next
+    cond = node.params[0]
+    na, nb = node.next
     zero = g * 0
-    return (None, where(cond, g, zero) if na else None, where(cond, zero, g) if nb else None)
+    return (where(cond, g, zero) if na else None, where(cond, zero, g) if nb else None)
 
 
-def _where_fwd(cond, a, b):
+def _where_fwd(a, b, cond):
     try:
         return namespace(cond).where(cond, a, b)
     except ValueError as e:
@@ -386,7 +391,30 @@ def _where_fwd(cond, a, b):
                or broadcast_error(a, b, "where") or e) from None
 
 
-where = defop("where", _where_fwd, _where_vjp, "WhereBackward0", 3, INPUTS, "promote")
+# the condition is a parameter, not an input: PyTorch's WhereBackward0 has two next_functions
+_where = defop("where", _where_fwd, _where_vjp, "WhereBackward0", 2, NOTHING, "promote")
+
+
+def where(condition, input, other):  # noqa: A002 - PyTorch's names
+    """``input`` where ``condition`` is True, else ``other`` (all three broadcast).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> x = T.tensor([-1.0, 2.0])
+    >>> T.where(x > 0, x, 0.0)
+    tensor([0., 2.])
+    """
+    cond = condition._data if condition.__class__ is Tensor else condition
+    if input.__class__ is not Tensor and other.__class__ is not Tensor:
+        out = _where_fwd(input, other, cond)
+        if condition.__class__ is Tensor:  # where(mask, 1.0, 0.0): a tensor of the numbers
+            from ._apply import _fix_dtype
+
+            out = _fix_dtype("promote", (input, other), namespace(cond).asarray(out))
+            return _make_tensor(out)
+        return out  # arrays, in a first-order backward
+    return _where(input, other, cond)
 
 
 def _clamp_fwd(a, lo, hi):
