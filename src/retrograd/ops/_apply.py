@@ -197,7 +197,8 @@ def _share_version(x, out):
 def _unary_caller(op):
     # The hot path of every recorded program: one closure per op, with the op's settings
     # in local variables and the tensor and node built inline (each saved call or
-    # attribute lookup is ~5% of a small op's cost; see bench/).
+    # attribute lookup is ~5% of a small op's cost; see bench/).  The slots set here must
+    # stay those of tensor.make_tensor: tests/test_training.py checks every op path.
     forward = op.forward
     node_cls = op.node_cls
     to_float = op.dtype_rule == "float"
