@@ -86,6 +86,10 @@ UNARY = [
     ("mean_all", lambda lib, x: x.mean()),
     ("transpose", lambda lib, x: x.transpose(0, 1) if x.ndim == 2 and x.shape[0] == x.shape[1]
      else x),
+    ("softmax", lambda lib, x: x.softmax(-1) if x.ndim else x.exp()),
+    ("cat_slice", lambda lib, x: lib.cat([x, x * 2], -1)[..., x.shape[-1]:] if x.ndim else x),
+    ("flatten_reshape", lambda lib, x: x.flatten().reshape(x.shape)),
+    ("expand_sum", lambda lib, x: x.unsqueeze(0).expand(2, *x.shape).sum(0)),
 ]
 BINARY_G = [
     ("add", lambda lib, a, b: a + b),
@@ -93,6 +97,11 @@ BINARY_G = [
     ("mul", lambda lib, a, b: a * b),
     ("div", lambda lib, a, b: a / (b * b + 1)),
     ("max", lambda lib, a, b: lib.maximum(a, b * 1.01 + 0.003)),
+    ("matmul", lambda lib, a, b: a @ b if a.shape == b.shape == (3, 3) else a * b),
+    ("stack_sum", lambda lib, a, b: (lib.stack([a, b]) * lib.tensor(
+        [[1.0], [-0.5]] if a.ndim == 1 else [1.0, -0.5] if a.ndim == 0 else [[[1.0]], [[-0.5]]],
+        dtype=lib.float64)).sum(0) if a.shape == b.shape else a + b),
+    ("where", lambda lib, a, b: lib.where(a > b, a * b, a - b)),
 ]
 
 
