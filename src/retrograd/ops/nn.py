@@ -15,6 +15,8 @@ from .shape import expand_op, reshape_op
 
 def _softmax_fwd(a, dim):
     xp = namespace(a)
+    if a.size == 0:  # (the max of an empty dimension has no identity)
+        return a.copy()
     e = xp.exp(a - a.max(axis=dim, keepdims=True))
     e /= e.sum(axis=dim, keepdims=True)
     return e
@@ -33,6 +35,8 @@ _softmax = defop("softmax", _softmax_fwd, _softmax_vjp, "SoftmaxBackward0", 1, O
 
 def _log_softmax_fwd(a, dim):
     xp = namespace(a)
+    if a.size == 0:
+        return a.copy()
     shifted = a - a.max(axis=dim, keepdims=True)
     return shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
 
@@ -167,7 +171,8 @@ def _mse_vjp(node, g, saved):
     diff = a - b
     scale = 2.0
     if reduction == "mean":  # a Tensor's size is a method, an array's a number
-        scale = 2.0 / (diff.numel() if hasattr(diff, "_data") else diff.size)
+        n = diff.numel() if hasattr(diff, "_data") else diff.size
+        scale = 2.0 / n if n else 0.0  # an empty input: an empty gradient
     ga = g * scale * diff
     return (ga if na else None, -ga if nb else None)
 
