@@ -1981,3 +1981,30 @@ def test_custom_function_bad_gradients_errors_match_torch():
                                        r"shape compatible with \[3\]")
     both_raise(r_type, t_type, match=r"expected Variable or None \(got float\)")
     close(r_grad, t_grad)
+
+
+def test_graphs_are_freed_by_reference_counting_alone():
+    # no reference cycles: nodes, saved values and gradients go as soon as the user drops
+    # the tensors, without waiting for the cyclic garbage collector
+    x = R.tensor(np.linspace(0, 1, 4), requires_grad=True)
+    gc.collect()
+    gc.disable()
+    try:
+        for mode in ("backward", "create_graph", "retain_grad"):
+            y = x.tanh() * x.exp()
+            z = y.sin() @ y + y.max()
+            refs = [weakref.ref(z.grad_fn), weakref.ref(y.grad_fn)]
+            if mode == "backward":
+                z.backward()
+            elif mode == "create_graph":
+                (g,) = R.autograd.grad(z, x, create_graph=True)
+                refs.append(weakref.ref(g.grad_fn))
+                R.autograd.grad(g.sum(), x)
+                del g
+            else:
+                y.retain_grad()
+                z.backward(retain_graph=True)
+            del y, z
+            assert [r() for r in refs] == [None] * len(refs), mode
+    finally:
+        gc.enable()
