@@ -10,6 +10,15 @@ Two modes share this loop.  Without ``create_graph`` gradients travel as raw arr
 the derivative formulas compute on arrays without recording anything.  With
 ``create_graph`` they travel as tensors and the formulas are recorded, so the result can
 be differentiated again.
+
+Hooks follow PyTorch's order at each node: the output tensors' hooks, retain_grad, the
+node's pre-hooks, its derivative, its post-hooks; at a leaf: the tensor's hooks,
+AccumulateGrad's pre-hooks, the accumulation, post-accumulate-grad hooks, post-hooks.
+With ``inputs`` only the nodes that lead to an input run (``_nodes_needed``); what
+``grad()`` captures at a non-leaf is taken before its hooks when that node must run
+anyway, after them otherwise -- PyTorch's (surprising but observable) rule.
+Ready nodes run last-in-first-out; PyTorch runs the most recently created first, so the
+order of hooks on sibling branches can differ (values never do).
 """
 
 from __future__ import annotations
