@@ -2008,3 +2008,17 @@ def test_graphs_are_freed_by_reference_counting_alone():
             assert [r() for r in refs] == [None] * len(refs), mode
     finally:
         gc.enable()
+
+
+def test_mixed_dtypes_first_and_second_order():
+    res = []
+    for lib in (R, torch):
+        x = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)  # float32
+        c = lib.tensor([1.5, 2.0, -0.5], dtype=lib.float64, requires_grad=True)
+        y = (x.sin() * c).sum()  # promoted to float64
+        gx, gc_ = lib.autograd.grad(y, [x, c], create_graph=True)
+        hx, hc = lib.autograd.grad((gx * gx).sum() + gc_.sum(), [x, c])
+        res.append([(t, str(t.dtype).split(".")[-1]) for t in (y, gx, gc_, hx, hc)])
+    for (a, da), (b, db) in zip(*res):
+        assert da == db
+        close(a, b, rtol=1e-6)
