@@ -295,6 +295,28 @@ for _red in ("mean", "sum", "none"):
          lambda m, a, b, reduction: nnf(m).mse_loss(a, b, reduction=reduction),
          ((3, 4), (3, 4)), params={"reduction": _red})
 case("nll_loss", lambda m, a: nnf(m).nll_loss(a, m.tensor(TARGET)), ((4, 5),))
+WEIGHT = np.array([0.5, 2.0, 1.0, 1.5, 0.25])
+IGNORED = np.array([1, -100, 4, 0])
+for _red in ("mean", "sum", "none"):
+    kw = {"reduction": _red}
+    case(f"cross_entropy_weight_{_red}", lambda m, a, **kw: nnf(m).cross_entropy(
+        a, m.tensor(TARGET), weight=m.tensor(WEIGHT, dtype=a.dtype), **kw), ((4, 5),), params=kw)
+    case(f"cross_entropy_ignore_{_red}", lambda m, a, **kw: nnf(m).cross_entropy(
+        a, m.tensor(IGNORED), **kw), ((4, 5),), params=kw)
+    case(f"nll_loss_ignore_weight_{_red}", lambda m, a, **kw: nnf(m).nll_loss(
+        a.log_softmax(1), m.tensor(np.where(TARGET == 4, 7, TARGET)), ignore_index=7,
+        weight=m.tensor(WEIGHT, dtype=a.dtype), **kw), ((4, 5),), params=kw)
+    case(f"cross_entropy_unbatched_{_red}", lambda m, a, **kw: nnf(m).cross_entropy(
+        a, m.tensor(3), **kw), ((5,),), params=kw)
+    case(f"cross_entropy_kdim_{_red}", lambda m, a, **kw: nnf(m).cross_entropy(
+        a, m.tensor(IDX2[:2] % 5), **kw), ((2, 5, 2),), params=kw)
+    case(f"cross_entropy_4d_{_red}", lambda m, a, **kw: nnf(m).cross_entropy(
+        a, m.tensor(IDX2[:2, :, None].repeat(2, 2) % 3), **kw), ((2, 3, 2, 2),), params=kw)
+    case(f"cross_entropy_probs_{_red}", lambda m, a, p, **kw: nnf(m).cross_entropy(
+        a, p.softmax(1), **kw), ((4, 5), (4, 5)), params=kw)
+    case(f"cross_entropy_probs_weight_{_red}", lambda m, a, p, **kw: nnf(m).cross_entropy(
+        a, p.softmax(1), weight=m.tensor(WEIGHT, dtype=a.dtype), **kw),
+        ((4, 5), (4, 5)), params=kw)
 
 
 def _ids(cases):

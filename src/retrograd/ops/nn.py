@@ -124,35 +124,168 @@ def _nll_vjp(node, g, saved):
 _nll = defop("nll_loss", _nll_fwd, _nll_vjp, "NllLossBackward0", 1, NOTHING)
 
 
-def nll_loss(logp, target, reduction="mean"):
-    """Negative log-likelihood of class-index ``target`` under log-probabilities ``logp``."""
+def _nll_general_fwd(logp, target, weights, reduction, total, out_shape):
+    xp = namespace(logp)
+    picked = -logp[xp.arange(logp.shape[0]), target] * weights
+    if reduction == "mean":
+        return picked.sum() / total
+    if reduction == "sum":
+        return picked.sum()
+    return picked.reshape(out_shape)
+
+
+def _nll_general_vjp(node, g, saved):
+    target, weights, reduction, total, out_shape = node.params
+    n = target.shape[0]
+    if reduction == "mean":
+        g = g / total
+    if reduction == "none":
+        g = reshape_op(g, (n,), out_shape)
+    else:
+        g = expand_op(reshape_op(g, (1,), tuple(g.shape)), (n,), (1,))
+    g = reshape_op(-g * weights, (n, 1), (n,))
+    return (scatter_along(g, target[:, None], 1, node.next[0].out_shape),)
+
+
+# with class weights, ignored targets, an unbatched input (C,) or a K-dim one (N, C, d1...)
+_nll_general = defop("nll_loss", _nll_general_fwd, _nll_general_vjp, "NllLossBackward0", 1,
+                     NOTHING)
+_nll_2d = defop("nll_loss", _nll_general_fwd, _nll_general_vjp, "NllLoss2DBackward0", 1,
+                NOTHING)
+
+
+def _check_reduction(reduction):
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):  # noqa: A002
+    """Negative log-likelihood of class-index ``target`` under log-probabilities ``input``.
+
+    ``input`` is ``(N, C)``, ``(C,)`` (one sample) or ``(N, C, d1, ...)``; ``target`` holds
+    class indices of shape ``(N,)``, ``()`` or ``(N, d1, ...)``.  ``weight`` (``(C,)``)
+    scales each class; targets equal to ``ignore_index`` count for nothing.  With
+    ``reduction="mean"`` the sum is divided by the total weight of the counted targets.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> logp = T.tensor([[-0.5, -1.0], [-2.0, -0.1]])
+    >>> T.nn.functional.nll_loss(logp, T.tensor([0, 1]))
+    tensor(0.3000)
+    """
+    logp = input
     t = target._data if hasattr(target, "_data") else target
-    if logp.ndim != 2 or t.ndim != 1 or t.shape[0] != logp.shape[0]:
+    _check_reduction(reduction)
+    nd = logp.ndim
+    want_t = (nd - 1,) if nd != 1 else (0,)
+    if nd == 0 or t.ndim != want_t[0] or (nd >= 2 and (
+            t.shape[0] != logp.shape[0] or tuple(t.shape[1:]) != tuple(logp.shape[2:]))):
         raise ValueError(
-            f"Expected input batch_size ({logp.shape[0] if logp.ndim else 1}) to match target "
+            f"Expected input batch_size ({logp.shape[0] if nd else 1}) to match target "
             f"batch_size ({t.shape[0] if t.ndim else 1}); nll_loss/cross_entropy take input of "
-            f"shape (N, C) and class indices of shape (N,), got {list(logp.shape)} and "
-            f"{list(t.shape)}"
+            f"shape (N, C) (or (C,), or (N, C, d1, ...)) and class indices of shape (N,) (or (),"
+            f" or (N, d1, ...)), got {list(logp.shape)} and {list(t.shape)}"
         )
     if t.dtype.kind not in "iu":
         raise RuntimeError(
             f"expected scalar type Long but found {t.dtype.name} for the target; class-index "
             "targets must be integers (use target.long())"
         )
-    c = logp.shape[1]
-    if t.size and (t.min() < 0 or t.max() >= c):
-        raise IndexError(
-            f"Target {int(t.max() if t.max() >= c else t.min())} is out of bounds: there are "
-            f"{c} classes, so targets must be in [0, {c - 1}]"
+    c = logp.shape[1] if nd >= 2 else logp.shape[0]
+    ignored = None
+    if t.size:
+        lo, hi = t.min(), t.max()
+        if lo < 0 or hi >= c:
+            ignored = t == ignore_index
+            bad = t[~ignored]
+            if bad.size and (bad.min() < 0 or bad.max() >= c):
+                raise IndexError(
+                    f"Target {int(bad.max() if bad.max() >= c else bad.min())} is out of bounds:"
+                    f" there are {c} classes, so targets must be in [0, {c - 1}] (or "
+                    f"ignore_index={ignore_index})"
+                )
+    if weight is None and ignored is None and nd == 2:
+        return _nll(logp, t, reduction, t.shape[0])  # the common case, fastest
+    # the general record: per-sample weights (0 where ignored) over flattened samples
+    xp = namespace(t)
+    out_shape = tuple(t.shape)
+    if nd == 1:
+        logp, flat_t = logp.reshape(1, c), t.reshape(1)
+    elif nd == 2:
+        flat_t = t
+    else:  # classes last, samples flattened
+        logp = logp.permute(0, *range(2, nd), 1).reshape(-1, c)
+        flat_t = t.reshape(-1)
+    w = xp.ones(flat_t.shape, logp._data.dtype if hasattr(logp, "_data") else logp.dtype)
+    if weight is not None:
+        wd = weight._data if hasattr(weight, "_data") else xp.asarray(weight)
+        w = wd[xp.where(flat_t == ignore_index, 0, flat_t)].astype(w.dtype)
+    if ignored is not None:
+        keep = flat_t != ignore_index
+        w = w * keep
+        flat_t = xp.where(keep, flat_t, 0)
+    total = w.sum()
+    if nd < 3:
+        return _nll_general(logp, flat_t, w, reduction, total, out_shape)
+    if reduction == "none" and nd != 4:
+        # PyTorch computes a 4-D (N, C, H, W) loss and views other shapes back: ViewBackward0
+        return reshape_op(_nll_2d(logp, flat_t, w, reduction, total, flat_t.shape), out_shape,
+                          flat_t.shape)
+    return _nll_2d(logp, flat_t, w, reduction, total, out_shape)
+
+
+def _div_count_vjp(node, g, saved):
+    return (g / node.params[0],)
+
+
+# the mean over a batch of probability-target losses: PyTorch's div(Tensor, Scalar)
+_div_count = defop("div", lambda a, n: a / n, _div_count_vjp, "DivBackward1", 1, NOTHING)
+
+
+def cross_entropy(input, target, weight=None, ignore_index=-100,  # noqa: A002
+                  reduction="mean", label_smoothing=0.0):
+    """``nll_loss(log_softmax(input, class_dim), target)``, or with class probabilities.
+
+    ``target`` is class indices (see :func:`nll_loss`) or, with the shape of ``input``,
+    probabilities per class: then the loss per sample is ``-sum(target * log_softmax)``
+    (scaled per class by ``weight``), averaged over the batch with ``reduction="mean"``.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> x = T.tensor([[2.0, 0.0], [0.0, 2.0]], requires_grad=True)
+    >>> loss = T.nn.functional.cross_entropy(x, T.tensor([0, 1]))
+    >>> round(loss.item(), 4)
+    0.1269
+    """
+    if label_smoothing:
+        raise NotImplementedError(
+            "cross_entropy(label_smoothing=...) is not implemented in retrograd; compute "
+            "(1 - eps) * cross_entropy(x, t) + eps * -log_softmax(x, 1).mean(1) yourself"
         )
-    if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-    return _nll(logp, t, reduction, t.shape[0])
-
-
-def cross_entropy(input, target, reduction="mean"):  # noqa: A002 - PyTorch's name
-    """log_softmax over classes followed by nll_loss (class-index targets)."""
-    return nll_loss(log_softmax(input, 1), target, reduction)
+    _check_reduction(reduction)
+    class_dim = 1 if input.ndim >= 2 else 0
+    logp = log_softmax(input, class_dim)
+    t = target._data if hasattr(target, "_data") else target
+    if t.dtype.kind == "f":
+        if tuple(t.shape) != tuple(input.shape):
+            raise RuntimeError(
+                f"cross_entropy with class probabilities needs a target of the input's shape "
+                f"{list(input.shape)}, got {list(t.shape)}; for class indices pass integers"
+            )
+        terms = logp * target
+        if weight is not None:
+            shape = [1] * input.ndim
+            shape[class_dim] = -1
+            terms = terms * weight.reshape(shape)
+        if reduction == "none":
+            return -terms.sum(class_dim)
+        loss = -terms.sum()
+        if reduction == "sum":
+            return loss
+        return _div_count(loss, input.shape[0] if input.ndim >= 2 else 1)
+    return nll_loss(logp, target, weight, ignore_index, reduction)
 
 
 def _mse_fwd(a, b, reduction):
