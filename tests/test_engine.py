@@ -2022,3 +2022,23 @@ def test_mixed_dtypes_first_and_second_order():
     for (a, da), (b, db) in zip(*res):
         assert da == db
         close(a, b, rtol=1e-6)
+
+
+def test_saved_values_are_freed_during_the_pass_not_after():
+    # a hook halfway down a chain looks at the nodes: those already run (nearer the
+    # output) hold nothing any more, those still to run keep their saved values
+    x = R.tensor(np.linspace(0, 1, 10), requires_grad=True)
+    values = [x]
+    for _ in range(6):
+        values.append(values[-1].sin())
+    nodes = [v.grad_fn for v in values[1:]]  # nodes[i] computed values[i + 1]
+    seen = {}
+
+    def look(g):
+        seen["freed"] = [n.saved is None for n in nodes]
+
+    values[3].register_hook(look)  # fires when the gradient of values[3] is complete
+    values[-1].sum().backward()
+    # nodes[3:] (which made values[4:]) already ran; nodes[:3] had not
+    assert seen["freed"] == [False, False, False, True, True, True]
+    assert all(n.saved is None for n in nodes)
