@@ -74,6 +74,8 @@ RULES: dict[str, tuple[str, str]] = {
     "NegBackward0": ("-a", "d(-a)/da = -1"),
     "NllLossBackward0": ("nll_loss(a, target)", "-1/n (times the class weight) at each "
                          "target's log-probability, 0 elsewhere"),
+    "NllLoss2DBackward0": ("nll_loss(a, target) over (N, C, d1, ...)", "-1/n (times the class "
+                           "weight) at each target's log-probability, 0 elsewhere"),
     "PermuteBackward0": ("a.permute(dims)", "g is permuted back with the inverse order"),
     "PowBackward0": ("y ** p (p a number)", "d(y**p)/dy = p*y**(p-1)"),
     "PowBackward1": ("a ** b", "d(a**b)/da = b*a**(b-1), d(a**b)/db = a**b * log(a)"),
