@@ -2042,3 +2042,65 @@ def test_saved_values_are_freed_during_the_pass_not_after():
     # nodes[3:] (which made values[4:]) already ran; nodes[:3] had not
     assert seen["freed"] == [False, False, False, True, True, True]
     assert all(n.saved is None for n in nodes)
+
+
+def _inplace_view_view_base(lib, x):
+    y = x * 1
+    z = (y[:2] * y[:2]).sum()
+    y.mul_(2)
+    z.backward()
+
+
+def _inplace_base_view(lib, x):
+    y = x * 1
+    z = (y * y).sum()
+    y[:2].mul_(2)
+    z.backward()
+
+
+def _inplace_through_view(lib, x):
+    y = x * 1
+    y.view(3).mul_(2)
+    (y * y).sum().backward()
+
+
+def _inplace_saved_output(lib, x):
+    y = x.exp()
+    y.add_(1)
+    y.sum().backward()
+
+
+def _inplace_detached_alias(lib, x):
+    y = x.tanh()
+    y.detach().zero_()
+    y.sum().backward()
+
+
+def _inplace_data_alias(lib, x):
+    y = x.sigmoid()
+    y.data.zero_()
+    y.sum().backward()
+
+
+def _inplace_relu(lib, x):
+    y = x * 2
+    y.relu_()
+    y.sum().backward()
+
+
+@pytest.mark.parametrize("scenario", [
+    _inplace_view_view_base, _inplace_base_view, _inplace_through_view, _inplace_saved_output,
+    _inplace_detached_alias, _inplace_data_alias, _inplace_relu,
+], ids=lambda f: f.__name__[len("_inplace_"):])
+def test_inplace_and_views_error_or_gradient_as_torch(scenario):
+    outcomes = []
+    for lib, x in zip((R, torch), pair([1.0, -2.0, 3.0])):
+        try:
+            scenario(lib, x)
+            outcomes.append(("ok", x.grad.detach().numpy().copy()))
+        except RuntimeError as e:
+            assert "modified by an inplace operation" in str(e)
+            outcomes.append(("error", None))
+    assert outcomes[0][0] == outcomes[1][0]
+    if outcomes[0][0] == "ok":
+        np.testing.assert_allclose(outcomes[0][1], outcomes[1][1])
