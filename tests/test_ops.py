@@ -73,6 +73,8 @@ def _sample(rng, shape, domain):
         return rng.uniform(0.5, 2.0, shape)
     if domain == "nonzero":  # denominators, negative powers
         return rng.choice([-1.0, 1.0], shape) * rng.uniform(0.5, 2.0, shape)
+    if domain == "unit":  # inside (-1, 1) away from the ends: asin, acos, tan
+        return rng.uniform(-0.8, 0.8, shape)
     if domain == "spread":  # distinct values well apart: max/min have no near-ties
         n = int(np.prod(shape))
         return rng.permutation(np.arange(n, dtype=np.float64) * 0.7 - n * 0.3).reshape(shape)
@@ -141,6 +143,24 @@ for _name, _dom in [("exp", "real"), ("log", "pos"), ("sqrt", "pos"), ("abs", "n
     case(_name, lambda m, a, f=_name: getattr(m, f)(a), ((3, 4),), _dom)
     case(f"{_name}_method", lambda m, a, f=_name: getattr(a, f)(), ((2, 3),), _dom)
 case("abs_op", lambda m, a: abs(a), ((5,),), "nonzero")
+for _name, _dom in [("log1p", "pos"), ("expm1", "real"), ("rsqrt", "pos"), ("log2", "pos"),
+                    ("log10", "pos"), ("exp2", "real"), ("tan", "unit"), ("atan", "real"),
+                    ("asin", "unit"), ("acos", "unit"), ("sinh", "real"), ("cosh", "real"),
+                    ("square", "real"), ("floor", "real"), ("ceil", "real"), ("trunc", "real"),
+                    ("frac", "real"), ("round", "real")]:
+    case(_name, lambda m, a, f=_name: getattr(m, f)(a), ((3, 4),), _dom)
+    case(f"{_name}_method", lambda m, a, f=_name: getattr(a, f)(), ((2, 3),), _dom)
+case("round_decimals", lambda m, a: a.round(decimals=2), ((3, 4),))
+case("arctan_method", lambda m, a: a.arctan(), ((3, 4),))
+case("F.leaky_relu", lambda m, a: nnf(m).leaky_relu(a, 0.2), ((3, 4),), "nonzero")
+case("F.leaky_relu_default", lambda m, a: nnf(m).leaky_relu(a), ((3, 4),), "nonzero")
+case("F.softplus", lambda m, a: nnf(m).softplus(a), ((3, 4),))
+case("F.softplus_beta", lambda m, a: nnf(m).softplus(a * 10, beta=2, threshold=5), ((3, 4),))
+case("F.silu", lambda m, a: nnf(m).silu(a), ((3, 4),))
+case("F.elu", lambda m, a: nnf(m).elu(a, alpha=0.7), ((3, 4),), "nonzero")
+case("F.logsigmoid", lambda m, a: nnf(m).logsigmoid(a * 5), ((3, 4),))
+case("F.hardtanh", lambda m, a: nnf(m).hardtanh(a * 2, -1.5, 1.0), ((3, 4),))
+case("F.relu6", lambda m, a: nnf(m).relu6(a * 8), ((3, 4),))
 case("F.relu", lambda m, a: nnf(m).relu(a), ((2, 3),), "nonzero")
 case("F.sigmoid", lambda m, a: nnf(m).sigmoid(a), ((2, 3),))
 case("F.tanh", lambda m, a: nnf(m).tanh(a), ((2, 3),))
@@ -489,6 +509,19 @@ BOUNDARIES = [
     Boundary("sqrt_at_0", lambda m, x: x.sqrt(), ([0.0, 4.0],), ([float("inf"), 0.25],)),
     Boundary("log_at_0", lambda m, x: x.log(), ([0.0, 2.0],), ([float("inf"), 0.5],)),
     Boundary("pow_half_at_0", lambda m, x: x ** 0.5, ([0.0],), ([float("inf")],)),
+    # activations at their kinks: leaky_relu'(0) and elu'(0) take the x <= 0 branch;
+    # hardtanh / relu6 stop the gradient at their bounds (unlike clamp)
+    Boundary("leaky_relu_at_0", lambda m, x: nnf(m).leaky_relu(x, 0.1), ([0.0, -1.0, 1.0],),
+             ([0.1, 0.1, 1.0],)),
+    Boundary("elu_at_0", lambda m, x: nnf(m).elu(x, 0.5), ([0.0, 1.0],), ([0.5, 1.0],)),
+    Boundary("hardtanh_at_bounds", lambda m, x: nnf(m).hardtanh(x), ([-1.0, 1.0, 0.0, 2.0],),
+             ([0.0, 0.0, 1.0, 0.0],)),
+    Boundary("relu6_at_bounds", lambda m, x: nnf(m).relu6(x), ([0.0, 6.0, 3.0, 7.0],),
+             ([0.0, 0.0, 1.0, 0.0],)),
+    Boundary("softplus_at_threshold", lambda m, x: nnf(m).softplus(x) - x, ([20.0, 21.0],),
+             ([float(1 / (1 + np.exp(20.0))) * -1, 0.0],)),
+    Boundary("floor_at_integer", lambda m, x: x.floor() + x.round(), ([1.0, 2.5, -0.5],),
+             ([0.0, 0.0, 0.0],)),
     # saturated and large inputs stay finite
     Boundary("sigmoid_large", lambda m, x: x.sigmoid(), ([-800.0, 0.0, 800.0],),
              ([0.0, 0.25, 0.0],)),
@@ -564,6 +597,11 @@ DTYPE_CASES = [
     ("sin_int", lambda m, a: m.sin(a), (_I,)),
     ("sigmoid_int", lambda m, a: m.sigmoid(a), (_I,)),
     ("tanh_bool", lambda m, a: m.tanh(a), (_B,)),
+    ("log1p_int", lambda m, a: m.log1p(a.abs()), (_I,)),
+    ("rsqrt_uint8", lambda m, a: m.rsqrt(a), (_U8,)),
+    ("floor_int", lambda m, a: m.floor(a), (_I,)),
+    ("round_int32", lambda m, a: a.round(), (_I32,)),
+    ("square_int", lambda m, a: a.square(), (_I8,)),
     ("int**2", lambda m, a: a ** 2, (_I,)),
     ("int**0.5", lambda m, a: a.abs() ** 0.5, (_I,)),
     ("2**int", lambda m, a: 2 ** a.abs(), (_I,)),

@@ -41,6 +41,10 @@ from .ops.shape import (
     unsqueeze,
 )
 from .ops.nn import log_softmax, softmax
+from .ops.unary import (
+    acos, asin, atan, ceil, cosh, exp2, expm1, floor, frac, log1p, log2, log10, round, rsqrt,
+    sinh, square, tan, trunc,
+)
 from .random import (
     Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
 )

@@ -1,7 +1,9 @@
 """``retrograd.nn.functional``: activations and losses, as in ``torch.nn.functional``."""
 
+from ..ops.activation import elu, hardtanh, leaky_relu, logsigmoid, relu6, silu, softplus
 from ..ops.nn import cross_entropy, log_softmax, mse_loss, nll_loss, softmax
 from ..ops.pointwise import relu, sigmoid, tanh
 
 __all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "cross_entropy", "nll_loss",
-           "mse_loss"]
+           "mse_loss", "elu", "hardtanh", "leaky_relu", "logsigmoid", "relu6", "silu",
+           "softplus"]

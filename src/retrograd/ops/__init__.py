@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 from ..backend import namespace
-from . import index, linalg, nn, pointwise, reduce, shape
+from . import index, linalg, nn, pointwise, reduce, shape, unary
 
 
 def _clone_fwd(a):
@@ -194,6 +194,9 @@ def bind_methods(Tensor) -> None:  # noqa: N803 - the class
         "matmul": la.matmul, "mm": la.matmul, "dot": la.matmul,
         "gather": ix.gather,
         "softmax": nn.softmax, "log_softmax": nn.log_softmax,
+        # more elementwise functions
+        **{name: getattr(unary, name) for name in unary.__all__},
+        "arcsin": unary.asin, "arccos": unary.acos, "arctan": unary.atan,
         # copies and conversions
         "clone": clone, "contiguous": contiguous, "to": to, "type_as": lambda s, o: to(s, o.dtype),
         "float": _cast("float32"), "double": _cast("float64"), "half": _cast("float16"),

@@ -1,0 +1,125 @@
+"""Activation functions with their own records: leaky_relu, softplus, silu, elu,
+logsigmoid, hardtanh / relu6.
+
+Conventions at the kinks follow PyTorch and are written beside each derivative.
+"""
+
+from __future__ import annotations
+
+from ..backend import namespace
+from ._apply import INPUTS, defop
+from .pointwise import exp, sigmoid, where
+
+
+def _leaky_fwd(a, slope):
+    return namespace(a).where(a > 0, a, a * slope)
+
+
+def _leaky_vjp(node, g, saved):
+    (a,) = saved
+    # leaky_relu'(0) = negative_slope, as PyTorch (the test is x > 0)
+    return (where(a > 0, g, g * node.params[0]),)
+
+
+_leaky_relu = defop("leaky_relu", _leaky_fwd, _leaky_vjp, "LeakyReluBackward0", 1, INPUTS)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):  # noqa: A002 - PyTorch's names
+    """``x`` where positive, ``negative_slope * x`` elsewhere."""
+    return _leaky_relu(input, negative_slope)
+
+
+def _softplus_fwd(a, beta, threshold):
+    xp = namespace(a)
+    bx = a * beta
+    # log1p(exp(bx)) / beta, linear above the threshold (as PyTorch), stable for large bx
+    soft = (xp.maximum(bx, 0) + xp.log1p(xp.exp(-xp.abs(bx)))) / beta
+    return xp.where(bx > threshold, a, soft)
+
+
+def _softplus_vjp(node, g, saved):
+    (a,) = saved
+    beta, threshold = node.params
+    bx = a * beta
+    return (where(bx > threshold, g, g * sigmoid(bx)),)
+
+
+_softplus = defop("softplus", _softplus_fwd, _softplus_vjp, "SoftplusBackward0", 1, INPUTS,
+                  "float")
+
+
+def softplus(input, beta=1.0, threshold=20.0):  # noqa: A002
+    """``log(1 + exp(beta * x)) / beta``, and ``x`` itself where ``beta * x > threshold``."""
+    return _softplus(input, beta, threshold)
+
+
+def _silu_fwd(a):
+    xp = namespace(a)
+    return a / (1 + xp.exp(-a))
+
+
+def _silu_vjp(node, g, saved):
+    (a,) = saved
+    s = sigmoid(a)
+    return (g * s * (1 + a * (1 - s)),)
+
+
+silu = defop("silu", _silu_fwd, _silu_vjp, "SiluBackward0", 1, INPUTS, "float")
+
+
+def _elu_fwd(a, alpha):
+    xp = namespace(a)
+    return xp.where(a > 0, a, alpha * xp.expm1(xp.minimum(a, 0)))
+
+
+def _elu_vjp(node, g, saved):
+    (a,) = saved
+    alpha = node.params[0]
+    # at x = 0 the slope is alpha (the x <= 0 branch), as PyTorch
+    return (where(a > 0, g, g * alpha * exp(where(a > 0, a * 0, a))),)
+
+
+_elu = defop("elu", _elu_fwd, _elu_vjp, "EluBackward0", 1, INPUTS, "float")
+
+
+def elu(input, alpha=1.0, inplace=False):  # noqa: A002
+    """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere."""
+    return _elu(input, alpha)
+
+
+def _logsigmoid_fwd(a):
+    xp = namespace(a)
+    return xp.minimum(a, 0) - xp.log1p(xp.exp(-xp.abs(a)))
+
+
+def _logsigmoid_vjp(node, g, saved):
+    (a,) = saved
+    return (g * sigmoid(-a),)
+
+
+logsigmoid = defop("logsigmoid", _logsigmoid_fwd, _logsigmoid_vjp, "LogSigmoidBackward0", 1,
+                   INPUTS, "float")
+
+
+def _hardtanh_fwd(a, lo, hi):
+    return namespace(a).clip(a, lo, hi)
+
+
+def _hardtanh_vjp(node, g, saved):
+    (a,) = saved
+    lo, hi = node.params
+    # unlike clamp, the gradient stops at the bounds themselves (PyTorch: lo < x < hi)
+    return (where((a > lo) & (a < hi), g, g * 0),)
+
+
+_hardtanh = defop("hardtanh", _hardtanh_fwd, _hardtanh_vjp, "HardtanhBackward0", 1, INPUTS)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002
+    """``x`` clipped to ``[min_val, max_val]``."""
+    return _hardtanh(input, min_val, max_val)
+
+
+def relu6(input, inplace=False):  # noqa: A002
+    """``min(max(x, 0), 6)`` (PyTorch records it as hardtanh)."""
+    return _hardtanh(input, 0.0, 6.0)
