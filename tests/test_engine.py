@@ -759,3 +759,49 @@ def test_saved_values_are_freed_during_the_pass_not_after():
     # nodes[3:] (which made values[4:]) already ran; nodes[:3] had not
     assert seen["freed"] == [False, False, False, True, True, True]
     assert all(n.saved is None for n in nodes)
+
+
+def _retain_create_graph_no_retain(lib, x):
+    y = (x.exp() * x).sum()
+    (g,) = lib.autograd.grad(y, x, create_graph=True, retain_graph=False)
+    (gg,) = lib.autograd.grad(g.sum(), x)
+    return [g, gg] + list(lib.autograd.grad(y, x))
+
+
+def _retain_default_then_reuse(lib, x):
+    y = (x.exp() * x).sum()
+    (g,) = lib.autograd.grad(y, x, create_graph=True)
+    lib.autograd.grad(g.sum(), x)  # frees the first graph's nodes too
+    return list(lib.autograd.grad(y, x))
+
+
+def _retain_second_order_twice(lib, x):
+    y = (x.exp() * x).sum()
+    (g,) = lib.autograd.grad(y, x, create_graph=True)
+    (gg,) = lib.autograd.grad(g.sum(), x, retain_graph=True)
+    return [gg] + list(lib.autograd.grad(g.sum(), x))
+
+
+def _retain_backward_create_graph(lib, x):
+    (x.exp() * x).sum().backward(retain_graph=False, create_graph=True)
+    g = x.grad
+    x.grad = None
+    return list(lib.autograd.grad(g.sum(), x))
+
+
+@pytest.mark.parametrize("scenario", [
+    _retain_create_graph_no_retain, _retain_default_then_reuse, _retain_second_order_twice,
+    _retain_backward_create_graph,
+], ids=lambda f: f.__name__[len("_retain_"):])
+def test_retain_graph_and_create_graph_combinations_as_torch(scenario):
+    outcomes = []
+    for lib, x in zip((R, torch), pair([1.0, 2.0])):
+        try:
+            outcomes.append(("ok", scenario(lib, x)))
+        except RuntimeError as e:
+            assert lib is torch or "retain_graph=True" in str(e)
+            outcomes.append(("error", None))
+    assert outcomes[0][0] == outcomes[1][0]
+    if outcomes[0][0] == "ok":
+        for a, b in zip(outcomes[0][1], outcomes[1][1]):
+            close(a, b)
