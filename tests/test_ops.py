@@ -185,6 +185,23 @@ case("sum_0d", lambda m, a: a.sum(), ((),))
 case("sum_0d_dim", lambda m, a: a.sum(0), ((),))
 case("mean_0d", lambda m, a: a.mean(), ((),))
 case("sum_fn", lambda m, a: m.sum(a, 1), ((2, 3),))
+for _kw in [{}, {"dim": 1}, {"dim": 0, "keepdim": True}]:
+    _tag = "".join(f"_{k}{v}" for k, v in _kw.items())
+    case(f"prod{_tag}", lambda m, a, **kw: a.prod(**kw), ((3, 4),), params=_kw)
+    case(f"amax{_tag}", lambda m, a, **kw: a.amax(**kw), ((3, 4),), "spread", params=_kw)
+    case(f"amin{_tag}", lambda m, a, **kw: m.amin(a, **kw), ((3, 4),), "spread", params=_kw)
+for _kw in [{}, {"dim": 1}, {"dim": (0, 1), "keepdim": True}, {"dim": 0, "correction": 0}]:
+    _tag = "".join(f"_{k}{v}" for k, v in _kw.items())
+    case(f"var{_tag}", lambda m, a, **kw: a.var(**kw), ((3, 4),), params=_kw)
+    case(f"std{_tag}", lambda m, a, **kw: m.std(a, **kw), ((3, 4),), params=_kw)
+for _kw in [{}, {"dim": 1}, {"p": 1, "dim": 0}, {"p": 3, "dim": 1, "keepdim": True}]:
+    _tag = "".join(f"_{k}{v}" for k, v in _kw.items())
+    case(f"norm{_tag}", lambda m, a, **kw: a.norm(**kw), ((3, 4),), "nonzero", params=_kw)
+case("logsumexp", lambda m, a: a.logsumexp(1), ((3, 4),))
+case("logsumexp_tuple_keep", lambda m, a: m.logsumexp(a * 30, (0, 1), keepdim=True), ((3, 4),))
+case("cumsum", lambda m, a: a.cumsum(1), ((3, 4),))
+case("cumsum_neg", lambda m, a: m.cumsum(a, dim=-2), ((3, 4),))
+case("prod_3d", lambda m, a: m.prod(a, 1), ((2, 3, 2),))
 for _op in ("max", "min"):
     case(f"{_op}_all", lambda m, a, op=_op: getattr(a, op)(), ((3, 4),), "spread")
     case(f"{_op}_fn_all", lambda m, a, op=_op: getattr(m, op)(a), ((5,),), "spread")
@@ -522,6 +539,17 @@ BOUNDARIES = [
              ([float(1 / (1 + np.exp(20.0))) * -1, 0.0],)),
     Boundary("floor_at_integer", lambda m, x: x.floor() + x.round(), ([1.0, 2.5, -0.5],),
              ([0.0, 0.0, 0.0],)),
+    # prod with zeros: one zero gets the product of the rest, two zeros give 0 everywhere
+    Boundary("prod_one_zero", lambda m, x: x.prod(), ([2.0, 0.0, 3.0],), ([0.0, 6.0, 0.0],)),
+    Boundary("prod_two_zeros", lambda m, x: x.prod(1), ([[0.0, 2.0, 0.0], [1.0, 0.0, 4.0]],),
+             ([[0.0, 0.0, 0.0], [0.0, 4.0, 0.0]],)),
+    # norm of a zero vector, std of constant values: 0 (not nan)
+    Boundary("norm_zero", lambda m, x: x.norm(), ([0.0, 0.0],), ([0.0, 0.0],)),
+    Boundary("std_constant", lambda m, x: x.std(), ([1.0, 1.0, 1.0],), ([0.0, 0.0, 0.0],)),
+    # amax/amin split ties evenly
+    Boundary("amax_tie", lambda m, x: x.amax(1), ([[1.0, 3.0, 3.0]],), ([[0.0, 0.5, 0.5]],)),
+    Boundary("logsumexp_neg_inf", lambda m, x: x.logsumexp(0),
+             ([float("-inf"), 0.0],), ([0.0, 1.0],)),
     # saturated and large inputs stay finite
     Boundary("sigmoid_large", lambda m, x: x.sigmoid(), ([-800.0, 0.0, 800.0],),
              ([0.0, 0.25, 0.0],)),
@@ -613,6 +641,13 @@ DTYPE_CASES = [
     ("sum_bool", lambda m, a: a.sum(), (_B,)),
     ("sum_int_dtype", lambda m, a: a.sum(dtype=m.float64), (_I,)),
     ("sum_float16", lambda m, a: m.sum(a), (_H,)),
+    ("prod_int32", lambda m, a: a.prod(), (_I32,)),
+    ("prod_uint8_dim", lambda m, a: a.prod(0), (_U8,)),
+    ("cumsum_int32", lambda m, a: a.cumsum(0), (_I32,)),
+    ("cumsum_bool", lambda m, a: a.cumsum(0), (_B,)),
+    ("amax_int", lambda m, a: a.amax(), (_I,)),
+    ("norm_float16", lambda m, a: a.norm(), (_H,)),
+    ("var_float32", lambda m, a: a.var(), (_F,)),
     ("mean_float16", lambda m, a: a.mean(), (_H,)),
     ("max_int", lambda m, a: a.max(), (_I,)),
     ("min_int_dim", lambda m, a: a.min(0), (_I32,)),

@@ -41,6 +41,7 @@ from .ops.shape import (
     unsqueeze,
 )
 from .ops.nn import log_softmax, softmax
+from .ops.stats import amax, amin, cumsum, logsumexp, norm, prod, std, var
 from .ops.unary import (
     acos, asin, atan, ceil, cosh, exp2, expm1, floor, frac, log1p, log2, log10, round, rsqrt,
     sinh, square, tan, trunc,

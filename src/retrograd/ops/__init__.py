@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 from ..backend import namespace
-from . import index, linalg, nn, pointwise, reduce, shape, unary
+from . import index, linalg, nn, pointwise, reduce, shape, stats, unary
 
 
 def _clone_fwd(a):
@@ -196,6 +196,7 @@ def bind_methods(Tensor) -> None:  # noqa: N803 - the class
         "softmax": nn.softmax, "log_softmax": nn.log_softmax,
         # more elementwise functions
         **{name: getattr(unary, name) for name in unary.__all__},
+        **{name: getattr(stats, name) for name in stats.__all__},
         "arcsin": unary.asin, "arccos": unary.acos, "arctan": unary.atan,
         # copies and conversions
         "clone": clone, "contiguous": contiguous, "to": to, "type_as": lambda s, o: to(s, o.dtype),

@@ -1,0 +1,272 @@
+"""More reductions: prod, var/std, norm, logsumexp, amax/amin, and the scan cumsum.
+
+As in ``reduce``, each derivative sends the reduced gradient back over the reduced
+dimensions (``_spread``); zeros, ties and empty norms follow PyTorch's conventions.
+"""
+
+from __future__ import annotations
+
+from ..backend import namespace
+from ._apply import INPUTS, NOTHING, OUTPUT, defop
+from .pointwise import abs as _abs
+from .pointwise import exp, sign, where
+from .reduce import _dims, _keep_shape, _spread, _sum_dim
+
+
+def _count(shape, axes):
+    n = 1
+    for i, s in enumerate(shape):
+        if axes is None or i in axes:
+            n *= s
+    return n
+
+
+def _total(x, axes):
+    """The sum over ``axes`` (None: all) keeping them as size 1; arrays or tensors."""
+    axes = tuple(range(x.ndim)) if axes is None else axes
+    return _sum_dim(x, axes, True, tuple(x.shape))
+
+
+def _kept(out, in_shape, axes, keepdim):
+    """A reduced value with the reduced dimensions back as size 1 (to broadcast)."""
+    if keepdim or axes == ():
+        return out
+    from .shape import reshape_op
+
+    return reshape_op(out, _keep_shape(in_shape, axes), tuple(out.shape))
+
+
+# ----------------------------------------------------------------- prod
+
+
+def _prod_fwd(a, axes, keepdim):
+    out = a.prod(axis=axes, keepdims=keepdim)
+    return out if a.dtype.kind == "f" or a.dtype.itemsize == 8 else out.astype("int64")
+
+
+def _prod_vjp(node, g, saved):
+    # d prod/dx_i = the product of the others: out / x_i without zeros; with exactly one
+    # zero, only that element gets the product of the rest; with two or more, all get 0
+    (a,) = saved
+    axes, keepdim = node.params
+    shape = tuple(a.shape)
+    is_zero = a == 0
+    nonzero = where(is_zero, a * 0 + 1, a)
+    rest = _spread((_prod_all if axes is None else _prod_dim)(nonzero, axes, True), shape, axes)
+    n_zero = _spread(_total(is_zero * 1, axes), shape, axes)
+    others = where(n_zero == 0, rest / nonzero, where((n_zero == 1) & is_zero, rest, rest * 0))
+    return (_spread(_kept(g, shape, axes, keepdim), shape, axes) * others,)
+
+
+_prod_all = defop("prod", _prod_fwd, _prod_vjp, "ProdBackward0", 1, INPUTS)
+_prod_dim = defop("prod", _prod_fwd, _prod_vjp, "ProdBackward1", 1, INPUTS)
+
+
+def prod(x, dim=None, keepdim=False, *, dtype=None):
+    """Product of all elements, or along ``dim`` (integers give int64)."""
+    if dtype is not None:
+        x = x.to(dtype)
+    if dim is None:
+        return _prod_all(x, None, False)
+    if not isinstance(dim, int):
+        raise TypeError(f"prod(): dim must be an int, got {type(dim).__name__}")
+    return _prod_dim(x, _dims(dim, x.ndim), keepdim)
+
+
+# ----------------------------------------------------------------- var / std
+
+
+def _var_fwd(a, axes, correction, keepdim, root):
+    xp = namespace(a)
+    n = _count(a.shape, axes)
+    centred = a - a.mean(axis=axes, keepdims=True)
+    with xp.errstate(divide="ignore", invalid="ignore"):
+        out = (centred * centred).sum(axis=axes, keepdims=keepdim) / max(n - correction, 0)
+    return xp.sqrt(out) if root else out
+
+
+def _var_vjp(node, g, saved):
+    (a,) = saved
+    axes, correction, keepdim, root = node.params
+    shape = tuple(a.shape)
+    n = _count(shape, axes)
+    centred = a - _spread(_total(a, axes), shape, axes) / n
+    gk = _spread(_kept(g, shape, axes, keepdim), shape, axes)
+    dof = n - correction
+    if not root:
+        return (gk * centred * (2.0 / dof if dof > 0 else float("nan")),)
+    out = _spread(_kept(_var(a, axes, correction, keepdim, True), shape, axes, keepdim),
+                  shape, axes)
+    # d std = d var / (2 std); PyTorch gives 0 where std is 0 (masked_fill)
+    return (where(out == 0, gk * 0, gk * centred / (out * dof)),)
+
+
+_var_op = defop("var", _var_fwd, _var_vjp, "VarBackward0", 1, INPUTS)
+_std_op = defop("std", _var_fwd, _var_vjp, "StdBackward0", 1, INPUTS)
+
+
+def _var(a, axes, correction, keepdim, root):
+    return (_std_op if root else _var_op)(a, axes, correction, keepdim, root)
+
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    return 1 if unbiased is None or unbiased else 0
+
+
+def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Variance over ``dim`` (all elements by default), dividing by ``N - correction``."""
+    if isinstance(dim, bool):  # var(x, False): the legacy unbiased argument
+        dim, unbiased = None, dim
+    axes = _dims(dim, x.ndim)
+    return _var(x, axes, _correction(unbiased, correction), keepdim, False)
+
+
+def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Standard deviation over ``dim`` (all elements by default)."""
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    axes = _dims(dim, x.ndim)
+    return _var(x, axes, _correction(unbiased, correction), keepdim, True)
+
+
+# ----------------------------------------------------------------- norm
+
+
+def _norm_fwd(a, p, axes, keepdim):
+    xp = namespace(a)
+    m = xp.abs(a)
+    if p == 2:
+        return xp.sqrt((m * m).sum(axis=axes, keepdims=keepdim))
+    if p == 1:
+        return m.sum(axis=axes, keepdims=keepdim)
+    return (m ** p).sum(axis=axes, keepdims=keepdim) ** (1.0 / p)
+
+
+def _norm_vjp(node, g, saved):
+    a, out = saved
+    p, axes, keepdim = node.params
+    shape = tuple(a.shape)
+    gk = _spread(_kept(g, shape, axes, keepdim), shape, axes)
+    if p == 1:
+        return (gk * sign(a),)
+    ok = _spread(_kept(out, shape, axes, keepdim), shape, axes)
+    if p == 2:
+        # x / |x|, and 0 for a zero vector (PyTorch's convention)
+        return (where(ok == 0, gk * 0, gk * a / ok),)
+    scaled = sign(a) * _abs(a) ** (p - 1) / ok ** (p - 1)
+    return (where(ok == 0, gk * 0, gk * scaled),)
+
+
+_norm = defop("norm", _norm_fwd, _norm_vjp, "LinalgVectorNormBackward0", 1, INPUTS | OUTPUT,
+              "float")
+
+
+def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
+    """The vector p-norm over ``dim`` (all elements by default); ``p`` is a positive number
+    (``"fro"`` is 2)."""
+    if dtype is not None:
+        x = x.to(dtype)
+    if p == "fro" or p is None:
+        p = 2
+    if isinstance(p, str) or not p > 0 or p == float("inf"):
+        raise RuntimeError(
+            f"norm(): p={p!r} is not supported by retrograd (use a positive number, or "
+            "x.abs().amax() for the infinity norm)"
+        )
+    return _norm(x, p, _dims(dim, x.ndim), keepdim)
+
+
+# ----------------------------------------------------------------- logsumexp
+
+
+def _logsumexp_fwd(a, axes, keepdim):
+    xp = namespace(a)
+    if a.size == 0:
+        return xp.log(xp.exp(a).sum(axis=axes, keepdims=keepdim))
+    m = a.max(axis=axes, keepdims=True)
+    m = xp.where(xp.isfinite(m), m, 0)  # all -inf (or inf): no shift
+    out = xp.log(xp.exp(a - m).sum(axis=axes, keepdims=True)) + m
+    return out if keepdim else out.reshape(tuple(s for i, s in enumerate(a.shape)
+                                                 if i not in axes))
+
+
+def _logsumexp_vjp(node, g, saved):
+    a, out = saved
+    axes, keepdim = node.params
+    shape = tuple(a.shape)
+    gk = _spread(_kept(g, shape, axes, keepdim), shape, axes)
+    return (gk * exp(a - _spread(_kept(out, shape, axes, keepdim), shape, axes)),)
+
+
+_logsumexp = defop("logsumexp", _logsumexp_fwd, _logsumexp_vjp, "LogsumexpBackward0", 1,
+                   INPUTS | OUTPUT, "float")
+
+
+def logsumexp(x, dim, keepdim=False):
+    """``log(sum(exp(x), dim))``, computed stably."""
+    return _logsumexp(x, _dims(dim, x.ndim), keepdim)
+
+
+# ----------------------------------------------------------------- amax / amin
+
+
+def _amax_fwd(a, axes, keepdim, which):
+    return a.max(axis=axes, keepdims=keepdim) if which == "max" else a.min(
+        axis=axes, keepdims=keepdim)
+
+
+def _amax_vjp(node, g, saved):
+    # ties share the gradient evenly, as PyTorch's amax/amin
+    a, out = saved
+    axes, keepdim, _ = node.params
+    shape = tuple(a.shape)
+    hit = a == _spread(_kept(out, shape, axes, keepdim), shape, axes)
+    ties = _spread(_total(hit * 1, axes), shape, axes)
+    return (_spread(_kept(g, shape, axes, keepdim), shape, axes) * hit / ties,)
+
+
+_amax = defop("amax", _amax_fwd, _amax_vjp, "AmaxBackward0", 1, INPUTS | OUTPUT)
+_amin = defop("amin", _amax_fwd, _amax_vjp, "AminBackward0", 1, INPUTS | OUTPUT)
+
+
+def amax(x, dim=(), keepdim=False):
+    """Largest values over ``dim`` (all dimensions by default); ties share the gradient."""
+    axes = _dims(dim, x.ndim) if dim != () else None
+    return _amax(x, axes, keepdim, "max")
+
+
+def amin(x, dim=(), keepdim=False):
+    """Smallest values over ``dim`` (all dimensions by default); ties share the gradient."""
+    axes = _dims(dim, x.ndim) if dim != () else None
+    return _amin(x, axes, keepdim, "min")
+
+
+# ----------------------------------------------------------------- cumsum
+
+
+def _cumsum_fwd(a, dim):
+    out = namespace(a).cumsum(a, axis=dim)
+    return out if a.dtype.kind == "f" else out.astype("int64")  # ints and bools: int64
+
+
+def _cumsum_vjp(node, g, saved):
+    # the reversed cumulative sum: sum_{j >= i} g_j = total - cumsum(g)_i + g_i
+    dim = node.params[0]
+    return (_total(g, (dim,)) - cumsum(g, dim) + g,)
+
+
+_cumsum = defop("cumsum", _cumsum_fwd, _cumsum_vjp, "CumsumBackward0", 1, NOTHING)
+
+
+def cumsum(x, dim, *, dtype=None):
+    """Cumulative sums along ``dim``."""
+    if dtype is not None:
+        x = x.to(dtype)
+    if not hasattr(x, "_data"):
+        return _cumsum_fwd(x, dim % max(x.ndim, 1))
+    return _cumsum(x, _dims(dim, x.ndim)[0] if x.ndim else 0)
+
+
+__all__ = ["prod", "var", "std", "norm", "logsumexp", "amax", "amin", "cumsum"]
