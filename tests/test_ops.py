@@ -252,6 +252,34 @@ case("to_dtype", lambda m, a: a.to(m.float32 if a.dtype == m.float64 else m.floa
 case("float", lambda m, a: a.float(), ((2, 3),), gc={"eps": 1e-3})
 case("double", lambda m, a: a.double(), ((2, 3),), gc={"eps": 1e-3})
 
+# more layout ops
+case("split", lambda m, a: a.split(2, 1), ((3, 5),))
+case("split_sizes", lambda m, a: m.split(a, [1, 3, 1], dim=1), ((3, 5),))
+case("split_one_used", lambda m, a: a.split(2)[1] * 2, ((5, 2),))
+case("chunk", lambda m, a: a.chunk(3, -1), ((2, 7),))
+case("unbind", lambda m, a: a.unbind(1), ((2, 3),))
+case("unbind_fn", lambda m, a: m.unbind(a)[1].exp(), ((3, 2),))
+case("flip", lambda m, a: a.flip(0), ((3, 4),))
+case("flip_dims", lambda m, a: m.flip(a, dims=(0, 2)), ((2, 3, 2),))
+case("roll", lambda m, a: a.roll(1, 0), ((3, 4),))
+case("roll_multi", lambda m, a: m.roll(a, (1, -2), (1, 0)), ((3, 4),))
+case("roll_flat", lambda m, a: a.roll(5), ((3, 4),))
+case("repeat", lambda m, a: a.repeat(2, 3), ((2, 3),))
+case("repeat_lead", lambda m, a: a.repeat(2, 1, 2), ((2, 3),))
+case("tile", lambda m, a: a.tile((2,)), ((2, 3),))
+case("tril", lambda m, a: a.tril(), ((3, 4),))
+case("triu_diag", lambda m, a: m.triu(a, 1), ((2, 3, 3),))
+case("tril_neg", lambda m, a: a.tril(-1), ((4, 3),))
+case("index_select", lambda m, a: a.index_select(1, m.tensor([0, 3, 3])), ((3, 4),))
+case("index_select_fn", lambda m, a: m.index_select(a, 0, m.tensor([2, 2])), ((3, 4),))
+case("masked_select", lambda m, a: a.masked_select(m.tensor(MASK)), ((3, 4),))
+case("masked_select_bcast", lambda m, a: m.masked_select(a, m.tensor(MASK[0])), ((3, 4),))
+case("movedim", lambda m, a: a.movedim(0, 2), ((2, 3, 4),))
+case("movedim_multi", lambda m, a: m.movedim(a, (0, 1), (2, 0)), ((2, 3, 4),))
+case("swapaxes", lambda m, a: a.swapaxes(0, 2), ((2, 3, 4),))
+case("narrow", lambda m, a: a.narrow(1, 1, 2), ((3, 4),))
+case("unflatten", lambda m, a: a.unflatten(1, (2, 2)), ((3, 4),))
+
 # indexing
 case("index_int", lambda m, a: a[1], ((3, 4),))
 case("index_neg_int", lambda m, a: a[-1], ((3, 4),))
@@ -862,6 +890,12 @@ ERROR_CASES = [
     ("inplace_shape", lambda m: _r(2, 1)(m).add_(_r(2, 3)(m)), RuntimeError,
      ["[2, 1]", "[2, 3]"]),
     ("inplace_dtype", lambda m: m.tensor([1, 2]).add_(1.5), RuntimeError, ["Long", "Float"]),
+    ("split_sizes", lambda m: _r(3, 5)(m).split([2, 2], 1), RuntimeError, ["[2, 2]", "5"]),
+    ("index_select_range", lambda m: _r(3, 4)(m).index_select(1, m.tensor([4])),
+     RuntimeError, ["out of DATA bounds", "size 4", "[4]"]),
+    ("narrow_range", lambda m: _r(3, 4)(m).narrow(1, 3, 2), RuntimeError, ["exceeds"]),
+    ("repeat_too_few", lambda m: _r(2, 3)(m).repeat(2), RuntimeError, ["repeat", "[2, 3]"]),
+    ("chunk_zero", lambda m: _r(2, 3)(m).chunk(0), RuntimeError, ["chunks"]),
     ("rremainder_backward", lambda m: (2.5 % m.ones(2).requires_grad_()).sum().backward(),
      RuntimeError, ["remainder", "not implemented"]),
     ("masked_fill_int_mask", lambda m: _r(2)(m).masked_fill(m.tensor([1, 0]), 0.0),

@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 from ..backend import namespace
-from . import index, linalg, nn, pointwise, reduce, shape, stats, unary
+from . import index, layout, linalg, nn, pointwise, reduce, shape, stats, unary
 
 
 def _clone_fwd(a):
@@ -197,6 +197,8 @@ def bind_methods(Tensor) -> None:  # noqa: N803 - the class
         # more elementwise functions
         **{name: getattr(unary, name) for name in unary.__all__},
         **{name: getattr(stats, name) for name in stats.__all__},
+        **{name: getattr(layout, name) for name in layout.__all__},
+        "swapdims": layout.swapaxes, "moveaxis": layout.movedim,
         "arcsin": unary.asin, "arccos": unary.acos, "arctan": unary.atan,
         # copies and conversions
         "clone": clone, "contiguous": contiguous, "to": to, "type_as": lambda s, o: to(s, o.dtype),

@@ -1,0 +1,313 @@
+"""More shape ops: split / chunk / unbind (one node, several outputs), flip, roll, repeat,
+tril / triu, index_select, masked_select, and the view aliases movedim, swapaxes, narrow,
+unflatten.
+
+``split`` and ``unbind`` return views sharing one multi-output node, as PyTorch's
+SplitBackward0 / UnbindBackward0: the engine hands their derivative one gradient per
+output (zeros for outputs that got none), which it joins back with ``cat`` / ``stack``.
+"""
+
+from __future__ import annotations
+
+from ..autograd.grad_mode import state
+from ..autograd.graph import Node
+from ..backend import namespace
+from ..tensor import Tensor, make_tensor
+from ._apply import NOTHING, defop, edge_of
+from .index import _index_backward, getitem
+from .shape import _norm_dim, _shape_arg, cat, permute, reshape, stack, track_view, transpose
+
+
+# ----------------------------------------------------------------- split / chunk / unbind
+
+
+def _multi_node(name, vjp):
+    return type(name, (Node,), {"__slots__": ("n_outputs",), "multi_output": True,
+                                "vjp": staticmethod(vjp), "saves": NOTHING})
+
+
+def _split_vjp(node, grads, saved):
+    return (cat(list(grads), node.params[0]),)
+
+
+def _unbind_vjp(node, grads, saved):
+    return (stack(list(grads), node.params[0]),)
+
+
+_SplitBackward0 = _multi_node("SplitBackward0", _split_vjp)
+_SplitWithSizesBackward0 = _multi_node("SplitWithSizesBackward0", _split_vjp)
+_UnbindBackward0 = _multi_node("UnbindBackward0", _unbind_vjp)
+
+
+def _views_of(x, arrays, node_cls, params):
+    """Tensors for ``arrays`` (views into ``x``), recorded as the outputs of one node."""
+    outs = [make_tensor(a) for a in arrays]
+    if x._vc is None:
+        x._vc = [0]
+    for o in outs:
+        o._vc = x._vc
+    if x._requires_grad and state.enabled:
+        node = node_cls()
+        node.next = (edge_of(x),)
+        node.next_nr = (x._nr,) if x._nr else None
+        node.params = params
+        node.hooks = node.versions = None
+        node.saved = ()
+        node.out_shape = [a.shape for a in arrays]
+        node.out_dtype = [a.dtype for a in arrays]
+        node.n_outputs = len(arrays)
+        for nr, o in enumerate(outs):
+            o._grad_fn = node
+            o._requires_grad = True
+            o._nr = nr
+            track_view(x, o)
+    return tuple(outs)
+
+
+def _cut(x, sizes, dim):
+    index = [slice(None)] * x.ndim
+    start, arrays = 0, []
+    for s in sizes:
+        index[dim] = slice(start, start + s)
+        arrays.append(x._data[tuple(index)])
+        start += s
+    return arrays
+
+
+def split(x, split_size_or_sections, dim=0):
+    """Views of ``x`` cut along ``dim``: pieces of ``split_size`` (the last may be smaller),
+    or of the listed sizes."""
+    dim = _norm_dim(dim, x.ndim)
+    n = x.shape[dim]
+    if isinstance(split_size_or_sections, int):
+        size = split_size_or_sections
+        if size <= 0 and not (size == 0 and n == 0):
+            raise RuntimeError(f"split expects split_size be non-negative, but got {size}")
+        sizes = [min(size, n - i) for i in range(0, n, size)] if n else [0]
+        cls = _SplitBackward0
+    else:
+        sizes = [int(s) for s in split_size_or_sections]
+        if sum(sizes) != n:
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's "
+                f"size at dimension {dim}), but got split_sizes={sizes}"
+            )
+        cls = _SplitWithSizesBackward0
+    return _views_of(x, _cut(x, sizes, dim), cls, (dim,))
+
+
+def chunk(x, chunks, dim=0):
+    """Split into ``chunks`` views of (nearly) equal size along ``dim``."""
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    n = x.shape[_norm_dim(dim, x.ndim)]
+    return split(x, max(-(-n // chunks), 1) if n else 0, dim) if n else split(x, [0], dim)
+
+
+def unbind(x, dim=0):
+    """The slices of ``x`` along ``dim``, as views without that dimension."""
+    dim = _norm_dim(dim, x.ndim)
+    arrays = [x._data[(slice(None),) * dim + (i,)] for i in range(x.shape[dim])]
+    return _views_of(x, arrays, _UnbindBackward0, (dim,))
+
+
+# ----------------------------------------------------------------- flip / roll / repeat
+
+
+def _flip_fwd(a, dims):
+    return namespace(a).flip(a, axis=dims).copy()
+
+
+flip_op = defop("flip", _flip_fwd, lambda node, g, saved: (flip_op(g, node.params[0]),),
+                "FlipBackward0", 1, NOTHING)
+
+
+def flip(x, *dims, **kwargs):
+    """Reverse the order along ``dims`` (a copy, as PyTorch)."""
+    dims = _shape_arg(dims or (kwargs.pop("dims"),))
+    return flip_op(x, tuple(_norm_dim(d, x.ndim) for d in dims))
+
+
+def _roll_fwd(a, shifts, dims):
+    xp = namespace(a)
+    if dims is None:
+        return xp.roll(a.reshape(-1), shifts).reshape(a.shape)
+    return xp.roll(a, shifts, axis=dims)
+
+
+def _roll_vjp(node, g, saved):
+    shifts, dims = node.params
+    return (roll_op(g, tuple(-s for s in shifts) if dims is not None else -shifts, dims),)
+
+
+roll_op = defop("roll", _roll_fwd, _roll_vjp, "RollBackward0", 1, NOTHING)
+
+
+def roll(x, shifts, dims=None):
+    """Shift elements cyclically along ``dims`` (the flattened tensor without ``dims``)."""
+    if dims is None:
+        return roll_op(x, int(shifts) if not isinstance(shifts, tuple) else shifts[0], None)
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims: "
+                           f"{len(dims)}")
+    return roll_op(x, shifts, tuple(_norm_dim(d, x.ndim) for d in dims))
+
+
+def _repeat_fwd(a, reps, in_shape):
+    xp = namespace(a)
+    lead = len(reps) - a.ndim
+    return xp.tile(a.reshape((1,) * lead + a.shape), reps)
+
+
+def _repeat_vjp(node, g, saved):
+    # each input element was copied once per tile: sum the tiles back
+    reps, in_shape = node.params
+    lead = len(reps) - len(in_shape)
+    full = (1,) * lead + tuple(in_shape)
+    split_shape = []
+    for r, s in zip(reps, full):
+        split_shape += [r, s]
+    from .reduce import _sum_dim
+
+    g = reshape(g, tuple(split_shape)) if hasattr(g, "_data") else g.reshape(split_shape)
+    axes = tuple(range(0, 2 * len(reps), 2))
+    summed = _sum_dim(g, axes, False, tuple(split_shape))
+    return (reshape(summed, tuple(in_shape)) if hasattr(summed, "_data") else
+            summed.reshape(in_shape),)
+
+
+_repeat = defop("repeat", _repeat_fwd, _repeat_vjp, "RepeatBackward0", 1, NOTHING)
+
+
+def repeat(x, *sizes):
+    """Tile ``x``: ``sizes[i]`` copies along dimension ``i`` (leading new dimensions too)."""
+    reps = _shape_arg(sizes)
+    if len(reps) < x.ndim:
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions "
+            f"of tensor (repeat {list(reps)} for a tensor of shape {list(x.shape)})"
+        )
+    return _repeat(x, reps, tuple(x.shape))
+
+
+def tile(x, dims):
+    """Like repeat, but with fewer ``dims`` than dimensions the leading ones are kept."""
+    dims = tuple(dims)
+    return repeat(x, *((1,) * (x.ndim - len(dims)) + dims))
+
+
+# ----------------------------------------------------------------- triangles
+
+
+def _tri_fwd(a, diagonal, upper):
+    xp = namespace(a)
+    return xp.triu(a, diagonal) if upper else xp.tril(a, diagonal)
+
+
+def _tri_vjp(node, g, saved):
+    diagonal, upper = node.params
+    return ((_triu if upper else _tril)(g, diagonal, upper),)
+
+
+_tril = defop("tril", _tri_fwd, _tri_vjp, "TrilBackward0", 1, NOTHING)
+_triu = defop("triu", _tri_fwd, _tri_vjp, "TriuBackward0", 1, NOTHING)
+
+
+def tril(x, diagonal=0):
+    """The lower triangle (below and on ``diagonal``) of the last two dimensions."""
+    return _tril(x, diagonal, False)
+
+
+def triu(x, diagonal=0):
+    """The upper triangle (above and on ``diagonal``) of the last two dimensions."""
+    return _triu(x, diagonal, True)
+
+
+# ----------------------------------------------------------------- selection
+
+
+def _select_fwd(a, index, shape):
+    return a[index]
+
+
+def _select_vjp(node, g, saved):
+    index, shape = node.params
+    return (_index_backward(g, index, shape, False),)  # repeated indices add up
+
+
+_index_select = defop("index_select", _select_fwd, _select_vjp, "IndexSelectBackward0", 1,
+                      NOTHING)
+_masked_select = defop("masked_select", _select_fwd, _select_vjp, "MaskedSelectBackward0", 1,
+                       NOTHING)
+
+
+def index_select(x, dim, index):
+    """The entries at ``index`` (1-D integers) along ``dim``."""
+    idx = index._data if isinstance(index, Tensor) else index
+    if idx.ndim > 1:
+        raise IndexError(f"index_select(): Index is supposed to be a vector, got shape "
+                         f"{list(idx.shape)}")
+    dim = _norm_dim(dim, x.ndim)
+    n = x.shape[dim] if x.ndim else 1
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        raise RuntimeError(f"INDICES element is out of DATA bounds (index_select along "
+                           f"dimension {dim} of size {n} with indices {idx.tolist()})")
+    return _index_select(x, (slice(None),) * dim + (idx.reshape(-1),), tuple(x.shape))
+
+
+def masked_select(x, mask):
+    """The entries of ``x`` where the bool ``mask`` (broadcast together) is True, as 1-D."""
+    m = mask._data if isinstance(mask, Tensor) else mask
+    xp = namespace(m)
+    shape = xp.broadcast_shapes(tuple(x.shape), m.shape)
+    if tuple(x.shape) != shape:
+        from .shape import expand
+
+        x = expand(x, *shape)
+    return _masked_select(x, xp.broadcast_to(m, shape), shape)
+
+
+# ----------------------------------------------------------------- view aliases
+
+
+def movedim(x, source, destination):
+    """Move dimension(s) ``source`` to ``destination`` (a permute)."""
+    src = (source,) if isinstance(source, int) else tuple(source)
+    dst = (destination,) if isinstance(destination, int) else tuple(destination)
+    n = x.ndim
+    src = [_norm_dim(d, n) for d in src]
+    dst = [_norm_dim(d, n) for d in dst]
+    order = [d for d in range(n) if d not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return permute(x, *order)
+
+
+def swapaxes(x, axis0, axis1):
+    """``transpose(axis0, axis1)``."""
+    return transpose(x, axis0, axis1)
+
+
+def narrow(x, dim, start, length):
+    """The view ``x[..., start:start + length, ...]`` along ``dim``."""
+    dim = _norm_dim(dim, x.ndim)
+    start = start % x.shape[dim] if start < 0 else start
+    if start + length > x.shape[dim] or length < 0:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
+                           f"({x.shape[dim]}).")
+    return getitem(x, (slice(None),) * dim + (slice(start, start + length),))
+
+
+def unflatten(x, dim, sizes):
+    """Split dimension ``dim`` into ``sizes`` (a view)."""
+    dim = _norm_dim(dim, x.ndim)
+    shape = tuple(x.shape)
+    from .shape import view
+
+    return view(x, shape[:dim] + tuple(sizes) + shape[dim + 1:])
+
+
+__all__ = ["split", "chunk", "unbind", "flip", "roll", "repeat", "tile", "tril", "triu",
+           "index_select", "masked_select", "movedim", "swapaxes", "narrow", "unflatten"]
