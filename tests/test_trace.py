@@ -253,7 +253,8 @@ def test_rules_in_words_and_unknown_names():
 def _all_backward_names():
     """Every grad_fn name the op records define (scanned, so new ops are not forgotten)."""
     names = set()
-    for mod_name in ("pointwise", "reduce", "shape", "index", "linalg", "nn", "inplace"):
+    for mod_name in ("pointwise", "reduce", "shape", "index", "linalg", "nn", "inplace", "unary",
+                     "activation", "stats", "layout"):
         try:
             mod = importlib.import_module(f"retrograd.ops.{mod_name}")
         except ImportError:
