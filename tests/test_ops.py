@@ -171,6 +171,15 @@ for sa, sb in [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)),
                ((2, 3, 4), (4,)), ((1, 3, 4), (2, 4, 2))]:
     case(f"matmul{sa}@{sb}", lambda m, a, b: a @ b, (sa, sb))
 case("matmul_fn", lambda m, a, b: m.matmul(a, b), ((2, 3), (3, 2)))
+case("bmm", lambda m, a, b: m.bmm(a, b), ((2, 3, 4), (2, 4, 2)))
+case("bmm_method", lambda m, a, b: a.bmm(b), ((1, 2, 3), (1, 3, 3)))
+case("addmm", lambda m, c, a, b: m.addmm(c, a, b), ((3,), (2, 4), (4, 3)))
+case("addmm_scaled", lambda m, c, a, b: m.addmm(c, a, b, beta=0.5, alpha=2),
+     ((2, 3), (2, 4), (4, 3)))
+case("outer", lambda m, a, b: m.outer(a, b), ((3,), (4,)))
+for _shape in [(2, 4), (4,), (2, 3, 4)]:
+    case(f"F.linear{_shape}", lambda m, x, w, b: nnf(m).linear(x, w, b), (_shape, (3, 4), (3,)))
+    case(f"F.linear_nobias{_shape}", lambda m, x, w: nnf(m).linear(x, w), (_shape, (3, 4)))
 case("mm", lambda m, a, b: m.mm(a, b), ((2, 3), (3, 2)))
 
 # reductions
@@ -360,6 +369,20 @@ for _red in ("mean", "sum", "none"):
          lambda m, a, b, reduction: nnf(m).mse_loss(a, b, reduction=reduction),
          ((3, 4), (3, 4)), params={"reduction": _red})
 case("nll_loss", lambda m, a: nnf(m).nll_loss(a, m.tensor(TARGET)), ((4, 5),))
+PROBS = np.array([[0.0, 1.0, 0.3], [0.5, 1.0, 0.0]])
+for _red in ("mean", "sum", "none"):
+    kw = {"reduction": _red}
+    case(f"bce_{_red}", lambda m, a, **kw: nnf(m).binary_cross_entropy(
+        a.sigmoid(), m.tensor(PROBS, dtype=a.dtype), **kw), ((2, 3),), params=kw)
+    case(f"bce_weight_{_red}", lambda m, a, **kw: nnf(m).binary_cross_entropy(
+        a.sigmoid(), m.tensor(PROBS, dtype=a.dtype), weight=m.tensor(WEIGHT[:3], dtype=a.dtype),
+        **kw), ((2, 3),), params=kw)
+    case(f"bce_logits_{_red}", lambda m, a, t, **kw: nnf(m).binary_cross_entropy_with_logits(
+        a * 5, t.sigmoid(), **kw), ((2, 3), (2, 3)), params=kw)
+    case(f"l1_loss_{_red}", lambda m, a, b, **kw: nnf(m).l1_loss(a, b, **kw), ((2, 3), (2, 3)),
+         params=kw)
+case("bce_logits_weight", lambda m, a: nnf(m).binary_cross_entropy_with_logits(
+    a, m.tensor(PROBS, dtype=a.dtype), weight=m.tensor(WEIGHT[:3], dtype=a.dtype)), ((2, 3),))
 WEIGHT = np.array([0.5, 2.0, 1.0, 1.5, 0.25])
 IGNORED = np.array([1, -100, 4, 0])
 for _red in ("mean", "sum", "none"):
@@ -578,6 +601,11 @@ BOUNDARIES = [
     Boundary("amax_tie", lambda m, x: x.amax(1), ([[1.0, 3.0, 3.0]],), ([[0.0, 0.5, 0.5]],)),
     Boundary("logsumexp_neg_inf", lambda m, x: x.logsumexp(0),
              ([float("-inf"), 0.0],), ([0.0, 1.0],)),
+    # binary_cross_entropy at 0 and 1: each log is clamped at -100, the slope's denominator
+    # x (1 - x) at 1e-12 (as PyTorch)
+    Boundary("bce_at_0_and_1", lambda m, x: nnf(m).binary_cross_entropy(
+        x, m.tensor([1.0, 0.0, 1.0], dtype=m.float64), reduction="sum"),
+        ([0.0, 1.0, 1.0],), ([-1 / 9.999999960041972e-13, 1 / 9.999999960041972e-13, 0.0],)),
     # saturated and large inputs stay finite
     Boundary("sigmoid_large", lambda m, x: x.sigmoid(), ([-800.0, 0.0, 800.0],),
              ([0.0, 0.25, 0.0],)),
@@ -896,6 +924,14 @@ ERROR_CASES = [
     ("narrow_range", lambda m: _r(3, 4)(m).narrow(1, 3, 2), RuntimeError, ["exceeds"]),
     ("repeat_too_few", lambda m: _r(2, 3)(m).repeat(2), RuntimeError, ["repeat", "[2, 3]"]),
     ("chunk_zero", lambda m: _r(2, 3)(m).chunk(0), RuntimeError, ["chunks"]),
+    ("bmm_shapes", lambda m: m.bmm(_r(2, 3, 4)(m), _r(2, 3, 4)(m)), RuntimeError,
+     ["[2, 4]", "[2, 3]"]),
+    ("bmm_rank", lambda m: m.bmm(_r(3, 4)(m), _r(4, 3)(m)), RuntimeError, ["3D"]),
+    ("linear_shapes", lambda m: nnf(m).linear(_r(2, 3)(m), _r(5, 4)(m), _r(5)(m)), RuntimeError,
+     ["2x3", "4x5"]),
+    ("bce_target_size", lambda m: nnf(m).binary_cross_entropy(_r(2, 3)(m).sigmoid(),
+                                                               _r(3)(m).sigmoid()),
+     ValueError, ["[3]", "[2, 3]"]),
     ("rremainder_backward", lambda m: (2.5 % m.ones(2).requires_grad_()).sum().backward(),
      RuntimeError, ["remainder", "not implemented"]),
     ("masked_fill_int_mask", lambda m: _r(2)(m).masked_fill(m.tensor([1, 0]), 0.0),
@@ -1065,3 +1101,25 @@ def test_empty_tensor_vs_torch(name, torch):
     assert isinstance(rg, tuple), rg
     _check_same(rg[0], th[0], TOL["float64"], "value")
     _check_same(rg[1], th[1], TOL["float64"], "grad")
+
+
+def test_dropout_masks_and_scales():
+    """Dropout zeroes about p of the elements, scales the rest by 1 / (1 - p), and sends the
+    gradient through the same mask; it is the identity when not training or p = 0."""
+    retrograd.manual_seed(0)
+    x = retrograd.ones(200, 50, dtype=retrograd.float64, requires_grad=True)
+    y = nnf(retrograd).dropout(x, 0.3)
+    assert y.grad_fn.name() == "MulBackward0"
+    kept = y.detach().numpy() != 0
+    assert 0.25 < 1 - kept.mean() < 0.35
+    np.testing.assert_allclose(y.detach().numpy()[kept], 1 / 0.7)
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), y.detach().numpy())
+    assert nnf(retrograd).dropout(x, 0.3, training=False) is x
+    assert nnf(retrograd).dropout(x, 0.0) is x
+    assert not nnf(retrograd).dropout(x, 1.0).detach().numpy().any()
+    retrograd.manual_seed(0)
+    np.testing.assert_array_equal(nnf(retrograd).dropout(x, 0.3).detach().numpy(),
+                                  y.detach().numpy())  # repeatable from the seed
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        nnf(retrograd).dropout(x, 1.5)

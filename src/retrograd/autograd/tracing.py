@@ -161,6 +161,11 @@ RULES: dict[str, tuple[str, str]] = {
     "SplitWithSizesBackward0": ("a.split(sizes, dim)",
                                "the pieces' gradients are joined back (cat)"),
     "UnbindBackward0": ("a.unbind(dim)", "the slices' gradients are stacked back"),
+    "AddmmBackward0": ("c + a @ b", "grad_c = g, grad_a = g @ b^T, grad_b = a^T @ g"),
+    "BinaryCrossEntropyBackward0": ("bce(x, t)", "d/dx = (x - t) / (x (1 - x)), the "
+                                    "denominator at least 1e-12"),
+    "BinaryCrossEntropyWithLogitsBackward0": ("bce(sigmoid(x), t)", "d/dx = sigmoid(x) - t, "
+                                              "d/dt = -x"),
 }
 
 #: The letters the rules use for each input of a few nodes (default: a, b), so that the

@@ -198,6 +198,7 @@ def bind_methods(Tensor) -> None:  # noqa: N803 - the class
         **{name: getattr(unary, name) for name in unary.__all__},
         **{name: getattr(stats, name) for name in stats.__all__},
         **{name: getattr(layout, name) for name in layout.__all__},
+        **{name: getattr(la, name) for name in la.__all__},
         "swapdims": layout.swapaxes, "moveaxis": layout.movedim,
         "arcsin": unary.asin, "arccos": unary.acos, "arctan": unary.atan,
         # copies and conversions

@@ -142,3 +142,78 @@ def matmul(a, b):
         )
     return op(a, b)
 
+
+
+# ----------------------------------------------------------------- bmm, addmm, linear, outer
+
+_bmm = defop("bmm", _matmul_fwd, _matmul_vjp, "BmmBackward0", 2, INPUTS, "promote")
+
+
+def bmm(a, b):
+    """Batched matrix product of two 3-D tensors with the same batch size (no broadcasting)."""
+    if a.ndim != 3 or b.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor (bmm got shapes {list(a.shape)} and "
+                           f"{list(b.shape)}); use matmul for other ranks")
+    if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}] (bmm of "
+            f"shapes {list(a.shape)} and {list(b.shape)})"
+        )
+    return _bmm(a, b)
+
+
+def _addmm_fwd(bias, x, wt, beta=1, alpha=1):
+    if beta == 1 and alpha == 1:
+        return bias + x @ wt
+    return bias * beta + (x @ wt) * alpha
+
+
+def _addmm_vjp(node, g, saved):
+    _, x, wt = saved
+    beta, alpha = node.params if node.params else (1, 1)
+    nb, nx, nw = node.next
+    ga = g if alpha == 1 else g * alpha
+    return ((g if beta == 1 else g * beta) if nb else None, matmul(ga, _mT(wt)) if nx else None,
+            matmul(_mT(x), ga) if nw else None)
+
+
+_addmm = defop("addmm", _addmm_fwd, _addmm_vjp, "AddmmBackward0", 3, INPUTS, "promote")
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002 - PyTorch's names
+    """``beta * input + alpha * (mat1 @ mat2)`` for 2-D ``mat1``, ``mat2``."""
+    if mat1.ndim != 2 or mat2.ndim != 2:
+        raise RuntimeError(f"mat1 must be a matrix, got {mat1.ndim}-D tensor (addmm of shapes "
+                           f"{list(mat1.shape)} and {list(mat2.shape)})")
+    if mat1.shape[1] != mat2.shape[0]:
+        matmul(mat1, mat2)  # raises the shape error
+    if beta != 1 or alpha != 1:
+        return _addmm(input, mat1, mat2, beta, alpha)
+    return _addmm(input, mat1, mat2)
+
+
+def linear(input, weight, bias=None):  # noqa: A002 - PyTorch's names
+    """``input @ weight.T + bias``, recorded as PyTorch records it (AddmmBackward0 for 2-D
+    inputs with a bias, viewed back for other ranks)."""
+    from .shape import reshape, t
+
+    wt = t(weight)
+    if bias is None:
+        return matmul(input, wt)
+    if input.ndim == 2:
+        return addmm(bias, input, wt)
+    k = input.shape[-1] if input.ndim else 1
+    flat = reshape(input, -1, k)
+    return reshape(addmm(bias, flat, wt), *tuple(input.shape[:-1]), weight.shape[0])
+
+
+def outer(a, b):
+    """The outer product of two 1-D tensors (``a[:, None] * b[None, :]``)."""
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"outer: expected 1-D tensors, got shapes {list(a.shape)} and "
+                           f"{list(b.shape)}")
+    return getitem(a, (slice(None), None)) * b
+
+
+__all__ = ["bmm", "addmm", "outer"]

@@ -288,6 +288,121 @@ def cross_entropy(input, target, weight=None, ignore_index=-100,  # noqa: A002
     return nll_loss(logp, target, weight, ignore_index, reduction)
 
 
+def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002 - PyTorch's names
+    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``
+    (random numbers from retrograd's generator: ``retrograd.manual_seed`` repeats them)."""
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0:
+        return input
+    from ..random import generator
+    from ..tensor import make_tensor
+
+    data = input._data
+    keep = generator().random(data.shape) >= p
+    scale = keep.astype(data.dtype) * (1.0 / (1 - p) if p < 1 else 0.0)
+    return input * make_tensor(namespace(data).asarray(scale))
+
+
+def _reduce_loss(loss, reduction):
+    if reduction == "none":
+        return loss
+    return loss.mean() if reduction == "mean" else loss.sum()
+
+
+def _bce_fwd(x, t, weight, reduction):
+    xp = namespace(x)
+    # PyTorch clamps each log at -100, so that x = 0 or 1 give a finite loss
+    with xp.errstate(divide="ignore"):
+        loss = -(t * xp.maximum(xp.log(x), -100) + (1 - t) * xp.maximum(xp.log1p(-x), -100))
+    if weight is not None:
+        loss = loss * weight
+    if reduction == "mean":
+        return loss.mean()
+    return loss.sum() if reduction == "sum" else loss
+
+
+def _bce_vjp(node, g, saved):
+    (x,) = saved
+    t, weight, reduction = node.params
+    from .pointwise import clamp
+
+    n = x.numel() if hasattr(x, "_data") else x.size
+    if reduction == "mean":
+        g = g / n
+    # d/dx = (x - t) / (x (1 - x)), the denominator kept >= PyTorch's EPSILON (1e-12 as a
+    # float32, whatever the dtype)
+    grad = g * (x - t) / clamp((1 - x) * x, 9.999999960041972e-13)
+    return (grad * weight if weight is not None else grad,)
+
+
+_bce = defop("binary_cross_entropy", _bce_fwd, _bce_vjp, "BinaryCrossEntropyBackward0", 1,
+             INPUTS)
+
+
+def _as_data(v):
+    return v._data if hasattr(v, "_data") else v
+
+
+def binary_cross_entropy(input, target, weight=None, reduction="mean"):  # noqa: A002
+    """``-(t log x + (1 - t) log(1 - x))`` for probabilities ``x`` (logs clamped at -100)."""
+    _check_reduction(reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(
+            f"Using a target size ({list(target.shape)}) that is different to the input size "
+            f"({list(input.shape)}) is deprecated. Please ensure they have the same size."
+        )
+    return _bce(input, _as_data(target), None if weight is None else _as_data(weight),
+                reduction)
+
+
+def _bce_logits_fwd(x, t, weight, reduction):
+    xp = namespace(x)
+    # max(x, 0) - x t + log(1 + exp(-|x|)): stable for any x
+    loss = xp.maximum(x, 0) - x * t + xp.log1p(xp.exp(-xp.abs(x)))
+    if weight is not None:
+        loss = loss * weight
+    if reduction == "mean":
+        return loss.mean()
+    return loss.sum() if reduction == "sum" else loss
+
+
+def _bce_logits_vjp(node, g, saved):
+    x, t = saved
+    weight, reduction = node.params
+    from .pointwise import sigmoid
+
+    nx, nt = node.next
+    if reduction == "mean":
+        g = g / (x.numel() if hasattr(x, "_data") else x.size)
+    if weight is not None:
+        g = g * weight
+    return (g * (sigmoid(x) - t) if nx else None, -g * x if nt else None)
+
+
+_bce_logits = defop("binary_cross_entropy_with_logits", _bce_logits_fwd, _bce_logits_vjp,
+                    "BinaryCrossEntropyWithLogitsBackward0", 2, INPUTS, "promote")
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean",  # noqa: A002
+                                     pos_weight=None):
+    """``binary_cross_entropy(sigmoid(x), t)`` computed stably from the logits ``x``."""
+    _check_reduction(reduction)
+    if pos_weight is not None:
+        raise NotImplementedError("binary_cross_entropy_with_logits(pos_weight=...) is not "
+                                  "implemented in retrograd; weight the terms yourself")
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({list(target.shape)}) must be the same as input size "
+                         f"({list(input.shape)})")
+    return _bce_logits(input, target, None if weight is None else _as_data(weight), reduction)
+
+
+def l1_loss(input, target, reduction="mean"):  # noqa: A002
+    """Mean (or summed) absolute error: ``|x - t|``."""
+    _check_reduction(reduction)
+    return _reduce_loss((input - target).abs(), reduction)
+
+
 def _mse_fwd(a, b, reduction):
     d = (a - b) ** 2
     if reduction == "mean":

@@ -478,7 +478,8 @@ def clamp(x, min=None, max=None):  # noqa: A002 - PyTorch's keyword names
     """
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    if x._data.dtype.kind != "f" and (isinstance(min, float) or isinstance(max, float)):
+    if getattr(x, "_data", x).dtype.kind != "f" and (isinstance(min, float) or
+                                                   isinstance(max, float)):
         x = to_dtype(x, dtypes.get_default_dtype().numpy)  # int clamped to a float bound
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return _clamp_tensor(x, -math.inf if min is None else min,
