@@ -474,9 +474,13 @@ def main(argv=None):
         # on a small machine the two pools fight over cores and the timings turn to noise
         # (x10 swings).  One BLAS thread makes retrograd and NumPy single-threaded, like
         # the torch-1-thread reference the targets are set against.
-        from threadpoolctl import threadpool_limits
-
-        threadpool_limits(args.blas_threads, user_api="blas")
+        try:
+            from threadpoolctl import threadpool_limits
+        except ImportError:  # comes with scikit-learn; without it, say so and go on
+            print("(threadpoolctl is not installed: NumPy's BLAS keeps its default threads)",
+                  file=sys.stderr)
+        else:
+            threadpool_limits(args.blas_threads, user_api="blas")
 
     print(f"# retrograd benchmark ({'quick' if args.quick else 'full'}, {repeats} repeats, "
           f"{args.clock} clock)\n")
