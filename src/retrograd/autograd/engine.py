@@ -169,29 +169,29 @@ def _count_dependencies(roots):
 
 
 def _nodes_needed(deps, roots, targets):
-    """The nodes that must run: those with a target or a node that must run among their
-    children, and leaf targets (whose AccumulateGrad adds into ``.grad``)."""
-    # Kahn's order visits parents before children; walking it backwards lets each node
-    # look only at its children.
-    remaining = dict(deps)
-    order = []
-    ready = [r for r in dict.fromkeys(roots) if remaining[r] == 0]
-    while ready:
-        node = ready.pop()
-        order.append(node)
+    """The nodes that must run: those from which a target can be reached, and leaf
+    targets (whose AccumulateGrad adds into ``.grad``).
+
+    A non-leaf target only collects its gradient; it runs only when it leads to another
+    target (this decides, as in PyTorch, whether a capture sees hooks).  Found by walking
+    up from the targets, which touches only the part of the graph that leads to them.
+    """
+    parents = {}
+    for node in deps:
         for child in node.next:
             if child is not None:
-                remaining[child] -= 1
-                if remaining[child] == 0:
-                    ready.append(child)
-    # A non-leaf target only collects its gradient; it must run only when it leads to
-    # another target (this decides, as in PyTorch, whether a capture sees hooks).
-    needed = set()
-    for node in reversed(order):
-        if (node in targets and type(node) is AccumulateGrad) or any(
-            c in needed or c in targets for c in node.next if c is not None
-        ):
-            needed.add(node)
+                above = parents.get(child)
+                if above is None:
+                    parents[child] = [node]
+                else:
+                    above.append(node)
+    stack = [t for t in targets if t in deps]
+    needed = {t for t in stack if type(t) is AccumulateGrad}
+    while stack:
+        for parent in parents.get(stack.pop(), ()):
+            if parent not in needed:
+                needed.add(parent)
+                stack.append(parent)
     return needed
 
 
