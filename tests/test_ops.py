@@ -377,6 +377,8 @@ for _red in ("mean", "sum", "none"):
     case(f"bce_weight_{_red}", lambda m, a, **kw: nnf(m).binary_cross_entropy(
         a.sigmoid(), m.tensor(PROBS, dtype=a.dtype), weight=m.tensor(WEIGHT[:3], dtype=a.dtype),
         **kw), ((2, 3),), params=kw)
+    case(f"bce_target_grad_{_red}", lambda m, a, t, **kw: nnf(m).binary_cross_entropy(
+        a.sigmoid(), t.sigmoid(), **kw), ((2, 3), (2, 3)), params=kw)
     case(f"bce_logits_{_red}", lambda m, a, t, **kw: nnf(m).binary_cross_entropy_with_logits(
         a * 5, t.sigmoid(), **kw), ((2, 3), (2, 3)), params=kw)
     case(f"l1_loss_{_red}", lambda m, a, b, **kw: nnf(m).l1_loss(a, b, **kw), ((2, 3), (2, 3)),
@@ -384,6 +386,7 @@ for _red in ("mean", "sum", "none"):
 case("bce_logits_weight", lambda m, a: nnf(m).binary_cross_entropy_with_logits(
     a, m.tensor(PROBS, dtype=a.dtype), weight=m.tensor(WEIGHT[:3], dtype=a.dtype)), ((2, 3),))
 WEIGHT = np.array([0.5, 2.0, 1.0, 1.5, 0.25])
+TARGET5D = np.array([[[[0], [1]], [[2], [2]]], [[[1], [0]], [[0], [2]]]])  # (2, 2, 2, 1)
 IGNORED = np.array([1, -100, 4, 0])
 for _red in ("mean", "sum", "none"):
     kw = {"reduction": _red}
@@ -394,6 +397,11 @@ for _red in ("mean", "sum", "none"):
     case(f"nll_loss_ignore_weight_{_red}", lambda m, a, **kw: nnf(m).nll_loss(
         a.log_softmax(1), m.tensor(np.where(TARGET == 4, 7, TARGET)), ignore_index=7,
         weight=m.tensor(WEIGHT, dtype=a.dtype), **kw), ((4, 5),), params=kw)
+    case(f"cross_entropy_ignore_valid_class_{_red}", lambda m, a, **kw: nnf(m).cross_entropy(
+        a, m.tensor(TARGET), ignore_index=4, **kw), ((4, 5),), params=kw)
+    case(f"cross_entropy_5d_{_red}", lambda m, a, **kw: nnf(m).cross_entropy(
+        a, m.tensor(TARGET5D), **kw), ((2, 3, 2, 2, 1),),
+        params=kw)
     case(f"cross_entropy_unbatched_{_red}", lambda m, a, **kw: nnf(m).cross_entropy(
         a, m.tensor(3), **kw), ((5,),), params=kw)
     case(f"cross_entropy_kdim_{_red}", lambda m, a, **kw: nnf(m).cross_entropy(

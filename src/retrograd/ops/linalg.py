@@ -213,7 +213,9 @@ def outer(a, b):
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"outer: expected 1-D tensors, got shapes {list(a.shape)} and "
                            f"{list(b.shape)}")
-    return getitem(a, (slice(None), None)) * b
+    from .shape import reshape
+
+    return reshape(a, -1, 1) * b
 
 
 __all__ = ["bmm", "addmm", "outer"]

@@ -124,27 +124,27 @@ def _nll_vjp(node, g, saved):
 _nll = defop("nll_loss", _nll_fwd, _nll_vjp, "NllLossBackward0", 1, NOTHING)
 
 
-def _nll_general_fwd(logp, target, weights, reduction, total, out_shape):
+def _nll_general_fwd(logp, target, weights, reduction, total, class_dim):
     xp = namespace(logp)
-    picked = -logp[xp.arange(logp.shape[0]), target] * weights
+    idx = xp.expand_dims(target, class_dim)
+    picked = -xp.take_along_axis(logp, idx, axis=class_dim).squeeze(class_dim) * weights
     if reduction == "mean":
         return picked.sum() / total
     if reduction == "sum":
         return picked.sum()
-    return picked.reshape(out_shape)
+    return picked
 
 
 def _nll_general_vjp(node, g, saved):
-    target, weights, reduction, total, out_shape = node.params
-    n = target.shape[0]
+    target, weights, reduction, total, class_dim = node.params
     if reduction == "mean":
         g = g / total
-    if reduction == "none":
-        g = reshape_op(g, (n,), out_shape)
-    else:
-        g = expand_op(reshape_op(g, (1,), tuple(g.shape)), (n,), (1,))
-    g = reshape_op(-g * weights, (n, 1), (n,))
-    return (scatter_along(g, target[:, None], 1, node.next[0].out_shape),)
+    if reduction != "none" and target.ndim:
+        ones = (1,) * target.ndim
+        g = expand_op(reshape_op(g, ones, tuple(g.shape)), tuple(target.shape), ones)
+    idx = namespace(target).expand_dims(target, class_dim)
+    g = reshape_op(-g * weights, tuple(idx.shape), tuple(target.shape))
+    return (scatter_along(g, idx, class_dim, node.next[0].out_shape),)
 
 
 # with class weights, ignored targets, an unbatched input (C,) or a K-dim one (N, C, d1...)
@@ -196,9 +196,10 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):  
     ignored = None
     if t.size:
         lo, hi = t.min(), t.max()
-        if lo < 0 or hi >= c:
-            ignored = t == ignore_index
-            bad = t[~ignored]
+        if lo < 0 or hi >= c or 0 <= ignore_index < c:
+            mask = t == ignore_index
+            ignored = mask if mask.any() else None
+            bad = t[~mask]
             if bad.size and (bad.min() < 0 or bad.max() >= c):
                 raise IndexError(
                     f"Target {int(bad.max() if bad.max() >= c else bad.min())} is out of bounds:"
@@ -207,32 +208,27 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):  
                 )
     if weight is None and ignored is None and nd == 2:
         return _nll(logp, t, reduction, t.shape[0])  # the common case, fastest
-    # the general record: per-sample weights (0 where ignored) over flattened samples
+    # the general record: per-sample weights (0 where ignored), classes along class_dim
     xp = namespace(t)
-    out_shape = tuple(t.shape)
-    if nd == 1:
-        logp, flat_t = logp.reshape(1, c), t.reshape(1)
-    elif nd == 2:
-        flat_t = t
-    else:  # classes last, samples flattened
-        logp = logp.permute(0, *range(2, nd), 1).reshape(-1, c)
-        flat_t = t.reshape(-1)
-    w = xp.ones(flat_t.shape, logp._data.dtype if hasattr(logp, "_data") else logp.dtype)
+    dt = logp._data.dtype if hasattr(logp, "_data") else logp.dtype
+    safe = t if ignored is None else xp.where(ignored, 0, t)
+    w = xp.ones(t.shape, dt)
     if weight is not None:
         wd = weight._data if hasattr(weight, "_data") else xp.asarray(weight)
-        w = wd[xp.where(flat_t == ignore_index, 0, flat_t)].astype(w.dtype)
+        w = wd[safe].astype(dt)
     if ignored is not None:
-        keep = flat_t != ignore_index
-        w = w * keep
-        flat_t = xp.where(keep, flat_t, 0)
+        w = w * ~ignored
     total = w.sum()
-    if nd < 3:
-        return _nll_general(logp, flat_t, w, reduction, total, out_shape)
-    if reduction == "none" and nd != 4:
-        # PyTorch computes a 4-D (N, C, H, W) loss and views other shapes back: ViewBackward0
-        return reshape_op(_nll_2d(logp, flat_t, w, reduction, total, flat_t.shape), out_shape,
-                          flat_t.shape)
-    return _nll_2d(logp, flat_t, w, reduction, total, out_shape)
+    if nd <= 2:
+        return _nll_general(logp, safe, w, reduction, total, nd - 1)
+    if nd == 4:
+        return _nll_2d(logp, safe, w, reduction, total, 1)
+    # PyTorch views other ranks as (N, C, rest, 1), and the "none" loss back: ViewBackward0
+    n, rest = t.shape[0], t.size // max(t.shape[0], 1)
+    shape4 = (n, c, rest, 1)
+    out = _nll_2d(reshape_op(logp, shape4, tuple(logp.shape)), safe.reshape(n, rest, 1),
+                  w.reshape(n, rest, 1), reduction, total, 1)
+    return reshape_op(out, tuple(t.shape), (n, rest, 1)) if reduction == "none" else out
 
 
 def _div_count_vjp(node, g, saved):
@@ -312,6 +308,8 @@ def _reduce_loss(loss, reduction):
 
 def _bce_fwd(x, t, weight, reduction):
     xp = namespace(x)
+    if hasattr(t, "shape") and x.dtype != t.dtype:
+        t = t.astype(x.dtype)
     # PyTorch clamps each log at -100, so that x = 0 or 1 give a finite loss
     with xp.errstate(divide="ignore"):
         loss = -(t * xp.maximum(xp.log(x), -100) + (1 - t) * xp.maximum(xp.log1p(-x), -100))
@@ -323,21 +321,28 @@ def _bce_fwd(x, t, weight, reduction):
 
 
 def _bce_vjp(node, g, saved):
-    (x,) = saved
-    t, weight, reduction = node.params
-    from .pointwise import clamp
+    x, t = saved
+    weight, reduction = node.params
+    nx, nt = node.next
+    from .pointwise import clamp, log
 
     n = x.numel() if hasattr(x, "_data") else x.size
     if reduction == "mean":
         g = g / n
-    # d/dx = (x - t) / (x (1 - x)), the denominator kept >= PyTorch's EPSILON (1e-12 as a
-    # float32, whatever the dtype)
-    grad = g * (x - t) / clamp((1 - x) * x, 9.999999960041972e-13)
-    return (grad * weight if weight is not None else grad,)
+    if weight is not None:
+        g = g * weight
+    gx = gt = None
+    if nx:
+        # d/dx = (x - t) / (x (1 - x)), the denominator kept >= PyTorch's EPSILON (1e-12 as
+        # a float32, whatever the dtype)
+        gx = g * (x - t) / clamp((1 - x) * x, 9.999999960041972e-13)
+    if nt:  # d/dt = log(1 - x) - log(x), each log clamped at -100
+        gt = g * (clamp(log(1 - x), -100) - clamp(log(x), -100))
+    return (gx, gt)
 
 
-_bce = defop("binary_cross_entropy", _bce_fwd, _bce_vjp, "BinaryCrossEntropyBackward0", 1,
-             INPUTS)
+_bce = defop("binary_cross_entropy", _bce_fwd, _bce_vjp, "BinaryCrossEntropyBackward0", 2,
+             INPUTS, "promote")
 
 
 def _as_data(v):
@@ -352,8 +357,7 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):  # noqa:
             f"Using a target size ({list(target.shape)}) that is different to the input size "
             f"({list(input.shape)}) is deprecated. Please ensure they have the same size."
         )
-    return _bce(input, _as_data(target), None if weight is None else _as_data(weight),
-                reduction)
+    return _bce(input, target, None if weight is None else _as_data(weight), reduction)
 
 
 def _bce_logits_fwd(x, t, weight, reduction):

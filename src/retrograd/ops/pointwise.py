@@ -118,14 +118,6 @@ def _sub_fwd(a, b, alpha=1):
         raise broadcast_error(a, b, "sub") or e from None
 
 
-def _rsub_fwd(a, b):
-    _check_bool_sub(b, a)
-    try:
-        return b - a
-    except ValueError as e:
-        raise broadcast_error(b, a, "sub") or e from None
-
-
 sub_op = defop("sub", _sub_fwd, _sub_vjp, "SubBackward0", 2, NOTHING, "promote")
 
 
@@ -133,9 +125,31 @@ def sub(input, other, *, alpha=1):  # noqa: A002 - PyTorch's names
     """``input - alpha * other``, broadcasting; either may be a Python number."""
     return sub_op(input, other) if alpha == 1 else sub_op(input, other, alpha)
 # ``2 - x``: PyTorch records it as RsubBackward1
-rsub = defop("rsub", _rsub_fwd,
-             lambda node, g, saved: (-g if node.next[0] else None, g if node.next[1] else None),
-             "RsubBackward1", 2, NOTHING, "promote")
+def _with_number(fn):
+    """``fn(tensor_array, number)`` with PyTorch's promotion (NumPy's differs for integer
+    arrays and float numbers: int64 - 2.5 is float32 in PyTorch, float64 in NumPy)."""
+
+    def forward(a, c):
+        if a.dtype.kind == "f":
+            return fn(a, c)
+        want = dtypes.result_type(a, c).numpy
+        return fn(a.astype(want) if want.kind == "f" else a, c).astype(want, copy=False)
+
+    return forward
+
+
+# ``2 - x``: the number is a parameter, not an input (PyTorch's rsub.Scalar: RsubBackward1
+# with one next_function)
+_number_minus = _with_number(lambda a, c: c - a)
+
+
+def _rsub_number_fwd(a, c):
+    _check_bool_sub(c, a)  # before any cast: 2.5 - bool_tensor is an error in PyTorch
+    return _number_minus(a, c)
+
+
+rsub = defop("rsub", _rsub_number_fwd, lambda node, g, saved: (-g,), "RsubBackward1", 1,
+             NOTHING)
 
 
 def _mul_vjp(node, g, saved):
@@ -548,8 +562,9 @@ def _remainder_vjp(node, g, saved):
 
 
 # PyTorch's names: RemainderBackward0 for a number divisor, RemainderBackward1 for a tensor
-_remainder_scalar = defop("remainder", _remainder_fwd, _remainder_vjp, "RemainderBackward0", 2,
-                          INPUTS, "promote")
+# a number divisor is a parameter (PyTorch's remainder.Scalar has one next_function)
+_remainder_scalar = defop("remainder", _with_number(_remainder_fwd),
+                          lambda node, g, saved: (g,), "RemainderBackward0", 1, NOTHING)
 _remainder_tensor = defop("remainder", _remainder_fwd, _remainder_vjp, "RemainderBackward1", 2,
                           INPUTS, "promote")
 

@@ -107,6 +107,10 @@ _unsafe_view = defop("reshape", lambda a, shape, *rest: a.reshape(shape),
                      "UnsafeViewBackward0", 1, NOTHING)
 
 
+clone = defop("clone", lambda a, memory_format=None: a.copy(), lambda node, g, saved: (g,),
+              "CloneBackward0", 1, NOTHING)
+
+
 def reshape(x, *shape):
     """A tensor with ``x``'s data in a new shape (a view when possible); ``-1`` is inferred."""
     shape = _infer_shape(_shape_arg(shape), x.numel() if hasattr(x, "numel") else x.size,
@@ -116,7 +120,8 @@ def reshape(x, *shape):
     data = x._data
     if data.flags.c_contiguous or data.size <= 1:
         return track_view(x, reshape_op(x, shape, tuple(data.shape)))
-    return _unsafe_view(x, shape, tuple(data.shape))
+    # PyTorch copies (CloneBackward0), then views the copy as the new shape
+    return _unsafe_view(clone(x), shape, tuple(data.shape))
 
 
 def view(x, *shape):
