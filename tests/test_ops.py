@@ -533,6 +533,49 @@ def test_grad_fn_name_vs_torch(case, torch):
         assert got == want
 
 
+def _structure(fn, lib):
+    """A grad_fn and its next_functions as nested names, down to the leaves."""
+    if fn is None:
+        return None
+    name = fn.name() if lib is retrograd else type(fn).__name__
+    if name == "AccumulateGrad":
+        return name
+    return (name, tuple(_structure(f, lib) for f, _ in fn.next_functions))
+
+
+# Known differences in graph shape (values, grads and the output's grad_fn name all match).
+_ONE_RECORD = ("one record where PyTorch decomposes matmul into views, expand and bmm/mm/mv "
+               "nodes")
+STRUCTURE_GAPS = {
+    **{name: "x ** 2 / 2 ** x list the Python number as a (None, 0) input (PyTorch: one "
+             "next_function); the narrated seed example (tests/test_trace.py, test_viz.py) "
+             "shows it as the constant p" for name in ("pow2", "pow3", "pow_half", "pow_neg",
+                                                       "pow_0", "rpow", "rpow_float", "square",
+                                                       "square_method")},
+    "rmul": "3 * x records (3, x) where PyTorch records (x, 3); the seed example's drawing "
+            "(y = 2 * x) shows the current order",
+    **{name: _ONE_RECORD for name in ("matmul(3,)@(3, 4)", "matmul(2, 3, 4)@(2, 4, 5)",
+                                      "matmul(2, 1, 3, 4)@(5, 4, 2)", "matmul(3,)@(2, 3, 4)",
+                                      "matmul(2, 3, 4)@(4,)", "matmul(1, 3, 4)@(2, 4, 2)",
+                                      "F.linear_nobias(4,)", "F.linear_nobias(2, 3, 4)")},
+    **{name: "a basic index with several items is one record; PyTorch records one "
+             "select/slice/unsqueeze per item" for name in ("index_2int", "index_int_slice",
+                                                           "index_slice_int",
+                                                           "index_bool_scalar")},
+}
+for _c in CASES:
+    if _c.name in STRUCTURE_GAPS:
+        _c.xfail.setdefault("structure", STRUCTURE_GAPS[_c.name])
+
+
+@pytest.mark.parametrize("case", _param(CASES, "structure"))
+def test_graph_structure_vs_torch(case, torch):
+    """The whole recorded graph (next_functions, recursively) has PyTorch's shape."""
+    _, rg_out, _, th_out = _run_both(case, torch, "float64")
+    for r, t in zip(rg_out, th_out):
+        assert _structure(r.grad_fn, retrograd) == _structure(t.grad_fn, torch)
+
+
 # ----------------------------------------------------------------------------- (c) boundaries
 
 

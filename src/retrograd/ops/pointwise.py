@@ -195,23 +195,12 @@ reciprocal = defop("reciprocal", lambda a: 1 / a, _reciprocal_vjp, "ReciprocalBa
                    OUTPUT, "float")
 
 
-def _rdiv_vjp(node, g, saved):
-    # d(c / x)/dx = -c / x**2 = -out / x
-    x, out = saved
-    return (-g * out / x,)
-
-
-# ``2 / x``: PyTorch records reciprocal(x) * 2, so its grad_fn is MulBackward0; one record
-# here (the same name and values, half the cost of two)
-_rdiv = defop("rdiv", lambda a, c: c / a, _rdiv_vjp, "MulBackward0", 1, INPUTS | OUTPUT,
-              "float")
-
-
 def rdiv(x, other):
-    """``other / x`` (``Tensor.__rtruediv__``)."""
+    """``other / x`` (``Tensor.__rtruediv__``): PyTorch records ``reciprocal(x) * other``
+    (MulBackward0 over ReciprocalBackward0), and so does retrograd."""
     if isinstance(other, Tensor):
         return div(other, x)
-    return _rdiv(x, other)
+    return mul(reciprocal(x), other)
 
 
 def _neg_fwd(a):
