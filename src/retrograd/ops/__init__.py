@@ -206,6 +206,7 @@ def bind_methods(Tensor) -> None:  # noqa: N803 - the class
         "add_": ip.add_, "sub_": ip.sub_, "mul_": ip.mul_, "div_": ip.div_, "pow_": ip.pow_,
         "clamp_": ip.clamp_, "relu_": ip.relu_, "neg_": ip.neg_, "exp_": ip.exp_,
         "zero_": ip.zero_, "fill_": ip.fill_, "copy_": ip.copy_,
+        **ip.MORE, "masked_fill_": ip.inplace(masked_fill, "masked_fill_", False),
     }
     for name, fn in methods.items():
         setattr(Tensor, name, fn)

@@ -289,6 +289,9 @@ def _setitem_vjp(node, g, saved):
 
 
 _setitem_op = defop("setitem", _setitem_fwd, _setitem_vjp, "CopySlices", 2, NOTHING, "same")
+# x[tensor_index] = v: PyTorch's index_put_ (IndexPutBackward0); basic indices give CopySlices
+_index_put_op = defop("setitem", _setitem_fwd, _setitem_vjp, "IndexPutBackward0", 2, NOTHING,
+                      "same")
 
 
 def setitem(x, index, value):
@@ -312,7 +315,8 @@ def setitem(x, index, value):
         from .inplace import check_view_of_leaf, rebase_views, shadow_of
 
         check_view_of_leaf(x, "x[...] = value")
-        new = apply_op(_setitem_op.op, (shadow_of(x, False), value), (index, basic))
+        op = _setitem_op if basic else _index_put_op
+        new = apply_op(op.op, (shadow_of(x, False), value), (index, basic))
         x._data[index] = new._data[index]
         old_fn, old_nr = x._grad_fn, x._nr
         x._grad_fn = new._grad_fn

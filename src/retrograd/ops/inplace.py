@@ -240,6 +240,28 @@ neg_ = inplace(pointwise.neg, "neg_", False)
 exp_ = inplace(pointwise.exp, "exp_", False)
 
 
+def _more_inplace():
+    """The in-place forms of the other elementwise ops.  ``saves_inputs``: the op's
+    derivative reads its input, so the shadow must keep the values from before the change."""
+    from . import unary
+
+    pw = pointwise
+    table = {
+        "abs_": (pw.abs, True), "sqrt_": (pw.sqrt, False), "log_": (pw.log, True),
+        "sin_": (pw.sin, True), "cos_": (pw.cos, True), "tanh_": (pw.tanh, False),
+        "sigmoid_": (pw.sigmoid, False), "sign_": (pw.sign, False),
+        "reciprocal_": (pw.reciprocal, False), "log1p_": (unary.log1p, True),
+        "expm1_": (unary.expm1, False), "rsqrt_": (unary.rsqrt, False),
+        "square_": (unary.square, True), "floor_": (unary.floor, False),
+        "ceil_": (unary.ceil, False), "round_": (unary.round, False),
+        "trunc_": (unary.trunc, False), "remainder_": (pw.remainder, True),
+    }
+    return {name: inplace(fn, name, saves) for name, (fn, saves) in table.items()}
+
+
+MORE = _more_inplace()
+
+
 def _fill_fwd(a, value):
     out = a.copy()
     out[...] = value
