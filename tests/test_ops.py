@@ -1198,3 +1198,18 @@ def test_dropout_masks_and_scales():
                                   y.detach().numpy())  # repeatable from the seed
     with pytest.raises(ValueError, match="between 0 and 1"):
         nnf(retrograd).dropout(x, 1.5)
+
+
+# ----------------------------------------------------------------------------- docstrings
+
+
+@pytest.mark.parametrize("module", ["pointwise", "reduce", "shape", "index", "linalg", "nn",
+                                    "inplace", "unary", "activation", "stats", "layout"])
+def test_docstring_examples_run(module):
+    """The Examples sections in the op modules' docstrings are true."""
+    import doctest
+    import importlib
+
+    mod = importlib.import_module(f"retrograd.ops.{module}")
+    result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0

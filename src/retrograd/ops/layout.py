@@ -76,7 +76,14 @@ def _cut(x, sizes, dim):
 
 def split(x, split_size_or_sections, dim=0):
     """Views of ``x`` cut along ``dim``: pieces of ``split_size`` (the last may be smaller),
-    or of the listed sizes."""
+    or of the listed sizes.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> [p.shape[1] for p in T.zeros(2, 5).split(2, dim=1)]
+    [2, 2, 1]
+    """
     dim = _norm_dim(dim, x.ndim)
     n = x.shape[dim]
     if isinstance(split_size_or_sections, int):
@@ -123,7 +130,14 @@ flip_op = defop("flip", _flip_fwd, lambda node, g, saved: (flip_op(g, node.param
 
 
 def flip(x, *dims, **kwargs):
-    """Reverse the order along ``dims`` (a copy, as PyTorch)."""
+    """Reverse the order along ``dims`` (a copy, as PyTorch).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.tensor([1.0, 2.0, 3.0]).flip(0)
+    tensor([3., 2., 1.])
+    """
     dims = _shape_arg(dims or (kwargs.pop("dims"),))
     return flip_op(x, tuple(_norm_dim(d, x.ndim) for d in dims))
 
@@ -182,7 +196,15 @@ _repeat = defop("repeat", _repeat_fwd, _repeat_vjp, "RepeatBackward0", 1, NOTHIN
 
 
 def repeat(x, *sizes):
-    """Tile ``x``: ``sizes[i]`` copies along dimension ``i`` (leading new dimensions too)."""
+    """Tile ``x``: ``sizes[i]`` copies along dimension ``i`` (leading new dimensions too).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.tensor([1.0, 2.0]).repeat(2, 2)
+    tensor([[1., 2., 1., 2.],
+            [1., 2., 1., 2.]])
+    """
     reps = _shape_arg(sizes)
     if len(reps) < x.ndim:
         raise RuntimeError(
@@ -244,7 +266,15 @@ _masked_select = defop("masked_select", _select_fwd, _select_vjp, "MaskedSelectB
 
 
 def index_select(x, dim, index):
-    """The entries at ``index`` (1-D integers) along ``dim``."""
+    """The entries at ``index`` (1-D integers) along ``dim``.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.tensor([[1.0, 2.0], [3.0, 4.0]]).index_select(1, T.tensor([1, 1]))
+    tensor([[2., 2.],
+            [4., 4.]])
+    """
     idx = index._data if isinstance(index, Tensor) else index
     if idx.ndim > 1:
         raise IndexError(f"index_select(): Index is supposed to be a vector, got shape "

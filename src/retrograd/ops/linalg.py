@@ -104,7 +104,16 @@ _transposed = defop("matmul", _matmul_fwd, _matmul_vjp, "TransposeBackward0", 2,
 
 
 def matmul(a, b):
-    """Matrix product with NumPy/PyTorch broadcasting rules (``a @ b``)."""
+    """Matrix product with NumPy/PyTorch broadcasting rules (``a @ b``).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> a = T.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    >>> y = a @ T.tensor([1.0, 1.0])
+    >>> y, y.grad_fn.name()
+    (tensor([3., 7.], grad_fn=<MvBackward0>), 'MvBackward0')
+    """
     ta, tb = type(a), type(b)
     if ta is _ndarray and tb is _ndarray:
         return a @ b  # a first-order backward: arrays in, nothing to record or check
@@ -150,7 +159,14 @@ _bmm = defop("bmm", _matmul_fwd, _matmul_vjp, "BmmBackward0", 2, INPUTS, "promot
 
 
 def bmm(a, b):
-    """Batched matrix product of two 3-D tensors with the same batch size (no broadcasting)."""
+    """Batched matrix product of two 3-D tensors with the same batch size (no broadcasting).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.bmm(T.ones(5, 2, 3), T.ones(5, 3, 4)).shape
+    retrograd.Size([5, 2, 4])
+    """
     if a.ndim != 3 or b.ndim != 3:
         raise RuntimeError(f"batch1 must be a 3D tensor (bmm got shapes {list(a.shape)} and "
                            f"{list(b.shape)}); use matmul for other ranks")
@@ -195,7 +211,15 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002 - PyTorch's name
 
 def linear(input, weight, bias=None):  # noqa: A002 - PyTorch's names
     """``input @ weight.T + bias``, recorded as PyTorch records it (AddmmBackward0 for 2-D
-    inputs with a bias, viewed back for other ranks)."""
+    inputs with a bias, viewed back for other ranks).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> x, w, b = T.ones(2, 3), T.ones(4, 3), T.zeros(4)
+    >>> T.nn.functional.linear(x, w, b).shape
+    retrograd.Size([2, 4])
+    """
     from .shape import reshape, t
 
     wt = t(weight)

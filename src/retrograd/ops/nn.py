@@ -75,14 +75,28 @@ def _dim_for(x, dim, name):
 
 
 def softmax(x, dim=None, dtype=None):
-    """``exp(x) / exp(x).sum(dim)``, computed stably."""
+    """``exp(x) / exp(x).sum(dim)``, computed stably.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.softmax(T.tensor([0.0, 0.0, 0.0, 0.0]), dim=0)
+    tensor([0.2500, 0.2500, 0.2500, 0.2500])
+    """
     if dtype is not None:
         x = x.to(dtype)
     return _softmax(x, _dim_for(x, dim, "softmax"))
 
 
 def log_softmax(x, dim=None, dtype=None):
-    """``log(softmax(x, dim))``, computed stably."""
+    """``log(softmax(x, dim))``, computed stably.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.log_softmax(T.tensor([1.0, 1.0]), dim=0)
+    tensor([-0.6931, -0.6931])
+    """
     if dtype is not None:
         x = x.to(dtype)
     return _log_softmax(x, _dim_for(x, dim, "log_softmax"))
@@ -390,7 +404,15 @@ _bce_logits = defop("binary_cross_entropy_with_logits", _bce_logits_fwd, _bce_lo
 
 def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean",  # noqa: A002
                                      pos_weight=None):
-    """``binary_cross_entropy(sigmoid(x), t)`` computed stably from the logits ``x``."""
+    """``binary_cross_entropy(sigmoid(x), t)`` computed stably from the logits ``x``.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> F = T.nn.functional
+    >>> F.binary_cross_entropy_with_logits(T.tensor([0.0]), T.tensor([1.0]))
+    tensor(0.6931)
+    """
     _check_reduction(reduction)
     if pos_weight is not None:
         raise NotImplementedError("binary_cross_entropy_with_logits(pos_weight=...) is not "
@@ -433,7 +455,14 @@ _mse = defop("mse_loss", _mse_fwd, _mse_vjp, "MseLossBackward0", 2, INPUTS, "pro
 
 
 def mse_loss(input, target, reduction="mean"):  # noqa: A002
-    """Mean (or summed) squared error."""
+    """Mean (or summed) squared error.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.nn.functional.mse_loss(T.tensor([1.0, 3.0]), T.tensor([0.0, 0.0]))
+    tensor(5.)
+    """
     if tuple(input.shape) != tuple(target.shape):
         import warnings
 

@@ -69,7 +69,15 @@ _sum_dim = defop("sum", _sum_fwd, _sum_vjp, "SumBackward1", 1, NOTHING)
 
 
 def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - PyTorch's name
-    """Sum of all elements, or over ``dim`` (int or tuple), keeping it with ``keepdim``."""
+    """Sum of all elements, or over ``dim`` (int or tuple), keeping it with ``keepdim``.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> x = T.tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> x.sum(), x.sum(0), x.sum(1, keepdim=True).shape
+    (tensor(10.), tensor([4., 6.]), retrograd.Size([2, 1]))
+    """
     if dtype is not None:
         x = x.to(dtype)
     if x._data.dtype.kind in "biu" and x._data.dtype.itemsize != 8 or x._data.dtype.kind == "b":
@@ -93,7 +101,14 @@ _mean_dim = defop("mean", _mean_fwd, _mean_vjp, "MeanBackward1", 1, NOTHING)
 
 
 def mean(x, dim=None, keepdim=False, *, dtype=None):
-    """Mean of all elements, or over ``dim`` (int or tuple)."""
+    """Mean of all elements, or over ``dim`` (int or tuple).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.tensor([[1.0, 2.0], [3.0, 5.0]]).mean(1)
+    tensor([1.5000, 4.0000])
+    """
     if dtype is not None:
         x = x.to(dtype)
     if x._data.dtype.kind != "f":
@@ -196,7 +211,17 @@ def _extreme(x, dim, keepdim, other, whole, along, name):
 
 
 def max(x, dim=None, keepdim=False):  # noqa: A001
-    """Largest element, or ``(values, indices)`` along ``dim``."""
+    """Largest element, or ``(values, indices)`` along ``dim``.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> x = T.tensor([[1.0, 5.0], [7.0, 2.0]])
+    >>> x.max()
+    tensor(7.)
+    >>> x.max(dim=1).indices
+    tensor([1, 0])
+    """
     return _extreme(x, dim, keepdim, None, _max_all, _max_dim, "max")
 
 

@@ -112,7 +112,15 @@ clone = defop("clone", lambda a, memory_format=None: a.copy(), lambda node, g, s
 
 
 def reshape(x, *shape):
-    """A tensor with ``x``'s data in a new shape (a view when possible); ``-1`` is inferred."""
+    """A tensor with ``x``'s data in a new shape (a view when possible); ``-1`` is inferred.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.arange(6.0).reshape(2, -1)
+    tensor([[0., 1., 2.],
+            [3., 4., 5.]])
+    """
     shape = _infer_shape(_shape_arg(shape), x.numel() if hasattr(x, "numel") else x.size,
                          x.shape)
     if not hasattr(x, "_data"):
@@ -165,7 +173,14 @@ _t_op = defop("t", lambda a: a.T, lambda node, g, saved: (_t_op(g),),
 
 
 def transpose(x, dim0, dim1):
-    """Swap two dimensions (a view)."""
+    """Swap two dimensions (a view).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.zeros(2, 3, 4).transpose(0, 2).shape
+    retrograd.Size([4, 3, 2])
+    """
     n = x.ndim
     return track_view(x, transpose_op(x, _norm_dim(dim0, n), _norm_dim(dim1, n)))
 
@@ -227,7 +242,20 @@ _squeeze2 = defop("squeeze", _squeeze0.op.forward, _squeeze_vjp, "SqueezeBackwar
 
 
 def squeeze(x, dim=None):
-    """Remove dimensions of size 1 (all of them, or only ``dim``)."""
+    """Remove dimensions of size 1 (all of them, or only ``dim``).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.zeros(2, 3, 4).permute(2, 0, 1).shape
+    retrograd.Size([4, 2, 3])
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.zeros(2, 1, 3, 1).squeeze().shape, T.zeros(2, 1, 3, 1).squeeze(1).shape
+    (retrograd.Size([2, 3]), retrograd.Size([2, 3, 1]))
+    """
     shape = tuple(x.shape)
     if dim is None:
         dims = tuple(i for i, s in enumerate(shape) if s == 1)
@@ -254,7 +282,14 @@ def squeeze_dim(g, dim):
 
 
 def unsqueeze(x, dim):
-    """Insert a dimension of size 1 at ``dim``."""
+    """Insert a dimension of size 1 at ``dim``.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.zeros(2, 3).unsqueeze(-1).shape
+    retrograd.Size([2, 3, 1])
+    """
     n = x.ndim + 1
     if not -n <= dim < n:
         raise IndexError(
@@ -295,7 +330,15 @@ def sum_to_size(x, *shape):
 
 
 def expand(x, *sizes):
-    """Broadcast ``x`` to ``sizes`` without copying; ``-1`` keeps a dimension."""
+    """Broadcast ``x`` to ``sizes`` without copying; ``-1`` keeps a dimension.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.tensor([[1.0], [2.0]]).expand(2, 3)
+    tensor([[1., 1., 1.],
+            [2., 2., 2.]])
+    """
     sizes = _shape_arg(sizes)
     shape = tuple(x.shape)
     if len(sizes) < len(shape):
@@ -354,7 +397,14 @@ def _getitem(x, index):
 
 
 def cat(tensors, dim=0):
-    """Join tensors along an existing dimension."""
+    """Join tensors along an existing dimension.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.cat([T.zeros(1, 2), T.ones(2, 2)]).shape
+    retrograd.Size([3, 2])
+    """
     tensors = list(tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -390,7 +440,15 @@ _stack = defop("stack", _stack_fwd, _stack_vjp, "StackBackward0", 0, NOTHING, "p
 
 
 def stack(tensors, dim=0):
-    """Join tensors along a new dimension."""
+    """Join tensors along a new dimension.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.stack([T.zeros(2), T.ones(2)], dim=1)
+    tensor([[0., 1.],
+            [0., 1.]])
+    """
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")

@@ -63,7 +63,14 @@ _prod_dim = defop("prod", _prod_fwd, _prod_vjp, "ProdBackward1", 1, INPUTS)
 
 
 def prod(x, dim=None, keepdim=False, *, dtype=None):
-    """Product of all elements, or along ``dim`` (integers give int64)."""
+    """Product of all elements, or along ``dim`` (integers give int64).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.tensor([[1.0, 2.0], [3.0, 4.0]]).prod(1)
+    tensor([ 2., 12.])
+    """
     if dtype is not None:
         x = x.to(dtype)
     if dim is None:
@@ -116,7 +123,15 @@ def _correction(unbiased, correction):
 
 
 def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """Variance over ``dim`` (all elements by default), dividing by ``N - correction``."""
+    """Variance over ``dim`` (all elements by default), dividing by ``N - correction``.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> x = T.tensor([1.0, 2.0, 3.0, 4.0])
+    >>> x.var(), x.var(correction=0)
+    (tensor(1.6667), tensor(1.2500))
+    """
     if isinstance(dim, bool):  # var(x, False): the legacy unbiased argument
         dim, unbiased = None, dim
     axes = _dims(dim, x.ndim)
@@ -165,7 +180,14 @@ _norm = defop("norm", _norm_fwd, _norm_vjp, "LinalgVectorNormBackward0", 1, INPU
 
 def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
     """The vector p-norm over ``dim`` (all elements by default); ``p`` is a positive number
-    (``"fro"`` is 2)."""
+    (``"fro"`` is 2).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.tensor([3.0, 4.0]).norm(), T.tensor([3.0, -4.0]).norm(p=1)
+    (tensor(5.), tensor(7.))
+    """
     if dtype is not None:
         x = x.to(dtype)
     if p == "fro" or p is None:
@@ -205,7 +227,14 @@ _logsumexp = defop("logsumexp", _logsumexp_fwd, _logsumexp_vjp, "LogsumexpBackwa
 
 
 def logsumexp(x, dim, keepdim=False):
-    """``log(sum(exp(x), dim))``, computed stably."""
+    """``log(sum(exp(x), dim))``, computed stably.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.tensor([[0.0, 0.0]]).logsumexp(1)
+    tensor([0.6931])
+    """
     return _logsumexp(x, _dims(dim, x.ndim), keepdim)
 
 
@@ -261,7 +290,14 @@ _cumsum = defop("cumsum", _cumsum_fwd, _cumsum_vjp, "CumsumBackward0", 1, NOTHIN
 
 
 def cumsum(x, dim, *, dtype=None):
-    """Cumulative sums along ``dim``."""
+    """Cumulative sums along ``dim``.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.tensor([1.0, 2.0, 3.0]).cumsum(0)
+    tensor([1., 3., 6.])
+    """
     if dtype is not None:
         x = x.to(dtype)
     if not hasattr(x, "_data"):
