@@ -289,6 +289,15 @@ case("swapaxes", lambda m, a: a.swapaxes(0, 2), ((2, 3, 4),))
 case("narrow", lambda m, a: a.narrow(1, 1, 2), ((3, 4),))
 case("unflatten", lambda m, a: a.unflatten(1, (2, 2)), ((3, 4),))
 
+# sorting and selecting by value ("spread": no ties, so the order is unambiguous)
+case("sort", lambda m, a: a.sort(), ((3, 4),), "spread")
+case("sort_desc_dim0", lambda m, a: m.sort(a, 0, descending=True), ((3, 4),), "spread")
+case("sort_values", lambda m, a: a.sort(dim=1).values * 2, ((2, 3),), "spread")
+case("topk", lambda m, a: a.topk(2), ((3, 4),), "spread")
+case("topk_smallest", lambda m, a: m.topk(a, 2, dim=0, largest=False), ((3, 4),), "spread")
+case("kthvalue", lambda m, a: a.kthvalue(2, 1), ((3, 4),), "spread")
+case("kthvalue_keep", lambda m, a: m.kthvalue(a, 3, 0, keepdim=True), ((3, 4),), "spread")
+
 # indexing
 case("index_int", lambda m, a: a[1], ((3, 4),))
 case("index_neg_int", lambda m, a: a[-1], ((3, 4),))
@@ -782,6 +791,13 @@ DTYPE_CASES = [
     ("bool_of_float", lambda m, a: a.bool(), (_F,)),
     ("double_of_bool", lambda m, a: a.double(), (_B,)),
     ("reshape_int", lambda m, a: a.reshape(2, 2).t(), (_I,)),
+    ("argsort", lambda m, a: a.argsort(), (_F,)),
+    ("argsort_desc_ties", lambda m, a: m.argsort(a.abs() // 2, descending=True), (_I,)),
+    ("sort_ties_stable", lambda m, a: (a.abs() // 2).sort(), (_I,)),
+    ("nonzero", lambda m, a: (a > 0).nonzero(), (_I,)),
+    ("nonzero_tuple", lambda m, a: m.nonzero(a.reshape(2, 2), as_tuple=True), (_I,)),
+    ("where_one_arg", lambda m, a: m.where(a.reshape(2, 2) > 0), (_F,)),
+    ("topk_int", lambda m, a: a.topk(3).values, (_I,)),
 ]
 
 

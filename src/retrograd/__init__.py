@@ -45,6 +45,7 @@ from .ops.layout import (
     chunk, flip, index_select, masked_select, movedim, narrow, roll,
     split, swapaxes, tile, tril, triu, unbind, unflatten,
 )
+from .ops.sorting import argsort, kthvalue, nonzero, sort, topk
 from .ops.stats import amax, amin, cumsum, logsumexp, norm, prod, std, var
 from .ops.unary import (
     acos, asin, atan, ceil, cosh, exp2, expm1, floor, frac, log1p, log2, log10, round, rsqrt,

@@ -161,6 +161,9 @@ RULES: dict[str, tuple[str, str]] = {
     "SplitWithSizesBackward0": ("a.split(sizes, dim)",
                                "the pieces' gradients are joined back (cat)"),
     "UnbindBackward0": ("a.unbind(dim)", "the slices' gradients are stacked back"),
+    "SortBackward0": ("a.sort(dim)", "g goes back to the positions the values came from"),
+    "TopkBackward0": ("a.topk(k, dim)", "g goes back to the k positions picked, 0 elsewhere"),
+    "KthvalueBackward0": ("a.kthvalue(k, dim)", "g goes to the k-th smallest element"),
     "AddmmBackward0": ("c + a @ b", "grad_c = g, grad_a = g @ b^T, grad_b = a^T @ g"),
     "BinaryCrossEntropyBackward0": ("bce(x, t)", "d/dx = (x - t) / (x (1 - x)), the "
                                     "denominator at least 1e-12"),

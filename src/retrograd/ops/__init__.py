@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 from ..backend import namespace
-from . import index, layout, linalg, nn, pointwise, reduce, shape, stats, unary
+from . import index, layout, linalg, nn, pointwise, reduce, shape, sorting, stats, unary
 
 
 clone = shape.clone
@@ -195,6 +195,7 @@ def bind_methods(Tensor) -> None:  # noqa: N803 - the class
         **{name: getattr(stats, name) for name in stats.__all__},
         **{name: getattr(layout, name) for name in layout.__all__},
         **{name: getattr(la, name) for name in la.__all__},
+        **{name: getattr(sorting, name) for name in sorting.__all__},
         "swapdims": layout.swapaxes, "moveaxis": layout.movedim,
         "arcsin": unary.asin, "arccos": unary.acos, "arctan": unary.atan,
         # copies and conversions

@@ -398,7 +398,7 @@ def _where_fwd(a, b, cond):
 _where = defop("where", _where_fwd, _where_vjp, "WhereBackward0", 2, NOTHING, "promote")
 
 
-def where(condition, input, other):  # noqa: A002 - PyTorch's names
+def where(condition, input=None, other=None):  # noqa: A002 - PyTorch's names
     """``input`` where ``condition`` is True, else ``other`` (all three broadcast).
 
     Examples
@@ -408,6 +408,10 @@ def where(condition, input, other):  # noqa: A002 - PyTorch's names
     >>> T.where(x > 0, x, 0.0)
     tensor([0., 2.])
     """
+    if input is None and other is None:  # where(cond): the indices of the True elements
+        from .sorting import nonzero
+
+        return nonzero(condition, as_tuple=True)
     cond = condition._data if condition.__class__ is Tensor else condition
     if input.__class__ is not Tensor and other.__class__ is not Tensor:
         out = _where_fwd(input, other, cond)

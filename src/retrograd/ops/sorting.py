@@ -1,0 +1,122 @@
+"""Sorting and selecting by value: sort, argsort, topk, kthvalue, nonzero.
+
+The values come with the indices they were taken from; the derivative puts the gradient
+back at those indices (``scatter_along``), as PyTorch's SortBackward0 / TopkBackward0.
+Sorting is stable, so tied elements keep their order (what PyTorch's CPU sort gives).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+from ..backend import namespace
+from ..tensor import make_tensor
+from ._apply import NOTHING, defop
+from .index import scatter_along
+from .shape import _norm_dim
+
+_values_indices = namedtuple("return_types", ["values", "indices"])
+
+
+def _pick_fwd(a, idx, dim):
+    return namespace(a).take_along_axis(a, idx, axis=dim)
+
+
+def _pick_vjp(node, g, saved):
+    idx, dim = node.params
+    return (scatter_along(g, idx, dim, node.next[0].out_shape),)
+
+
+_sorted = defop("sort", _pick_fwd, _pick_vjp, "SortBackward0", 1, NOTHING)
+_topk = defop("topk", _pick_fwd, _pick_vjp, "TopkBackward0", 1, NOTHING)
+def _kth_fwd(a, idx, dim, keepdim):
+    out = namespace(a).take_along_axis(a, idx, axis=dim)
+    return out if keepdim else out.squeeze(dim)
+
+
+def _kth_vjp(node, g, saved):
+    from .shape import reshape_op
+
+    idx, dim, keepdim = node.params
+    if not keepdim:
+        g = reshape_op(g, tuple(idx.shape), tuple(g.shape))
+    return (scatter_along(g, idx, dim, node.next[0].out_shape),)
+
+
+_kth = defop("kthvalue", _kth_fwd, _kth_vjp, "KthvalueBackward0", 1, NOTHING)
+
+
+def _order(data, dim, descending):
+    xp = namespace(data)
+    if data.ndim == 0:
+        return xp.zeros((), dtype="int64")
+    if descending:
+        # stable and descending: sort the reversed array ascending, then reverse back
+        flipped = xp.flip(data, axis=dim)
+        idx = xp.argsort(flipped, axis=dim, kind="stable")
+        n = data.shape[dim]
+        return xp.flip(n - 1 - idx, axis=dim).astype("int64")
+    return xp.argsort(data, axis=dim, kind="stable").astype("int64")
+
+
+def _dim_of(x, dim):
+    return _norm_dim(dim, x.ndim) if x.ndim else 0
+
+
+def sort(x, dim=-1, descending=False, stable=False):
+    """``(values, indices)`` sorted along ``dim`` (ties keep their order).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.tensor([3.0, 1.0, 2.0]).sort()
+    return_types(values=tensor([1., 2., 3.]), indices=tensor([1, 2, 0]))
+    """
+    d = _dim_of(x, dim)
+    idx = _order(x._data, d, descending)
+    return _values_indices(_sorted(x, idx, d), make_tensor(idx))
+
+
+def argsort(x, dim=-1, descending=False, stable=False):
+    """The indices that sort ``x`` along ``dim``."""
+    return make_tensor(_order(x._data, _dim_of(x, dim), descending))
+
+
+def topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's name
+    """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
+    d = _dim_of(x, dim)
+    n = x.shape[d] if x.ndim else 1
+    if not 0 <= k <= n:
+        raise RuntimeError(f"selected index k out of range (k={k} for dimension {d} of size "
+                           f"{n}); k must be in [0, {n}]")
+    xp = namespace(x._data)
+    idx = _order(x._data, d, largest)
+    idx = xp.take(idx, xp.arange(k), axis=d) if x.ndim else idx
+    return _values_indices(_topk(x, idx, d), make_tensor(idx))
+
+
+def kthvalue(x, k, dim=-1, keepdim=False):
+    """The ``k``-th smallest value along ``dim`` (1-based) and its index."""
+    d = _dim_of(x, dim)
+    n = x.shape[d] if x.ndim else 1
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d} "
+                           f"(k={k}, size {n})")
+    xp = namespace(x._data)
+    idx = _order(x._data, d, False)
+    idx = xp.take(idx, xp.arange(k - 1, k), axis=d)
+    values = _kth(x, idx, d, keepdim)
+    return _values_indices(values, make_tensor(idx if keepdim else xp.squeeze(idx, axis=d)))
+
+
+def nonzero(x, as_tuple=False):
+    """Indices of the nonzero elements: an ``(n, ndim)`` int64 tensor, or one per dim."""
+    xp = namespace(x._data)
+    found = xp.nonzero(x._data) if x.ndim else xp.nonzero(x._data.reshape(1))
+    if as_tuple:
+        return tuple(make_tensor(i.astype("int64")) for i in found)
+    return make_tensor(xp.stack(found, axis=1).astype("int64") if found else
+                       xp.zeros((0, 0), dtype="int64"))
+
+
+__all__ = ["sort", "argsort", "topk", "kthvalue", "nonzero"]
