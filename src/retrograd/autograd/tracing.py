@@ -164,6 +164,8 @@ RULES: dict[str, tuple[str, str]] = {
     "SortBackward0": ("a.sort(dim)", "g goes back to the positions the values came from"),
     "TopkBackward0": ("a.topk(k, dim)", "g goes back to the k positions picked, 0 elsewhere"),
     "KthvalueBackward0": ("a.kthvalue(k, dim)", "g goes to the k-th smallest element"),
+    "LeakyReluBackward1": ("leaky_relu_(a, s)", "1 where the result > 0, else s"),
+    "EluBackward1": ("elu_(a, alpha)", "1 where the result > 0, else result + alpha"),
     "AddmmBackward0": ("c + a @ b", "grad_c = g, grad_a = g @ b^T, grad_b = a^T @ g"),
     "BinaryCrossEntropyBackward0": ("bce(x, t)", "d/dx = (x - t) / (x (1 - x)), the "
                                     "denominator at least 1e-12"),

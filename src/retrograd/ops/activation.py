@@ -7,8 +7,16 @@ Conventions at the kinks follow PyTorch and are written beside each derivative.
 from __future__ import annotations
 
 from ..backend import namespace
-from ._apply import INPUTS, defop
+from ._apply import INPUTS, OUTPUT, defop
+from .inplace import inplace as _inplace
+from .inplace import relu_ as _relu_
 from .pointwise import exp, sigmoid, where
+from .pointwise import relu as _relu
+
+
+def relu(input, inplace=False):  # noqa: A002 - PyTorch's names
+    """``max(x, 0)``; relu'(0) = 0.  ``inplace=True`` changes ``input`` (``relu_``)."""
+    return _relu_(input) if inplace else _relu(input)
 
 
 def _leaky_fwd(a, slope):
@@ -22,10 +30,17 @@ def _leaky_vjp(node, g, saved):
 
 
 _leaky_relu = defop("leaky_relu", _leaky_fwd, _leaky_vjp, "LeakyReluBackward0", 1, INPUTS)
+# in place, PyTorch saves the result instead (the input is gone): LeakyReluBackward1
+_leaky_relu_saving_result = defop("leaky_relu", _leaky_fwd, _leaky_vjp, "LeakyReluBackward1", 1,
+                                  OUTPUT)
+_leaky_relu_ = _inplace(_leaky_relu_saving_result, "leaky_relu_", False)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):  # noqa: A002 - PyTorch's names
-    """``x`` where positive, ``negative_slope * x`` elsewhere."""
+    """``x`` where positive, ``negative_slope * x`` elsewhere (the result has x's sign, so
+    the in-place form's derivative reads it from the result)."""
+    if inplace:
+        return _leaky_relu_(input, negative_slope)
     return _leaky_relu(input, negative_slope)
 
 
@@ -64,7 +79,13 @@ def _silu_vjp(node, g, saved):
     return (g * s * (1 + a * (1 - s)),)
 
 
-silu = defop("silu", _silu_fwd, _silu_vjp, "SiluBackward0", 1, INPUTS, "float")
+_silu = defop("silu", _silu_fwd, _silu_vjp, "SiluBackward0", 1, INPUTS, "float")
+_silu_ = _inplace(_silu, "silu_", True)
+
+
+def silu(input, inplace=False):  # noqa: A002
+    """``x * sigmoid(x)``."""
+    return _silu_(input) if inplace else _silu(input)
 
 
 def _elu_fwd(a, alpha):
@@ -82,9 +103,20 @@ def _elu_vjp(node, g, saved):
 _elu = defop("elu", _elu_fwd, _elu_vjp, "EluBackward0", 1, INPUTS, "float")
 
 
+def _elu_result_vjp(node, g, saved):
+    (out,) = saved
+    alpha = node.params[0]
+    # from the result: the slope is out + alpha where out <= 0 (alpha * exp(x))
+    return (where(out > 0, g, g * (out + alpha)),)
+
+
+_elu_ = _inplace(defop("elu", _elu_fwd, _elu_result_vjp, "EluBackward1", 1, OUTPUT, "float"),
+                 "elu_", False)
+
+
 def elu(input, alpha=1.0, inplace=False):  # noqa: A002
     """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere."""
-    return _elu(input, alpha)
+    return _elu_(input, alpha) if inplace else _elu(input, alpha)
 
 
 def _logsigmoid_fwd(a):
@@ -115,11 +147,14 @@ def _hardtanh_vjp(node, g, saved):
 _hardtanh = defop("hardtanh", _hardtanh_fwd, _hardtanh_vjp, "HardtanhBackward0", 1, INPUTS)
 
 
+_hardtanh_ = _inplace(_hardtanh, "hardtanh_", True)
+
+
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002
     """``x`` clipped to ``[min_val, max_val]``."""
-    return _hardtanh(input, min_val, max_val)
+    return (_hardtanh_ if inplace else _hardtanh)(input, min_val, max_val)
 
 
 def relu6(input, inplace=False):  # noqa: A002
     """``min(max(x, 0), 6)`` (PyTorch records it as hardtanh)."""
-    return _hardtanh(input, 0.0, 6.0)
+    return hardtanh(input, 0.0, 6.0, inplace)

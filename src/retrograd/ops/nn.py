@@ -310,8 +310,9 @@ def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002 - PyTorch
 
     data = input._data
     keep = generator().random(data.shape) >= p
-    scale = keep.astype(data.dtype) * (1.0 / (1 - p) if p < 1 else 0.0)
-    return input * make_tensor(namespace(data).asarray(scale))
+    scale = make_tensor(namespace(data).asarray(
+        keep.astype(data.dtype) * (1.0 / (1 - p) if p < 1 else 0.0)))
+    return input.mul_(scale) if inplace else input * scale
 
 
 def _reduce_loss(loss, reduction):
