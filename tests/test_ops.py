@@ -16,6 +16,7 @@ grads, version counters), and the exceptions a user gets for a wrong call.
 
 from __future__ import annotations
 
+import sys
 import warnings
 import zlib
 from dataclasses import dataclass, field
@@ -161,6 +162,10 @@ case("F.elu", lambda m, a: nnf(m).elu(a, alpha=0.7), ((3, 4),), "nonzero")
 case("F.logsigmoid", lambda m, a: nnf(m).logsigmoid(a * 5), ((3, 4),))
 case("F.hardtanh", lambda m, a: nnf(m).hardtanh(a * 2, -1.5, 1.0), ((3, 4),))
 case("F.relu6", lambda m, a: nnf(m).relu6(a * 8), ((3, 4),))
+case("F.gelu", lambda m, a: nnf(m).gelu(a * 2), ((3, 4),))
+case("F.gelu_tanh", lambda m, a: nnf(m).gelu(a * 2, approximate="tanh"), ((3, 4),))
+case("erf", lambda m, a: m.erf(a), ((3, 4),))
+case("erfc_method", lambda m, a: a.erfc(), ((3, 4),))
 case("F.relu", lambda m, a: nnf(m).relu(a), ((2, 3),), "nonzero")
 case("F.sigmoid", lambda m, a: nnf(m).sigmoid(a), ((2, 3),))
 case("F.tanh", lambda m, a: nnf(m).tanh(a), ((2, 3),))
@@ -1235,3 +1240,15 @@ def test_docstring_examples_run(module):
     mod = importlib.import_module(f"retrograd.ops.{module}")
     result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0
+
+
+def test_erf_without_scipy_matches(monkeypatch):
+    """NumPy has no erf: without SciPy, erf (and gelu) fall back to the math module."""
+    x = retrograd.tensor(np.linspace(-3, 3, 13), requires_grad=True)
+    with_scipy = retrograd.erf(x).detach().numpy().copy()
+    monkeypatch.setitem(sys.modules, "scipy.special", None)  # import now raises ImportError
+    without = retrograd.erf(x)
+    np.testing.assert_allclose(without.detach().numpy(), with_scipy, rtol=1e-15, atol=1e-16)
+    without.sum().backward()
+    want = 2 / np.sqrt(np.pi) * np.exp(-x.detach().numpy() ** 2)
+    np.testing.assert_allclose(x.grad.numpy(), want)

@@ -48,7 +48,8 @@ from .ops.layout import (
 from .ops.sorting import argsort, kthvalue, nonzero, sort, topk
 from .ops.stats import amax, amin, cumsum, logsumexp, norm, prod, std, var
 from .ops.unary import (
-    acos, asin, atan, ceil, cosh, exp2, expm1, floor, frac, log1p, log2, log10, round, rsqrt,
+    acos, asin, atan, ceil, cosh, erf, erfc, exp2, expm1, floor, frac, log1p, log2, log10, round,
+    rsqrt,
     sinh, square, tan, trunc,
 )
 from .random import (

@@ -166,6 +166,9 @@ RULES: dict[str, tuple[str, str]] = {
     "KthvalueBackward0": ("a.kthvalue(k, dim)", "g goes to the k-th smallest element"),
     "LeakyReluBackward1": ("leaky_relu_(a, s)", "1 where the result > 0, else s"),
     "EluBackward1": ("elu_(a, alpha)", "1 where the result > 0, else result + alpha"),
+    "ErfBackward0": ("erf(a)", "d erf(a)/da = 2/sqrt(pi) * exp(-a**2)"),
+    "ErfcBackward0": ("erfc(a)", "d erfc(a)/da = -2/sqrt(pi) * exp(-a**2)"),
+    "GeluBackward0": ("gelu(a) = a * Phi(a)", "Phi(a) + a * phi(a) (normal CDF and density)"),
     "AddmmBackward0": ("c + a @ b", "grad_c = g, grad_a = g @ b^T, grad_b = a^T @ g"),
     "BinaryCrossEntropyBackward0": ("bce(x, t)", "d/dx = (x - t) / (x (1 - x)), the "
                                     "denominator at least 1e-12"),

@@ -1,7 +1,7 @@
 """``retrograd.nn.functional``: activations and losses, as in ``torch.nn.functional``."""
 
 from ..ops.activation import (
-    elu, hardtanh, leaky_relu, logsigmoid, relu, relu6, silu, softplus,
+    elu, gelu, hardtanh, leaky_relu, logsigmoid, relu, relu6, silu, softplus,
 )
 from ..ops.linalg import linear
 from ..ops.nn import (
@@ -12,5 +12,5 @@ from ..ops.pointwise import sigmoid, tanh
 
 __all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "cross_entropy", "nll_loss",
            "mse_loss", "elu", "hardtanh", "leaky_relu", "logsigmoid", "relu6", "silu",
-           "softplus", "linear", "dropout", "binary_cross_entropy",
+           "softplus", "gelu", "linear", "dropout", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "l1_loss"]

@@ -119,6 +119,45 @@ def elu(input, alpha=1.0, inplace=False):  # noqa: A002
     return _elu_(input, alpha) if inplace else _elu(input, alpha)
 
 
+_SQRT_HALF = 0.5 ** 0.5
+_SQRT_2_OVER_PI = (2 / 3.141592653589793) ** 0.5
+_INV_SQRT_2PI = 1 / (2 * 3.141592653589793) ** 0.5
+
+
+def _gelu_fwd(a, approximate):
+    xp = namespace(a)
+    if approximate == "tanh":
+        return 0.5 * a * (1 + xp.tanh(_SQRT_2_OVER_PI * (a + 0.044715 * a * a * a)))
+    from .unary import _erf_array
+
+    return 0.5 * a * (1 + _erf_array(a * _SQRT_HALF))
+
+
+def _gelu_vjp(node, g, saved):
+    from .pointwise import tanh
+    from .unary import erf
+
+    (a,) = saved
+    if node.params[0] == "tanh":
+        inner = _SQRT_2_OVER_PI * (a + 0.044715 * a * a * a)
+        t = tanh(inner)
+        d_inner = _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * a * a)
+        return (g * (0.5 * (1 + t) + 0.5 * a * (1 - t * t) * d_inner),)
+    # d/dx x * Phi(x) = Phi(x) + x * phi(x)
+    return (g * (0.5 * (1 + erf(a * _SQRT_HALF)) + a * _INV_SQRT_2PI * exp(-0.5 * a * a)),)
+
+
+_gelu = defop("gelu", _gelu_fwd, _gelu_vjp, "GeluBackward0", 1, INPUTS, "float")
+
+
+def gelu(input, approximate="none"):  # noqa: A002
+    """``x * Phi(x)`` (Phi the standard normal CDF), or its tanh approximation."""
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError(f"approximate argument must be either none or tanh, got "
+                           f"{approximate!r}")
+    return _gelu(input, approximate)
+
+
 def _logsigmoid_fwd(a):
     xp = namespace(a)
     return xp.minimum(a, 0) - xp.log1p(xp.exp(-xp.abs(a)))

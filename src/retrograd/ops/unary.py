@@ -51,6 +51,42 @@ cosh = defop("cosh", _fn("cosh"), lambda node, g, saved: (g * sinh(saved[0]),),
              "CoshBackward0", 1, INPUTS, "float")
 
 
+def _erf_array(a):
+    """erf on an array: SciPy's when installed (fast), else the math module's per element
+    (exact, slow; NumPy has no erf)."""
+    try:
+        from scipy.special import erf as scipy_erf
+    except ImportError:
+        import math as _math
+
+        xp = namespace(a)
+        flat = [_math.erf(v) for v in a.reshape(-1).tolist()]
+        return xp.asarray(flat, dtype=a.dtype).reshape(a.shape)
+    return scipy_erf(a).astype(a.dtype, copy=False)
+
+
+_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
+
+
+def _erf_vjp(node, g, saved):
+    from .pointwise import exp
+
+    (a,) = saved
+    return (g * _TWO_OVER_SQRT_PI * exp(-(a * a)),)
+
+
+def _erfc_vjp(node, g, saved):
+    from .pointwise import exp
+
+    (a,) = saved
+    return (-g * _TWO_OVER_SQRT_PI * exp(-(a * a)),)
+
+
+erf = defop("erf", _erf_array, _erf_vjp, "ErfBackward0", 1, INPUTS, "float")
+erfc = defop("erfc", lambda a: 1 - _erf_array(a), _erfc_vjp, "ErfcBackward0", 1, INPUTS,
+             "float")
+
+
 def _zero_grad(node, g, saved):
     return (g * 0,)
 
@@ -93,4 +129,4 @@ def square(x):
 
 
 __all__ = ["log1p", "expm1", "rsqrt", "log2", "log10", "exp2", "tan", "atan", "asin", "acos",
-           "sinh", "cosh", "floor", "ceil", "trunc", "frac", "round", "square"]
+           "sinh", "cosh", "floor", "ceil", "trunc", "frac", "round", "square", "erf", "erfc"]
