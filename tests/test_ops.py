@@ -1252,3 +1252,38 @@ def test_erf_without_scipy_matches(monkeypatch):
     without.sum().backward()
     want = 2 / np.sqrt(np.pi) * np.exp(-x.detach().numpy() ** 2)
     np.testing.assert_allclose(x.grad.numpy(), want)
+
+
+REDUCTIONS = {
+    "sum": lambda m, a, d, k: a.sum(d, keepdim=k), "mean": lambda m, a, d, k: a.mean(d, k),
+    "amax": lambda m, a, d, k: a.amax(d, k), "prod": lambda m, a, d, k: a.prod(d, k),
+    "var": lambda m, a, d, k: a.var(d, keepdim=k), "norm": lambda m, a, d, k: a.norm(dim=d),
+    "logsumexp": lambda m, a, d, k: a.logsumexp(d, k), "softmax": lambda m, a, d, k: a.softmax(d),
+    "log_softmax": lambda m, a, d, k: a.log_softmax(d), "cumsum": lambda m, a, d, k: a.cumsum(d),
+    "max_dim": lambda m, a, d, k: a.max(d, k).values, "flip": lambda m, a, d, k: a.flip(d),
+    "unsqueeze_sum": lambda m, a, d, k: a.unsqueeze(d).sum(d),
+    "transpose": lambda m, a, d, k: a.transpose(d, 0),
+}
+
+
+@hypothesis.settings(max_examples=40, deadline=None)
+@hypothesis.given(
+    shape=hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=3),
+    op=st.sampled_from(sorted(REDUCTIONS)),
+    dim_seed=st.integers(0, 100), keepdim=st.booleans(), seed=st.integers(0, 2**16),
+)
+def test_reductions_over_any_dim_vs_torch_hypothesis(shape, op, dim_seed, keepdim, seed):
+    """Reductions and scans over a random dimension (negative too) of a random shape."""
+    torch = pytest.importorskip("torch")
+    dim = dim_seed % (2 * len(shape)) - len(shape)
+    rng = np.random.default_rng(seed)
+    # distinct values: max/amax have no ties; prod stays away from 0
+    arrays = [rng.permutation(np.arange(1, int(np.prod(shape)) + 1)).reshape(shape) / 4.0]
+    rg_in, th_in = _leaves(retrograd, arrays, "float64"), _leaves(torch, arrays, "float64")
+    fn = REDUCTIONS[op]
+    rg_out, th_out = fn(retrograd, rg_in[0], dim, keepdim), fn(torch, th_in[0], dim, keepdim)
+    _check_same(rg_out, th_out, TOL["float64"], "value")
+    g = rng.standard_normal(tuple(th_out.shape))
+    rg_out.backward(retrograd.tensor(g))
+    th_out.backward(torch.tensor(g))
+    _check_same(rg_in[0].grad, th_in[0].grad, TOL["float64"], "grad")
