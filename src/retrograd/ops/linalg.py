@@ -243,3 +243,117 @@ def outer(a, b):
 
 
 __all__ = ["bmm", "addmm", "outer"]
+
+
+# ----------------------------------------------------------------- einsum
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _parse_einsum(equation, shapes):
+    """Explicit subscripts for ``equation`` (``'...'`` spelt out, the output made explicit)."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, out = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(shapes):
+        raise RuntimeError(f"einsum(): {len(terms)} operands in the equation {equation!r} but "
+                           f"{len(shapes)} tensors given")
+    used = set(eq) - set(".,->")
+    spare = [c for c in _LETTERS if c not in used]
+    n_ell = 0
+    for t, s in zip(terms, shapes):
+        if "..." in t:
+            n_ell = max(n_ell, len(s) - (len(t) - 3))
+    ell = "".join(spare[:n_ell])
+    fixed = []
+    for t, s in zip(terms, shapes):
+        if "..." in t:
+            k = len(s) - (len(t) - 3)
+            t = t.replace("...", ell[n_ell - k:] if k else "")
+        if len(t) != len(s):
+            raise RuntimeError(f"einsum(): the subscript {t!r} has {len(t)} indices but the "
+                               f"operand has {len(s)} dimensions (shape {list(s)})")
+        fixed.append(t)
+    if arrow:
+        out = out.replace("...", ell)
+    else:  # implicit: the ellipsis, then the letters that appear once, in alphabetical order
+        counts = {}
+        for t in fixed:
+            for c in t:
+                counts[c] = counts.get(c, 0) + 1
+        out = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
+    for t in fixed:
+        if len(set(t)) != len(t):
+            raise NotImplementedError(
+                f"einsum(): a repeated index within one operand ({t!r}, a diagonal) is not "
+                "supported by retrograd; use torch.diagonal-style indexing first"
+            )
+    return fixed, out
+
+
+def _einsum_fwd(*args):
+    *arrays, terms, out = args
+    from ..backend import namespace
+
+    return namespace(arrays[0]).einsum(",".join(terms) + "->" + out, *arrays)
+
+
+def _einsum_vjp(node, g, saved):
+    from .shape import expand_op, reshape_op
+
+    terms, out = node.params
+    grads = []
+    for i, (t, nxt) in enumerate(zip(terms, node.next)):
+        if nxt is None:
+            grads.append(None)
+            continue
+        others = [s for j, s in enumerate(saved) if j != i]
+        other_terms = [u for j, u in enumerate(terms) if j != i]
+        present = set(out).union(*other_terms) if other_terms else set(out)
+        avail = "".join(c for c in t if c in present)
+        gi = einsum_terms([out] + other_terms, avail, [g] + others)
+        if avail != t:  # letters summed within this operand only: broadcast them back
+            shape = tuple(saved[i].shape)
+            kept = tuple(shape[k] if c in avail else 1 for k, c in enumerate(t))
+            gi = expand_op(reshape_op(gi, kept, tuple(gi.shape)), shape, kept)
+        grads.append(gi)
+    return tuple(grads)
+
+
+def _einsum_name(terms, out):
+    # PyTorch's einsum ends in different nodes by path; these are the common ones
+    if len(terms) == 1:
+        return "SumBackward1" if len(out) < len(terms[0]) else "PermuteBackward0"
+    if set(out) == set().union(*terms) and len(terms) == 2:
+        return "MulBackward0"
+    return "ViewBackward0"
+
+
+_EINSUM_OPS = {name: defop("einsum", _einsum_fwd, _einsum_vjp, name, 0, INPUTS, "promote")
+               for name in ("SumBackward1", "PermuteBackward0", "MulBackward0", "ViewBackward0")}
+
+
+def einsum_terms(terms, out, operands):
+    """einsum with parsed subscripts (used by einsum's own derivative)."""
+    from ._apply import apply_op
+
+    if not any(hasattr(o, "_data") for o in operands):
+        return _einsum_fwd(*operands, terms, out)
+    return apply_op(_EINSUM_OPS[_einsum_name(terms, out)].op, list(operands), (terms, out))
+
+
+def einsum(equation, *operands):
+    """Einstein summation: ``einsum("ij,jk->ik", a, b)`` is ``a @ b``; ``...`` stands for
+    broadcast dimensions.  A repeated index within one operand (a diagonal) is not supported.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> a, b = T.ones(2, 3), T.ones(3, 4)
+    >>> T.einsum("ij,jk->ik", a, b).shape, T.einsum("ij->", a)
+    (retrograd.Size([2, 4]), tensor(6.))
+    """
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    terms, out = _parse_einsum(equation, [tuple(o.shape) for o in operands])
+    return einsum_terms(terms, out, operands)
