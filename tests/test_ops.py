@@ -1,17 +1,19 @@
 """The registry-driven op test: one table of op cases, every check run on every case.
 
 Each :class:`Case` names a call written once against a module ``m`` (``retrograd`` or
-``torch``: both spell the API the same way), the shapes of its differentiable inputs, the
+``torch``: retrograd spells the API as PyTorch does, so the one callable is both the
+retrograd call and its PyTorch equivalent), the shapes of its differentiable inputs, the
 domain those inputs are drawn from, and its non-tensor arguments.  For every case:
 
 * float64 ``gradcheck`` and ``gradgradcheck`` (retrograd alone, no torch needed);
 * a differential comparison with PyTorch 2.13: forward values in float32 and float64,
   output dtype, first-order gradients from ``.backward(gradient)`` with a random gradient,
-  and the grad_fn name.
+  the grad_fn name, and the shape of the whole recorded graph (``next_functions``).
 
 Further tables cover what random inputs never hit: boundary points (kinks, ties, zeros)
-where the conventions are PyTorch's, dtype promotion, in-place ops on non-leaves (values,
-grads, version counters), and the exceptions a user gets for a wrong call.
+where the conventions are PyTorch's, dtype promotion, in-place ops on non-leaves and on
+views (values, grads, version counters), empty tensors, and the exceptions a user gets for
+a wrong call.  Hypothesis draws broadcast shape pairs and reduction dimensions.
 """
 
 from __future__ import annotations
@@ -38,11 +40,11 @@ from retrograd.autograd import gradcheck, gradgradcheck
 class Case:
     """One op call to check.
 
-    ``fn(m, *inputs, **params)`` runs it with ``m`` = retrograd or torch; ``th`` replaces it
-    for torch where the spellings differ.  ``shapes`` has one shape per differentiable input
-    and ``domain`` (one name, or one per input) says where its values are drawn from.
-    ``xfail`` maps a check (``"gradcheck"``, ``"gradgradcheck"``, ``"values"``, ``"grads"``,
-    ``"grad_fn"``) to the reason it is a known gap.
+    ``fn(m, *inputs, **params)`` runs it with ``m`` = retrograd or torch.  ``shapes`` has
+    one shape per differentiable input and ``domain`` (one name, or one per input) says where
+    its values are drawn from.  ``xfail`` maps a check (``"gradcheck"``, ``"gradgradcheck"``,
+    ``"values"``, ``"grads"``, ``"grad_fn"``, ``"structure"``) to the reason it is a known
+    gap.
     """
 
     name: str
@@ -50,7 +52,6 @@ class Case:
     shapes: tuple
     domain: str | tuple = "real"
     params: dict = field(default_factory=dict)
-    th: Callable | None = None
     gc: dict = field(default_factory=dict)  # gradcheck options (e.g. eps for a float32 cast)
     xfail: dict = field(default_factory=dict)
 
@@ -63,8 +64,7 @@ class Case:
         return [_sample(rng, s, d) for s, d in zip(self.shapes, self.domains())]
 
     def call(self, m, *xs):
-        f = self.th if (self.th is not None and m is not retrograd) else self.fn
-        return f(m, *xs, **self.params)
+        return self.fn(m, *xs, **self.params)
 
 
 def _sample(rng, shape, domain):
@@ -434,10 +434,6 @@ for _red in ("mean", "sum", "none"):
     case(f"cross_entropy_probs_weight_{_red}", lambda m, a, p, **kw: nnf(m).cross_entropy(
         a, p.softmax(1), weight=m.tensor(WEIGHT, dtype=a.dtype), **kw),
         ((4, 5), (4, 5)), params=kw)
-
-
-def _ids(cases):
-    return [c.name for c in cases]
 
 
 def _param(cases, check):
