@@ -7,6 +7,7 @@ dimensions (``_spread``); zeros, ties and empty norms follow PyTorch's conventio
 from __future__ import annotations
 
 from ..backend import namespace
+from ..tensor import Tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from .pointwise import abs as _abs
 from .pointwise import exp, sign, where
@@ -113,6 +114,14 @@ _std_op = defop("std", _var_fwd, _var_vjp, "StdBackward0", 1, INPUTS)
 
 
 def _var(a, axes, correction, keepdim, root):
+    if _count(tuple(a.shape), axes) - correction <= 0 and isinstance(a, Tensor):
+        import warnings
+
+        warnings.warn(
+            f"{'std' if root else 'var'}(): degrees of freedom is <= 0. Correction should be "
+            "strictly less than the reduction factor (input numel divided by output numel).",
+            UserWarning, stacklevel=3,
+        )
     return (_std_op if root else _var_op)(a, axes, correction, keepdim, root)
 
 
