@@ -7,6 +7,7 @@ log_softmax followed by nll_loss, as PyTorch records it.
 from __future__ import annotations
 
 from ..backend import namespace
+from .stats import quiet
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from .index import scatter_along
 from .reduce import sum as _sum
@@ -326,7 +327,7 @@ def _bce_fwd(x, t, weight, reduction):
     if hasattr(t, "shape") and x.dtype != t.dtype:
         t = t.astype(x.dtype)
     # PyTorch clamps each log at -100, so that x = 0 or 1 give a finite loss
-    with xp.errstate(divide="ignore"):
+    with quiet(xp):
         loss = -(t * xp.maximum(xp.log(x), -100) + (1 - t) * xp.maximum(xp.log1p(-x), -100))
     if weight is not None:
         loss = loss * weight

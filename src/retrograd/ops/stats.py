@@ -14,6 +14,17 @@ from .pointwise import exp, sign, where
 from .reduce import _dims, _keep_shape, _spread, _sum_dim
 
 
+def quiet(xp):
+    """Silence division-by-zero warnings where the result (inf, nan) is the answer; CuPy has
+    no errstate (and does not warn)."""
+    errstate = getattr(xp, "errstate", None)
+    if errstate is None:
+        import contextlib
+
+        return contextlib.nullcontext()
+    return errstate(divide="ignore", invalid="ignore")
+
+
 def _count(shape, axes):
     n = 1
     for i, s in enumerate(shape):
@@ -88,7 +99,7 @@ def _var_fwd(a, axes, correction, keepdim, root):
     xp = namespace(a)
     n = _count(a.shape, axes)
     centred = a - a.mean(axis=axes, keepdims=True)
-    with xp.errstate(divide="ignore", invalid="ignore"):
+    with quiet(xp):
         out = (centred * centred).sum(axis=axes, keepdims=keepdim) / max(n - correction, 0)
     return xp.sqrt(out) if root else out
 

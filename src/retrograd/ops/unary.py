@@ -54,6 +54,11 @@ cosh = defop("cosh", _fn("cosh"), lambda node, g, saved: (g * sinh(saved[0]),),
 def _erf_array(a):
     """erf on an array: SciPy's when installed (fast), else the math module's per element
     (exact, slow; NumPy has no erf)."""
+    xp = namespace(a)
+    if xp.__name__ == "cupy":
+        from cupyx.scipy.special import erf as cupy_erf
+
+        return cupy_erf(a)
     try:
         from scipy.special import erf as scipy_erf
     except ImportError:
