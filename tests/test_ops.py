@@ -575,10 +575,6 @@ STRUCTURE_GAPS = {
                                       "matmul(2, 1, 3, 4)@(5, 4, 2)", "matmul(3,)@(2, 3, 4)",
                                       "matmul(2, 3, 4)@(4,)", "matmul(1, 3, 4)@(2, 4, 2)",
                                       "F.linear_nobias(4,)", "F.linear_nobias(2, 3, 4)")},
-    **{name: "a basic index with several items is one record; PyTorch records one "
-             "select/slice/unsqueeze per item" for name in ("index_2int", "index_int_slice",
-                                                           "index_slice_int",
-                                                           "index_bool_scalar")},
 }
 STRUCTURE_GAPS.update({c.name: "one record where PyTorch's einsum goes through permutes, "
                                 "views and bmm" for c in CASES

@@ -8,6 +8,7 @@ every order works.
 from __future__ import annotations
 
 from ..backend import namespace
+from ..autograd.grad_mode import state
 from ._apply import NOTHING, apply_op, defop
 from .shape import track_view
 
@@ -151,6 +152,34 @@ def _basic_op(index, shape):
     return op
 
 
+def _basic_steps(index, shape):
+    """PyTorch's steps for a basic tuple index: one select / slice / unsqueeze per item that
+    changes something (a whole-dimension slice and Ellipsis do not), left to right."""
+    consumed = sum(1 for i in index if isinstance(i, (int, slice)))
+    cur = list(shape)
+    steps, pos = [], 0
+    for item in index:
+        if item is Ellipsis:
+            pos += len(shape) - consumed
+        elif item is None:
+            steps.append((_unsq, (slice(None),) * pos + (None,)))
+            cur.insert(pos, 1)
+            pos += 1
+        elif isinstance(item, int):
+            steps.append((_select, (slice(None),) * pos + (item,)))
+            if pos < len(cur):
+                cur.pop(pos)
+        else:
+            size = cur[pos] if pos < len(cur) else 0
+            bounds = item.indices(size)
+            if bounds != (0, size, 1):
+                steps.append((_slice, (slice(None),) * pos + (item,)))
+                if pos < len(cur):
+                    cur[pos] = len(range(*bounds))
+            pos += 1
+    return steps
+
+
 def getitem(x, index):
     """``x[index]``: basic (ints, slices, None, ...) and advanced (arrays, masks) indexing."""
     index = _unwrap_index(index)
@@ -159,8 +188,15 @@ def getitem(x, index):
     if not hasattr(x, "_data"):
         return x[index]
     if basic:
-        op = _basic_op(index, shape)
         try:
+            if isinstance(index, tuple) and x._requires_grad and state.enabled:
+                steps = _basic_steps(index, shape)
+                if len(steps) > 1:  # recorded as PyTorch records it: one node per step
+                    out = x
+                    for op, step in steps:
+                        out = op(out, step, tuple(out.shape), True)
+                    return track_view(x, out)
+            op = _basic_op(index, shape)
             return track_view(x, op(x, index, shape, True))
         except IndexError as e:
             raise IndexError(f"{e} (indexing a tensor of shape {list(shape)} with {index!r})") \
