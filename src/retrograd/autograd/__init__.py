@@ -26,18 +26,8 @@ __all__ = [
 ]
 
 
-_Tensor = None
-
-
-def _tensor_cls():
-    # imported on first use (tensor.py imports this package), then cached: an import
-    # statement costs ~0.5 us and grad() asks several times per call (bench/ (g): -4%)
-    global _Tensor
-    if _Tensor is None:
-        from ..tensor import Tensor
-
-        _Tensor = Tensor
-    return _Tensor
+# the Tensor class, imported once on first use (tensor.py imports this package)
+_tensor_cls = engine._tensor_cls
 
 
 def _as_list(x):
