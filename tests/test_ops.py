@@ -137,6 +137,19 @@ case("pow_0", lambda m, a: a ** 0, ((3, 4),))
 case("rpow", lambda m, a: 2 ** a, ((3, 4),))
 case("rpow_float", lambda m, a: 0.5 ** a, ((3, 4),))
 
+# what optimizers use, and other two- and three-input elementwise ops
+case("addcmul", lambda m, a, b, c: m.addcmul(a, b, c, value=0.5), ((3, 4), (4,), (3, 1)))
+case("addcdiv", lambda m, a, b, c: a.addcdiv(b, c, value=-2), ((3, 4), (3, 4), (4,)),
+     ("real", "real", "nonzero"))
+case("lerp_number", lambda m, a, b: m.lerp(a, b, 0.3), ((3, 4), (4,)))
+case("lerp_tensor", lambda m, a, b, w: a.lerp(b, w), ((3, 4), (3, 4), (4,)))
+case("atan2", lambda m, a, b: m.atan2(a, b), ((3, 4), (3, 4)), ("nonzero", "nonzero"))
+case("hypot", lambda m, a, b: a.hypot(b), ((3, 4), (4,)), ("nonzero", "nonzero"))
+case("logaddexp", lambda m, a, b: m.logaddexp(a, b), ((3, 4), (3, 1)))
+case("xlogy", lambda m, a, b: m.xlogy(a, b), ((3, 4), (3, 4)), ("real", "pos"))
+case("clamp_min", lambda m, a: a.clamp_min(0.1), ((3, 4),))
+case("clamp_max_fn", lambda m, a: m.clamp_max(a, -0.2), ((3, 4),))
+
 # elementwise functions
 for _name, _dom in [("exp", "real"), ("log", "pos"), ("sqrt", "pos"), ("abs", "nonzero"),
                     ("sin", "real"), ("cos", "real"), ("tanh", "real"), ("sigmoid", "real"),
@@ -673,6 +686,11 @@ BOUNDARIES = [
     Boundary("bce_at_0_and_1", lambda m, x: nnf(m).binary_cross_entropy(
         x, m.tensor([1.0, 0.0, 1.0], dtype=m.float64), reduction="sum"),
         ([0.0, 1.0, 1.0],), ([-1 / 9.999999960041972e-13, 1 / 9.999999960041972e-13, 0.0],)),
+    # xlogy(0, y) = 0; its x-gradient is log(y), but 0 where y <= 0 too; clamp_min passes
+    # the gradient at its bound
+    Boundary("xlogy_at_0", lambda m, x: m.xlogy(x, m.tensor([0.0, 2.0], dtype=m.float64)),
+             ([0.0, 0.0],), ([0.0, float(np.log(2.0))],)),
+    Boundary("clamp_min_at_bound", lambda m, x: x.clamp_min(0.5), ([0.5, 0.0],), ([1.0, 0.0],)),
     # saturated and large inputs stay finite
     Boundary("sigmoid_large", lambda m, x: x.sigmoid(), ([-800.0, 0.0, 800.0],),
              ([0.0, 0.25, 0.0],)),
@@ -869,6 +887,12 @@ INPLACE_CASES = [
     ("remainder_", lambda m, y, b: y.remainder_(1.5), None),
     ("masked_fill_", lambda m, y, b: y.masked_fill_(m.tensor(MASK), 0.5), None),
     ("masked_fill_tensor", lambda m, y, b: y.masked_fill_(m.tensor(MASK[0]), b), ()),
+    ("addcmul_", lambda m, y, b: y.addcmul_(b, b, value=0.5), (4,)),
+    ("addcdiv_", lambda m, y, b: y.addcdiv_(b, b.exp(), value=-1), (3, 4)),
+    ("lerp_", lambda m, y, b: y.lerp_(b, 0.25), (4,)),
+    ("lerp_tensor_", lambda m, y, b: y.lerp_(b.exp(), b), (3, 4)),
+    ("clamp_min_", lambda m, y, b: y.clamp_min_(0.0), None),
+    ("clamp_max_", lambda m, y, b: y.clamp_max_(0.2), None),
     ("F.relu_inplace", lambda m, y, b: nnf(m).relu(y, inplace=True), None),
     ("F.leaky_relu_inplace", lambda m, y, b: nnf(m).leaky_relu(y, 0.1, inplace=True), None),
     ("F.elu_inplace", lambda m, y, b: nnf(m).elu(y, 0.5, inplace=True), None),

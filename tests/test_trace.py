@@ -254,7 +254,7 @@ def _all_backward_names():
     """Every grad_fn name the op records define (scanned, so new ops are not forgotten)."""
     names = set()
     for mod_name in ("pointwise", "reduce", "shape", "index", "linalg", "nn", "inplace", "unary",
-                     "activation", "stats", "layout", "sorting"):
+                     "activation", "stats", "layout", "sorting", "binary"):
         try:
             mod = importlib.import_module(f"retrograd.ops.{mod_name}")
         except ImportError:

@@ -45,6 +45,9 @@ from .ops.layout import (
     chunk, flip, index_select, masked_select, movedim, narrow, roll,
     split, swapaxes, tile, tril, triu, unbind, unflatten,
 )
+from .ops.binary import (
+    addcdiv, addcmul, atan2, clamp_max, clamp_min, hypot, lerp, logaddexp, xlogy,
+)
 from .ops.sorting import argsort, kthvalue, nonzero, sort, topk
 from .ops.stats import amax, amin, cumsum, logsumexp, norm, prod, std, var
 from .ops.unary import (

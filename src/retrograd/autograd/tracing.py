@@ -169,6 +169,18 @@ RULES: dict[str, tuple[str, str]] = {
     "ErfBackward0": ("erf(a)", "d erf(a)/da = 2/sqrt(pi) * exp(-a**2)"),
     "ErfcBackward0": ("erfc(a)", "d erfc(a)/da = -2/sqrt(pi) * exp(-a**2)"),
     "GeluBackward0": ("gelu(a) = a * Phi(a)", "Phi(a) + a * phi(a) (normal CDF and density)"),
+    "AddcmulBackward0": ("a + v * b * c", "grad_a = g, grad_b = g*v*c, grad_c = g*v*b"),
+    "AddcdivBackward0": ("a + v * b / c", "grad_a = g, grad_b = g*v/c, grad_c = -g*v*b/c**2"),
+    "LerpBackward0": ("a + w * (b - a) (w a number)", "grad_a = g*(1 - w), grad_b = g*w"),
+    "LerpBackward1": ("a + w * (b - a)", "grad_a = g*(1 - w), grad_b = g*w, grad_w = g*(b - a)"),
+    "Atan2Backward0": ("atan2(a, b)", "grad_a = g*b/(a**2 + b**2), grad_b = -g*a/(a**2 + b**2)"),
+    "HypotBackward0": ("hypot(a, b)", "grad_a = g*a/result, grad_b = g*b/result"),
+    "LogaddexpBackward0": ("log(exp(a) + exp(b))", "grad_a = g*exp(a - result), "
+                           "grad_b = g*exp(b - result)"),
+    "XlogyBackward0": ("a * log(b)", "grad_a = g*log(b) (0 where a = 0 and b <= 0), "
+                       "grad_b = g*a/b"),
+    "ClampMinBackward0": ("max(a, m)", "1 where a >= m, else 0"),
+    "ClampMaxBackward0": ("min(a, m)", "1 where a <= m, else 0"),
     "AddmmBackward0": ("c + a @ b", "grad_c = g, grad_a = g @ b^T, grad_b = a^T @ g"),
     "BinaryCrossEntropyBackward0": ("bce(x, t)", "d/dx = (x - t) / (x (1 - x)), the "
                                     "denominator at least 1e-12"),

@@ -14,7 +14,9 @@
 from __future__ import annotations
 
 from ..backend import namespace
-from . import index, layout, linalg, nn, pointwise, reduce, shape, sorting, stats, unary
+from . import (
+    binary, index, layout, linalg, nn, pointwise, reduce, shape, sorting, stats, unary,
+)
 
 
 clone = shape.clone
@@ -196,6 +198,7 @@ def bind_methods(Tensor) -> None:  # noqa: N803 - the class
         **{name: getattr(layout, name) for name in layout.__all__},
         **{name: getattr(la, name) for name in la.__all__},
         **{name: getattr(sorting, name) for name in sorting.__all__},
+        **{name: getattr(binary, name) for name in binary.__all__},
         "swapdims": layout.swapaxes, "moveaxis": layout.movedim,
         "arcsin": unary.asin, "arccos": unary.acos, "arctan": unary.atan,
         # copies and conversions

@@ -243,7 +243,7 @@ exp_ = inplace(pointwise.exp, "exp_", False)
 def _more_inplace():
     """The in-place forms of the other elementwise ops.  ``saves_inputs``: the op's
     derivative reads its input, so the shadow must keep the values from before the change."""
-    from . import unary
+    from . import binary, unary
 
     pw = pointwise
     table = {
@@ -255,6 +255,11 @@ def _more_inplace():
         "square_": (unary.square, True), "floor_": (unary.floor, False),
         "ceil_": (unary.ceil, False), "round_": (unary.round, False),
         "trunc_": (unary.trunc, False), "remainder_": (pw.remainder, True),
+        # what optimizers use (their derivatives do not read the tensor being changed,
+        # except lerp's by a tensor weight and the clamps)
+        "addcmul_": (binary.addcmul, False), "addcdiv_": (binary.addcdiv, False),
+        "lerp_": (binary.lerp, True), "clamp_min_": (binary.clamp_min, True),
+        "clamp_max_": (binary.clamp_max, True),
     }
     return {name: inplace(fn, name, saves) for name, (fn, saves) in table.items()}
 

@@ -1,0 +1,170 @@
+"""More elementwise ops of two or three tensors: addcmul, addcdiv, lerp (what optimizers
+use), atan2, hypot, logaddexp, xlogy, and clamp_min / clamp_max.
+
+Inputs broadcast; the engine sums each gradient back to its input's shape.
+"""
+
+from __future__ import annotations
+
+from ..backend import namespace
+from ..tensor import Tensor
+from ._apply import INPUTS, OUTPUT, defop
+from .pointwise import exp, log, where
+
+
+def _addcmul_fwd(a, t1, t2, value):
+    return a + value * (t1 * t2)
+
+
+def _addcmul_vjp(node, g, saved):
+    _, t1, t2 = saved
+    value = node.params[0]
+    n0, n1, n2 = node.next
+    return (g if n0 else None, g * value * t2 if n1 else None, g * value * t1 if n2 else None)
+
+
+_addcmul = defop("addcmul", _addcmul_fwd, _addcmul_vjp, "AddcmulBackward0", 3, INPUTS,
+                 "promote")
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):  # noqa: A002 - PyTorch's names
+    """``input + value * tensor1 * tensor2``."""
+    return _addcmul(input, tensor1, tensor2, value)
+
+
+def _addcdiv_fwd(a, t1, t2, value):
+    return a + value * (t1 / t2)
+
+
+def _addcdiv_vjp(node, g, saved):
+    _, t1, t2 = saved
+    value = node.params[0]
+    n0, n1, n2 = node.next
+    return (g if n0 else None, g * value / t2 if n1 else None,
+            -g * value * t1 / (t2 * t2) if n2 else None)
+
+
+_addcdiv = defop("addcdiv", _addcdiv_fwd, _addcdiv_vjp, "AddcdivBackward0", 3, INPUTS, "float")
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):  # noqa: A002
+    """``input + value * tensor1 / tensor2``."""
+    return _addcdiv(input, tensor1, tensor2, value)
+
+
+def _lerp_fwd(a, b, w):
+    return a + w * (b - a)
+
+
+def _lerp_number_vjp(node, g, saved):
+    w = node.params[0]
+    n0, n1 = node.next
+    return (g * (1 - w) if n0 else None, g * w if n1 else None)
+
+
+def _lerp_tensor_vjp(node, g, saved):
+    a, b, w = saved
+    n0, n1, n2 = node.next
+    return (g * (1 - w) if n0 else None, g * w if n1 else None, g * (b - a) if n2 else None)
+
+
+_lerp_number = defop("lerp", _lerp_fwd, _lerp_number_vjp, "LerpBackward0", 2, INPUTS, "promote")
+_lerp_tensor = defop("lerp", _lerp_fwd, _lerp_tensor_vjp, "LerpBackward1", 3, INPUTS, "promote")
+
+
+def lerp(input, end, weight):  # noqa: A002
+    """``input + weight * (end - input)``; ``weight`` a number or a tensor."""
+    if isinstance(weight, Tensor):
+        return _lerp_tensor(input, end, weight)
+    return _lerp_number(input, end, weight)
+
+
+def _atan2_vjp(node, g, saved):
+    y, x = saved
+    ny, nx = node.next
+    r2 = x * x + y * y
+    return (g * x / r2 if ny else None, -g * y / r2 if nx else None)
+
+
+atan2 = defop("atan2", lambda y, x: namespace(y).arctan2(y, x), _atan2_vjp, "Atan2Backward0", 2,
+              INPUTS, "float")
+
+
+def _hypot_vjp(node, g, saved):
+    a, b, out = saved
+    na, nb = node.next
+    return (g * a / out if na else None, g * b / out if nb else None)
+
+
+hypot = defop("hypot", lambda a, b: namespace(a).hypot(a, b), _hypot_vjp, "HypotBackward0", 2,
+              INPUTS | OUTPUT, "float")
+
+
+def _logaddexp_vjp(node, g, saved):
+    a, b, out = saved
+    na, nb = node.next
+    return (g * exp(a - out) if na else None, g * exp(b - out) if nb else None)
+
+
+logaddexp = defop("logaddexp", lambda a, b: namespace(a).logaddexp(a, b), _logaddexp_vjp,
+                  "LogaddexpBackward0", 2, INPUTS | OUTPUT, "float")
+
+
+def _xlogy_fwd(x, y):
+    from .stats import quiet
+
+    xp = namespace(x if hasattr(x, "dtype") else y)
+    with quiet(xp):
+        r = x * xp.log(y)
+    # 0 where x == 0, even where log(y) is -inf or nan (but nan where y is nan)
+    return xp.where((xp.asarray(x) == 0) & ~xp.isnan(xp.asarray(y)), xp.zeros_like(r), r)
+
+
+def _xlogy_vjp(node, g, saved):
+    x, y = saved
+    nx, ny = node.next
+    zero = g * 0
+    # d/dx = log(y), but 0 where x == 0 and y <= 0 (PyTorch's masked_fill); d/dy = x / y
+    return (where((x == 0) & (y <= 0), zero, g * log(y)) if nx else None,
+            g * x / y if ny else None)
+
+
+xlogy = defop("xlogy", _xlogy_fwd, _xlogy_vjp, "XlogyBackward0", 2, INPUTS, "float")
+
+
+def _clamp_min_vjp(node, g, saved):
+    (a,) = saved
+    return (g * (a >= node.params[0]),)  # the bound itself passes the gradient, as clamp
+
+
+def _clamp_max_vjp(node, g, saved):
+    (a,) = saved
+    return (g * (a <= node.params[0]),)
+
+
+_clamp_min = defop("clamp_min", lambda a, m: namespace(a).maximum(a, m), _clamp_min_vjp,
+                   "ClampMinBackward0", 1, INPUTS)
+_clamp_max = defop("clamp_max", lambda a, m: namespace(a).minimum(a, m), _clamp_max_vjp,
+                   "ClampMaxBackward0", 1, INPUTS)
+
+
+def clamp_min(input, min):  # noqa: A002
+    """``max(x, min)``; a tensor bound goes through ``clamp``."""
+    from .pointwise import clamp
+
+    if isinstance(min, Tensor):
+        return clamp(input, min=min)
+    return _clamp_min(input, min)
+
+
+def clamp_max(input, max):  # noqa: A002
+    """``min(x, max)``; a tensor bound goes through ``clamp``."""
+    from .pointwise import clamp
+
+    if isinstance(max, Tensor):
+        return clamp(input, max=max)
+    return _clamp_max(input, max)
+
+
+__all__ = ["addcmul", "addcdiv", "lerp", "atan2", "hypot", "logaddexp", "xlogy", "clamp_min",
+           "clamp_max"]
