@@ -102,7 +102,17 @@ def _group_base(x):
 
 
 def check_view_of_leaf(x, name):
-    """PyTorch refuses an in-place change of a view of a leaf that requires grad."""
+    """PyTorch refuses an in-place change of a view of a leaf that requires grad, and of an
+    output of split/chunk/unbind (functions that return several views)."""
+    fn = x._grad_fn
+    if fn is not None and getattr(fn, "multi_view", False):
+        op = fn.name().replace("WithSizes", "").replace("Backward0", "")
+        raise RuntimeError(
+            f"Output {x._nr} of {op} is a view and is being modified inplace ({name}). This "
+            "view is the output of a function that returns multiple views. Such functions do "
+            "not allow the output views to be modified inplace. You should replace the "
+            "inplace operation by an out-of-place one (or clone() the output first)."
+        )
     base = _group_base(x)
     if base is not None and base is not x and base._grad_fn is None and base._requires_grad:
         raise RuntimeError(

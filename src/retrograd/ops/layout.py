@@ -22,8 +22,10 @@ from .shape import _norm_dim, _shape_arg, cat, permute, reshape, stack, track_vi
 
 
 def _multi_node(name, vjp):
+    # multi_view: PyTorch refuses in-place changes of these outputs (see inplace.py)
     return type(name, (Node,), {"__slots__": ("n_outputs",), "multi_output": True,
-                                "vjp": staticmethod(vjp), "saves": NOTHING})
+                                "multi_view": True, "vjp": staticmethod(vjp),
+                                "saves": NOTHING})
 
 
 def _split_vjp(node, grads, saved):
