@@ -313,6 +313,18 @@ case("movedim_multi", lambda m, a: m.movedim(a, (0, 1), (2, 0)), ((2, 3, 4),))
 case("swapaxes", lambda m, a: a.swapaxes(0, 2), ((2, 3, 4),))
 case("narrow", lambda m, a: a.narrow(1, 1, 2), ((3, 4),))
 case("unflatten", lambda m, a: a.unflatten(1, (2, 2)), ((3, 4),))
+case("diagonal", lambda m, a: a.diagonal(), ((3, 4),))
+case("diagonal_offset", lambda m, a: m.diagonal(a, 1), ((3, 4),))
+case("diagonal_neg_offset", lambda m, a: a.diagonal(-1), ((3, 4),))
+case("diagonal_3d", lambda m, a: a.diagonal(0, 1, 2), ((2, 3, 4),))
+case("diagonal_3d_dims", lambda m, a: m.diagonal(a, 1, -1, 0), ((3, 2, 4),))
+case("diag_embed", lambda m, a: m.diag_embed(a), ((2, 3),))
+case("diag_embed_offset", lambda m, a: m.diag_embed(a, -1), ((3,),))
+case("diag_vector", lambda m, a: m.diag(a), ((3,),))
+case("diag_vector_k", lambda m, a: m.diag(a, 1), ((3,),))
+case("diag_matrix", lambda m, a: a.diag(), ((3, 4),))
+case("diag_matrix_k", lambda m, a: m.diag(a, -1), ((3, 4),))
+case("trace", lambda m, a: a.trace(), ((3, 4),))
 
 # sorting and selecting by value ("spread": no ties, so the order is unambiguous)
 case("sort", lambda m, a: a.sort(), ((3, 4),), "spread")
@@ -1108,6 +1120,7 @@ VIEW_INPLACE_CASES = [
     ("view_of_view_sub_", lambda m, y, b: y.view(12)[3:7].sub_(b[0, :4] * 2)),
     ("unsqueezed_zero_", lambda m, y, b: y.unsqueeze(0)[:, 1:].zero_()),
     ("setitem_on_view", lambda m, y, b: y[1:].__setitem__(0, b[0])),
+    ("diagonal_mul_", lambda m, y, b: y.diagonal(1).mul_(b[0, :3])),
     ("then_base_inplace", lambda m, y, b: (y[0].mul_(b[1]), y.add_(b))),
 ]
 

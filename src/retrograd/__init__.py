@@ -42,7 +42,8 @@ from .ops.shape import (
 )
 from .ops.nn import log_softmax, softmax
 from .ops.layout import (
-    chunk, flip, index_select, masked_select, movedim, narrow, roll,
+    chunk, diag, diag_embed, diagonal, flip, index_select, masked_select, movedim, narrow, roll,
+    trace,
     split, swapaxes, tile, tril, triu, unbind, unflatten,
 )
 from .ops.binary import (

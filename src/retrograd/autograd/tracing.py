@@ -181,6 +181,10 @@ RULES: dict[str, tuple[str, str]] = {
                        "grad_b = g*a/b"),
     "ClampMinBackward0": ("max(a, m)", "1 where a >= m, else 0"),
     "ClampMaxBackward0": ("min(a, m)", "1 where a <= m, else 0"),
+    "DiagonalBackward0": ("a.diagonal(k)", "g is placed on the k-th diagonal of zeros"),
+    "DiagonalBackward0_copy": ("a.diag(k)", "g is placed on the k-th diagonal of zeros"),
+    "DiagEmbedBackward0": ("diag_embed(a, k)", "the k-th diagonal of g"),
+    "TraceBackward0": ("trace(a)", "g on the main diagonal, 0 elsewhere"),
     "AddmmBackward0": ("c + a @ b", "grad_c = g, grad_a = g @ b^T, grad_b = a^T @ g"),
     "BinaryCrossEntropyBackward0": ("bce(x, t)", "d/dx = (x - t) / (x (1 - x)), the "
                                     "denominator at least 1e-12"),

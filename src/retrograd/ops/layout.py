@@ -301,6 +301,102 @@ def masked_select(x, mask):
     return _masked_select(x, xp.broadcast_to(m, shape), shape)
 
 
+# ----------------------------------------------------------------- diagonals
+
+
+def _diag_view(a, offset, dim1, dim2):
+    """A writable strided view of the diagonal of ``a`` (NumPy's own is read-only): the
+    other dimensions first, the diagonal last, as PyTorch's diagonal."""
+    xp = namespace(a)
+    index = [slice(None)] * a.ndim
+    if offset >= 0:
+        index[dim2] = slice(offset, None)
+    else:
+        index[dim1] = slice(-offset, None)
+    start = a[tuple(index)]
+    n = max(min(start.shape[dim1], start.shape[dim2]), 0)
+    keep = [d for d in range(a.ndim) if d not in (dim1, dim2)]
+    shape = tuple(a.shape[d] for d in keep) + (n,)
+    strides = tuple(start.strides[d] for d in keep) + (start.strides[dim1] + start.strides[dim2],)
+    return xp.lib.stride_tricks.as_strided(start, shape, strides)
+
+
+def _diag_embed_fwd(g, in_shape, offset, dim1, dim2):
+    out = namespace(g).zeros(in_shape, dtype=g.dtype)
+    _diag_view(out, offset, dim1, dim2)[...] = g
+    return out
+
+
+def _diagonal_vjp(node, g, saved):
+    offset, dim1, dim2 = node.params
+    return (_diag_embed(g, node.next[0].out_shape, offset, dim1, dim2),)
+
+
+def _diag_embed_vjp(node, g, saved):
+    _, offset, dim1, dim2 = node.params
+    return (_diagonal(g, offset, dim1, dim2),)
+
+
+_diagonal = defop("diagonal", _diag_view, _diagonal_vjp, "DiagonalBackward0", 1, NOTHING,
+                  view=True)
+_diag_embed = defop("diag_embed", _diag_embed_fwd, _diag_embed_vjp, "DiagEmbedBackward0", 1,
+                    NOTHING)
+
+
+def diagonal(x, offset=0, dim1=0, dim2=1):
+    """The diagonal (``offset`` above or below the main one) of the ``dim1``, ``dim2`` planes,
+    as a view whose last dimension runs along it."""
+    d1, d2 = _norm_dim(dim1, x.ndim), _norm_dim(dim2, x.ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return track_view(x, _diagonal(x, offset, d1, d2))
+
+
+def diag_embed(x, offset=0, dim1=-2, dim2=-1):
+    """Matrices with the last dimension of ``x`` on their ``offset`` diagonal."""
+    n = x.shape[-1] + abs(offset)
+    shape = tuple(x.shape[:-1]) + (n, n)
+    d1, d2 = _norm_dim(dim1, len(shape)), _norm_dim(dim2, len(shape))
+    if (d1, d2) != (len(shape) - 2, len(shape) - 1):
+        raise NotImplementedError("diag_embed: only the last two dimensions (dim1=-2, dim2=-1) "
+                                  "are supported by retrograd")
+    return _diag_embed(x, shape, offset, d1, d2)
+
+
+def _diag_copy_fwd(a, offset, dim1, dim2):
+    return _diag_view(a, offset, dim1, dim2).copy()
+
+
+_diag_copy = defop("diag", _diag_copy_fwd, _diagonal_vjp, "DiagonalBackward0_copy", 1, NOTHING)
+
+
+def diag(x, diagonal=0):
+    """A 1-D tensor made the ``diagonal`` of a square matrix, or a matrix's diagonal (a copy)."""
+    if x.ndim == 1:
+        n = x.shape[0] + abs(diagonal)
+        return _diag_embed(x, (n, n), diagonal, 0, 1)
+    if x.ndim != 2:
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {x.ndim}D")
+    return _diag_copy(x, diagonal, 0, 1)
+
+
+def _trace_vjp(node, g, saved):
+    n, m = node.next[0].out_shape
+    xp = namespace(g._data if hasattr(g, "_data") else g)
+    return (g * xp.eye(n, m, dtype=node.next[0].out_dtype),)
+
+
+trace_op = defop("trace", lambda a: namespace(a).trace(a), _trace_vjp, "TraceBackward0", 1,
+                 NOTHING)
+
+
+def trace(x):
+    """The sum of the main diagonal of a matrix."""
+    if x.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x.ndim}")
+    return trace_op(x)
+
+
 # ----------------------------------------------------------------- view aliases
 
 
@@ -342,4 +438,5 @@ def unflatten(x, dim, sizes):
 
 
 __all__ = ["split", "chunk", "unbind", "flip", "roll", "repeat", "tile", "tril", "triu",
-           "index_select", "masked_select", "movedim", "swapaxes", "narrow", "unflatten"]
+           "index_select", "masked_select", "movedim", "swapaxes", "narrow", "unflatten",
+           "diagonal", "diag_embed", "diag", "trace"]
