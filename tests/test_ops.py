@@ -107,7 +107,7 @@ def case(*args, **kwargs):
 
 # arithmetic, with every broadcast pair
 for sa, sb in BCAST:
-    tag = f"{sa}x{sb}"
+    tag = f"{sa}x{sb}".replace(" ", "")
     case(f"add{tag}", lambda m, a, b: a + b, (sa, sb))
     case(f"sub{tag}", lambda m, a, b: a - b, (sa, sb))
     case(f"mul{tag}", lambda m, a, b: a * b, (sa, sb))
@@ -213,8 +213,9 @@ for _dim in [None, 0, -1, (0, 2), (-1, 0)]:
         if _dim is None and _keep:
             continue
         kw = {} if _dim is None else {"dim": _dim, "keepdim": _keep}
-        case(f"sum{kw}", lambda m, a, **kw: a.sum(**kw), ((2, 3, 4),), params=kw)
-        case(f"mean{kw}", lambda m, a, **kw: m.mean(a, **kw), ((2, 3, 4),), params=kw)
+        _tag = "".join(f"_{k}{v}" for k, v in kw.items()).replace(" ", "")
+        case(f"sum{_tag}", lambda m, a, **kw: a.sum(**kw), ((2, 3, 4),), params=kw)
+        case(f"mean{_tag}", lambda m, a, **kw: m.mean(a, **kw), ((2, 3, 4),), params=kw)
 case("sum_0d", lambda m, a: a.sum(), ((),))
 case("sum_0d_dim", lambda m, a: a.sum(0), ((),))
 case("mean_0d", lambda m, a: a.mean(), ((),))
