@@ -1335,3 +1335,61 @@ def test_reductions_over_any_dim_vs_torch_hypothesis(shape, op, dim_seed, keepdi
     rg_out.backward(retrograd.tensor(g))
     th_out.backward(torch.tensor(g))
     _check_same(rg_in[0].grad, th_in[0].grad, TOL["float64"], "grad")
+
+
+def test_inplace_result_saved_then_changed_raises_like_torch(torch):
+    """exp_ saves its result, which is the tensor itself: changing it again is an error at
+    backward (as PyTorch), not a silent use of an old copy."""
+    for m in (retrograd, torch):
+        y = m.tensor([0.5, 1.0]).requires_grad_(True) * 1
+        y.exp_()
+        y.add_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()
+
+
+_VIEWS = [lambda y: y[1], lambda y: y[:, 1:], lambda y: y.t(), lambda y: y.view(-1)[2:6],
+          lambda y: y[0:2, ::2], lambda y: y.unsqueeze(0)[0], lambda y: y.diagonal(),
+          lambda y: y.transpose(0, 1)[1:], lambda y: y.narrow(0, 1, 2)]
+_CHANGES = [lambda v, b: v.mul_(2), lambda v, b: v.add_(1.5), lambda v, b: v.zero_(),
+            lambda v, b: v.mul_(b.reshape(-1)[: v.shape[-1]]), lambda v, b: v.sigmoid_(),
+            lambda v, b: v.copy_(b.reshape(-1)[: v.numel()].reshape(v.shape)),
+            lambda v, b: v.clamp_(-0.3, 0.3), lambda v, b: v.exp_()]
+
+
+@hypothesis.settings(max_examples=40, deadline=None)
+@hypothesis.given(plan=st.lists(st.tuples(st.integers(0, len(_VIEWS) - 1),
+                                          st.integers(0, len(_CHANGES) - 1), st.booleans()),
+                                min_size=1, max_size=3),
+                  seed=st.integers(0, 2**16))
+def test_views_and_inplace_changes_vs_torch_hypothesis(plan, seed):
+    """Views taken, then in-place changes of the base or of a view, in any order: the loss,
+    both gradients and the version counter as PyTorch, or the same exception class."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(seed)
+    a_np, b_np, g_np = (rng.standard_normal((3, 4)) for _ in range(3))
+    results = []
+    for m in (retrograd, torch):
+        try:
+            a, b = m.tensor(a_np).requires_grad_(True), m.tensor(b_np).requires_grad_(True)
+            y = a * 1
+            kept = []
+            for view, change, on_base in plan:
+                v = _VIEWS[view](y)
+                kept.append(v)
+                _CHANGES[change](y if on_base else v, b)
+            loss = (y * m.tensor(g_np)).sum() + sum((k * k).sum() for k in kept)
+            loss.backward()
+            results.append((loss.detach(), a.grad, b.grad, y._version))
+        except RuntimeError as e:
+            results.append(type(e))
+    rg, th = results
+    if not isinstance(th, tuple):
+        assert rg is th, f"torch raised {th.__name__}, retrograd gave {rg!r}"
+        return
+    assert isinstance(rg, tuple), rg
+    assert rg[3] == th[3], "version"
+    for r, t in zip(rg[:3], th[:3]):
+        assert (r is None) == (t is None)
+        if t is not None:
+            _check_same(r, t, TOL["float64"], "loss / grads")

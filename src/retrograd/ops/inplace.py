@@ -14,11 +14,11 @@ and every other view that records a graph is re-derived from the base's new grad
 from __future__ import annotations
 
 from ..autograd.grad_mode import state
-from ..autograd.graph import move_retain_grad
+from ..autograd.graph import SavedOutput, move_retain_grad
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from . import pointwise
-from ._apply import apply_op, defop
+from ._apply import OUTPUT, apply_op, defop
 
 
 def shadow_of(x, keep_values: bool):
@@ -175,6 +175,18 @@ def _write(x, data, name):
     target[...] = data
 
 
+def _save_self_as_output(x):
+    """An in-place op that saves its result saves ``x`` itself, at its new version (as
+    PyTorch): a later in-place change of ``x`` is then an error at backward, not a silent
+    use of a private copy."""
+    node = x._grad_fn
+    saved = getattr(node, "saved", None)
+    if not saved or not getattr(type(node), "saves", 0) & OUTPUT:
+        return
+    node.saved = tuple(SavedOutput(x._data, x._vc) if type(s) is SavedOutput else s
+                       for s in saved)
+
+
 def inplace(op_fn, name, saves_inputs, ufunc=None):
     """Make ``x.name_(other)`` from the out-of-place ``op_fn``.
 
@@ -216,10 +228,12 @@ def inplace(op_fn, name, saves_inputs, ufunc=None):
             x._nr = 0
             move_retain_grad(x, old_fn, old_nr)
             rebase_views(x)
-        else:
-            with _no_record():
-                result = op_fn(x, *args, **kwargs)
-            _write(x, result._data if isinstance(result, Tensor) else result, name)
+            x._bump_version()
+            _save_self_as_output(x)
+            return x
+        with _no_record():
+            result = op_fn(x, *args, **kwargs)
+        _write(x, result._data if isinstance(result, Tensor) else result, name)
         x._bump_version()
         return x
 
