@@ -232,6 +232,9 @@ for _kw in [{}, {"dim": 1}, {"dim": (0, 1), "keepdim": True}, {"dim": 0, "correc
 for _kw in [{}, {"dim": 1}, {"p": 1, "dim": 0}, {"p": 3, "dim": 1, "keepdim": True}]:
     _tag = "".join(f"_{k}{v}" for k, v in _kw.items())
     case(f"norm{_tag}", lambda m, a, **kw: a.norm(**kw), ((3, 4),), "nonzero", params=_kw)
+case("norm_inf", lambda m, a: a.norm(float("inf"), dim=1), ((3, 4),), "spread")
+case("norm_neg_inf", lambda m, a: m.norm(a, -float("inf")), ((3, 4),), "spread")
+case("norm_0", lambda m, a: a.norm(0, dim=0), ((3, 4),))
 case("logsumexp", lambda m, a: a.logsumexp(1), ((3, 4),))
 case("logsumexp_tuple_keep", lambda m, a: m.logsumexp(a * 30, (0, 1), keepdim=True), ((3, 4),))
 case("cumsum", lambda m, a: a.cumsum(1), ((3, 4),))
@@ -1393,3 +1396,51 @@ def test_views_and_inplace_changes_vs_torch_hypothesis(plan, seed):
         assert (r is None) == (t is None)
         if t is not None:
             _check_same(r, t, TOL["float64"], "loss / grads")
+
+
+# ----------------------------------------------------------------------------- dtype matrix
+
+_MATRIX_UNARY = ["abs", "neg", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu",
+                 "sign", "log1p", "expm1", "rsqrt", "log2", "log10", "exp2", "tan", "atan",
+                 "asin", "acos", "sinh", "cosh", "floor", "ceil", "trunc", "frac", "round",
+                 "square", "erf", "erfc", "reciprocal"]
+_MATRIX_REDUCE = ["sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin",
+                  "var", "std", "norm", "all", "any"]
+_MATRIX_DTYPES = ["float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8",
+                  "bool"]
+
+
+def _matrix_calls():
+    calls = []
+    for d in _MATRIX_DTYPES:
+        for n in _MATRIX_UNARY:
+            calls.append((f"{n}-{d}", n, d, ()))
+        for n in _MATRIX_REDUCE:
+            calls += [(f"{n}-{d}", n, d, ()), (f"{n}_dim0-{d}", n, d, (0,))]
+        calls += [(f"logsumexp-{d}", "logsumexp", d, (1,)), (f"cumsum-{d}", "cumsum", d, (1,))]
+    return calls
+
+
+@pytest.mark.parametrize("name,op,dtype_name,args",
+                         [pytest.param(*c, id=c[0]) for c in _matrix_calls()])
+def test_dtype_matrix_vs_torch(name, op, dtype_name, args, torch):
+    """Every elementwise function and reduction on every dtype: PyTorch's result dtype and
+    values, or PyTorch's exception class (bool and integer inputs are where NumPy and
+    PyTorch part ways)."""
+    data = np.array([[0, 1, 2], [3, 4, 5]])
+    results = []
+    for m in (retrograd, torch):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                out = getattr(m.tensor(data, dtype=getattr(m, dtype_name)), op)(*args)
+            results.append(_outputs(out)[0])
+        except (RuntimeError, NotImplementedError, TypeError, ValueError) as e:
+            results.append(type(e))
+    rg, th = results
+    if isinstance(th, type):
+        assert rg is th, f"torch raised {th.__name__}, retrograd gave {rg!r}"
+        return
+    assert not isinstance(rg, type), f"retrograd raised {rg.__name__}"
+    tol = {"rtol": 1e-2, "atol": 1e-3} if "16" in dtype_name else TOL["float32"]
+    _check_same(rg, th, tol, name)

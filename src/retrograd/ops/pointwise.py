@@ -324,8 +324,23 @@ def _abs_vjp(node, g, saved):
     return (g * sign(a),)  # abs'(0) = 0, as PyTorch
 
 
-abs = defop("abs", lambda a: namespace(a).abs(a), _abs_vjp, "AbsBackward0", 1, INPUTS)  # noqa: A001
-sign = defop("sign", lambda a: namespace(a).sign(a), lambda node, g, saved: (g * 0,),
+def refuse_bool(fn, message, exc=NotImplementedError):
+    """``fn`` that raises PyTorch's error for a bool tensor (NumPy would compute)."""
+
+    def forward(a, *params):
+        if a.dtype.kind == "b":
+            raise exc(message)
+        return fn(a, *params)
+
+    return forward
+
+
+abs = defop("abs", refuse_bool(lambda a: namespace(a).abs(a),  # noqa: A001
+                               "\"abs_cpu\" not implemented for 'Bool'; convert first, e.g. "
+                               "x.int().abs()"),
+            _abs_vjp, "AbsBackward0", 1, INPUTS)
+sign = defop("sign", lambda a: a.copy() if a.dtype.kind == "b" else namespace(a).sign(a),
+             lambda node, g, saved: (g * 0,),
              "SignBackward0", 1, NOTHING)
 
 
@@ -373,7 +388,9 @@ def _relu_vjp(node, g, saved):
     return (g * (out > 0),)  # relu'(0) = 0, as PyTorch
 
 
-relu = defop("relu", lambda a: namespace(a).maximum(a, 0), _relu_vjp, "ReluBackward0", 1, OUTPUT)
+relu = defop("relu", refuse_bool(lambda a: namespace(a).maximum(a, 0),
+                                 "Boolean inputs not supported for relu", RuntimeError),
+             _relu_vjp, "ReluBackward0", 1, OUTPUT)
 
 
 # ----------------------------------------------------------------- selection

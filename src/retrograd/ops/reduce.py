@@ -231,7 +231,11 @@ def min(x, dim=None, keepdim=False):  # noqa: A001
 
 
 def argmax(x, dim=None, keepdim=False):
+    """The index of the largest element (flattened), or along ``dim``."""
     from ..tensor import make_tensor
+
+    if x._data.dtype.kind == "b":
+        raise RuntimeError("argmax(): does not support bool input; convert first, e.g. x.int()")
 
     xp = namespace(x._data)
     if dim is None:
@@ -240,7 +244,11 @@ def argmax(x, dim=None, keepdim=False):
 
 
 def argmin(x, dim=None, keepdim=False):
+    """The index of the smallest element (flattened), or along ``dim``."""
     from ..tensor import make_tensor
+
+    if x._data.dtype.kind == "b":
+        raise RuntimeError("argmin(): does not support bool input; convert first, e.g. x.int()")
 
     xp = namespace(x._data)
     if dim is None:
@@ -255,7 +263,9 @@ def _logical_reduce(x, dim, keepdim, which):
     xp = namespace(data)
     axes = _dims(dim, data.ndim)
     fn = xp.all if which == "all" else xp.any
-    return make_tensor(xp.asarray(fn(data, axis=axes, keepdims=keepdim)))
+    out = xp.asarray(fn(data, axis=axes, keepdims=keepdim))
+    # uint8 in, uint8 out: PyTorch keeps its legacy mask dtype
+    return make_tensor(out.astype(data.dtype) if data.dtype.name == "uint8" else out)
 
 
 def all(x, dim=None, keepdim=False):  # noqa: A001 - PyTorch's name

@@ -142,6 +142,11 @@ def _correction(unbiased, correction):
     return 1 if unbiased is None or unbiased else 0
 
 
+def _float_only(x, message):
+    if x._data.dtype.kind != "f":
+        raise RuntimeError(message)
+
+
 def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Variance over ``dim`` (all elements by default), dividing by ``N - correction``.
 
@@ -152,6 +157,8 @@ def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     >>> x.var(), x.var(correction=0)
     (tensor(1.6667), tensor(1.2500))
     """
+    _float_only(x, "std and var only support floating point and complex dtypes (convert "
+                   "first, e.g. x.float().var())")
     if isinstance(dim, bool):  # var(x, False): the legacy unbiased argument
         dim, unbiased = None, dim
     axes = _dims(dim, x.ndim)
@@ -160,6 +167,8 @@ def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Standard deviation over ``dim`` (all elements by default)."""
+    _float_only(x, "std and var only support floating point and complex dtypes (convert "
+                   "first, e.g. x.float().std())")
     if isinstance(dim, bool):
         dim, unbiased = None, dim
     axes = _dims(dim, x.ndim)
@@ -199,8 +208,8 @@ _norm = defop("norm", _norm_fwd, _norm_vjp, "LinalgVectorNormBackward0", 1, INPU
 
 
 def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
-    """The vector p-norm over ``dim`` (all elements by default); ``p`` is a positive number
-    (``"fro"`` is 2).
+    """The vector p-norm over ``dim`` (all elements by default): ``p`` > 0 (``"fro"`` is 2),
+    0 (the number of nonzero elements) or +-inf (the largest / smallest magnitude).
 
     Examples
     --------
@@ -210,14 +219,56 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
     """
     if dtype is not None:
         x = x.to(dtype)
+    if x._data.dtype.kind != "f":
+        from .pointwise import scalar_type_name
+
+        raise RuntimeError(
+            f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+            f"{scalar_type_name(x._data.dtype)} (convert first, e.g. x.float().norm())"
+        )
     if p == "fro" or p is None:
         p = 2
-    if isinstance(p, str) or not p > 0 or p == float("inf"):
-        raise RuntimeError(
-            f"norm(): p={p!r} is not supported by retrograd (use a positive number, or "
-            "x.abs().amax() for the infinity norm)"
-        )
-    return _norm(x, p, _dims(dim, x.ndim), keepdim)
+    axes = _dims(dim, x.ndim)
+    if p == float("inf") or p == -float("inf"):
+        return _norm_inf(x, axes, keepdim, "max" if p > 0 else "min")
+    if p == 0:
+        return _norm0(x, axes, keepdim)
+    if isinstance(p, str) or p < 0:
+        raise RuntimeError(f"norm(): p={p!r} is not supported by retrograd (use p >= 0 or inf)")
+    return _norm(x, p, axes, keepdim)
+
+
+def _norm_inf_fwd(a, axes, keepdim, which):
+    m = namespace(a).abs(a)
+    return m.max(axis=axes, keepdims=keepdim) if which == "max" else m.min(
+        axis=axes, keepdims=keepdim)
+
+
+def _norm_inf_vjp(node, g, saved):
+    # the largest (smallest) magnitudes share the gradient evenly, with x's sign (PyTorch)
+    a, out = saved
+    axes, keepdim, _ = node.params
+    shape = tuple(a.shape)
+    hit = _abs(a) == _spread(_kept(out, shape, axes, keepdim), shape, axes)
+    ties = _spread(_total(hit * 1, axes), shape, axes)
+    return (_spread(_kept(g, shape, axes, keepdim), shape, axes) * sign(a) * hit / ties,)
+
+
+_norm_inf = defop("norm", _norm_inf_fwd, _norm_inf_vjp, "LinalgVectorNormBackward0", 1,
+                  INPUTS | OUTPUT)
+
+
+def _norm0_fwd(a, axes, keepdim):
+    return (a != 0).sum(axis=axes, keepdims=keepdim).astype(a.dtype)
+
+
+def _norm0_vjp(node, g, saved):
+    # the "0-norm" counts the nonzero elements: PyTorch defines no gradient (the input's
+    # .grad stays None)
+    return (None,)
+
+
+_norm0 = defop("norm", _norm0_fwd, _norm0_vjp, "LinalgVectorNormBackward0", 1, NOTHING)
 
 
 # ----------------------------------------------------------------- logsumexp

@@ -97,9 +97,12 @@ def _zero_grad(node, g, saved):
 
 
 def _rounding(name):
-    def forward(a):
+    def forward(a, *decimals):
+        if a.dtype.kind == "b":
+            raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'; convert first, "
+                                      f"e.g. x.float().{name}()")
         # an integer tensor is already whole: PyTorch returns it unchanged, in its dtype
-        return getattr(namespace(a), name)(a) if a.dtype.kind == "f" else a.copy()
+        return getattr(namespace(a), name)(a, *decimals) if a.dtype.kind == "f" else a.copy()
 
     return forward
 
@@ -108,13 +111,15 @@ def _rounding(name):
 floor = defop("floor", _rounding("floor"), _zero_grad, "FloorBackward0", 1, NOTHING)
 ceil = defop("ceil", _rounding("ceil"), _zero_grad, "CeilBackward0", 1, NOTHING)
 trunc = defop("trunc", _rounding("trunc"), _zero_grad, "TruncBackward0", 1, NOTHING)
-frac = defop("frac", lambda a: a - namespace(a).trunc(a), lambda node, g, saved: (g,),
-             "FracBackward0", 1, NOTHING)
+def _frac_fwd(a):
+    if a.dtype.kind != "f":
+        raise NotImplementedError(f"\"frac_cpu\" not implemented for {a.dtype.name}; frac is "
+                                  "for floating point tensors (an integer's frac is 0)")
+    return a - namespace(a).trunc(a)
 
 
-def _round_fwd(a, decimals):
-    # NumPy rounds half to even, as PyTorch does
-    return namespace(a).round(a, decimals) if a.dtype.kind == "f" else a.copy()
+frac = defop("frac", _frac_fwd, lambda node, g, saved: (g,), "FracBackward0", 1, NOTHING)
+_round_fwd = _rounding("round")  # NumPy rounds half to even, as PyTorch does
 
 
 _round = defop("round", _round_fwd, _zero_grad, "RoundBackward0", 1, NOTHING)
