@@ -276,10 +276,6 @@ def gather(x, dim, index):
     return _gather(x, idx, dim, shape)
 
 
-def take_along(x, idx, dim):
-    return _gather(x, idx, dim, tuple(x.shape))
-
-
 def _scatter_fwd(g, idx, dim, shape):
     xp = namespace(g)
     out = xp.zeros(shape, dtype=g.dtype)
