@@ -1068,6 +1068,7 @@ ERROR_CASES = [
     ("narrow_range", lambda m: _r(3, 4)(m).narrow(1, 3, 2), RuntimeError, ["exceeds"]),
     ("repeat_too_few", lambda m: _r(2, 3)(m).repeat(2), RuntimeError, ["repeat", "[2, 3]"]),
     ("chunk_zero", lambda m: _r(2, 3)(m).chunk(0), RuntimeError, ["chunks"]),
+    ("repeat_negative", lambda m: _r(2, 3)(m).repeat(-1, 1), RuntimeError, ["negative", "-1"]),
     ("bmm_shapes", lambda m: m.bmm(_r(2, 3, 4)(m), _r(2, 3, 4)(m)), RuntimeError,
      ["[2, 4]", "[2, 3]"]),
     ("bmm_rank", lambda m: m.bmm(_r(3, 4)(m), _r(4, 3)(m)), RuntimeError, ["3D"]),
@@ -1098,6 +1099,13 @@ for _name, _call in [
     ("stack", lambda m, x: m.stack([x, x], 4)), ("gather", lambda m, x: x.gather(2, x.long())),
     ("permute", lambda m, x: x.permute(0, 2)), ("flatten", lambda m, x: x.flatten(0, 2)),
     ("size", lambda m, x: x.size(2)),
+    ("argmax", lambda m, x: x.argmax(2)), ("flip", lambda m, x: x.flip(-3)),
+    ("roll", lambda m, x: x.roll(1, 2)), ("cumsum", lambda m, x: x.cumsum(2)),
+    ("sort", lambda m, x: x.sort(2)), ("split", lambda m, x: x.split(1, 2)),
+    ("unbind", lambda m, x: x.unbind(-3)), ("prod", lambda m, x: x.prod(2)),
+    ("var", lambda m, x: x.var(2)), ("logsumexp", lambda m, x: x.logsumexp(2)),
+    ("index_select", lambda m, x: x.index_select(2, m.tensor([0]))),
+    ("diagonal", lambda m, x: x.diagonal(0, 0, 2)), ("movedim", lambda m, x: x.movedim(2, 0)),
 ]:
     ERROR_CASES.append((f"dim_{_name}", lambda m, c=_call: c(m, m.randn(2, 3)), IndexError,
                         ["Dimension out of range"]))

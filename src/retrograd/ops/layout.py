@@ -208,6 +208,9 @@ def repeat(x, *sizes):
             [1., 2., 1., 2.]])
     """
     reps = _shape_arg(sizes)
+    if any(r < 0 for r in reps):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(reps)}: "
+                           f"{list(reps)} (repeat counts must be >= 0)")
     if len(reps) < x.ndim:
         raise RuntimeError(
             "Number of dimensions of repeat dims can not be smaller than number of dimensions "

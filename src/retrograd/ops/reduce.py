@@ -240,7 +240,11 @@ def argmax(x, dim=None, keepdim=False):
     xp = namespace(x._data)
     if dim is None:
         return make_tensor(xp.asarray(xp.argmax(x._data), dtype="int64"))
-    return make_tensor(xp.asarray(xp.argmax(x._data, axis=dim, keepdims=keepdim), dtype="int64"))
+    dim = _dims(dim, x.ndim)  # IndexError for a dimension out of range, as PyTorch
+    axis = dim[0] if dim else None
+    if axis is None:  # a 0-d tensor
+        return make_tensor(xp.asarray(xp.argmax(x._data), dtype="int64"))
+    return make_tensor(xp.asarray(xp.argmax(x._data, axis=axis, keepdims=keepdim), dtype="int64"))
 
 
 def argmin(x, dim=None, keepdim=False):
@@ -253,7 +257,11 @@ def argmin(x, dim=None, keepdim=False):
     xp = namespace(x._data)
     if dim is None:
         return make_tensor(xp.asarray(xp.argmin(x._data), dtype="int64"))
-    return make_tensor(xp.asarray(xp.argmin(x._data, axis=dim, keepdims=keepdim), dtype="int64"))
+    dim = _dims(dim, x.ndim)  # IndexError for a dimension out of range, as PyTorch
+    axis = dim[0] if dim else None
+    if axis is None:  # a 0-d tensor
+        return make_tensor(xp.asarray(xp.argmin(x._data), dtype="int64"))
+    return make_tensor(xp.asarray(xp.argmin(x._data, axis=axis, keepdims=keepdim), dtype="int64"))
 
 
 def _logical_reduce(x, dim, keepdim, which):
