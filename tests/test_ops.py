@@ -1454,3 +1454,43 @@ def test_dtype_matrix_vs_torch(name, op, dtype_name, args, torch):
     assert not isinstance(rg, type), f"retrograd raised {rg.__name__}"
     tol = {"rtol": 1e-2, "atol": 1e-3} if "16" in dtype_name else TOL["float32"]
     _check_same(rg, th, tol, name)
+
+
+_PAIR_OPS = {
+    "maximum": lambda m, a, b: m.maximum(a, b), "atan2": lambda m, a, b: m.atan2(a, b),
+    "hypot": lambda m, a, b: m.hypot(a, b), "logaddexp": lambda m, a, b: m.logaddexp(a, b),
+    "xlogy": lambda m, a, b: m.xlogy(a, b), "lerp": lambda m, a, b: m.lerp(a, b, 0.5),
+    "addcmul": lambda m, a, b: m.addcmul(a, a, b), "addcdiv": lambda m, a, b: m.addcdiv(a, a, b),
+    "where": lambda m, a, b: m.where(a > 1, a, b), "remainder": lambda m, a, b: a % b,
+    "pow": lambda m, a, b: a ** b, "div": lambda m, a, b: a / b,
+    "clamp_tensor_min": lambda m, a, b: a.clamp(min=b), "cat": lambda m, a, b: m.cat([a, b]),
+    "mse_loss": lambda m, a, b: nnf(m).mse_loss(a, b), "dot": lambda m, a, b: a.dot(b),
+    "masked_fill": lambda m, a, b: a.masked_fill(b > 1, 2.5),
+}
+
+
+@pytest.mark.parametrize("op", sorted(_PAIR_OPS))
+def test_dtype_pairs_vs_torch(op, torch):
+    """Each two-input op on every pair of dtypes: PyTorch's result dtype and values, or its
+    exception class."""
+    fn = _PAIR_OPS[op]
+    for da in _MATRIX_DTYPES:
+        for db in _MATRIX_DTYPES:
+            results = []
+            for m in (retrograd, torch):
+                a = m.tensor([1, 2, 3], dtype=getattr(m, da))
+                b = m.tensor([2, 1, 3], dtype=getattr(m, db))
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        results.append(fn(m, a, b))
+                except (RuntimeError, NotImplementedError, TypeError, ValueError) as e:
+                    results.append(type(e))
+            rg, th = results
+            where = f"{op}({da}, {db})"
+            if isinstance(th, type):
+                assert rg is th, f"{where}: torch raised {th.__name__}, retrograd gave {rg!r}"
+                continue
+            assert not isinstance(rg, type), f"{where}: retrograd raised {rg.__name__}"
+            tol = {"rtol": 1e-2, "atol": 1e-3} if "16" in da + db else TOL["float32"]
+            _check_same(rg, th, tol, where)

@@ -29,6 +29,9 @@ _addcmul = defop("addcmul", _addcmul_fwd, _addcmul_vjp, "AddcmulBackward0", 3, I
 
 def addcmul(input, tensor1, tensor2, *, value=1):  # noqa: A002 - PyTorch's names
     """``input + value * tensor1 * tensor2``."""
+    if all(getattr(t, "_data", t).dtype.kind == "b" for t in (input, tensor1, tensor2)
+           if hasattr(getattr(t, "_data", t), "dtype")):
+        raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
     return _addcmul(input, tensor1, tensor2, value)
 
 
@@ -49,6 +52,14 @@ _addcdiv = defop("addcdiv", _addcdiv_fwd, _addcdiv_vjp, "AddcdivBackward0", 3, I
 
 def addcdiv(input, tensor1, tensor2, *, value=1):  # noqa: A002
     """``input + value * tensor1 / tensor2``."""
+    kinds = [getattr(t, "_data", t).dtype.kind for t in (tensor1, tensor2)
+             if hasattr(getattr(t, "_data", t), "dtype")]
+    if kinds and all(k in "biu" for k in kinds):
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future release "
+            "addcdiv will perform a true division of tensor1 and tensor2. Convert one of them "
+            "to a floating dtype first, e.g. tensor1.float()"
+        )
     return _addcdiv(input, tensor1, tensor2, value)
 
 
@@ -74,6 +85,17 @@ _lerp_tensor = defop("lerp", _lerp_fwd, _lerp_tensor_vjp, "LerpBackward1", 3, IN
 
 def lerp(input, end, weight):  # noqa: A002
     """``input + weight * (end - input)``; ``weight`` a number or a tensor."""
+    from .pointwise import scalar_type_name
+
+    dt = input._data.dtype
+    for other, what in ((end, "end"), (weight, "weight")):
+        if isinstance(other, Tensor) and other._data.dtype != dt:
+            raise RuntimeError(f"expected dtype {scalar_type_name(dt).lower()} for `{what}` "
+                               f"but got dtype {scalar_type_name(other._data.dtype).lower()}"
+                               " (lerp needs one floating dtype; convert with .to())")
+    if dt.kind != "f":
+        raise NotImplementedError(f"\"lerp_kernel_scalar\" not implemented for "
+                                  f"'{scalar_type_name(dt)}'; lerp is for floating tensors")
     if isinstance(weight, Tensor):
         return _lerp_tensor(input, end, weight)
     return _lerp_number(input, end, weight)
@@ -86,8 +108,43 @@ def _atan2_vjp(node, g, saved):
     return (g * x / r2 if ny else None, -g * y / r2 if nx else None)
 
 
-atan2 = defop("atan2", lambda y, x: namespace(y).arctan2(y, x), _atan2_vjp, "Atan2Backward0", 2,
-              INPUTS, "float")
+def _floats_only(fn, name):
+    """``fn`` refusing two integer (or bool) operands, as PyTorch's kernels do."""
+
+    def forward(a, b):
+        if (getattr(a, "dtype", None) is None or a.dtype.kind in "biu") and (
+                getattr(b, "dtype", None) is None or b.dtype.kind in "biu"):
+            kind = next(x.dtype for x in (a, b) if hasattr(x, "dtype"))
+            from .pointwise import scalar_type_name
+
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for "
+                                      f"'{scalar_type_name(kind)}'; convert to a float first")
+        return fn(a, b)
+
+    return forward
+
+
+def _in_float(fn):
+    """``fn`` computing in PyTorch's result dtype (the default float for two integers):
+    NumPy would compute log or arctan2 of a small integer type in float16 and lose digits."""
+    from .. import dtypes
+
+    def forward(a, b):
+        da, db = getattr(a, "dtype", None), getattr(b, "dtype", None)
+        if (da is None or da.kind == "f") and (db is None or db.kind == "f") and da == db:
+            return fn(a, b)  # the common case: nothing to convert
+        want = dtypes.result_type(a, b).numpy
+        if want.kind != "f":
+            want = dtypes.get_default_dtype().numpy
+        a = a.astype(want, copy=False) if da is not None else a
+        b = b.astype(want, copy=False) if db is not None else b
+        return fn(a, b)
+
+    return forward
+
+
+atan2 = defop("atan2", _in_float(lambda y, x: namespace(y).arctan2(y, x)), _atan2_vjp,
+              "Atan2Backward0", 2, INPUTS, "float")
 
 
 def _hypot_vjp(node, g, saved):
@@ -96,7 +153,8 @@ def _hypot_vjp(node, g, saved):
     return (g * a / out if na else None, g * b / out if nb else None)
 
 
-hypot = defop("hypot", lambda a, b: namespace(a).hypot(a, b), _hypot_vjp, "HypotBackward0", 2,
+hypot = defop("hypot", _floats_only(lambda a, b: namespace(a).hypot(a, b), "hypot"), _hypot_vjp,
+              "HypotBackward0", 2,
               INPUTS | OUTPUT, "float")
 
 
@@ -106,7 +164,8 @@ def _logaddexp_vjp(node, g, saved):
     return (g * exp(a - out) if na else None, g * exp(b - out) if nb else None)
 
 
-logaddexp = defop("logaddexp", lambda a, b: namespace(a).logaddexp(a, b), _logaddexp_vjp,
+logaddexp = defop("logaddexp", _floats_only(lambda a, b: namespace(a).logaddexp(a, b),
+                                             "logaddexp"), _logaddexp_vjp,
                   "LogaddexpBackward0", 2, INPUTS | OUTPUT, "float")
 
 
@@ -129,7 +188,7 @@ def _xlogy_vjp(node, g, saved):
             g * x / y if ny else None)
 
 
-xlogy = defop("xlogy", _xlogy_fwd, _xlogy_vjp, "XlogyBackward0", 2, INPUTS, "float")
+xlogy = defop("xlogy", _in_float(_xlogy_fwd), _xlogy_vjp, "XlogyBackward0", 2, INPUTS, "float")
 
 
 def _clamp_min_vjp(node, g, saved):

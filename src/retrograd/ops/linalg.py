@@ -122,7 +122,7 @@ def matmul(a, b):
         # the common 2-D case (a linear layer) goes straight to MmBackward0; anything
         # unusual (other ranks, mismatches to report) takes the general path below
         if (ad.ndim == 2 and bd.ndim == 2 and ad.shape[1] == bd.shape[0]
-                and ad.dtype == bd.dtype):
+                and ad.dtype == bd.dtype and ad.dtype.kind != "b"):
             return _mm(a, b)
     if not hasattr(a, "_data") and not hasattr(b, "_data"):
         return a @ b
@@ -149,6 +149,9 @@ def matmul(a, b):
             f"expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype}; "
             "convert one of them (e.g. b.to(a.dtype))"
         )
+    if ad.dtype.kind == "b":
+        raise NotImplementedError("\"dot\" not implemented for 'Bool' (matmul of bool "
+                                  "tensors); convert first, e.g. a.int() @ b.int()")
     return op(a, b)
 
 

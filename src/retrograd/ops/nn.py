@@ -476,4 +476,11 @@ def mse_loss(input, target, reduction="mean"):  # noqa: A002
         )
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    kinds = (input._data.dtype.kind, getattr(target, "_data", target).dtype.kind)
+    if all(k in "biu" for k in kinds):
+        from .pointwise import scalar_type_name
+
+        raise NotImplementedError(f"\"mse_cpu\" not implemented for "
+                                  f"'{scalar_type_name(input._data.dtype)}'; mse_loss needs a "
+                                  "floating input (x.float())")
     return _mse(input, target, reduction)

@@ -506,8 +506,21 @@ def clamp(x, min=None, max=None):  # noqa: A002 - PyTorch's keyword names
                                                    isinstance(max, float)):
         x = to_dtype(x, dtypes.get_default_dtype().numpy)  # int clamped to a float bound
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        return _clamp_tensor(x, -math.inf if min is None else min,
-                             math.inf if max is None else max)
+        # a missing bound is the dtype's own extreme, as a 0-d array of x's dtype, so that
+        # it does not take part in the promotion (an int tensor stays int)
+        data = getattr(x, "_data", x)
+        xp = namespace(data)
+        given = [getattr(b, "_data", b) for b in (min, max) if b is not None]
+        want = dtypes.result_type(data, *given).numpy  # the dtype the bounds meet x in
+        kind = want.kind
+        if kind == "f":
+            lo, hi = -math.inf, math.inf
+        elif kind == "b":
+            lo, hi = False, True
+        else:
+            lo, hi = xp.iinfo(want).min, xp.iinfo(want).max
+        lo, hi = xp.asarray(lo, dtype=want), xp.asarray(hi, dtype=want)
+        return _clamp_tensor(x, lo if min is None else min, hi if max is None else max)
     return _clamp(x, min, max)
 
 
