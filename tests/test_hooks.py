@@ -320,15 +320,6 @@ def test_retain_grad_follows_in_place_changes_but_old_hooks_stay():
         close(a, b)
 
 
-# Known differences in ops (not the engine): the narrated seed example (y = 2 * x,
-# z = y ** 3) in test_trace.py / test_viz.py shows the Python numbers 2 and 3 as constant
-# inputs of MulBackward0 / PowBackward0, in the current order.
-_STRUCTURE_GAPS = {
-    "pow_scalar": "x ** 2: PowBackward0 lists the Python exponent as a (None, 0) input; torch "
-                  "has one next_function",
-    "rpow": "2 ** x: PowBackward2 lists the Python base as (None, 0); torch has one entry",
-    "rmul": "3 * x: MulBackward0's inputs are recorded as (3, x), torch's as (x, 3)",
-}
 
 
 @pytest.mark.parametrize("build", [
@@ -354,10 +345,7 @@ _STRUCTURE_GAPS = {
 ], ids=["mul_scalar", "radd", "rmul", "sub_const", "rdiv", "pow_scalar", "rpow", "pow_tensor",
         "matmul_t", "cat", "stack", "where", "max_min", "indexing", "views", "unary_chain",
         "mean_expand", "softmax", "clamp_casts"])
-def test_graph_structure_matches_torch(build, request):
-    if request.node.callspec.id in _STRUCTURE_GAPS:
-        request.applymarker(pytest.mark.xfail(strict=True,
-                                              reason=_STRUCTURE_GAPS[request.node.callspec.id]))
+def test_graph_structure_matches_torch(build):
     (rx, tx) = rand_pair(2, 3)
     (rc, tc) = rand_pair(2, 3, seed=1, requires_grad=False)
     rx.data = rx.data.abs() + 0.5

@@ -593,13 +593,6 @@ def _structure(fn, lib):
 _ONE_RECORD = ("one record where PyTorch decomposes matmul into views, expand and bmm/mm/mv "
                "nodes")
 STRUCTURE_GAPS = {
-    **{name: "x ** 2 / 2 ** x list the Python number as a (None, 0) input (PyTorch: one "
-             "next_function); the narrated seed example (tests/test_trace.py, test_viz.py) "
-             "shows it as the constant p" for name in ("pow2", "pow3", "pow_half", "pow_neg",
-                                                       "pow_0", "rpow", "rpow_float", "square",
-                                                       "square_method")},
-    "rmul": "3 * x records (3, x) where PyTorch records (x, 3); the seed example's drawing "
-            "(y = 2 * x) shows the current order",
     **{name: _ONE_RECORD for name in ("matmul(3,)@(3, 4)", "matmul(2, 3, 4)@(2, 4, 5)",
                                       "matmul(2, 1, 3, 4)@(5, 4, 2)", "matmul(3,)@(2, 3, 4)",
                                       "matmul(2, 3, 4)@(4,)", "matmul(1, 3, 4)@(2, 4, 2)",

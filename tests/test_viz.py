@@ -68,9 +68,9 @@ def test_seed_graph_has_exactly_the_expected_nodes_and_edges():
     labels, _, edges = parse_dot(g.source)
     first = by_first_line(labels)
     assert sorted(first) == sorted(
-        ["z", "PowBackward0", "MulBackward0", "x", "saved y", "saved b = x"])
+        ["z", "PowBackward0", "MulBackward0", "x", "saved y", "saved a = x"])
     pow_, mul, leaf = first["PowBackward0"], first["MulBackward0"], first["x"]
-    out, saved_y, saved_x = first["z"], first["saved y"], first["saved b = x"]
+    out, saved_y, saved_x = first["z"], first["saved y"], first["saved a = x"]
     # data flows from the leaf x through 2*x and **3 to the output z; saved values hang
     # off the node that saved them
     assert sorted((a, b) for a, b, _ in edges) == sorted([
@@ -80,7 +80,7 @@ def test_seed_graph_has_exactly_the_expected_nodes_and_edges():
     assert "output (1, 1) float64" in labels[out]
     assert "d(y**p)/dy = p*y**(p-1)" in labels[pow_]
     assert "constant p = 3" in labels[pow_]
-    assert "constant a = 2" in labels[mul]
+    assert "constant b = 2" in labels[mul]
     assert "[[1.4]]" in labels[saved_y]  # y = 2 * 0.7, saved by y ** 3
     edge_labels = {(a, b): lab for a, b, lab in edges}
     assert "y (1, 1)" in edge_labels[(mul, pow_)]
@@ -270,7 +270,7 @@ def test_graphviz_reads_the_structure_we_meant(tmp_path):
     pairs = sorted((names[e["tail"]], names[e["head"]]) for e in data["edges"])
     assert pairs == sorted([("x", "MulBackward0"), ("MulBackward0", "PowBackward0"),
                             ("PowBackward0", "z"), ("saved y", "PowBackward0"),
-                            ("saved b = x", "MulBackward0")])
+                            ("saved a = x", "MulBackward0")])
 
 
 def test_render_without_the_graphviz_package_runs_dot_directly(tmp_path, monkeypatch):

@@ -195,8 +195,8 @@ RULES: dict[str, tuple[str, str]] = {
 #: The letters the rules use for each input of a few nodes (default: a, b), so that the
 #: table and the picture name saved values and constants as the rule does.
 SAVED_NAMES = {
-    "PowBackward0": ("y", "p"),
-    "PowBackward2": ("c", "b"),
+    "PowBackward0": ("y",),
+    "PowBackward2": ("b",),
     "ClampBackward1": ("a", "min", "max"),
 }
 
@@ -236,6 +236,19 @@ def saved_slot_names(node) -> tuple:
     saves = getattr(type(node), "saves", 3)
     base = (inputs if saves & 1 else ()) + (("result",) if saves & 2 else ())
     return base + tuple(f"extra{i}" for i in range(8))
+
+
+#: Numbers a node keeps as parameters (not inputs), named as its rule names them.
+PARAM_NAMES = {
+    "PowBackward0": ("p",),
+    "PowBackward2": ("c",),
+}
+
+
+def param_constants(node) -> list:
+    """``[(name, repr)]`` of the numbers a node keeps as parameters (the 3 of y ** 3)."""
+    names = PARAM_NAMES.get(node.name(), ())
+    return [(n, repr(v)) for n, v in zip(names, getattr(node, "params", ()) or ())]
 
 
 def saved_constants(node) -> list:
@@ -323,6 +336,8 @@ class NodeStep:
         self.saved_gone = node.saved is None
         # non-tensor inputs (the 2 of 2 * x) by input index, to name constant inputs
         self.saved_inputs = saved_constants(node)
+        # numbers kept as parameters (the exponent 3 of y ** 3)
+        self.constants = param_constants(node)
         self.rule = describe_rule(node)
         self.sends = []  # Send per input
         self.freed = False
@@ -583,6 +598,8 @@ class Trace:
             elif e.saved_gone:
                 detail.append("saved: already freed by an earlier backward (it ran without "
                               "retain_graph=True)")
+            if e.constants:
+                detail.append("constant: " + ", ".join(f"{k}={v}" for k, v in e.constants))
             return [("run", label, detail)]
         if e.kind == "sent":
             rows = []

@@ -152,7 +152,7 @@ def bind_methods(Tensor) -> None:  # noqa: N803 - the class
         # arithmetic operators (reflected + puts self first, as torch: next_functions)
         "__add__": pw.add_op, "__radd__": lambda s, o: pw.add_op(s, o),
         "__sub__": pw.sub_op, "__rsub__": pw.rsub,
-        "__mul__": pw.mul, "__rmul__": lambda s, o: pw.mul(o, s),
+        "__mul__": pw.mul, "__rmul__": lambda s, o: pw.mul(s, o),  # PyTorch records (x, 3)
         "__truediv__": pw.div, "__rtruediv__": pw.rdiv,
         "__floordiv__": pw.floor_divide, "__rfloordiv__": lambda s, o: pw.floor_divide(o, s),
         "__mod__": pw.remainder, "__rmod__": lambda s, o: pw.remainder(o, s),

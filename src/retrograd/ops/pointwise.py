@@ -217,25 +217,17 @@ neg = defop("neg", _neg_fwd, lambda node, g, saved: (-g,), "NegBackward0")
 
 
 def _pow_vjp(node, g, saved):
+    # tensor ** tensor (a Python number on either side is pow / pow_scalar_base below)
     base, exponent = saved
     nb, ne = node.next
     gb = ge = None
     if nb:
         # d(x**p)/dx = p * x**(p-1); PyTorch gives 0 where p == 0 (even at x == 0)
-        if isinstance(exponent, (int, float)):
-            gb = g * 0.0 * base if exponent == 0 else g * exponent * base ** (exponent - 1)
-        else:
-            gb = where(exponent == 0, 0.0, g * exponent * base ** (exponent - 1))
+        gb = where(exponent == 0, 0.0, g * exponent * base ** (exponent - 1))
     if ne:
         # d(x**p)/dp = x**p * log(x); PyTorch defines it as 0 where x == 0 and p >= 0
         out = base ** exponent
-        if isinstance(base, (int, float)):  # ``2 ** x``: the base is a Python number
-            if base == 0:
-                ge = where(exponent >= 0, g * 0.0, g * out * -math.inf)
-            else:
-                ge = g * out * (math.log(base) if base > 0 else math.nan)
-        else:
-            ge = where((base == 0) & (exponent >= 0), 0.0, g * out * log(base))
+        ge = where((base == 0) & (exponent >= 0), 0.0, g * out * log(base))
     return (gb, ge)
 
 
@@ -266,13 +258,41 @@ def _int_pow_negative(a, b):
         xp.result_type(base, b))
 
 
-# A Python number as exponent or base is recorded as an input that needs no gradient: the
-# narrated traces and drawings of the seed example show it as the constant p of y ** p.
-# (PyTorch's pow.Tensor_Scalar has one next_function; here PowBackward0/2 list the number
-# as (None, 0), a known difference.)
-pow = defop("pow", _pow_fwd, _pow_vjp, "PowBackward0", 2, INPUTS, "promote")  # noqa: A001
 pow_tensor = defop("pow", _pow_fwd, _pow_vjp, "PowBackward1", 2, INPUTS, "promote")
-pow_scalar_base = defop("pow", _pow_fwd, _pow_vjp, "PowBackward2", 2, INPUTS, "promote")
+
+
+# A Python number as exponent or base is a parameter, not an input: like PyTorch's
+# pow.Tensor_Scalar / pow.Scalar, the node has one next_function.
+
+
+def _pow_exponent_vjp(node, g, saved):
+    (base,) = saved
+    p = node.params[0]
+    # d(x**p)/dx = p * x**(p-1); PyTorch gives exactly 0 where p == 0 (even at x == 0)
+    return (g * 0.0 if p == 0 else g * p * base ** (p - 1),)
+
+
+def _pow_exponent_fwd(a, p):
+    return _pow_fwd(a, p)
+
+
+pow = defop("pow", _pow_exponent_fwd, _pow_exponent_vjp, "PowBackward0", 1, INPUTS)  # noqa: A001
+
+
+def _pow_base_vjp(node, g, saved):
+    exponent, out = saved
+    base = node.params[0]
+    # d(b**x)/dx = b**x * log(b); PyTorch defines it as 0 where b == 0 and x >= 0
+    if base == 0:
+        return (where(exponent >= 0, g * 0.0, g * out * -math.inf),)
+    return (g * out * (math.log(base) if base > 0 else math.nan),)
+
+
+def _pow_base_fwd(x, base):
+    return _pow_fwd(base, x)
+
+
+pow_scalar_base = defop("pow", _pow_base_fwd, _pow_base_vjp, "PowBackward2", 1, INPUTS | OUTPUT)
 
 
 def power(a, b):
@@ -282,9 +302,28 @@ def power(a, b):
         raise NotImplementedError(
             "\"pow\" not implemented for 'Bool'; convert the base first, e.g. x.int() ** y"
         )
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        return _pow_fwd(a, b)  # arrays (a first-order derivative): just compute
     if isinstance(b, Tensor):
-        return pow_tensor(a, b) if isinstance(a, Tensor) else pow_scalar_base(a, b)
-    return pow(a, b)
+        if isinstance(a, Tensor):
+            return pow_tensor(a, b)
+        if b._data.dtype.kind == "f":
+            return pow_scalar_base(b, a)
+        return _integer_pow(pow_scalar_base, b, a, dtypes.result_type(a, b._data))
+    if a._data.dtype.kind == "f":
+        return pow(a, b)
+    return _integer_pow(pow, a, b, dtypes.result_type(a._data, b))
+
+
+def _integer_pow(op, tensor, number, want):
+    """pow of an integer or bool tensor with a Python number, in PyTorch's result dtype
+    (int ** 2.5 is float32, bool ** True is bool): NumPy would give float64 or int8."""
+    if want.is_floating_point:
+        return op(tensor.to(want), number)
+    out = op(tensor, number)
+    if out._data.dtype != want.numpy:
+        out._data = out._data.astype(want.numpy)  # an integer result: nothing recorded
+    return out
 
 
 def _bool_operand(x) -> bool:

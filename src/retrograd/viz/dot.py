@@ -13,7 +13,8 @@ import subprocess
 
 from ..autograd.graph import AccumulateGrad, accumulator_of
 from ..autograd.tracing import (
-    describe_forward, describe_rule, format_many, format_value, saved_constants, saved_slot_names,
+    describe_forward, describe_rule, format_many, format_value, param_constants, saved_constants,
+    saved_slot_names,
 )
 from ..tensor import Tensor
 
@@ -470,6 +471,7 @@ def _constants(node, step) -> str:
     for k, value in pairs:
         slot = slots[k] if k < len(slots) else f"saved{k}"
         parts.append(f"{slot} = {value}")
+    parts += [f"{name} = {value}" for name, value in param_constants(node)]
     return ("constant " + ", ".join(parts)) if parts else ""
 
 
