@@ -358,10 +358,6 @@ def test_graph_structure_matches_torch(build):
     close(rx.grad, tx.grad)
 
 
-@pytest.mark.xfail(strict=True, reason="the engine runs ready nodes last-in-first-out; torch "
-                   "runs the most recently created first (sequence numbers), which orders "
-                   "hooks on sibling branches differently; matching it needs a per-node "
-                   "sequence number and a heap in the hot loop")
 def test_hook_order_on_sibling_branches_follows_creation_order():
     def build(lib, x, log):
         a, b = x * 2, x * 3

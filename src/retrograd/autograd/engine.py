@@ -23,6 +23,8 @@ order of hooks on sibling branches can differ (values never do).
 
 from __future__ import annotations
 
+from heapq import heapify, heappop, heappush
+
 import numpy as np
 
 from ..backend import as_array, namespace
@@ -319,9 +321,12 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
     check_nan = anomaly.enabled and anomaly.check_nan
     node = None
     try:
-        ready = [r for r in dict.fromkeys(roots) if deps[r] == 0]
+        # a heap keyed on creation order: the most recently created ready node runs first,
+        # as in PyTorch (it decides the order of hooks on sibling branches)
+        ready = [(-r.seq, id(r), r) for r in dict.fromkeys(roots) if deps[r] == 0]
+        heapify(ready)
         while ready:
-            node = ready.pop()
+            node = heappop(ready)[2]
             g = buffers.pop(node, None)
             if trace is not None:
                 trace.node_ready(node, g)
@@ -401,7 +406,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                 count = deps[child] - 1
                 deps[child] = count
                 if count == 0:
-                    ready.append(child)
+                    heappush(ready, (-child.seq, id(child), child))
     except Exception:
         if anomaly.enabled and node is not None:
             _report_forward_trace(node)
@@ -446,7 +451,7 @@ def _release_children(node, deps, ready):
             count = deps[child] - 1
             deps[child] = count
             if count == 0:
-                ready.append(child)
+                heappush(ready, (-child.seq, id(child), child))
 
 
 def _materialize_multi(node, g, as_tensors):

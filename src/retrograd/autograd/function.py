@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .grad_mode import anomaly, state
-from .graph import Node, SavedOutput, accumulator_of, remember_forward
+from .graph import Node, SavedOutput, accumulator_of, next_sequence_nr, remember_forward
 
 
 def _tensor_mod():
@@ -163,6 +163,7 @@ class Function(metaclass=_FunctionMeta):
         tensor = _tensor_mod()
         Tensor = tensor.Tensor
         ctx = cls._backward_cls()
+        ctx.seq = next_sequence_nr()
         ctx.next = ()
         ctx.next_nr = None
         ctx.saved = ()

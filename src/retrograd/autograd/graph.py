@@ -15,6 +15,7 @@ information the engine needs:
 from __future__ import annotations
 
 import itertools
+import sys
 import weakref
 
 __all__ = ["Node", "AccumulateGrad", "SavedOutput", "RemovableHandle", "freed_error",
@@ -96,7 +97,7 @@ class Node:
 
     __slots__ = (
         "next", "next_nr", "saved", "versions", "params", "out_shape", "out_dtype", "hooks",
-        "__weakref__",
+        "seq", "__weakref__",
     )
     multi_output = False
 
@@ -146,6 +147,13 @@ class Node:
         return self.saved is None
 
 
+#: Creation order of nodes (PyTorch's sequence_nr): among the nodes ready to run, the engine
+#: runs the most recently created first, so hooks fire in PyTorch's order.
+next_sequence_nr = itertools.count().__next__
+#: AccumulateGrad runs as soon as it is ready, as PyTorch gives it the highest number.
+LEAF_SEQUENCE_NR = sys.maxsize
+
+
 class AccumulateGrad(Node):
     """The node of a leaf tensor: gradients arriving here are added into ``leaf.grad``."""
 
@@ -153,6 +161,7 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable):
         self.variable = variable
+        self.seq = LEAF_SEQUENCE_NR
         self.next = ()
         self.next_nr = None
         self.saved = ()

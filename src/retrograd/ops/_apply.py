@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import dtypes
 from ..autograd.grad_mode import state
-from ..autograd.graph import Node, SavedOutput, accumulator_of
+from ..autograd.graph import Node, SavedOutput, accumulator_of, next_sequence_nr
 from ..backend import as_array
 from ..tensor import Tensor
 
@@ -81,6 +81,7 @@ def _new_tensor(data):
 def _new_node(node_cls, nxt, nrs, params, data):
     """A node of ``node_cls`` for a float result ``data``; ``saved`` is set by the caller."""
     node = _new(node_cls)
+    node.seq = next_sequence_nr()
     node.next = nxt
     node.next_nr = nrs
     node.params = params
@@ -240,6 +241,7 @@ def _unary_caller(op):
             return out
         fn = x._grad_fn
         node = _new(node_cls)
+        node.seq = next_sequence_nr()
         node.next = (fn if fn is not None else _leaf_edge(x),)
         node.next_nr = (x._nr,) if x._nr else None
         node.params = params
@@ -371,6 +373,7 @@ def _binary_caller(op):
         else:
             eb = None
         node = _new(node_cls)
+        node.seq = next_sequence_nr()
         node.next = (ea, eb)
         node.next_nr = nrs
         node.params = params

@@ -10,7 +10,7 @@ output (zeros for outputs that got none), which it joins back with ``cat`` / ``s
 from __future__ import annotations
 
 from ..autograd.grad_mode import state
-from ..autograd.graph import Node
+from ..autograd.graph import Node, next_sequence_nr
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import NOTHING, defop, edge_of
@@ -50,6 +50,7 @@ def _views_of(x, arrays, node_cls, params):
         o._vc = x._vc
     if x._requires_grad and state.enabled:
         node = node_cls()
+        node.seq = next_sequence_nr()
         node.next = (edge_of(x),)
         node.next_nr = (x._nr,) if x._nr else None
         node.params = params
