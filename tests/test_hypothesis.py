@@ -177,3 +177,25 @@ def test_random_graph_second_order(graph, seed):
         results.append(list(gs) + list(hv))
     for r, t in zip(*results):
         close(r, t)
+
+
+@SETTINGS
+@given(graph=graphs(), seed=st.integers(0, 2**32 - 1))
+def test_random_graph_hooks_fire_in_torchs_order(graph, seed):
+    # every intermediate value gets a hook that logs its index: the engines must visit the
+    # graph in the same order (most recently created ready node first)
+    leaf_shapes, steps, outputs = graph
+    rng = np.random.default_rng(seed)
+    arrays = [rng.standard_normal(s) for s in leaf_shapes]
+    orders = []
+    for lib, xs in zip((R, torch), leaves(arrays)):
+        log = []
+        loss, values = evaluate(lib, xs, steps, outputs)
+        seen = set()
+        for i, v in enumerate(values):
+            if v.grad_fn is not None and id(v) not in seen:
+                seen.add(id(v))
+                v.register_hook(lambda g, i=i: log.append(i))
+        loss.backward()
+        orders.append(log)
+    assert orders[0] == orders[1]
