@@ -195,7 +195,7 @@ def test_random_graph_hooks_fire_in_torchs_order(graph, seed):
         for i, v in enumerate(values):
             if v.grad_fn is not None and id(v) not in seen:
                 seen.add(id(v))
-                v.register_hook(lambda g, i=i: log.append(i))
+                v.register_hook(lambda g, i=i, log=log: log.append(i))
         loss.backward()
         orders.append(log)
     assert orders[0] == orders[1]
