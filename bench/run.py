@@ -19,6 +19,11 @@ import statistics
 import sys
 import time
 
+try:
+    import resource
+except ImportError:  # not on Windows
+    resource = None
+
 import numpy as np
 
 try:  # run from a checkout without installing
@@ -403,13 +408,23 @@ CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 _clock = time.perf_counter
 
 
-def _timed(fn, inner, threads=None):
+def _minor_faults():
+    # page faults: on big tensors, memory freed to the OS and touched again costs more than
+    # the arithmetic (DESIGN.md: measure faults, not only time)
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt if resource else 0
+
+
+def _timed(fn, inner, threads=None, faults=None):
     if threads is not None:
         torch.set_num_threads(threads)
+    f0 = _minor_faults()
     t0 = _clock()
     for _ in range(inner):
         fn()
-    return (_clock() - t0) / inner
+    elapsed = (_clock() - t0) / inner
+    if faults is not None:
+        faults.append((_minor_faults() - f0) / inner)
+    return elapsed
 
 
 def measure(fns, inner, repeats):
@@ -421,6 +436,7 @@ def measure(fns, inner, repeats):
         "numpy": (fns["numpy"], None),
     }
     times = {k: [] for k in runs}
+    faults = {k: [] for k in runs}
     order = list(runs)
     for name in order:  # warm-up (caches, allocator, lazy imports)
         fn, threads = runs[name]
@@ -432,7 +448,7 @@ def measure(fns, inner, repeats):
             rot = order[r % len(order):] + order[:r % len(order)]
             for name in rot:
                 fn, threads = runs[name]
-                times[name].append(_timed(fn, inner, threads))
+                times[name].append(_timed(fn, inner, threads, faults[name]))
                 if threads is not None and threads > 1:
                     # torch's OpenMP workers spin for a while after their last task; let
                     # them go to sleep before the next contestant's clock starts.
@@ -442,7 +458,7 @@ def measure(fns, inner, repeats):
         if gc_was:
             gc.enable()
         torch.set_num_threads(TORCH_DEFAULT_THREADS)
-    return times
+    return times, faults
 
 
 def _fmt_time(s):
@@ -500,7 +516,7 @@ def main(argv=None):
                    "numpy": fns["numpy"]()}
         torch.set_num_threads(TORCH_DEFAULT_THREADS)
         _check(title, results, rtol, atol)
-        times = measure(fns, inner, repeats)
+        times, faults = measure(fns, inner, repeats)
         med = {k: statistics.median(v) for k, v in times.items()}
         ratio = {
             k: statistics.median(a / b for a, b in zip(times["retrograd"], times[k]))
@@ -508,13 +524,14 @@ def main(argv=None):
         }
         met = ratio[ref] < bound
         all_met &= met
-        rows.append((key, title, med, ratio, ref, bound, met))
+        rows.append((key, title, med, ratio, ref, bound, met,
+                     {k: statistics.median(v) for k, v in faults.items()}))
         print(f"  ({key}) {title}: done", file=sys.stderr, flush=True)
 
     print("| workload | retrograd | torch 1 thread | torch default | numpy | "
           "rg/torch1 | rg/torchN | rg/numpy | target | met? |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for key, title, med, ratio, ref, bound, met in rows:
+    for key, title, med, ratio, ref, bound, met, _ in rows:
         target = f"rg/{ref} < {bound:g}"
         print(f"| ({key}) {title} | {_fmt_time(med['retrograd'])} | {_fmt_time(med['torch1'])} "
               f"| {_fmt_time(med['torchN'])} | {_fmt_time(med['numpy'])} | "
@@ -522,6 +539,12 @@ def main(argv=None):
               f"{target} | {'yes' if met else '**no**'} |")
     print(f"\nTimes are medians per iteration over {repeats} interleaved repeats; ratios are "
           "medians of per-repeat ratios (below 1 means retrograd is faster).")
+    print("\nMinor page faults per iteration (median):\n")
+    print("| workload | retrograd | torch 1 thread | torch default | numpy |")
+    print("|---|---|---|---|---|")
+    for key, title, *_, flt in rows:
+        print(f"| ({key}) {title} | {flt['retrograd']:.0f} | {flt['torch1']:.0f} | "
+              f"{flt['torchN']:.0f} | {flt['numpy']:.0f} |")
     return 1 if args.strict and not all_met else 0
 
 
