@@ -329,11 +329,15 @@ def _bce_fwd(x, t, weight, reduction):
     # PyTorch clamps each log at -100, so that x = 0 or 1 give a finite loss
     with quiet(xp):
         loss = -(t * xp.maximum(xp.log(x), -100) + (1 - t) * xp.maximum(xp.log1p(-x), -100))
-    if weight is not None:
-        loss = loss * weight
+    return _reduce_loss(loss if weight is None else loss * weight, reduction)
+
+
+def _spread_loss_grad(g, x, weight, reduction):
+    """The gradient of each element of a weighted, reduced loss (before the element's own
+    derivative): ``g / numel`` for a mean, times the weight."""
     if reduction == "mean":
-        return loss.mean()
-    return loss.sum() if reduction == "sum" else loss
+        g = g / (x.numel() if hasattr(x, "_data") else x.size)
+    return g if weight is None else g * weight
 
 
 def _bce_vjp(node, g, saved):
@@ -342,11 +346,7 @@ def _bce_vjp(node, g, saved):
     nx, nt = node.next
     from .pointwise import clamp, log
 
-    n = x.numel() if hasattr(x, "_data") else x.size
-    if reduction == "mean":
-        g = g / n
-    if weight is not None:
-        g = g * weight
+    g = _spread_loss_grad(g, x, weight, reduction)
     gx = gt = None
     if nx:
         # d/dx = (x - t) / (x (1 - x)), the denominator kept >= PyTorch's EPSILON (1e-12 as
@@ -380,11 +380,7 @@ def _bce_logits_fwd(x, t, weight, reduction):
     xp = namespace(x)
     # max(x, 0) - x t + log(1 + exp(-|x|)): stable for any x
     loss = xp.maximum(x, 0) - x * t + xp.log1p(xp.exp(-xp.abs(x)))
-    if weight is not None:
-        loss = loss * weight
-    if reduction == "mean":
-        return loss.mean()
-    return loss.sum() if reduction == "sum" else loss
+    return _reduce_loss(loss if weight is None else loss * weight, reduction)
 
 
 def _bce_logits_vjp(node, g, saved):
@@ -393,10 +389,7 @@ def _bce_logits_vjp(node, g, saved):
     from .pointwise import sigmoid
 
     nx, nt = node.next
-    if reduction == "mean":
-        g = g / (x.numel() if hasattr(x, "_data") else x.size)
-    if weight is not None:
-        g = g * weight
+    g = _spread_loss_grad(g, x, weight, reduction)
     return (g * (sigmoid(x) - t) if nx else None, -g * x if nt else None)
 
 
