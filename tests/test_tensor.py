@@ -1527,3 +1527,20 @@ def test_device_objects(torch):
         assert str(want.value).split(" ")[:2] == str(got.value).split(" ")[:2]
         assert bad in str(got.value)
     assert T.ones(1).device.type == "cpu" and T.ones(1).device == T.device("cpu")
+
+
+def test_iteration_gives_unbind_views_as_torch(torch):
+    # for row in x: PyTorch unbinds, so each row's grad_fn is UnbindBackward0 and a gradient
+    # through the rows reaches x; rows of a tensor that needs no grad can be changed in place
+    data = np.arange(6.0).reshape(3, 2)
+    rx, tx = T.tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    rows_r, rows_t = list(rx), list(tx)
+    assert [r.grad_fn.name() for r in rows_r] == [type(t.grad_fn).__name__ for t in rows_t]
+    sum(r.sum() * (i + 1) for i, r in enumerate(rows_r)).backward()
+    sum(t.sum() * (i + 1) for i, t in enumerate(rows_t)).backward()
+    np.testing.assert_array_equal(rx.grad.numpy(), tx.grad.numpy())
+    ry, ty = T.zeros(3, 2), torch.zeros(3, 2)
+    for r, t in zip(ry, ty):
+        r.add_(1)
+        t.add_(1)
+    np.testing.assert_array_equal(ry.numpy(), ty.numpy())

@@ -623,7 +623,10 @@ class Tensor:
     def __iter__(self):
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self._data.shape[0]))
+        # as PyTorch: the rows are unbind(0)'s views (grad_fn UnbindBackward0)
+        from .ops.layout import unbind
+
+        return iter(unbind(self, 0))
 
     def _one_value(self, kind: str):
         if self._data.size != 1:
