@@ -20,7 +20,9 @@ def _dims(dim, ndim):
     """Normalise ``dim`` (None, int, or tuple) to a sorted tuple of axes, or None."""
     if dim is None:
         return None
-    if isinstance(dim, int):
+    if dim.__class__ is int:
+        if 0 <= dim < ndim:  # the common case, without the general checks below
+            return (dim,)
         dim = (dim,)
     n = ndim if ndim > 1 else 1  # the builtin max is shadowed by this module's max
     out = []
@@ -82,9 +84,10 @@ def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - PyTorch's na
         x = x.to(dtype)
     if x._data.dtype.kind in "biu" and x._data.dtype.itemsize != 8 or x._data.dtype.kind == "b":
         x = x.long()  # integers and bools sum to int64 (NumPy: uint8 -> uint64)
+    shape = x._data.shape
     if dim is None:
-        return _sum_all(x, None, False, tuple(x.shape))
-    return _sum_dim(x, _dims(dim, x.ndim), keepdim, tuple(x.shape))
+        return _sum_all(x, None, False, shape)
+    return _sum_dim(x, _dims(dim, len(shape)), keepdim, shape)
 
 
 def _mean_vjp(node, g, saved):

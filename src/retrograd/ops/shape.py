@@ -181,7 +181,9 @@ def transpose(x, dim0, dim1):
     >>> T.zeros(2, 3, 4).transpose(0, 2).shape
     retrograd.Size([4, 3, 2])
     """
-    n = x.ndim
+    n = x._data.ndim if x.__class__ is Tensor else x.ndim
+    if n >= 2 and dim0 == -2 and dim1 == -1:  # .mT, in every matmul derivative
+        return track_view(x, transpose_op(x, n - 2, n - 1))
     return track_view(x, transpose_op(x, _norm_dim(dim0, n), _norm_dim(dim1, n)))
 
 
