@@ -35,6 +35,9 @@ except ImportError:  # pragma: no cover
 import torch
 import torch.nn.functional as TF
 
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "examples"))
+from digits_mlp import init_mlp, load_digits_standardized, mlp_forward  # noqa: E402
+
 import retrograd.nn.functional as RF
 
 TORCH_DEFAULT_THREADS = torch.get_num_threads()
@@ -206,32 +209,8 @@ def wl_long_chain(quick):
 
 
 def _digits():
-    from sklearn.datasets import load_digits
-
-    x, y = load_digits(return_X_y=True)
-    x = (x - x.mean(0)) / (x.std(0) + 1e-8)  # standardized; constant pixels stay 0
-    return x.astype(np.float32), y.astype(np.int64)
-
-
-def _init_mlp(sizes, seed, dtype=np.float32):
-    """PyTorch's Linear init (uniform +-1/sqrt(fan_in)), weights stored (in, out)."""
-    rng = np.random.default_rng(seed)
-    params = []
-    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
-        bound = 1 / np.sqrt(fan_in)
-        params.append(rng.uniform(-bound, bound, (fan_in, fan_out)).astype(dtype))
-        params.append(rng.uniform(-bound, bound, (fan_out,)).astype(dtype))
-    return params
-
-
-def _mlp_forward(lib_relu, params, x):
-    h = x
-    n = len(params) // 2
-    for i in range(n):
-        h = h @ params[2 * i] + params[2 * i + 1]
-        if i < n - 1:
-            h = lib_relu(h)
-    return h
+    x, y = load_digits_standardized()
+    return x.astype(np.float32), y
 
 
 def _np_mlp_fwd_bwd(params, x, y):
@@ -270,7 +249,7 @@ def wl_mlp_train(quick):
     """(e) SGD steps of a 64-128-128-10 ReLU MLP, cross-entropy, batch 64, on digits."""
     x, y = _digits()
     batches = _batches(x, y, 64)
-    init = _init_mlp([64, 128, 128, 10], 0)
+    init = init_mlp([64, 128, 128, 10], 0)
     lr = 0.05
     rb = [(_r(a), _r(b)) for a, b in batches]
     tb = [(_t(a), _t(b)) for a, b in batches]
@@ -282,7 +261,7 @@ def wl_mlp_train(quick):
     def rg():
         xb, yb = rb[step["r"] % len(rb)]
         step["r"] += 1
-        loss = RF.cross_entropy(_mlp_forward(R.relu, pr, xb), yb)
+        loss = RF.cross_entropy(mlp_forward(pr, xb, R.relu), yb)
         loss.backward()
         grads = [p.grad for p in pr]
         with R.no_grad():
@@ -294,7 +273,7 @@ def wl_mlp_train(quick):
     def th():
         xb, yb = tb[step["t"] % len(tb)]
         step["t"] += 1
-        loss = TF.cross_entropy(_mlp_forward(torch.relu, pt, xb), yb)
+        loss = TF.cross_entropy(mlp_forward(pt, xb, torch.relu), yb)
         loss.backward()
         grads = [p.grad for p in pt]
         with torch.no_grad():
@@ -318,21 +297,21 @@ def wl_mlp_infer(quick):
     """(f) the same MLP's forward under no_grad (batch 64)."""
     x, _ = _digits()
     xb = x[:64]
-    init = _init_mlp([64, 128, 128, 10], 0)
+    init = init_mlp([64, 128, 128, 10], 0)
     pr = [_r(p, True) for p in init]
     pt = [_t(p, True) for p in init]
     xr, xt = _r(xb), _t(xb)
 
     def rg():
         with R.no_grad():
-            return [_mlp_forward(R.relu, pr, xr)]
+            return [mlp_forward(pr, xr, R.relu)]
 
     def th():
         with torch.no_grad():
-            return [_mlp_forward(torch.relu, pt, xt)]
+            return [mlp_forward(pt, xt, torch.relu)]
 
     def nump():
-        return [_mlp_forward(lambda h: np.maximum(h, 0), init, xb)]
+        return [mlp_forward(init, xb, lambda h: np.maximum(h, 0))]
 
     return {"retrograd": rg, "torch": th, "numpy": nump}, 20 if quick else 300, 1e-4, 1e-5
 
@@ -341,7 +320,7 @@ def wl_hvp(quick):
     """(g) Hessian-vector product of a 64-64-10 tanh MLP's cross-entropy loss (batch 64)."""
     x, y = _digits()
     xb, yb = x[:64], y[:64]
-    init = _init_mlp([64, 64, 10], 1)
+    init = init_mlp([64, 64, 10], 1)
     rng = np.random.default_rng(2)
     vec = [rng.standard_normal(p.shape).astype(np.float32) for p in init]
     pr = [_r(p, True) for p in init]

@@ -13,46 +13,24 @@ import pytest
 import retrograd as R
 import retrograd.nn.functional as RF
 
+from digits_mlp import init_mlp, load_digits_standardized, mlp_forward
+
 torch = pytest.importorskip("torch")
-datasets = pytest.importorskip("sklearn.datasets")
 
 
 @pytest.fixture(scope="module")
 def digits():
-    x, y = datasets.load_digits(return_X_y=True)
-    x = (x - x.mean(0)) / (x.std(0) + 1e-8)  # standardized; constant pixels stay 0
-    return x, y.astype(np.int64)
-
-
-def _init(sizes, seed, dtype):
-    """PyTorch's Linear init (uniform +-1/sqrt(fan_in)); weights stored (in, out)."""
-    rng = np.random.default_rng(seed)
-    params = []
-    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
-        bound = 1 / np.sqrt(fan_in)
-        params.append(rng.uniform(-bound, bound, (fan_in, fan_out)).astype(dtype))
-        params.append(rng.uniform(-bound, bound, (fan_out,)).astype(dtype))
-    return params
-
-
-def _forward(params, x, act):
-    h = x
-    n = len(params) // 2
-    for i in range(n):
-        h = h @ params[2 * i] + params[2 * i + 1]
-        if i < n - 1:
-            h = act(h)
-    return h
+    return load_digits_standardized()
 
 
 def test_mlp_first_step_grads_match_torch(digits):
     x, y = digits
-    init = _init([64, 32, 10], 0, np.float64)
+    init = init_mlp([64, 32, 10], 0, np.float64)
     xb, yb = x[:64], y[:64]
     pr = [R.tensor(p, requires_grad=True) for p in init]
     pt = [torch.tensor(p, requires_grad=True) for p in init]
-    loss_r = RF.cross_entropy(_forward(pr, R.tensor(xb), R.relu), R.tensor(yb))
-    loss_t = torch.nn.functional.cross_entropy(_forward(pt, torch.tensor(xb), torch.relu),
+    loss_r = RF.cross_entropy(mlp_forward(pr, R.tensor(xb), R.relu), R.tensor(yb))
+    loss_t = torch.nn.functional.cross_entropy(mlp_forward(pt, torch.tensor(xb), torch.relu),
                                                torch.tensor(yb))
     loss_r.backward()
     loss_t.backward()
@@ -67,7 +45,7 @@ def test_mlp_sgd_training_reduces_loss_and_tracks_torch(digits):
     """300 SGD steps in float32: the loss falls a lot, and stays with PyTorch's step by step."""
     x, y = digits
     x = x.astype(np.float32)
-    init = _init([64, 32, 10], 1, np.float32)
+    init = init_mlp([64, 32, 10], 1, np.float32)
     pr = [R.tensor(p, requires_grad=True) for p in init]
     pt = [torch.tensor(p, requires_grad=True) for p in init]
     rng = np.random.default_rng(3)
@@ -76,23 +54,23 @@ def test_mlp_sgd_training_reduces_loss_and_tracks_torch(digits):
 
     def full_loss():
         with R.no_grad():
-            lr_ = RF.cross_entropy(_forward(pr, full_r, R.relu), R.tensor(y)).item()
+            lr_ = RF.cross_entropy(mlp_forward(pr, full_r, R.relu), R.tensor(y)).item()
         with torch.no_grad():
-            lt_ = torch.nn.functional.cross_entropy(_forward(pt, full_t, torch.relu),
+            lt_ = torch.nn.functional.cross_entropy(mlp_forward(pt, full_t, torch.relu),
                                                     torch.tensor(y)).item()
         return lr_, lt_
 
     start_r, start_t = full_loss()
     for _ in range(steps):
         idx = rng.integers(0, len(x), bs)
-        loss_r = RF.cross_entropy(_forward(pr, R.tensor(x[idx]), R.relu), R.tensor(y[idx]))
+        loss_r = RF.cross_entropy(mlp_forward(pr, R.tensor(x[idx]), R.relu), R.tensor(y[idx]))
         loss_r.backward()
         with R.no_grad():
             for p in pr:
                 p -= lr * p.grad
                 p.grad.zero_()  # the gradient buffer is reused: backward adds into it
-        loss_t = torch.nn.functional.cross_entropy(_forward(pt, torch.tensor(x[idx]), torch.relu),
-                                                   torch.tensor(y[idx]))
+        logits_t = mlp_forward(pt, torch.tensor(x[idx]), torch.relu)
+        loss_t = torch.nn.functional.cross_entropy(logits_t, torch.tensor(y[idx]))
         loss_t.backward()
         with torch.no_grad():
             for p in pt:
@@ -110,7 +88,7 @@ def test_mlp_sgd_training_reduces_loss_and_tracks_torch(digits):
 
 def _hvp(lib, params, vec, x, y, act, grad):
     """Hessian-vector product of the MLP's loss: grad of (grad(loss) . v)."""
-    loss = lib.nn.functional.cross_entropy(_forward(params, x, act), y)
+    loss = lib.nn.functional.cross_entropy(mlp_forward(params, x, act), y)
     gs = grad(loss, params, create_graph=True)
     dot = sum((g * v).sum() for g, v in zip(gs, vec))
     return loss, gs, grad(dot, params)
@@ -120,7 +98,7 @@ def _hvp(lib, params, vec, x, y, act, grad):
 def test_mlp_hessian_vector_product_matches_torch(digits, act_name):
     x, y = digits
     xb, yb = x[:32], y[:32]
-    init = _init([64, 16, 10], 2, np.float64)
+    init = init_mlp([64, 16, 10], 2, np.float64)
     rng = np.random.default_rng(4)
     vec = [rng.standard_normal(p.shape) for p in init]
     pr = [R.tensor(p, requires_grad=True) for p in init]
@@ -147,7 +125,7 @@ def test_hvp_matches_finite_difference_of_gradient(digits):
     """Independent of torch: H v ~ (g(w + eps v) - g(w - eps v)) / (2 eps)."""
     x, y = digits
     xb, yb = R.tensor(x[:16]), R.tensor(y[:16])
-    init = _init([64, 8, 10], 5, np.float64)
+    init = init_mlp([64, 8, 10], 5, np.float64)
     rng = np.random.default_rng(6)
     vec = [rng.standard_normal(p.shape) for p in init]
     pr = [R.tensor(p, requires_grad=True) for p in init]
@@ -155,7 +133,7 @@ def test_hvp_matches_finite_difference_of_gradient(digits):
 
     def grads_at(sign, eps=1e-5):
         ps = [R.tensor(p + sign * eps * v, requires_grad=True) for p, v in zip(init, vec)]
-        loss = RF.cross_entropy(_forward(ps, xb, R.tanh), yb)
+        loss = RF.cross_entropy(mlp_forward(ps, xb, R.tanh), yb)
         return [g.numpy() for g in R.autograd.grad(loss, ps)], eps
 
     (gp, eps), (gm, _) = grads_at(1), grads_at(-1)
