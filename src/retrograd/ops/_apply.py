@@ -19,7 +19,7 @@ from .. import dtypes
 from ..autograd.grad_mode import state
 from ..autograd.graph import Node, SavedOutput, accumulator_of, next_sequence_nr
 from ..backend import as_array
-from ..tensor import Tensor
+from ..tensor import Tensor, make_tensor
 
 NOTHING, INPUTS, OUTPUT, BOTH = 0, 1, 2, 3
 
@@ -64,20 +64,6 @@ def _leaf_edge(x):
     return accumulator_of(x)
 
 
-def _new_tensor(data):
-    """``make_tensor(data)`` inlined by hand where it matters: every op result comes here."""
-    t = _new(Tensor)
-    t._data = data
-    t._grad_fn = None
-    t._requires_grad = False
-    t._grad = None
-    t._vc = None
-    t._nr = 0
-    t._acc = None
-    t._extra = None
-    return t
-
-
 def _new_node(node_cls, nxt, nrs, params, data):
     """A node of ``node_cls`` for a float result ``data``; ``saved`` is set by the caller."""
     node = _new(node_cls)
@@ -92,7 +78,7 @@ def _new_node(node_cls, nxt, nrs, params, data):
     return node
 
 
-def record(node_cls, inputs, out, params, extras=(), nr_out=0):
+def record(node_cls, inputs, out, params, extras=()):
     """Attach a new ``node_cls`` node to ``out`` (a fresh tensor) for ``inputs``."""
     data = out._data
     if data.dtype.kind != "f":
@@ -155,7 +141,7 @@ class Op:
     """
 
     __slots__ = ("name", "forward", "node_cls", "n_inputs", "dtype_rule", "extras", "view",
-                 "differentiable", "__call__", "__dict__")
+                 "differentiable")
 
     def __init__(self, name, forward, vjp, backward_name, n_inputs=1, saves=NOTHING,
                  dtype_rule="same", extras=False, view=False, differentiable=True):
@@ -422,7 +408,7 @@ def apply_op(op, inputs, params=()):
     if op.extras:
         result, extras = result
     data = _fix_dtype(op.dtype_rule, inputs, as_array(result))
-    out = _new_tensor(data)
+    out = make_tensor(data)
     if op.view:
         _share_version(inputs[0], out)
     if wants_grad and state.enabled and op.differentiable:
