@@ -17,8 +17,8 @@ AccumulateGrad's pre-hooks, the accumulation, post-accumulate-grad hooks, post-h
 With ``inputs`` only the nodes that lead to an input run (``_nodes_needed``); what
 ``grad()`` captures at a non-leaf is taken before its hooks when that node must run
 anyway, after them otherwise -- PyTorch's (surprising but observable) rule.
-Ready nodes run last-in-first-out; PyTorch runs the most recently created first, so the
-order of hooks on sibling branches can differ (values never do).
+Among the nodes ready to run, the most recently created runs first (PyTorch's sequence
+numbers), so hooks on sibling branches fire in PyTorch's order.
 """
 
 from __future__ import annotations
@@ -105,7 +105,9 @@ def unpack_saved(node, as_tensors: bool):
 
 
 # --------------------------------------------------------------------------- shape / dtype
-def _sum_to_array(g, shape):
+def sum_to_array(g, shape):
+    """Sum an array over the dimensions that broadcasting to its shape added or stretched
+    (the one place broadcasting is undone; ``sum_to_size`` records the same on tensors)."""
     lead = g.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(
         lead + i for i, n in enumerate(shape) if n == 1 and g.shape[lead + i] != 1
@@ -138,7 +140,7 @@ def conform(g, shape, dtype, node, index, as_tensors):
 
             g = sum_to_size(g, shape)
         else:
-            g = _sum_to_array(g, shape)
+            g = sum_to_array(g, shape)
     if (g._data if as_tensors else g).dtype != dtype:
         if as_tensors:
             g = g.to(dtype)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import weakref
 
+from ..autograd.engine import sum_to_array
 from ..backend import namespace
 from ..tensor import Tensor
 from ._apply import NOTHING, apply_op, defop
@@ -303,16 +304,6 @@ def unsqueeze(x, dim):
 # ----------------------------------------------------------------- broadcasting
 
 
-def _sum_to(a, shape):
-    lead = a.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        lead + i for i, n in enumerate(shape) if n == 1 and a.shape[lead + i] != 1
-    )
-    if axes:
-        a = a.sum(axis=axes, keepdims=True)
-    return a.reshape(shape) if lead else a
-
-
 def _expand_fwd(a, shape, in_shape=None):
     return namespace(a).broadcast_to(a, shape)
 
@@ -320,7 +311,7 @@ def _expand_fwd(a, shape, in_shape=None):
 expand_op = defop("expand", _expand_fwd,
                   lambda node, g, saved: (sum_to_size(g, node.params[1]),),
                   "ExpandBackward0", 1, NOTHING, view=True)
-sum_to_size_op = defop("sum_to_size", lambda a, shape, in_shape=None: _sum_to(a, shape),
+sum_to_size_op = defop("sum_to_size", lambda a, shape, in_shape=None: sum_to_array(a, shape),
                        lambda node, g, saved: (expand_op(g, node.params[1], node.params[0]),),
                        "SumBackward1", 1, NOTHING)
 
