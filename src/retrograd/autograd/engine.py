@@ -361,13 +361,9 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                 _release_children(node, deps, ready)
                 continue
             saved = unpack_saved(node, as_tensors)
-            if as_tensors:
-                g = _materialize_multi(node, g, as_tensors) if node.multi_output else g
-                grads = node.vjp(node, g, saved)
-            else:
-                if node.multi_output:
-                    g = _materialize_multi(node, g, as_tensors)
-                grads = node.vjp(node, g, saved)
+            if node.multi_output:
+                g = _materialize_multi(node, g, as_tensors)
+            grads = node.vjp(node, g, saved)
             if hooks is not None and hooks.post:
                 grads = _run_post_hooks(node, hooks, grads, g, as_tensors)
             if check_nan:
@@ -573,9 +569,6 @@ def _run_post_hooks(node, hooks, grads, g, as_tensors):
 
 def call_node(node, grads):
     """``grad_fn(grad)``: run one node's derivative by hand, as PyTorch allows."""
-    Tensor = _tensor_cls()
-    as_tensors = True
-    g = [x if isinstance(x, Tensor) else x for x in grads]
-    saved = unpack_saved(node, as_tensors)
-    result = node.vjp(node, g if node.multi_output else g[0], saved)
+    saved = unpack_saved(node, True)
+    result = node.vjp(node, list(grads) if node.multi_output else grads[0], saved)
     return result if len(result) != 1 else result[0]
