@@ -13,7 +13,7 @@ and every other view that records a graph is re-derived from the base's new grad
 
 from __future__ import annotations
 
-from ..autograd.grad_mode import state
+from ..autograd.grad_mode import no_grad, state
 from ..autograd.graph import SavedOutput, move_retain_grad
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
@@ -231,7 +231,7 @@ def inplace(op_fn, name, saves_inputs, ufunc=None):
             x._bump_version()
             _save_self_as_output(x)
             return x
-        with _no_record():
+        with no_grad():
             result = op_fn(x, *args, **kwargs)
         _write(x, result._data if isinstance(result, Tensor) else result, name)
         x._bump_version()
@@ -240,15 +240,6 @@ def inplace(op_fn, name, saves_inputs, ufunc=None):
     method.__name__ = name
     method.__doc__ = f"In-place version of ``{name[:-1]}``."
     return method
-
-
-class _no_record:
-    def __enter__(self):
-        self.prev = state.enabled
-        state.enabled = False
-
-    def __exit__(self, *exc):
-        state.enabled = self.prev
 
 
 add_ = inplace(lambda x, other, alpha=1: pointwise.add(x, other, alpha=alpha), "add_", False,
