@@ -11,7 +11,7 @@ from .stats import quiet
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from .index import scatter_along
 from .reduce import sum as _sum
-from .shape import expand_op, reshape_op
+from .shape import _norm_dim, expand_op, reshape_op
 
 
 def _softmax_fwd(a, dim):
@@ -67,12 +67,7 @@ def _dim_for(x, dim, name):
             UserWarning, stacklevel=3,
         )
         dim = 0 if x.ndim in (0, 1, 3) else 1
-    n = max(x.ndim, 1)
-    if not -n <= dim < n:
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
-        )
-    return dim % n if x.ndim else 0
+    return _norm_dim(dim, x.ndim)
 
 
 def softmax(x, dim=None, dtype=None):

@@ -11,7 +11,7 @@ from collections import namedtuple
 from ..backend import namespace
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from .pointwise import scalar_type_name
-from .shape import expand_op, reshape_op
+from .shape import _norm_dim, expand_op, reshape_op
 
 _values_indices = namedtuple("return_types", ["values", "indices"])
 
@@ -24,15 +24,7 @@ def _dims(dim, ndim):
         if 0 <= dim < ndim:  # the common case, without the general checks below
             return (dim,)
         dim = (dim,)
-    n = ndim if ndim > 1 else 1  # the builtin max is shadowed by this module's max
-    out = []
-    for d in dim:
-        if not -n <= d < n:
-            raise IndexError(
-                f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got "
-                f"{d})"
-            )
-        out.append(d % n)
+    out = [_norm_dim(d, ndim) for d in dim]
     if ndim == 0:
         return ()
     return tuple(sorted(set(out)))

@@ -293,12 +293,7 @@ def unsqueeze(x, dim):
     >>> T.zeros(2, 3).unsqueeze(-1).shape
     retrograd.Size([2, 3, 1])
     """
-    n = x.ndim + 1
-    if not -n <= dim < n:
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
-        )
-    return track_view(x, unsqueeze_op(x, dim % n))
+    return track_view(x, unsqueeze_op(x, _norm_dim(dim, x.ndim + 1)))
 
 
 # ----------------------------------------------------------------- broadcasting
