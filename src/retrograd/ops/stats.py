@@ -244,14 +244,20 @@ def _norm_inf_fwd(a, axes, keepdim, which):
         axis=axes, keepdims=keepdim)
 
 
+def _share_among_extremes(g, values, out, axes, keepdim):
+    """``g`` spread evenly over the elements of ``values`` equal to the reduced ``out``
+    (the derivative of a max or min at ties, as PyTorch's amax/amin and inf-norms)."""
+    shape = tuple(values.shape)
+    hit = values == _spread(_kept(out, shape, axes, keepdim), shape, axes)
+    ties = _spread(_total(hit * 1, axes), shape, axes)
+    return _spread(_kept(g, shape, axes, keepdim), shape, axes) * hit / ties
+
+
 def _norm_inf_vjp(node, g, saved):
-    # the largest (smallest) magnitudes share the gradient evenly, with x's sign (PyTorch)
+    # the largest (smallest) magnitudes share the gradient, with x's sign (PyTorch)
     a, out = saved
     axes, keepdim, _ = node.params
-    shape = tuple(a.shape)
-    hit = _abs(a) == _spread(_kept(out, shape, axes, keepdim), shape, axes)
-    ties = _spread(_total(hit * 1, axes), shape, axes)
-    return (_spread(_kept(g, shape, axes, keepdim), shape, axes) * sign(a) * hit / ties,)
+    return (_share_among_extremes(g, _abs(a), out, axes, keepdim) * sign(a),)
 
 
 _norm_inf = defop("norm", _norm_inf_fwd, _norm_inf_vjp, "LinalgVectorNormBackward0", 1,
@@ -321,10 +327,7 @@ def _amax_vjp(node, g, saved):
     # ties share the gradient evenly, as PyTorch's amax/amin
     a, out = saved
     axes, keepdim, _ = node.params
-    shape = tuple(a.shape)
-    hit = a == _spread(_kept(out, shape, axes, keepdim), shape, axes)
-    ties = _spread(_total(hit * 1, axes), shape, axes)
-    return (_spread(_kept(g, shape, axes, keepdim), shape, axes) * hit / ties,)
+    return (_share_among_extremes(g, a, out, axes, keepdim),)
 
 
 _amax = defop("amax", _amax_fwd, _amax_vjp, "AmaxBackward0", 1, INPUTS | OUTPUT)
