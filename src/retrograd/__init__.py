@@ -8,6 +8,9 @@
 >>> z.backward()
 >>> x.grad              # dz/dx = 24 x^2
 tensor([[6.]])
+
+This file only re-exports: the op functions come from the op registry
+(``ops/registry.py``) through ``_assembly.py``, which also gives Tensor its methods.
 """
 
 from . import autograd, dtypes, random
@@ -28,47 +31,14 @@ from .dtypes import (
     iinfo, int, int8, int16, int32, int64, long, promote_types, result_type, set_default_dtype,
     short, uint8,
 )
-from .ops import clone
-from .ops.index import gather
-from .ops.linalg import addmm, bmm, einsum, matmul, outer
-from .ops.pointwise import (
-    abs, add, clamp, cos, div, eq, exp, ge, gt, le, log, lt, maximum, minimum, mul, ne, neg,
-    power as pow, relu, remainder, sigmoid, sign, sin, sqrt, sub, tanh, where,
-)
-from .ops.reduce import argmax, argmin, max, mean, min, sum
-from .ops.shape import (
-    broadcast_to, cat, expand, flatten, permute, reshape, squeeze, stack, t, transpose,
-    unsqueeze,
-)
-from .ops.nn import log_softmax, softmax
-from .ops.layout import (
-    chunk, diag, diag_embed, diagonal, flip, index_select, masked_select, movedim, narrow, roll,
-    trace,
-    split, swapaxes, tile, tril, triu, unbind, unflatten,
-)
-from .ops.binary import (
-    addcdiv, addcmul, atan2, clamp_max, clamp_min, hypot, lerp, logaddexp, xlogy,
-)
-from .ops.sorting import argsort, kthvalue, nonzero, sort, topk
-from .ops.stats import amax, amin, cumsum, logsumexp, norm, prod, std, var
-from .ops.unary import (
-    acos, asin, atan, ceil, cosh, erf, erfc, exp2, expm1, floor, frac, log1p, log2, log10, round,
-    rsqrt,
-    sinh, square, tan, trunc,
-)
 from .random import (
     Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
 )
-from .tensor import Size, Tensor
+from .tensor import Size, Tensor, is_floating_point, is_tensor, numel
 
-mm = matmul
-clip = clamp
-concat = concatenate = cat
-is_tensor = lambda obj: isinstance(obj, Tensor)  # noqa: E731
-numel = lambda input: input.numel()  # noqa: E731
-is_floating_point = lambda input: input.is_floating_point()  # noqa: E731
+# every op's top-level function (retrograd.add, retrograd.clip...), named in the op registry
+from ._assembly import *  # noqa: E402, F403
 
-from . import nn  # noqa: E402  (built on the names above)
-from . import viz  # noqa: E402  (draw(): DOT text needs nothing else)
+from . import nn, special, viz  # noqa: E402, F401  (built on the names above)
 
 __version__ = "0.1.0"

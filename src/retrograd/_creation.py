@@ -37,7 +37,7 @@ def _finish(data, requires_grad=False, device=None):
     if requires_grad:
         t.requires_grad_(True)
     if device is not None and str(device) != "cpu":
-        from .backend import move_to_device
+        from .ops import move_to_device
 
         t = move_to_device(t, device)
         t = make_tensor(t._data)

@@ -97,31 +97,3 @@ def device_of(array) -> device:
         return _CPU
     dev = getattr(array, "device", None)
     return device("cuda", getattr(dev, "id", 0))
-
-
-def move_to_device(tensor, target):
-    """Copy a tensor's data to ``target`` ('cpu' or 'cuda[:i]'); recorded as a copy."""
-    target = target if isinstance(target, device) else device(str(target))
-    if device_of(tensor._data) == target:
-        return tensor
-    if target.type == "cuda":
-        try:
-            import cupy
-        except ImportError:
-            raise RuntimeError(
-                "retrograd's CUDA path needs CuPy: pip install cupy-cuda12x (or the wheel for "
-                "your CUDA version); without it tensors stay on the CPU"
-            ) from None
-        from .ops.pointwise import defop
-
-        global _to_cuda, _to_cpu
-        if _to_cuda is None:
-            _to_cuda = defop("to", lambda a: cupy.asarray(a),
-                             lambda node, g, saved: (_to_cpu(g),), "ToCopyBackward0", 1)
-            _to_cpu = defop("to", lambda a: cupy.asnumpy(a),
-                            lambda node, g, saved: (_to_cuda(g),), "ToCopyBackward0", 1)
-        return _to_cuda(tensor)
-    return _to_cpu(tensor)
-
-
-_to_cuda = _to_cpu = None

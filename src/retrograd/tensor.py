@@ -1,7 +1,10 @@
 """Tensor: a NumPy (or CuPy) array plus the autograd metadata PyTorch keeps.
 
 The class is thin on purpose: data access, autograd attributes and Python protocols live
-here; every computation is an op from ``retrograd.ops``, bound as a method at the bottom.
+here; every computation is an op from ``retrograd.ops``, bound as a method when the
+package is assembled (``retrograd/_assembly.py``, from the op registry).  This module
+imports nothing above itself: what it needs from above (creation functions, ``backward``)
+it finds in :data:`above`, filled in by the assembly.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import numpy as np
 
 from . import dtypes
 
-__all__ = ["Tensor", "Size", "make_tensor"]
+__all__ = ["Tensor", "Size", "make_tensor", "is_tensor", "is_floating_point", "numel"]
 
 _new = object.__new__
 _tuple_new = tuple.__new__
@@ -134,9 +137,7 @@ class Tensor:
 
     def __new__(cls, *args, **kwargs):
         # ``retrograd.Tensor(2, 3)`` / ``Tensor([1, 2])`` as the legacy constructor does.
-        from ._creation import legacy_new
-
-        return legacy_new(cls, dtypes.get_default_dtype(), args, kwargs)
+        return above.legacy_new(cls, dtypes.get_default_dtype(), args, kwargs)
 
     # ------------------------------------------------------------------ data access
     @property
@@ -280,34 +281,24 @@ class Tensor:
 
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False) -> "Tensor":
         """A copy of ``data`` with this tensor's dtype (unless ``dtype`` is given)."""
-        from ._creation import tensor
-
-        return tensor(data, dtype=self._new_kwargs(dtype), requires_grad=requires_grad)
+        return above.tensor(data, dtype=self._new_kwargs(dtype), requires_grad=requires_grad)
 
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False) -> "Tensor":
         """Zeros of ``size`` with this tensor's dtype (unless ``dtype`` is given)."""
-        from ._creation import zeros
-
-        return zeros(*size, dtype=self._new_kwargs(dtype), requires_grad=requires_grad)
+        return above.zeros(*size, dtype=self._new_kwargs(dtype), requires_grad=requires_grad)
 
     def new_ones(self, *size, dtype=None, device=None, requires_grad=False) -> "Tensor":
         """Ones of ``size`` with this tensor's dtype (unless ``dtype`` is given)."""
-        from ._creation import ones
-
-        return ones(*size, dtype=self._new_kwargs(dtype), requires_grad=requires_grad)
+        return above.ones(*size, dtype=self._new_kwargs(dtype), requires_grad=requires_grad)
 
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False) -> "Tensor":
         """An uninitialised tensor of ``size`` with this tensor's dtype."""
-        from ._creation import empty
-
-        return empty(*size, dtype=self._new_kwargs(dtype), requires_grad=requires_grad)
+        return above.empty(*size, dtype=self._new_kwargs(dtype), requires_grad=requires_grad)
 
     def new_full(self, size, fill_value, dtype=None, device=None,
                  requires_grad=False) -> "Tensor":
         """``fill_value`` everywhere, with this tensor's dtype (unless ``dtype`` is given)."""
-        from ._creation import full
-
-        return full(size, fill_value, dtype=self._new_kwargs(dtype),
+        return above.full(size, fill_value, dtype=self._new_kwargs(dtype),
                     requires_grad=requires_grad)
 
     # ------------------------------------------------------------------ random fills
@@ -582,9 +573,7 @@ class Tensor:
         gradient whose shape broadcasts to this tensor's shape is broadcast.  The legacy
         keywords ``grad_variables=`` and ``retain_variables=`` are accepted with a warning.
         """
-        from .autograd import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs, **legacy)
+        above.backward(self, gradient, retain_graph, create_graph, inputs=inputs, **legacy)
 
     def detach(self) -> "Tensor":
         """A new tensor sharing data (and version counter) with this one, outside the graph."""
@@ -624,9 +613,7 @@ class Tensor:
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
         # as PyTorch: the rows are unbind(0)'s views (grad_fn UnbindBackward0)
-        from .ops.layout import unbind
-
-        return iter(unbind(self, 0))
+        return iter(above.unbind(self, 0))
 
     def _one_value(self, kind: str):
         if self._data.size != 1:
@@ -687,11 +674,9 @@ class Tensor:
         )
 
     def __reduce_ex__(self, protocol):
-        from ._creation import _rebuild
-
         from .backend import to_numpy
 
-        return (_rebuild, (np.array(to_numpy(self._data)), self._requires_grad))
+        return (above.rebuild, (np.array(to_numpy(self._data)), self._requires_grad))
 
     def __deepcopy__(self, memo):
         if not self.is_leaf:
@@ -707,8 +692,29 @@ class Tensor:
         return out
 
 
-# The ops and the methods that forward to them live in retrograd.ops; binding them here
-# (after Tensor exists) keeps tensor.py free of any math.
-from .ops import bind_methods  # noqa: E402
 
-bind_methods(Tensor)
+class _Above:
+    """The functions of the layers above tensor.py that a few methods call (``new_zeros``,
+    ``backward``, ``iter()``, the legacy constructor, pickling).  The package's assembly
+    (``retrograd/_assembly.py``) fills them in; importing them here would make a cycle."""
+
+    __slots__ = ("legacy_new", "tensor", "zeros", "ones", "empty", "full", "rebuild",
+                 "backward", "unbind")
+
+
+above = _Above()
+
+
+def is_tensor(obj) -> bool:
+    """Whether ``obj`` is a retrograd Tensor."""
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input) -> bool:  # noqa: A002 - PyTorch's name
+    """Whether ``input``'s dtype is a floating-point type."""
+    return input.is_floating_point()
+
+
+def numel(input) -> int:  # noqa: A002 - PyTorch's name
+    """The number of elements of ``input``."""
+    return input.numel()

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..backend import as_array, namespace
 from .grad_mode import anomaly, state
-from .graph import AccumulateGrad, SavedOutput, forward_traces, freed_error
+from .graph import AccumulateGrad, Node, SavedOutput, forward_traces, freed_error
 
 __all__ = ["run_backward", "call_node", "tracer"]
 
@@ -39,17 +39,20 @@ tracer = None
 _ndarray = np.ndarray
 
 
-_Tensor = None
+class _Above:
+    """What the engine needs from the layers above autograd: the Tensor class and
+    ``make_tensor`` (tensors for hooks and ``create_graph=True``), and the ops
+    ``sum_to_size`` and ``copy_`` (recorded under ``create_graph=True``).  The package's
+    assembly (``retrograd/_assembly.py``) fills them in: the engine imports no tensor or op."""
+
+    __slots__ = ("Tensor", "make_tensor", "sum_to_size", "copy_")
+
+
+above = _Above()
 
 
 def _tensor_cls():
-    # imported on first use: tensor.py imports this package, so not at module load
-    global _Tensor
-    if _Tensor is None:
-        from ..tensor import Tensor
-
-        _Tensor = Tensor
-    return _Tensor
+    return above.Tensor
 
 
 def _modified_error(node, index, tensor, saved_version):
@@ -71,7 +74,7 @@ def unpack_saved(node, as_tensors: bool):
         raise freed_error(node)
     if not saved:
         return saved
-    Tensor = _Tensor or _tensor_cls()
+    Tensor = above.Tensor
     versions = node.versions
     out = []
     for i, s in enumerate(saved):
@@ -91,7 +94,7 @@ def unpack_saved(node, as_tensors: bool):
                     "derivative; clone() the result before modifying it in place."
                 )
             if as_tensors:
-                from ..tensor import make_tensor
+                make_tensor = above.make_tensor
 
                 t = make_tensor(s.data, node)
                 t._vc = s.counter
@@ -136,7 +139,7 @@ def conform(g, shape, dtype, node, index, as_tensors):
                 f"{list(data.shape)} but expected shape compatible with {list(shape)}"
             )
         if as_tensors:
-            from ..ops.shape import sum_to_size
+            sum_to_size = above.sum_to_size
 
             g = sum_to_size(g, shape)
         else:
@@ -203,7 +206,7 @@ def _nodes_needed(deps, roots, targets):
 def _wrap(g, as_tensors):
     if g is None or as_tensors:
         return g
-    from ..tensor import make_tensor
+    make_tensor = above.make_tensor
 
     return make_tensor(as_array(g))
 
@@ -238,7 +241,7 @@ def _run_tensor_hooks(hooks, g, as_tensors, what):
 
 def _accumulate_into_grad(tensor, g, as_tensors):
     """Add ``g`` into ``tensor.grad`` as PyTorch's AccumulateGrad does."""
-    from ..tensor import make_tensor
+    make_tensor = above.make_tensor
 
     current = tensor._grad
     if as_tensors:
@@ -248,7 +251,7 @@ def _accumulate_into_grad(tensor, g, as_tensors):
             else:
                 # PyTorch copies into a fresh tensor (grad_fn CopyBackwards), so .grad
                 # never aliases a tensor that is part of the graph
-                from ..ops.inplace import copy_
+                copy_ = above.copy_
 
                 out = make_tensor(g._data.copy())
                 copy_(out, g)
@@ -464,7 +467,7 @@ def _materialize_multi(node, g, as_tensors):
         if x is None:
             x = np.zeros(node.out_shape[nr], node.out_dtype[nr])
             if as_tensors:
-                from ..tensor import make_tensor
+                make_tensor = above.make_tensor
 
                 x = make_tensor(x)
         out.append(x)
@@ -572,3 +575,12 @@ def call_node(node, grads):
     saved = unpack_saved(node, True)
     result = node.vjp(node, list(grads) if node.multi_output else grads[0], saved)
     return result if len(result) != 1 else result[0]
+
+
+def _node_call(self, *grads):
+    """``grad_fn(grad)``: run one node's derivative by hand, as PyTorch allows."""
+    return call_node(self, grads)
+
+
+# graph.py cannot import the engine (the engine imports graph.py): the call is attached here
+Node.__call__ = _node_call

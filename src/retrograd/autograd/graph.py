@@ -134,11 +134,6 @@ class Node:
         """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
         return add_hook(self._hook_table().pre, fn)
 
-    def __call__(self, *grads):
-        from .engine import call_node
-
-        return call_node(self, grads)
-
     def __repr__(self) -> str:
         return f"<{self.name()} object at {id(self):#x}>"
 

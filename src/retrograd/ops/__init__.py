@@ -1,22 +1,27 @@
 """The op library.  Each kind of op lives in its own module, forward beside derivative:
 
 * ``pointwise`` -- arithmetic, elementwise functions, comparisons, dtype casts
-* ``reduce``    -- sum, mean, max/min, argmax
-* ``shape``     -- reshape/view, transpose/permute, squeeze, expand, cat, stack
-* ``index``     -- ``x[i]``, ``x[i] = v``, gather/scatter
-* ``linalg``    -- matmul
-* ``nn``        -- softmax, log_softmax, losses
-* ``inplace``   -- ``add_``, ``mul_``, ``zero_``... (version counting)
+* ``unary``, ``binary``, ``activation`` -- more elementwise functions
+* ``reduce``, ``stats`` -- sum, mean, max/min, argmax; prod, var, norm, cumsum...
+* ``shape``, ``layout`` -- reshape/view, transpose/permute, cat, stack; split, flip, tril...
+* ``index``, ``sorting`` -- ``x[i]``, gather/scatter; sort, topk, nonzero
+* ``linalg`` -- matmul, einsum
+* ``nn`` -- softmax, log_softmax, losses
+* ``inplace`` -- ``add_``, ``mul_``, ``zero_``, ``x[i] = v``... (version counting)
 
-``bind_methods`` attaches them to :class:`retrograd.Tensor` as methods and operators.
+Each module ends with the public names of its ops (``registry.register``); importing this
+package imports them all, so ``registry`` then lists every op.  The conversions below
+(``to``, ``float()``...) and the bitwise operators have no module of their own.
 """
 
 from __future__ import annotations
 
-from ..backend import namespace
-from . import (
-    binary, index, layout, linalg, nn, pointwise, reduce, shape, sorting, stats, unary,
+from ..backend import device, device_of, namespace
+from . import (  # noqa: F401 - imported for their registrations
+    activation, binary, index, inplace, layout, linalg, nn, pointwise, reduce, shape, sorting,
+    stats, unary,
 )
+from .registry import reflected, register
 
 
 clone = shape.clone
@@ -25,7 +30,6 @@ clone = shape.clone
 def to(x, *args, **kwargs):
     """Convert dtype (``x.to(retrograd.float64)``); devices ``"cpu"``/``"cuda"`` move data."""
     from .. import dtypes
-    from ..backend import move_to_device
 
     dtype = kwargs.pop("dtype", None)
     device = kwargs.pop("device", None)
@@ -49,6 +53,32 @@ def to(x, *args, **kwargs):
     elif copy and out is x:
         out = clone(out)
     return out
+
+
+def move_to_device(tensor, target):
+    """Copy a tensor's data to ``target`` ('cpu' or 'cuda[:i]'); recorded as a copy."""
+    target = target if isinstance(target, device) else device(str(target))
+    if device_of(tensor._data) == target:
+        return tensor
+    if target.type == "cuda":
+        try:
+            import cupy
+        except ImportError:
+            raise RuntimeError(
+                "retrograd's CUDA path needs CuPy: pip install cupy-cuda12x (or the wheel for "
+                "your CUDA version); without it tensors stay on the CPU"
+            ) from None
+        global _to_cuda, _to_cpu
+        if _to_cuda is None:
+            _to_cuda = pointwise.defop("to", lambda a: cupy.asarray(a),
+                                       lambda node, g, saved: (_to_cpu(g),), "ToCopyBackward0", 1)
+            _to_cpu = pointwise.defop("to", lambda a: cupy.asnumpy(a),
+                                      lambda node, g, saved: (_to_cuda(g),), "ToCopyBackward0", 1)
+        return _to_cuda(tensor)
+    return _to_cpu(tensor)
+
+
+_to_cuda = _to_cpu = None
 
 
 def _cast(name):
@@ -130,89 +160,19 @@ def invert(x):
     )
 
 
-def _or_not_implemented(op):
-    # ``x == None`` is False in PyTorch: an operand the op refuses gives NotImplemented, and
-    # Python falls back to comparing identities.
-    def method(self, other):
-        try:
-            return op(self, other)
-        except TypeError:
-            return NotImplemented
-
-    method.__name__ = op.__name__
-    return method
-
-
-def bind_methods(Tensor) -> None:  # noqa: N803 - the class
-    """Attach every op to Tensor as a method or operator (called once by tensor.py)."""
-    from . import inplace as ip
-
-    pw, rd, sh, ix, la = pointwise, reduce, shape, index, linalg
-    methods = {
-        # arithmetic operators (reflected + puts self first, as torch: next_functions)
-        "__add__": pw.add_op, "__radd__": lambda s, o: pw.add_op(s, o),
-        "__sub__": pw.sub_op, "__rsub__": pw.rsub,
-        "__mul__": pw.mul, "__rmul__": lambda s, o: pw.mul(s, o),  # PyTorch records (x, 3)
-        "__truediv__": pw.div, "__rtruediv__": pw.rdiv,
-        "__floordiv__": pw.floor_divide, "__rfloordiv__": lambda s, o: pw.floor_divide(o, s),
-        "__mod__": pw.remainder, "__rmod__": lambda s, o: pw.remainder(o, s),
-        "__pow__": pw.power, "__rpow__": lambda s, o: pw.power(o, s),
-        "__matmul__": la.matmul, "__rmatmul__": lambda s, o: la.matmul(o, s),
-        "__neg__": pw.neg, "__abs__": pw.abs, "__pos__": lambda s: s,
-        "__eq__": _or_not_implemented(pw.eq), "__ne__": _or_not_implemented(pw.ne),
-        "__lt__": pw.lt, "__le__": pw.le,
-        "__gt__": pw.gt, "__ge__": pw.ge,
-        "__and__": pw.bitwise_and, "__or__": pw.bitwise_or, "__invert__": invert,
-        "__rand__": lambda s, o: pw.bitwise_and(o, s), "__ror__": lambda s, o: pw.bitwise_or(o, s),
-        "__xor__": bitwise_xor, "__rxor__": lambda s, o: bitwise_xor(o, s),
-        "__lshift__": bitwise_left_shift, "__rshift__": bitwise_right_shift,
-        "bitwise_not": invert, "bitwise_xor": bitwise_xor, "logical_not": pw.logical_not,
-        "__getitem__": ix.getitem, "__setitem__": ix.setitem,
-        "__iadd__": ip.add_, "__isub__": ip.sub_, "__imul__": ip.mul_, "__itruediv__": ip.div_,
-        # named arithmetic
-        "add": pw.add, "sub": pw.sub, "mul": pw.mul, "div": pw.div, "neg": pw.neg,
-        "pow": pw.power, "abs": pw.abs, "sign": pw.sign, "exp": pw.exp, "log": pw.log,
-        "sqrt": pw.sqrt, "reciprocal": pw.reciprocal, "sin": pw.sin, "cos": pw.cos, "tanh": pw.tanh,
-        "sigmoid": pw.sigmoid, "relu": pw.relu, "clamp": pw.clamp, "clip": pw.clamp,
-        "maximum": pw.maximum, "minimum": pw.minimum, "remainder": pw.remainder,
-        "eq": pw.eq, "ne": pw.ne, "lt": pw.lt, "le": pw.le, "gt": pw.gt, "ge": pw.ge,
-        "where": lambda s, cond, other: pw.where(cond, s, other),
-        "masked_fill": masked_fill,
-        # reductions
-        "sum": rd.sum, "mean": rd.mean, "max": rd.max, "min": rd.min,
-        "argmax": rd.argmax, "argmin": rd.argmin, "all": rd.all, "any": rd.any,
-        # shape
-        "reshape": sh.reshape, "view": sh.view, "flatten": sh.flatten,
-        "view_as": lambda s, o: sh.view(s, tuple(o.shape)),
-        "reshape_as": lambda s, o: sh.reshape(s, tuple(o.shape)),
-        "transpose": sh.transpose, "t": sh.t, "permute": sh.permute,
-        "squeeze": sh.squeeze, "unsqueeze": sh.unsqueeze, "expand": sh.expand,
-        "expand_as": lambda s, o: sh.expand(s, tuple(o.shape)),
-        "broadcast_to": sh.broadcast_to, "sum_to_size": sh.sum_to_size,
-        "matmul": la.matmul, "mm": la.matmul, "dot": la.matmul,
-        "gather": ix.gather,
-        "softmax": nn.softmax, "log_softmax": nn.log_softmax,
-        # more elementwise functions
-        **{name: getattr(unary, name) for name in unary.__all__},
-        **{name: getattr(stats, name) for name in stats.__all__},
-        **{name: getattr(layout, name) for name in layout.__all__},
-        **{name: getattr(la, name) for name in la.__all__},
-        **{name: getattr(sorting, name) for name in sorting.__all__},
-        **{name: getattr(binary, name) for name in binary.__all__},
-        "swapdims": layout.swapaxes, "moveaxis": layout.movedim,
-        "arcsin": unary.asin, "arccos": unary.acos, "arctan": unary.atan,
-        # copies and conversions
-        "clone": clone, "contiguous": contiguous, "to": to, "type_as": lambda s, o: to(s, o.dtype),
-        "float": _cast("float32"), "double": _cast("float64"), "half": _cast("float16"),
-        "long": _cast("int64"), "int": _cast("int32"), "bool": _cast("bool"),
-        "byte": _cast("uint8"), "short": _cast("int16"),
-        # in place
-        "add_": ip.add_, "sub_": ip.sub_, "mul_": ip.mul_, "div_": ip.div_, "pow_": ip.pow_,
-        "clamp_": ip.clamp_, "relu_": ip.relu_, "neg_": ip.neg_, "exp_": ip.exp_,
-        "zero_": ip.zero_, "fill_": ip.fill_, "copy_": ip.copy_,
-        **ip.MORE, "masked_fill_": ip.inplace(masked_fill, "masked_fill_", False),
-    }
-    for name, fn in methods.items():
-        setattr(Tensor, name, fn)
-    Tensor.T = property(lambda s: sh.permute(s, *reversed(range(s.ndim))))
-    Tensor.mT = property(sh.mT)
+# ----------------------------------------------------------------- public names (registry.py)
+register(to, function=False)
+register(contiguous, function=False)
+register(lambda self, other: to(self, other.dtype), "type_as", function=False)
+for _method, _dtype in (("float", "float32"), ("double", "float64"), ("half", "float16"),
+                        ("long", "int64"), ("int", "int32"), ("bool", "bool"),
+                        ("byte", "uint8"), ("short", "int16")):
+    register(_cast(_dtype), _method, function=False)
+register(masked_fill, function=False)
+register(inplace.inplace(masked_fill, "masked_fill_", False), function=False,
+         inplace_of="masked_fill")
+register(invert, "bitwise_not", function=False, dunders=("__invert__",), differentiable=False)
+register(bitwise_xor, function=False, dunders=("__xor__",),
+         tensor={"__rxor__": reflected(bitwise_xor)})
+register(bitwise_left_shift, function=False, method=False, dunders=("__lshift__",))
+register(bitwise_right_shift, function=False, method=False, dunders=("__rshift__",))

@@ -197,3 +197,11 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002
 def relu6(input, inplace=False):  # noqa: A002
     """``min(max(x, 0), 6)`` (PyTorch records it as hardtanh)."""
     return hardtanh(input, 0.0, 6.0, inplace)
+
+
+# ----------------------------------------------------------------- public names (registry.py)
+from .registry import register  # noqa: E402
+
+# nn.functional's relu (with inplace=) is its own entry; retrograd.relu is pointwise's
+for _fn in (relu, leaky_relu, softplus, silu, elu, gelu, hardtanh, relu6, logsigmoid):
+    register(_fn, function=False, method=False, functional=(_fn.__name__,))

@@ -227,3 +227,10 @@ def clamp_max(input, max):  # noqa: A002
 
 __all__ = ["addcmul", "addcdiv", "lerp", "atan2", "hypot", "logaddexp", "xlogy", "clamp_min",
            "clamp_max"]
+
+
+# ----------------------------------------------------------------- public names (registry.py)
+from .registry import register  # noqa: E402
+
+for _name in __all__:
+    register(globals()[_name], _name, special=("xlogy",) if _name == "xlogy" else ())

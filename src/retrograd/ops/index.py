@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..backend import namespace
 from ..autograd.grad_mode import state
-from ._apply import NOTHING, apply_op, defop
+from ._apply import NOTHING, defop
 from .shape import track_view
 
 
@@ -326,43 +326,8 @@ _index_put_op = defop("setitem", _setitem_fwd, _setitem_vjp, "IndexPutBackward0"
                       "same")
 
 
-def setitem(x, index, value):
-    """``x[index] = value`` in place; recorded (CopySlices) when a gradient is needed."""
-    from ..autograd.grad_mode import state
-    from ..tensor import Tensor
+# ----------------------------------------------------------------- public names (registry.py)
+from .registry import register  # noqa: E402
 
-    index = _unwrap_index(index)
-    basic = _is_basic(index)
-    v_is_t = isinstance(value, Tensor)
-    wants = state.enabled and (x._requires_grad or (v_is_t and value._requires_grad))
-    if wants and x._grad_fn is None and x._requires_grad:
-        raise RuntimeError(
-            "a leaf Variable that requires grad is being used in an in-place operation "
-            f"(x[{index!r}] = ... on a leaf of shape {list(x.shape)}). Wrap it in "
-            "`with retrograd.no_grad():` if this is an initialisation, or clone() it first."
-        )
-    vdata = value._data if v_is_t else value
-    if wants:
-        from ..autograd.graph import move_retain_grad
-        from .inplace import check_view_of_leaf, rebase_views, shadow_of
-
-        check_view_of_leaf(x, "x[...] = value")
-        op = _setitem_op if basic else _index_put_op
-        new = apply_op(op.op, (shadow_of(x, False), value), (index, basic))
-        x._data[index] = new._data[index]
-        old_fn, old_nr = x._grad_fn, x._nr
-        x._grad_fn = new._grad_fn
-        x._requires_grad = True
-        x._nr = 0
-        move_retain_grad(x, old_fn, old_nr)
-        rebase_views(x)
-    else:
-        try:
-            x._data[index] = vdata
-        except (ValueError, IndexError) as e:
-            # PyTorch raises RuntimeError("shape mismatch: ...") for a value that can't broadcast
-            if "broadcast" in str(e):
-                raise RuntimeError(f"shape mismatch: {e} (assigning into a tensor of shape "
-                                   f"{list(x.shape)})") from None
-            raise type(e)(f"{e} (assigning into a tensor of shape {list(x.shape)})") from None
-    x._bump_version()
+register(gather)
+register(getitem, function=False, method=False, dunders=("__getitem__",))

@@ -333,3 +333,58 @@ def _copy_vjp(node, g, saved):
 
 _copy_op = pointwise.defop("copy", _copy_fwd, _copy_vjp, "CopyBackwards", 2, pointwise.NOTHING)
 copy_ = inplace(_copy_op, "copy_", False)
+
+
+# ----------------------------------------------------------------- x[index] = value
+# (here, not in index.py: an assignment is an in-place change, and needs the view machinery)
+from .index import _index_put_op, _is_basic, _setitem_op, _unwrap_index  # noqa: E402
+
+
+def setitem(x, index, value):
+    """``x[index] = value`` in place; recorded (CopySlices) when a gradient is needed."""
+    index = _unwrap_index(index)
+    basic = _is_basic(index)
+    v_is_t = isinstance(value, Tensor)
+    wants = state.enabled and (x._requires_grad or (v_is_t and value._requires_grad))
+    if wants and x._grad_fn is None and x._requires_grad:
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation "
+            f"(x[{index!r}] = ... on a leaf of shape {list(x.shape)}). Wrap it in "
+            "`with retrograd.no_grad():` if this is an initialisation, or clone() it first."
+        )
+    vdata = value._data if v_is_t else value
+    if wants:
+        check_view_of_leaf(x, "x[...] = value")
+        op = _setitem_op if basic else _index_put_op
+        new = apply_op(op.op, (shadow_of(x, False), value), (index, basic))
+        x._data[index] = new._data[index]
+        old_fn, old_nr = x._grad_fn, x._nr
+        x._grad_fn = new._grad_fn
+        x._requires_grad = True
+        x._nr = 0
+        move_retain_grad(x, old_fn, old_nr)
+        rebase_views(x)
+    else:
+        try:
+            x._data[index] = vdata
+        except (ValueError, IndexError) as e:
+            # PyTorch raises RuntimeError("shape mismatch: ...") for a value that can't broadcast
+            if "broadcast" in str(e):
+                raise RuntimeError(f"shape mismatch: {e} (assigning into a tensor of shape "
+                                   f"{list(x.shape)})") from None
+            raise type(e)(f"{e} (assigning into a tensor of shape {list(x.shape)})") from None
+    x._bump_version()
+
+
+# ----------------------------------------------------------------- public names (registry.py)
+from .registry import register  # noqa: E402
+
+register(setitem, function=False, method=False, dunders=("__setitem__",))
+for _fn, _iop in ((add_, "__iadd__"), (sub_, "__isub__"), (mul_, "__imul__"),
+                  (div_, "__itruediv__")):
+    register(_fn, function=False, dunders=(_iop,), inplace_of=_fn.__name__[:-1])
+register(pow_, function=False, inplace_of="pow")
+for _fn in (clamp_, relu_, neg_, exp_, *MORE.values()):
+    register(_fn, function=False, inplace_of=_fn.__name__[:-1])
+for _fn in (zero_, fill_, copy_):
+    register(_fn, function=False)

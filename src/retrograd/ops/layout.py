@@ -444,3 +444,12 @@ def unflatten(x, dim, sizes):
 __all__ = ["split", "chunk", "unbind", "flip", "roll", "repeat", "tile", "tril", "triu",
            "index_select", "masked_select", "movedim", "swapaxes", "narrow", "unflatten",
            "diagonal", "diag_embed", "diag", "trace"]
+
+
+# ----------------------------------------------------------------- public names (registry.py)
+from .registry import register  # noqa: E402
+
+_ALIASES = {"swapaxes": ("swapdims",), "movedim": ("moveaxis",)}
+for _name in __all__:
+    register(globals()[_name], _name, aliases=_ALIASES.get(_name, ()),
+             function=_name != "repeat")  # torch.repeat does not exist: a method only

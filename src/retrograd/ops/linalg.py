@@ -360,3 +360,15 @@ def einsum(equation, *operands):
         operands = tuple(operands[0])
     terms, out = _parse_einsum(equation, [tuple(o.shape) for o in operands])
     return einsum_terms(terms, out, operands)
+
+
+# ----------------------------------------------------------------- public names (registry.py)
+from .registry import reflected, register  # noqa: E402
+
+# ``dot`` is matmul for now (PyTorch's dot takes 1-D tensors only)
+register(matmul, aliases=("mm",), method=("matmul", "mm", "dot"), dunders=("__matmul__",),
+         tensor={"__rmatmul__": reflected(matmul)})
+for _fn in (bmm, addmm, outer):
+    register(_fn)
+register(einsum, method=False)
+register(linear, function=False, method=False, functional=("linear",))

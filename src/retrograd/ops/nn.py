@@ -472,3 +472,27 @@ def mse_loss(input, target, reduction="mean"):  # noqa: A002
                                   f"'{scalar_type_name(input._data.dtype)}'; mse_loss needs a "
                                   "floating input (x.float())")
     return _mse(input, target, reduction)
+
+
+# ----------------------------------------------------------------- public names (registry.py)
+from .registry import register  # noqa: E402
+
+
+def _special_softmax(input, dim, *, dtype=None):  # noqa: A002 - PyTorch's names
+    """``retrograd.special.softmax``: as ``softmax``, with ``dim`` required."""
+    return softmax(input, dim, dtype)
+
+
+def _special_log_softmax(input, dim, *, dtype=None):  # noqa: A002 - PyTorch's names
+    """``retrograd.special.log_softmax``: as ``log_softmax``, with ``dim`` required."""
+    return log_softmax(input, dim, dtype)
+
+
+register(softmax, functional=("softmax",))
+register(log_softmax, functional=("log_softmax",))
+register(_special_softmax, "softmax", function=False, method=False, special=("softmax",))
+register(_special_log_softmax, "log_softmax", function=False, method=False,
+         special=("log_softmax",))
+for _fn in (nll_loss, cross_entropy, dropout, binary_cross_entropy,
+            binary_cross_entropy_with_logits, l1_loss, mse_loss):
+    register(_fn, function=False, method=False, functional=(_fn.__name__,))

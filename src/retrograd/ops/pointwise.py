@@ -702,3 +702,40 @@ def maximum(a, b):
 def minimum(a, b):
     """Elementwise minimum; at ties the gradient is split evenly."""
     return _minimum(a, b, "min")
+
+
+# ----------------------------------------------------------------- public names (registry.py)
+from .registry import identity, or_not_implemented, reflected, register  # noqa: E402
+
+# Reflected operators put the tensor first where PyTorch records (x, 3) for 3 * x.
+register(add, tensor={"__add__": add_op, "__radd__": add_op})
+register(sub, tensor={"__sub__": sub_op, "__rsub__": rsub})
+register(mul, dunders=("__mul__", "__rmul__"))
+register(div, dunders=("__truediv__",), tensor={"__rtruediv__": rdiv})
+register(floor_divide, function=False, method=False, dunders=("__floordiv__",),
+         tensor={"__rfloordiv__": reflected(floor_divide)})
+register(remainder, dunders=("__mod__",), tensor={"__rmod__": reflected(remainder)})
+register(power, "pow", dunders=("__pow__",), tensor={"__rpow__": reflected(power)})
+register(neg, dunders=("__neg__",))
+register(identity, "positive", function=False, method=False, dunders=("__pos__",))
+register(abs, dunders=("__abs__",))
+for _fn in (sign, exp, log, sqrt, sin, cos):
+    register(_fn)
+register(reciprocal, function=False)
+register(tanh, functional=("tanh",))
+register(sigmoid, functional=("sigmoid",), special=("expit",))
+register(relu)
+register(clamp, aliases=("clip",))
+register(maximum)
+register(minimum)
+register(where, method=False, tensor={"where": lambda self, condition, other: where(
+    condition, self, other)})
+register(eq, tensor={"__eq__": or_not_implemented(eq)})
+register(ne, tensor={"__ne__": or_not_implemented(ne)})
+for _fn in (lt, le, gt, ge):
+    register(_fn, dunders=(f"__{_fn.__name__}__",))
+register(bitwise_and, function=False, method=False, dunders=("__and__",),
+         tensor={"__rand__": reflected(bitwise_and)})
+register(bitwise_or, function=False, method=False, dunders=("__or__",),
+         tensor={"__ror__": reflected(bitwise_or)})
+register(logical_not, function=False)

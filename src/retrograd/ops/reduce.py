@@ -279,3 +279,14 @@ def all(x, dim=None, keepdim=False):  # noqa: A001 - PyTorch's name
 def any(x, dim=None, keepdim=False):  # noqa: A001 - PyTorch's name
     """True where some element (over ``dim``, or all of them) is nonzero; a bool tensor."""
     return _logical_reduce(x, dim, keepdim, "any")
+
+
+# ----------------------------------------------------------------- public names (registry.py)
+from .registry import register  # noqa: E402
+
+for _fn in (sum, mean, max, min):
+    register(_fn)
+register(argmax, differentiable=False)
+register(argmin, differentiable=False)
+register(all, function=False, differentiable=False)
+register(any, function=False, differentiable=False)

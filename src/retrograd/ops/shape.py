@@ -449,3 +449,19 @@ def stack(tensors, dim=0):
             )
     d = _norm_dim(dim, len(shape) + 1)
     return apply_op(_stack.op, tensors, (d,))
+
+
+# ----------------------------------------------------------------- public names (registry.py)
+from .registry import register  # noqa: E402
+
+register(reshape, tensor={"reshape_as": lambda self, other: reshape(self, tuple(other.shape))})
+register(view, function=False,
+         tensor={"view_as": lambda self, other: view(self, tuple(other.shape))})
+register(expand, tensor={"expand_as": lambda self, other: expand(self, tuple(other.shape))})
+register(permute, tensor={"T": property(lambda self: permute(self, *reversed(range(self.ndim))))})
+register(transpose, tensor={"mT": property(mT)})
+for _fn in (flatten, t, squeeze, unsqueeze, broadcast_to, clone):
+    register(_fn)
+register(sum_to_size, function=False)
+register(cat, aliases=("concat", "concatenate"), method=False)
+register(stack, method=False)

@@ -120,3 +120,10 @@ def nonzero(x, as_tuple=False):
 
 
 __all__ = ["sort", "argsort", "topk", "kthvalue", "nonzero"]
+
+
+# ----------------------------------------------------------------- public names (registry.py)
+from .registry import register  # noqa: E402
+
+for _name in __all__:
+    register(globals()[_name], _name, differentiable=_name in ("sort", "topk", "kthvalue"))

@@ -380,3 +380,10 @@ def cumsum(x, dim, *, dtype=None):
 
 
 __all__ = ["prod", "var", "std", "norm", "logsumexp", "amax", "amin", "cumsum"]
+
+
+# ----------------------------------------------------------------- public names (registry.py)
+from .registry import register  # noqa: E402
+
+for _name in __all__:
+    register(globals()[_name], _name, special=("logsumexp",) if _name == "logsumexp" else ())

@@ -140,3 +140,13 @@ def square(x):
 
 __all__ = ["log1p", "expm1", "rsqrt", "log2", "log10", "exp2", "tan", "atan", "asin", "acos",
            "sinh", "cosh", "floor", "ceil", "trunc", "frac", "round", "square", "erf", "erfc"]
+
+
+# ----------------------------------------------------------------- public names (registry.py)
+from .registry import register  # noqa: E402
+
+_ALIASES = {"asin": ("arcsin",), "acos": ("arccos",), "atan": ("arctan",)}
+_SPECIAL = ("log1p", "expm1", "exp2", "erf", "erfc", "round")
+for _name in __all__:
+    register(globals()[_name], _name, aliases=_ALIASES.get(_name, ()),
+             special=(_name,) if _name in _SPECIAL else ())

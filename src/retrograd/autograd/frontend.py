@@ -1,0 +1,326 @@
+"""``backward`` and ``grad``: the two ways into the engine.
+
+They validate their arguments here, then call the one engine
+(``engine.run_backward``); they differ only in accumulating into ``.grad`` or returning.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .graph import accumulator_of
+from . import engine
+
+__all__ = ["backward", "grad"]
+
+
+# the Tensor class (the engine is handed it when the package is assembled)
+_tensor_cls = engine._tensor_cls
+
+
+def _as_list(x):
+    Tensor = _tensor_cls()
+    if x is None:
+        return None
+    if isinstance(x, Tensor):
+        return [x]
+    return list(x)
+
+
+def _root_node(t, i):
+    if t._grad_fn is not None:
+        return t._grad_fn
+    if t._requires_grad:
+        return accumulator_of(t)
+    raise RuntimeError(
+        f"element {i} of tensors does not require grad and does not have a grad_fn: the "
+        f"tensor (shape {list(t.shape)}) was not computed from any tensor with "
+        "requires_grad=True, so there is nothing to differentiate. Create the inputs with "
+        "requires_grad=True (or call .requires_grad_()) before computing it, and make sure it "
+        "was not computed under no_grad()."
+    )
+
+
+def _make_root_grad(out, grad, i, create_graph):
+    """The gradient that starts backward at ``out``, shape-checked (and broadcast)."""
+    from ..tensor import Tensor, make_tensor
+
+    data = out._data
+    if grad is None:
+        if data.size != 1:
+            raise RuntimeError(
+                f"grad can be implicitly created only for scalar outputs: output {i} has shape "
+                f"{list(data.shape)}. backward() needs to know how to weight each output "
+                "element: pass gradient= a tensor of the output's shape (e.g. "
+                "out.backward(retrograd.ones_like(out)) sums the elements' gradients), or "
+                "reduce the output to one element first (out.sum().backward())."
+            )
+        g = np.ones(data.shape, data.dtype) if type(data) is np.ndarray else \
+            _namespace(data).ones(data.shape, dtype=data.dtype)
+        if engine.tracer is not None:
+            engine.tracer.root_grad(i, out, None, g)
+        return make_tensor(g) if create_graph else g
+    given = grad  # what the caller passed, for autograd.trace()
+    if not isinstance(grad, Tensor):
+        if isinstance(grad, (int, float)):
+            grad = make_tensor(np.full(data.shape, grad, data.dtype))
+        else:
+            raise TypeError(
+                f"gradients can be either Tensors or None, but got {type(grad).__name__}"
+            )
+    gdata = grad._data
+    if gdata.shape != data.shape:
+        if gdata.size == 1 and data.size == 1:
+            grad = grad.reshape(data.shape)
+        elif _broadcastable(gdata.shape, data.shape):
+            # retrograd extension (the seed post's PyTorch accepted it): broadcast
+            # the gradient, e.g. [1, 0] against a 2x2 output weights its first column.
+            grad = grad.expand(*data.shape)
+        else:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {list(gdata.shape)} and "
+                f"output[{i}] has a shape of {list(data.shape)}. The gradient must have the "
+                "output's shape (or, in retrograd, a shape that broadcasts to it); pass e.g. "
+                "retrograd.ones_like(output) to weight every element by one."
+            )
+    if grad._data.dtype != data.dtype:
+        # as PyTorch, a gradient of another dtype (double for a float output, int, bool)
+        # is cast to the output's dtype before it enters the graph
+        grad = grad.to(out.dtype)
+    if engine.tracer is not None:
+        engine.tracer.root_grad(i, out, given, grad)
+    if create_graph:
+        return grad
+    return grad._data
+
+
+def _namespace(a):
+    from ..backend import namespace
+
+    return namespace(a)
+
+
+def _broadcastable(src, dst) -> bool:
+    if len(src) > len(dst):
+        return False
+    return all(s == 1 or s == d for s, d in zip(reversed(src), reversed(dst)))
+
+
+def _legacy_kwargs(kwargs, grad, retain_graph, grad_name):
+    """Accept the seed-era names grad_variables= and retain_variables= (with a warning)."""
+    if "grad_variables" in kwargs:
+        warnings.warn(
+            f"'grad_variables' is a deprecated name for '{grad_name}' (it was renamed in "
+            f"PyTorch 0.4); use {grad_name}=", DeprecationWarning, stacklevel=3,
+        )
+        value = kwargs.pop("grad_variables")
+        if grad is not None and value is not None:
+            raise RuntimeError(f"pass either {grad_name}= or grad_variables=, not both")
+        grad = value
+    if "retain_variables" in kwargs:
+        warnings.warn(
+            "'retain_variables' is a deprecated name for 'retain_graph'; use retain_graph=",
+            DeprecationWarning, stacklevel=3,
+        )
+        value = kwargs.pop("retain_variables")
+        if retain_graph is None:
+            retain_graph = value
+    if kwargs:
+        raise TypeError(f"backward() got unexpected keyword arguments {sorted(kwargs)}")
+    return grad, retain_graph
+
+
+def _input_targets(inputs, what):
+    targets = []
+    for i, t in enumerate(inputs):
+        if not isinstance(t, _tensor_cls()):
+            raise TypeError(f"{what}: inputs[{i}] is {type(t).__name__}, not a Tensor")
+        if t._grad_fn is not None:
+            targets.append((t._grad_fn, t._nr))
+        elif t._requires_grad:
+            targets.append((accumulator_of(t), 0))
+        else:
+            raise RuntimeError(
+                f"One of the differentiated Tensors does not require grad (inputs[{i}], shape "
+                f"{list(t.shape)}); set requires_grad=True on it before computing the outputs"
+            )
+    return targets
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, inputs=None, **legacy):
+    """Accumulate the gradients of ``tensors`` w.r.t. the graph leaves into their ``.grad``.
+
+    Parameters
+    ----------
+    tensors : Tensor or sequence of Tensor
+        Outputs to differentiate.
+    grad_tensors : Tensor or sequence, optional
+        The weight of each output (its "gradient"); may be omitted for one-element outputs.
+        A weight whose shape broadcasts to the output's is broadcast (retrograd extension).
+    retain_graph : bool, optional
+        Keep saved values so the graph can be differentiated again (default: create_graph).
+    create_graph : bool
+        Record the backward pass so the gradients can themselves be differentiated.
+    inputs : sequence of Tensor, optional
+        Accumulate only into these.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> x = T.tensor([1.0, 2.0], requires_grad=True)
+    >>> T.autograd.backward((x ** 2).sum())
+    >>> x.grad
+    tensor([2., 4.])
+    """
+    if grad_variables is not None:
+        legacy["grad_variables"] = grad_variables
+    grad_tensors, retain_graph = _legacy_kwargs(legacy, grad_tensors, retain_graph,
+                                                "grad_tensors")
+    outputs = _as_list(tensors)
+    grads = _as_list(grad_tensors) if grad_tensors is not None else [None] * len(outputs)
+    if len(grads) != len(outputs):
+        raise RuntimeError(
+            f"got {len(grads)} gradients for {len(outputs)} tensors; pass one gradient per "
+            "output (None for one-element outputs)"
+        )
+    if retain_graph is None:
+        retain_graph = create_graph
+    inputs = _as_list(inputs)
+    if inputs is not None and not inputs:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    roots = [_root_node(t, i) for i, t in enumerate(outputs)]
+    root_grads = [_make_root_grad(t, g, i, create_graph) for i, (t, g) in
+                  enumerate(zip(outputs, grads))]
+    roots, root_grads = _multi_output_roots(outputs, roots, root_grads)
+    targets = _input_targets(inputs, "backward") if inputs is not None else None
+    captured = engine.run_backward(roots, root_grads, retain_graph, create_graph, targets,
+                                   accumulate=True)
+    if inputs is not None:
+        from .engine import _accumulate_into_grad
+
+        # non-leaf inputs get .grad, as PyTorch's backward(inputs=...); one that retains
+        # its grad already got it from the engine
+        for t, g in zip(inputs, captured):
+            if t._grad_fn is not None and g is not None and not t.retains_grad:
+                _accumulate_into_grad(t, g, create_graph)
+
+
+def _multi_output_roots(outputs, roots, root_grads):
+    out_grads = []
+    for t, node, g in zip(outputs, roots, root_grads):
+        out_grads.append((t._nr, g) if node.multi_output else g)
+    return roots, out_grads
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """The gradients of ``outputs`` w.r.t. ``inputs``, returned (``.grad`` is untouched).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> x = T.tensor(3.0, requires_grad=True)
+    >>> (g,) = T.autograd.grad(x ** 3, x, create_graph=True)
+    >>> g, T.autograd.grad(g, x)[0]
+    (tensor(27., grad_fn=<MulBackward0>), tensor(18.))
+    """
+    from ..tensor import make_tensor
+
+    if not only_inputs:
+        warnings.warn(
+            "only_inputs argument is deprecated and is ignored now (defaults to True). To "
+            "accumulate gradient for other parts of the graph, please use "
+            "retrograd.autograd.backward.", FutureWarning, stacklevel=2,
+        )
+    if is_grads_batched:
+        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                             allow_unused, materialize_grads)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    elif materialize_grads and not allow_unused:
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, "
+            "but got: allow_unused=False."
+        )
+    outs = _as_list(outputs)
+    ins = _as_list(inputs)
+    if not ins:
+        raise RuntimeError(
+            "`inputs` argument to `grad()` cannot be empty: pass the tensors to "
+            "differentiate with respect to"
+        )
+    gos = _as_list(grad_outputs) if grad_outputs is not None else [None] * len(outs)
+    if len(gos) != len(outs):
+        raise RuntimeError(
+            f"grad requires one grad_output per output: got {len(gos)} for {len(outs)} outputs"
+        )
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = [_root_node(t, i) for i, t in enumerate(outs)]
+    root_grads = [_make_root_grad(t, g, i, create_graph) for i, (t, g) in
+                  enumerate(zip(outs, gos))]
+    roots, root_grads = _multi_output_roots(outs, roots, root_grads)
+    targets = _input_targets(ins, "grad")
+    captured = engine.run_backward(roots, root_grads, retain_graph, create_graph, targets,
+                                   accumulate=False)
+    results = []
+    for i, (t, g) in enumerate(zip(ins, captured)):
+        if g is None:
+            if materialize_grads:
+                results.append(make_tensor(np.zeros_like(np.asarray(t._data))))
+                continue
+            if not allow_unused:
+                raise RuntimeError(
+                    f"One of the differentiated Tensors appears to not have been used in the "
+                    f"graph (inputs[{i}], shape {list(t.shape)}): no path leads from the "
+                    "outputs back to it. Set allow_unused=True if this is the desired behavior "
+                    "(its gradient is then None), or materialize_grads=True for zeros."
+                )
+            results.append(None)
+        elif create_graph:
+            results.append(g)
+        else:
+            from ..backend import as_array
+
+            g = as_array(g)
+            if not g.flags.writeable:
+                g = g.copy()
+            results.append(make_tensor(g))
+    return tuple(results)
+
+
+def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                  materialize_grads):
+    """``is_grads_batched=True``: one vector-Jacobian product per leading index of the
+    grad_outputs, stacked (PyTorch vmaps this; a loop gives the same result)."""
+    from ..ops.shape import stack
+
+    outs = _as_list(outputs)
+    gos = _as_list(grad_outputs) if grad_outputs is not None else None
+    if gos is None or any(g is None for g in gos):
+        raise RuntimeError(
+            "is_grads_batched=True needs grad_outputs: one tensor per output whose first "
+            "dimension is the batch of vectors to multiply the Jacobian with"
+        )
+    sizes = {g.shape[0] if g.ndim else None for g in gos}
+    if len(sizes) != 1 or None in sizes:
+        raise RuntimeError(
+            f"is_grads_batched=True: every grad_output needs the same leading batch dimension, "
+            f"got shapes {[list(g.shape) for g in gos]}"
+        )
+    (batch,) = sizes
+    per_item = []
+    for b in range(batch):
+        # the graph is kept for every item but the last, which frees it as one call would
+        per_item.append(grad(outs, inputs, [g[b] for g in gos],
+                             retain_graph=True if b < batch - 1 else retain_graph,
+                             create_graph=create_graph, allow_unused=allow_unused,
+                             materialize_grads=materialize_grads))
+    results = []
+    for i in range(len(per_item[0]) if per_item else len(_as_list(inputs))):
+        column = [item[i] for item in per_item]
+        results.append(None if not column or column[0] is None else stack(column))
+    return tuple(results)

@@ -1,0 +1,224 @@
+"""The one list of ops: every public op and the names it is known by.
+
+Each op module ends with a short declarative table, one :func:`register` call per public
+op: the callable (a ``defop`` record's caller, or a plain wrapper such as ``reshape``) and
+its public names.  Nothing else lists op names.  From this list
+
+* the package's assembly (``retrograd/_assembly.py``) builds the top-level functions
+  (``retrograd.add``), the Tensor methods, operators and in-place forms;
+* ``retrograd.special`` and ``retrograd.nn.functional`` (later ``retrograd.linalg``) take
+  their functions from it;
+* the op tests iterate it (``tests/ops/test_registry.py``): an op registered without test
+  cases fails a test.
+
+This module imports nothing from retrograd, so every layer may register into it.
+
+>>> from retrograd.ops import registry
+>>> e = registry.entry("clamp")
+>>> e.names["torch"], sorted(e.methods)[:2], e.inplace
+(('clamp', 'clip'), ['clamp', 'clip'], 'clamp_')
+"""
+
+from __future__ import annotations
+
+import sys
+
+#: The namespaces an op's functions can appear in: ``torch`` is retrograd's top level.
+NAMESPACES = ("torch", "special", "linalg", "nn.functional")
+
+
+class Entry:
+    """One public op.
+
+    Attributes
+    ----------
+    key : str
+        Unique within the registry: the op's name, or ``"nn.functional.relu"`` for an op
+        that has neither a top-level function nor a method.
+    fn : callable
+        What users call.  ``fn.op`` is the :class:`~retrograd.ops._apply.Op` record when the
+        op was made by ``defop``; plain wrappers have none (see :attr:`op`).
+    kind : str
+        The op module that defines it (``"pointwise"``, ``"layout"``...): the op tests are
+        split by the same kinds.
+    names : dict
+        namespace (one of :data:`NAMESPACES`) -> the function names it has there.
+    methods : dict
+        Tensor attribute name -> callable: methods, operators (``__add__``), reflected
+        forms, properties (``T``).
+    inplace : str or None
+        The name of its in-place method (``"add_"``), set when that form registers.
+    inplace_of : str or None
+        For an in-place form, the key of the out-of-place op.
+    differentiable : bool
+        Whether gradients flow through it (the op tests then demand a gradcheck case).
+    jvp, batch_rule
+        Reserved, None for now: the forward-mode derivative (``jvp(primals, tangents,
+        params) -> tangent``) and the vmap batching rule (``rule(args, batch_dims) ->
+        (out, out_batch_dim)``) will attach here, to the same record as the VJP.
+    """
+
+    __slots__ = ("key", "fn", "kind", "names", "methods", "inplace", "inplace_of",
+                 "differentiable", "jvp", "batch_rule")
+
+    def __init__(self, key, fn, kind, names, methods, inplace_of, differentiable):
+        self.key = key
+        self.fn = fn
+        self.kind = kind
+        self.names = names
+        self.methods = methods
+        self.inplace = None
+        self.inplace_of = inplace_of
+        self.differentiable = differentiable
+        self.jvp = None
+        self.batch_rule = None
+
+    @property
+    def op(self):
+        """The ``defop`` record behind ``fn``, or None for a plain wrapper."""
+        return getattr(self.fn, "op", None)
+
+    def all_names(self) -> set:
+        """Every public spelling: functions (with their namespace) and Tensor attributes."""
+        out = {f"{ns}.{n}" if ns != "torch" else n for ns, ns_names in self.names.items()
+               for n in ns_names}
+        return out | {f"Tensor.{m}" for m in self.methods}
+
+    def __repr__(self):
+        return f"<registry entry {self.key} ({self.kind})>"
+
+
+_ENTRIES: dict[str, Entry] = {}
+_TAKEN: dict[tuple, str] = {}  # (namespace or "Tensor", name) -> entry key
+
+
+def _names(value, default):
+    if value is True:
+        return default
+    if not value:
+        return ()
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
+def register(fn, name=None, *, function=True, method=True, aliases=(), dunders=(),
+             tensor=None, special=(), linalg=(), functional=(), inplace_of=None,
+             differentiable=None):
+    """Add ``fn`` to the registry under its public names; returns ``fn``.
+
+    Parameters
+    ----------
+    fn : callable
+        The op as users call it.
+    name : str, optional
+        Its name (default ``fn.__name__``).
+    function, method : bool or str or tuple of str
+        ``True``: ``retrograd.<name>`` / ``Tensor.<name>`` and the same for each alias;
+        ``False``: none; names: exactly those.
+    aliases : tuple of str
+        Other spellings (``clip`` for ``clamp``), for the function and the method.
+    dunders : tuple of str
+        Python operators bound to ``fn`` itself (``"__mul__"``).
+    tensor : dict, optional
+        Further Tensor attributes bound to other callables: reflected operators
+        (``{"__rsub__": rsub}``), methods whose argument order differs, properties.
+    special, linalg, functional : tuple of str
+        Names in ``retrograd.special``, ``retrograd.linalg``, ``retrograd.nn.functional``.
+    inplace_of : str, optional
+        This is the in-place form of the op registered as ``inplace_of``.
+    differentiable : bool, optional
+        Default: the ``defop`` record's flag, else True.
+    """
+    name = name or fn.__name__
+    kind = sys._getframe(1).f_globals["__name__"].rpartition(".")[2]
+    names = {}
+    spelled = (name, *aliases)
+    for ns, given in (("torch", _names(function, spelled)), ("special", _names(special, ())),
+                      ("linalg", _names(linalg, ())),
+                      ("nn.functional", _names(functional, ()))):
+        if given:
+            names[ns] = given
+    methods = {m: fn for m in _names(method, spelled)}
+    methods.update({d: fn for d in dunders})
+    methods.update(tensor or {})
+    if differentiable is None:
+        op = getattr(fn, "op", None)
+        differentiable = op.differentiable if op is not None else True
+    if "torch" in names or methods:
+        key = name
+    else:
+        key = f"{next(iter(names))}.{name}"
+    spots = [(ns, n) for ns, ns_names in names.items() for n in ns_names]
+    spots += [("Tensor", m) for m in methods]
+    for spot in spots + [("key", key)]:
+        if spot in _TAKEN:
+            raise ValueError(f"registry: {spot[0]}.{spot[1]} is registered twice (by "
+                             f"{_TAKEN[spot]} and {key}); each public name names one op")
+    for spot in spots + [("key", key)]:
+        _TAKEN[spot] = key
+    e = _ENTRIES[key] = Entry(key, fn, kind, names, methods, inplace_of, differentiable)
+    if inplace_of is not None:
+        base = _ENTRIES[inplace_of]  # the out-of-place op registers first (its module is lower)
+        base.inplace = next(m for m in methods if not m.startswith("__"))
+    return e.fn
+
+
+def entries() -> list:
+    """Every entry, in registration order."""
+    return list(_ENTRIES.values())
+
+
+def entry(key: str) -> Entry:
+    return _ENTRIES[key]
+
+
+def namespace(ns: str) -> dict:
+    """name -> function for the namespace ``ns`` (``"torch"``, ``"special"``...)."""
+    if ns not in NAMESPACES:
+        raise ValueError(f"unknown namespace {ns!r}; one of {NAMESPACES}")
+    return {n: e.fn for e in _ENTRIES.values() for n in e.names.get(ns, ())}
+
+
+def tensor_methods() -> dict:
+    """Tensor attribute name -> callable (methods, operators, in-place forms, properties)."""
+    out = {}
+    for e in _ENTRIES.values():
+        out.update(e.methods)
+    return out
+
+
+def install(cls) -> None:
+    """Attach every registered method and operator to ``cls`` (the Tensor class)."""
+    for name, fn in tensor_methods().items():
+        setattr(cls, name, fn)
+
+
+# ----------------------------------------------------------------- operator spellings
+
+
+def reflected(fn, name=None):
+    """``other OP self`` as a method of ``self``: ``__rsub__`` and friends."""
+
+    def method(self, other):
+        return fn(other, self)
+
+    method.__name__ = name or f"r{fn.__name__}"
+    return method
+
+
+def or_not_implemented(fn):
+    """A comparison operator that gives NotImplemented for an operand ``fn`` refuses, so
+    ``x == None`` falls back to Python's identity comparison (False), as in PyTorch."""
+
+    def method(self, other):
+        try:
+            return fn(self, other)
+        except TypeError:
+            return NotImplemented
+
+    method.__name__ = fn.__name__
+    return method
+
+
+def identity(self):
+    """``+x``: the tensor itself, as PyTorch's ``__pos__``."""
+    return self
