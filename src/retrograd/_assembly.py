@@ -7,7 +7,8 @@ Imports point one way (``tests/test_architecture.py`` fails on any cycle)::
     tensor                                         Tensor: data + autograd metadata
     ops._apply, ops.<kind>, ops                    every op, each registered (ops/registry.py)
     _creation; autograd.frontend, .function...     tensor(), zeros(); backward(), grad()
-    _assembly (this module), special, nn, viz      built from the registry
+    viz                                            draw(): graphs as DOT
+    _assembly (this module), special, nn           built from the registry
     __init__                                       re-exports only
 
 Running this module once (``retrograd/__init__`` imports it) attaches every registered op
@@ -20,11 +21,13 @@ from __future__ import annotations
 
 from . import _creation, ops
 from .autograd import engine, frontend
+from .autograd.tracing import Trace
 from .ops import registry
 from .ops.inplace import copy_
 from .ops.layout import unbind
 from .ops.shape import sum_to_size
 from .tensor import Tensor, above, make_tensor
+from .viz.dot import draw_trace
 
 registry.install(Tensor)
 
@@ -42,6 +45,8 @@ engine.above.Tensor = Tensor
 engine.above.make_tensor = make_tensor
 engine.above.sum_to_size = sum_to_size
 engine.above.copy_ = copy_
+
+Trace.draw = draw_trace
 
 _functions = registry.namespace("torch")
 globals().update(_functions)

@@ -644,31 +644,8 @@ class Trace:
                      f"{type(e.error).__name__}: {message}")]
         return [(e.kind, "", "")]
 
-    def draw(self, params=None, **kwargs):
-        """The graph of the traced backward (:func:`retrograd.viz.draw`), annotated.
-
-        Edges carry the gradient sent along them, nodes the gradient that arrived,
-        leaves their ``.grad``.  ``params`` names tensors as in ``draw``.
-        """
-        from ..viz import draw
-
-        if params:
-            self.name(params)
-        outputs = self.outputs
-        if not outputs:
-            outputs = [s.node for s in self.steps[:1]]
-        if not outputs:
-            raise RuntimeError("this trace recorded no backward pass: run backward() inside "
-                               "'with retrograd.autograd.trace() as t:' first")
-        names = {key: t for key, t in self.names.values()}
-        outs = {}
-        unique = list({id(t): t for t in outputs}.values())  # backward twice: one output
-        for t in unique:
-            entry = self.names.get(id(t))
-            unnamed = "output" if len(unique) == 1 else f"output {len(outs)}"
-            outs[entry[0] if entry is not None else unnamed] = t
-        kwargs.setdefault("show_grads", True)
-        return draw(outs, params=names, trace=self, **kwargs)
+    # draw(params=None, **kwargs): the traced graph, annotated; viz/dot.py's draw_trace,
+    # attached when the package is assembled (viz is the layer above this one)
 
     def __repr__(self) -> str:
         return f"<retrograd trace: {len(self._events)} events>"

@@ -465,9 +465,10 @@ def where(condition, input=None, other=None):  # noqa: A002 - PyTorch's names
     tensor([0., 2.])
     """
     if input is None and other is None:  # where(cond): the indices of the True elements
-        from .sorting import nonzero
-
-        return nonzero(condition, as_tuple=True)
+        # nonzero(condition, as_tuple=True), spelled out: sorting.py is above this module
+        c = condition._data
+        found = namespace(c).nonzero(c if c.ndim else c.reshape(1))
+        return tuple(_make_tensor(i.astype("int64")) for i in found)
     cond = condition._data if condition.__class__ is Tensor else condition
     if input.__class__ is not Tensor and other.__class__ is not Tensor:
         out = _where_fwd(input, other, cond)

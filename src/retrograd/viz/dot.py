@@ -533,3 +533,28 @@ def _hook_style_op(node) -> str:
                               or hooks.retain):
         return f", color={HOOK_COLOR}, penwidth=2"
     return ""
+
+
+def draw_trace(self, params=None, **kwargs):
+    """``Trace.draw()``: the graph of the traced backward (:func:`draw`), annotated.
+
+    Edges carry the gradient sent along them, nodes the gradient that arrived,
+    leaves their ``.grad``.  ``params`` names tensors as in ``draw``.
+    """
+    if params:
+        self.name(params)
+    outputs = self.outputs
+    if not outputs:
+        outputs = [s.node for s in self.steps[:1]]
+    if not outputs:
+        raise RuntimeError("this trace recorded no backward pass: run backward() inside "
+                           "'with retrograd.autograd.trace() as t:' first")
+    names = {key: t for key, t in self.names.values()}
+    outs = {}
+    unique = list({id(t): t for t in outputs}.values())  # backward twice: one output
+    for t in unique:
+        entry = self.names.get(id(t))
+        unnamed = "output" if len(unique) == 1 else f"output {len(outs)}"
+        outs[entry[0] if entry is not None else unnamed] = t
+    kwargs.setdefault("show_grads", True)
+    return draw(outs, params=names, trace=self, **kwargs)
