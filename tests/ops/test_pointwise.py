@@ -63,6 +63,8 @@ for _name, _dom in [("exp", "real"), ("log", "pos"), ("sqrt", "pos"), ("abs", "n
     case(_name, lambda m, a, f=_name: getattr(m, f)(a), ((3, 4),), _dom)
     case(f"{_name}_method", lambda m, a, f=_name: getattr(a, f)(), ((2, 3),), _dom)
 case("abs_op", lambda m, a: abs(a), ((5,),), "nonzero")
+case("pos_op", lambda m, a: +a, ((3, 4),))
+case("reciprocal_method", lambda m, a: a.reciprocal(), ((3, 4),), "nonzero")
 
 # a float64 input cast to float32 (and float32 to float64): finite differences through a
 # float32 rounding need a larger step
@@ -70,6 +72,8 @@ case("to_dtype", lambda m, a: a.to(m.float32 if a.dtype == m.float64 else m.floa
      ((2, 3),), gc={"eps": 1e-3})
 case("float", lambda m, a: a.float(), ((2, 3),), gc={"eps": 1e-3})
 case("double", lambda m, a: a.double(), ((2, 3),), gc={"eps": 1e-3})
+# through float16 (3 significant digits): a step and tolerance that its rounding allows
+case("half", lambda m, a: a.half(), ((2, 3),), gc={"eps": 1e-2, "atol": 5e-2, "rtol": 5e-2})
 case("where", lambda m, a, b: m.where(m.tensor(COND), a, b), ((3, 4), (3, 4)))
 case("where_bcast", lambda m, a, b: m.where(m.tensor(COND), a, b), ((1, 4), (3, 1)))
 case("where_scalar", lambda m, a: m.where(a > 0, a, 0.0), ((3, 4),), "nonzero")

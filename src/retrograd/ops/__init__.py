@@ -167,7 +167,8 @@ register(lambda self, other: to(self, other.dtype), "type_as", function=False)
 for _method, _dtype in (("float", "float32"), ("double", "float64"), ("half", "float16"),
                         ("long", "int64"), ("int", "int32"), ("bool", "bool"),
                         ("byte", "uint8"), ("short", "int16")):
-    register(_cast(_dtype), _method, function=False)
+    register(_cast(_dtype), _method, function=False,
+             differentiable=_dtype.startswith("float"))  # integer results need no grad
 register(masked_fill, function=False)
 register(inplace.inplace(masked_fill, "masked_fill_", False), function=False,
          inplace_of="masked_fill")
