@@ -56,16 +56,9 @@ def import_graph() -> dict[str, set[str]]:
                     prefix = ".".join(base + ([node.module] if node.module else []))
                 else:
                     prefix = node.module or ""
-                # ``from . import engine`` imports a submodule; ``from .x import f`` imports x
-                targets = [f"{prefix}.{a.name}" for a in node.names] + [prefix]
-                if any(_resolve(f"{prefix}.{a.name}", mods) == f"{prefix}.{a.name}"
-                       for a in node.names):
-                    targets = [f"{prefix}.{a.name}" for a in node.names
-                               if f"{prefix}.{a.name}" in mods] + (
-                        [prefix] if any(f"{prefix}.{a.name}" not in mods for a in node.names)
-                        else [])
-                else:
-                    targets = [prefix]
+                # ``from . import engine`` imports a submodule; ``from .x import f``, module x
+                targets = [f"{prefix}.{a.name}" if f"{prefix}.{a.name}" in mods else prefix
+                           for a in node.names]
             for t in targets:
                 if not t.startswith(PACKAGE):
                     continue

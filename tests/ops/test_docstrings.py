@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 @pytest.mark.parametrize("module", ["pointwise", "reduce", "shape", "index", "linalg", "nn",
-                                    "inplace", "unary", "activation", "stats", "layout"])
+                                    "inplace", "unary", "activation", "stats", "layout",
+                                    "registry"])
 def test_docstring_examples_run(module):
     """The Examples sections in the op modules' docstrings are true."""
     import doctest
