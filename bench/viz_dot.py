@@ -80,6 +80,8 @@ def _untraced_engine():
     module = types.ModuleType("retrograd.autograd._engine_untraced")
     module.__package__ = "retrograd.autograd"
     exec(compile(tree, "<engine without trace checks>", "exec"), module.__dict__)
+    module.above = engine.above  # the Tensor class and ops the package's assembly handed in
+    module.Node.__call__ = engine._node_call  # the copy attached its own; keep the shipped one
     return module
 
 
