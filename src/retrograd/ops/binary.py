@@ -64,7 +64,13 @@ def addcdiv(input, tensor1, tensor2, *, value=1):  # noqa: A002
 
 
 def _lerp_fwd(a, b, w):
-    return a + w * (b - a)
+    # PyTorch's two-sided formula: from `a` for |w| < 0.5, from `b` otherwise (exact at
+    # w = 1, and lerp(inf, 0, 0.5) = inf where a + w * (b - a) is nan)
+    diff = b - a
+    if not hasattr(w, "shape"):
+        return a + w * diff if abs(w) < 0.5 else b - diff * (1 - w)
+    xp = namespace(w)
+    return xp.where(xp.abs(w) < 0.5, a + w * diff, b - diff * (1 - w))
 
 
 def _lerp_number_vjp(node, g, saved):
@@ -104,8 +110,11 @@ def lerp(input, end, weight):  # noqa: A002
 def _atan2_vjp(node, g, saved):
     y, x = saved
     ny, nx = node.next
+    # PyTorch: both derivatives are 0 at (0, 0), where x / r2 would be nan (its second
+    # derivatives stay nan there, as PyTorch's)
     r2 = x * x + y * y
-    return (g * x / r2 if ny else None, -g * y / r2 if nx else None)
+    recip = where(r2 == 0, 0.0, 1 / r2)
+    return (g * x * recip if ny else None, g * -y * recip if nx else None)
 
 
 def _floats_only(fn, name):
@@ -159,14 +168,16 @@ hypot = defop("hypot", _floats_only(lambda a, b: namespace(a).hypot(a, b), "hypo
 
 
 def _logaddexp_vjp(node, g, saved):
-    a, b, out = saved
+    # PyTorch's g / (1 + exp(b - a)): finite where an input is +-inf (exp(a - out) is nan
+    # there, inf - inf)
+    a, b = saved
     na, nb = node.next
-    return (g * exp(a - out) if na else None, g * exp(b - out) if nb else None)
+    return (g / (1 + exp(b - a)) if na else None, g / (1 + exp(a - b)) if nb else None)
 
 
 logaddexp = defop("logaddexp", _floats_only(lambda a, b: namespace(a).logaddexp(a, b),
                                              "logaddexp"), _logaddexp_vjp,
-                  "LogaddexpBackward0", 2, INPUTS | OUTPUT, "float")
+                  "LogaddexpBackward0", 2, INPUTS, "float")
 
 
 def _xlogy_fwd(x, y):
@@ -182,9 +193,8 @@ def _xlogy_fwd(x, y):
 def _xlogy_vjp(node, g, saved):
     x, y = saved
     nx, ny = node.next
-    zero = g * 0
     # d/dx = log(y), but 0 where x == 0 and y <= 0 (PyTorch's masked_fill); d/dy = x / y
-    return (where((x == 0) & (y <= 0), zero, g * log(y)) if nx else None,
+    return (where((x == 0) & (y <= 0), 0.0, g * log(y)) if nx else None,
             g * x / y if ny else None)
 
 

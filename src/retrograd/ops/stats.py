@@ -62,12 +62,39 @@ def _prod_vjp(node, g, saved):
     (a,) = saved
     axes, keepdim = node.params
     shape = tuple(a.shape)
+    if isinstance(a, Tensor) and (a._data == 0).any():
+        # create_graph with zeros: the formula below is exact in value but not in its own
+        # derivative (d2 prod/dxi dxj with xi = xj = 0 is the product of the rest, not 0),
+        # so build the product of the others explicitly, as PyTorch's prod_safe_zeros_backward
+        return (_spread(_kept(g, shape, axes, keepdim), shape, axes)
+                * _product_of_others(a, axes),)
     is_zero = a == 0
     nonzero = where(is_zero, a * 0 + 1, a)
     rest = _spread((_prod_all if axes is None else _prod_dim)(nonzero, axes, True), shape, axes)
     n_zero = _spread(_total(is_zero * 1, axes), shape, axes)
     others = where(n_zero == 0, rest / nonzero, where((n_zero == 1) & is_zero, rest, rest * 0))
     return (_spread(_kept(g, shape, axes, keepdim), shape, axes) * others,)
+
+
+def _product_of_others(a, axes):
+    """``out[..., i, ...]`` = the product of ``a`` over the reduced dim without element i:
+    a product over a new axis of copies of ``a`` with one element each set to 1. Exact to
+    every order of derivative, at n times the memory (used only under create_graph with
+    zeros in the input)."""
+    from .shape import expand_op, reshape_op, unsqueeze_op
+
+    shape = tuple(a.shape)
+    if not shape:
+        return a * 0 + 1  # a 0-d prod is the identity: the product of no others is 1
+    x = a if axes is not None else reshape_op(a, (a._data.size,), shape)
+    d = 0 if axes is None else axes[0]
+    xs = tuple(x.shape)
+    n = xs[d]
+    copies = expand_op(unsqueeze_op(x, d), xs[:d] + (n,) + xs[d:], xs[:d] + (1,) + xs[d:])
+    xp = namespace(a._data)
+    own = xp.eye(n, dtype=bool).reshape((n, n) + (1,) * (len(xs) - d - 1))
+    out = _prod_dim(where(own, 1.0, copies), (d + 1,), False)
+    return out if axes is not None else reshape_op(out, shape, xs)
 
 
 _prod_all = defop("prod", _prod_fwd, _prod_vjp, "ProdBackward0", 1, INPUTS)
@@ -116,8 +143,10 @@ def _var_vjp(node, g, saved):
         return (gk * centred * (2.0 / dof if dof > 0 else float("nan")),)
     out = _spread(_kept(_var(a, axes, correction, keepdim, True), shape, axes, keepdim),
                   shape, axes)
-    # d std = d var / (2 std); PyTorch gives 0 where std is 0 (masked_fill)
-    return (where(out == 0, gk * 0, gk * centred / (out * dof)),)
+    # d std = d var / (2 std); PyTorch gives 0 where std is 0 (masked_fill), and so do its
+    # second derivatives: divide by a copy of std with those zeros replaced (no 0 / 0)
+    flat = out == 0
+    return (where(flat, 0.0, gk * centred / (where(flat, 1.0, out) * dof)),)
 
 
 _var_op = defop("var", _var_fwd, _var_vjp, "VarBackward0", 1, INPUTS)
