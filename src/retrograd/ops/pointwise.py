@@ -66,6 +66,18 @@ def zeros_like_grad(g):
     return namespace(g).zeros_like(g)
 
 
+def grad_where(keep, g):
+    """``g`` where ``keep``, exactly 0 elsewhere, even where ``g`` is inf or nan (PyTorch's
+    ``where(mask, grad, 0)``). On arrays, the common all-finite ``g`` takes ``g * keep``:
+    NumPy's where with a random mask is ~3x slower than a multiply on large arrays."""
+    if g.__class__ is Tensor or keep.__class__ is Tensor:
+        return where(keep, g, 0.0)
+    xp = namespace(g)
+    if xp.isfinite(g).all():
+        return g * keep
+    return xp.where(keep, g, 0.0)
+
+
 def _add_vjp(node, g, saved):
     a, b = node.next
     alpha = node.params[0] if node.params else 1
@@ -456,7 +468,7 @@ def _relu_vjp(node, g, saved):
     (out,) = saved
     # PyTorch's threshold_backward: 0 where out <= 0 (relu'(0) = 0), else g; so a nan input
     # passes g, and an inf or nan gradient does not leak into the zeros (g * mask would)
-    return (where(out <= 0, 0.0, g),)
+    return (grad_where(~(out <= 0), g),)
 
 
 relu = defop("relu", refuse_bool(lambda a: namespace(a).maximum(a, 0),
@@ -533,7 +545,7 @@ def _clamp_vjp(node, g, saved):
         keep = (a <= hi) & keep if lo is not None else a <= hi
     # outside (and at nan: both comparisons are False) the gradient is exactly 0, as
     # PyTorch's where(mask, grad, 0): g * keep would leak an inf g as nan
-    return (where(keep, g, 0.0),)
+    return (grad_where(keep, g),)
 
 
 _clamp = defop("clamp", _clamp_fwd, _clamp_vjp, "ClampBackward1", 1, INPUTS)
