@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..backend import namespace
 from ..tensor import Tensor
-from ._apply import INPUTS, OUTPUT, defop
+from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from .pointwise import exp, log, where
 
 
@@ -23,8 +23,9 @@ def _addcmul_vjp(node, g, saved):
     return (g if n0 else None, g * value * t2 if n1 else None, g * value * t1 if n2 else None)
 
 
+# input is never read; tensor1 only for tensor2's derivative and vice versa (PyTorch)
 _addcmul = defop("addcmul", _addcmul_fwd, _addcmul_vjp, "AddcmulBackward0", 3, INPUTS,
-                 "promote")
+                 "promote", saved_for=lambda needs: (False, needs[2], needs[1]))
 
 
 def addcmul(input, tensor1, tensor2, *, value=1):  # noqa: A002 - PyTorch's names
@@ -47,7 +48,8 @@ def _addcdiv_vjp(node, g, saved):
             -g * value * t1 / (t2 * t2) if n2 else None)
 
 
-_addcdiv = defop("addcdiv", _addcdiv_fwd, _addcdiv_vjp, "AddcdivBackward0", 3, INPUTS, "float")
+_addcdiv = defop("addcdiv", _addcdiv_fwd, _addcdiv_vjp, "AddcdivBackward0", 3, INPUTS, "float",
+                 saved_for=lambda needs: (False, needs[2], needs[1] or needs[2]))
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1):  # noqa: A002
@@ -85,8 +87,12 @@ def _lerp_tensor_vjp(node, g, saved):
     return (g * (1 - w) if n0 else None, g * w if n1 else None, g * (b - a) if n2 else None)
 
 
-_lerp_number = defop("lerp", _lerp_fwd, _lerp_number_vjp, "LerpBackward0", 2, INPUTS, "promote")
-_lerp_tensor = defop("lerp", _lerp_fwd, _lerp_tensor_vjp, "LerpBackward1", 3, INPUTS, "promote")
+# a number weight: nothing is read but the weight; a tensor weight: input and end only for
+# the weight's derivative, the weight always (PyTorch's LerpBackward0/1)
+_lerp_number = defop("lerp", _lerp_fwd, _lerp_number_vjp, "LerpBackward0", 2, NOTHING,
+                     "promote")
+_lerp_tensor = defop("lerp", _lerp_fwd, _lerp_tensor_vjp, "LerpBackward1", 3, INPUTS, "promote",
+                     saved_for=lambda needs: (needs[2], needs[2], True))
 
 
 def lerp(input, end, weight):  # noqa: A002
@@ -164,7 +170,8 @@ def _hypot_vjp(node, g, saved):
 
 hypot = defop("hypot", _floats_only(lambda a, b: namespace(a).hypot(a, b), "hypot"), _hypot_vjp,
               "HypotBackward0", 2,
-              INPUTS | OUTPUT, "float")
+              INPUTS | OUTPUT, "float",  # each input only for its own derivative
+              saved_for=lambda needs: needs)
 
 
 def _logaddexp_vjp(node, g, saved):

@@ -186,7 +186,10 @@ def _mul_fwd(a, b):
         raise broadcast_error(a, b, "mul") or e from None
 
 
-mul = defop("mul", _mul_fwd, _mul_vjp, "MulBackward0", 2, INPUTS, "promote")
+# each input is saved only for the other's derivative (PyTorch's MulBackward0: x * 2 and
+# x * w with w needing no grad keep w only, so x may change in place afterwards)
+mul = defop("mul", _mul_fwd, _mul_vjp, "MulBackward0", 2, INPUTS, "promote",
+            saved_for=lambda needs: (needs[1], needs[0]))
 
 
 def _div_vjp(node, g, saved):
@@ -206,7 +209,9 @@ def _div_fwd(a, b):
         raise broadcast_error(a, b, "div") or e from None
 
 
-div = defop("div", _div_fwd, _div_vjp, "DivBackward0", 2, INPUTS, "float")
+# a / b: b is read by both derivatives, a only by b's (PyTorch's DivBackward0)
+div = defop("div", _div_fwd, _div_vjp, "DivBackward0", 2, INPUTS, "float",
+            saved_for=lambda needs: (needs[1], True))
 
 
 def _reciprocal_vjp(node, g, saved):
@@ -681,7 +686,8 @@ def _remainder_vjp(node, g, saved):
 _remainder_scalar = defop("remainder", _with_number(_remainder_fwd),
                           lambda node, g, saved: (g,), "RemainderBackward0", 1, NOTHING)
 _remainder_tensor = defop("remainder", _remainder_fwd, _remainder_vjp, "RemainderBackward1", 2,
-                          INPUTS, "promote")
+                          INPUTS, "promote",  # both read only for the divisor's derivative
+                          saved_for=lambda needs: (needs[1], needs[1]))
 
 
 def _no_derivative(what):
