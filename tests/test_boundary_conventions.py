@@ -193,3 +193,26 @@ def test_prod_of_a_vector_with_zeros_gradgradcheck(values):
     assert R.autograd.gradgradcheck(lambda t: t.prod(), (x,))
     m = R.tensor([values, values[::-1]], dtype=R.float64, requires_grad=True)
     assert R.autograd.gradgradcheck(lambda t: t.prod(1), (m,))
+
+
+@pytest.mark.parametrize("values", [[0.0, 0.0, INF], [0.0, 2.0, INF], [1.0, 2.0, INF],
+                                    [0.0, NAN, 2.0], [0.0, -0.0, 3.0], [2.0, NAN, INF]])
+@pytest.mark.parametrize("dim", [None, 1])
+def test_prod_with_zeros_and_inf_or_nan_first_order(values, dim):
+    # the product of the others, from both ends: 0 * inf is nan where PyTorch's is, and a
+    # full prod with two zeros gives zeros (PyTorch's first-order shortcut)
+    def grad(lib):
+        x = lib.tensor([values, values[::-1]], dtype=lib.float64, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            (x.prod() if dim is None else x.prod(dim)).sum().backward()
+        return x.grad.numpy()
+
+    np.testing.assert_allclose(grad(R), grad(torch), rtol=1e-12, equal_nan=True)
+
+
+def test_prod_of_a_0d_tensor_passes_the_gradient():
+    for lib in (R, torch):
+        x = lib.tensor(INF, dtype=lib.float64, requires_grad=True)
+        x.prod().backward()
+        assert x.grad.item() == 1.0  # PyTorch returns grad itself (not inf / inf)

@@ -57,23 +57,40 @@ def _prod_fwd(a, axes, keepdim):
 
 
 def _prod_vjp(node, g, saved):
-    # d prod/dx_i = the product of the others: out / x_i without zeros; with exactly one
-    # zero, only that element gets the product of the rest; with two or more, all get 0
+    # d prod/dx_i = the product of the others, as PyTorch's prod_backward: result / x_i
+    # without zeros; with zeros, the product of the others itself (so 0 * inf is nan where
+    # PyTorch's is), except that a full prod with two or more zeros gives zeros in a
+    # first-order backward (PyTorch's shortcut when grad mode is off)
     (a,) = saved
     axes, keepdim = node.params
     shape = tuple(a.shape)
-    if isinstance(a, Tensor) and (a._data == 0).any():
-        # create_graph with zeros: the formula below is exact in value but not in its own
-        # derivative (d2 prod/dxi dxj with xi = xj = 0 is the product of the rest, not 0),
-        # so build the product of the others explicitly, as PyTorch's prod_safe_zeros_backward
-        return (_spread(_kept(g, shape, axes, keepdim), shape, axes)
-                * _product_of_others(a, axes),)
-    is_zero = a == 0
-    nonzero = where(is_zero, a * 0 + 1, a)
-    rest = _spread((_prod_all if axes is None else _prod_dim)(nonzero, axes, True), shape, axes)
-    n_zero = _spread(_total(is_zero * 1, axes), shape, axes)
-    others = where(n_zero == 0, rest / nonzero, where((n_zero == 1) & is_zero, rest, rest * 0))
-    return (_spread(_kept(g, shape, axes, keepdim), shape, axes) * others,)
+    if not shape:
+        return (g,)  # a 0-d prod is the identity
+    gk = _spread(_kept(g, shape, axes, keepdim), shape, axes)
+    data = a._data if isinstance(a, Tensor) else a
+    zeros = data == 0
+    if not zeros.any():
+        out = _spread((_prod_all if axes is None else _prod_dim)(a, axes, True), shape, axes)
+        return (gk * (out / a),)
+    if isinstance(a, Tensor):
+        # create_graph: out / x_i is exact in value but not in its own derivative
+        # (d2 prod/dxi dxj with xi = xj = 0 is the product of the rest, not 0)
+        return (gk * _product_of_others(a, axes),)
+    if axes is None and zeros.sum() > 1:
+        return (namespace(data).zeros_like(data),)
+    return (gk * _others_array(data, axes),)
+
+
+def _others_array(a, axes):
+    """The product of the others along the reduced dim of an array (all: flattened), from
+    exclusive cumulative products from both ends, as PyTorch's prod_safe_zeros_backward."""
+    xp = namespace(a)
+    x = a.reshape(-1) if axes is None else xp.moveaxis(a, axes[0], -1)
+    ones = xp.ones(x.shape[:-1] + (1,), dtype=a.dtype)
+    before = xp.cumprod(xp.concatenate([ones, x[..., :-1]], axis=-1), axis=-1)
+    after = xp.cumprod(xp.concatenate([ones, x[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    out = before * after
+    return out.reshape(a.shape) if axes is None else xp.moveaxis(out, -1, axes[0])
 
 
 def _product_of_others(a, axes):
