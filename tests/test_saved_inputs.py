@@ -96,3 +96,19 @@ def test_seed_example_keeps_only_the_constant():
     z = R.tensor([1.0, 2.0]).requires_grad_()
     y = z * 2
     assert y.grad_fn.saved[0] is None and y.grad_fn.saved[1] == 2  # z is not kept alive
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_in_place_change_of_the_result_raises_exactly_where_torch_raises(case):
+    # ops whose derivative reads their result (PowBackward1, HypotBackward0...) save it
+    def run(lib):
+        t = _leaves(lib)
+        out = CASES[case](lib, t)
+        out.add_(1)
+        try:
+            out.sum().backward()
+        except RuntimeError:
+            return True
+        return False
+
+    assert run(R) == run(torch)

@@ -245,8 +245,9 @@ neg = defop("neg", _neg_fwd, lambda node, g, saved: (-g,), "NegBackward0")
 
 
 def _pow_vjp(node, g, saved):
-    # tensor ** tensor (a Python number on either side is pow / pow_scalar_base below)
-    base, exponent = saved
+    # tensor ** tensor (a Python number on either side is pow / pow_scalar_base below);
+    # PyTorch's PowBackward1 saves base, exponent and the result
+    base, exponent, out = saved
     nb, ne = node.next
     gb = ge = None
     if nb:
@@ -256,7 +257,6 @@ def _pow_vjp(node, g, saved):
         # d(x**p)/dp = x**p * log(x); PyTorch defines it as 0 where x == 0 and p >= 0, with
         # g outside the where, as PyTorch's pow_backward_exponent: so a second derivative
         # there is nan (the masked branch's 0 times log(0)), as PyTorch's
-        out = base ** exponent
         ge = g * where((base == 0) & (exponent >= 0), 0.0, out * log(base))
     return (gb, ge)
 
@@ -288,7 +288,7 @@ def _int_pow_negative(a, b):
         xp.result_type(base, b))
 
 
-pow_tensor = defop("pow", _pow_fwd, _pow_vjp, "PowBackward1", 2, INPUTS, "promote")
+pow_tensor = defop("pow", _pow_fwd, _pow_vjp, "PowBackward1", 2, INPUTS | OUTPUT, "promote")
 
 
 # A Python number as exponent or base is a parameter, not an input: like PyTorch's
