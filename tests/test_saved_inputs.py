@@ -112,3 +112,44 @@ def test_in_place_change_of_the_result_raises_exactly_where_torch_raises(case):
         return False
 
     assert run(R) == run(torch)
+
+
+# Ops of one tensor: each saves its input, its result, both or nothing, as PyTorch's
+# derivatives.yaml (exp its result, sin its input, prod and std both, x * 2 / x - 2 nothing).
+UNARY = {
+    "exp": lambda lib, x: x.exp(), "log": lambda lib, x: x.log(),
+    "sqrt": lambda lib, x: x.sqrt(), "sin": lambda lib, x: x.sin(),
+    "tanh": lambda lib, x: x.tanh(), "sigmoid": lambda lib, x: x.sigmoid(),
+    "relu": lambda lib, x: x.relu(), "abs": lambda lib, x: x.abs(),
+    "sign": lambda lib, x: x.sign(), "x ** 3": lambda lib, x: x ** 3,
+    "-x": lambda lib, x: -x, "1 / x": lambda lib, x: 1 / x,
+    "rsqrt": lambda lib, x: lib.rsqrt(x), "clamp": lambda lib, x: x.clamp(0.1, 1.0),
+    "elu": lambda lib, x: lib.nn.functional.elu(x),
+    "softplus": lambda lib, x: lib.nn.functional.softplus(x),
+    "hardtanh": lambda lib, x: lib.nn.functional.hardtanh(x),
+    "sum": lambda lib, x: x.sum(), "mean": lambda lib, x: x.mean(),
+    "prod": lambda lib, x: x.prod(), "prod(1)": lambda lib, x: x.reshape(2, 2).prod(1),
+    "max": lambda lib, x: x.max(), "max(1)": lambda lib, x: x.reshape(2, 2).max(1)[0],
+    "amax": lambda lib, x: x.amax(), "std": lambda lib, x: x.std(),
+    "var": lambda lib, x: x.var(), "norm": lambda lib, x: x.norm(),
+    "logsumexp": lambda lib, x: x.logsumexp(0), "softmax": lambda lib, x: x.softmax(0),
+    "log_softmax": lambda lib, x: x.log_softmax(0), "cumsum": lambda lib, x: x.cumsum(0),
+    "x / 2": lambda lib, x: x / 2, "x - 2": lambda lib, x: x - 2,
+}
+
+
+@pytest.mark.parametrize("changed", ["input", "result"])
+@pytest.mark.parametrize("case", list(UNARY))
+def test_unary_in_place_change_raises_exactly_where_torch_raises(case, changed):
+    def run(lib):
+        x = lib.tensor([0.5, 0.25, 0.75, 0.6], requires_grad=True)
+        h = x * 1  # a non-leaf, so it may change in place
+        out = UNARY[case](lib, h)
+        (h if changed == "input" else out).add_(1)
+        try:
+            out.sum().backward()
+        except RuntimeError:
+            return True
+        return False
+
+    assert run(R) == run(torch)

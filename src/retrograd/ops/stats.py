@@ -61,7 +61,7 @@ def _prod_vjp(node, g, saved):
     # without zeros; with zeros, the product of the others itself (so 0 * inf is nan where
     # PyTorch's is), except that a full prod with two or more zeros gives zeros in a
     # first-order backward (PyTorch's shortcut when grad mode is off)
-    (a,) = saved
+    a, result = saved  # both saved, as PyTorch's ProdBackward0/1
     axes, keepdim = node.params
     shape = tuple(a.shape)
     if not shape:
@@ -70,8 +70,7 @@ def _prod_vjp(node, g, saved):
     data = a._data if isinstance(a, Tensor) else a
     zeros = data == 0
     if not zeros.any():
-        out = _spread((_prod_all if axes is None else _prod_dim)(a, axes, True), shape, axes)
-        return (gk * (out / a),)
+        return (gk * (_spread(_kept(result, shape, axes, keepdim), shape, axes) / a),)
     if isinstance(a, Tensor):
         # create_graph: out / x_i is exact in value but not in its own derivative
         # (d2 prod/dxi dxj with xi = xj = 0 is the product of the rest, not 0)
@@ -114,8 +113,8 @@ def _product_of_others(a, axes):
     return out if axes is not None else reshape_op(out, shape, xs)
 
 
-_prod_all = defop("prod", _prod_fwd, _prod_vjp, "ProdBackward0", 1, INPUTS)
-_prod_dim = defop("prod", _prod_fwd, _prod_vjp, "ProdBackward1", 1, INPUTS)
+_prod_all = defop("prod", _prod_fwd, _prod_vjp, "ProdBackward0", 1, INPUTS | OUTPUT)
+_prod_dim = defop("prod", _prod_fwd, _prod_vjp, "ProdBackward1", 1, INPUTS | OUTPUT)
 
 
 def prod(x, dim=None, keepdim=False, *, dtype=None):
@@ -149,7 +148,7 @@ def _var_fwd(a, axes, correction, keepdim, root):
 
 
 def _var_vjp(node, g, saved):
-    (a,) = saved
+    a = saved[0]  # std also saved its result (PyTorch's StdBackward0 reads it)
     axes, correction, keepdim, root = node.params
     shape = tuple(a.shape)
     n = _count(shape, axes)
@@ -158,8 +157,7 @@ def _var_vjp(node, g, saved):
     dof = n - correction
     if not root:
         return (gk * centred * (2.0 / dof if dof > 0 else float("nan")),)
-    out = _spread(_kept(_var(a, axes, correction, keepdim, True), shape, axes, keepdim),
-                  shape, axes)
+    out = _spread(_kept(saved[1], shape, axes, keepdim), shape, axes)
     # d std = d var / (2 std); PyTorch gives 0 where std is 0 (masked_fill), and so do its
     # second derivatives: divide by a copy of std with those zeros replaced (no 0 / 0)
     flat = out == 0
@@ -167,7 +165,7 @@ def _var_vjp(node, g, saved):
 
 
 _var_op = defop("var", _var_fwd, _var_vjp, "VarBackward0", 1, INPUTS)
-_std_op = defop("std", _var_fwd, _var_vjp, "StdBackward0", 1, INPUTS)
+_std_op = defop("std", _var_fwd, _var_vjp, "StdBackward0", 1, INPUTS | OUTPUT)
 
 
 def _var(a, axes, correction, keepdim, root):
