@@ -216,3 +216,20 @@ def test_prod_of_a_0d_tensor_passes_the_gradient():
         x = lib.tensor(INF, dtype=lib.float64, requires_grad=True)
         x.prod().backward()
         assert x.grad.item() == 1.0  # PyTorch returns grad itself (not inf / inf)
+
+
+@pytest.mark.parametrize("dim", [None, 1])
+def test_prod_third_derivative_with_zeros(dim):
+    a = np.array([[0.0, 0.0, 2.0, 3.0], [0.0, 1.5, -2.0, 0.5]])
+    u = np.arange(8.0).reshape(2, 4)
+
+    def derivatives(lib):
+        x = lib.tensor(a, requires_grad=True)
+        y = x.prod() if dim is None else x.prod(dim)
+        (g,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+        (h,) = lib.autograd.grad((g * lib.tensor(u)).sum(), x, create_graph=True)
+        (k,) = lib.autograd.grad((h * lib.tensor(u[::-1].copy())).sum(), x)
+        return [t.detach().numpy() for t in (g, h, k)]
+
+    for got, want in zip(derivatives(R), derivatives(torch)):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
