@@ -667,6 +667,8 @@ def _saved_summary(node) -> list:
     names = saved_slot_names(node)
     out = []
     for i, s in enumerate(saved):
+        if s is None:  # an input the derivative does not read was not saved (x of 2 * x)
+            continue
         slot = names[i] if i < len(names) else f"saved{i}"
         data = getattr(s, "_data", None)
         if data is None:

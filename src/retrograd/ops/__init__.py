@@ -104,12 +104,12 @@ def _masked_fill_fwd(a, value, mask):
 
 def _masked_fill_vjp(node, g, saved):
     mask = node.params[-1]
-    zero = g * 0
+    # exactly 0 where masked, even for an inf g (PyTorch's grad.masked_fill(mask, 0))
     if len(node.next) == 1:
-        return (pointwise.where(mask, zero, g),)
+        return (pointwise.where(mask, 0.0, g),)
     nx, nv = node.next
-    return (pointwise.where(mask, zero, g) if nx else None,
-            pointwise.where(mask, g, zero) if nv else None)  # the engine sums to 0-d
+    return (pointwise.where(mask, 0.0, g) if nx else None,
+            pointwise.where(mask, g, 0.0) if nv else None)  # the engine sums to 0-d
 
 
 # PyTorch's names: MaskedFillBackward0 for a number, MaskedFillBackward1 for a 0-d tensor

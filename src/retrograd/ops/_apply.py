@@ -6,7 +6,10 @@ op also accepts plain arrays (and then just computes, recording nothing), the sa
 derivative code runs on arrays for a first-order backward (fast, no graph) and on tensors
 for ``create_graph=True`` (recorded, so every higher order works).
 
-What a node saves is declared, not inferred: ``saves`` names the inputs and/or the output.
+What a node saves is declared, not inferred: ``saves`` names the inputs and/or the output,
+and ``saved_for`` (optional) says which inputs the derivative reads given which inputs need
+a gradient (PyTorch saves ``self`` of ``x * w`` only if ``w`` requires grad), so an input
+that is not read is not kept, and changing it in place later is no error.
 """
 
 from __future__ import annotations
@@ -27,9 +30,10 @@ _ndarray = np.ndarray
 _new = object.__new__
 
 
-def node_class(name: str, vjp, saves: int = NOTHING) -> type:
+def node_class(name: str, vjp, saves: int = NOTHING, saved_for=None) -> type:
     """A Node subclass called ``name`` (PyTorch's grad_fn name) whose derivative is ``vjp``."""
-    return type(name, (Node,), {"__slots__": (), "vjp": staticmethod(vjp), "saves": saves})
+    return type(name, (Node,), {"__slots__": (), "vjp": staticmethod(vjp), "saves": saves,
+                                "saved_for": staticmethod(saved_for) if saved_for else None})
 
 
 def edge_of(x):
@@ -99,8 +103,11 @@ def record(node_cls, inputs, out, params, extras=()):
         node.saved = extras
     else:
         saved = list(inputs) if saves & INPUTS else []
+        if saves & INPUTS and node_cls.saved_for is not None:
+            keep = node_cls.saved_for(tuple(n is not None for n in nxt))
+            saved = [x if k else None for x, k in zip(saved, keep)]
         if saves & INPUTS:
-            versions = [x._vc[0] if isinstance(x, Tensor) and x._vc else 0 for x in inputs]
+            versions = [x._vc[0] if isinstance(x, Tensor) and x._vc else 0 for x in saved]
             if any(versions):
                 node.versions = tuple(versions)
         if saves & OUTPUT:
@@ -144,10 +151,11 @@ class Op:
                  "differentiable")
 
     def __init__(self, name, forward, vjp, backward_name, n_inputs=1, saves=NOTHING,
-                 dtype_rule="same", extras=False, view=False, differentiable=True):
+                 dtype_rule="same", extras=False, view=False, differentiable=True,
+                 saved_for=None):
         self.name = name
         self.forward = forward
-        self.node_cls = node_class(backward_name, vjp, saves)
+        self.node_cls = node_class(backward_name, vjp, saves, saved_for)
         self.n_inputs = n_inputs
         self.dtype_rule = dtype_rule
         self.extras = extras
@@ -159,10 +167,14 @@ class Op:
 
 
 def defop(name, forward, vjp=None, backward_name=None, n_inputs=1, saves=NOTHING,
-          dtype_rule="same", extras=False, view=False, differentiable=True, doc=None):
-    """Define an op; returns the function users call (``retrograd.mul`` etc.)."""
+          dtype_rule="same", extras=False, view=False, differentiable=True, doc=None,
+          saved_for=None):
+    """Define an op; returns the function users call (``retrograd.mul`` etc.).
+
+    ``saved_for(needs) -> keep``: given which inputs need a gradient (bools), which inputs
+    the derivative reads; the others are not saved (None in ``saved``)."""
     op = Op(name, forward, vjp, backward_name or "NotDifferentiable", n_inputs, saves,
-            dtype_rule, extras, view, differentiable)
+            dtype_rule, extras, view, differentiable, saved_for)
     if n_inputs == 1 and not extras:
         fn = _unary_caller(op)
     elif n_inputs == 2 and not extras:
@@ -288,6 +300,10 @@ def _binary_caller(op):
     saves = node_cls.saves
     saves_input = bool(saves & INPUTS)
     saves_output = bool(saves & OUTPUT)
+    saved_for = node_cls.saved_for
+    # which of (a, b) to save, indexed by ga + 2 * gb (1: only a needs grad, 2: b, 3: both)
+    keep = None if saved_for is None else [None] + [
+        saved_for((bool(i & 1), bool(i & 2))) for i in (1, 2, 3)]
 
     def call(a, b, *params):
         ta = type(a)
@@ -368,6 +384,12 @@ def _binary_caller(op):
         node.out_dtype = data.dtype
         node.versions = None
         if saves_input:
+            if keep is not None:  # save only what the derivative reads
+                keep_a, keep_b = keep[ga + 2 * gb]
+                if not keep_a:
+                    a, a_is_t = None, False
+                if not keep_b:
+                    b, b_is_t = None, False
             va = a._vc[0] if a_is_t and a._vc is not None else 0
             vb = b._vc[0] if b_is_t and b._vc is not None else 0
             if va or vb:

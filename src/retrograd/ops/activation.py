@@ -97,7 +97,10 @@ def _elu_vjp(node, g, saved):
     (a,) = saved
     alpha = node.params[0]
     # at x = 0 the slope is alpha (the x <= 0 branch), as PyTorch
-    return (where(a > 0, g, g * alpha * exp(where(a > 0, a * 0, a))),)
+    # PyTorch: elu'(0) = alpha, but elu''(0) = 0 (the exp sees a constant 0 for x >= 0, so
+    # no inf * 0 either); nan gives nan, as PyTorch's vectorised kernel (its scalar tail,
+    # tensors of < 16 elements, passes g there)
+    return (where(a > 0, g, g * alpha * exp(where(a >= 0, 0.0, a))),)
 
 
 _elu = defop("elu", _elu_fwd, _elu_vjp, "EluBackward0", 1, INPUTS, "float")
@@ -179,8 +182,10 @@ def _hardtanh_fwd(a, lo, hi):
 def _hardtanh_vjp(node, g, saved):
     (a,) = saved
     lo, hi = node.params
-    # unlike clamp, the gradient stops at the bounds themselves (PyTorch: lo < x < hi)
-    return (where((a > lo) & (a < hi), g, g * 0),)
+    # unlike clamp, the gradient stops at the bounds themselves (PyTorch: lo < x < hi), and
+    # at nan (as PyTorch's vectorised kernel; its scalar tail, tensors of < 8 elements,
+    # passes g there); 0, not g * 0, outside
+    return (where((a > lo) & (a < hi), g, 0.0),)
 
 
 _hardtanh = defop("hardtanh", _hardtanh_fwd, _hardtanh_vjp, "HardtanhBackward0", 1, INPUTS)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..backend import namespace
 from ..tensor import Tensor
-from ._apply import INPUTS, OUTPUT, defop
+from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from .pointwise import exp, log, where
 
 
@@ -23,8 +23,9 @@ def _addcmul_vjp(node, g, saved):
     return (g if n0 else None, g * value * t2 if n1 else None, g * value * t1 if n2 else None)
 
 
+# input is never read; tensor1 only for tensor2's derivative and vice versa (PyTorch)
 _addcmul = defop("addcmul", _addcmul_fwd, _addcmul_vjp, "AddcmulBackward0", 3, INPUTS,
-                 "promote")
+                 "promote", saved_for=lambda needs: (False, needs[2], needs[1]))
 
 
 def addcmul(input, tensor1, tensor2, *, value=1):  # noqa: A002 - PyTorch's names
@@ -47,7 +48,8 @@ def _addcdiv_vjp(node, g, saved):
             -g * value * t1 / (t2 * t2) if n2 else None)
 
 
-_addcdiv = defop("addcdiv", _addcdiv_fwd, _addcdiv_vjp, "AddcdivBackward0", 3, INPUTS, "float")
+_addcdiv = defop("addcdiv", _addcdiv_fwd, _addcdiv_vjp, "AddcdivBackward0", 3, INPUTS, "float",
+                 saved_for=lambda needs: (False, needs[2], needs[1] or needs[2]))
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1):  # noqa: A002
@@ -64,7 +66,13 @@ def addcdiv(input, tensor1, tensor2, *, value=1):  # noqa: A002
 
 
 def _lerp_fwd(a, b, w):
-    return a + w * (b - a)
+    # PyTorch's two-sided formula: from `a` for |w| < 0.5, from `b` otherwise (exact at
+    # w = 1, and lerp(inf, 0, 0.5) = inf where a + w * (b - a) is nan)
+    diff = b - a
+    if not hasattr(w, "shape"):
+        return a + w * diff if abs(w) < 0.5 else b - diff * (1 - w)
+    xp = namespace(w)
+    return xp.where(xp.abs(w) < 0.5, a + w * diff, b - diff * (1 - w))
 
 
 def _lerp_number_vjp(node, g, saved):
@@ -79,8 +87,12 @@ def _lerp_tensor_vjp(node, g, saved):
     return (g * (1 - w) if n0 else None, g * w if n1 else None, g * (b - a) if n2 else None)
 
 
-_lerp_number = defop("lerp", _lerp_fwd, _lerp_number_vjp, "LerpBackward0", 2, INPUTS, "promote")
-_lerp_tensor = defop("lerp", _lerp_fwd, _lerp_tensor_vjp, "LerpBackward1", 3, INPUTS, "promote")
+# a number weight: nothing is read but the weight; a tensor weight: input and end only for
+# the weight's derivative, the weight always (PyTorch's LerpBackward0/1)
+_lerp_number = defop("lerp", _lerp_fwd, _lerp_number_vjp, "LerpBackward0", 2, NOTHING,
+                     "promote")
+_lerp_tensor = defop("lerp", _lerp_fwd, _lerp_tensor_vjp, "LerpBackward1", 3, INPUTS, "promote",
+                     saved_for=lambda needs: (needs[2], needs[2], True))
 
 
 def lerp(input, end, weight):  # noqa: A002
@@ -104,8 +116,11 @@ def lerp(input, end, weight):  # noqa: A002
 def _atan2_vjp(node, g, saved):
     y, x = saved
     ny, nx = node.next
+    # PyTorch: both derivatives are 0 at (0, 0), where x / r2 would be nan (its second
+    # derivatives stay nan there, as PyTorch's)
     r2 = x * x + y * y
-    return (g * x / r2 if ny else None, -g * y / r2 if nx else None)
+    recip = where(r2 == 0, 0.0, 1 / r2)
+    return (g * x * recip if ny else None, g * -y * recip if nx else None)
 
 
 def _floats_only(fn, name):
@@ -155,18 +170,21 @@ def _hypot_vjp(node, g, saved):
 
 hypot = defop("hypot", _floats_only(lambda a, b: namespace(a).hypot(a, b), "hypot"), _hypot_vjp,
               "HypotBackward0", 2,
-              INPUTS | OUTPUT, "float")
+              INPUTS | OUTPUT, "float",  # each input only for its own derivative
+              saved_for=lambda needs: needs)
 
 
 def _logaddexp_vjp(node, g, saved):
-    a, b, out = saved
+    # PyTorch's g / (1 + exp(b - a)): finite where an input is +-inf (exp(a - out) is nan
+    # there, inf - inf)
+    a, b = saved
     na, nb = node.next
-    return (g * exp(a - out) if na else None, g * exp(b - out) if nb else None)
+    return (g / (1 + exp(b - a)) if na else None, g / (1 + exp(a - b)) if nb else None)
 
 
 logaddexp = defop("logaddexp", _floats_only(lambda a, b: namespace(a).logaddexp(a, b),
                                              "logaddexp"), _logaddexp_vjp,
-                  "LogaddexpBackward0", 2, INPUTS | OUTPUT, "float")
+                  "LogaddexpBackward0", 2, INPUTS, "float")
 
 
 def _xlogy_fwd(x, y):
@@ -182,9 +200,8 @@ def _xlogy_fwd(x, y):
 def _xlogy_vjp(node, g, saved):
     x, y = saved
     nx, ny = node.next
-    zero = g * 0
     # d/dx = log(y), but 0 where x == 0 and y <= 0 (PyTorch's masked_fill); d/dy = x / y
-    return (where((x == 0) & (y <= 0), zero, g * log(y)) if nx else None,
+    return (where((x == 0) & (y <= 0), 0.0, g * log(y)) if nx else None,
             g * x / y if ny else None)
 
 

@@ -57,6 +57,27 @@ def _broadcasting(fn, op):
     return forward
 
 
+def zeros_like_grad(g):
+    """Zeros shaped like ``g`` that record nothing: PyTorch's ``zeros_like(grad)`` for
+    derivatives that are 0 whatever the gradient (sign, round...). Not ``g * 0``, which is
+    nan where ``g`` is inf or nan and records a node that gives nan second derivatives."""
+    if g.__class__ is Tensor:
+        return _make_tensor(namespace(g._data).zeros_like(g._data))
+    return namespace(g).zeros_like(g)
+
+
+def grad_where(keep, g):
+    """``g`` where ``keep``, exactly 0 elsewhere, even where ``g`` is inf or nan (PyTorch's
+    ``where(mask, grad, 0)``). On arrays, the common all-finite ``g`` takes ``g * keep``:
+    NumPy's where with a random mask is ~3x slower than a multiply on large arrays."""
+    if g.__class__ is Tensor or keep.__class__ is Tensor:
+        return where(keep, g, 0.0)
+    xp = namespace(g)
+    if xp.isfinite(g).all():
+        return g * keep
+    return xp.where(keep, g, 0.0)
+
+
 def _add_vjp(node, g, saved):
     a, b = node.next
     alpha = node.params[0] if node.params else 1
@@ -165,14 +186,19 @@ def _mul_fwd(a, b):
         raise broadcast_error(a, b, "mul") or e from None
 
 
-mul = defop("mul", _mul_fwd, _mul_vjp, "MulBackward0", 2, INPUTS, "promote")
+# each input is saved only for the other's derivative (PyTorch's MulBackward0: x * 2 and
+# x * w with w needing no grad keep w only, so x may change in place afterwards)
+mul = defop("mul", _mul_fwd, _mul_vjp, "MulBackward0", 2, INPUTS, "promote",
+            saved_for=lambda needs: (needs[1], needs[0]))
 
 
 def _div_vjp(node, g, saved):
     a, b = saved
     na, nb = node.next
     ga = g / b if na else None
-    gb = -g * a / (b * b) if nb else None
+    # -g * ((a / b) / b), PyTorch's order: -g * a / (b * b) has a nan second derivative
+    # at b == 0 or inf (it differentiates b * b: inf * 0)
+    gb = -g * ((a / b) / b) if nb else None
     return (ga, gb)
 
 
@@ -183,7 +209,9 @@ def _div_fwd(a, b):
         raise broadcast_error(a, b, "div") or e from None
 
 
-div = defop("div", _div_fwd, _div_vjp, "DivBackward0", 2, INPUTS, "float")
+# a / b: b is read by both derivatives, a only by b's (PyTorch's DivBackward0)
+div = defop("div", _div_fwd, _div_vjp, "DivBackward0", 2, INPUTS, "float",
+            saved_for=lambda needs: (needs[1], True))
 
 
 def _reciprocal_vjp(node, g, saved):
@@ -217,17 +245,19 @@ neg = defop("neg", _neg_fwd, lambda node, g, saved: (-g,), "NegBackward0")
 
 
 def _pow_vjp(node, g, saved):
-    # tensor ** tensor (a Python number on either side is pow / pow_scalar_base below)
-    base, exponent = saved
+    # tensor ** tensor (a Python number on either side is pow / pow_scalar_base below);
+    # PyTorch's PowBackward1 saves base, exponent and the result
+    base, exponent, out = saved
     nb, ne = node.next
     gb = ge = None
     if nb:
         # d(x**p)/dx = p * x**(p-1); PyTorch gives 0 where p == 0 (even at x == 0)
         gb = where(exponent == 0, 0.0, g * exponent * base ** (exponent - 1))
     if ne:
-        # d(x**p)/dp = x**p * log(x); PyTorch defines it as 0 where x == 0 and p >= 0
-        out = base ** exponent
-        ge = where((base == 0) & (exponent >= 0), 0.0, g * out * log(base))
+        # d(x**p)/dp = x**p * log(x); PyTorch defines it as 0 where x == 0 and p >= 0, with
+        # g outside the where, as PyTorch's pow_backward_exponent: so a second derivative
+        # there is nan (the masked branch's 0 times log(0)), as PyTorch's
+        ge = g * where((base == 0) & (exponent >= 0), 0.0, out * log(base))
     return (gb, ge)
 
 
@@ -258,7 +288,7 @@ def _int_pow_negative(a, b):
         xp.result_type(base, b))
 
 
-pow_tensor = defop("pow", _pow_fwd, _pow_vjp, "PowBackward1", 2, INPUTS, "promote")
+pow_tensor = defop("pow", _pow_fwd, _pow_vjp, "PowBackward1", 2, INPUTS | OUTPUT, "promote")
 
 
 # A Python number as exponent or base is a parameter, not an input: like PyTorch's
@@ -268,11 +298,19 @@ pow_tensor = defop("pow", _pow_fwd, _pow_vjp, "PowBackward1", 2, INPUTS, "promot
 def _pow_exponent_vjp(node, g, saved):
     (base,) = saved
     p = node.params[0]
-    # d(x**p)/dx = p * x**(p-1); PyTorch gives exactly 0 where p == 0 (even at x == 0)
-    return (g * 0.0 if p == 0 else g * p * base ** (p - 1),)
+    # d(x**p)/dx = p * x**(p-1); PyTorch gives zeros where p == 0 (even at x == 0, and for
+    # an inf or nan g)
+    if p == 0:
+        return (zeros_like_grad(g),)
+    # (the pow op, not `**`, also on arrays: x ** -0.5 is rsqrt, as PyTorch's, see below)
+    return (g * p * pow(base, p - 1),)
 
 
 def _pow_exponent_fwd(a, p):
+    if p == -0.5 and a.dtype.kind == "f":
+        # PyTorch computes x ** -0.5 as rsqrt(x): -inf at -0.0 and nan at -inf, where
+        # NumPy's pow gives inf and 0
+        return 1 / namespace(a).sqrt(a)
     return _pow_fwd(a, p)
 
 
@@ -284,7 +322,7 @@ def _pow_base_vjp(node, g, saved):
     base = node.params[0]
     # d(b**x)/dx = b**x * log(b); PyTorch defines it as 0 where b == 0 and x >= 0
     if base == 0:
-        return (where(exponent >= 0, g * 0.0, g * out * -math.inf),)
+        return (g * where(exponent >= 0, 0.0, out * -math.inf),)  # g outside, as above
     return (g * out * (math.log(base) if base > 0 else math.nan),)
 
 
@@ -378,8 +416,17 @@ abs = defop("abs", refuse_bool(lambda a: namespace(a).abs(a),  # noqa: A001
                                "\"abs_cpu\" not implemented for 'Bool'; convert first, e.g. "
                                "x.int().abs()"),
             _abs_vjp, "AbsBackward0", 1, INPUTS)
-sign = defop("sign", lambda a: a.copy() if a.dtype.kind == "b" else namespace(a).sign(a),
-             lambda node, g, saved: (g * 0,),
+def _sign_fwd(a):
+    if a.dtype.kind == "b":
+        return a.copy()
+    xp = namespace(a)
+    out = xp.sign(a)
+    # PyTorch: sign(nan) = 0 (NumPy gives nan)
+    return xp.nan_to_num(out, nan=0.0) if a.dtype.kind == "f" else out
+
+
+# sign'(x) = 0 everywhere, even at 0, inf, nan: zeros, whatever the gradient (PyTorch)
+sign = defop("sign", _sign_fwd, lambda node, g, saved: (zeros_like_grad(g),),
              "SignBackward0", 1, NOTHING)
 
 
@@ -424,7 +471,9 @@ sigmoid = defop("sigmoid", _sigmoid_fwd, _sigmoid_vjp, "SigmoidBackward0", 1, OU
 
 def _relu_vjp(node, g, saved):
     (out,) = saved
-    return (g * (out > 0),)  # relu'(0) = 0, as PyTorch
+    # PyTorch's threshold_backward: 0 where out <= 0 (relu'(0) = 0), else g; so a nan input
+    # passes g, and an inf or nan gradient does not leak into the zeros (g * mask would)
+    return (grad_where(~(out <= 0), g),)
 
 
 relu = defop("relu", refuse_bool(lambda a: namespace(a).maximum(a, 0),
@@ -438,8 +487,8 @@ relu = defop("relu", refuse_bool(lambda a: namespace(a).maximum(a, 0),
 def _where_vjp(node, g, saved):
     cond = node.params[0]
     na, nb = node.next
-    zero = g * 0
-    return (where(cond, g, zero) if na else None, where(cond, zero, g) if nb else None)
+    # the unselected side gets exactly 0, even where g is inf or nan (PyTorch)
+    return (where(cond, g, 0.0) if na else None, where(cond, 0.0, g) if nb else None)
 
 
 def _where_fwd(a, b, cond):
@@ -500,28 +549,36 @@ def _clamp_vjp(node, g, saved):
         keep = a >= lo
     if hi is not None:
         keep = (a <= hi) & keep if lo is not None else a <= hi
-    return (g * keep,)
+    # outside (and at nan: both comparisons are False) the gradient is exactly 0, as
+    # PyTorch's where(mask, grad, 0): g * keep would leak an inf g as nan
+    return (grad_where(keep, g),)
 
 
 _clamp = defop("clamp", _clamp_fwd, _clamp_vjp, "ClampBackward1", 1, INPUTS)
 
 
-def _clamp_tensor_fwd(a, lo, hi):
+def _clamp_tensor_fwd(a, lo, hi, has_lo=True, has_hi=True):
     xp = namespace(a)
     return xp.minimum(xp.maximum(a, lo), hi)
 
 
 def _clamp_tensor_vjp(node, g, saved):
-    # bounds given as tensors: where x lies within them its gradient passes (bounds included,
-    # as the number-bounds clamp); elsewhere the bound that produced the value gets it
+    # bounds given as tensors, PyTorch's clamp_backward_min_max: x gets g where
+    # lo <= x <= hi (bounds included); lo where x < lo and lo < hi; hi where x > hi or
+    # hi < lo (so at lo == hi the upper bound wins); with one bound, x where x >= lo
+    # (x <= hi), the bound elsewhere. A nan x sends nothing anywhere; 0, not g * 0.
     a, lo, hi = saved
     nx, nlo, nhi = node.next
-    zero = g * 0
-    m = maximum(a, lo)
-    inside = (a >= lo) & (m <= hi)
-    return (where(inside, g, zero) if nx else None,
-            where((a < lo) & (m <= hi), g, zero) if nlo else None,
-            where(m > hi, g, zero) if nhi else None)
+    has_lo, has_hi = node.params
+    if has_lo and has_hi:
+        keep, to_lo, to_hi = (a >= lo) & (a <= hi), (a < lo) & (lo < hi), (a > hi) | (hi < lo)
+    elif has_lo:
+        keep, to_lo, to_hi = a >= lo, a < lo, None
+    else:
+        keep, to_lo, to_hi = a <= hi, None, a > hi
+    return (where(keep, g, 0.0) if nx else None,
+            where(to_lo, g, 0.0) if nlo else None,
+            where(to_hi, g, 0.0) if nhi else None)
 
 
 _clamp_tensor = defop("clamp", _clamp_tensor_fwd, _clamp_tensor_vjp, "ClampBackward0", 3,
@@ -560,7 +617,8 @@ def clamp(x, min=None, max=None):  # noqa: A002 - PyTorch's keyword names
         else:
             lo, hi = xp.iinfo(want).min, xp.iinfo(want).max
         lo, hi = xp.asarray(lo, dtype=want), xp.asarray(hi, dtype=want)
-        return _clamp_tensor(x, lo if min is None else min, hi if max is None else max)
+        return _clamp_tensor(x, lo if min is None else min, hi if max is None else max,
+                             min is not None, max is not None)
     return _clamp(x, min, max)
 
 
@@ -629,7 +687,8 @@ def _remainder_vjp(node, g, saved):
 _remainder_scalar = defop("remainder", _with_number(_remainder_fwd),
                           lambda node, g, saved: (g,), "RemainderBackward0", 1, NOTHING)
 _remainder_tensor = defop("remainder", _remainder_fwd, _remainder_vjp, "RemainderBackward1", 2,
-                          INPUTS, "promote")
+                          INPUTS, "promote",  # both read only for the divisor's derivative
+                          saved_for=lambda needs: (needs[1], needs[1]))
 
 
 def _no_derivative(what):
@@ -677,14 +736,15 @@ to_dtype = defop("to", _to_fwd, _to_vjp, "ToCopyBackward0", 1, NOTHING)
 
 
 def _extreme_vjp(node, g, saved):
-    # where the two inputs tie, each gets half, as PyTorch's maximum/minimum
+    # PyTorch's maximum: a gets where(a == b, g / 2, g).masked_fill(a < b, 0), b the same
+    # with a > b. So ties share g evenly, the smaller side gets exactly 0 (even for an inf
+    # g), and where either is nan (no comparison holds) both get all of g.
     a, b = saved
     na, nb = node.next
-    pick_a = a > b if node.params[0] == "max" else a < b
-    tie = a == b
-    wa = pick_a + tie * 0.5
-    wb = 1 - wa  # not 1 - pick_a: `-` on a bool tensor is an error (under create_graph)
-    return (g * wa if na else None, g * wb if nb else None)
+    a_loses, b_loses = (a < b, a > b) if node.params[0] == "max" else (a > b, a < b)
+    shared = where(a == b, g * 0.5, g)
+    return (where(a_loses, 0.0, shared) if na else None,
+            where(b_loses, 0.0, shared) if nb else None)
 
 
 _maximum = defop("maximum", _broadcasting(lambda a, b, which: namespace(a).maximum(a, b),

@@ -10,7 +10,7 @@ from collections import namedtuple
 
 from ..backend import namespace
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
-from .pointwise import scalar_type_name
+from .pointwise import scalar_type_name, where
 from .shape import _norm_dim, expand_op, reshape_op
 
 _values_indices = namedtuple("return_types", ["values", "indices"])
@@ -127,10 +127,13 @@ def mean(x, dim=None, keepdim=False, *, dtype=None):
 
 
 def _extreme_all_vjp(node, g, saved):
-    # ties share the gradient evenly, as PyTorch's max()/min() without dim
+    # ties share the gradient evenly, as PyTorch's max()/min() without dim; a nan result
+    # (any nan in the input) shares it among the nans; elsewhere exactly 0, even for inf g
     a, out = saved
-    mask = a == out
-    return (g * mask / sum(mask),) if hasattr(mask, "_data") else (g * mask / mask.sum(),)
+    a, out = getattr(a, "_data", a), getattr(out, "_data", out)  # the mask is not recorded
+    xp = namespace(a)
+    mask = xp.isnan(a) if xp.isnan(out) else a == out
+    return (where(mask, g / int(mask.sum()), 0.0),)
 
 
 def _max_all_fwd(a):

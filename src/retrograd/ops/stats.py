@@ -57,21 +57,64 @@ def _prod_fwd(a, axes, keepdim):
 
 
 def _prod_vjp(node, g, saved):
-    # d prod/dx_i = the product of the others: out / x_i without zeros; with exactly one
-    # zero, only that element gets the product of the rest; with two or more, all get 0
-    (a,) = saved
+    # d prod/dx_i = the product of the others, as PyTorch's prod_backward: result / x_i
+    # without zeros; with zeros, the product of the others itself (so 0 * inf is nan where
+    # PyTorch's is), except that a full prod with two or more zeros gives zeros in a
+    # first-order backward (PyTorch's shortcut when grad mode is off)
+    a, result = saved  # both saved, as PyTorch's ProdBackward0/1
     axes, keepdim = node.params
     shape = tuple(a.shape)
-    is_zero = a == 0
-    nonzero = where(is_zero, a * 0 + 1, a)
-    rest = _spread((_prod_all if axes is None else _prod_dim)(nonzero, axes, True), shape, axes)
-    n_zero = _spread(_total(is_zero * 1, axes), shape, axes)
-    others = where(n_zero == 0, rest / nonzero, where((n_zero == 1) & is_zero, rest, rest * 0))
-    return (_spread(_kept(g, shape, axes, keepdim), shape, axes) * others,)
+    if not shape:
+        return (g,)  # a 0-d prod is the identity
+    gk = _spread(_kept(g, shape, axes, keepdim), shape, axes)
+    data = a._data if isinstance(a, Tensor) else a
+    zeros = data == 0
+    if not zeros.any():
+        return (gk * (_spread(_kept(result, shape, axes, keepdim), shape, axes) / a),)
+    if isinstance(a, Tensor):
+        # create_graph: out / x_i is exact in value but not in its own derivative
+        # (d2 prod/dxi dxj with xi = xj = 0 is the product of the rest, not 0)
+        return (gk * _product_of_others(a, axes),)
+    if axes is None and zeros.sum() > 1:
+        return (namespace(data).zeros_like(data),)
+    return (gk * _others_array(data, axes),)
 
 
-_prod_all = defop("prod", _prod_fwd, _prod_vjp, "ProdBackward0", 1, INPUTS)
-_prod_dim = defop("prod", _prod_fwd, _prod_vjp, "ProdBackward1", 1, INPUTS)
+def _others_array(a, axes):
+    """The product of the others along the reduced dim of an array (all: flattened), from
+    exclusive cumulative products from both ends, as PyTorch's prod_safe_zeros_backward."""
+    xp = namespace(a)
+    x = a.reshape(-1) if axes is None else xp.moveaxis(a, axes[0], -1)
+    ones = xp.ones(x.shape[:-1] + (1,), dtype=a.dtype)
+    before = xp.cumprod(xp.concatenate([ones, x[..., :-1]], axis=-1), axis=-1)
+    after = xp.cumprod(xp.concatenate([ones, x[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    out = before * after
+    return out.reshape(a.shape) if axes is None else xp.moveaxis(out, -1, axes[0])
+
+
+def _product_of_others(a, axes):
+    """``out[..., i, ...]`` = the product of ``a`` over the reduced dim without element i:
+    a product over a new axis of copies of ``a`` with one element each set to 1. Exact to
+    every order of derivative, at n times the memory (used only under create_graph with
+    zeros in the input)."""
+    from .shape import expand_op, reshape_op, unsqueeze_op
+
+    shape = tuple(a.shape)
+    if not shape:
+        return a * 0 + 1  # a 0-d prod is the identity: the product of no others is 1
+    x = a if axes is not None else reshape_op(a, (a._data.size,), shape)
+    d = 0 if axes is None else axes[0]
+    xs = tuple(x.shape)
+    n = xs[d]
+    copies = expand_op(unsqueeze_op(x, d), xs[:d] + (n,) + xs[d:], xs[:d] + (1,) + xs[d:])
+    xp = namespace(a._data)
+    own = xp.eye(n, dtype=bool).reshape((n, n) + (1,) * (len(xs) - d - 1))
+    out = _prod_dim(where(own, 1.0, copies), (d + 1,), False)
+    return out if axes is not None else reshape_op(out, shape, xs)
+
+
+_prod_all = defop("prod", _prod_fwd, _prod_vjp, "ProdBackward0", 1, INPUTS | OUTPUT)
+_prod_dim = defop("prod", _prod_fwd, _prod_vjp, "ProdBackward1", 1, INPUTS | OUTPUT)
 
 
 def prod(x, dim=None, keepdim=False, *, dtype=None):
@@ -105,7 +148,7 @@ def _var_fwd(a, axes, correction, keepdim, root):
 
 
 def _var_vjp(node, g, saved):
-    (a,) = saved
+    a = saved[0]  # std also saved its result (PyTorch's StdBackward0 reads it)
     axes, correction, keepdim, root = node.params
     shape = tuple(a.shape)
     n = _count(shape, axes)
@@ -114,14 +157,15 @@ def _var_vjp(node, g, saved):
     dof = n - correction
     if not root:
         return (gk * centred * (2.0 / dof if dof > 0 else float("nan")),)
-    out = _spread(_kept(_var(a, axes, correction, keepdim, True), shape, axes, keepdim),
-                  shape, axes)
-    # d std = d var / (2 std); PyTorch gives 0 where std is 0 (masked_fill)
-    return (where(out == 0, gk * 0, gk * centred / (out * dof)),)
+    out = _spread(_kept(saved[1], shape, axes, keepdim), shape, axes)
+    # d std = d var / (2 std); PyTorch gives 0 where std is 0 (masked_fill), and so do its
+    # second derivatives: divide by a copy of std with those zeros replaced (no 0 / 0)
+    flat = out == 0
+    return (where(flat, 0.0, gk * centred / (where(flat, 1.0, out) * dof)),)
 
 
 _var_op = defop("var", _var_fwd, _var_vjp, "VarBackward0", 1, INPUTS)
-_std_op = defop("std", _var_fwd, _var_vjp, "StdBackward0", 1, INPUTS)
+_std_op = defop("std", _var_fwd, _var_vjp, "StdBackward0", 1, INPUTS | OUTPUT)
 
 
 def _var(a, axes, correction, keepdim, root):

@@ -11,7 +11,7 @@ import math
 
 from ..backend import namespace
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
-from .pointwise import sqrt
+from .pointwise import sqrt, zeros_like_grad
 
 
 def _fn(name):
@@ -93,7 +93,9 @@ erfc = defop("erfc", lambda a: 1 - _erf_array(a), _erfc_vjp, "ErfcBackward0", 1,
 
 
 def _zero_grad(node, g, saved):
-    return (g * 0,)
+    # round/floor/ceil/trunc: zeros whatever g (PyTorch's zeros_like(grad); g * 0 is nan
+    # for an inf g and records a node)
+    return (zeros_like_grad(g),)
 
 
 def _rounding(name):
