@@ -406,9 +406,11 @@ def _size(size, name="tensor"):
     size = tuple(s.__index__() for s in size)
     for s in size:
         if s < 0:
+            from .ops._errors import calling_op
+
             raise RuntimeError(
-                f"Trying to create tensor with negative dimension {s}: {list(size)}; sizes "
-                "must be >= 0"
+                f"{calling_op(name)}(): Trying to create tensor with negative dimension {s}: "
+                f"{list(size)}; sizes must be >= 0"
             )
     return size
 
@@ -426,7 +428,7 @@ def _check_grad_dtype(np_dtype, requires_grad):
 
 
 def _filled(name, fill):
-    def make(*size, dtype=None, device=None, requires_grad=False, out=None, **kw):
+    def _make(*size, dtype=None, device=None, requires_grad=False, out=None, **kw):
         if "size" in kw and not size:
             size = (kw.pop("size"),)
         if kw:
@@ -440,13 +442,13 @@ def _filled(name, fill):
         _check_grad_dtype(np_dtype, requires_grad)
         return _finish(fill(_size(size, name), np_dtype), requires_grad, device)
 
-    make.__name__ = make.__qualname__ = name
-    make.__doc__ = (
+    _make.__name__ = _make.__qualname__ = name
+    _make.__doc__ = (
         f"A tensor of the given size filled with {name} (the default float dtype unless "
         f"``dtype`` is given).\n\n    Examples\n    --------\n    >>> import retrograd as T\n"
         f"    >>> T.{name}(2, 3).shape\n    retrograd.Size([2, 3])\n"
     )
-    return make
+    return _make
 
 
 zeros = _filled("zeros", np.zeros)
@@ -500,7 +502,7 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False) -> Tensor:
     """The ``n`` x ``m`` identity matrix (``m`` defaults to ``n``)."""
     for name, v in (("n", n), ("m", m)):
         if v is not None and v < 0:
-            raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
+            raise RuntimeError(f"eye(): {name} must be greater or equal to 0, got {v}")
     np_dtype = _float_dtype(dtype)
     _check_grad_dtype(np_dtype, requires_grad)
     return _finish(np.eye(n, m, dtype=np_dtype), requires_grad, device)
@@ -525,13 +527,14 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     if end is None:
         start, end = 0, start
     if step == 0:
-        raise RuntimeError("step must be nonzero (arange(start, end, step) with step=0)")
+        raise RuntimeError("arange(): step must be nonzero (arange(start, end, step) with "
+                           "step=0)")
     for v in (start, end, step):
         if not math.isfinite(v):
             raise RuntimeError(f"unsupported range: {start} -> {end} (bounds must be finite)")
     if (end - start) * step < 0:
         raise RuntimeError(
-            f"upper bound and lower bound inconsistent with step sign (start={start}, "
+            f"arange(): upper bound and lower bound inconsistent with step sign (start={start}, "
             f"end={end}, step={step}); use a negative step to count down"
         )
     if dtype is None:
@@ -552,7 +555,7 @@ def _is_float(*values) -> bool:
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     if steps < 0:
-        raise RuntimeError(f"number of steps must be non-negative (got {steps})")
+        raise RuntimeError(f"linspace(): number of steps must be non-negative (got {steps})")
     np_dtype = _float_dtype(dtype)
     _check_grad_dtype(np_dtype, requires_grad)
     values = np.linspace(_number(start), _number(end), steps)

@@ -257,8 +257,8 @@ def gather(x, dim, index):
         )
     if idx.ndim != len(shape) and not (not shape and idx.ndim <= 1):
         raise RuntimeError(
-            f"Index tensor must have the same number of dimensions as input tensor (input "
-            f"shape {list(shape)}, index shape {list(idx.shape)})"
+            f"gather(): Index tensor must have the same number of dimensions as input tensor "
+            f"(input shape {list(shape)}, index shape {list(idx.shape)})"
         )
     for d, (n, m) in enumerate(zip(idx.shape, shape)):
         if d != dim and n > m:

@@ -87,6 +87,9 @@ def split(x, split_size_or_sections, dim=0):
     >>> [p.shape[1] for p in T.zeros(2, 5).split(2, dim=1)]
     [2, 2, 1]
     """
+    if x.ndim == 0:
+        raise RuntimeError("split(): split expects at least a 1-dimensional tensor (got a 0-d "
+                           "tensor); unsqueeze it first")
     dim = _norm_dim(dim, x.ndim)
     n = x.shape[dim]
     if isinstance(split_size_or_sections, int):
@@ -97,6 +100,9 @@ def split(x, split_size_or_sections, dim=0):
         cls = _SplitBackward0
     else:
         sizes = [int(s) for s in split_size_or_sections]
+        if any(s < 0 for s in sizes):
+            raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative "
+                               f"entries, but got split_sizes={sizes}")
         if sum(sizes) != n:
             raise RuntimeError(
                 f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's "
@@ -108,6 +114,9 @@ def split(x, split_size_or_sections, dim=0):
 
 def chunk(x, chunks, dim=0):
     """Split into ``chunks`` views of (nearly) equal size along ``dim``."""
+    if x.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor (got a 0-d tensor); "
+                           "unsqueeze it first")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = x.shape[_norm_dim(dim, x.ndim)]
@@ -116,6 +125,9 @@ def chunk(x, chunks, dim=0):
 
 def unbind(x, dim=0):
     """The slices of ``x`` along ``dim``, as views without that dimension."""
+    if x.ndim == 0:
+        raise IndexError(f"unbind(): Dimension specified as {dim} but tensor has no dimensions "
+                         "(a 0-d tensor has nothing to unbind)")
     dim = _norm_dim(dim, x.ndim)
     arrays = [x._data[(slice(None),) * dim + (i,)] for i in range(x.shape[dim])]
     return _views_of(x, arrays, _UnbindBackward0, (dim,))
@@ -167,8 +179,8 @@ def roll(x, shifts, dims=None):
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     if len(shifts) != len(dims):
-        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims: "
-                           f"{len(dims)}")
+        raise RuntimeError(f"roll(): shifts and dimensions must align. shifts: {len(shifts)}, "
+                           f"dims: {len(dims)}")
     return roll_op(x, shifts, tuple(_norm_dim(d, x.ndim) for d in dims))
 
 
@@ -243,13 +255,21 @@ _tril = defop("tril", _tri_fwd, _tri_vjp, "TrilBackward0", 1, NOTHING)
 _triu = defop("triu", _tri_fwd, _tri_vjp, "TriuBackward0", 1, NOTHING)
 
 
+def _check_matrix(x, name):
+    if x.ndim < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions (got shape "
+                           f"{list(x.shape)})")
+
+
 def tril(x, diagonal=0):
     """The lower triangle (below and on ``diagonal``) of the last two dimensions."""
+    _check_matrix(x, "tril")
     return _tril(x, diagonal, False)
 
 
 def triu(x, diagonal=0):
     """The upper triangle (above and on ``diagonal``) of the last two dimensions."""
+    _check_matrix(x, "triu")
     return _triu(x, diagonal, True)
 
 
@@ -285,9 +305,12 @@ def index_select(x, dim, index):
     if idx.ndim > 1:
         raise IndexError(f"index_select(): Index is supposed to be a vector, got shape "
                          f"{list(idx.shape)}")
+    if idx.dtype.kind not in "iu":
+        raise RuntimeError(f"index_select(): Expected dtype int32 or int64 for index (got "
+                           f"{idx.dtype}); convert it with index.long()")
     dim = _norm_dim(dim, x.ndim)
     n = x.shape[dim] if x.ndim else 1
-    if idx.size and (idx.min() < -n or idx.max() >= n):
+    if idx.size and (idx.min() < 0 or idx.max() >= n):  # negative indices too, as PyTorch
         raise RuntimeError(f"INDICES element is out of DATA bounds (index_select along "
                            f"dimension {dim} of size {n} with indices {idx.tolist()})")
     return _index_select(x, (slice(None),) * dim + (idx.reshape(-1),), tuple(x.shape))
@@ -296,8 +319,17 @@ def index_select(x, dim, index):
 def masked_select(x, mask):
     """The entries of ``x`` where the bool ``mask`` (broadcast together) is True, as 1-D."""
     m = mask._data if isinstance(mask, Tensor) else mask
+    if m.dtype.kind != "b":
+        raise RuntimeError(f"masked_select: expected BoolTensor for mask (got {m.dtype}); "
+                           "compare first, e.g. x.masked_select(m > 0)")
     xp = namespace(m)
-    shape = xp.broadcast_shapes(tuple(x.shape), m.shape)
+    try:
+        shape = xp.broadcast_shapes(tuple(x.shape), m.shape)
+    except ValueError:
+        from ._errors import broadcast_message
+
+        raise RuntimeError(f"masked_select(): {broadcast_message([x.shape, m.shape])} (input "
+                           f"shape {list(x.shape)}, mask shape {list(m.shape)})") from None
     if tuple(x.shape) != shape:
         from .shape import expand
 
@@ -408,9 +440,18 @@ def movedim(x, source, destination):
     """Move dimension(s) ``source`` to ``destination`` (a permute)."""
     src = (source,) if isinstance(source, int) else tuple(source)
     dst = (destination,) if isinstance(destination, int) else tuple(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({list(src)} dims) should "
+            f"contain the same number of dims as destination ({list(dst)} dims)"
+        )
     n = x.ndim
     src = [_norm_dim(d, n) for d in src]
     dst = [_norm_dim(d, n) for d in dst]
+    for which, dims, given in (("source", src, source), ("destination", dst, destination)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{which}` ({list(dims)}, given as "
+                               f"{given}); name each dimension once")
     order = [d for d in range(n) if d not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -424,18 +465,39 @@ def swapaxes(x, axis0, axis1):
 
 def narrow(x, dim, start, length):
     """The view ``x[..., start:start + length, ...]`` along ``dim``."""
+    if x.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError(f"narrow(): length must be non-negative (got {length}).")
     dim = _norm_dim(dim, x.ndim)
-    start = start % x.shape[dim] if start < 0 else start
-    if start + length > x.shape[dim] or length < 0:
-        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
-                           f"({x.shape[dim]}).")
+    n = x.shape[dim]
+    if not -n <= start <= n:
+        raise IndexError(f"narrow(): start out of range (expected to be in range of [{-n}, {n}], "
+                         f"but got {start}) for dimension {dim} of size {n}")
+    start = start + n if start < 0 else start
+    if start + length > n:
+        raise RuntimeError(f"narrow(): start ({start}) + length ({length}) exceeds dimension "
+                           f"size ({n}).")
     return getitem(x, (slice(None),) * dim + (slice(start, start + length),))
 
 
 def unflatten(x, dim, sizes):
     """Split dimension ``dim`` into ``sizes`` (a view)."""
+    if x.ndim == 0:
+        raise RuntimeError(f"unflatten(): Dimension specified as {dim} but tensor has no "
+                           "dimensions")
     dim = _norm_dim(dim, x.ndim)
     shape = tuple(x.shape)
+    sizes = _shape_arg((sizes,))
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    numel = 1
+    for s in sizes:
+        numel *= s
+    if -1 not in sizes and numel != shape[dim]:
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
+                           f"size of dim {dim} ({shape[dim]}) in the input tensor (shape "
+                           f"{list(shape)})")
     from .shape import view
 
     return view(x, shape[:dim] + tuple(sizes) + shape[dim + 1:])

@@ -11,7 +11,7 @@ from collections import namedtuple
 from ..backend import namespace
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from .pointwise import scalar_type_name
-from .shape import _norm_dim, expand_op, reshape_op
+from .shape import _unique_dims, expand_op, reshape_op
 
 _values_indices = namedtuple("return_types", ["values", "indices"])
 
@@ -24,10 +24,10 @@ def _dims(dim, ndim):
         if 0 <= dim < ndim:  # the common case, without the general checks below
             return (dim,)
         dim = (dim,)
-    out = [_norm_dim(d, ndim) for d in dim]
+    out = _unique_dims(dim, ndim)  # IndexError out of range, RuntimeError for a repeat
     if ndim == 0:
         return ()
-    return tuple(sorted(set(out)))
+    return tuple(sorted(out))
 
 
 def _keep_shape(in_shape, axes):
@@ -195,8 +195,13 @@ def _extreme(x, dim, keepdim, other, whole, along, name):
     if dim is None:
         return whole(x)
     d = _dims(dim, x.ndim)
-    d = d[0] if d else 0
-    if x.shape[d] == 0 if x.ndim else False:
+    if not d:  # a 0-d tensor: its own max along dim 0 (NumPy has no axis 0 to reduce)
+        from .shape import reshape
+
+        values, indices = _extreme(reshape(x, 1), 0, False, other, whole, along, name)
+        return _values_indices(reshape(values, ()), reshape(indices, ()))
+    d = d[0]
+    if x.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     values = along(x, d, keepdim)
     xp = namespace(x._data)
@@ -234,6 +239,9 @@ def argmax(x, dim=None, keepdim=False):
 
     xp = namespace(x._data)
     if dim is None:
+        if x._data.size == 0:
+            raise IndexError("argmax(): Expected reduction dim to be specified for input.numel() "
+                             "== 0 (the tensor is empty); pass dim=")
         return make_tensor(xp.asarray(xp.argmax(x._data), dtype="int64"))
     dim = _dims(dim, x.ndim)  # IndexError for a dimension out of range, as PyTorch
     axis = dim[0] if dim else None
@@ -251,6 +259,9 @@ def argmin(x, dim=None, keepdim=False):
 
     xp = namespace(x._data)
     if dim is None:
+        if x._data.size == 0:
+            raise IndexError("argmin(): Expected reduction dim to be specified for input.numel() "
+                             "== 0 (the tensor is empty); pass dim=")
         return make_tensor(xp.asarray(xp.argmin(x._data), dtype="int64"))
     dim = _dims(dim, x.ndim)  # IndexError for a dimension out of range, as PyTorch
     axis = dim[0] if dim else None

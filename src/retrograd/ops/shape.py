@@ -12,6 +12,7 @@ from ..autograd.engine import sum_to_array
 from ..backend import namespace
 from ..tensor import Tensor
 from ._apply import NOTHING, apply_op, defop
+from ._errors import calling_op, dim_error
 
 
 # ----------------------------------------------------------------- view tracking
@@ -56,11 +57,18 @@ def track_view(x, out):
 
 def _norm_dim(dim, ndim):
     if not -max(ndim, 1) <= dim < max(ndim, 1):
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [{-max(ndim, 1)}, "
-            f"{max(ndim, 1) - 1}], but got {dim})"
-        )
+        raise dim_error(dim, ndim)
     return dim % max(ndim, 1)
+
+
+def _unique_dims(dims, ndim):
+    """``dims`` normalised, refusing a dim named twice (``sum((0, -2))`` of a 2-D tensor)."""
+    out = tuple(_norm_dim(d, ndim) for d in dims)
+    if len(set(out)) != len(out):
+        d = next(d for d in out if out.count(d) > 1)
+        raise RuntimeError(f"{calling_op()}(): dim {d} appears multiple times in the list of "
+                           f"dims {list(dims)}; name each dimension once")
+    return out
 
 
 def _shape_arg(shape):
@@ -70,22 +78,33 @@ def _shape_arg(shape):
 
 
 def _infer_shape(shape, size, in_shape):
+    for i, s in enumerate(shape):
+        if s < -1:
+            raise RuntimeError(f"{calling_op()}(): invalid shape dimension {s} at index {i} of "
+                               f"shape {list(shape)}; sizes are >= 0, or -1 to infer one")
     if shape.count(-1) > 1:
-        raise RuntimeError("only one dimension can be inferred (more than one -1 in the shape)")
+        raise RuntimeError(f"{calling_op()}(): only one dimension can be inferred (more than "
+                           f"one -1 in the shape {list(shape)})")
     known = 1
     for s in shape:
         if s != -1:
             known *= s
     if -1 in shape:
+        if known == 0 and size == 0:
+            raise RuntimeError(
+                f"{calling_op()}(): cannot reshape tensor of 0 elements into shape "
+                f"{list(shape)} because the unspecified dimension size -1 can be any value and "
+                "is ambiguous; give every size"
+            )
         if known == 0 or size % known:
             raise RuntimeError(
-                f"shape '{list(shape)}' is invalid for input of size {size} "
-                f"(input shape {list(in_shape)})"
+                f"{calling_op()}(): shape '{list(shape)}' is invalid for input of size "
+                f"{size} (input shape {list(in_shape)})"
             )
         shape = tuple(size // known if s == -1 else s for s in shape)
     elif known != size:
         raise RuntimeError(
-            f"shape '{list(shape)}' is invalid for input of size {size} "
+            f"{calling_op()}(): shape '{list(shape)}' is invalid for input of size {size} "
             f"(input shape {list(in_shape)}); the new shape must have the same number of elements"
         )
     return shape
@@ -149,10 +168,15 @@ def view(x, *shape):
 
 def flatten(x, start_dim=0, end_dim=-1):
     shape = tuple(x.shape)
-    if not shape:
-        return reshape(x, 1)
     s = _norm_dim(start_dim, len(shape))
     e = _norm_dim(end_dim, len(shape))
+    if s > e:
+        raise RuntimeError(
+            f"flatten() has invalid args: start_dim cannot come after end_dim (start_dim="
+            f"{start_dim}, end_dim={end_dim} for a tensor of shape {list(shape)}); swap them"
+        )
+    if not shape:
+        return reshape(x, 1)
     n = 1
     for d in shape[s:e + 1]:
         n *= d
@@ -163,6 +187,8 @@ def flatten(x, start_dim=0, end_dim=-1):
 
 
 def _transpose_fwd(a, d0, d1):
+    if a.ndim == 0:  # transpose(0, -1) of a 0-d tensor: itself (NumPy has no axis to swap)
+        return a.view()
     return namespace(a).swapaxes(a, d0, d1)
 
 
@@ -335,6 +361,14 @@ def expand(x, *sizes):
             f"the number of dimensions in the tensor ({len(shape)})"
         )
     lead = len(sizes) - len(shape)
+    for i, want in enumerate(sizes):
+        if want < 0 and (i < lead or want != -1):
+            raise RuntimeError(
+                f"expand(): the expanded size of the tensor ({want}) isn't allowed "
+                + (f"in a leading, non-existing dimension {i}" if i < lead else
+                   f"at dimension {i}: sizes are >= 0, or -1 to keep a dimension")
+                + f" (target sizes {list(sizes)}, tensor sizes {list(shape)})"
+            )
     out = list(sizes)
     for i, s in enumerate(shape):
         want = sizes[lead + i]
@@ -397,13 +431,21 @@ def cat(tensors, dim=0):
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     ref = tensors[0]
+    for i, x in enumerate(tensors):
+        if x.ndim == 0:
+            raise RuntimeError(f"cat(): zero-dimensional tensor (at position {i}) cannot be "
+                               "concatenated; use stack, or unsqueeze it first")
+        if x.ndim != ref.ndim:
+            raise RuntimeError(f"cat(): Tensors must have same number of dimensions: got "
+                               f"{ref.ndim} and {x.ndim} (shapes {list(ref.shape)} and "
+                               f"{list(x.shape)} at positions 0 and {i})")
     d = _norm_dim(dim, ref.ndim)
     for i, x in enumerate(tensors):
         if x.ndim != ref.ndim or any(
             a != b for j, (a, b) in enumerate(zip(x.shape, ref.shape)) if j != d
         ):
             raise RuntimeError(
-                f"Sizes of tensors must match except in dimension {d}. Expected size "
+                f"cat(): Sizes of tensors must match except in dimension {d}. Expected size "
                 f"{list(ref.shape)} but got size {list(x.shape)} for tensor number {i} in the "
                 "list."
             )

@@ -60,7 +60,7 @@ def _order(data, dim, descending):
 
 
 def _dim_of(x, dim):
-    return _norm_dim(dim, x.ndim) if x.ndim else 0
+    return _norm_dim(dim, x.ndim)  # 0 (or -1) for a 0-d tensor, as PyTorch
 
 
 def sort(x, dim=-1, descending=False, stable=False):
@@ -87,8 +87,8 @@ def topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's nam
     d = _dim_of(x, dim)
     n = x.shape[d] if x.ndim else 1
     if not 0 <= k <= n:
-        raise RuntimeError(f"selected index k out of range (k={k} for dimension {d} of size "
-                           f"{n}); k must be in [0, {n}]")
+        raise RuntimeError(f"topk(): selected index k out of range (k={k} for dimension {d} of "
+                           f"size {n}); k must be in [0, {n}]")
     xp = namespace(x._data)
     idx = _order(x._data, d, largest)
     idx = xp.take(idx, xp.arange(k), axis=d) if x.ndim else idx

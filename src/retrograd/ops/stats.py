@@ -351,6 +351,8 @@ def amin(x, dim=(), keepdim=False):
 
 def _cumsum_fwd(a, dim):
     out = namespace(a).cumsum(a, axis=dim)
+    if a.ndim == 0:
+        out = out.reshape(())  # NumPy's cumsum of a 0-d array is 1-d
     return out if a.dtype.kind == "f" else out.astype("int64")  # ints and bools: int64
 
 
@@ -376,7 +378,7 @@ def cumsum(x, dim, *, dtype=None):
         x = x.to(dtype)
     if not hasattr(x, "_data"):
         return _cumsum_fwd(x, dim % max(x.ndim, 1))
-    return _cumsum(x, _dims(dim, x.ndim)[0] if x.ndim else 0)
+    return _cumsum(x, (_dims(dim, x.ndim) or (0,))[0])  # (a 0-d tensor: dim 0 or -1)
 
 
 __all__ = ["prod", "var", "std", "norm", "logsumexp", "amax", "amin", "cumsum"]

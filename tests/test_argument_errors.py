@@ -1,0 +1,285 @@
+"""Bad arguments: every op refuses what PyTorch refuses, with PyTorch's exception class.
+
+One table of calls, each run through ``torch`` and ``retrograd`` alike (``m`` is the module):
+where torch raises, retrograd must raise the same class (never a NumPy exception), and its
+message must name the op; where torch succeeds, both results must agree.  The table covers
+every public function and Tensor method that takes dims or sizes, at the edges: start > end,
+dims out of range (on 0-d tensors too), duplicate dims, negative sizes, wrong counts...
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import retrograd
+
+torch = pytest.importorskip("torch")
+
+
+def a(m, *shape):  # m: the module under test (torch or retrograd)
+    """Distinct float32 values of ``shape``."""
+    n = int(np.prod(shape)) if shape else 1
+    return m.arange(float(n)).reshape(*shape) if shape else m.tensor(1.5)
+
+
+def i(m, values):
+    return m.tensor(values)
+
+
+# (id, call, words retrograd's message must contain (lowercase); None: both succeed)
+CASES = [
+    # ---- flatten / unflatten / reshape / view
+    ("flatten start>end", lambda m: a(m, 2, 3, 4).flatten(2, 1), ["flatten"]),
+    ("flatten start>end neg", lambda m: a(m, 2, 3, 4).flatten(-1, 0), ["flatten"]),
+    ("flatten start=end", lambda m: a(m, 2, 3, 4).flatten(1, 1), None),
+    ("flatten dim oob", lambda m: a(m, 2, 3).flatten(0, 2), ["flatten"]),
+    ("flatten 0-d ok", lambda m: a(m).flatten(0, -1), None),
+    ("flatten 0-d oob", lambda m: a(m).flatten(0, 1), ["flatten"]),
+    ("flatten 0-d start oob", lambda m: a(m).flatten(2), ["flatten"]),
+    ("flatten fn", lambda m: m.flatten(a(m, 2, 3, 4), 1), None),
+    ("unflatten wrong sizes", lambda m: a(m, 2, 6).unflatten(1, (4, 2)), ["unflatten"]),
+    ("unflatten -1", lambda m: a(m, 2, 6).unflatten(1, (-1, 2)), None),
+    ("unflatten two -1", lambda m: a(m, 2, 6).unflatten(1, (-1, -1)), ["unflatten"]),
+    ("unflatten empty sizes", lambda m: a(m, 2, 6).unflatten(1, ()), ["unflatten"]),
+    ("unflatten dim oob", lambda m: a(m, 2, 6).unflatten(2, (3, 2)), ["unflatten"]),
+    ("unflatten 0-d", lambda m: a(m).unflatten(0, (1,)), ["unflatten"]),
+    ("reshape negative", lambda m: a(m, 2, 3).reshape(-2, 3), ["reshape", "-2"]),
+    ("reshape two -1", lambda m: a(m, 2, 3).reshape(-1, -1), ["reshape"]),
+    ("reshape wrong numel", lambda m: a(m, 2, 3).reshape(4, 2), ["reshape", "[4, 2]"]),
+    ("reshape -1 with 0", lambda m: a(m, 2, 3).reshape(0, -1), ["reshape"]),
+    ("reshape empty -1", lambda m: a(m, 0, 3).reshape(-1, 0), ["reshape"]),
+    ("reshape ok", lambda m: a(m, 2, 3).reshape((3, -1)), None),
+    ("view negative", lambda m: a(m, 2, 3).view(3, -3), ["view", "-3"]),
+    ("view wrong numel", lambda m: a(m, 2, 3).view(5), ["view"]),
+    ("view_as wrong numel", lambda m: a(m, 2, 3).view_as(a(m, 5)), ["view"]),
+    ("reshape_as wrong numel", lambda m: a(m, 2, 3).reshape_as(a(m, 5)), ["reshape"]),
+    # ---- transpose / permute / movedim
+    ("transpose oob", lambda m: a(m, 2, 3).transpose(0, 2), ["transpose"]),
+    ("transpose neg oob", lambda m: a(m, 2, 3).transpose(-3, 0), ["transpose"]),
+    ("transpose 0-d ok", lambda m: a(m).transpose(0, -1), None),
+    ("transpose 0-d oob", lambda m: a(m).transpose(0, 1), ["transpose"]),
+    ("swapaxes oob", lambda m: a(m, 2, 3).swapaxes(0, 5), ["swapaxes"]),
+    ("swapdims oob", lambda m: a(m, 2, 3).swapdims(0, 5), ["swapaxes"]),
+    ("t 3-d", lambda m: a(m, 2, 3, 4).t(), ["t()"]),
+    ("permute duplicate", lambda m: a(m, 2, 3).permute(0, 0), ["permute", "duplicate"]),
+    ("permute duplicate neg", lambda m: a(m, 2, 3).permute(1, -1), ["permute"]),
+    ("permute too few", lambda m: a(m, 2, 3, 4).permute(1, 0), ["permute"]),
+    ("permute too many", lambda m: a(m, 2, 3).permute(1, 0, 2), ["permute"]),
+    ("permute oob", lambda m: a(m, 2, 3).permute(0, 2), ["permute"]),
+    ("permute 0-d ok", lambda m: a(m).permute(()), None),
+    ("permute fn tuple", lambda m: m.permute(a(m, 2, 3, 4), (2, 0, 1)), None),
+    ("movedim length mismatch", lambda m: a(m, 2, 3, 4).movedim((0, 1), (2,)), ["movedim"]),
+    ("movedim duplicate source", lambda m: a(m, 2, 3, 4).movedim((0, 0), (1, 2)), ["movedim"]),
+    ("movedim duplicate dest", lambda m: a(m, 2, 3, 4).movedim((0, 1), (2, 2)), ["movedim"]),
+    ("movedim oob", lambda m: a(m, 2, 3, 4).movedim(3, 0), ["movedim"]),
+    ("movedim ok", lambda m: a(m, 2, 3, 4).movedim((0, 2), (-1, 0)), None),
+    ("moveaxis oob", lambda m: a(m, 2, 3).moveaxis(0, -3), ["movedim"]),
+    # ---- squeeze / unsqueeze
+    ("squeeze oob", lambda m: a(m, 2, 1).squeeze(2), ["squeeze"]),
+    ("squeeze tuple oob", lambda m: a(m, 2, 1).squeeze((1, 2)), ["squeeze"]),
+    ("squeeze 0-d ok", lambda m: a(m).squeeze(0), None),
+    ("squeeze 0-d oob", lambda m: a(m).squeeze(1), ["squeeze"]),
+    ("unsqueeze oob", lambda m: a(m, 2).unsqueeze(2), ["unsqueeze"]),
+    ("unsqueeze neg oob", lambda m: a(m, 2).unsqueeze(-3), ["unsqueeze"]),
+    ("unsqueeze 0-d ok", lambda m: a(m).unsqueeze(-1), None),
+    # ---- expand / broadcast_to / repeat / tile / sum_to_size
+    ("expand too few", lambda m: a(m, 2, 3).expand(3), ["expand"]),
+    ("expand mismatch", lambda m: a(m, 2, 3).expand(2, 4), ["expand"]),
+    ("expand negative new dim", lambda m: a(m, 3).expand(-1, 3), ["expand"]),
+    ("expand negative", lambda m: a(m, 1).expand(-2), ["expand"]),
+    ("expand ok", lambda m: a(m, 1, 3).expand(2, -1, 3), None),
+    ("expand_as mismatch", lambda m: a(m, 2, 3).expand_as(a(m, 3, 2)), ["expand"]),
+    ("broadcast_to mismatch", lambda m: m.broadcast_to(a(m, 2, 3), (3, 3)), ["expand"]),
+    ("repeat negative", lambda m: a(m, 2).repeat(-1, 2), ["repeat"]),
+    ("repeat too few", lambda m: a(m, 2, 3).repeat(2), ["repeat"]),
+    ("repeat zero ok", lambda m: a(m, 2).repeat(0, 2), None),
+    ("tile negative", lambda m: a(m, 2).tile((-1,)), ["repeat"]),
+    ("sum_to_size bad", lambda m: a(m, 2, 3).sum_to_size(2), ["sum_to_size"]),
+    ("sum_to_size ok", lambda m: a(m, 2, 3).sum_to_size(1, 3), None),
+    # ---- creation sizes
+    ("zeros negative", lambda m: m.zeros(2, -1), ["zeros", "-1"]),
+    ("ones negative", lambda m: m.ones(-3), ["ones", "-3"]),
+    ("empty negative", lambda m: m.empty((2, -2)), ["empty", "-2"]),
+    ("full negative", lambda m: m.full((-1,), 2.0), ["full", "-1"]),
+    ("rand negative", lambda m: m.rand(-1), ["rand", "-1"]),
+    ("randn negative", lambda m: m.randn(2, -5), ["randn", "-5"]),
+    ("randint negative", lambda m: m.randint(0, 3, (-1,)), ["randint", "-1"]),
+    ("eye negative", lambda m: m.eye(-1), ["eye", "-1"]),
+    ("eye negative m", lambda m: m.eye(2, -1), ["eye", "-1"]),
+    ("new_zeros negative", lambda m: a(m, 2).new_zeros(-1), ["new_zeros", "-1"]),
+    ("zeros ok empty", lambda m: m.zeros(0, 3), None),
+    ("arange step 0", lambda m: m.arange(0, 3, 0), ["arange"]),
+    ("arange wrong sign", lambda m: m.arange(0, 3, -1), ["arange"]),
+    ("linspace negative steps", lambda m: m.linspace(0, 1, -1), ["linspace"]),
+    # ---- narrow / split / chunk / unbind
+    ("narrow beyond end", lambda m: a(m, 5).narrow(0, 3, 3), ["narrow"]),
+    ("narrow negative length", lambda m: a(m, 5).narrow(0, 1, -1), ["narrow"]),
+    ("narrow start oob", lambda m: a(m, 5).narrow(0, 6, 0), ["narrow"]),
+    ("narrow start neg oob", lambda m: a(m, 5).narrow(0, -6, 1), ["narrow"]),
+    ("narrow start = size", lambda m: a(m, 5).narrow(0, 5, 0), None),
+    ("narrow neg start ok", lambda m: a(m, 5).narrow(0, -2, 2), None),
+    ("narrow dim oob", lambda m: a(m, 5).narrow(1, 0, 1), ["narrow"]),
+    ("narrow 0-d", lambda m: a(m).narrow(0, 0, 1), ["narrow"]),
+    ("split negative", lambda m: a(m, 5).split(-1), ["split"]),
+    ("split zero", lambda m: a(m, 5).split(0), ["split"]),
+    ("split sizes wrong sum", lambda m: a(m, 5).split([2, 2]), ["split", "5"]),
+    ("split sizes negative", lambda m: a(m, 5).split([6, -1]), ["split"]),
+    ("split dim oob", lambda m: a(m, 5).split(2, 1), ["split"]),
+    ("split 0-d", lambda m: a(m).split(1), ["split"]),
+    ("split ok", lambda m: a(m, 5).split([2, 3]), None),
+    ("chunk 0", lambda m: a(m, 5).chunk(0), ["chunk"]),
+    ("chunk negative", lambda m: a(m, 5).chunk(-2), ["chunk"]),
+    ("chunk dim oob", lambda m: a(m, 5).chunk(2, 1), ["chunk"]),
+    ("chunk 0-d", lambda m: a(m).chunk(1), ["chunk"]),
+    ("chunk ok", lambda m: a(m, 5).chunk(3), None),
+    ("unbind oob", lambda m: a(m, 2, 3).unbind(2), ["unbind"]),
+    ("unbind 0-d", lambda m: a(m).unbind(0), ["unbind"]),
+    # ---- cat / stack
+    ("cat dim oob", lambda m: m.cat([a(m, 2), a(m, 2)], 1), ["cat"]),
+    ("cat rank mismatch", lambda m: m.cat([a(m, 2, 2), a(m, 2)]), ["cat"]),
+    ("cat size mismatch", lambda m: m.cat([a(m, 2, 2), a(m, 2, 3)]), ["cat"]),
+    ("cat 0-d", lambda m: m.cat([a(m), a(m)]), ["cat"]),
+    ("cat empty list", lambda m: m.cat([]), ["cat"]),
+    ("stack dim oob", lambda m: m.stack([a(m, 2), a(m, 2)], 2), ["stack"]),
+    ("stack shape mismatch", lambda m: m.stack([a(m, 2), a(m, 3)]), ["stack"]),
+    ("stack empty", lambda m: m.stack([]), ["stack"]),
+    ("stack 0-d ok", lambda m: m.stack([a(m), a(m)], -1), None),
+    # ---- flip / roll / triangles / diagonals
+    ("flip duplicate", lambda m: a(m, 2, 3).flip(0, 0), ["flip"]),
+    ("flip oob", lambda m: a(m, 2, 3).flip(2), ["flip"]),
+    ("roll oob", lambda m: a(m, 2, 3).roll(1, 2), ["roll"]),
+    ("roll mismatch", lambda m: a(m, 2, 3).roll((1, 2), (0,)), ["roll"]),
+    ("tril 1-d", lambda m: a(m, 3).tril(), ["tril"]),
+    ("triu 0-d", lambda m: a(m).triu(), ["triu"]),
+    ("diagonal equal dims", lambda m: a(m, 3, 3).diagonal(0, 1, 1), ["diagonal"]),
+    ("diagonal equal dims neg", lambda m: a(m, 3, 3).diagonal(0, 1, -1), ["diagonal"]),
+    ("diagonal oob", lambda m: a(m, 3, 3).diagonal(0, 0, 2), ["diagonal"]),
+    ("diagonal 1-d", lambda m: a(m, 3).diagonal(), ["diagonal"]),
+    ("diagonal big offset ok", lambda m: a(m, 3, 3).diagonal(5), None),
+    ("diag_embed equal dims", lambda m: m.diag_embed(a(m, 3), 0, 0, 0), ["diag_embed"]),
+    ("diag 3-d", lambda m: m.diag(a(m, 2, 2, 2)), ["diag"]),
+    ("trace 1-d", lambda m: m.trace(a(m, 3)), ["trace"]),
+    # ---- reductions
+    ("sum dim oob", lambda m: a(m, 2, 3).sum(2), ["sum"]),
+    ("sum dim neg oob", lambda m: a(m, 2, 3).sum(-3), ["sum"]),
+    ("sum duplicate dims", lambda m: a(m, 2, 3).sum((0, 0)), ["sum"]),
+    ("sum duplicate dims neg", lambda m: a(m, 2, 3).sum((1, -1)), ["sum"]),
+    ("sum 0-d dim 0 ok", lambda m: a(m).sum(0), None),
+    ("sum 0-d dim -1 ok", lambda m: a(m).sum(-1), None),
+    ("sum 0-d oob", lambda m: a(m).sum(1), ["sum"]),
+    ("mean duplicate dims", lambda m: a(m, 2, 3).mean((0, 0)), ["mean"]),
+    ("mean dim oob", lambda m: a(m, 2, 3).mean(5), ["mean"]),
+    ("prod dim oob", lambda m: a(m, 2, 3).prod(2), ["prod"]),
+    ("max dim oob", lambda m: a(m, 2, 3).max(2), ["max"]),
+    ("max 0-d ok", lambda m: a(m).max(0), None),
+    ("min dim oob", lambda m: a(m, 2, 3).min(-3), ["min"]),
+    ("max empty dim", lambda m: a(m, 0, 3).max(0), ["max"]),
+    ("max empty", lambda m: a(m, 0).max(), ["max"]),
+    ("argmax dim oob", lambda m: a(m, 2, 3).argmax(2), ["argmax"]),
+    ("argmin empty", lambda m: a(m, 0).argmin(), ["argmin"]),
+    ("amax duplicate", lambda m: a(m, 2, 3).amax((0, 0)), ["amax"]),
+    ("amax oob", lambda m: a(m, 2, 3).amax(2), ["amax"]),
+    ("amin oob", lambda m: a(m, 2, 3).amin(-3), ["amin"]),
+    ("all oob", lambda m: a(m, 2, 3).all(2), ["all"]),
+    ("any oob", lambda m: a(m, 2, 3).any(2), ["any"]),
+    ("var oob", lambda m: a(m, 2, 3).var(2), ["var"]),
+    ("var duplicate", lambda m: a(m, 2, 3).var((1, 1)), ["var"]),
+    ("std oob", lambda m: a(m, 2, 3).std(-3), ["std"]),
+    ("logsumexp oob", lambda m: a(m, 2, 3).logsumexp(2), ["logsumexp"]),
+    ("logsumexp duplicate", lambda m: a(m, 2, 3).logsumexp((0, 0)), ["logsumexp"]),
+    ("norm oob", lambda m: a(m, 2, 3).norm(dim=2), ["norm"]),
+    ("cumsum oob", lambda m: a(m, 2, 3).cumsum(2), ["cumsum"]),
+    ("cumsum 0-d ok", lambda m: a(m).cumsum(0), None),
+    ("softmax oob", lambda m: a(m, 2, 3).softmax(2), ["softmax"]),
+    ("log_softmax oob", lambda m: a(m, 2, 3).log_softmax(-3), ["log_softmax"]),
+    ("softmax 0-d ok", lambda m: a(m).softmax(0), None),
+    # ---- sorting
+    ("sort oob", lambda m: a(m, 2, 3).sort(2), ["sort"]),
+    ("argsort oob", lambda m: a(m, 2, 3).argsort(-3), ["argsort"]),
+    ("sort 0-d oob", lambda m: a(m).sort(1), ["sort"]),
+    ("topk too big", lambda m: a(m, 3).topk(4), ["topk"]),
+    ("topk negative", lambda m: a(m, 3).topk(-1), ["topk"]),
+    ("topk oob", lambda m: a(m, 3).topk(1, 1), ["topk"]),
+    ("kthvalue 0", lambda m: a(m, 3).kthvalue(0), ["kthvalue"]),
+    ("kthvalue oob", lambda m: a(m, 3).kthvalue(1, 1), ["kthvalue"]),
+    # ---- indexing
+    ("getitem int oob", lambda m: a(m, 2, 3)[2], ["index"]),
+    ("getitem neg oob", lambda m: a(m, 2, 3)[:, -4], ["index"]),
+    ("getitem too many", lambda m: a(m, 2, 3)[0, 0, 0], ["index"]),
+    ("getitem 0-d int", lambda m: a(m)[0], ["index"]),
+    ("getitem tensor oob", lambda m: a(m, 2, 3)[i(m, [0, 2])], ["index"]),
+    ("getitem mask shape", lambda m: a(m, 2, 3)[i(m, [True, False, True])], ["index"]),
+    ("getitem float index", lambda m: a(m, 2, 3)[i(m, [0.0])], ["index"]),
+    ("setitem oob", lambda m: a(m, 2, 3).__setitem__(2, 1.0), ["index"]),
+    ("index_select oob", lambda m: a(m, 2, 3).index_select(1, i(m, [3])), ["index_select"]),
+    ("index_select neg", lambda m: a(m, 2, 3).index_select(1, i(m, [-1])), ["index_select"]),
+    ("index_select dim oob", lambda m: a(m, 2, 3).index_select(2, i(m, [0])),
+     ["index_select"]),
+    ("index_select 2-d index", lambda m: a(m, 2, 3).index_select(1, i(m, [[0]])),
+     ["index_select"]),
+    ("index_select float index", lambda m: a(m, 2, 3).index_select(1, i(m, [0.0])),
+     ["index_select"]),
+    ("gather oob", lambda m: a(m, 2, 3).gather(1, i(m, [[3]])), ["gather"]),
+    ("gather negative", lambda m: a(m, 2, 3).gather(1, i(m, [[-1]])), ["gather"]),
+    ("gather dim oob", lambda m: a(m, 2, 3).gather(2, i(m, [[0]])), ["gather"]),
+    ("gather rank", lambda m: a(m, 2, 3).gather(1, i(m, [0])), ["gather"]),
+    ("masked_select bad shape", lambda m: a(m, 2, 3).masked_select(i(m, [True, False])),
+     ["masked_select"]),
+    ("masked_select int mask", lambda m: a(m, 2, 3).masked_select(i(m, [1, 0, 1])),
+     ["masked_select"]),
+    # ---- size() / stride()
+    ("size oob", lambda m: a(m, 2, 3).size(2), ["dimension"]),
+    ("size 0-d", lambda m: a(m).size(0), ["dimension"]),
+    ("stride oob", lambda m: a(m, 2, 3).stride(-3), ["dimension"]),
+]
+
+
+def _run(fn, module):
+    try:
+        return fn(module), None
+    except Exception as e:  # noqa: BLE001 - comparing exceptions is the point
+        return None, e
+
+
+def _as_numpy(value):
+    if isinstance(value, (tuple, list)):
+        return [_as_numpy(v) for v in value]
+    if isinstance(value, (torch.Tensor, retrograd.Tensor)):
+        return value.detach().numpy()
+    return value
+
+
+def _assert_same(got, want):
+    g, w = _as_numpy(got), _as_numpy(want)
+    if isinstance(w, list):
+        assert isinstance(g, list) and len(g) == len(w)
+        for x, y in zip(g, w):
+            _assert_same(x, y)
+    elif isinstance(w, np.ndarray):
+        assert isinstance(g, np.ndarray) and g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_allclose(g, w, rtol=1e-6)
+    else:
+        assert g == w
+
+
+def check(fn, words):
+    want, t_err = _run(fn, torch)
+    got, r_err = _run(fn, retrograd)
+    if t_err is None:
+        assert words is None, f"torch accepts this call ({want!r}); fix the table"
+        assert r_err is None, f"retrograd raised {r_err!r} where torch succeeds"
+        _assert_same(got, want)
+        return
+    assert words is not None, f"torch raises {t_err!r}; fix the table"
+    assert r_err is not None, f"retrograd returned {got!r} where torch raises {t_err!r}"
+    assert type(r_err).__module__ == "builtins", f"a foreign exception escaped: {r_err!r}"
+    assert isinstance(r_err, type(t_err)), f"{type(r_err).__name__} ({r_err}), torch: {t_err!r}"
+    msg = str(r_err).lower()
+    for w in words:
+        assert w in msg, f"message does not name {w!r}: {r_err}"
+
+
+@pytest.mark.parametrize("fn,words", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_bad_arguments_match_torch(fn, words):
+    check(fn, words)
