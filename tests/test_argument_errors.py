@@ -232,7 +232,82 @@ CASES = [
     ("size oob", lambda m: a(m, 2, 3).size(2), ["dimension"]),
     ("size 0-d", lambda m: a(m).size(0), ["dimension"]),
     ("stride oob", lambda m: a(m, 2, 3).stride(-3), ["dimension"]),
+    # ---- products
+    ("matmul inner", lambda m: m.matmul(a(m, 2, 3), a(m, 2, 3)), ["matmul"]),
+    ("matmul 0-d", lambda m: m.matmul(a(m), a(m, 3)), ["matmul"]),
+    ("mm 3-d ok", lambda m: m.mm(a(m, 2, 3), a(m, 3, 2)), None),
+    ("bmm 2-d", lambda m: m.bmm(a(m, 2, 3), a(m, 3, 2)), ["bmm"]),
+    ("bmm batch", lambda m: m.bmm(a(m, 2, 2, 3), a(m, 3, 3, 2)), ["bmm"]),
+    ("bmm inner", lambda m: m.bmm(a(m, 2, 2, 3), a(m, 2, 2, 2)), ["bmm"]),
+    ("addmm 1-d", lambda m: m.addmm(a(m, 2), a(m, 2), a(m, 2)), ["addmm"]),
+    ("addmm bias", lambda m: m.addmm(a(m, 3), a(m, 2, 3), a(m, 3, 2)), ["addmm"]),
+    ("outer 2-d", lambda m: m.outer(a(m, 2, 2), a(m, 2)), ["outer"]),
+    ("einsum operand count", lambda m: m.einsum("ij,jk->ik", a(m, 2, 3)), ["einsum"]),
+    ("einsum rank", lambda m: m.einsum("ijk->i", a(m, 2, 3)), ["einsum"]),
+    ("einsum bad output", lambda m: m.einsum("ij->k", a(m, 2, 3)), ["einsum"]),
+    ("diag_embed oob", lambda m: m.diag_embed(a(m, 3), 0, 0, 2), ["diag_embed"]),
+    ("trace 3-d", lambda m: m.trace(a(m, 2, 2, 2)), ["trace"]),
+    # ---- losses
+    ("cross_entropy target batch",
+     lambda m: m.nn.functional.cross_entropy(a(m, 2, 3), i(m, [0, 1, 2])), ["batch"]),
+    ("nll_loss target oob", lambda m: m.nn.functional.nll_loss(a(m, 2, 3), i(m, [0, 3])),
+     ["nll_loss"]),
+    ("cross_entropy float target shape",
+     lambda m: m.nn.functional.cross_entropy(a(m, 2, 3), a(m, 2, 2)), ["cross_entropy"]),
+    ("mse_loss broadcast", lambda m: m.nn.functional.mse_loss(a(m, 2, 3), a(m, 3, 3)),
+     ["mse_loss"]),
+    # ---- more creation
+    ("full_like ok", lambda m: m.full_like(a(m, 2), 3.0), None),
+    ("new_ones negative", lambda m: a(m, 2).new_ones((2, -1)), ["new_ones", "-1"]),
+    ("new_full negative", lambda m: a(m, 2).new_full((-1,), 1.0), ["new_full", "-1"]),
+    ("new_empty negative", lambda m: a(m, 2).new_empty(-4), ["new_empty", "-4"]),
+    ("randint high<=low", lambda m: m.randint(3, 3, (2,)), ["randint"]),
 ]
+
+# Shapes that do not broadcast: PyTorch's RuntimeError naming both shapes, never NumPy's
+# ValueError (whichever path the op takes: fast binary caller, general caller, own code).
+BROADCAST = [
+    ("add", lambda m, x, y: x + y),
+    ("sub", lambda m, x, y: m.sub(x, y, alpha=2)),
+    ("mul", lambda m, x, y: x * y),
+    ("div", lambda m, x, y: x / y),
+    ("pow", lambda m, x, y: x ** y),
+    ("remainder", lambda m, x, y: x % y),
+    ("floor_divide", lambda m, x, y: x // y),
+    ("eq", lambda m, x, y: x == y),
+    ("lt", lambda m, x, y: x < y),
+    ("maximum", lambda m, x, y: m.maximum(x, y)),
+    ("minimum", lambda m, x, y: m.minimum(x, y)),
+    ("atan2", lambda m, x, y: m.atan2(x, y)),
+    ("hypot", lambda m, x, y: m.hypot(x, y)),
+    ("xlogy", lambda m, x, y: m.xlogy(x, y)),
+    ("logaddexp", lambda m, x, y: m.logaddexp(x, y)),
+    ("lerp", lambda m, x, y: m.lerp(x, y, 0.5)),
+    ("lerp weight", lambda m, x, y: m.lerp(x, x, y)),
+    ("addcmul", lambda m, x, y: m.addcmul(x, x, y)),
+    ("addcdiv", lambda m, x, y: m.addcdiv(x, y, y)),
+    ("clamp", lambda m, x, y: m.clamp(x, min=y)),
+    ("clamp_min", lambda m, x, y: m.clamp_min(x, y)),
+    ("where", lambda m, x, y: m.where(x > 0, x, y)),
+    ("where cond", lambda m, x, y: m.where(y > 0, x, x)),
+    ("masked_fill", lambda m, x, y: x.masked_fill(y > 0, 1.0)),
+    ("matmul batch", lambda m, x, y: m.matmul(x.reshape(2, 1, 3), y.reshape(4, 3, 1)),
+     ["size", "[2, 1, 3]", "[4, 3, 1]"]),
+    ("einsum", lambda m, x, y: m.einsum("ij,ij->i", x, y)),
+    ("add_", lambda m, x, y: x.clone().add_(y)),
+    ("mul_ grows self", lambda m, x, y: x[0].clone().mul_(x), ["shape [3]", "[2, 3]"]),
+    ("mse_loss", lambda m, x, y: m.nn.functional.mse_loss(x, y)),
+]
+
+
+@pytest.mark.parametrize("case", BROADCAST, ids=[c[0] for c in BROADCAST])
+def test_shapes_that_do_not_broadcast(case):
+    name, call, *words = case
+
+    def fn(m):
+        return call(m, m.ones(2, 3) + 1, m.ones(4, 3) + 1)
+
+    check(fn, words[0] if words else ["size", "[2, 3]", "[4, 3]"])
 
 
 def _run(fn, module):

@@ -640,7 +640,8 @@ def randint(low=0, high=None, size=None, *, dtype=None, generator=None, device=N
         )
     if low >= high:
         raise RuntimeError(
-            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+            f"randint(): random_ expects 'from' to be less than 'to', but got from={low} >= "
+            f"to={high}"
         )
     rng = _random.numpy_generator(generator)
     np_dtype = _numpy_dtype(dtype or dtypes.int64)

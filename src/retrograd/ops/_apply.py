@@ -208,7 +208,7 @@ def _unary_caller(op):
         try:  # free in Python 3.11 when nothing is raised
             data = forward(xd, *params)
         except (ValueError, IndexError) as e:  # NumPy's: PyTorch's class, naming the op
-            raise forward_error(op.name, e, (xd,)) from None
+            raise forward_error(op.name, e, (xd, *params)) from None  # (masks)
         if type(data) is not _ndarray:
             data = as_array(data)
         out = _new(Tensor)

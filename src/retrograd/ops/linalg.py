@@ -138,9 +138,9 @@ def matmul(a, b):
         sa = "x".join(map(str, ad.shape if ad.ndim > 1 else (1,) + ad.shape))
         sb = "x".join(map(str, bd.shape if bd.ndim > 1 else bd.shape + (1,)))
         raise RuntimeError(
-            f"mat1 and mat2 shapes cannot be multiplied ({sa} and {sb}): the last dimension of "
-            f"the first ({ka}) must equal the {'first' if bd.ndim == 1 else 'second-to-last'} "
-            f"dimension of the second ({kb})"
+            f"matmul(): mat1 and mat2 shapes cannot be multiplied ({sa} and {sb}): the last "
+            f"dimension of the first ({ka}) must equal the "
+            f"{'first' if bd.ndim == 1 else 'second-to-last'} dimension of the second ({kb})"
         )
     op = _dispatch(ad, bd, getattr(a, "_requires_grad", False), getattr(b, "_requires_grad",
                                                                           False))
@@ -285,6 +285,18 @@ def _parse_einsum(equation, shapes):
             for c in t:
                 counts[c] = counts.get(c, 0) + 1
         out = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
+    seen = {}  # each subscript's size: equal in every operand, or 1 (which broadcasts)
+    for k, (t, s) in enumerate(zip(fixed, shapes)):
+        for c, size in zip(t, s):
+            before = seen.get(c, 1)
+            if size != 1 and before != 1 and size != before:
+                raise RuntimeError(
+                    f"einsum(): subscript {c} has size {size} for operand {k} which does not "
+                    f"broadcast with previously seen size {before} (equation {equation!r}, "
+                    f"operand shapes {', '.join(str(list(x)) for x in shapes)})"
+                )
+            if size != 1:
+                seen[c] = size
     for t in fixed:
         if len(set(t)) != len(t):
             raise NotImplementedError(

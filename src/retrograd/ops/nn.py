@@ -212,8 +212,8 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):  
             bad = t[~mask]
             if bad.size and (bad.min() < 0 or bad.max() >= c):
                 raise IndexError(
-                    f"Target {int(bad.max() if bad.max() >= c else bad.min())} is out of bounds:"
-                    f" there are {c} classes, so targets must be in [0, {c - 1}] (or "
+                    f"nll_loss(): Target {int(bad.max() if bad.max() >= c else bad.min())} is "
+                    f"out of bounds: there are {c} classes, so targets must be in [0, {c - 1}] (or "
                     f"ignore_index={ignore_index})"
                 )
     if weight is None and ignored is None and nd == 2:
