@@ -358,3 +358,130 @@ def check(fn, words):
 @pytest.mark.parametrize("fn,words", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_bad_arguments_match_torch(fn, words):
     check(fn, words)
+
+
+# ---- inputs PyTorch refuses for their dtype (an integer tensor to a float-only kernel, bool
+# arithmetic, products of mixed dtypes, a dtype given by name...)
+
+
+def _long(m):
+    return m.tensor([1, 2, 3])
+
+
+def _bool(m):
+    return m.tensor([True, False])
+
+
+def _f32(m):
+    return m.tensor([1.0, 2.0, 3.0])
+
+
+def _f64(m):
+    return m.tensor([1.0, 2.0, 3.0], dtype=m.float64)
+
+
+DTYPE_CASES = [
+    ("softmax long", lambda m: _long(m).softmax(0), ["softmax", "long"]),
+    ("softmax long dtype=", lambda m: _long(m).softmax(0, dtype=m.float32), None),
+    ("log_softmax long", lambda m: m.log_softmax(_long(m), 0), ["log_softmax"]),
+    ("F.softmax bool", lambda m: m.nn.functional.softmax(_bool(m), 0), ["softmax", "bool"]),
+    ("cross_entropy long", lambda m: m.nn.functional.cross_entropy(
+        _long(m).reshape(1, 3), m.tensor([0])), ["log_softmax"]),
+    ("where long cond", lambda m: m.where(_long(m), _f32(m), _f32(m)), ["where", "long"]),
+    ("where float cond", lambda m: m.where(_f32(m), _f32(m), _f32(m)), ["where", "float"]),
+    ("where uint8 cond ok", lambda m: m.where(_long(m).to(m.uint8), _f32(m), _f32(m)), None),
+    ("zeros dtype str", lambda m: m.zeros(2, dtype="float32"), ["zeros", "float32"]),
+    ("ones dtype str", lambda m: m.ones(2, dtype="float32"), ["ones"]),
+    ("tensor dtype str", lambda m: m.tensor([1.0], dtype="float32"), ["tensor"]),
+    ("arange dtype str", lambda m: m.arange(3, dtype="float32"), ["arange"]),
+    ("full dtype str", lambda m: m.full((2,), 1.0, dtype="float32"), ["full"]),
+    ("randn dtype str", lambda m: m.randn(2, dtype="float32"), ["randn"]),
+    ("eye dtype str", lambda m: m.eye(2, dtype="float32"), ["eye"]),
+    ("linspace dtype str", lambda m: m.linspace(0, 1, 3, dtype="float32"), ["linspace"]),
+    ("zeros_like dtype str", lambda m: m.zeros_like(_f32(m), dtype="float32"), ["zeros_like"]),
+    ("to dtype= str", lambda m: _f32(m).to(dtype="float32"), ["to", "float32"]),
+    ("to str is a device", lambda m: _f32(m).to("float32"), ["float32"]),
+    ("sum dtype str", lambda m: _f32(m).sum(dtype="float64"), ["sum"]),
+    ("softmax dtype str", lambda m: _f32(m).softmax(0, dtype="float64"), ["softmax"]),
+    ("type str ok", lambda m: _f32(m).type("torch.DoubleTensor"), None),
+    ("to python float", lambda m: _f32(m).to(float), None),
+    ("zeros python float", lambda m: m.zeros(2, dtype=float), None),
+    ("dot 2-d", lambda m: m.dot(_f32(m).reshape(1, 3), _f32(m).reshape(3, 1)), ["dot", "1d"]),
+    ("Tensor.dot 2-d", lambda m: _f32(m).reshape(1, 3).dot(_f32(m).reshape(3, 1)), ["dot"]),
+    ("dot lengths", lambda m: m.dot(_f32(m), _f32(m)[:2]), ["dot", "3", "2"]),
+    ("dot dtypes", lambda m: m.dot(_f32(m), _f64(m)), ["dot", "float32", "float64"]),
+    ("dot bool", lambda m: m.dot(_bool(m), _bool(m)), ["dot", "bool"]),
+    ("dot ok", lambda m: m.dot(_f32(m), _f32(m)), None),
+    ("dot long ok", lambda m: _long(m).dot(_long(m)), None),
+    ("neg bool", lambda m: -_bool(m), ["bool"]),
+    ("sub bool", lambda m: _bool(m) - _bool(m), ["bool"]),
+    ("rsub bool", lambda m: 1 - _bool(m), ["bool"]),
+    ("add bool ok", lambda m: _bool(m) + _bool(m), None),
+    ("mean long", lambda m: _long(m).mean(), ["mean"]),
+    ("mean long dim", lambda m: _long(m).mean(0), ["mean"]),
+    ("var long", lambda m: _long(m).var(), ["var"]),
+    ("norm long", lambda m: _long(m).norm(), ["norm"]),
+    ("matmul dtypes", lambda m: m.matmul(_f32(m), _f64(m)), ["float32", "float64"]),
+    ("mm dtypes", lambda m: m.mm(_f32(m).reshape(1, 3), _f64(m).reshape(3, 1)), ["float64"]),
+    ("bmm dtypes", lambda m: m.bmm(_f32(m).reshape(1, 1, 3), _f64(m).reshape(1, 3, 1)),
+     ["bmm", "float32", "float64"]),
+    ("einsum dtypes", lambda m: m.einsum("i,i->", _f32(m), _f64(m)), ["einsum", "float64"]),
+    ("addmm dtypes", lambda m: m.addmm(_f64(m)[:1], _f32(m).reshape(1, 3),
+                                       _f32(m).reshape(3, 1)), ["addmm", "float64"]),
+    ("linear dtypes", lambda m: m.nn.functional.linear(_f32(m).reshape(1, 3),
+                                                       _f64(m).reshape(1, 3)), ["float64"]),
+    ("gelu long", lambda m: m.nn.functional.gelu(_long(m)), ["gelu", "long"]),
+    ("silu long", lambda m: m.nn.functional.silu(_long(m)), ["silu"]),
+    ("elu long", lambda m: m.nn.functional.elu(_long(m)), ["elu"]),
+    ("leaky_relu long", lambda m: m.nn.functional.leaky_relu(_long(m)), ["leaky_relu"]),
+    ("softplus long", lambda m: m.nn.functional.softplus(_long(m)), ["softplus"]),
+    ("hardtanh bool", lambda m: m.nn.functional.hardtanh(_bool(m)), ["hardtanh", "bool"]),
+    ("relu long ok", lambda m: m.nn.functional.relu(_long(m)), None),
+    ("bce long", lambda m: m.nn.functional.binary_cross_entropy(_long(m), _long(m)),
+     ["binary_cross_entropy"]),
+    ("bce logits long", lambda m: m.nn.functional.binary_cross_entropy_with_logits(
+        _long(m), _long(m)), ["binary_cross_entropy_with_logits"]),
+    ("dropout long", lambda m: m.nn.functional.dropout(_long(m), 0.5), ["dropout"]),
+    ("trace bool", lambda m: m.trace(_bool(m).reshape(1, 2).expand(2, 2)), ["trace", "bool"]),
+    ("topk bool", lambda m: m.topk(_bool(m), 1), ["topk", "bool"]),
+    ("kthvalue bool", lambda m: m.kthvalue(_bool(m), 1), ["kthvalue", "bool"]),
+    ("argmax bool", lambda m: m.argmax(_bool(m)), ["argmax"]),
+    ("floor bool", lambda m: m.floor(_bool(m)), ["bool"]),
+    ("bitwise_and float", lambda m: _f32(m) & _f32(m), ["bitwise_and", "float"]),
+    ("bitwise_xor float", lambda m: _f32(m) ^ _f32(m), ["bitwise_xor"]),
+    ("left shift float", lambda m: _f32(m) << _f32(m), ["float"]),
+    ("invert float", lambda m: ~_f32(m), ["float"]),
+    ("remainder long by 0", lambda m: _long(m) % 0, ["zero"]),
+    ("requires_grad long", lambda m: m.tensor([1], requires_grad=True), ["floating"]),
+]
+
+
+@pytest.mark.parametrize("fn,words", [c[1:] for c in DTYPE_CASES], ids=[c[0] for c in DTYPE_CASES])
+def test_dtypes_torch_refuses(fn, words):
+    check(fn, words)
+
+
+@pytest.mark.parametrize("change", ["dtype", "shape"])
+@pytest.mark.parametrize("on_leaf", [True, False])
+def test_hook_changing_gradient_dtype_or_shape_raises(change, on_leaf):
+    def fn(m):
+        x = m.ones(3, requires_grad=True)
+        y = x * 2
+        (x if on_leaf else y).register_hook(
+            (lambda g: g.double()) if change == "dtype" else (lambda g: g[:2]))
+        y.sum().backward()
+        return x.grad
+
+    check(fn, ["hook", change if change == "shape" else "float64"])
+
+
+def test_dot_is_its_own_op_with_dot_backward():
+    a = retrograd.tensor([1.0, 2.0, 3.0], dtype=retrograd.float64, requires_grad=True)
+    b = retrograd.tensor([4.0, -1.0, 0.5], dtype=retrograd.float64, requires_grad=True)
+    ta, tb = (torch.tensor(v.detach().numpy(), requires_grad=True) for v in (a, b))
+    for out, want in ((retrograd.dot(a, b), torch.dot(ta, tb)), (a.dot(b), ta.dot(tb))):
+        assert out.grad_fn.name() == want.grad_fn.name() == "DotBackward0"
+        assert out.dtype == retrograd.float64 and out.shape == ()
+        assert out.item() == pytest.approx(want.item())
+    assert retrograd.autograd.gradcheck(retrograd.dot, (a, b))
+    assert retrograd.autograd.gradgradcheck(retrograd.dot, (a, b))

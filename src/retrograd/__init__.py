@@ -30,7 +30,7 @@ from .dtypes import (
 )
 from .ops import clone
 from .ops.index import gather
-from .ops.linalg import addmm, bmm, einsum, matmul, outer
+from .ops.linalg import addmm, bmm, dot, einsum, matmul, outer
 from .ops.pointwise import (
     abs, add, clamp, cos, div, eq, exp, ge, gt, le, log, lt, maximum, minimum, mul, ne, neg,
     power as pow, relu, remainder, sigmoid, sign, sin, sqrt, sub, tanh, where,

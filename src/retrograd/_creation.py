@@ -29,6 +29,7 @@ __all__ = [
 
 
 def _numpy_dtype(dtype):
+    dtypes.refuse_name(dtype)
     return None if dtype is None else dtypes.to_dtype(dtype).numpy
 
 
@@ -438,6 +439,7 @@ def _filled(name, fill):
                 f'{name}() missing 1 required positional arguments: "size" (e.g. {name}(2, 3), '
                 f"or {name}(()) for a 0-d tensor)"
             )
+        dtypes.refuse_name(dtype, name)
         np_dtype = _float_dtype(dtype)
         _check_grad_dtype(np_dtype, requires_grad)
         return _finish(fill(_size(size, name), np_dtype), requires_grad, device)
@@ -478,6 +480,7 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tens
 
 def _like(fn):
     def like(input, dtype=None, device=None, requires_grad=False, memory_format=None):  # noqa: A002
+        dtypes.refuse_name(dtype, like.__name__)
         d = dtype if dtype is not None else input.dtype
         return fn(tuple(input.shape), dtype=d, requires_grad=requires_grad)
 

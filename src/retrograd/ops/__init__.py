@@ -28,6 +28,7 @@ def to(x, *args, **kwargs):
     from ..backend import move_to_device
 
     dtype = kwargs.pop("dtype", None)
+    dtypes.refuse_name(dtype)  # a positional string is a device
     device = kwargs.pop("device", None)
     copy = kwargs.pop("copy", False)
     for a in args:

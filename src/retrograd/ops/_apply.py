@@ -207,7 +207,7 @@ def _unary_caller(op):
             xd = xd.astype(dtypes.get_default_dtype().numpy)
         try:  # free in Python 3.11 when nothing is raised
             data = forward(xd, *params)
-        except (ValueError, IndexError) as e:  # NumPy's: PyTorch's class, naming the op
+        except (ValueError, IndexError, TypeError) as e:  # NumPy's: PyTorch's class, naming the op
             raise forward_error(op.name, e, (xd, *params)) from None  # (masks)
         if type(data) is not _ndarray:
             data = as_array(data)
@@ -304,7 +304,7 @@ def _binary_caller(op):
                 bd = b._data
                 try:
                     data = forward(ad, bd, *params)
-                except (ValueError, IndexError) as e:  # e.g. shapes that do not broadcast
+                except (ValueError, IndexError, TypeError) as e:  # (shapes, dtypes)
                     raise forward_error(op.name, e, (ad, bd)) from None
                 # NumPy and PyTorch promote alike unless the dtypes differ (0-d rule)
                 # or an integer op must give a float (true division).
@@ -319,7 +319,7 @@ def _binary_caller(op):
                     data = forward(ad, b, *params)
                 except OverflowError:  # uint8 + 300: PyTorch wraps the scalar, NumPy raises
                     data = forward(ad, _wrap_scalar(b, ad.dtype), *params)
-                except (ValueError, IndexError) as e:
+                except (ValueError, IndexError, TypeError) as e:
                     raise forward_error(op.name, e, (ad,)) from None
                 if type(data) is not _ndarray:
                     data = as_array(data)
@@ -333,7 +333,7 @@ def _binary_caller(op):
                 data = forward(a, bd, *params)
             except OverflowError:
                 data = forward(_wrap_scalar(a, bd.dtype), bd, *params)
-            except (ValueError, IndexError) as e:
+            except (ValueError, IndexError, TypeError) as e:
                 raise forward_error(op.name, e, (bd,)) from None
             if type(data) is not _ndarray:
                 data = as_array(data)
@@ -414,7 +414,7 @@ def apply_op(op, inputs, params=()):
             datas.append(x)
     try:
         result = op.forward(*datas, *params)
-    except (ValueError, IndexError) as e:  # NumPy's: PyTorch's class, naming the op
+    except (ValueError, IndexError, TypeError) as e:  # NumPy's: PyTorch's class, naming the op
         if not any_tensor:
             raise
         raise forward_error(op.name, e, datas) from None

@@ -74,4 +74,26 @@ def forward_error(name: str, exc: Exception, arrays) -> Exception:
                             "shapes match or broadcast (reshape, unsqueeze or expand one)")
     if type(exc) is IndexError:
         return IndexError(f"{name}(): {exc} (input shapes {_shapes(arrays)})")
+    if isinstance(exc, TypeError) and str(exc).startswith("ufunc "):
+        # a ufunc without a loop for these dtypes: bitwise ops of floats...
+        from .pointwise import scalar_type_name
+
+        kinds = [scalar_type_name(a.dtype) for a in arrays if hasattr(a, "dtype")]
+        return NotImplementedError(
+            f"\"{name}\" not implemented for '{kinds[0] if kinds else '?'}' (input dtypes "
+            f"{', '.join(kinds)}); convert the inputs to a dtype the op supports"
+        )
     return exc
+
+
+def float_only(x, kernel: str, name: str) -> None:
+    """PyTorch's NotImplementedError for an integer or bool tensor given to op ``name``,
+    whose kernel (``kernel``, the name PyTorch's message gives) exists for floats only."""
+    data = getattr(x, "_data", None)
+    if data is not None and data.dtype.kind != "f":
+        from .pointwise import scalar_type_name
+
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{scalar_type_name(data.dtype)}': {name}() takes "
+            "a floating tensor; convert it first (x.float()) or pass dtype= where the op has it"
+        )

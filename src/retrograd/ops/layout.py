@@ -430,6 +430,9 @@ def trace(x):
     """The sum of the main diagonal of a matrix."""
     if x.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x.ndim}")
+    if x._data.dtype.kind == "b":
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'; convert first, e.g. "
+                                  "x.int().trace()")
     return trace_op(x)
 
 

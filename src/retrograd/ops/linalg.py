@@ -156,6 +156,51 @@ def matmul(a, b):
 
 
 
+# ----------------------------------------------------------------- dot
+
+# d(a . b)/da = g * b and d/db = g * a, with g 0-d: matmul's 1-D x 1-D derivative
+_dot_op = defop("dot", _matmul_fwd, _matmul_vjp, "DotBackward0", 2, INPUTS)
+
+
+def _same_dtype(name, tensors, words=None):
+    """PyTorch's RuntimeError for a product of tensors of different dtypes (no promotion)."""
+    first = tensors[0].dtype
+    for x in tensors[1:]:
+        if x.dtype != first:
+            raise RuntimeError(
+                (words or f"{name}(): expected scalar type {{}} but found {{}}").format(
+                    first, x.dtype)
+                + f" ({name} does not promote: convert one operand, e.g. b.to(a.dtype))"
+            )
+
+
+def dot(input, other):  # noqa: A002 - PyTorch's names
+    """The inner product of two 1-D tensors of the same length and dtype (no broadcasting).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.dot(T.tensor([1.0, 2.0]), T.tensor([3.0, 4.0]))
+    tensor(11.)
+    """
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"dot(): 1D tensors expected, but got {input.ndim}D and {other.ndim}D "
+                           f"tensors (shapes {list(input.shape)} and {list(other.shape)}); use "
+                           "matmul for matrices")
+    _same_dtype("dot", (input, other), "dot : expected both vectors to have same dtype, but "
+                "found {} and {}")
+    if input.shape[0] != other.shape[0]:
+        raise RuntimeError(
+            f"dot(): inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
+            f"[{other.shape[0]}] to have the same number of elements, but got {input.shape[0]} "
+            f"and {other.shape[0]} elements respectively"
+        )
+    if input._data.dtype.kind == "b":
+        raise NotImplementedError("\"dot\" not implemented for 'Bool'; convert first, e.g. "
+                                  "a.int().dot(b.int())")
+    return _dot_op(input, other)
+
+
 # ----------------------------------------------------------------- bmm, addmm, linear, outer
 
 _bmm = defop("bmm", _matmul_fwd, _matmul_vjp, "BmmBackward0", 2, INPUTS, "promote")
@@ -179,6 +224,7 @@ def bmm(a, b):
             f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}] (bmm of "
             f"shapes {list(a.shape)} and {list(b.shape)})"
         )
+    _same_dtype("bmm", (a, b))
     return _bmm(a, b)
 
 
@@ -207,6 +253,8 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002 - PyTorch's name
                            f"{list(mat1.shape)} and {list(mat2.shape)})")
     if mat1.shape[1] != mat2.shape[0]:
         matmul(mat1, mat2)  # raises the shape error
+    _same_dtype("addmm", (input, mat1, mat2) if hasattr(input, "_data") else (mat1, mat2),
+                "addmm(): self and mat2 must have the same dtype, but got {} and {}")
     if beta != 1 or alpha != 1:
         return _addmm(input, mat1, mat2, beta, alpha)
     return _addmm(input, mat1, mat2)
@@ -245,7 +293,7 @@ def outer(a, b):
     return reshape(a, -1, 1) * b
 
 
-__all__ = ["bmm", "addmm", "outer"]
+__all__ = ["bmm", "addmm", "outer", "dot"]  # (Tensor.dot is dot, not matmul)
 
 
 # ----------------------------------------------------------------- einsum
@@ -371,4 +419,5 @@ def einsum(equation, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     terms, out = _parse_einsum(equation, [tuple(o.shape) for o in operands])
+    _same_dtype("einsum", operands)
     return einsum_terms(terms, out, operands)

@@ -469,6 +469,11 @@ def where(condition, input=None, other=None):  # noqa: A002 - PyTorch's names
 
         return nonzero(condition, as_tuple=True)
     cond = condition._data if condition.__class__ is Tensor else condition
+    if condition.__class__ is Tensor and cond.dtype.kind != "b" and cond.dtype.name != "uint8":
+        raise RuntimeError(
+            f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{scalar_type_name(cond.dtype)}; compare first, e.g. where(c != 0, x, y)"
+        )
     if input.__class__ is not Tensor and other.__class__ is not Tensor:
         out = _where_fwd(input, other, cond)
         if condition.__class__ is Tensor:  # where(mask, 1.0, 0.0): a tensor of the numbers

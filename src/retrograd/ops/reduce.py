@@ -73,7 +73,7 @@ def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - PyTorch's na
     (tensor(10.), tensor([4., 6.]), retrograd.Size([2, 1]))
     """
     if dtype is not None:
-        x = x.to(dtype)
+        x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
     if x._data.dtype.kind in "biu" and x._data.dtype.itemsize != 8 or x._data.dtype.kind == "b":
         x = x.long()  # integers and bools sum to int64 (NumPy: uint8 -> uint64)
     shape = x._data.shape
@@ -105,7 +105,7 @@ def mean(x, dim=None, keepdim=False, *, dtype=None):
     tensor([1.5000, 4.0000])
     """
     if dtype is not None:
-        x = x.to(dtype)
+        x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
     if x._data.dtype.kind != "f":
         raise RuntimeError(
             f"mean(): could not infer output dtype. Input dtype must be either a floating point "

@@ -85,6 +85,8 @@ def argsort(x, dim=-1, descending=False, stable=False):
 def topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's name
     """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
     d = _dim_of(x, dim)
+    if x._data.dtype.kind == "b":
+        raise RuntimeError("topk does not support bool dtypes on CPU; convert first (x.int())")
     n = x.shape[d] if x.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError(f"topk(): selected index k out of range (k={k} for dimension {d} of "
@@ -98,6 +100,9 @@ def topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's nam
 def kthvalue(x, k, dim=-1, keepdim=False):
     """The ``k``-th smallest value along ``dim`` (1-based) and its index."""
     d = _dim_of(x, dim)
+    if x._data.dtype.kind == "b":
+        raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'; convert first "
+                                  "(x.int())")
     n = x.shape[d] if x.ndim else 1
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d} "

@@ -84,7 +84,7 @@ def prod(x, dim=None, keepdim=False, *, dtype=None):
     tensor([ 2., 12.])
     """
     if dtype is not None:
-        x = x.to(dtype)
+        x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
     if dim is None:
         return _prod_all(x, None, False)
     if not isinstance(dim, int):
@@ -218,7 +218,7 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
     (tensor(5.), tensor(7.))
     """
     if dtype is not None:
-        x = x.to(dtype)
+        x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
     if x._data.dtype.kind != "f":
         from .pointwise import scalar_type_name
 
@@ -375,7 +375,7 @@ def cumsum(x, dim, *, dtype=None):
     tensor([1., 3., 6.])
     """
     if dtype is not None:
-        x = x.to(dtype)
+        x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
     if not hasattr(x, "_data"):
         return _cumsum_fwd(x, dim % max(x.ndim, 1))
     return _cumsum(x, (_dims(dim, x.ndim) or (0,))[0])  # (a 0-d tensor: dim 0 or -1)
