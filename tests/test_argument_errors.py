@@ -9,6 +9,8 @@ dims out of range (on 0-d tensors too), duplicate dims, negative sizes, wrong co
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pytest
 
@@ -141,6 +143,8 @@ CASES = [
     ("cat size mismatch", lambda m: m.cat([a(m, 2, 2), a(m, 2, 3)]), ["cat"]),
     ("cat 0-d", lambda m: m.cat([a(m), a(m)]), ["cat"]),
     ("cat empty list", lambda m: m.cat([]), ["cat"]),
+    ("concat dim oob", lambda m: m.concat([a(m, 2), a(m, 2)], -2), ["cat"]),
+    ("concatenate ok", lambda m: m.concatenate([a(m, 2), a(m, 2)], -1), None),
     ("stack dim oob", lambda m: m.stack([a(m, 2), a(m, 2)], 2), ["stack"]),
     ("stack shape mismatch", lambda m: m.stack([a(m, 2), a(m, 3)]), ["stack"]),
     ("stack empty", lambda m: m.stack([]), ["stack"]),
@@ -262,6 +266,68 @@ CASES = [
     ("new_full negative", lambda m: a(m, 2).new_full((-1,), 1.0), ["new_full", "-1"]),
     ("new_empty negative", lambda m: a(m, 2).new_empty(-4), ["new_empty", "-4"]),
     ("randint high<=low", lambda m: m.randint(3, 3, (2,)), ["randint"]),
+    # ---- 0-d tensors, empty tuples of dims, empty inputs
+    ("squeeze duplicate", lambda m: a(m, 1, 2).squeeze((0, 0)), ["squeeze", "multiple"]),
+    ("squeeze duplicate neg", lambda m: a(m, 1, 2).squeeze((0, -2)), ["squeeze"]),
+    ("roll duplicate ok", lambda m: a(m, 2, 3).roll((1, 1), (0, 0)), None),
+    ("roll 0-d", lambda m: a(m).roll(1, 0), ["roll"]),
+    ("roll 0-d no dims ok", lambda m: a(m).roll(1), None),
+    ("flip 0-d ok", lambda m: a(m).flip(0), None),
+    ("expand 0-d ok", lambda m: a(m).expand(2, 3), None),
+    ("view 0-d -1 ok", lambda m: a(m).view(-1), None),
+    ("reshape () ok", lambda m: a(m, 1).reshape(()), None),
+    ("reshape () bad", lambda m: a(m, 2).reshape(()), ["reshape"]),
+    ("index_select 0-d ok", lambda m: a(m).index_select(0, i(m, [0])), None),
+    ("index_select 0-d oob", lambda m: a(m).index_select(0, i(m, [1])), ["index_select"]),
+    ("gather 0-d ok", lambda m: a(m).gather(0, i(m, [0, 0])), None),
+    ("gather 0-d oob", lambda m: a(m).gather(0, i(m, [1])), ["gather"]),
+    ("movedim 0-d ok", lambda m: a(m).movedim(0, -1), None),
+    ("diagonal 0-d", lambda m: a(m).diagonal(), ["diagonal"]),
+    ("tril 0-d", lambda m: a(m).tril(), ["tril"]),
+    ("tile 0-d ok", lambda m: a(m).tile((2,)), None),
+    ("repeat 0-d ok", lambda m: a(m).repeat(2), None),
+    ("size -1 on 0-d", lambda m: a(m).size(-1), ["dimension"]),
+    ("mT 1-d", lambda m: a(m, 3).mT, ["mt", "1-d"]),
+    ("t 1-d ok", lambda m: a(m, 3).t(), None),
+    ("sum dims () means all", lambda m: a(m, 2, 3).sum(()), None),
+    ("mean dims () means all", lambda m: a(m, 2, 3).mean(()), None),
+    ("var dims () means all", lambda m: a(m, 2, 3).var(()), None),
+    ("amax empty dim", lambda m: a(m, 0, 3).amax(0), ["amax", "non-zero"]),
+    ("amin empty all", lambda m: a(m, 0, 3).amin(), ["amin"]),
+    ("amax empty other dim ok", lambda m: a(m, 0, 3).amax(1), None),
+    ("max empty dim", lambda m: a(m, 0, 3).max(0), ["max"]),
+    ("argmax empty dim", lambda m: a(m, 0, 3).argmax(0), ["argmax"]),
+    ("logsumexp dims ()", lambda m: a(m, 2, 3).logsumexp(()), ["logsumexp"]),
+    # ---- indexing by slices
+    ("slice step 0", lambda m: a(m, 2, 3)[::0], ["zero"]),
+    ("slice negative step", lambda m: a(m, 2, 3)[:, ::-1], ["step"]),
+    ("slice step 2 ok", lambda m: a(m, 2, 3)[:, ::2], None),
+    # ---- dims and sizes that are not ints
+    ("reshape float size", lambda m: a(m, 2, 3).reshape((2.0, 3)), ["reshape", "float"]),
+    ("view float size", lambda m: a(m, 2, 3).view(6.0), ["view"]),
+    ("expand float size", lambda m: a(m, 1).expand(2.0), ["expand"]),
+    ("repeat float", lambda m: a(m, 5).repeat(2.0), ["repeat"]),
+    ("permute float dims", lambda m: a(m, 2, 3).permute((1.0, 0)), ["permute"]),
+    ("sum float dim", lambda m: a(m, 2, 3).sum(1.0), ["sum"]),
+    ("transpose float dim", lambda m: a(m, 2, 3).transpose(1.0, 0), ["transpose", "float"]),
+    ("unsqueeze float dim", lambda m: a(m, 2, 3).unsqueeze(1.0), ["unsqueeze"]),
+    ("softmax float dim", lambda m: a(m, 2, 3).softmax(1.0), ["softmax"]),
+    ("flatten float dim", lambda m: a(m, 2, 3).flatten(0.0), ["flatten"]),
+    ("narrow float start", lambda m: a(m, 5).narrow(0, 1.0, 2), ["narrow"]),
+    ("topk float k", lambda m: a(m, 5).topk(2.0), ["topk"]),
+    ("chunk float", lambda m: a(m, 5).chunk(2.0), ["chunk"]),
+    ("split float", lambda m: a(m, 5).split(2.0), ["split"]),
+    ("max tuple dim", lambda m: a(m, 2, 3).max((0, 1)), ["max", "tuple"]),
+    ("argmax tuple dim", lambda m: a(m, 2, 3).argmax((0,)), ["argmax", "tuple"]),
+    ("cumsum tuple dim", lambda m: a(m, 2, 3).cumsum((0,)), ["cumsum", "tuple"]),
+    ("sum tensor dim ok", lambda m: a(m, 2, 3).sum(i(m, 1)), None),
+    ("zeros float size", lambda m: m.zeros(2.0), ["zeros"]),
+    ("randn float size", lambda m: m.randn(2.5), ["randn"]),
+    ("full int size", lambda m: m.full(3, 1.0), ["full", "tuple"]),
+    ("new_full int size", lambda m: a(m, 2).new_full(3, 1.0), ["new_full"]),
+    ("eye float", lambda m: m.eye(2.5), ["eye"]),
+    ("linspace float steps", lambda m: m.linspace(0, 1, 2.5), ["linspace"]),
+    ("arange inf", lambda m: m.arange(0, float("inf")), ["arange"]),
 ]
 
 # Shapes that do not broadcast: PyTorch's RuntimeError naming both shapes, never NumPy's
@@ -485,3 +551,39 @@ def test_dot_is_its_own_op_with_dot_backward():
         assert out.item() == pytest.approx(want.item())
     assert retrograd.autograd.gradcheck(retrograd.dot, (a, b))
     assert retrograd.autograd.gradgradcheck(retrograd.dot, (a, b))
+
+
+# the parameter names of dims and sizes: an op taking one of them needs a case above
+_DIM_PARAMS = {"dim", "dims", "dim0", "dim1", "dim2", "start_dim", "end_dim", "size", "sizes",
+               "shape", "source", "destination", "split_size_or_sections", "chunks", "shifts",
+               "axis0", "axis1", "n", "m", "steps"}
+
+
+def _takes_dims(fn):
+    try:
+        return bool(_DIM_PARAMS & set(inspect.signature(fn).parameters))
+    except (TypeError, ValueError):  # builtins without a signature
+        return False
+
+
+def _names_called(code, into):
+    into.update(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            _names_called(const, into)
+    return into
+
+
+def test_every_op_taking_dims_or_sizes_has_cases():
+    ops = {name for name in dir(retrograd) if not name.startswith("_")
+           and callable(getattr(retrograd, name)) and not isinstance(getattr(retrograd, name), type)
+           and _takes_dims(getattr(retrograd, name))}
+    ops |= {name for name in dir(retrograd.Tensor) if not name.startswith("_")
+            and callable(getattr(retrograd.Tensor, name, None))
+            and _takes_dims(getattr(retrograd.Tensor, name))}
+    called = set()
+    for table in (CASES, DTYPE_CASES, BROADCAST):
+        for case in table:
+            _names_called(case[1].__code__, called)
+    assert len(ops) > 60, sorted(ops)  # the enumeration itself works
+    assert not ops - called, f"ops without argument-check cases: {sorted(ops - called)}"

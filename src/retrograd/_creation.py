@@ -474,7 +474,12 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tens
         fill_value = fill_value.item()
     np_dtype = _numpy_dtype(dtype)
     _check_grad_dtype(np_dtype, requires_grad)
-    size = _size((size,) if isinstance(size, numbers.Integral) else tuple(size), "full")
+    if isinstance(size, numbers.Integral) or not hasattr(size, "__iter__"):
+        from .ops._errors import calling_op
+
+        raise TypeError(f"{calling_op('full')}(): argument 'size' (position 1) must be tuple of "
+                        f"ints, not {type(size).__name__}; e.g. full(({size},), value)")
+    size = _size(tuple(size), "full")
     return _finish(np.full(size, fill_value, np_dtype), requires_grad, device)
 
 
@@ -503,6 +508,9 @@ def full_like(input, fill_value, dtype=None, device=None, requires_grad=False): 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False) -> Tensor:
     """The ``n`` x ``m`` identity matrix (``m`` defaults to ``n``)."""
+    from .ops._errors import int_arg
+
+    n, m = int_arg(n, "n"), m if m is None else int_arg(m, "m")
     for name, v in (("n", n), ("m", m)):
         if v is not None and v < 0:
             raise RuntimeError(f"eye(): {name} must be greater or equal to 0, got {v}")
@@ -534,7 +542,8 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
                            "step=0)")
     for v in (start, end, step):
         if not math.isfinite(v):
-            raise RuntimeError(f"unsupported range: {start} -> {end} (bounds must be finite)")
+            raise RuntimeError(f"arange(): unsupported range: {start} -> {end} (bounds must "
+                               "be finite)")
     if (end - start) * step < 0:
         raise RuntimeError(
             f"arange(): upper bound and lower bound inconsistent with step sign (start={start}, "
@@ -557,6 +566,9 @@ def _is_float(*values) -> bool:
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    from .ops._errors import int_arg
+
+    steps = int_arg(steps, "steps")
     if steps < 0:
         raise RuntimeError(f"linspace(): number of steps must be non-negative (got {steps})")
     np_dtype = _float_dtype(dtype)

@@ -97,3 +97,14 @@ def float_only(x, kernel: str, name: str) -> None:
             f"\"{kernel}\" not implemented for '{scalar_type_name(data.dtype)}': {name}() takes "
             "a floating tensor; convert it first (x.float()) or pass dtype= where the op has it"
         )
+
+
+def int_arg(value, arg: str):
+    """``value`` as an int, or PyTorch's TypeError naming the op and argument ``arg`` (a
+    float such as 2.0 is refused, as PyTorch does; an int tensor or NumPy int passes)."""
+    if value.__class__ is int:
+        return value
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise TypeError(f"{calling_op()}(): argument '{arg}' must be int, not "
+                        f"{type(value).__name__} ({value!r})")
+    return value.__index__()

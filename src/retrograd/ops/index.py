@@ -188,6 +188,10 @@ def getitem(x, index):
     if not hasattr(x, "_data"):
         return x[index]
     if basic:
+        for item in index if isinstance(index, tuple) else (index,):
+            if item.__class__ is slice and item.step is not None and item.step <= 0:
+                raise ValueError("step must be greater than zero" if item.step else
+                                 "slice step cannot be zero")  # PyTorch has no reversed views
         try:
             if isinstance(index, tuple) and x._requires_grad and state.enabled:
                 steps = _basic_steps(index, shape)
@@ -250,6 +254,16 @@ def gather(x, dim, index):
     idx = index._data if hasattr(index, "_data") else index
     shape = tuple(x.shape)
     dim = _norm_dim(dim, len(shape))
+    if not shape and idx.size and idx.ndim <= 1 and idx.dtype.kind in "iu":
+        # a 0-d input: index 0, any number of times (NumPy has no axis 0 to gather on)
+        from .shape import reshape
+
+        if idx.max() != 0 or idx.min() != 0:
+            bad = int(idx.max() if idx.max() != 0 else idx.min())
+            raise RuntimeError(f"gather(): index {bad} is out of bounds for dimension 0 with "
+                               "size 1 (a 0-d input)")
+
+        return reshape(_gather(reshape(x, 1), idx.reshape(-1), 0, (1,)), tuple(idx.shape))
     if idx.dtype.kind not in "iu":
         raise RuntimeError(
             f"gather(): Expected dtype int64 for index, but got {idx.dtype.name}; "

@@ -13,6 +13,7 @@ from ..autograd.grad_mode import state
 from ..autograd.graph import Node, next_sequence_nr
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
+from ._errors import int_arg
 from ._apply import NOTHING, defop, edge_of
 from .index import _index_backward, getitem
 from .shape import _norm_dim, _shape_arg, cat, permute, reshape, stack, track_view, transpose
@@ -92,14 +93,14 @@ def split(x, split_size_or_sections, dim=0):
                            "tensor); unsqueeze it first")
     dim = _norm_dim(dim, x.ndim)
     n = x.shape[dim]
-    if isinstance(split_size_or_sections, int):
-        size = split_size_or_sections
+    if not hasattr(split_size_or_sections, "__len__"):
+        size = int_arg(split_size_or_sections, "split_size")
         if size <= 0 and not (size == 0 and n == 0):
             raise RuntimeError(f"split expects split_size be non-negative, but got {size}")
         sizes = [min(size, n - i) for i in range(0, n, size)] if n else [0]
         cls = _SplitBackward0
     else:
-        sizes = [int(s) for s in split_size_or_sections]
+        sizes = [int_arg(s, "split_sizes") for s in split_size_or_sections]
         if any(s < 0 for s in sizes):
             raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative "
                                f"entries, but got split_sizes={sizes}")
@@ -117,6 +118,7 @@ def chunk(x, chunks, dim=0):
     if x.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor (got a 0-d tensor); "
                            "unsqueeze it first")
+    chunks = int_arg(chunks, "chunks")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = x.shape[_norm_dim(dim, x.ndim)]
@@ -154,7 +156,8 @@ def flip(x, *dims, **kwargs):
     tensor([3., 2., 1.])
     """
     dims = _shape_arg(dims or (kwargs.pop("dims"),))
-    return flip_op(x, tuple(_norm_dim(d, x.ndim) for d in dims))
+    dims = tuple(_norm_dim(d, x.ndim) for d in dims)
+    return flip_op(x, dims if x.ndim else ())  # (a 0-d tensor: a copy, NumPy has no axis 0)
 
 
 def _roll_fwd(a, shifts, dims):
@@ -178,6 +181,9 @@ def roll(x, shifts, dims=None):
         return roll_op(x, int(shifts) if not isinstance(shifts, tuple) else shifts[0], None)
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    if x.ndim == 0:
+        raise IndexError(f"roll(): Dimension specified as {dims[0]} but tensor has no "
+                         "dimensions (roll a 0-d tensor without dims=)")
     if len(shifts) != len(dims):
         raise RuntimeError(f"roll(): shifts and dimensions must align. shifts: {len(shifts)}, "
                            f"dims: {len(dims)}")
@@ -310,6 +316,11 @@ def index_select(x, dim, index):
                            f"{idx.dtype}); convert it with index.long()")
     dim = _norm_dim(dim, x.ndim)
     n = x.shape[dim] if x.ndim else 1
+    if not x.ndim:  # a 0-d tensor: index 0 selects it, as PyTorch (a 0-d result)
+        if idx.size != 1 or int(idx.reshape(-1)[0]) != 0:
+            raise IndexError(f"index_select(): index out of range in self (indices "
+                             f"{idx.tolist()} for a 0-d tensor, whose only index is 0)")
+        return _index_select(x, (), ())
     if idx.size and (idx.min() < 0 or idx.max() >= n):  # negative indices too, as PyTorch
         raise RuntimeError(f"INDICES element is out of DATA bounds (index_select along "
                            f"dimension {dim} of size {n} with indices {idx.tolist()})")
@@ -455,6 +466,8 @@ def movedim(x, source, destination):
         if len(set(dims)) != len(dims):
             raise RuntimeError(f"movedim: repeated dim in `{which}` ({list(dims)}, given as "
                                f"{given}); name each dimension once")
+    if n == 0:  # dims 0 and -1 of a 0-d tensor: nothing moves
+        return permute(x, ())
     order = [d for d in range(n) if d not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -470,6 +483,7 @@ def narrow(x, dim, start, length):
     """The view ``x[..., start:start + length, ...]`` along ``dim``."""
     if x.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    start, length = int_arg(start, "start"), int_arg(length, "length")
     if length < 0:
         raise RuntimeError(f"narrow(): length must be non-negative (got {length}).")
     dim = _norm_dim(dim, x.ndim)

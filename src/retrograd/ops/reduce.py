@@ -11,7 +11,7 @@ from collections import namedtuple
 from ..backend import namespace
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from .pointwise import scalar_type_name
-from .shape import _unique_dims, expand_op, reshape_op
+from .shape import _int_dim, _unique_dims, expand_op, reshape_op
 
 _values_indices = namedtuple("return_types", ["values", "indices"])
 
@@ -24,10 +24,22 @@ def _dims(dim, ndim):
         if 0 <= dim < ndim:  # the common case, without the general checks below
             return (dim,)
         dim = (dim,)
+    elif hasattr(dim, "__index__") or not hasattr(dim, "__len__"):
+        dim = (_int_dim(dim),)  # an int tensor or NumPy int passes, 1.0 doesn't
+    elif len(dim) == 0:
+        return None  # sum(x, ()) reduces every dimension, as PyTorch
     out = _unique_dims(dim, ndim)  # IndexError out of range, RuntimeError for a repeat
     if ndim == 0:
         return ()
     return tuple(sorted(out))
+
+
+def _one_dim(dim, ndim, name):
+    """``_dims`` for ops that reduce one dimension (max, argmax, cumsum): not a tuple."""
+    if hasattr(dim, "__len__") and not hasattr(dim, "__index__"):
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__} "
+                        f"({dim!r}); {name} reduces one dimension at a time")
+    return _dims(dim, ndim)
 
 
 def _keep_shape(in_shape, axes):
@@ -194,7 +206,7 @@ def _extreme(x, dim, keepdim, other, whole, along, name):
         return (maximum if name == "max" else minimum)(x, dim)
     if dim is None:
         return whole(x)
-    d = _dims(dim, x.ndim)
+    d = _one_dim(dim, x.ndim, name)
     if not d:  # a 0-d tensor: its own max along dim 0 (NumPy has no axis 0 to reduce)
         from .shape import reshape
 
@@ -243,8 +255,11 @@ def argmax(x, dim=None, keepdim=False):
             raise IndexError("argmax(): Expected reduction dim to be specified for input.numel() "
                              "== 0 (the tensor is empty); pass dim=")
         return make_tensor(xp.asarray(xp.argmax(x._data), dtype="int64"))
-    dim = _dims(dim, x.ndim)  # IndexError for a dimension out of range, as PyTorch
+    dim = _one_dim(dim, x.ndim, "argmax")  # IndexError out of range, as PyTorch
     axis = dim[0] if dim else None
+    if axis is not None and x.shape[axis] == 0:
+        raise IndexError(f"argmax(): Expected reduction dim {axis} to have non-zero size (input "
+                         f"shape {list(x.shape)}).")
     if axis is None:  # a 0-d tensor
         return make_tensor(xp.asarray(xp.argmax(x._data), dtype="int64"))
     return make_tensor(xp.asarray(xp.argmax(x._data, axis=axis, keepdims=keepdim), dtype="int64"))
@@ -263,8 +278,11 @@ def argmin(x, dim=None, keepdim=False):
             raise IndexError("argmin(): Expected reduction dim to be specified for input.numel() "
                              "== 0 (the tensor is empty); pass dim=")
         return make_tensor(xp.asarray(xp.argmin(x._data), dtype="int64"))
-    dim = _dims(dim, x.ndim)  # IndexError for a dimension out of range, as PyTorch
+    dim = _one_dim(dim, x.ndim, "argmin")
     axis = dim[0] if dim else None
+    if axis is not None and x.shape[axis] == 0:
+        raise IndexError(f"argmin(): Expected reduction dim {axis} to have non-zero size (input "
+                         f"shape {list(x.shape)}).")
     if axis is None:  # a 0-d tensor
         return make_tensor(xp.asarray(xp.argmin(x._data), dtype="int64"))
     return make_tensor(xp.asarray(xp.argmin(x._data, axis=axis, keepdims=keepdim), dtype="int64"))

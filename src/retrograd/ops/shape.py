@@ -6,6 +6,7 @@ dimensions, or a slice of the joined gradient.
 
 from __future__ import annotations
 
+import operator
 import weakref
 
 from ..autograd.engine import sum_to_array
@@ -56,9 +57,19 @@ def track_view(x, out):
 
 
 def _norm_dim(dim, ndim):
+    if dim.__class__ is not int:
+        dim = _int_dim(dim)
     if not -max(ndim, 1) <= dim < max(ndim, 1):
         raise dim_error(dim, ndim)
     return dim % max(ndim, 1)
+
+
+def _int_dim(dim):
+    """A dim that is not a Python int: an int tensor or NumPy int passes, 1.0 or (0,) don't."""
+    if isinstance(dim, bool) or not hasattr(dim, "__index__"):
+        raise TypeError(f"{calling_op()}(): argument 'dim' must be int, not "
+                        f"{type(dim).__name__} ({dim!r})")
+    return operator.index(dim)
 
 
 def _unique_dims(dims, ndim):
@@ -74,7 +85,12 @@ def _unique_dims(dims, ndim):
 def _shape_arg(shape):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
-    return tuple(int(s) for s in shape)
+    try:
+        return tuple(operator.index(s) for s in shape)  # ints (and int tensors), not 2.0
+    except TypeError:
+        bad = next(s for s in shape if not hasattr(s, "__index__"))
+        raise TypeError(f"{calling_op()}(): argument must be tuple of ints, but found element "
+                        f"of type {type(bad).__name__} ({bad!r}) in {list(shape)}") from None
 
 
 def _infer_shape(shape, size, in_shape):
@@ -249,6 +265,9 @@ def permute(x, *dims):
 
 
 def mT(x):  # noqa: N802 - PyTorch's name
+    if x.ndim < 2:
+        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "
+                           f"Got {x.ndim}-D tensor (shape {list(x.shape)}).")
     return transpose(x, -2, -1)
 
 
@@ -291,7 +310,7 @@ def squeeze(x, dim=None):
         return track_view(x, _squeeze0(x, dims, shape))
     op = _squeeze1 if isinstance(dim, int) else _squeeze2
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    dims = tuple(_norm_dim(d, len(shape)) for d in dims)
+    dims = _unique_dims(dims, len(shape))
     dims = tuple(d for d in dims if shape and shape[d] == 1)
     return track_view(x, op(x, dims, shape))
 

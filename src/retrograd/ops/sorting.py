@@ -13,6 +13,7 @@ from ..backend import namespace
 from ..tensor import make_tensor
 from ._apply import NOTHING, defop
 from .index import scatter_along
+from ._errors import int_arg
 from .shape import _norm_dim
 
 _values_indices = namedtuple("return_types", ["values", "indices"])
@@ -85,6 +86,7 @@ def argsort(x, dim=-1, descending=False, stable=False):
 def topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's name
     """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
     d = _dim_of(x, dim)
+    k = int_arg(k, "k")
     if x._data.dtype.kind == "b":
         raise RuntimeError("topk does not support bool dtypes on CPU; convert first (x.int())")
     n = x.shape[d] if x.ndim else 1
@@ -100,6 +102,7 @@ def topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's nam
 def kthvalue(x, k, dim=-1, keepdim=False):
     """The ``k``-th smallest value along ``dim`` (1-based) and its index."""
     d = _dim_of(x, dim)
+    k = int_arg(k, "k")
     if x._data.dtype.kind == "b":
         raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'; convert first "
                                   "(x.int())")

@@ -11,7 +11,7 @@ from ..tensor import Tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from .pointwise import abs as _abs
 from .pointwise import exp, sign, where
-from .reduce import _dims, _keep_shape, _spread, _sum_dim
+from .reduce import _dims, _keep_shape, _one_dim, _spread, _sum_dim
 
 
 def quiet(xp):
@@ -312,7 +312,11 @@ def logsumexp(x, dim, keepdim=False):
     >>> T.tensor([[0.0, 0.0]]).logsumexp(1)
     tensor([0.6931])
     """
-    return _logsumexp(x, _dims(dim, x.ndim), keepdim)
+    axes = _dims(dim, x.ndim)
+    if axes is None:  # dim=(): PyTorch refuses too (its error is about shapes)
+        raise RuntimeError("logsumexp(): dim=() names no dimension to reduce; pass the dims, "
+                           "e.g. tuple(range(x.ndim)) for all of them")
+    return _logsumexp(x, axes, keepdim)
 
 
 # ----------------------------------------------------------------- amax / amin
@@ -334,15 +338,30 @@ _amax = defop("amax", _amax_fwd, _amax_vjp, "AmaxBackward0", 1, INPUTS | OUTPUT)
 _amin = defop("amin", _amax_fwd, _amax_vjp, "AminBackward0", 1, INPUTS | OUTPUT)
 
 
+def _check_nonempty(x, axes, name):
+    # NumPy's max of an empty array has no identity: PyTorch's errors instead
+    if x._data.size == 0:
+        if axes is None:
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
+                               "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                               "argument.")
+        for d in axes:
+            if x.shape[d] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size "
+                                 f"(input shape {list(x.shape)}).")
+
+
 def amax(x, dim=(), keepdim=False):
     """Largest values over ``dim`` (all dimensions by default); ties share the gradient."""
     axes = _dims(dim, x.ndim) if dim != () else None
+    _check_nonempty(x, axes, "amax")
     return _amax(x, axes, keepdim, "max")
 
 
 def amin(x, dim=(), keepdim=False):
     """Smallest values over ``dim`` (all dimensions by default); ties share the gradient."""
     axes = _dims(dim, x.ndim) if dim != () else None
+    _check_nonempty(x, axes, "amin")
     return _amin(x, axes, keepdim, "min")
 
 
@@ -378,7 +397,7 @@ def cumsum(x, dim, *, dtype=None):
         x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
     if not hasattr(x, "_data"):
         return _cumsum_fwd(x, dim % max(x.ndim, 1))
-    return _cumsum(x, (_dims(dim, x.ndim) or (0,))[0])  # (a 0-d tensor: dim 0 or -1)
+    return _cumsum(x, (_one_dim(dim, x.ndim, "cumsum") or (0,))[0])  # (a 0-d tensor: dim 0 or -1)
 
 
 __all__ = ["prod", "var", "std", "norm", "logsumexp", "amax", "amin", "cumsum"]
