@@ -328,6 +328,24 @@ CASES = [
     ("eye float", lambda m: m.eye(2.5), ["eye"]),
     ("linspace float steps", lambda m: m.linspace(0, 1, 2.5), ["linspace"]),
     ("arange inf", lambda m: m.arange(0, float("inf")), ["arange"]),
+    ("squeeze float dim", lambda m: a(m, 1, 2).squeeze(1.5), ["squeeze"]),
+    ("tile int ok", lambda m: a(m, 3).tile(2), None),
+    ("sort 0-d ok", lambda m: a(m).sort(), None),
+    ("argsort 0-d ok", lambda m: a(m).argsort(), None),
+    ("topk 0-d ok", lambda m: a(m).topk(1), None),
+    ("kthvalue 0-d ok", lambda m: a(m).kthvalue(1), None),
+    ("sum_to_size 0-d", lambda m: a(m).sum_to_size(5), ["sum_to_size", "[5]"]),
+    ("sum_to_size longer", lambda m: a(m, 3).sum_to_size(2, 3), ["sum_to_size"]),
+    ("flip duplicate neg", lambda m: a(m, 2, 3).flip(0, -2), ["flip", "multiple"]),
+    # ---- a number or list where a tensor is needed
+    ("matmul number", lambda m: a(m, 3).matmul(2.0), ["matmul", "float"]),
+    ("@ list", lambda m: a(m, 3) @ [1.0, 2.0, 3.0], ["matmul", "list"]),
+    ("bmm None", lambda m: m.bmm(a(m, 1, 2, 2), None), ["bmm"]),
+    ("dot number", lambda m: a(m, 3).dot(2.0), ["dot"]),
+    ("outer list", lambda m: m.outer(a(m, 3), [1.0]), ["outer"]),
+    ("masked_select int", lambda m: a(m, 2).masked_select(1), ["masked_select", "mask"]),
+    ("index_select int", lambda m: a(m, 3).index_select(0, 1), ["index_select", "index"]),
+    ("gather int", lambda m: a(m, 3).gather(0, 1), ["gather", "index"]),
 ]
 
 # Shapes that do not broadcast: PyTorch's RuntimeError naming both shapes, never NumPy's

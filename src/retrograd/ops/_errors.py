@@ -70,8 +70,9 @@ def forward_error(name: str, exc: Exception, arrays) -> Exception:
             if name == "matmul" or name == "bmm":  # the batch dims broadcast, not the matrices
                 shapes = [s[:-2] for s in shapes if len(s) > 2]
             text = broadcast_message(shapes) or text
-        return RuntimeError(f"{name}(): {text} (input shapes {_shapes(arrays)}); make the "
-                            "shapes match or broadcast (reshape, unsqueeze or expand one)")
+            return RuntimeError(f"{name}(): {text} (input shapes {_shapes(arrays)}); make the "
+                                "shapes match or broadcast (reshape, unsqueeze or expand one)")
+        return RuntimeError(f"{name}(): {text} (input shapes {_shapes(arrays)})")
     if type(exc) is IndexError:
         return IndexError(f"{name}(): {exc} (input shapes {_shapes(arrays)})")
     if isinstance(exc, TypeError) and str(exc).startswith("ufunc "):
@@ -108,3 +109,10 @@ def int_arg(value, arg: str):
         raise TypeError(f"{calling_op()}(): argument '{arg}' must be int, not "
                         f"{type(value).__name__} ({value!r})")
     return value.__index__()
+
+
+def tensor_arg(value, arg: str, position: int = 1) -> None:
+    """PyTorch's TypeError for a number, list or None where op needs a tensor ``arg``."""
+    if not hasattr(value, "shape"):
+        raise TypeError(f"{calling_op()}(): argument '{arg}' (position {position}) must be "
+                        f"Tensor, not {type(value).__name__}; wrap it with retrograd.tensor(...)")

@@ -251,7 +251,10 @@ def gather(x, dim, index):
     """
     from .shape import _norm_dim
 
+    from ._errors import tensor_arg
+
     idx = index._data if hasattr(index, "_data") else index
+    tensor_arg(idx, "index", 2)
     shape = tuple(x.shape)
     dim = _norm_dim(dim, len(shape))
     if not shape and idx.size and idx.ndim <= 1 and idx.dtype.kind in "iu":

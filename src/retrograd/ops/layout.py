@@ -13,10 +13,12 @@ from ..autograd.grad_mode import state
 from ..autograd.graph import Node, next_sequence_nr
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
-from ._errors import int_arg
+from ._errors import int_arg, tensor_arg
 from ._apply import NOTHING, defop, edge_of
 from .index import _index_backward, getitem
-from .shape import _norm_dim, _shape_arg, cat, permute, reshape, stack, track_view, transpose
+from .shape import (
+    _norm_dim, _shape_arg, _unique_dims, cat, permute, reshape, stack, track_view, transpose,
+)
 
 
 # ----------------------------------------------------------------- split / chunk / unbind
@@ -156,7 +158,7 @@ def flip(x, *dims, **kwargs):
     tensor([3., 2., 1.])
     """
     dims = _shape_arg(dims or (kwargs.pop("dims"),))
-    dims = tuple(_norm_dim(d, x.ndim) for d in dims)
+    dims = _unique_dims(dims, x.ndim)
     return flip_op(x, dims if x.ndim else ())  # (a 0-d tensor: a copy, NumPy has no axis 0)
 
 
@@ -238,9 +240,9 @@ def repeat(x, *sizes):
     return _repeat(x, reps, tuple(x.shape))
 
 
-def tile(x, dims):
+def tile(x, *dims):
     """Like repeat, but with fewer ``dims`` than dimensions the leading ones are kept."""
-    dims = tuple(dims)
+    dims = _shape_arg(dims)  # tile(2, 3), tile((2, 3)) or tile([2, 3])
     return repeat(x, *((1,) * (x.ndim - len(dims)) + dims))
 
 
@@ -308,6 +310,7 @@ def index_select(x, dim, index):
             [4., 4.]])
     """
     idx = index._data if isinstance(index, Tensor) else index
+    tensor_arg(idx, "index", 2)
     if idx.ndim > 1:
         raise IndexError(f"index_select(): Index is supposed to be a vector, got shape "
                          f"{list(idx.shape)}")
@@ -330,6 +333,7 @@ def index_select(x, dim, index):
 def masked_select(x, mask):
     """The entries of ``x`` where the bool ``mask`` (broadcast together) is True, as 1-D."""
     m = mask._data if isinstance(mask, Tensor) else mask
+    tensor_arg(m, "mask")
     if m.dtype.kind != "b":
         raise RuntimeError(f"masked_select: expected BoolTensor for mask (got {m.dtype}); "
                            "compare first, e.g. x.masked_select(m > 0)")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..backend import ndarray as _ndarray
 from ..tensor import Tensor
 from ._apply import INPUTS, defop
+from ._errors import tensor_arg
 from .index import getitem
 from .shape import transpose
 
@@ -127,6 +128,8 @@ def matmul(a, b):
     if not hasattr(a, "_data") and not hasattr(b, "_data"):
         return a @ b
     ad, bd = getattr(a, "_data", a), getattr(b, "_data", b)
+    tensor_arg(ad, "input", 0)
+    tensor_arg(bd, "other")
     if ad.ndim == 0 or bd.ndim == 0:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {ad.ndim}D and "
@@ -183,6 +186,7 @@ def dot(input, other):  # noqa: A002 - PyTorch's names
     >>> T.dot(T.tensor([1.0, 2.0]), T.tensor([3.0, 4.0]))
     tensor(11.)
     """
+    tensor_arg(other, "tensor")
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(f"dot(): 1D tensors expected, but got {input.ndim}D and {other.ndim}D "
                            f"tensors (shapes {list(input.shape)} and {list(other.shape)}); use "
@@ -215,6 +219,7 @@ def bmm(a, b):
     >>> T.bmm(T.ones(5, 2, 3), T.ones(5, 3, 4)).shape
     retrograd.Size([5, 2, 4])
     """
+    tensor_arg(b, "mat2")
     if a.ndim != 3 or b.ndim != 3:
         raise RuntimeError(f"batch1 must be a 3D tensor (bmm got shapes {list(a.shape)} and "
                            f"{list(b.shape)}); use matmul for other ranks")
@@ -285,6 +290,7 @@ def linear(input, weight, bias=None):  # noqa: A002 - PyTorch's names
 
 def outer(a, b):
     """The outer product of two 1-D tensors (``a[:, None] * b[None, :]``)."""
+    tensor_arg(b, "vec2")
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"outer: expected 1-D tensors, got shapes {list(a.shape)} and "
                            f"{list(b.shape)}")

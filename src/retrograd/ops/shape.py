@@ -308,8 +308,8 @@ def squeeze(x, dim=None):
     if dim is None:
         dims = tuple(i for i, s in enumerate(shape) if s == 1)
         return track_view(x, _squeeze0(x, dims, shape))
-    op = _squeeze1 if isinstance(dim, int) else _squeeze2
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    op = _squeeze2 if hasattr(dim, "__len__") else _squeeze1
+    dims = tuple(dim) if hasattr(dim, "__len__") else (dim,)
     dims = _unique_dims(dims, len(shape))
     dims = tuple(d for d in dims if shape and shape[d] == 1)
     return track_view(x, op(x, dims, shape))
@@ -359,7 +359,12 @@ sum_to_size_op = defop("sum_to_size", lambda a, shape, in_shape=None: sum_to_arr
 def sum_to_size(x, *shape):
     """Sum ``x`` over the dimensions that broadcasting to ``x.shape`` added or stretched."""
     shape = _shape_arg(shape)
-    return sum_to_size_op(x, shape, tuple(x.shape))
+    have = tuple(x.shape)
+    lead = len(have) - len(shape)
+    if lead < 0 or any(s != 1 and s != have[lead + i] for i, s in enumerate(shape)):
+        raise RuntimeError(f"sum_to_size(): size {{{list(shape)}}} is not expandable to size "
+                           f"{{{list(have)}}}; each size must be 1 or the tensor's own")
+    return sum_to_size_op(x, shape, have)
 
 
 def expand(x, *sizes):

@@ -64,6 +64,15 @@ def _dim_of(x, dim):
     return _norm_dim(dim, x.ndim)  # 0 (or -1) for a 0-d tensor, as PyTorch
 
 
+def _of_scalar(fn, x, *args):
+    """``fn`` of a 0-d tensor, computed on it as 1-d (NumPy has no axis 0 to sort along):
+    its value, at index 0."""
+    from .shape import reshape
+
+    values, indices = fn(reshape(x, 1), *args)
+    return _values_indices(reshape(values, ()), reshape(indices, ()))
+
+
 def sort(x, dim=-1, descending=False, stable=False):
     """``(values, indices)`` sorted along ``dim`` (ties keep their order).
 
@@ -74,6 +83,8 @@ def sort(x, dim=-1, descending=False, stable=False):
     return_types(values=tensor([1., 2., 3.]), indices=tensor([1, 2, 0]))
     """
     d = _dim_of(x, dim)
+    if not x.ndim:
+        return _of_scalar(sort, x, 0, descending)
     idx = _order(x._data, d, descending)
     return _values_indices(_sorted(x, idx, d), make_tensor(idx))
 
@@ -93,6 +104,8 @@ def topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's nam
     if not 0 <= k <= n:
         raise RuntimeError(f"topk(): selected index k out of range (k={k} for dimension {d} of "
                            f"size {n}); k must be in [0, {n}]")
+    if not x.ndim:
+        return _of_scalar(topk, x, k, 0, largest)
     xp = namespace(x._data)
     idx = _order(x._data, d, largest)
     idx = xp.take(idx, xp.arange(k), axis=d) if x.ndim else idx
@@ -110,6 +123,8 @@ def kthvalue(x, k, dim=-1, keepdim=False):
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d} "
                            f"(k={k}, size {n})")
+    if not x.ndim:
+        return _of_scalar(kthvalue, x, k, 0)
     xp = namespace(x._data)
     idx = _order(x._data, d, False)
     idx = xp.take(idx, xp.arange(k - 1, k), axis=d)
