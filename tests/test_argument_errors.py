@@ -346,6 +346,27 @@ CASES = [
     ("masked_select int", lambda m: a(m, 2).masked_select(1), ["masked_select", "mask"]),
     ("index_select int", lambda m: a(m, 3).index_select(0, 1), ["index_select", "index"]),
     ("gather int", lambda m: a(m, 3).gather(0, 1), ["gather", "index"]),
+    ("masked_fill int mask", lambda m: a(m, 3).masked_fill(0, 1.0), ["masked_fill", "mask"]),
+    # ---- arguments left out, checks in PyTorch's order
+    ("reshape()", lambda m: a(m, 3).reshape(), ["reshape", "shape"]),
+    ("view()", lambda m: a(m, 3).view(), ["view"]),
+    ("permute()", lambda m: a(m, 3).permute(), ["permute", "dims"]),
+    ("repeat()", lambda m: a(m, 3).repeat(), ["repeat"]),
+    ("expand()", lambda m: a(m, 3).expand(), ["expand"]),
+    ("tile()", lambda m: a(m, 3).tile(), ["tile"]),
+    ("sum_to_size()", lambda m: a(m, 3).sum_to_size(), ["sum_to_size"]),
+    ("flip()", lambda m: a(m, 3).flip(), ["flip", "dims"]),
+    ("squeeze varargs ok", lambda m: a(m, 1, 3, 1).squeeze(0, 2), None),
+    ("softmax long dim oob", lambda m: _long(m).softmax(5), ["softmax"]),
+    ("trace bool 1-d", lambda m: _bool(m).trace(), ["trace", "bool"]),
+    ("unflatten int sizes", lambda m: a(m, 6).unflatten(0, 6), ["unflatten", "sizes"]),
+    ("chunk empty dim ok", lambda m: a(m, 0, 3).chunk(5), None),
+    ("kthvalue empty dim", lambda m: a(m, 0, 3).kthvalue(1, 0), ["kthvalue"]),
+    ("topk 0-d k=0 ok", lambda m: a(m).topk(0), None),
+    ("index_select dim 0 oob", lambda m: a(m, 2, 3).index_select(0, i(m, [2])), ["index_select"]),
+    ("index_select 1-d oob", lambda m: a(m, 3).index_select(0, i(m, [3])), ["index_select"]),
+    ("diag_embed 0-d", lambda m: m.diag_embed(a(m)), ["diag_embed"]),
+    ("diag_embed same dims", lambda m: m.diag_embed(a(m, 3), 0, -1, 1), ["diag_embed"]),
 ]
 
 # Shapes that do not broadcast: PyTorch's RuntimeError naming both shapes, never NumPy's

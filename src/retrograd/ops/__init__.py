@@ -93,6 +93,9 @@ _masked_fill_tensor = pointwise.defop(
 def masked_fill(x, mask, value):
     """``value`` where ``mask`` (bool, broadcast to ``x``) is True, ``x`` elsewhere."""
     m = mask._data if hasattr(mask, "_data") else mask
+    if not hasattr(m, "dtype"):
+        raise TypeError(f"masked_fill(): argument 'mask' (position 1) must be Tensor, not "
+                        f"{type(m).__name__}")
     if m.dtype.kind != "b":
         raise RuntimeError(
             f"masked_fill_ only supports boolean masks, but got mask with dtype "

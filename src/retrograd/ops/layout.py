@@ -124,7 +124,8 @@ def chunk(x, chunks, dim=0):
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = x.shape[_norm_dim(dim, x.ndim)]
-    return split(x, max(-(-n // chunks), 1) if n else 0, dim) if n else split(x, [0], dim)
+    # an empty dimension gives `chunks` empty pieces, as PyTorch
+    return split(x, max(-(-n // chunks), 1), dim) if n else split(x, [0] * chunks, dim)
 
 
 def unbind(x, dim=0):
@@ -157,6 +158,8 @@ def flip(x, *dims, **kwargs):
     >>> T.tensor([1.0, 2.0, 3.0]).flip(0)
     tensor([3., 2., 1.])
     """
+    if not dims and "dims" not in kwargs:
+        raise TypeError('flip() missing 1 required positional arguments: "dims"')
     dims = _shape_arg(dims or (kwargs.pop("dims"),))
     dims = _unique_dims(dims, x.ndim)
     return flip_op(x, dims if x.ndim else ())  # (a 0-d tensor: a copy, NumPy has no axis 0)
@@ -228,6 +231,8 @@ def repeat(x, *sizes):
     tensor([[1., 2., 1., 2.],
             [1., 2., 1., 2.]])
     """
+    if not sizes:
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
     reps = _shape_arg(sizes)
     if any(r < 0 for r in reps):
         raise RuntimeError(f"Trying to create tensor with negative dimension {min(reps)}: "
@@ -242,6 +247,8 @@ def repeat(x, *sizes):
 
 def tile(x, *dims):
     """Like repeat, but with fewer ``dims`` than dimensions the leading ones are kept."""
+    if not dims:
+        raise TypeError('tile() missing 1 required positional arguments: "dims"')
     dims = _shape_arg(dims)  # tile(2, 3), tile((2, 3)) or tile([2, 3])
     return repeat(x, *((1,) * (x.ndim - len(dims)) + dims))
 
@@ -325,8 +332,10 @@ def index_select(x, dim, index):
                              f"{idx.tolist()} for a 0-d tensor, whose only index is 0)")
         return _index_select(x, (), ())
     if idx.size and (idx.min() < 0 or idx.max() >= n):  # negative indices too, as PyTorch
-        raise RuntimeError(f"INDICES element is out of DATA bounds (index_select along "
-                           f"dimension {dim} of size {n} with indices {idx.tolist()})")
+        # (PyTorch's class depends on its kernel: RuntimeError along dim 1, else IndexError)
+        raise (RuntimeError if dim == 1 else IndexError)(
+            f"index_select(): index out of range in self: INDICES element is out of DATA bounds "
+            f"(along dimension {dim} of size {n}, indices {idx.tolist()})")
     return _index_select(x, (slice(None),) * dim + (idx.reshape(-1),), tuple(x.shape))
 
 
@@ -405,9 +414,12 @@ def diagonal(x, offset=0, dim1=0, dim2=1):
 
 def diag_embed(x, offset=0, dim1=-2, dim2=-1):
     """Matrices with the last dimension of ``x`` on their ``offset`` diagonal."""
+    d1, d2 = _norm_dim(dim1, x.ndim + 1), _norm_dim(dim2, x.ndim + 1)  # dims of the result
+    if d1 == d2:
+        raise RuntimeError(f"diag_embed(): diagonal dimensions cannot be identical {dim1}, "
+                           f"{dim2}")
     n = x.shape[-1] + abs(offset)
     shape = tuple(x.shape[:-1]) + (n, n)
-    d1, d2 = _norm_dim(dim1, len(shape)), _norm_dim(dim2, len(shape))
     if (d1, d2) != (len(shape) - 2, len(shape) - 1):
         raise NotImplementedError("diag_embed: only the last two dimensions (dim1=-2, dim2=-1) "
                                   "are supported by retrograd")
@@ -443,11 +455,11 @@ trace_op = defop("trace", lambda a: namespace(a).trace(a), _trace_vjp, "TraceBac
 
 def trace(x):
     """The sum of the main diagonal of a matrix."""
-    if x.ndim != 2:
-        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x.ndim}")
-    if x._data.dtype.kind == "b":
+    if x._data.dtype.kind == "b":  # (PyTorch checks the dtype first)
         raise NotImplementedError("\"trace\" not implemented for 'Bool'; convert first, e.g. "
                                   "x.int().trace()")
+    if x.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x.ndim}")
     return trace_op(x)
 
 
@@ -504,6 +516,9 @@ def narrow(x, dim, start, length):
 
 def unflatten(x, dim, sizes):
     """Split dimension ``dim`` into ``sizes`` (a view)."""
+    if not hasattr(sizes, "__len__"):
+        raise TypeError(f"unflatten(): argument 'sizes' (position 2) must be tuple of ints, not "
+                        f"{type(sizes).__name__}; e.g. unflatten({dim}, ({sizes}, -1))")
     if x.ndim == 0:
         raise RuntimeError(f"unflatten(): Dimension specified as {dim} but tensor has no "
                            "dimensions")

@@ -82,8 +82,9 @@ def softmax(x, dim=None, dtype=None):
     """
     if dtype is not None:
         x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
+    dim = _dim_for(x, dim, "softmax")  # (the dim is checked first, as PyTorch)
     float_only(x, "softmax_lastdim_kernel_impl", "softmax")  # integers need dtype=
-    return _softmax(x, _dim_for(x, dim, "softmax"))
+    return _softmax(x, dim)
 
 
 def log_softmax(x, dim=None, dtype=None):
@@ -97,8 +98,9 @@ def log_softmax(x, dim=None, dtype=None):
     """
     if dtype is not None:
         x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
+    dim = _dim_for(x, dim, "log_softmax")
     float_only(x, "log_softmax_lastdim_kernel_impl", "log_softmax")
-    return _log_softmax(x, _dim_for(x, dim, "log_softmax"))
+    return _log_softmax(x, dim)
 
 
 # ----------------------------------------------------------------- losses

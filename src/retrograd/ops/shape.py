@@ -82,7 +82,10 @@ def _unique_dims(dims, ndim):
     return out
 
 
-def _shape_arg(shape):
+def _shape_arg(shape, required=None):
+    if required and not shape:  # x.reshape(): PyTorch's arg parser refuses
+        raise TypeError(f'{calling_op()}() missing 1 required positional arguments: '
+                        f'"{required}"')
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
     try:
@@ -157,7 +160,7 @@ def reshape(x, *shape):
     tensor([[0., 1., 2.],
             [3., 4., 5.]])
     """
-    shape = _infer_shape(_shape_arg(shape), x.numel() if hasattr(x, "numel") else x.size,
+    shape = _infer_shape(_shape_arg(shape, "shape"), x.numel() if hasattr(x, "numel") else x.size,
                          x.shape)
     if not hasattr(x, "_data"):
         return x.reshape(shape)
@@ -170,7 +173,7 @@ def reshape(x, *shape):
 
 def view(x, *shape):
     """Like reshape, but never copies: a non-contiguous tensor raises, as in PyTorch."""
-    shape = _infer_shape(_shape_arg(shape), x._data.size, x._data.shape)
+    shape = _infer_shape(_shape_arg(shape, "size"), x._data.size, x._data.shape)
     try:
         x._data.reshape(shape, copy=False)
     except ValueError:
@@ -250,7 +253,7 @@ permute_op = defop("permute", lambda a, dims: namespace(a).transpose(a, dims),
 
 
 def permute(x, *dims):
-    dims = _shape_arg(dims)
+    dims = _shape_arg(dims, "dims")
     n = x.ndim
     if len(dims) != n:
         raise RuntimeError(
@@ -289,7 +292,7 @@ _squeeze2 = defop("squeeze", _squeeze0.op.forward, _squeeze_vjp, "SqueezeBackwar
                   NOTHING, view=True)
 
 
-def squeeze(x, dim=None):
+def squeeze(x, dim=None, *more):
     """Remove dimensions of size 1 (all of them, or only ``dim``).
 
     Examples
@@ -305,6 +308,8 @@ def squeeze(x, dim=None):
     (retrograd.Size([2, 3]), retrograd.Size([2, 3, 1]))
     """
     shape = tuple(x.shape)
+    if more:  # x.squeeze(0, 1): the dims as varargs
+        dim = (dim, *more)
     if dim is None:
         dims = tuple(i for i, s in enumerate(shape) if s == 1)
         return track_view(x, _squeeze0(x, dims, shape))
@@ -358,7 +363,7 @@ sum_to_size_op = defop("sum_to_size", lambda a, shape, in_shape=None: sum_to_arr
 
 def sum_to_size(x, *shape):
     """Sum ``x`` over the dimensions that broadcasting to ``x.shape`` added or stretched."""
-    shape = _shape_arg(shape)
+    shape = _shape_arg(shape, "size")
     have = tuple(x.shape)
     lead = len(have) - len(shape)
     if lead < 0 or any(s != 1 and s != have[lead + i] for i, s in enumerate(shape)):
@@ -377,7 +382,7 @@ def expand(x, *sizes):
     tensor([[1., 1., 1.],
             [2., 2., 2.]])
     """
-    sizes = _shape_arg(sizes)
+    sizes = _shape_arg(sizes, "size")
     shape = tuple(x.shape)
     if len(sizes) < len(shape):
         raise RuntimeError(

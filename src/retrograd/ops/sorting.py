@@ -104,8 +104,8 @@ def topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's nam
     if not 0 <= k <= n:
         raise RuntimeError(f"topk(): selected index k out of range (k={k} for dimension {d} of "
                            f"size {n}); k must be in [0, {n}]")
-    if not x.ndim:
-        return _of_scalar(topk, x, k, 0, largest)
+    if not x.ndim:  # (k=0 too gives the value itself, as PyTorch)
+        return _of_scalar(topk, x, 1, 0, largest)
     xp = namespace(x._data)
     idx = _order(x._data, d, largest)
     idx = xp.take(idx, xp.arange(k), axis=d) if x.ndim else idx
@@ -120,6 +120,8 @@ def kthvalue(x, k, dim=-1, keepdim=False):
         raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'; convert first "
                                   "(x.int())")
     n = x.shape[d] if x.ndim else 1
+    if n == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d} "
                            f"(k={k}, size {n})")
