@@ -245,6 +245,7 @@ CASES = [
     ("bmm inner", lambda m: m.bmm(a(m, 2, 2, 3), a(m, 2, 2, 2)), ["bmm"]),
     ("addmm 1-d", lambda m: m.addmm(a(m, 2), a(m, 2), a(m, 2)), ["addmm"]),
     ("addmm bias", lambda m: m.addmm(a(m, 3), a(m, 2, 3), a(m, 3, 2)), ["addmm"]),
+    ("addmm numbers", lambda m: a(m, 2, 2).addmm(0, 5), ["addmm", "mat1"]),
     ("outer 2-d", lambda m: m.outer(a(m, 2, 2), a(m, 2)), ["outer"]),
     ("einsum operand count", lambda m: m.einsum("ij,jk->ik", a(m, 2, 3)), ["einsum"]),
     ("einsum rank", lambda m: m.einsum("ijk->i", a(m, 2, 3)), ["einsum"]),

@@ -167,12 +167,12 @@ _dot_op = defop("dot", _matmul_fwd, _matmul_vjp, "DotBackward0", 2, INPUTS)
 
 def _same_dtype(name, tensors, words=None):
     """PyTorch's RuntimeError for a product of tensors of different dtypes (no promotion)."""
-    first = tensors[0].dtype
+    first = getattr(tensors[0], "_data", tensors[0]).dtype  # (NumPy dtypes: cheap to compare)
     for x in tensors[1:]:
-        if x.dtype != first:
+        if getattr(x, "_data", x).dtype != first:
             raise RuntimeError(
                 (words or f"{name}(): expected scalar type {{}} but found {{}}").format(
-                    first, x.dtype)
+                    tensors[0].dtype, x.dtype)
                 + f" ({name} does not promote: convert one operand, e.g. b.to(a.dtype))"
             )
 
@@ -253,13 +253,19 @@ _addmm = defop("addmm", _addmm_fwd, _addmm_vjp, "AddmmBackward0", 3, INPUTS, "pr
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002 - PyTorch's names
     """``beta * input + alpha * (mat1 @ mat2)`` for 2-D ``mat1``, ``mat2``."""
-    if mat1.ndim != 2 or mat2.ndim != 2:
+    # (every linear layer comes here: the checks cost two attribute reads when all is well)
+    d1, d2 = getattr(mat1, "_data", None), getattr(mat2, "_data", None)
+    if d1 is None or d2 is None:
+        tensor_arg(mat1, "mat1")
+        tensor_arg(mat2, "mat2", 2)
+    if d1.ndim != 2 or d2.ndim != 2:
         raise RuntimeError(f"mat1 must be a matrix, got {mat1.ndim}-D tensor (addmm of shapes "
                            f"{list(mat1.shape)} and {list(mat2.shape)})")
-    if mat1.shape[1] != mat2.shape[0]:
+    if d1.shape[1] != d2.shape[0]:
         matmul(mat1, mat2)  # raises the shape error
-    _same_dtype("addmm", (input, mat1, mat2) if hasattr(input, "_data") else (mat1, mat2),
-                "addmm(): self and mat2 must have the same dtype, but got {} and {}")
+    if d1.dtype != d2.dtype or getattr(input, "_data", d1).dtype != d1.dtype:
+        _same_dtype("addmm", (input, mat1, mat2) if hasattr(input, "_data") else (mat1, mat2),
+                    "addmm(): self and mat2 must have the same dtype, but got {} and {}")
     if beta != 1 or alpha != 1:
         return _addmm(input, mat1, mat2, beta, alpha)
     return _addmm(input, mat1, mat2)
