@@ -29,7 +29,10 @@ __all__ = [
 
 
 def _numpy_dtype(dtype):
-    dtypes.refuse_name(dtype)
+    if isinstance(dtype, str):
+        from .ops._errors import calling_op
+
+        dtypes.refuse_name(dtype, calling_op("tensor"))
     return None if dtype is None else dtypes.to_dtype(dtype).numpy
 
 

@@ -112,14 +112,12 @@ def to_dtype(d) -> dtype:
         ) from None
 
 
-def refuse_name(d, op: str | None = None) -> None:
-    """PyTorch's TypeError for a dtype given by name (``dtype="float32"``) to an op that
-    takes a dtype: names are for ``Tensor.type()``, ops take the dtype object."""
+def refuse_name(d, op: str) -> None:
+    """PyTorch's TypeError for a dtype given by name (``dtype="float32"``) to op ``op``,
+    which takes a dtype: names are for ``Tensor.type()``, ops take the dtype object."""
     if isinstance(d, str):
-        from .ops._errors import calling_op
-
         raise TypeError(
-            f"{op or calling_op('to')}(): argument 'dtype' must be retrograd.dtype, not str "
+            f"{op}(): argument 'dtype' must be retrograd.dtype, not str "
             f"({d!r}); pass the dtype itself, e.g. dtype=retrograd.float32"
         )
 

@@ -28,7 +28,10 @@ def to(x, *args, **kwargs):
     from ..backend import move_to_device
 
     dtype = kwargs.pop("dtype", None)
-    dtypes.refuse_name(dtype)  # a positional string is a device
+    if isinstance(dtype, str):  # (a positional string is a device)
+        from ._errors import calling_op
+
+        dtypes.refuse_name(dtype, calling_op("to"))
     device = kwargs.pop("device", None)
     copy = kwargs.pop("copy", False)
     for a in args:

@@ -11,6 +11,15 @@ import sys
 
 import numpy as np
 
+_SCALAR_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def scalar_type_name(np_dtype) -> str:
+    """PyTorch's name for a dtype in its error messages (``Long`` for int64...)."""
+    return _SCALAR_TYPE.get(str(np_dtype), str(np_dtype))
+
+
 # modules whose public functions are ops a user calls (not autograd, nn modules, tests)
 _OP_MODULES = ("retrograd.ops", "retrograd.tensor", "retrograd._creation")
 
@@ -77,8 +86,6 @@ def forward_error(name: str, exc: Exception, arrays) -> Exception:
         return IndexError(f"{name}(): {exc} (input shapes {_shapes(arrays)})")
     if isinstance(exc, TypeError) and str(exc).startswith("ufunc "):
         # a ufunc without a loop for these dtypes: bitwise ops of floats...
-        from .pointwise import scalar_type_name
-
         kinds = [scalar_type_name(a.dtype) for a in arrays if hasattr(a, "dtype")]
         return NotImplementedError(
             f"\"{name}\" not implemented for '{kinds[0] if kinds else '?'}' (input dtypes "
@@ -92,8 +99,6 @@ def float_only(x, kernel: str, name: str) -> None:
     whose kernel (``kernel``, the name PyTorch's message gives) exists for floats only."""
     data = getattr(x, "_data", None)
     if data is not None and data.dtype.kind != "f":
-        from .pointwise import scalar_type_name
-
         raise NotImplementedError(
             f"\"{kernel}\" not implemented for '{scalar_type_name(data.dtype)}': {name}() takes "
             "a floating tensor; convert it first (x.float()) or pass dtype= where the op has it"

@@ -14,17 +14,9 @@ from ..backend import namespace
 from ..tensor import Tensor
 from ..tensor import make_tensor as _make_tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
+from ._errors import scalar_type_name  # noqa: F401  (used here, and imported from here)
 
 # ----------------------------------------------------------------- arithmetic
-
-
-_SCALAR_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-
-
-def scalar_type_name(np_dtype) -> str:
-    """PyTorch's name for a dtype in its error messages (``Long`` for int64...)."""
-    return _SCALAR_TYPE.get(str(np_dtype), str(np_dtype))
 
 
 def broadcast_error(a, b, op: str):
