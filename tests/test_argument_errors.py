@@ -495,7 +495,6 @@ DTYPE_CASES = [
         _long(m).reshape(1, 3), m.tensor([0])), ["log_softmax"]),
     ("where long cond", lambda m: m.where(_long(m), _f32(m), _f32(m)), ["where", "long"]),
     ("where float cond", lambda m: m.where(_f32(m), _f32(m), _f32(m)), ["where", "float"]),
-    ("where uint8 cond ok", lambda m: m.where(_long(m).to(m.uint8), _f32(m), _f32(m)), None),
     ("zeros dtype str", lambda m: m.zeros(2, dtype="float32"), ["zeros", "float32"]),
     ("ones dtype str", lambda m: m.ones(2, dtype="float32"), ["ones"]),
     ("tensor dtype str", lambda m: m.tensor([1.0], dtype="float32"), ["tensor"]),
@@ -627,3 +626,10 @@ def test_every_op_taking_dims_or_sizes_has_cases():
             _names_called(case[1].__code__, called)
     assert len(ops) > 60, sorted(ops)  # the enumeration itself works
     assert not ops - called, f"ops without argument-check cases: {sorted(ops - called)}"
+
+
+def test_where_uint8_condition_warns_as_torch():
+    for m in (torch, retrograd):
+        with pytest.warns(UserWarning, match="uint8 condition"):
+            out = m.where(m.tensor([1, 0, 2]).to(m.uint8), _f32(m), -_f32(m))
+        assert out.tolist() == [1.0, -2.0, 3.0]

@@ -466,6 +466,12 @@ def where(condition, input=None, other=None):  # noqa: A002 - PyTorch's names
             f"where expected condition to be a boolean tensor, but got a tensor with dtype "
             f"{scalar_type_name(cond.dtype)}; compare first, e.g. where(c != 0, x, y)"
         )
+    if condition.__class__ is Tensor and cond.dtype.name == "uint8":
+        import warnings
+
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and "
+                      "will be removed in a future version of PyTorch. Use a boolean condition "
+                      "instead.", UserWarning, stacklevel=2)
     if input.__class__ is not Tensor and other.__class__ is not Tensor:
         out = _where_fwd(input, other, cond)
         if condition.__class__ is Tensor:  # where(mask, 1.0, 0.0): a tensor of the numbers
