@@ -29,6 +29,10 @@ __all__ = [
 
 
 def _numpy_dtype(dtype):
+    if isinstance(dtype, str):
+        from .ops._errors import calling_op
+
+        dtypes.refuse_name(dtype, calling_op("tensor"))
     return None if dtype is None else dtypes.to_dtype(dtype).numpy
 
 
@@ -406,9 +410,11 @@ def _size(size, name="tensor"):
     size = tuple(s.__index__() for s in size)
     for s in size:
         if s < 0:
+            from .ops._errors import calling_op
+
             raise RuntimeError(
-                f"Trying to create tensor with negative dimension {s}: {list(size)}; sizes "
-                "must be >= 0"
+                f"{calling_op(name)}(): Trying to create tensor with negative dimension {s}: "
+                f"{list(size)}; sizes must be >= 0"
             )
     return size
 
@@ -426,7 +432,7 @@ def _check_grad_dtype(np_dtype, requires_grad):
 
 
 def _filled(name, fill):
-    def make(*size, dtype=None, device=None, requires_grad=False, out=None, **kw):
+    def _make(*size, dtype=None, device=None, requires_grad=False, out=None, **kw):
         if "size" in kw and not size:
             size = (kw.pop("size"),)
         if kw:
@@ -436,17 +442,18 @@ def _filled(name, fill):
                 f'{name}() missing 1 required positional arguments: "size" (e.g. {name}(2, 3), '
                 f"or {name}(()) for a 0-d tensor)"
             )
+        dtypes.refuse_name(dtype, name)
         np_dtype = _float_dtype(dtype)
         _check_grad_dtype(np_dtype, requires_grad)
         return _finish(fill(_size(size, name), np_dtype), requires_grad, device)
 
-    make.__name__ = make.__qualname__ = name
-    make.__doc__ = (
+    _make.__name__ = _make.__qualname__ = name
+    _make.__doc__ = (
         f"A tensor of the given size filled with {name} (the default float dtype unless "
         f"``dtype`` is given).\n\n    Examples\n    --------\n    >>> import retrograd as T\n"
         f"    >>> T.{name}(2, 3).shape\n    retrograd.Size([2, 3])\n"
     )
-    return make
+    return _make
 
 
 zeros = _filled("zeros", np.zeros)
@@ -470,12 +477,18 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tens
         fill_value = fill_value.item()
     np_dtype = _numpy_dtype(dtype)
     _check_grad_dtype(np_dtype, requires_grad)
-    size = _size((size,) if isinstance(size, numbers.Integral) else tuple(size), "full")
+    if isinstance(size, numbers.Integral) or not hasattr(size, "__iter__"):
+        from .ops._errors import calling_op
+
+        raise TypeError(f"{calling_op('full')}(): argument 'size' (position 1) must be tuple of "
+                        f"ints, not {type(size).__name__}; e.g. full(({size},), value)")
+    size = _size(tuple(size), "full")
     return _finish(np.full(size, fill_value, np_dtype), requires_grad, device)
 
 
 def _like(fn):
     def like(input, dtype=None, device=None, requires_grad=False, memory_format=None):  # noqa: A002
+        dtypes.refuse_name(dtype, like.__name__)
         d = dtype if dtype is not None else input.dtype
         return fn(tuple(input.shape), dtype=d, requires_grad=requires_grad)
 
@@ -498,9 +511,12 @@ def full_like(input, fill_value, dtype=None, device=None, requires_grad=False): 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False) -> Tensor:
     """The ``n`` x ``m`` identity matrix (``m`` defaults to ``n``)."""
+    from .ops._errors import int_arg
+
+    n, m = int_arg(n, "n"), m if m is None else int_arg(m, "m")
     for name, v in (("n", n), ("m", m)):
         if v is not None and v < 0:
-            raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
+            raise RuntimeError(f"eye(): {name} must be greater or equal to 0, got {v}")
     np_dtype = _float_dtype(dtype)
     _check_grad_dtype(np_dtype, requires_grad)
     return _finish(np.eye(n, m, dtype=np_dtype), requires_grad, device)
@@ -525,13 +541,15 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     if end is None:
         start, end = 0, start
     if step == 0:
-        raise RuntimeError("step must be nonzero (arange(start, end, step) with step=0)")
+        raise RuntimeError("arange(): step must be nonzero (arange(start, end, step) with "
+                           "step=0)")
     for v in (start, end, step):
         if not math.isfinite(v):
-            raise RuntimeError(f"unsupported range: {start} -> {end} (bounds must be finite)")
+            raise RuntimeError(f"arange(): unsupported range: {start} -> {end} (bounds must "
+                               "be finite)")
     if (end - start) * step < 0:
         raise RuntimeError(
-            f"upper bound and lower bound inconsistent with step sign (start={start}, "
+            f"arange(): upper bound and lower bound inconsistent with step sign (start={start}, "
             f"end={end}, step={step}); use a negative step to count down"
         )
     if dtype is None:
@@ -551,8 +569,11 @@ def _is_float(*values) -> bool:
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    from .ops._errors import int_arg
+
+    steps = int_arg(steps, "steps")
     if steps < 0:
-        raise RuntimeError(f"number of steps must be non-negative (got {steps})")
+        raise RuntimeError(f"linspace(): number of steps must be non-negative (got {steps})")
     np_dtype = _float_dtype(dtype)
     _check_grad_dtype(np_dtype, requires_grad)
     values = np.linspace(_number(start), _number(end), steps)
@@ -637,7 +658,8 @@ def randint(low=0, high=None, size=None, *, dtype=None, generator=None, device=N
         )
     if low >= high:
         raise RuntimeError(
-            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+            f"randint(): random_ expects 'from' to be less than 'to', but got from={low} >= "
+            f"to={high}"
         )
     rng = _random.numpy_generator(generator)
     np_dtype = _numpy_dtype(dtype or dtypes.int64)

@@ -93,7 +93,7 @@ def to_dtype(d) -> dtype:
     import builtins
 
     if d is builtins.float:
-        return _default_float
+        return float64  # as PyTorch: Python's float is a double, whatever the default
     if d is builtins.int:
         return int64
     if d is builtins.bool:
@@ -110,6 +110,16 @@ def to_dtype(d) -> dtype:
             f"retrograd has no dtype matching {d!r}; supported: "
             + ", ".join(x.name for x in _ALL)
         ) from None
+
+
+def refuse_name(d, op: str) -> None:
+    """PyTorch's TypeError for a dtype given by name (``dtype="float32"``) to op ``op``,
+    which takes a dtype: names are for ``Tensor.type()``, ops take the dtype object."""
+    if isinstance(d, str):
+        raise TypeError(
+            f"{op}(): argument 'dtype' must be retrograd.dtype, not str "
+            f"({d!r}); pass the dtype itself, e.g. dtype=retrograd.float32"
+        )
 
 
 def promote_types(a: dtype, b: dtype) -> dtype:

@@ -235,6 +235,11 @@ def _run_tensor_hooks(hooks, g, as_tensors, what):
                     f"hook on {what} returned a gradient of shape {list(result._data.shape)}, "
                     f"but the gradient has shape {list(g.shape)}; a hook must keep the shape"
                 )
+            if result._data.dtype != g.dtype:
+                raise RuntimeError(
+                    f"hook '{getattr(fn, '__name__', fn)}' on {what} has changed the type of "
+                    f"value (was {g.dtype} got {result._data.dtype}); a hook must keep the dtype"
+                )
             g = _unwrap(result, as_tensors)
     return g
 

@@ -32,6 +32,10 @@ def to(x, *args, **kwargs):
     from .. import dtypes
 
     dtype = kwargs.pop("dtype", None)
+    if isinstance(dtype, str):  # (a positional string is a device)
+        from ._errors import calling_op
+
+        dtypes.refuse_name(dtype, calling_op("to"))
     device = kwargs.pop("device", None)
     copy = kwargs.pop("copy", False)
     for a in args:
@@ -122,6 +126,9 @@ _masked_fill_tensor = pointwise.defop(
 def masked_fill(x, mask, value):
     """``value`` where ``mask`` (bool, broadcast to ``x``) is True, ``x`` elsewhere."""
     m = mask._data if hasattr(mask, "_data") else mask
+    if not hasattr(m, "dtype"):
+        raise TypeError(f"masked_fill(): argument 'mask' (position 1) must be Tensor, not "
+                        f"{type(m).__name__}")
     if m.dtype.kind != "b":
         raise RuntimeError(
             f"masked_fill_ only supports boolean masks, but got mask with dtype "

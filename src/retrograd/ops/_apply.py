@@ -23,6 +23,7 @@ from ..autograd.grad_mode import state
 from ..autograd.graph import Node, SavedOutput, accumulator_of, next_sequence_nr
 from ..backend import as_array
 from ..tensor import Tensor, make_tensor
+from ._errors import forward_error
 
 NOTHING, INPUTS, OUTPUT, BOTH = 0, 1, 2, 3
 
@@ -216,7 +217,10 @@ def _unary_caller(op):
             # an integer or bool input computes in the default float, as PyTorch's exp/sqrt/
             # sigmoid... of an int tensor (NumPy would give float64, or float16 for uint8)
             xd = xd.astype(dtypes.get_default_dtype().numpy)
-        data = forward(xd, *params)
+        try:  # free in Python 3.11 when nothing is raised
+            data = forward(xd, *params)
+        except (ValueError, IndexError, TypeError) as e:  # NumPy's: PyTorch's class, naming the op
+            raise forward_error(op.name, e, (xd, *params)) from None  # (masks)
         if type(data) is not _ndarray:
             data = as_array(data)
         out = _new(Tensor)
@@ -314,7 +318,10 @@ def _binary_caller(op):
             ad = a._data
             if b_is_t:
                 bd = b._data
-                data = forward(ad, bd, *params)
+                try:
+                    data = forward(ad, bd, *params)
+                except (ValueError, IndexError, TypeError) as e:  # (shapes, dtypes)
+                    raise forward_error(op.name, e, (ad, bd)) from None
                 # NumPy and PyTorch promote alike unless the dtypes differ (0-d rule)
                 # or an integer op must give a float (true division).
                 if type(data) is not _ndarray:
@@ -328,6 +335,8 @@ def _binary_caller(op):
                     data = forward(ad, b, *params)
                 except OverflowError:  # uint8 + 300: PyTorch wraps the scalar, NumPy raises
                     data = forward(ad, _wrap_scalar(b, ad.dtype), *params)
+                except (ValueError, IndexError, TypeError) as e:
+                    raise forward_error(op.name, e, (ad,)) from None
                 if type(data) is not _ndarray:
                     data = as_array(data)
                 if promotes and ad.dtype.kind != "f":
@@ -340,6 +349,8 @@ def _binary_caller(op):
                 data = forward(a, bd, *params)
             except OverflowError:
                 data = forward(_wrap_scalar(a, bd.dtype), bd, *params)
+            except (ValueError, IndexError, TypeError) as e:
+                raise forward_error(op.name, e, (bd,)) from None
             if type(data) is not _ndarray:
                 data = as_array(data)
             if promotes and bd.dtype.kind != "f":
@@ -423,7 +434,12 @@ def apply_op(op, inputs, params=()):
             datas.append(x._data)
         else:
             datas.append(x)
-    result = op.forward(*datas, *params)
+    try:
+        result = op.forward(*datas, *params)
+    except (ValueError, IndexError, TypeError) as e:  # NumPy's: PyTorch's class, naming the op
+        if not any_tensor:
+            raise
+        raise forward_error(op.name, e, datas) from None
     if not any_tensor:
         return result[0] if op.extras else result
     extras = ()

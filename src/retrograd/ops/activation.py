@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..backend import namespace
 from ._apply import INPUTS, OUTPUT, defop
+from ._errors import float_only
 from .inplace import inplace as _inplace
 from .inplace import relu_ as _relu_
 from .pointwise import exp, sigmoid, where
@@ -39,6 +40,7 @@ _leaky_relu_ = _inplace(_leaky_relu_saving_result, "leaky_relu_", False)
 def leaky_relu(input, negative_slope=0.01, inplace=False):  # noqa: A002 - PyTorch's names
     """``x`` where positive, ``negative_slope * x`` elsewhere (the result has x's sign, so
     the in-place form's derivative reads it from the result)."""
+    float_only(input, "leaky_relu_cpu", "leaky_relu")
     if inplace:
         return _leaky_relu_(input, negative_slope)
     return _leaky_relu(input, negative_slope)
@@ -65,6 +67,7 @@ _softplus = defop("softplus", _softplus_fwd, _softplus_vjp, "SoftplusBackward0",
 
 def softplus(input, beta=1.0, threshold=20.0):  # noqa: A002
     """``log(1 + exp(beta * x)) / beta``, and ``x`` itself where ``beta * x > threshold``."""
+    float_only(input, "softplus_cpu", "softplus")
     return _softplus(input, beta, threshold)
 
 
@@ -85,6 +88,7 @@ _silu_ = _inplace(_silu, "silu_", True)
 
 def silu(input, inplace=False):  # noqa: A002
     """``x * sigmoid(x)``."""
+    float_only(input, "silu_cpu", "silu")
     return _silu_(input) if inplace else _silu(input)
 
 
@@ -119,6 +123,7 @@ _elu_ = _inplace(defop("elu", _elu_fwd, _elu_result_vjp, "EluBackward1", 1, OUTP
 
 def elu(input, alpha=1.0, inplace=False):  # noqa: A002
     """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere."""
+    float_only(input, "elu_cpu", "elu")
     return _elu_(input, alpha) if inplace else _elu(input, alpha)
 
 
@@ -155,6 +160,7 @@ _gelu = defop("gelu", _gelu_fwd, _gelu_vjp, "GeluBackward0", 1, INPUTS, "float")
 
 def gelu(input, approximate="none"):  # noqa: A002
     """``x * Phi(x)`` (Phi the standard normal CDF), or its tanh approximation."""
+    float_only(input, "GeluKernelImpl", "gelu")
     if approximate not in ("none", "tanh"):
         raise RuntimeError(f"approximate argument must be either none or tanh, got "
                            f"{approximate!r}")
@@ -196,6 +202,8 @@ _hardtanh_ = _inplace(_hardtanh, "hardtanh_", True)
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002
     """``x`` clipped to ``[min_val, max_val]``."""
+    if input._data.dtype.kind == "b":
+        raise RuntimeError("Bool inputs not supported for hardtanh; convert with x.float()")
     return (_hardtanh_ if inplace else _hardtanh)(input, min_val, max_val)
 
 

@@ -188,6 +188,10 @@ def getitem(x, index):
     if not hasattr(x, "_data"):
         return x[index]
     if basic:
+        for item in index if isinstance(index, tuple) else (index,):
+            if item.__class__ is slice and item.step is not None and item.step <= 0:
+                raise ValueError("step must be greater than zero" if item.step else
+                                 "slice step cannot be zero")  # PyTorch has no reversed views
         try:
             if isinstance(index, tuple) and x._requires_grad and state.enabled:
                 steps = _basic_steps(index, shape)
@@ -247,9 +251,22 @@ def gather(x, dim, index):
     """
     from .shape import _norm_dim
 
+    from ._errors import tensor_arg
+
     idx = index._data if hasattr(index, "_data") else index
+    tensor_arg(idx, "index", 2)
     shape = tuple(x.shape)
     dim = _norm_dim(dim, len(shape))
+    if not shape and idx.size and idx.ndim <= 1 and idx.dtype.kind in "iu":
+        # a 0-d input: index 0, any number of times (NumPy has no axis 0 to gather on)
+        from .shape import reshape
+
+        if idx.max() != 0 or idx.min() != 0:
+            bad = int(idx.max() if idx.max() != 0 else idx.min())
+            raise RuntimeError(f"gather(): index {bad} is out of bounds for dimension 0 with "
+                               "size 1 (a 0-d input)")
+
+        return reshape(_gather(reshape(x, 1), idx.reshape(-1), 0, (1,)), tuple(idx.shape))
     if idx.dtype.kind not in "iu":
         raise RuntimeError(
             f"gather(): Expected dtype int64 for index, but got {idx.dtype.name}; "
@@ -257,8 +274,8 @@ def gather(x, dim, index):
         )
     if idx.ndim != len(shape) and not (not shape and idx.ndim <= 1):
         raise RuntimeError(
-            f"Index tensor must have the same number of dimensions as input tensor (input "
-            f"shape {list(shape)}, index shape {list(idx.shape)})"
+            f"gather(): Index tensor must have the same number of dimensions as input tensor "
+            f"(input shape {list(shape)}, index shape {list(idx.shape)})"
         )
     for d, (n, m) in enumerate(zip(idx.shape, shape)):
         if d != dim and n > m:

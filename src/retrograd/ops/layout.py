@@ -13,9 +13,12 @@ from ..autograd.grad_mode import state
 from ..autograd.graph import Node, next_sequence_nr
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
+from ._errors import int_arg, tensor_arg
 from ._apply import NOTHING, defop, edge_of
 from .index import _index_backward, getitem
-from .shape import _norm_dim, _shape_arg, cat, permute, reshape, stack, track_view, transpose
+from .shape import (
+    _norm_dim, _shape_arg, _unique_dims, cat, permute, reshape, stack, track_view, transpose,
+)
 
 
 # ----------------------------------------------------------------- split / chunk / unbind
@@ -87,16 +90,22 @@ def split(x, split_size_or_sections, dim=0):
     >>> [p.shape[1] for p in T.zeros(2, 5).split(2, dim=1)]
     [2, 2, 1]
     """
+    if x.ndim == 0:
+        raise RuntimeError("split(): split expects at least a 1-dimensional tensor (got a 0-d "
+                           "tensor); unsqueeze it first")
     dim = _norm_dim(dim, x.ndim)
     n = x.shape[dim]
-    if isinstance(split_size_or_sections, int):
-        size = split_size_or_sections
+    if not hasattr(split_size_or_sections, "__len__"):
+        size = int_arg(split_size_or_sections, "split_size")
         if size <= 0 and not (size == 0 and n == 0):
             raise RuntimeError(f"split expects split_size be non-negative, but got {size}")
         sizes = [min(size, n - i) for i in range(0, n, size)] if n else [0]
         cls = _SplitBackward0
     else:
-        sizes = [int(s) for s in split_size_or_sections]
+        sizes = [int_arg(s, "split_sizes") for s in split_size_or_sections]
+        if any(s < 0 for s in sizes):
+            raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative "
+                               f"entries, but got split_sizes={sizes}")
         if sum(sizes) != n:
             raise RuntimeError(
                 f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's "
@@ -108,14 +117,22 @@ def split(x, split_size_or_sections, dim=0):
 
 def chunk(x, chunks, dim=0):
     """Split into ``chunks`` views of (nearly) equal size along ``dim``."""
+    if x.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor (got a 0-d tensor); "
+                           "unsqueeze it first")
+    chunks = int_arg(chunks, "chunks")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = x.shape[_norm_dim(dim, x.ndim)]
-    return split(x, max(-(-n // chunks), 1) if n else 0, dim) if n else split(x, [0], dim)
+    # an empty dimension gives `chunks` empty pieces, as PyTorch
+    return split(x, max(-(-n // chunks), 1), dim) if n else split(x, [0] * chunks, dim)
 
 
 def unbind(x, dim=0):
     """The slices of ``x`` along ``dim``, as views without that dimension."""
+    if x.ndim == 0:
+        raise IndexError(f"unbind(): Dimension specified as {dim} but tensor has no dimensions "
+                         "(a 0-d tensor has nothing to unbind)")
     dim = _norm_dim(dim, x.ndim)
     arrays = [x._data[(slice(None),) * dim + (i,)] for i in range(x.shape[dim])]
     return _views_of(x, arrays, _UnbindBackward0, (dim,))
@@ -141,8 +158,11 @@ def flip(x, *dims, **kwargs):
     >>> T.tensor([1.0, 2.0, 3.0]).flip(0)
     tensor([3., 2., 1.])
     """
+    if not dims and "dims" not in kwargs:
+        raise TypeError('flip() missing 1 required positional arguments: "dims"')
     dims = _shape_arg(dims or (kwargs.pop("dims"),))
-    return flip_op(x, tuple(_norm_dim(d, x.ndim) for d in dims))
+    dims = _unique_dims(dims, x.ndim)
+    return flip_op(x, dims if x.ndim else ())  # (a 0-d tensor: a copy, NumPy has no axis 0)
 
 
 def _roll_fwd(a, shifts, dims):
@@ -166,9 +186,12 @@ def roll(x, shifts, dims=None):
         return roll_op(x, int(shifts) if not isinstance(shifts, tuple) else shifts[0], None)
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    if x.ndim == 0:
+        raise IndexError(f"roll(): Dimension specified as {dims[0]} but tensor has no "
+                         "dimensions (roll a 0-d tensor without dims=)")
     if len(shifts) != len(dims):
-        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims: "
-                           f"{len(dims)}")
+        raise RuntimeError(f"roll(): shifts and dimensions must align. shifts: {len(shifts)}, "
+                           f"dims: {len(dims)}")
     return roll_op(x, shifts, tuple(_norm_dim(d, x.ndim) for d in dims))
 
 
@@ -208,6 +231,8 @@ def repeat(x, *sizes):
     tensor([[1., 2., 1., 2.],
             [1., 2., 1., 2.]])
     """
+    if not sizes:
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
     reps = _shape_arg(sizes)
     if any(r < 0 for r in reps):
         raise RuntimeError(f"Trying to create tensor with negative dimension {min(reps)}: "
@@ -220,9 +245,11 @@ def repeat(x, *sizes):
     return _repeat(x, reps, tuple(x.shape))
 
 
-def tile(x, dims):
+def tile(x, *dims):
     """Like repeat, but with fewer ``dims`` than dimensions the leading ones are kept."""
-    dims = tuple(dims)
+    if not dims:
+        raise TypeError('tile() missing 1 required positional arguments: "dims"')
+    dims = _shape_arg(dims)  # tile(2, 3), tile((2, 3)) or tile([2, 3])
     return repeat(x, *((1,) * (x.ndim - len(dims)) + dims))
 
 
@@ -243,13 +270,21 @@ _tril = defop("tril", _tri_fwd, _tri_vjp, "TrilBackward0", 1, NOTHING)
 _triu = defop("triu", _tri_fwd, _tri_vjp, "TriuBackward0", 1, NOTHING)
 
 
+def _check_matrix(x, name):
+    if x.ndim < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions (got shape "
+                           f"{list(x.shape)})")
+
+
 def tril(x, diagonal=0):
     """The lower triangle (below and on ``diagonal``) of the last two dimensions."""
+    _check_matrix(x, "tril")
     return _tril(x, diagonal, False)
 
 
 def triu(x, diagonal=0):
     """The upper triangle (above and on ``diagonal``) of the last two dimensions."""
+    _check_matrix(x, "triu")
     return _triu(x, diagonal, True)
 
 
@@ -282,22 +317,43 @@ def index_select(x, dim, index):
             [4., 4.]])
     """
     idx = index._data if isinstance(index, Tensor) else index
+    tensor_arg(idx, "index", 2)
     if idx.ndim > 1:
         raise IndexError(f"index_select(): Index is supposed to be a vector, got shape "
                          f"{list(idx.shape)}")
+    if idx.dtype.kind not in "iu":
+        raise RuntimeError(f"index_select(): Expected dtype int32 or int64 for index (got "
+                           f"{idx.dtype}); convert it with index.long()")
     dim = _norm_dim(dim, x.ndim)
     n = x.shape[dim] if x.ndim else 1
-    if idx.size and (idx.min() < -n or idx.max() >= n):
-        raise RuntimeError(f"INDICES element is out of DATA bounds (index_select along "
-                           f"dimension {dim} of size {n} with indices {idx.tolist()})")
+    if not x.ndim:  # a 0-d tensor: index 0 selects it, as PyTorch (a 0-d result)
+        if idx.size != 1 or int(idx.reshape(-1)[0]) != 0:
+            raise IndexError(f"index_select(): index out of range in self (indices "
+                             f"{idx.tolist()} for a 0-d tensor, whose only index is 0)")
+        return _index_select(x, (), ())
+    if idx.size and (idx.min() < 0 or idx.max() >= n):  # negative indices too, as PyTorch
+        # (PyTorch's class depends on its kernel: RuntimeError along dim 1, else IndexError)
+        raise (RuntimeError if dim == 1 else IndexError)(
+            f"index_select(): index out of range in self: INDICES element is out of DATA bounds "
+            f"(along dimension {dim} of size {n}, indices {idx.tolist()})")
     return _index_select(x, (slice(None),) * dim + (idx.reshape(-1),), tuple(x.shape))
 
 
 def masked_select(x, mask):
     """The entries of ``x`` where the bool ``mask`` (broadcast together) is True, as 1-D."""
     m = mask._data if isinstance(mask, Tensor) else mask
+    tensor_arg(m, "mask")
+    if m.dtype.kind != "b":
+        raise RuntimeError(f"masked_select: expected BoolTensor for mask (got {m.dtype}); "
+                           "compare first, e.g. x.masked_select(m > 0)")
     xp = namespace(m)
-    shape = xp.broadcast_shapes(tuple(x.shape), m.shape)
+    try:
+        shape = xp.broadcast_shapes(tuple(x.shape), m.shape)
+    except ValueError:
+        from ._errors import broadcast_message
+
+        raise RuntimeError(f"masked_select(): {broadcast_message([x.shape, m.shape])} (input "
+                           f"shape {list(x.shape)}, mask shape {list(m.shape)})") from None
     if tuple(x.shape) != shape:
         from .shape import expand
 
@@ -358,9 +414,12 @@ def diagonal(x, offset=0, dim1=0, dim2=1):
 
 def diag_embed(x, offset=0, dim1=-2, dim2=-1):
     """Matrices with the last dimension of ``x`` on their ``offset`` diagonal."""
+    d1, d2 = _norm_dim(dim1, x.ndim + 1), _norm_dim(dim2, x.ndim + 1)  # dims of the result
+    if d1 == d2:
+        raise RuntimeError(f"diag_embed(): diagonal dimensions cannot be identical {dim1}, "
+                           f"{dim2}")
     n = x.shape[-1] + abs(offset)
     shape = tuple(x.shape[:-1]) + (n, n)
-    d1, d2 = _norm_dim(dim1, len(shape)), _norm_dim(dim2, len(shape))
     if (d1, d2) != (len(shape) - 2, len(shape) - 1):
         raise NotImplementedError("diag_embed: only the last two dimensions (dim1=-2, dim2=-1) "
                                   "are supported by retrograd")
@@ -396,6 +455,9 @@ trace_op = defop("trace", lambda a: namespace(a).trace(a), _trace_vjp, "TraceBac
 
 def trace(x):
     """The sum of the main diagonal of a matrix."""
+    if x._data.dtype.kind == "b":  # (PyTorch checks the dtype first)
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'; convert first, e.g. "
+                                  "x.int().trace()")
     if x.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x.ndim}")
     return trace_op(x)
@@ -408,9 +470,20 @@ def movedim(x, source, destination):
     """Move dimension(s) ``source`` to ``destination`` (a permute)."""
     src = (source,) if isinstance(source, int) else tuple(source)
     dst = (destination,) if isinstance(destination, int) else tuple(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({list(src)} dims) should "
+            f"contain the same number of dims as destination ({list(dst)} dims)"
+        )
     n = x.ndim
     src = [_norm_dim(d, n) for d in src]
     dst = [_norm_dim(d, n) for d in dst]
+    for which, dims, given in (("source", src, source), ("destination", dst, destination)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{which}` ({list(dims)}, given as "
+                               f"{given}); name each dimension once")
+    if n == 0:  # dims 0 and -1 of a 0-d tensor: nothing moves
+        return permute(x, ())
     order = [d for d in range(n) if d not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -424,18 +497,43 @@ def swapaxes(x, axis0, axis1):
 
 def narrow(x, dim, start, length):
     """The view ``x[..., start:start + length, ...]`` along ``dim``."""
+    if x.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    start, length = int_arg(start, "start"), int_arg(length, "length")
+    if length < 0:
+        raise RuntimeError(f"narrow(): length must be non-negative (got {length}).")
     dim = _norm_dim(dim, x.ndim)
-    start = start % x.shape[dim] if start < 0 else start
-    if start + length > x.shape[dim] or length < 0:
-        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
-                           f"({x.shape[dim]}).")
+    n = x.shape[dim]
+    if not -n <= start <= n:
+        raise IndexError(f"narrow(): start out of range (expected to be in range of [{-n}, {n}], "
+                         f"but got {start}) for dimension {dim} of size {n}")
+    start = start + n if start < 0 else start
+    if start + length > n:
+        raise RuntimeError(f"narrow(): start ({start}) + length ({length}) exceeds dimension "
+                           f"size ({n}).")
     return getitem(x, (slice(None),) * dim + (slice(start, start + length),))
 
 
 def unflatten(x, dim, sizes):
     """Split dimension ``dim`` into ``sizes`` (a view)."""
+    if not hasattr(sizes, "__len__"):
+        raise TypeError(f"unflatten(): argument 'sizes' (position 2) must be tuple of ints, not "
+                        f"{type(sizes).__name__}; e.g. unflatten({dim}, ({sizes}, -1))")
+    if x.ndim == 0:
+        raise RuntimeError(f"unflatten(): Dimension specified as {dim} but tensor has no "
+                           "dimensions")
     dim = _norm_dim(dim, x.ndim)
     shape = tuple(x.shape)
+    sizes = _shape_arg((sizes,))
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    numel = 1
+    for s in sizes:
+        numel *= s
+    if -1 not in sizes and numel != shape[dim]:
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
+                           f"size of dim {dim} ({shape[dim]}) in the input tensor (shape "
+                           f"{list(shape)})")
     from .shape import view
 
     return view(x, shape[:dim] + tuple(sizes) + shape[dim + 1:])

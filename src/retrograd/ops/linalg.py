@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..backend import ndarray as _ndarray
 from ..tensor import Tensor
 from ._apply import INPUTS, defop
+from ._errors import tensor_arg
 from .index import getitem
 from .shape import transpose
 
@@ -127,6 +128,8 @@ def matmul(a, b):
     if not hasattr(a, "_data") and not hasattr(b, "_data"):
         return a @ b
     ad, bd = getattr(a, "_data", a), getattr(b, "_data", b)
+    tensor_arg(ad, "input", 0)
+    tensor_arg(bd, "other")
     if ad.ndim == 0 or bd.ndim == 0:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {ad.ndim}D and "
@@ -138,9 +141,9 @@ def matmul(a, b):
         sa = "x".join(map(str, ad.shape if ad.ndim > 1 else (1,) + ad.shape))
         sb = "x".join(map(str, bd.shape if bd.ndim > 1 else bd.shape + (1,)))
         raise RuntimeError(
-            f"mat1 and mat2 shapes cannot be multiplied ({sa} and {sb}): the last dimension of "
-            f"the first ({ka}) must equal the {'first' if bd.ndim == 1 else 'second-to-last'} "
-            f"dimension of the second ({kb})"
+            f"matmul(): mat1 and mat2 shapes cannot be multiplied ({sa} and {sb}): the last "
+            f"dimension of the first ({ka}) must equal the "
+            f"{'first' if bd.ndim == 1 else 'second-to-last'} dimension of the second ({kb})"
         )
     op = _dispatch(ad, bd, getattr(a, "_requires_grad", False), getattr(b, "_requires_grad",
                                                                           False))
@@ -154,6 +157,52 @@ def matmul(a, b):
                                   "tensors); convert first, e.g. a.int() @ b.int()")
     return op(a, b)
 
+
+
+# ----------------------------------------------------------------- dot
+
+# d(a . b)/da = g * b and d/db = g * a, with g 0-d: matmul's 1-D x 1-D derivative
+_dot_op = defop("dot", _matmul_fwd, _matmul_vjp, "DotBackward0", 2, INPUTS)
+
+
+def _same_dtype(name, tensors, words=None):
+    """PyTorch's RuntimeError for a product of tensors of different dtypes (no promotion)."""
+    first = getattr(tensors[0], "_data", tensors[0]).dtype  # (NumPy dtypes: cheap to compare)
+    for x in tensors[1:]:
+        if getattr(x, "_data", x).dtype != first:
+            raise RuntimeError(
+                (words or f"{name}(): expected scalar type {{}} but found {{}}").format(
+                    tensors[0].dtype, x.dtype)
+                + f" ({name} does not promote: convert one operand, e.g. b.to(a.dtype))"
+            )
+
+
+def dot(input, other):  # noqa: A002 - PyTorch's names
+    """The inner product of two 1-D tensors of the same length and dtype (no broadcasting).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.dot(T.tensor([1.0, 2.0]), T.tensor([3.0, 4.0]))
+    tensor(11.)
+    """
+    tensor_arg(other, "tensor")
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"dot(): 1D tensors expected, but got {input.ndim}D and {other.ndim}D "
+                           f"tensors (shapes {list(input.shape)} and {list(other.shape)}); use "
+                           "matmul for matrices")
+    _same_dtype("dot", (input, other), "dot : expected both vectors to have same dtype, but "
+                "found {} and {}")
+    if input.shape[0] != other.shape[0]:
+        raise RuntimeError(
+            f"dot(): inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
+            f"[{other.shape[0]}] to have the same number of elements, but got {input.shape[0]} "
+            f"and {other.shape[0]} elements respectively"
+        )
+    if input._data.dtype.kind == "b":
+        raise NotImplementedError("\"dot\" not implemented for 'Bool'; convert first, e.g. "
+                                  "a.int().dot(b.int())")
+    return _dot_op(input, other)
 
 
 # ----------------------------------------------------------------- bmm, addmm, linear, outer
@@ -170,6 +219,7 @@ def bmm(a, b):
     >>> T.bmm(T.ones(5, 2, 3), T.ones(5, 3, 4)).shape
     retrograd.Size([5, 2, 4])
     """
+    tensor_arg(b, "mat2")
     if a.ndim != 3 or b.ndim != 3:
         raise RuntimeError(f"batch1 must be a 3D tensor (bmm got shapes {list(a.shape)} and "
                            f"{list(b.shape)}); use matmul for other ranks")
@@ -179,6 +229,7 @@ def bmm(a, b):
             f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}] (bmm of "
             f"shapes {list(a.shape)} and {list(b.shape)})"
         )
+    _same_dtype("bmm", (a, b))
     return _bmm(a, b)
 
 
@@ -202,11 +253,19 @@ _addmm = defop("addmm", _addmm_fwd, _addmm_vjp, "AddmmBackward0", 3, INPUTS, "pr
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002 - PyTorch's names
     """``beta * input + alpha * (mat1 @ mat2)`` for 2-D ``mat1``, ``mat2``."""
-    if mat1.ndim != 2 or mat2.ndim != 2:
+    # (every linear layer comes here: the checks cost two attribute reads when all is well)
+    d1, d2 = getattr(mat1, "_data", None), getattr(mat2, "_data", None)
+    if d1 is None or d2 is None:
+        tensor_arg(mat1, "mat1")
+        tensor_arg(mat2, "mat2", 2)
+    if d1.ndim != 2 or d2.ndim != 2:
         raise RuntimeError(f"mat1 must be a matrix, got {mat1.ndim}-D tensor (addmm of shapes "
                            f"{list(mat1.shape)} and {list(mat2.shape)})")
-    if mat1.shape[1] != mat2.shape[0]:
+    if d1.shape[1] != d2.shape[0]:
         matmul(mat1, mat2)  # raises the shape error
+    if d1.dtype != d2.dtype or getattr(input, "_data", d1).dtype != d1.dtype:
+        _same_dtype("addmm", (input, mat1, mat2) if hasattr(input, "_data") else (mat1, mat2),
+                    "addmm(): self and mat2 must have the same dtype, but got {} and {}")
     if beta != 1 or alpha != 1:
         return _addmm(input, mat1, mat2, beta, alpha)
     return _addmm(input, mat1, mat2)
@@ -237,6 +296,7 @@ def linear(input, weight, bias=None):  # noqa: A002 - PyTorch's names
 
 def outer(a, b):
     """The outer product of two 1-D tensors (``a[:, None] * b[None, :]``)."""
+    tensor_arg(b, "vec2")
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"outer: expected 1-D tensors, got shapes {list(a.shape)} and "
                            f"{list(b.shape)}")
@@ -245,7 +305,7 @@ def outer(a, b):
     return reshape(a, -1, 1) * b
 
 
-__all__ = ["bmm", "addmm", "outer"]
+__all__ = ["bmm", "addmm", "outer", "dot"]  # (Tensor.dot is dot, not matmul)
 
 
 # ----------------------------------------------------------------- einsum
@@ -285,6 +345,18 @@ def _parse_einsum(equation, shapes):
             for c in t:
                 counts[c] = counts.get(c, 0) + 1
         out = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
+    seen = {}  # each subscript's size: equal in every operand, or 1 (which broadcasts)
+    for k, (t, s) in enumerate(zip(fixed, shapes)):
+        for c, size in zip(t, s):
+            before = seen.get(c, 1)
+            if size != 1 and before != 1 and size != before:
+                raise RuntimeError(
+                    f"einsum(): subscript {c} has size {size} for operand {k} which does not "
+                    f"broadcast with previously seen size {before} (equation {equation!r}, "
+                    f"operand shapes {', '.join(str(list(x)) for x in shapes)})"
+                )
+            if size != 1:
+                seen[c] = size
     for t in fixed:
         if len(set(t)) != len(t):
             raise NotImplementedError(
@@ -359,16 +431,16 @@ def einsum(equation, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     terms, out = _parse_einsum(equation, [tuple(o.shape) for o in operands])
+    _same_dtype("einsum", operands)
     return einsum_terms(terms, out, operands)
 
 
 # ----------------------------------------------------------------- public names (registry.py)
 from .registry import reflected, register  # noqa: E402
 
-# ``dot`` is matmul for now (PyTorch's dot takes 1-D tensors only)
-register(matmul, aliases=("mm",), method=("matmul", "mm", "dot"), dunders=("__matmul__",),
+register(matmul, aliases=("mm",), method=("matmul", "mm"), dunders=("__matmul__",),
          tensor={"__rmatmul__": reflected(matmul)})
-for _fn in (bmm, addmm, outer):
+for _fn in (bmm, addmm, outer, dot):
     register(_fn)
 register(einsum, method=False)
 register(linear, function=False, method=False, functional=("linear",))

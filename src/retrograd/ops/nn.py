@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..backend import namespace
 from .stats import quiet
+from ._errors import float_only
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from .index import scatter_along
 from .reduce import sum as _sum
@@ -80,8 +81,10 @@ def softmax(x, dim=None, dtype=None):
     tensor([0.2500, 0.2500, 0.2500, 0.2500])
     """
     if dtype is not None:
-        x = x.to(dtype)
-    return _softmax(x, _dim_for(x, dim, "softmax"))
+        x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
+    dim = _dim_for(x, dim, "softmax")  # (the dim is checked first, as PyTorch)
+    float_only(x, "softmax_lastdim_kernel_impl", "softmax")  # integers need dtype=
+    return _softmax(x, dim)
 
 
 def log_softmax(x, dim=None, dtype=None):
@@ -94,8 +97,10 @@ def log_softmax(x, dim=None, dtype=None):
     tensor([-0.6931, -0.6931])
     """
     if dtype is not None:
-        x = x.to(dtype)
-    return _log_softmax(x, _dim_for(x, dim, "log_softmax"))
+        x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
+    dim = _dim_for(x, dim, "log_softmax")
+    float_only(x, "log_softmax_lastdim_kernel_impl", "log_softmax")
+    return _log_softmax(x, dim)
 
 
 # ----------------------------------------------------------------- losses
@@ -212,8 +217,8 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):  
             bad = t[~mask]
             if bad.size and (bad.min() < 0 or bad.max() >= c):
                 raise IndexError(
-                    f"Target {int(bad.max() if bad.max() >= c else bad.min())} is out of bounds:"
-                    f" there are {c} classes, so targets must be in [0, {c - 1}] (or "
+                    f"nll_loss(): Target {int(bad.max() if bad.max() >= c else bad.min())} is "
+                    f"out of bounds: there are {c} classes, so targets must be in [0, {c - 1}] (or "
                     f"ignore_index={ignore_index})"
                 )
     if weight is None and ignored is None and nd == 2:
@@ -299,6 +304,10 @@ def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002 - PyTorch
     (random numbers from retrograd's generator: ``retrograd.manual_seed`` repeats them)."""
     if not 0 <= p <= 1:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input._data.dtype.kind != "f" and training and p != 0:
+        raise RuntimeError(f"dropout(): result type Float can't be cast to the desired output "
+                           f"type {input.dtype} (dropout scales by 1 / (1 - p)); convert the "
+                           "input with x.float() first")
     if not training or p == 0:
         return input
     from ..random import generator
@@ -363,6 +372,7 @@ def _as_data(v):
 def binary_cross_entropy(input, target, weight=None, reduction="mean"):  # noqa: A002
     """``-(t log x + (1 - t) log(1 - x))`` for probabilities ``x`` (logs clamped at -100)."""
     _check_reduction(reduction)
+    float_only(input, "binary_cross_entropy", "binary_cross_entropy")
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(
             f"Using a target size ({list(target.shape)}) that is different to the input size "
@@ -404,6 +414,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
     tensor(0.6931)
     """
     _check_reduction(reduction)
+    float_only(input, "log_sigmoid_cpu", "binary_cross_entropy_with_logits")
     if pos_weight is not None:
         raise NotImplementedError("binary_cross_entropy_with_logits(pos_weight=...) is not "
                                   "implemented in retrograd; weight the terms yourself")

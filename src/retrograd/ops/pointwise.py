@@ -14,17 +14,9 @@ from ..backend import namespace
 from ..tensor import Tensor
 from ..tensor import make_tensor as _make_tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
+from ._errors import scalar_type_name  # noqa: F401  (used here, and imported from here)
 
 # ----------------------------------------------------------------- arithmetic
-
-
-_SCALAR_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-
-
-def scalar_type_name(np_dtype) -> str:
-    """PyTorch's name for a dtype in its error messages (``Long`` for int64...)."""
-    return _SCALAR_TYPE.get(str(np_dtype), str(np_dtype))
 
 
 def broadcast_error(a, b, op: str):
@@ -519,6 +511,17 @@ def where(condition, input=None, other=None):  # noqa: A002 - PyTorch's names
         found = namespace(c).nonzero(c if c.ndim else c.reshape(1))
         return tuple(_make_tensor(i.astype("int64")) for i in found)
     cond = condition._data if condition.__class__ is Tensor else condition
+    if condition.__class__ is Tensor and cond.dtype.kind != "b" and cond.dtype.name != "uint8":
+        raise RuntimeError(
+            f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{scalar_type_name(cond.dtype)}; compare first, e.g. where(c != 0, x, y)"
+        )
+    if condition.__class__ is Tensor and cond.dtype.name == "uint8":
+        import warnings
+
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and "
+                      "will be removed in a future version of PyTorch. Use a boolean condition "
+                      "instead.", UserWarning, stacklevel=2)
     if input.__class__ is not Tensor and other.__class__ is not Tensor:
         out = _where_fwd(input, other, cond)
         if condition.__class__ is Tensor:  # where(mask, 1.0, 0.0): a tensor of the numbers

@@ -11,7 +11,7 @@ from collections import namedtuple
 from ..backend import namespace
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from .pointwise import scalar_type_name, where
-from .shape import _norm_dim, expand_op, reshape_op
+from .shape import _int_dim, _unique_dims, expand_op, reshape_op
 
 _values_indices = namedtuple("return_types", ["values", "indices"])
 
@@ -24,10 +24,22 @@ def _dims(dim, ndim):
         if 0 <= dim < ndim:  # the common case, without the general checks below
             return (dim,)
         dim = (dim,)
-    out = [_norm_dim(d, ndim) for d in dim]
+    elif hasattr(dim, "__index__") or not hasattr(dim, "__len__"):
+        dim = (_int_dim(dim),)  # an int tensor or NumPy int passes, 1.0 doesn't
+    elif len(dim) == 0:
+        return None  # sum(x, ()) reduces every dimension, as PyTorch
+    out = _unique_dims(dim, ndim)  # IndexError out of range, RuntimeError for a repeat
     if ndim == 0:
         return ()
-    return tuple(sorted(set(out)))
+    return tuple(sorted(out))
+
+
+def _one_dim(dim, ndim, name):
+    """``_dims`` for ops that reduce one dimension (max, argmax, cumsum): not a tuple."""
+    if hasattr(dim, "__len__") and not hasattr(dim, "__index__"):
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__} "
+                        f"({dim!r}); {name} reduces one dimension at a time")
+    return _dims(dim, ndim)
 
 
 def _keep_shape(in_shape, axes):
@@ -73,7 +85,7 @@ def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - PyTorch's na
     (tensor(10.), tensor([4., 6.]), retrograd.Size([2, 1]))
     """
     if dtype is not None:
-        x = x.to(dtype)
+        x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
     if x._data.dtype.kind in "biu" and x._data.dtype.itemsize != 8 or x._data.dtype.kind == "b":
         x = x.long()  # integers and bools sum to int64 (NumPy: uint8 -> uint64)
     shape = x._data.shape
@@ -105,7 +117,7 @@ def mean(x, dim=None, keepdim=False, *, dtype=None):
     tensor([1.5000, 4.0000])
     """
     if dtype is not None:
-        x = x.to(dtype)
+        x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
     if x._data.dtype.kind != "f":
         raise RuntimeError(
             f"mean(): could not infer output dtype. Input dtype must be either a floating point "
@@ -197,9 +209,14 @@ def _extreme(x, dim, keepdim, other, whole, along, name):
         return (maximum if name == "max" else minimum)(x, dim)
     if dim is None:
         return whole(x)
-    d = _dims(dim, x.ndim)
-    d = d[0] if d else 0
-    if x.shape[d] == 0 if x.ndim else False:
+    d = _one_dim(dim, x.ndim, name)
+    if not d:  # a 0-d tensor: its own max along dim 0 (NumPy has no axis 0 to reduce)
+        from .shape import reshape
+
+        values, indices = _extreme(reshape(x, 1), 0, False, other, whole, along, name)
+        return _values_indices(reshape(values, ()), reshape(indices, ()))
+    d = d[0]
+    if x.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     values = along(x, d, keepdim)
     xp = namespace(x._data)
@@ -237,9 +254,15 @@ def argmax(x, dim=None, keepdim=False):
 
     xp = namespace(x._data)
     if dim is None:
+        if x._data.size == 0:
+            raise IndexError("argmax(): Expected reduction dim to be specified for input.numel() "
+                             "== 0 (the tensor is empty); pass dim=")
         return make_tensor(xp.asarray(xp.argmax(x._data), dtype="int64"))
-    dim = _dims(dim, x.ndim)  # IndexError for a dimension out of range, as PyTorch
+    dim = _one_dim(dim, x.ndim, "argmax")  # IndexError out of range, as PyTorch
     axis = dim[0] if dim else None
+    if axis is not None and x.shape[axis] == 0:
+        raise IndexError(f"argmax(): Expected reduction dim {axis} to have non-zero size (input "
+                         f"shape {list(x.shape)}).")
     if axis is None:  # a 0-d tensor
         return make_tensor(xp.asarray(xp.argmax(x._data), dtype="int64"))
     return make_tensor(xp.asarray(xp.argmax(x._data, axis=axis, keepdims=keepdim), dtype="int64"))
@@ -254,9 +277,15 @@ def argmin(x, dim=None, keepdim=False):
 
     xp = namespace(x._data)
     if dim is None:
+        if x._data.size == 0:
+            raise IndexError("argmin(): Expected reduction dim to be specified for input.numel() "
+                             "== 0 (the tensor is empty); pass dim=")
         return make_tensor(xp.asarray(xp.argmin(x._data), dtype="int64"))
-    dim = _dims(dim, x.ndim)  # IndexError for a dimension out of range, as PyTorch
+    dim = _one_dim(dim, x.ndim, "argmin")
     axis = dim[0] if dim else None
+    if axis is not None and x.shape[axis] == 0:
+        raise IndexError(f"argmin(): Expected reduction dim {axis} to have non-zero size (input "
+                         f"shape {list(x.shape)}).")
     if axis is None:  # a 0-d tensor
         return make_tensor(xp.asarray(xp.argmin(x._data), dtype="int64"))
     return make_tensor(xp.asarray(xp.argmin(x._data, axis=axis, keepdims=keepdim), dtype="int64"))

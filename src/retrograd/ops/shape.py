@@ -6,12 +6,14 @@ dimensions, or a slice of the joined gradient.
 
 from __future__ import annotations
 
+import operator
 import weakref
 
 from ..autograd.engine import sum_to_array
 from ..backend import namespace
 from ..tensor import Tensor
 from ._apply import NOTHING, apply_op, defop
+from ._errors import calling_op, dim_error
 
 
 # ----------------------------------------------------------------- view tracking
@@ -55,37 +57,73 @@ def track_view(x, out):
 
 
 def _norm_dim(dim, ndim):
+    if dim.__class__ is not int:
+        dim = _int_dim(dim)
     if not -max(ndim, 1) <= dim < max(ndim, 1):
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [{-max(ndim, 1)}, "
-            f"{max(ndim, 1) - 1}], but got {dim})"
-        )
+        raise dim_error(dim, ndim)
     return dim % max(ndim, 1)
 
 
-def _shape_arg(shape):
+def _int_dim(dim):
+    """A dim that is not a Python int: an int tensor or NumPy int passes, 1.0 or (0,) don't."""
+    if isinstance(dim, bool) or not hasattr(dim, "__index__"):
+        raise TypeError(f"{calling_op()}(): argument 'dim' must be int, not "
+                        f"{type(dim).__name__} ({dim!r})")
+    return operator.index(dim)
+
+
+def _unique_dims(dims, ndim):
+    """``dims`` normalised, refusing a dim named twice (``sum((0, -2))`` of a 2-D tensor)."""
+    out = tuple(_norm_dim(d, ndim) for d in dims)
+    if len(set(out)) != len(out):
+        d = next(d for d in out if out.count(d) > 1)
+        raise RuntimeError(f"{calling_op()}(): dim {d} appears multiple times in the list of "
+                           f"dims {list(dims)}; name each dimension once")
+    return out
+
+
+def _shape_arg(shape, required=None):
+    if required and not shape:  # x.reshape(): PyTorch's arg parser refuses
+        raise TypeError(f'{calling_op()}() missing 1 required positional arguments: '
+                        f'"{required}"')
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
-    return tuple(int(s) for s in shape)
+    try:
+        return tuple(operator.index(s) for s in shape)  # ints (and int tensors), not 2.0
+    except TypeError:
+        bad = next(s for s in shape if not hasattr(s, "__index__"))
+        raise TypeError(f"{calling_op()}(): argument must be tuple of ints, but found element "
+                        f"of type {type(bad).__name__} ({bad!r}) in {list(shape)}") from None
 
 
 def _infer_shape(shape, size, in_shape):
+    for i, s in enumerate(shape):
+        if s < -1:
+            raise RuntimeError(f"{calling_op()}(): invalid shape dimension {s} at index {i} of "
+                               f"shape {list(shape)}; sizes are >= 0, or -1 to infer one")
     if shape.count(-1) > 1:
-        raise RuntimeError("only one dimension can be inferred (more than one -1 in the shape)")
+        raise RuntimeError(f"{calling_op()}(): only one dimension can be inferred (more than "
+                           f"one -1 in the shape {list(shape)})")
     known = 1
     for s in shape:
         if s != -1:
             known *= s
     if -1 in shape:
+        if known == 0 and size == 0:
+            raise RuntimeError(
+                f"{calling_op()}(): cannot reshape tensor of 0 elements into shape "
+                f"{list(shape)} because the unspecified dimension size -1 can be any value and "
+                "is ambiguous; give every size"
+            )
         if known == 0 or size % known:
             raise RuntimeError(
-                f"shape '{list(shape)}' is invalid for input of size {size} "
-                f"(input shape {list(in_shape)})"
+                f"{calling_op()}(): shape '{list(shape)}' is invalid for input of size "
+                f"{size} (input shape {list(in_shape)})"
             )
         shape = tuple(size // known if s == -1 else s for s in shape)
     elif known != size:
         raise RuntimeError(
-            f"shape '{list(shape)}' is invalid for input of size {size} "
+            f"{calling_op()}(): shape '{list(shape)}' is invalid for input of size {size} "
             f"(input shape {list(in_shape)}); the new shape must have the same number of elements"
         )
     return shape
@@ -122,7 +160,7 @@ def reshape(x, *shape):
     tensor([[0., 1., 2.],
             [3., 4., 5.]])
     """
-    shape = _infer_shape(_shape_arg(shape), x.numel() if hasattr(x, "numel") else x.size,
+    shape = _infer_shape(_shape_arg(shape, "shape"), x.numel() if hasattr(x, "numel") else x.size,
                          x.shape)
     if not hasattr(x, "_data"):
         return x.reshape(shape)
@@ -135,7 +173,7 @@ def reshape(x, *shape):
 
 def view(x, *shape):
     """Like reshape, but never copies: a non-contiguous tensor raises, as in PyTorch."""
-    shape = _infer_shape(_shape_arg(shape), x._data.size, x._data.shape)
+    shape = _infer_shape(_shape_arg(shape, "size"), x._data.size, x._data.shape)
     try:
         x._data.reshape(shape, copy=False)
     except ValueError:
@@ -149,10 +187,15 @@ def view(x, *shape):
 
 def flatten(x, start_dim=0, end_dim=-1):
     shape = tuple(x.shape)
-    if not shape:
-        return reshape(x, 1)
     s = _norm_dim(start_dim, len(shape))
     e = _norm_dim(end_dim, len(shape))
+    if s > e:
+        raise RuntimeError(
+            f"flatten() has invalid args: start_dim cannot come after end_dim (start_dim="
+            f"{start_dim}, end_dim={end_dim} for a tensor of shape {list(shape)}); swap them"
+        )
+    if not shape:
+        return reshape(x, 1)
     n = 1
     for d in shape[s:e + 1]:
         n *= d
@@ -163,6 +206,8 @@ def flatten(x, start_dim=0, end_dim=-1):
 
 
 def _transpose_fwd(a, d0, d1):
+    if a.ndim == 0:  # transpose(0, -1) of a 0-d tensor: itself (NumPy has no axis to swap)
+        return a.view()
     return namespace(a).swapaxes(a, d0, d1)
 
 
@@ -208,7 +253,7 @@ permute_op = defop("permute", lambda a, dims: namespace(a).transpose(a, dims),
 
 
 def permute(x, *dims):
-    dims = _shape_arg(dims)
+    dims = _shape_arg(dims, "dims")
     n = x.ndim
     if len(dims) != n:
         raise RuntimeError(
@@ -223,6 +268,9 @@ def permute(x, *dims):
 
 
 def mT(x):  # noqa: N802 - PyTorch's name
+    if x.ndim < 2:
+        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "
+                           f"Got {x.ndim}-D tensor (shape {list(x.shape)}).")
     return transpose(x, -2, -1)
 
 
@@ -244,7 +292,7 @@ _squeeze2 = defop("squeeze", _squeeze0.op.forward, _squeeze_vjp, "SqueezeBackwar
                   NOTHING, view=True)
 
 
-def squeeze(x, dim=None):
+def squeeze(x, dim=None, *more):
     """Remove dimensions of size 1 (all of them, or only ``dim``).
 
     Examples
@@ -260,12 +308,14 @@ def squeeze(x, dim=None):
     (retrograd.Size([2, 3]), retrograd.Size([2, 3, 1]))
     """
     shape = tuple(x.shape)
+    if more:  # x.squeeze(0, 1): the dims as varargs
+        dim = (dim, *more)
     if dim is None:
         dims = tuple(i for i, s in enumerate(shape) if s == 1)
         return track_view(x, _squeeze0(x, dims, shape))
-    op = _squeeze1 if isinstance(dim, int) else _squeeze2
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    dims = tuple(_norm_dim(d, len(shape)) for d in dims)
+    op = _squeeze2 if hasattr(dim, "__len__") else _squeeze1
+    dims = tuple(dim) if hasattr(dim, "__len__") else (dim,)
+    dims = _unique_dims(dims, len(shape))
     dims = tuple(d for d in dims if shape and shape[d] == 1)
     return track_view(x, op(x, dims, shape))
 
@@ -313,8 +363,13 @@ sum_to_size_op = defop("sum_to_size", lambda a, shape, in_shape=None: sum_to_arr
 
 def sum_to_size(x, *shape):
     """Sum ``x`` over the dimensions that broadcasting to ``x.shape`` added or stretched."""
-    shape = _shape_arg(shape)
-    return sum_to_size_op(x, shape, tuple(x.shape))
+    shape = _shape_arg(shape, "size")
+    have = tuple(x.shape)
+    lead = len(have) - len(shape)
+    if lead < 0 or any(s != 1 and s != have[lead + i] for i, s in enumerate(shape)):
+        raise RuntimeError(f"sum_to_size(): size {{{list(shape)}}} is not expandable to size "
+                           f"{{{list(have)}}}; each size must be 1 or the tensor's own")
+    return sum_to_size_op(x, shape, have)
 
 
 def expand(x, *sizes):
@@ -327,7 +382,7 @@ def expand(x, *sizes):
     tensor([[1., 1., 1.],
             [2., 2., 2.]])
     """
-    sizes = _shape_arg(sizes)
+    sizes = _shape_arg(sizes, "size")
     shape = tuple(x.shape)
     if len(sizes) < len(shape):
         raise RuntimeError(
@@ -335,6 +390,14 @@ def expand(x, *sizes):
             f"the number of dimensions in the tensor ({len(shape)})"
         )
     lead = len(sizes) - len(shape)
+    for i, want in enumerate(sizes):
+        if want < 0 and (i < lead or want != -1):
+            raise RuntimeError(
+                f"expand(): the expanded size of the tensor ({want}) isn't allowed "
+                + (f"in a leading, non-existing dimension {i}" if i < lead else
+                   f"at dimension {i}: sizes are >= 0, or -1 to keep a dimension")
+                + f" (target sizes {list(sizes)}, tensor sizes {list(shape)})"
+            )
     out = list(sizes)
     for i, s in enumerate(shape):
         want = sizes[lead + i]
@@ -397,13 +460,21 @@ def cat(tensors, dim=0):
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     ref = tensors[0]
+    for i, x in enumerate(tensors):
+        if x.ndim == 0:
+            raise RuntimeError(f"cat(): zero-dimensional tensor (at position {i}) cannot be "
+                               "concatenated; use stack, or unsqueeze it first")
+        if x.ndim != ref.ndim:
+            raise RuntimeError(f"cat(): Tensors must have same number of dimensions: got "
+                               f"{ref.ndim} and {x.ndim} (shapes {list(ref.shape)} and "
+                               f"{list(x.shape)} at positions 0 and {i})")
     d = _norm_dim(dim, ref.ndim)
     for i, x in enumerate(tensors):
         if x.ndim != ref.ndim or any(
             a != b for j, (a, b) in enumerate(zip(x.shape, ref.shape)) if j != d
         ):
             raise RuntimeError(
-                f"Sizes of tensors must match except in dimension {d}. Expected size "
+                f"cat(): Sizes of tensors must match except in dimension {d}. Expected size "
                 f"{list(ref.shape)} but got size {list(x.shape)} for tensor number {i} in the "
                 "list."
             )

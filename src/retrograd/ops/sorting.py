@@ -13,6 +13,7 @@ from ..backend import namespace
 from ..tensor import make_tensor
 from ._apply import NOTHING, defop
 from .index import scatter_along
+from ._errors import int_arg
 from .shape import _norm_dim
 
 _values_indices = namedtuple("return_types", ["values", "indices"])
@@ -60,7 +61,16 @@ def _order(data, dim, descending):
 
 
 def _dim_of(x, dim):
-    return _norm_dim(dim, x.ndim) if x.ndim else 0
+    return _norm_dim(dim, x.ndim)  # 0 (or -1) for a 0-d tensor, as PyTorch
+
+
+def _of_scalar(fn, x, *args):
+    """``fn`` of a 0-d tensor, computed on it as 1-d (NumPy has no axis 0 to sort along):
+    its value, at index 0."""
+    from .shape import reshape
+
+    values, indices = fn(reshape(x, 1), *args)
+    return _values_indices(reshape(values, ()), reshape(indices, ()))
 
 
 def sort(x, dim=-1, descending=False, stable=False):
@@ -73,6 +83,8 @@ def sort(x, dim=-1, descending=False, stable=False):
     return_types(values=tensor([1., 2., 3.]), indices=tensor([1, 2, 0]))
     """
     d = _dim_of(x, dim)
+    if not x.ndim:
+        return _of_scalar(sort, x, 0, descending)
     idx = _order(x._data, d, descending)
     return _values_indices(_sorted(x, idx, d), make_tensor(idx))
 
@@ -85,10 +97,15 @@ def argsort(x, dim=-1, descending=False, stable=False):
 def topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's name
     """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
     d = _dim_of(x, dim)
+    k = int_arg(k, "k")
+    if x._data.dtype.kind == "b":
+        raise RuntimeError("topk does not support bool dtypes on CPU; convert first (x.int())")
     n = x.shape[d] if x.ndim else 1
     if not 0 <= k <= n:
-        raise RuntimeError(f"selected index k out of range (k={k} for dimension {d} of size "
-                           f"{n}); k must be in [0, {n}]")
+        raise RuntimeError(f"topk(): selected index k out of range (k={k} for dimension {d} of "
+                           f"size {n}); k must be in [0, {n}]")
+    if not x.ndim:  # (k=0 too gives the value itself, as PyTorch)
+        return _of_scalar(topk, x, 1, 0, largest)
     xp = namespace(x._data)
     idx = _order(x._data, d, largest)
     idx = xp.take(idx, xp.arange(k), axis=d) if x.ndim else idx
@@ -98,10 +115,18 @@ def topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's nam
 def kthvalue(x, k, dim=-1, keepdim=False):
     """The ``k``-th smallest value along ``dim`` (1-based) and its index."""
     d = _dim_of(x, dim)
+    k = int_arg(k, "k")
+    if x._data.dtype.kind == "b":
+        raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'; convert first "
+                                  "(x.int())")
     n = x.shape[d] if x.ndim else 1
+    if n == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d} "
                            f"(k={k}, size {n})")
+    if not x.ndim:
+        return _of_scalar(kthvalue, x, k, 0)
     xp = namespace(x._data)
     idx = _order(x._data, d, False)
     idx = xp.take(idx, xp.arange(k - 1, k), axis=d)

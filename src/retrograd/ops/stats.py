@@ -11,7 +11,7 @@ from ..tensor import Tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from .pointwise import abs as _abs
 from .pointwise import exp, sign, where
-from .reduce import _dims, _keep_shape, _spread, _sum_dim
+from .reduce import _dims, _keep_shape, _one_dim, _spread, _sum_dim
 
 
 def quiet(xp):
@@ -127,7 +127,7 @@ def prod(x, dim=None, keepdim=False, *, dtype=None):
     tensor([ 2., 12.])
     """
     if dtype is not None:
-        x = x.to(dtype)
+        x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
     if dim is None:
         return _prod_all(x, None, False)
     if not isinstance(dim, int):
@@ -262,7 +262,7 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
     (tensor(5.), tensor(7.))
     """
     if dtype is not None:
-        x = x.to(dtype)
+        x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
     if x._data.dtype.kind != "f":
         from .pointwise import scalar_type_name
 
@@ -356,7 +356,11 @@ def logsumexp(x, dim, keepdim=False):
     >>> T.tensor([[0.0, 0.0]]).logsumexp(1)
     tensor([0.6931])
     """
-    return _logsumexp(x, _dims(dim, x.ndim), keepdim)
+    axes = _dims(dim, x.ndim)
+    if axes is None:  # dim=(): PyTorch refuses too (its error is about shapes)
+        raise RuntimeError("logsumexp(): dim=() names no dimension to reduce; pass the dims, "
+                           "e.g. tuple(range(x.ndim)) for all of them")
+    return _logsumexp(x, axes, keepdim)
 
 
 # ----------------------------------------------------------------- amax / amin
@@ -378,15 +382,30 @@ _amax = defop("amax", _amax_fwd, _amax_vjp, "AmaxBackward0", 1, INPUTS | OUTPUT)
 _amin = defop("amin", _amax_fwd, _amax_vjp, "AminBackward0", 1, INPUTS | OUTPUT)
 
 
+def _check_nonempty(x, axes, name):
+    # NumPy's max of an empty array has no identity: PyTorch's errors instead
+    if x._data.size == 0:
+        if axes is None:
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
+                               "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                               "argument.")
+        for d in axes:
+            if x.shape[d] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size "
+                                 f"(input shape {list(x.shape)}).")
+
+
 def amax(x, dim=(), keepdim=False):
     """Largest values over ``dim`` (all dimensions by default); ties share the gradient."""
     axes = _dims(dim, x.ndim) if dim != () else None
+    _check_nonempty(x, axes, "amax")
     return _amax(x, axes, keepdim, "max")
 
 
 def amin(x, dim=(), keepdim=False):
     """Smallest values over ``dim`` (all dimensions by default); ties share the gradient."""
     axes = _dims(dim, x.ndim) if dim != () else None
+    _check_nonempty(x, axes, "amin")
     return _amin(x, axes, keepdim, "min")
 
 
@@ -395,6 +414,8 @@ def amin(x, dim=(), keepdim=False):
 
 def _cumsum_fwd(a, dim):
     out = namespace(a).cumsum(a, axis=dim)
+    if a.ndim == 0:
+        out = out.reshape(())  # NumPy's cumsum of a 0-d array is 1-d
     return out if a.dtype.kind == "f" else out.astype("int64")  # ints and bools: int64
 
 
@@ -417,10 +438,10 @@ def cumsum(x, dim, *, dtype=None):
     tensor([1., 3., 6.])
     """
     if dtype is not None:
-        x = x.to(dtype)
+        x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
     if not hasattr(x, "_data"):
         return _cumsum_fwd(x, dim % max(x.ndim, 1))
-    return _cumsum(x, _dims(dim, x.ndim)[0] if x.ndim else 0)
+    return _cumsum(x, (_one_dim(dim, x.ndim, "cumsum") or (0,))[0])  # (a 0-d tensor: dim 0 or -1)
 
 
 __all__ = ["prod", "var", "std", "norm", "logsumexp", "amax", "amin", "cumsum"]

@@ -1,0 +1,635 @@
+"""Bad arguments: every op refuses what PyTorch refuses, with PyTorch's exception class.
+
+One table of calls, each run through ``torch`` and ``retrograd`` alike (``m`` is the module):
+where torch raises, retrograd must raise the same class (never a NumPy exception), and its
+message must name the op; where torch succeeds, both results must agree.  The table covers
+every public function and Tensor method that takes dims or sizes, at the edges: start > end,
+dims out of range (on 0-d tensors too), duplicate dims, negative sizes, wrong counts...
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+
+import retrograd
+
+torch = pytest.importorskip("torch")
+
+
+def a(m, *shape):  # m: the module under test (torch or retrograd)
+    """Distinct float32 values of ``shape``."""
+    n = int(np.prod(shape)) if shape else 1
+    return m.arange(float(n)).reshape(*shape) if shape else m.tensor(1.5)
+
+
+def i(m, values):
+    return m.tensor(values)
+
+
+# (id, call, words retrograd's message must contain (lowercase); None: both succeed)
+CASES = [
+    # ---- flatten / unflatten / reshape / view
+    ("flatten start>end", lambda m: a(m, 2, 3, 4).flatten(2, 1), ["flatten"]),
+    ("flatten start>end neg", lambda m: a(m, 2, 3, 4).flatten(-1, 0), ["flatten"]),
+    ("flatten start=end", lambda m: a(m, 2, 3, 4).flatten(1, 1), None),
+    ("flatten dim oob", lambda m: a(m, 2, 3).flatten(0, 2), ["flatten"]),
+    ("flatten 0-d ok", lambda m: a(m).flatten(0, -1), None),
+    ("flatten 0-d oob", lambda m: a(m).flatten(0, 1), ["flatten"]),
+    ("flatten 0-d start oob", lambda m: a(m).flatten(2), ["flatten"]),
+    ("flatten fn", lambda m: m.flatten(a(m, 2, 3, 4), 1), None),
+    ("unflatten wrong sizes", lambda m: a(m, 2, 6).unflatten(1, (4, 2)), ["unflatten"]),
+    ("unflatten -1", lambda m: a(m, 2, 6).unflatten(1, (-1, 2)), None),
+    ("unflatten two -1", lambda m: a(m, 2, 6).unflatten(1, (-1, -1)), ["unflatten"]),
+    ("unflatten empty sizes", lambda m: a(m, 2, 6).unflatten(1, ()), ["unflatten"]),
+    ("unflatten dim oob", lambda m: a(m, 2, 6).unflatten(2, (3, 2)), ["unflatten"]),
+    ("unflatten 0-d", lambda m: a(m).unflatten(0, (1,)), ["unflatten"]),
+    ("reshape negative", lambda m: a(m, 2, 3).reshape(-2, 3), ["reshape", "-2"]),
+    ("reshape two -1", lambda m: a(m, 2, 3).reshape(-1, -1), ["reshape"]),
+    ("reshape wrong numel", lambda m: a(m, 2, 3).reshape(4, 2), ["reshape", "[4, 2]"]),
+    ("reshape -1 with 0", lambda m: a(m, 2, 3).reshape(0, -1), ["reshape"]),
+    ("reshape empty -1", lambda m: a(m, 0, 3).reshape(-1, 0), ["reshape"]),
+    ("reshape ok", lambda m: a(m, 2, 3).reshape((3, -1)), None),
+    ("view negative", lambda m: a(m, 2, 3).view(3, -3), ["view", "-3"]),
+    ("view wrong numel", lambda m: a(m, 2, 3).view(5), ["view"]),
+    ("view_as wrong numel", lambda m: a(m, 2, 3).view_as(a(m, 5)), ["view"]),
+    ("reshape_as wrong numel", lambda m: a(m, 2, 3).reshape_as(a(m, 5)), ["reshape"]),
+    # ---- transpose / permute / movedim
+    ("transpose oob", lambda m: a(m, 2, 3).transpose(0, 2), ["transpose"]),
+    ("transpose neg oob", lambda m: a(m, 2, 3).transpose(-3, 0), ["transpose"]),
+    ("transpose 0-d ok", lambda m: a(m).transpose(0, -1), None),
+    ("transpose 0-d oob", lambda m: a(m).transpose(0, 1), ["transpose"]),
+    ("swapaxes oob", lambda m: a(m, 2, 3).swapaxes(0, 5), ["swapaxes"]),
+    ("swapdims oob", lambda m: a(m, 2, 3).swapdims(0, 5), ["swapaxes"]),
+    ("t 3-d", lambda m: a(m, 2, 3, 4).t(), ["t()"]),
+    ("permute duplicate", lambda m: a(m, 2, 3).permute(0, 0), ["permute", "duplicate"]),
+    ("permute duplicate neg", lambda m: a(m, 2, 3).permute(1, -1), ["permute"]),
+    ("permute too few", lambda m: a(m, 2, 3, 4).permute(1, 0), ["permute"]),
+    ("permute too many", lambda m: a(m, 2, 3).permute(1, 0, 2), ["permute"]),
+    ("permute oob", lambda m: a(m, 2, 3).permute(0, 2), ["permute"]),
+    ("permute 0-d ok", lambda m: a(m).permute(()), None),
+    ("permute fn tuple", lambda m: m.permute(a(m, 2, 3, 4), (2, 0, 1)), None),
+    ("movedim length mismatch", lambda m: a(m, 2, 3, 4).movedim((0, 1), (2,)), ["movedim"]),
+    ("movedim duplicate source", lambda m: a(m, 2, 3, 4).movedim((0, 0), (1, 2)), ["movedim"]),
+    ("movedim duplicate dest", lambda m: a(m, 2, 3, 4).movedim((0, 1), (2, 2)), ["movedim"]),
+    ("movedim oob", lambda m: a(m, 2, 3, 4).movedim(3, 0), ["movedim"]),
+    ("movedim ok", lambda m: a(m, 2, 3, 4).movedim((0, 2), (-1, 0)), None),
+    ("moveaxis oob", lambda m: a(m, 2, 3).moveaxis(0, -3), ["movedim"]),
+    # ---- squeeze / unsqueeze
+    ("squeeze oob", lambda m: a(m, 2, 1).squeeze(2), ["squeeze"]),
+    ("squeeze tuple oob", lambda m: a(m, 2, 1).squeeze((1, 2)), ["squeeze"]),
+    ("squeeze 0-d ok", lambda m: a(m).squeeze(0), None),
+    ("squeeze 0-d oob", lambda m: a(m).squeeze(1), ["squeeze"]),
+    ("unsqueeze oob", lambda m: a(m, 2).unsqueeze(2), ["unsqueeze"]),
+    ("unsqueeze neg oob", lambda m: a(m, 2).unsqueeze(-3), ["unsqueeze"]),
+    ("unsqueeze 0-d ok", lambda m: a(m).unsqueeze(-1), None),
+    # ---- expand / broadcast_to / repeat / tile / sum_to_size
+    ("expand too few", lambda m: a(m, 2, 3).expand(3), ["expand"]),
+    ("expand mismatch", lambda m: a(m, 2, 3).expand(2, 4), ["expand"]),
+    ("expand negative new dim", lambda m: a(m, 3).expand(-1, 3), ["expand"]),
+    ("expand negative", lambda m: a(m, 1).expand(-2), ["expand"]),
+    ("expand ok", lambda m: a(m, 1, 3).expand(2, -1, 3), None),
+    ("expand_as mismatch", lambda m: a(m, 2, 3).expand_as(a(m, 3, 2)), ["expand"]),
+    ("broadcast_to mismatch", lambda m: m.broadcast_to(a(m, 2, 3), (3, 3)), ["expand"]),
+    ("repeat negative", lambda m: a(m, 2).repeat(-1, 2), ["repeat"]),
+    ("repeat too few", lambda m: a(m, 2, 3).repeat(2), ["repeat"]),
+    ("repeat zero ok", lambda m: a(m, 2).repeat(0, 2), None),
+    ("tile negative", lambda m: a(m, 2).tile((-1,)), ["repeat"]),
+    ("sum_to_size bad", lambda m: a(m, 2, 3).sum_to_size(2), ["sum_to_size"]),
+    ("sum_to_size ok", lambda m: a(m, 2, 3).sum_to_size(1, 3), None),
+    # ---- creation sizes
+    ("zeros negative", lambda m: m.zeros(2, -1), ["zeros", "-1"]),
+    ("ones negative", lambda m: m.ones(-3), ["ones", "-3"]),
+    ("empty negative", lambda m: m.empty((2, -2)), ["empty", "-2"]),
+    ("full negative", lambda m: m.full((-1,), 2.0), ["full", "-1"]),
+    ("rand negative", lambda m: m.rand(-1), ["rand", "-1"]),
+    ("randn negative", lambda m: m.randn(2, -5), ["randn", "-5"]),
+    ("randint negative", lambda m: m.randint(0, 3, (-1,)), ["randint", "-1"]),
+    ("eye negative", lambda m: m.eye(-1), ["eye", "-1"]),
+    ("eye negative m", lambda m: m.eye(2, -1), ["eye", "-1"]),
+    ("new_zeros negative", lambda m: a(m, 2).new_zeros(-1), ["new_zeros", "-1"]),
+    ("zeros ok empty", lambda m: m.zeros(0, 3), None),
+    ("arange step 0", lambda m: m.arange(0, 3, 0), ["arange"]),
+    ("arange wrong sign", lambda m: m.arange(0, 3, -1), ["arange"]),
+    ("linspace negative steps", lambda m: m.linspace(0, 1, -1), ["linspace"]),
+    # ---- narrow / split / chunk / unbind
+    ("narrow beyond end", lambda m: a(m, 5).narrow(0, 3, 3), ["narrow"]),
+    ("narrow negative length", lambda m: a(m, 5).narrow(0, 1, -1), ["narrow"]),
+    ("narrow start oob", lambda m: a(m, 5).narrow(0, 6, 0), ["narrow"]),
+    ("narrow start neg oob", lambda m: a(m, 5).narrow(0, -6, 1), ["narrow"]),
+    ("narrow start = size", lambda m: a(m, 5).narrow(0, 5, 0), None),
+    ("narrow neg start ok", lambda m: a(m, 5).narrow(0, -2, 2), None),
+    ("narrow dim oob", lambda m: a(m, 5).narrow(1, 0, 1), ["narrow"]),
+    ("narrow 0-d", lambda m: a(m).narrow(0, 0, 1), ["narrow"]),
+    ("split negative", lambda m: a(m, 5).split(-1), ["split"]),
+    ("split zero", lambda m: a(m, 5).split(0), ["split"]),
+    ("split sizes wrong sum", lambda m: a(m, 5).split([2, 2]), ["split", "5"]),
+    ("split sizes negative", lambda m: a(m, 5).split([6, -1]), ["split"]),
+    ("split dim oob", lambda m: a(m, 5).split(2, 1), ["split"]),
+    ("split 0-d", lambda m: a(m).split(1), ["split"]),
+    ("split ok", lambda m: a(m, 5).split([2, 3]), None),
+    ("chunk 0", lambda m: a(m, 5).chunk(0), ["chunk"]),
+    ("chunk negative", lambda m: a(m, 5).chunk(-2), ["chunk"]),
+    ("chunk dim oob", lambda m: a(m, 5).chunk(2, 1), ["chunk"]),
+    ("chunk 0-d", lambda m: a(m).chunk(1), ["chunk"]),
+    ("chunk ok", lambda m: a(m, 5).chunk(3), None),
+    ("unbind oob", lambda m: a(m, 2, 3).unbind(2), ["unbind"]),
+    ("unbind 0-d", lambda m: a(m).unbind(0), ["unbind"]),
+    # ---- cat / stack
+    ("cat dim oob", lambda m: m.cat([a(m, 2), a(m, 2)], 1), ["cat"]),
+    ("cat rank mismatch", lambda m: m.cat([a(m, 2, 2), a(m, 2)]), ["cat"]),
+    ("cat size mismatch", lambda m: m.cat([a(m, 2, 2), a(m, 2, 3)]), ["cat"]),
+    ("cat 0-d", lambda m: m.cat([a(m), a(m)]), ["cat"]),
+    ("cat empty list", lambda m: m.cat([]), ["cat"]),
+    ("concat dim oob", lambda m: m.concat([a(m, 2), a(m, 2)], -2), ["cat"]),
+    ("concatenate ok", lambda m: m.concatenate([a(m, 2), a(m, 2)], -1), None),
+    ("stack dim oob", lambda m: m.stack([a(m, 2), a(m, 2)], 2), ["stack"]),
+    ("stack shape mismatch", lambda m: m.stack([a(m, 2), a(m, 3)]), ["stack"]),
+    ("stack empty", lambda m: m.stack([]), ["stack"]),
+    ("stack 0-d ok", lambda m: m.stack([a(m), a(m)], -1), None),
+    # ---- flip / roll / triangles / diagonals
+    ("flip duplicate", lambda m: a(m, 2, 3).flip(0, 0), ["flip"]),
+    ("flip oob", lambda m: a(m, 2, 3).flip(2), ["flip"]),
+    ("roll oob", lambda m: a(m, 2, 3).roll(1, 2), ["roll"]),
+    ("roll mismatch", lambda m: a(m, 2, 3).roll((1, 2), (0,)), ["roll"]),
+    ("tril 1-d", lambda m: a(m, 3).tril(), ["tril"]),
+    ("triu 0-d", lambda m: a(m).triu(), ["triu"]),
+    ("diagonal equal dims", lambda m: a(m, 3, 3).diagonal(0, 1, 1), ["diagonal"]),
+    ("diagonal equal dims neg", lambda m: a(m, 3, 3).diagonal(0, 1, -1), ["diagonal"]),
+    ("diagonal oob", lambda m: a(m, 3, 3).diagonal(0, 0, 2), ["diagonal"]),
+    ("diagonal 1-d", lambda m: a(m, 3).diagonal(), ["diagonal"]),
+    ("diagonal big offset ok", lambda m: a(m, 3, 3).diagonal(5), None),
+    ("diag_embed equal dims", lambda m: m.diag_embed(a(m, 3), 0, 0, 0), ["diag_embed"]),
+    ("diag 3-d", lambda m: m.diag(a(m, 2, 2, 2)), ["diag"]),
+    ("trace 1-d", lambda m: m.trace(a(m, 3)), ["trace"]),
+    # ---- reductions
+    ("sum dim oob", lambda m: a(m, 2, 3).sum(2), ["sum"]),
+    ("sum dim neg oob", lambda m: a(m, 2, 3).sum(-3), ["sum"]),
+    ("sum duplicate dims", lambda m: a(m, 2, 3).sum((0, 0)), ["sum"]),
+    ("sum duplicate dims neg", lambda m: a(m, 2, 3).sum((1, -1)), ["sum"]),
+    ("sum 0-d dim 0 ok", lambda m: a(m).sum(0), None),
+    ("sum 0-d dim -1 ok", lambda m: a(m).sum(-1), None),
+    ("sum 0-d oob", lambda m: a(m).sum(1), ["sum"]),
+    ("mean duplicate dims", lambda m: a(m, 2, 3).mean((0, 0)), ["mean"]),
+    ("mean dim oob", lambda m: a(m, 2, 3).mean(5), ["mean"]),
+    ("prod dim oob", lambda m: a(m, 2, 3).prod(2), ["prod"]),
+    ("max dim oob", lambda m: a(m, 2, 3).max(2), ["max"]),
+    ("max 0-d ok", lambda m: a(m).max(0), None),
+    ("min dim oob", lambda m: a(m, 2, 3).min(-3), ["min"]),
+    ("max empty dim", lambda m: a(m, 0, 3).max(0), ["max"]),
+    ("max empty", lambda m: a(m, 0).max(), ["max"]),
+    ("argmax dim oob", lambda m: a(m, 2, 3).argmax(2), ["argmax"]),
+    ("argmin empty", lambda m: a(m, 0).argmin(), ["argmin"]),
+    ("amax duplicate", lambda m: a(m, 2, 3).amax((0, 0)), ["amax"]),
+    ("amax oob", lambda m: a(m, 2, 3).amax(2), ["amax"]),
+    ("amin oob", lambda m: a(m, 2, 3).amin(-3), ["amin"]),
+    ("all oob", lambda m: a(m, 2, 3).all(2), ["all"]),
+    ("any oob", lambda m: a(m, 2, 3).any(2), ["any"]),
+    ("var oob", lambda m: a(m, 2, 3).var(2), ["var"]),
+    ("var duplicate", lambda m: a(m, 2, 3).var((1, 1)), ["var"]),
+    ("std oob", lambda m: a(m, 2, 3).std(-3), ["std"]),
+    ("logsumexp oob", lambda m: a(m, 2, 3).logsumexp(2), ["logsumexp"]),
+    ("logsumexp duplicate", lambda m: a(m, 2, 3).logsumexp((0, 0)), ["logsumexp"]),
+    ("norm oob", lambda m: a(m, 2, 3).norm(dim=2), ["norm"]),
+    ("cumsum oob", lambda m: a(m, 2, 3).cumsum(2), ["cumsum"]),
+    ("cumsum 0-d ok", lambda m: a(m).cumsum(0), None),
+    ("softmax oob", lambda m: a(m, 2, 3).softmax(2), ["softmax"]),
+    ("log_softmax oob", lambda m: a(m, 2, 3).log_softmax(-3), ["log_softmax"]),
+    ("softmax 0-d ok", lambda m: a(m).softmax(0), None),
+    # ---- sorting
+    ("sort oob", lambda m: a(m, 2, 3).sort(2), ["sort"]),
+    ("argsort oob", lambda m: a(m, 2, 3).argsort(-3), ["argsort"]),
+    ("sort 0-d oob", lambda m: a(m).sort(1), ["sort"]),
+    ("topk too big", lambda m: a(m, 3).topk(4), ["topk"]),
+    ("topk negative", lambda m: a(m, 3).topk(-1), ["topk"]),
+    ("topk oob", lambda m: a(m, 3).topk(1, 1), ["topk"]),
+    ("kthvalue 0", lambda m: a(m, 3).kthvalue(0), ["kthvalue"]),
+    ("kthvalue oob", lambda m: a(m, 3).kthvalue(1, 1), ["kthvalue"]),
+    # ---- indexing
+    ("getitem int oob", lambda m: a(m, 2, 3)[2], ["index"]),
+    ("getitem neg oob", lambda m: a(m, 2, 3)[:, -4], ["index"]),
+    ("getitem too many", lambda m: a(m, 2, 3)[0, 0, 0], ["index"]),
+    ("getitem 0-d int", lambda m: a(m)[0], ["index"]),
+    ("getitem tensor oob", lambda m: a(m, 2, 3)[i(m, [0, 2])], ["index"]),
+    ("getitem mask shape", lambda m: a(m, 2, 3)[i(m, [True, False, True])], ["index"]),
+    ("getitem float index", lambda m: a(m, 2, 3)[i(m, [0.0])], ["index"]),
+    ("setitem oob", lambda m: a(m, 2, 3).__setitem__(2, 1.0), ["index"]),
+    ("index_select oob", lambda m: a(m, 2, 3).index_select(1, i(m, [3])), ["index_select"]),
+    ("index_select neg", lambda m: a(m, 2, 3).index_select(1, i(m, [-1])), ["index_select"]),
+    ("index_select dim oob", lambda m: a(m, 2, 3).index_select(2, i(m, [0])),
+     ["index_select"]),
+    ("index_select 2-d index", lambda m: a(m, 2, 3).index_select(1, i(m, [[0]])),
+     ["index_select"]),
+    ("index_select float index", lambda m: a(m, 2, 3).index_select(1, i(m, [0.0])),
+     ["index_select"]),
+    ("gather oob", lambda m: a(m, 2, 3).gather(1, i(m, [[3]])), ["gather"]),
+    ("gather negative", lambda m: a(m, 2, 3).gather(1, i(m, [[-1]])), ["gather"]),
+    ("gather dim oob", lambda m: a(m, 2, 3).gather(2, i(m, [[0]])), ["gather"]),
+    ("gather rank", lambda m: a(m, 2, 3).gather(1, i(m, [0])), ["gather"]),
+    ("masked_select bad shape", lambda m: a(m, 2, 3).masked_select(i(m, [True, False])),
+     ["masked_select"]),
+    ("masked_select int mask", lambda m: a(m, 2, 3).masked_select(i(m, [1, 0, 1])),
+     ["masked_select"]),
+    # ---- size() / stride()
+    ("size oob", lambda m: a(m, 2, 3).size(2), ["dimension"]),
+    ("size 0-d", lambda m: a(m).size(0), ["dimension"]),
+    ("stride oob", lambda m: a(m, 2, 3).stride(-3), ["dimension"]),
+    # ---- products
+    ("matmul inner", lambda m: m.matmul(a(m, 2, 3), a(m, 2, 3)), ["matmul"]),
+    ("matmul 0-d", lambda m: m.matmul(a(m), a(m, 3)), ["matmul"]),
+    ("mm 3-d ok", lambda m: m.mm(a(m, 2, 3), a(m, 3, 2)), None),
+    ("bmm 2-d", lambda m: m.bmm(a(m, 2, 3), a(m, 3, 2)), ["bmm"]),
+    ("bmm batch", lambda m: m.bmm(a(m, 2, 2, 3), a(m, 3, 3, 2)), ["bmm"]),
+    ("bmm inner", lambda m: m.bmm(a(m, 2, 2, 3), a(m, 2, 2, 2)), ["bmm"]),
+    ("addmm 1-d", lambda m: m.addmm(a(m, 2), a(m, 2), a(m, 2)), ["addmm"]),
+    ("addmm bias", lambda m: m.addmm(a(m, 3), a(m, 2, 3), a(m, 3, 2)), ["addmm"]),
+    ("addmm numbers", lambda m: a(m, 2, 2).addmm(0, 5), ["addmm", "mat1"]),
+    ("outer 2-d", lambda m: m.outer(a(m, 2, 2), a(m, 2)), ["outer"]),
+    ("einsum operand count", lambda m: m.einsum("ij,jk->ik", a(m, 2, 3)), ["einsum"]),
+    ("einsum rank", lambda m: m.einsum("ijk->i", a(m, 2, 3)), ["einsum"]),
+    ("einsum bad output", lambda m: m.einsum("ij->k", a(m, 2, 3)), ["einsum"]),
+    ("diag_embed oob", lambda m: m.diag_embed(a(m, 3), 0, 0, 2), ["diag_embed"]),
+    ("trace 3-d", lambda m: m.trace(a(m, 2, 2, 2)), ["trace"]),
+    # ---- losses
+    ("cross_entropy target batch",
+     lambda m: m.nn.functional.cross_entropy(a(m, 2, 3), i(m, [0, 1, 2])), ["batch"]),
+    ("nll_loss target oob", lambda m: m.nn.functional.nll_loss(a(m, 2, 3), i(m, [0, 3])),
+     ["nll_loss"]),
+    ("cross_entropy float target shape",
+     lambda m: m.nn.functional.cross_entropy(a(m, 2, 3), a(m, 2, 2)), ["cross_entropy"]),
+    ("mse_loss broadcast", lambda m: m.nn.functional.mse_loss(a(m, 2, 3), a(m, 3, 3)),
+     ["mse_loss"]),
+    # ---- more creation
+    ("full_like ok", lambda m: m.full_like(a(m, 2), 3.0), None),
+    ("new_ones negative", lambda m: a(m, 2).new_ones((2, -1)), ["new_ones", "-1"]),
+    ("new_full negative", lambda m: a(m, 2).new_full((-1,), 1.0), ["new_full", "-1"]),
+    ("new_empty negative", lambda m: a(m, 2).new_empty(-4), ["new_empty", "-4"]),
+    ("randint high<=low", lambda m: m.randint(3, 3, (2,)), ["randint"]),
+    # ---- 0-d tensors, empty tuples of dims, empty inputs
+    ("squeeze duplicate", lambda m: a(m, 1, 2).squeeze((0, 0)), ["squeeze", "multiple"]),
+    ("squeeze duplicate neg", lambda m: a(m, 1, 2).squeeze((0, -2)), ["squeeze"]),
+    ("roll duplicate ok", lambda m: a(m, 2, 3).roll((1, 1), (0, 0)), None),
+    ("roll 0-d", lambda m: a(m).roll(1, 0), ["roll"]),
+    ("roll 0-d no dims ok", lambda m: a(m).roll(1), None),
+    ("flip 0-d ok", lambda m: a(m).flip(0), None),
+    ("expand 0-d ok", lambda m: a(m).expand(2, 3), None),
+    ("view 0-d -1 ok", lambda m: a(m).view(-1), None),
+    ("reshape () ok", lambda m: a(m, 1).reshape(()), None),
+    ("reshape () bad", lambda m: a(m, 2).reshape(()), ["reshape"]),
+    ("index_select 0-d ok", lambda m: a(m).index_select(0, i(m, [0])), None),
+    ("index_select 0-d oob", lambda m: a(m).index_select(0, i(m, [1])), ["index_select"]),
+    ("gather 0-d ok", lambda m: a(m).gather(0, i(m, [0, 0])), None),
+    ("gather 0-d oob", lambda m: a(m).gather(0, i(m, [1])), ["gather"]),
+    ("movedim 0-d ok", lambda m: a(m).movedim(0, -1), None),
+    ("diagonal 0-d", lambda m: a(m).diagonal(), ["diagonal"]),
+    ("tril 0-d", lambda m: a(m).tril(), ["tril"]),
+    ("tile 0-d ok", lambda m: a(m).tile((2,)), None),
+    ("repeat 0-d ok", lambda m: a(m).repeat(2), None),
+    ("size -1 on 0-d", lambda m: a(m).size(-1), ["dimension"]),
+    ("mT 1-d", lambda m: a(m, 3).mT, ["mt", "1-d"]),
+    ("t 1-d ok", lambda m: a(m, 3).t(), None),
+    ("sum dims () means all", lambda m: a(m, 2, 3).sum(()), None),
+    ("mean dims () means all", lambda m: a(m, 2, 3).mean(()), None),
+    ("var dims () means all", lambda m: a(m, 2, 3).var(()), None),
+    ("amax empty dim", lambda m: a(m, 0, 3).amax(0), ["amax", "non-zero"]),
+    ("amin empty all", lambda m: a(m, 0, 3).amin(), ["amin"]),
+    ("amax empty other dim ok", lambda m: a(m, 0, 3).amax(1), None),
+    ("max empty dim", lambda m: a(m, 0, 3).max(0), ["max"]),
+    ("argmax empty dim", lambda m: a(m, 0, 3).argmax(0), ["argmax"]),
+    ("logsumexp dims ()", lambda m: a(m, 2, 3).logsumexp(()), ["logsumexp"]),
+    # ---- indexing by slices
+    ("slice step 0", lambda m: a(m, 2, 3)[::0], ["zero"]),
+    ("slice negative step", lambda m: a(m, 2, 3)[:, ::-1], ["step"]),
+    ("slice step 2 ok", lambda m: a(m, 2, 3)[:, ::2], None),
+    # ---- dims and sizes that are not ints
+    ("reshape float size", lambda m: a(m, 2, 3).reshape((2.0, 3)), ["reshape", "float"]),
+    ("view float size", lambda m: a(m, 2, 3).view(6.0), ["view"]),
+    ("expand float size", lambda m: a(m, 1).expand(2.0), ["expand"]),
+    ("repeat float", lambda m: a(m, 5).repeat(2.0), ["repeat"]),
+    ("permute float dims", lambda m: a(m, 2, 3).permute((1.0, 0)), ["permute"]),
+    ("sum float dim", lambda m: a(m, 2, 3).sum(1.0), ["sum"]),
+    ("transpose float dim", lambda m: a(m, 2, 3).transpose(1.0, 0), ["transpose", "float"]),
+    ("unsqueeze float dim", lambda m: a(m, 2, 3).unsqueeze(1.0), ["unsqueeze"]),
+    ("softmax float dim", lambda m: a(m, 2, 3).softmax(1.0), ["softmax"]),
+    ("flatten float dim", lambda m: a(m, 2, 3).flatten(0.0), ["flatten"]),
+    ("narrow float start", lambda m: a(m, 5).narrow(0, 1.0, 2), ["narrow"]),
+    ("topk float k", lambda m: a(m, 5).topk(2.0), ["topk"]),
+    ("chunk float", lambda m: a(m, 5).chunk(2.0), ["chunk"]),
+    ("split float", lambda m: a(m, 5).split(2.0), ["split"]),
+    ("max tuple dim", lambda m: a(m, 2, 3).max((0, 1)), ["max", "tuple"]),
+    ("argmax tuple dim", lambda m: a(m, 2, 3).argmax((0,)), ["argmax", "tuple"]),
+    ("cumsum tuple dim", lambda m: a(m, 2, 3).cumsum((0,)), ["cumsum", "tuple"]),
+    ("sum tensor dim ok", lambda m: a(m, 2, 3).sum(i(m, 1)), None),
+    ("zeros float size", lambda m: m.zeros(2.0), ["zeros"]),
+    ("randn float size", lambda m: m.randn(2.5), ["randn"]),
+    ("full int size", lambda m: m.full(3, 1.0), ["full", "tuple"]),
+    ("new_full int size", lambda m: a(m, 2).new_full(3, 1.0), ["new_full"]),
+    ("eye float", lambda m: m.eye(2.5), ["eye"]),
+    ("linspace float steps", lambda m: m.linspace(0, 1, 2.5), ["linspace"]),
+    ("arange inf", lambda m: m.arange(0, float("inf")), ["arange"]),
+    ("squeeze float dim", lambda m: a(m, 1, 2).squeeze(1.5), ["squeeze"]),
+    ("tile int ok", lambda m: a(m, 3).tile(2), None),
+    ("sort 0-d ok", lambda m: a(m).sort(), None),
+    ("argsort 0-d ok", lambda m: a(m).argsort(), None),
+    ("topk 0-d ok", lambda m: a(m).topk(1), None),
+    ("kthvalue 0-d ok", lambda m: a(m).kthvalue(1), None),
+    ("sum_to_size 0-d", lambda m: a(m).sum_to_size(5), ["sum_to_size", "[5]"]),
+    ("sum_to_size longer", lambda m: a(m, 3).sum_to_size(2, 3), ["sum_to_size"]),
+    ("flip duplicate neg", lambda m: a(m, 2, 3).flip(0, -2), ["flip", "multiple"]),
+    # ---- a number or list where a tensor is needed
+    ("matmul number", lambda m: a(m, 3).matmul(2.0), ["matmul", "float"]),
+    ("@ list", lambda m: a(m, 3) @ [1.0, 2.0, 3.0], ["matmul", "list"]),
+    ("bmm None", lambda m: m.bmm(a(m, 1, 2, 2), None), ["bmm"]),
+    ("dot number", lambda m: a(m, 3).dot(2.0), ["dot"]),
+    ("outer list", lambda m: m.outer(a(m, 3), [1.0]), ["outer"]),
+    ("masked_select int", lambda m: a(m, 2).masked_select(1), ["masked_select", "mask"]),
+    ("index_select int", lambda m: a(m, 3).index_select(0, 1), ["index_select", "index"]),
+    ("gather int", lambda m: a(m, 3).gather(0, 1), ["gather", "index"]),
+    ("masked_fill int mask", lambda m: a(m, 3).masked_fill(0, 1.0), ["masked_fill", "mask"]),
+    # ---- arguments left out, checks in PyTorch's order
+    ("reshape()", lambda m: a(m, 3).reshape(), ["reshape", "shape"]),
+    ("view()", lambda m: a(m, 3).view(), ["view"]),
+    ("permute()", lambda m: a(m, 3).permute(), ["permute", "dims"]),
+    ("repeat()", lambda m: a(m, 3).repeat(), ["repeat"]),
+    ("expand()", lambda m: a(m, 3).expand(), ["expand"]),
+    ("tile()", lambda m: a(m, 3).tile(), ["tile"]),
+    ("sum_to_size()", lambda m: a(m, 3).sum_to_size(), ["sum_to_size"]),
+    ("flip()", lambda m: a(m, 3).flip(), ["flip", "dims"]),
+    ("squeeze varargs ok", lambda m: a(m, 1, 3, 1).squeeze(0, 2), None),
+    ("softmax long dim oob", lambda m: _long(m).softmax(5), ["softmax"]),
+    ("trace bool 1-d", lambda m: _bool(m).trace(), ["trace", "bool"]),
+    ("unflatten int sizes", lambda m: a(m, 6).unflatten(0, 6), ["unflatten", "sizes"]),
+    ("chunk empty dim ok", lambda m: a(m, 0, 3).chunk(5), None),
+    ("kthvalue empty dim", lambda m: a(m, 0, 3).kthvalue(1, 0), ["kthvalue"]),
+    ("topk 0-d k=0 ok", lambda m: a(m).topk(0), None),
+    ("index_select dim 0 oob", lambda m: a(m, 2, 3).index_select(0, i(m, [2])), ["index_select"]),
+    ("index_select 1-d oob", lambda m: a(m, 3).index_select(0, i(m, [3])), ["index_select"]),
+    ("diag_embed 0-d", lambda m: m.diag_embed(a(m)), ["diag_embed"]),
+    ("diag_embed same dims", lambda m: m.diag_embed(a(m, 3), 0, -1, 1), ["diag_embed"]),
+]
+
+# Shapes that do not broadcast: PyTorch's RuntimeError naming both shapes, never NumPy's
+# ValueError (whichever path the op takes: fast binary caller, general caller, own code).
+BROADCAST = [
+    ("add", lambda m, x, y: x + y),
+    ("sub", lambda m, x, y: m.sub(x, y, alpha=2)),
+    ("mul", lambda m, x, y: x * y),
+    ("div", lambda m, x, y: x / y),
+    ("pow", lambda m, x, y: x ** y),
+    ("remainder", lambda m, x, y: x % y),
+    ("floor_divide", lambda m, x, y: x // y),
+    ("eq", lambda m, x, y: x == y),
+    ("lt", lambda m, x, y: x < y),
+    ("maximum", lambda m, x, y: m.maximum(x, y)),
+    ("minimum", lambda m, x, y: m.minimum(x, y)),
+    ("atan2", lambda m, x, y: m.atan2(x, y)),
+    ("hypot", lambda m, x, y: m.hypot(x, y)),
+    ("xlogy", lambda m, x, y: m.xlogy(x, y)),
+    ("logaddexp", lambda m, x, y: m.logaddexp(x, y)),
+    ("lerp", lambda m, x, y: m.lerp(x, y, 0.5)),
+    ("lerp weight", lambda m, x, y: m.lerp(x, x, y)),
+    ("addcmul", lambda m, x, y: m.addcmul(x, x, y)),
+    ("addcdiv", lambda m, x, y: m.addcdiv(x, y, y)),
+    ("clamp", lambda m, x, y: m.clamp(x, min=y)),
+    ("clamp_min", lambda m, x, y: m.clamp_min(x, y)),
+    ("where", lambda m, x, y: m.where(x > 0, x, y)),
+    ("where cond", lambda m, x, y: m.where(y > 0, x, x)),
+    ("masked_fill", lambda m, x, y: x.masked_fill(y > 0, 1.0)),
+    ("matmul batch", lambda m, x, y: m.matmul(x.reshape(2, 1, 3), y.reshape(4, 3, 1)),
+     ["size", "[2, 1, 3]", "[4, 3, 1]"]),
+    ("einsum", lambda m, x, y: m.einsum("ij,ij->i", x, y)),
+    ("add_", lambda m, x, y: x.clone().add_(y)),
+    ("mul_ grows self", lambda m, x, y: x[0].clone().mul_(x), ["shape [3]", "[2, 3]"]),
+    ("mse_loss", lambda m, x, y: m.nn.functional.mse_loss(x, y)),
+]
+
+
+@pytest.mark.parametrize("case", BROADCAST, ids=[c[0] for c in BROADCAST])
+def test_shapes_that_do_not_broadcast(case):
+    name, call, *words = case
+
+    def fn(m):
+        return call(m, m.ones(2, 3) + 1, m.ones(4, 3) + 1)
+
+    check(fn, words[0] if words else ["size", "[2, 3]", "[4, 3]"])
+
+
+def _run(fn, module):
+    try:
+        return fn(module), None
+    except Exception as e:  # noqa: BLE001 - comparing exceptions is the point
+        return None, e
+
+
+def _as_numpy(value):
+    if isinstance(value, (tuple, list)):
+        return [_as_numpy(v) for v in value]
+    if isinstance(value, (torch.Tensor, retrograd.Tensor)):
+        return value.detach().numpy()
+    return value
+
+
+def _assert_same(got, want):
+    g, w = _as_numpy(got), _as_numpy(want)
+    if isinstance(w, list):
+        assert isinstance(g, list) and len(g) == len(w)
+        for x, y in zip(g, w):
+            _assert_same(x, y)
+    elif isinstance(w, np.ndarray):
+        assert isinstance(g, np.ndarray) and g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_allclose(g, w, rtol=1e-6)
+    else:
+        assert g == w
+
+
+def check(fn, words):
+    want, t_err = _run(fn, torch)
+    got, r_err = _run(fn, retrograd)
+    if t_err is None:
+        assert words is None, f"torch accepts this call ({want!r}); fix the table"
+        assert r_err is None, f"retrograd raised {r_err!r} where torch succeeds"
+        _assert_same(got, want)
+        return
+    assert words is not None, f"torch raises {t_err!r}; fix the table"
+    assert r_err is not None, f"retrograd returned {got!r} where torch raises {t_err!r}"
+    assert type(r_err).__module__ == "builtins", f"a foreign exception escaped: {r_err!r}"
+    assert isinstance(r_err, type(t_err)), f"{type(r_err).__name__} ({r_err}), torch: {t_err!r}"
+    msg = str(r_err).lower()
+    for w in words:
+        assert w in msg, f"message does not name {w!r}: {r_err}"
+
+
+@pytest.mark.parametrize("fn,words", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_bad_arguments_match_torch(fn, words):
+    check(fn, words)
+
+
+# ---- inputs PyTorch refuses for their dtype (an integer tensor to a float-only kernel, bool
+# arithmetic, products of mixed dtypes, a dtype given by name...)
+
+
+def _long(m):
+    return m.tensor([1, 2, 3])
+
+
+def _bool(m):
+    return m.tensor([True, False])
+
+
+def _f32(m):
+    return m.tensor([1.0, 2.0, 3.0])
+
+
+def _f64(m):
+    return m.tensor([1.0, 2.0, 3.0], dtype=m.float64)
+
+
+DTYPE_CASES = [
+    ("softmax long", lambda m: _long(m).softmax(0), ["softmax", "long"]),
+    ("softmax long dtype=", lambda m: _long(m).softmax(0, dtype=m.float32), None),
+    ("log_softmax long", lambda m: m.log_softmax(_long(m), 0), ["log_softmax"]),
+    ("F.softmax bool", lambda m: m.nn.functional.softmax(_bool(m), 0), ["softmax", "bool"]),
+    ("cross_entropy long", lambda m: m.nn.functional.cross_entropy(
+        _long(m).reshape(1, 3), m.tensor([0])), ["log_softmax"]),
+    ("where long cond", lambda m: m.where(_long(m), _f32(m), _f32(m)), ["where", "long"]),
+    ("where float cond", lambda m: m.where(_f32(m), _f32(m), _f32(m)), ["where", "float"]),
+    ("zeros dtype str", lambda m: m.zeros(2, dtype="float32"), ["zeros", "float32"]),
+    ("ones dtype str", lambda m: m.ones(2, dtype="float32"), ["ones"]),
+    ("tensor dtype str", lambda m: m.tensor([1.0], dtype="float32"), ["tensor"]),
+    ("arange dtype str", lambda m: m.arange(3, dtype="float32"), ["arange"]),
+    ("full dtype str", lambda m: m.full((2,), 1.0, dtype="float32"), ["full"]),
+    ("randn dtype str", lambda m: m.randn(2, dtype="float32"), ["randn"]),
+    ("eye dtype str", lambda m: m.eye(2, dtype="float32"), ["eye"]),
+    ("linspace dtype str", lambda m: m.linspace(0, 1, 3, dtype="float32"), ["linspace"]),
+    ("zeros_like dtype str", lambda m: m.zeros_like(_f32(m), dtype="float32"), ["zeros_like"]),
+    ("to dtype= str", lambda m: _f32(m).to(dtype="float32"), ["to", "float32"]),
+    ("to str is a device", lambda m: _f32(m).to("float32"), ["float32"]),
+    ("sum dtype str", lambda m: _f32(m).sum(dtype="float64"), ["sum"]),
+    ("softmax dtype str", lambda m: _f32(m).softmax(0, dtype="float64"), ["softmax"]),
+    ("type str ok", lambda m: _f32(m).type("torch.DoubleTensor"), None),
+    ("to python float", lambda m: _f32(m).to(float), None),
+    ("zeros python float", lambda m: m.zeros(2, dtype=float), None),
+    ("dot 2-d", lambda m: m.dot(_f32(m).reshape(1, 3), _f32(m).reshape(3, 1)), ["dot", "1d"]),
+    ("Tensor.dot 2-d", lambda m: _f32(m).reshape(1, 3).dot(_f32(m).reshape(3, 1)), ["dot"]),
+    ("dot lengths", lambda m: m.dot(_f32(m), _f32(m)[:2]), ["dot", "3", "2"]),
+    ("dot dtypes", lambda m: m.dot(_f32(m), _f64(m)), ["dot", "float32", "float64"]),
+    ("dot bool", lambda m: m.dot(_bool(m), _bool(m)), ["dot", "bool"]),
+    ("dot ok", lambda m: m.dot(_f32(m), _f32(m)), None),
+    ("dot long ok", lambda m: _long(m).dot(_long(m)), None),
+    ("neg bool", lambda m: -_bool(m), ["bool"]),
+    ("sub bool", lambda m: _bool(m) - _bool(m), ["bool"]),
+    ("rsub bool", lambda m: 1 - _bool(m), ["bool"]),
+    ("add bool ok", lambda m: _bool(m) + _bool(m), None),
+    ("mean long", lambda m: _long(m).mean(), ["mean"]),
+    ("mean long dim", lambda m: _long(m).mean(0), ["mean"]),
+    ("var long", lambda m: _long(m).var(), ["var"]),
+    ("norm long", lambda m: _long(m).norm(), ["norm"]),
+    ("matmul dtypes", lambda m: m.matmul(_f32(m), _f64(m)), ["float32", "float64"]),
+    ("mm dtypes", lambda m: m.mm(_f32(m).reshape(1, 3), _f64(m).reshape(3, 1)), ["float64"]),
+    ("bmm dtypes", lambda m: m.bmm(_f32(m).reshape(1, 1, 3), _f64(m).reshape(1, 3, 1)),
+     ["bmm", "float32", "float64"]),
+    ("einsum dtypes", lambda m: m.einsum("i,i->", _f32(m), _f64(m)), ["einsum", "float64"]),
+    ("addmm dtypes", lambda m: m.addmm(_f64(m)[:1], _f32(m).reshape(1, 3),
+                                       _f32(m).reshape(3, 1)), ["addmm", "float64"]),
+    ("linear dtypes", lambda m: m.nn.functional.linear(_f32(m).reshape(1, 3),
+                                                       _f64(m).reshape(1, 3)), ["float64"]),
+    ("gelu long", lambda m: m.nn.functional.gelu(_long(m)), ["gelu", "long"]),
+    ("silu long", lambda m: m.nn.functional.silu(_long(m)), ["silu"]),
+    ("elu long", lambda m: m.nn.functional.elu(_long(m)), ["elu"]),
+    ("leaky_relu long", lambda m: m.nn.functional.leaky_relu(_long(m)), ["leaky_relu"]),
+    ("softplus long", lambda m: m.nn.functional.softplus(_long(m)), ["softplus"]),
+    ("hardtanh bool", lambda m: m.nn.functional.hardtanh(_bool(m)), ["hardtanh", "bool"]),
+    ("relu long ok", lambda m: m.nn.functional.relu(_long(m)), None),
+    ("bce long", lambda m: m.nn.functional.binary_cross_entropy(_long(m), _long(m)),
+     ["binary_cross_entropy"]),
+    ("bce logits long", lambda m: m.nn.functional.binary_cross_entropy_with_logits(
+        _long(m), _long(m)), ["binary_cross_entropy_with_logits"]),
+    ("dropout long", lambda m: m.nn.functional.dropout(_long(m), 0.5), ["dropout"]),
+    ("trace bool", lambda m: m.trace(_bool(m).reshape(1, 2).expand(2, 2)), ["trace", "bool"]),
+    ("topk bool", lambda m: m.topk(_bool(m), 1), ["topk", "bool"]),
+    ("kthvalue bool", lambda m: m.kthvalue(_bool(m), 1), ["kthvalue", "bool"]),
+    ("argmax bool", lambda m: m.argmax(_bool(m)), ["argmax"]),
+    ("floor bool", lambda m: m.floor(_bool(m)), ["bool"]),
+    ("bitwise_and float", lambda m: _f32(m) & _f32(m), ["bitwise_and", "float"]),
+    ("bitwise_xor float", lambda m: _f32(m) ^ _f32(m), ["bitwise_xor"]),
+    ("left shift float", lambda m: _f32(m) << _f32(m), ["float"]),
+    ("invert float", lambda m: ~_f32(m), ["float"]),
+    ("remainder long by 0", lambda m: _long(m) % 0, ["zero"]),
+    ("requires_grad long", lambda m: m.tensor([1], requires_grad=True), ["floating"]),
+]
+
+
+@pytest.mark.parametrize("fn,words", [c[1:] for c in DTYPE_CASES], ids=[c[0] for c in DTYPE_CASES])
+def test_dtypes_torch_refuses(fn, words):
+    check(fn, words)
+
+
+@pytest.mark.parametrize("change", ["dtype", "shape"])
+@pytest.mark.parametrize("on_leaf", [True, False])
+def test_hook_changing_gradient_dtype_or_shape_raises(change, on_leaf):
+    def fn(m):
+        x = m.ones(3, requires_grad=True)
+        y = x * 2
+        (x if on_leaf else y).register_hook(
+            (lambda g: g.double()) if change == "dtype" else (lambda g: g[:2]))
+        y.sum().backward()
+        return x.grad
+
+    check(fn, ["hook", change if change == "shape" else "float64"])
+
+
+def test_dot_is_its_own_op_with_dot_backward():
+    a = retrograd.tensor([1.0, 2.0, 3.0], dtype=retrograd.float64, requires_grad=True)
+    b = retrograd.tensor([4.0, -1.0, 0.5], dtype=retrograd.float64, requires_grad=True)
+    ta, tb = (torch.tensor(v.detach().numpy(), requires_grad=True) for v in (a, b))
+    for out, want in ((retrograd.dot(a, b), torch.dot(ta, tb)), (a.dot(b), ta.dot(tb))):
+        assert out.grad_fn.name() == want.grad_fn.name() == "DotBackward0"
+        assert out.dtype == retrograd.float64 and out.shape == ()
+        assert out.item() == pytest.approx(want.item())
+    assert retrograd.autograd.gradcheck(retrograd.dot, (a, b))
+    assert retrograd.autograd.gradgradcheck(retrograd.dot, (a, b))
+
+
+# the parameter names of dims and sizes: an op taking one of them needs a case above
+_DIM_PARAMS = {"dim", "dims", "dim0", "dim1", "dim2", "start_dim", "end_dim", "size", "sizes",
+               "shape", "source", "destination", "split_size_or_sections", "chunks", "shifts",
+               "axis0", "axis1", "n", "m", "steps"}
+
+
+def _takes_dims(fn):
+    try:
+        return bool(_DIM_PARAMS & set(inspect.signature(fn).parameters))
+    except (TypeError, ValueError):  # builtins without a signature
+        return False
+
+
+def _names_called(code, into):
+    into.update(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            _names_called(const, into)
+    return into
+
+
+def test_every_op_taking_dims_or_sizes_has_cases():
+    ops = {name for name in dir(retrograd) if not name.startswith("_")
+           and callable(getattr(retrograd, name)) and not isinstance(getattr(retrograd, name), type)
+           and _takes_dims(getattr(retrograd, name))}
+    ops |= {name for name in dir(retrograd.Tensor) if not name.startswith("_")
+            and callable(getattr(retrograd.Tensor, name, None))
+            and _takes_dims(getattr(retrograd.Tensor, name))}
+    called = set()
+    for table in (CASES, DTYPE_CASES, BROADCAST):
+        for case in table:
+            _names_called(case[1].__code__, called)
+    assert len(ops) > 60, sorted(ops)  # the enumeration itself works
+    assert not ops - called, f"ops without argument-check cases: {sorted(ops - called)}"
+
+
+def test_where_uint8_condition_warns_as_torch():
+    for m in (torch, retrograd):
+        with pytest.warns(UserWarning, match="uint8 condition"):
+            out = m.where(m.tensor([1, 0, 2]).to(m.uint8), _f32(m), -_f32(m))
+        assert out.tolist() == [1.0, -2.0, 3.0]
