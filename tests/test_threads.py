@@ -167,6 +167,36 @@ def test_hooks_of_concurrent_backwards_all_fire(torch):
     assert _hook_calls(R, iters) == want
 
 
+def _race_to_free(lib, rounds):
+    """Threads backward at once through one graph WITHOUT retain_graph."""
+    x = lib.zeros(SIZE, dtype=lib.float64, requires_grad=True)
+    done, errors = [], []
+    for _ in range(rounds):
+        y = (x.exp() * 2).sum()  # ExpBackward0 saves its output: freed by the first pass
+
+        def work(k, y=y):
+            try:
+                y.backward()
+                done.append(k)
+            except RuntimeError as exc:
+                errors.append(str(exc))
+
+        run_threads(work)
+    return x.grad, len(done), errors
+
+
+def test_concurrent_backward_without_retain_graph_runs_or_says_freed(torch):
+    # a pass that started before the saved values were freed completes (it holds them);
+    # any later one raises PyTorch's error; no other failure, and no gradient lost
+    rounds = 30
+    for lib in (torch, R):
+        grad, done, errors = _race_to_free(lib, rounds)
+        assert done >= rounds and done + len(errors) == rounds * N_THREADS
+        assert all(e.startswith("Trying to backward through the graph a second time")
+                   for e in errors), errors[:1]
+        np.testing.assert_array_equal(as_np(grad), 2 * done)  # exp(0) * 2 per pass
+
+
 # --------------------------------------------------------------------------- lazily shared state
 def _register_at_once(tensor, register_two):
     """Each thread registers two hooks on ``tensor`` (or its node) at the same moment."""

@@ -219,11 +219,15 @@ def accumulator_of(tensor) -> AccumulateGrad:
     acc = ref() if ref is not None else None
     if acc is None:
         # one per leaf even when threads build graphs on it at once (hooks registered on
-        # it must not land on a twin that another graph never sees)
-        with create_lock:
+        # it must not land on a twin that another graph never sees).  acquire/release,
+        # cheaper than ``with``: a training loop gets here for every leaf every iteration
+        create_lock.acquire()
+        try:
             ref = tensor._acc
             acc = ref() if ref is not None else None
             if acc is None:
                 acc = AccumulateGrad(tensor)
                 tensor._acc = weakref.ref(acc)
+        finally:
+            create_lock.release()
     return acc
