@@ -572,9 +572,7 @@ class Tensor:
                 f"one comes from {self._grad_fn.name()}); register it on the leaf, or use "
                 "register_hook() to see this tensor's gradient"
             )
-        from .autograd.graph import add_hook
-
-        from .autograd.graph import create_lock
+        from .autograd.graph import add_hook, create_lock
 
         extra = self._extra_state()
         with create_lock:  # the table is created once even if threads register at once
