@@ -1,6 +1,7 @@
 """Narrate one backward pass: ``with retrograd.autograd.trace() as t: loss.backward()``.
 
-While a :class:`Trace` is active the engine reports every step to it (``engine.tracer``):
+While a :class:`Trace` is active the engine reports every step to it (``engine.tracer``,
+kept per thread: a trace records the backward passes of the thread that opened it):
 the gradient that arrived at each node, the gradients the node sent to its inputs, hooks
 and what they returned, every accumulation into a ``.grad`` (before and after), how the
 ``gradient`` argument of ``backward()`` was broadcast, and each saved buffer freed.  The
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import engine
+from .grad_mode import state
 from .graph import AccumulateGrad
 
 __all__ = ["trace", "Trace", "RULES", "describe_rule", "format_value"]
@@ -448,12 +449,12 @@ class Trace:
 
     # -- context manager
     def __enter__(self) -> "Trace":
-        self._previous = engine.tracer
-        engine.tracer = self
+        self._previous = state.tracer
+        state.tracer = self
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        engine.tracer = self._previous
+        state.tracer = self._previous
         self._settle()
         if exc is not None:
             # the backward failed: say where (the last node that started) and why
