@@ -7,6 +7,8 @@ every order works.
 
 from __future__ import annotations
 
+import numpy as _np
+
 from ..backend import namespace
 from ..autograd.grad_mode import state
 from ._apply import NOTHING, apply_op, defop
@@ -110,7 +112,12 @@ _index_backward = defop("index_put", _index_backward_fwd, _index_backward_vjp,
 
 
 def _getitem_fwd(a, index, shape, basic):
-    return a[index]
+    out = a[index]
+    if basic and isinstance(out, _np.generic) and isinstance(a, _np.ndarray):
+        # an int for every dimension gives NumPy's scalar, a copy; PyTorch's x[i] is a 0-d
+        # view, so an in-place change of it must reach x: a trailing ... keeps it a view
+        out = a[(*index, Ellipsis) if isinstance(index, tuple) else (index, Ellipsis)]
+    return out
 
 
 getitem_op = defop("getitem", _getitem_fwd, _getitem_vjp, "IndexBackward0", 1, NOTHING)
@@ -303,7 +310,8 @@ def scatter_along(g, idx, dim, shape):
 
 
 def _setitem_fwd(a, v, index, basic):
-    out = a.copy()
+    # (a 0-d gradient may arrive as a NumPy scalar, which has no item assignment)
+    out = _np.array(a) if isinstance(a, _np.generic) else a.copy()
     out[index] = v
     return out
 
@@ -330,6 +338,7 @@ def setitem(x, index, value):
     """``x[index] = value`` in place; recorded (CopySlices) when a gradient is needed."""
     from ..autograd.grad_mode import state
     from ..tensor import Tensor
+    from .inplace import check_writable
 
     index = _unwrap_index(index)
     basic = _is_basic(index)
@@ -342,6 +351,18 @@ def setitem(x, index, value):
             "`with retrograd.no_grad():` if this is an initialisation, or clone() it first."
         )
     vdata = value._data if v_is_t else value
+    check_writable(x, "x[...] = value")
+    if wants and basic and _basic_op(index if isinstance(index, tuple) else (index,),
+                                     tuple(x.shape)) is _alias:
+        # x[...] = v, x[:] = v: the index selects x itself, so PyTorch copies (or fills)
+        # into x directly (CopyBackwards / FillBackward3) rather than into a view of it
+        from .inplace import _fill_tensor, copy_
+
+        if v_is_t:
+            copy_(x, value)
+        else:
+            _fill_tensor(x, Tensor(namespace(x._data).asarray(value, dtype=x._data.dtype)))
+        return
     if wants:
         from ..autograd.graph import move_retain_grad
         from .inplace import check_view_of_leaf, rebase_views, shadow_of
@@ -354,8 +375,8 @@ def setitem(x, index, value):
         x._grad_fn = new._grad_fn
         x._requires_grad = True
         x._nr = 0
-        move_retain_grad(x, old_fn, old_nr)
         rebase_views(x)
+        move_retain_grad(x, old_fn, old_nr)
     else:
         try:
             x._data[index] = vdata

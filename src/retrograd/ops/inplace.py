@@ -42,17 +42,48 @@ def _address(a) -> int:
 
 def _positions(base, view):
     """For each element of ``view`` (an array into ``base``'s memory), its C-order flat
-    index in ``base``; None where that cannot be worked out (a base that is not dense)."""
-    if not base.flags.c_contiguous or base.size == 0:
-        return None
+    index in ``base``.
+
+    A view that reaches outside ``base``, or a base whose elements overlap (an expanded
+    tensor), has no such index: that is a RuntimeError (as PyTorch refuses in-place writes
+    to overlapping memory), never a silently skipped rebase.
+    """
+    xp = namespace(base)
     item = base.itemsize
     start = _address(view) - _address(base)
-    if start % item or any(s % item for s in view.strides):
-        return None
-    xp = namespace(base)
-    flat = xp.arange(base.size)
-    return xp.array(xp.lib.stride_tricks.as_strided(
-        flat[start // item:], view.shape, tuple(s // item * flat.itemsize for s in view.strides)))
+    if base.size == 0 or view.size == 0:
+        return xp.zeros(view.shape, dtype=xp.int64)
+    if base.flags.c_contiguous:
+        if start % item == 0 and all(s % item == 0 for s in view.strides):
+            first, steps = start // item, [s // item for s in view.strides]
+            lo = first + sum(min(0, (n - 1) * s) for n, s in zip(view.shape, steps))
+            hi = first + sum(max(0, (n - 1) * s) for n, s in zip(view.shape, steps))
+            if 0 <= lo and hi < base.size:
+                flat = xp.arange(base.size)
+                return xp.array(xp.lib.stride_tricks.as_strided(
+                    flat[first:], view.shape, tuple(s * flat.itemsize for s in steps)))
+    else:
+        # any other layout: match the byte offset of each view element with the base's
+        offsets = xp.zeros(base.shape, dtype=xp.int64)
+        for d, stride in enumerate(base.strides):
+            offsets = offsets + xp.arange(base.shape[d]).reshape(
+                (-1,) + (1,) * (base.ndim - d - 1)) * stride
+        offsets = offsets.reshape(-1)
+        order = xp.argsort(offsets, kind="stable")
+        ordered = offsets[order]
+        wanted = xp.full(view.shape, start, dtype=xp.int64)
+        for d, stride in enumerate(view.strides):
+            wanted = wanted + xp.arange(view.shape[d]).reshape(
+                (-1,) + (1,) * (view.ndim - d - 1)) * stride
+        found = xp.clip(xp.searchsorted(ordered, wanted), 0, ordered.size - 1)
+        if (ordered[found] == wanted).all() and not (ordered[1:] == ordered[:-1]).any():
+            return order[found]
+    raise RuntimeError(
+        f"unsupported operation: an in-place change of a view of shape {list(view.shape)} "
+        f"(strides {list(view.strides)}) cannot be mapped onto its base of shape "
+        f"{list(base.shape)} (strides {list(base.strides)}), whose elements overlap or do not "
+        "hold the view. Please clone() the tensor before performing the operation."
+    )
 
 
 def _as_strided_vjp(node, g, saved):
@@ -93,27 +124,47 @@ _copy_slices = defop("copy_slices", lambda old, src, positions, base_shape: old,
                      _copy_slices_vjp, "CopySlices", 2)
 
 
-def _group_base(x):
+def _group(x):
     vc = x._vc
-    if vc is None or len(vc) < 2:
-        return None
-    base = vc[1].base()
-    return base if base is not None and base._vc is vc else None
+    return vc[1].group_of(x) if vc is not None and len(vc) > 1 else None
+
+
+def _op_label(x):
+    fn = x._grad_fn
+    name = fn.name() if fn is not None else "a view function"
+    return name.replace("WithSizes", "").replace("Backward0", "")
+
+
+_MULTI_TAIL = (
+    "This view is the output of a function that returns multiple views. Such functions do "
+    "not allow the output views to be modified inplace. You should replace the inplace "
+    "operation by an out-of-place one (or clone() the output first)."
+)
+_NO_GRAD_TAIL = (
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+    "your code by moving both the view and the inplace either both inside the no_grad block "
+    "(if you don't want the inplace to be tracked) or both outside (if you want the inplace "
+    "to be tracked)."
+)
 
 
 def check_view_of_leaf(x, name):
-    """PyTorch refuses an in-place change of a view of a leaf that requires grad, and of an
-    output of split/chunk/unbind (functions that return several views)."""
-    fn = x._grad_fn
-    if fn is not None and getattr(fn, "multi_view", False):
-        op = fn.name().replace("WithSizes", "").replace("Backward0", "")
+    """PyTorch refuses an in-place change (that records a graph) of a view of a leaf that
+    requires grad, of an output of split/chunk/unbind (functions that return several views)
+    or a view of one, and of a view made under no_grad."""
+    group = _group(x)
+    flag = group.flag(x) if group is not None else None
+    if flag == "multi":
         raise RuntimeError(
-            f"Output {x._nr} of {op} is a view and is being modified inplace ({name}). This "
-            "view is the output of a function that returns multiple views. Such functions do "
-            "not allow the output views to be modified inplace. You should replace the "
-            "inplace operation by an out-of-place one (or clone() the output first)."
+            f"Output {x._nr} of {_op_label(x)} is a view and is being modified inplace "
+            f"({name}). {_MULTI_TAIL}"
         )
-    base = _group_base(x)
+    if flag == "no_grad":
+        raise RuntimeError(
+            f"A view was created in no_grad mode and is being modified inplace with grad "
+            f"mode enabled ({name} on a view of shape {list(x.shape)}). {_NO_GRAD_TAIL}"
+        )
+    base = group.base() if group is not None else None
     if base is not None and base is not x and base._grad_fn is None and base._requires_grad:
         raise RuntimeError(
             f"a view of a leaf Variable that requires grad is being used in an in-place "
@@ -123,29 +174,53 @@ def check_view_of_leaf(x, name):
         )
 
 
+def _refused_vjp(node, g, saved):
+    raise RuntimeError(node.params[0])
+
+
+# a view whose base changed in place, but which PyTorch refuses to re-derive (an output of
+# split/unbind, or a view made under no_grad): using it in backward raises, as reading its
+# grad_fn does
+_refused = defop("refused_view", lambda base, message, data: data, _refused_vjp,
+                 "RefusedViewBackward", 1)
+_refused.op.node_cls.refused = True
+
+
+def _refusal(v, flag):
+    if flag == "multi":
+        return (f"Output {v._nr} of {_op_label(v)} is a view and its base or another view of "
+                f"its base has been modified inplace. {_MULTI_TAIL}")
+    return ("A view was created in no_grad mode and its base or another view of its base has "
+            f"been modified inplace with grad mode enabled. {_NO_GRAD_TAIL}")
+
+
 def rebase_views(x):
     """After ``x`` got a new grad_fn from an in-place op, update the tensors sharing its
-    memory: its base (CopySlices) if ``x`` is a view, and every other tracked view."""
-    base = _group_base(x)
+    memory, as PyTorch: its base's grad_fn becomes CopySlices (the old base with the view's
+    region replaced) if ``x`` is a view, and every view of the base, ``x`` included, is
+    re-derived from the base's new grad_fn (AsStridedBackward0)."""
+    group = _group(x)
+    base = group.base() if group is not None else None
     if base is None:
-        return
+        return  # no view of x's memory is alive
     if x is not base:
         pos = _positions(base._data, x._data)
-        if pos is None:
-            return
         new = apply_op(_copy_slices.op, (shadow_of(base, False), x), (pos, tuple(base.shape)))
         base._grad_fn = new._grad_fn
         base._requires_grad = True
         base._nr = 0
-    for v in x._vc[1].views:
-        if v is x or v is base or v._vc is not x._vc:
+    for v in group.views:
+        if v is base or v._vc is not x._vc:
             continue
-        pos = _positions(base._data, v._data)
-        if pos is not None:
-            new = apply_op(_as_strided.op, (base,), (pos, v._data, tuple(base.shape)))
-            v._grad_fn = new._grad_fn
-            v._requires_grad = True
-            v._nr = 0
+        flag = group.flag(v)
+        if flag is not None:
+            new = apply_op(_refused.op, (base,), (_refusal(v, flag), v._data))
+        else:
+            new = apply_op(_as_strided.op, (base,),
+                           (_positions(base._data, v._data), v._data, tuple(base.shape)))
+        v._grad_fn = new._grad_fn
+        v._requires_grad = True
+        v._nr = 0
 
 
 def _leaf_error(x, name):
@@ -156,8 +231,21 @@ def _leaf_error(x, name):
     )
 
 
+def check_writable(x, name):
+    """An expanded tensor (NumPy's read-only broadcast) has elements that share memory:
+    PyTorch refuses to write to it."""
+    if not x._data.flags.writeable:
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to "
+            f"a single memory location ({name} on a tensor of shape {list(x.shape)}, strides "
+            f"{list(x._data.strides)}, e.g. from expand()). Please clone() the tensor before "
+            "performing the operation."
+        )
+
+
 def _write(x, data, name):
     target = x._data
+    check_writable(x, name)
     if data.dtype != target.dtype:
         if target.dtype.kind != "f" and data.dtype.kind == "f" or (
             target.dtype.kind == "b" and data.dtype.kind != "b"
@@ -175,11 +263,10 @@ def _write(x, data, name):
     target[...] = data
 
 
-def _save_self_as_output(x):
+def _save_self_as_output(x, node):
     """An in-place op that saves its result saves ``x`` itself, at its new version (as
     PyTorch): a later in-place change of ``x`` is then an error at backward, not a silent
     use of a private copy."""
-    node = x._grad_fn
     saved = getattr(node, "saved", None)
     if not saved or not getattr(type(node), "saves", 0) & OUTPUT:
         return
@@ -209,7 +296,11 @@ def inplace(op_fn, name, saves_inputs, ufunc=None):
                         x._requires_grad or (type(other) is Tensor and other._requires_grad)))):
                 # same dtype and shape (or a Python float, which keeps x's dtype): the
                 # result is exactly what the out-of-place op gives, written in place
-                getattr(namespace(xd), ufunc)(xd, od, out=xd)
+                try:
+                    getattr(namespace(xd), ufunc)(xd, od, out=xd)
+                except ValueError:  # read-only (expanded): the general path says why
+                    check_writable(x, name)
+                    raise
                 x._bump_version()
                 return x
         wants = state.enabled and (
@@ -223,13 +314,13 @@ def inplace(op_fn, name, saves_inputs, ufunc=None):
             result = op_fn(shadow_of(x, saves_inputs), *args, **kwargs)
             _write(x, result._data, name)
             old_fn, old_nr = x._grad_fn, x._nr
-            x._grad_fn = result._grad_fn
+            node = x._grad_fn = result._grad_fn
             x._requires_grad = result._requires_grad
             x._nr = 0
+            rebase_views(x)  # a view's own grad_fn becomes AsStridedBackward0 of its base's
             move_retain_grad(x, old_fn, old_nr)
-            rebase_views(x)
             x._bump_version()
-            _save_self_as_output(x)
+            _save_self_as_output(x, node)
             return x
         with no_grad():
             result = op_fn(x, *args, **kwargs)

@@ -63,7 +63,8 @@ def _views_of(x, arrays, node_cls, params):
             o._grad_fn = node
             o._requires_grad = True
             o._nr = nr
-            track_view(x, o)
+    for o in outs:
+        track_view(x, o, "multi")
     return tuple(outs)
 
 
@@ -117,7 +118,7 @@ def chunk(x, chunks, dim=0):
 def unbind(x, dim=0):
     """The slices of ``x`` along ``dim``, as views without that dimension."""
     dim = _norm_dim(dim, x.ndim)
-    arrays = [x._data[(slice(None),) * dim + (i,)] for i in range(x.shape[dim])]
+    arrays = [x._data[(slice(None),) * dim + (i, Ellipsis)] for i in range(x.shape[dim])]
     return _views_of(x, arrays, _UnbindBackward0, (dim,))
 
 
@@ -432,6 +433,17 @@ def narrow(x, dim, start, length):
     return getitem(x, (slice(None),) * dim + (slice(start, start + length),))
 
 
+def select(x, dim, index):
+    """The view ``x[..., index, ...]`` along ``dim``, without that dimension
+    (SelectBackward0)."""
+    dim = _norm_dim(dim, x.ndim)
+    n = x.shape[dim]
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(x.shape)} at dimension {dim}")
+    return getitem(x, (slice(None),) * dim + (index,))
+
+
 def unflatten(x, dim, sizes):
     """Split dimension ``dim`` into ``sizes`` (a view)."""
     dim = _norm_dim(dim, x.ndim)
@@ -442,5 +454,5 @@ def unflatten(x, dim, sizes):
 
 
 __all__ = ["split", "chunk", "unbind", "flip", "roll", "repeat", "tile", "tril", "triu",
-           "index_select", "masked_select", "movedim", "swapaxes", "narrow", "unflatten",
+           "index_select", "masked_select", "movedim", "swapaxes", "narrow", "select", "unflatten",
            "diagonal", "diag_embed", "diag", "trace"]

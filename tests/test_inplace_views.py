@@ -1,0 +1,280 @@
+"""In-place changes through views, differentially against PyTorch 2.13.
+
+Every kind of view (indexing, select, narrow, diagonal, split/chunk/unbind pieces, the
+layout views, views of views) crossed with every in-place op: the values of base and view,
+their grad_fn names, the gradients of every leaf, and the exception class wherever PyTorch
+raises.  Then random chains of views and in-place steps (hypothesis), and the ops that
+pick values along a dim (max, sort, topk...) applied to view pieces.
+"""
+
+import operator
+import warnings
+
+import hypothesis
+import hypothesis.strategies as st
+import numpy as np
+import pytest
+
+import retrograd as R
+
+torch = pytest.importorskip("torch")
+
+
+# ----------------------------------------------------------------------------- the tables
+
+# name -> (base shape, view of the base); ``m`` is the library (retrograd or torch)
+VIEWS = {
+    "int": ((3,), lambda m, b: b[2]),
+    "neg_int": ((3, 4), lambda m, b: b[-1]),
+    "int_int": ((3, 4), lambda m, b: b[1, 2]),
+    "neg_int_int": ((3, 4), lambda m, b: b[-2, -1]),
+    "int_then_int": ((3, 4), lambda m, b: b[1][2]),
+    "slice": ((5,), lambda m, b: b[1:4]),
+    "slice_step": ((6,), lambda m, b: b[::2]),
+    "neg_slice": ((6,), lambda m, b: b[-3:-1]),
+    "col_slice": ((3, 4), lambda m, b: b[:, 1:3]),
+    "none": ((3,), lambda m, b: b[None]),
+    "ellipsis": ((2, 3, 4), lambda m, b: b[..., 1]),
+    "ellipsis_only": ((2, 3), lambda m, b: b[...]),
+    "empty_tuple": ((2, 3), lambda m, b: b[()]),
+    "combined": ((3, 4, 5), lambda m, b: b[1:, None, ..., -2]),
+    "int_slice": ((3, 4), lambda m, b: b[1, 1:3]),
+    "slice_int_none": ((3, 4), lambda m, b: b[0:2, -1, None]),
+    "0d_ellipsis": ((), lambda m, b: b[...]),
+    "select": ((3, 4), lambda m, b: b.select(1, 2)),
+    "select_neg": ((3, 4), lambda m, b: b.select(-2, -1)),
+    "narrow": ((4, 5), lambda m, b: b.narrow(1, 1, 3)),
+    "narrow_neg_start": ((4, 5), lambda m, b: b.narrow(0, -3, 2)),
+    "diagonal": ((3, 3), lambda m, b: b.diagonal()),
+    "diagonal_offset": ((3, 4), lambda m, b: b.diagonal(1)),
+    "diagonal_below": ((4, 3), lambda m, b: b.diagonal(-1)),
+    "diagonal_3d": ((2, 3, 3), lambda m, b: b.diagonal(0, 1, 2)),
+    "transpose": ((3, 4), lambda m, b: b.transpose(0, 1)),
+    "permute": ((2, 3, 4), lambda m, b: b.permute(2, 0, 1)),
+    "t": ((3, 4), lambda m, b: b.t()),
+    "T": ((3, 4), lambda m, b: b.T),
+    "mT": ((2, 3, 4), lambda m, b: b.mT),
+    "view": ((3, 4), lambda m, b: b.view(2, 6)),
+    "view_flat": ((3, 4), lambda m, b: b.view(-1)),
+    "reshape": ((3, 4), lambda m, b: b.reshape(4, 3)),
+    "flatten": ((2, 3, 2), lambda m, b: b.flatten(1)),
+    "unflatten": ((2, 6), lambda m, b: b.unflatten(1, (3, 2))),
+    "view_as": ((2, 6), lambda m, b: b.view_as(b.detach().reshape(3, 4))),
+    "movedim": ((2, 3, 4), lambda m, b: b.movedim(0, 2)),
+    "swapaxes": ((2, 3, 4), lambda m, b: b.swapaxes(0, 2)),
+    "expand": ((3, 1), lambda m, b: b.expand(3, 4)),
+    "expand_new_dim": ((3,), lambda m, b: b.expand(2, 3)),
+    "squeeze": ((3, 1, 4), lambda m, b: b.squeeze()),
+    "squeeze_dim": ((3, 1, 4), lambda m, b: b.squeeze(1)),
+    "unsqueeze": ((3, 4), lambda m, b: b.unsqueeze(1)),
+    "unsqueeze_neg": ((3, 4), lambda m, b: b.unsqueeze(-1)),
+    # views of views
+    "t_then_int": ((3, 4), lambda m, b: b.t()[1]),
+    "slice_then_diagonal": ((4, 4), lambda m, b: b[1:, :3].diagonal()),
+    "view_slice_t_int": ((4, 6), lambda m, b: b.view(6, 4)[1:5].t()[2]),
+    "narrow_unsqueeze_transpose": ((4, 3), lambda m, b: b.narrow(0, 1, 2).unsqueeze(0)
+                                   .transpose(0, 2)),
+    "permute_select_slice": ((2, 3, 4), lambda m, b: b.permute(1, 2, 0).select(0, 1)[1:]),
+    "int_int_then_unsqueeze": ((3, 4), lambda m, b: b[2][1].unsqueeze(0)),
+    # the outputs of functions that return several views
+    "unbind": ((3, 4), lambda m, b: b.unbind(0)[1]),
+    "unbind_1d": ((3,), lambda m, b: b.unbind()[2]),
+    "iter": ((3, 2), lambda m, b: list(b)[1]),
+    "split": ((4, 3), lambda m, b: b.split(2)[1]),
+    "split_sizes": ((5, 3), lambda m, b: b.split([2, 3])[0]),
+    "chunk": ((4, 3), lambda m, b: b.chunk(2, 1)[0]),
+    "split_then_int": ((4, 3), lambda m, b: b.split(2)[1][0]),
+    "chunk_then_t": ((4, 3), lambda m, b: b.chunk(2)[0].t()),
+    "slice_then_unbind": ((4, 3), lambda m, b: b[1:].unbind(1)[0]),
+}
+
+
+def _iadd(v, w):
+    v += w
+
+
+def _setitem(index):
+    def change(v, w):
+        v[index] = w[index] if w.ndim else w
+
+    return change
+
+
+# name -> (in-place change of ``v``; ``w`` has ``v``'s shape, ``s`` is 0-d, both need grad)
+OPS = {
+    "add_": lambda m, v, w, s: v.add_(w),
+    "add_alpha": lambda m, v, w, s: v.add_(w, alpha=2.0),
+    "add_number": lambda m, v, w, s: v.add_(1.5),
+    "add_0d": lambda m, v, w, s: v.add_(s),
+    "iadd": lambda m, v, w, s: _iadd(v, w),
+    "sub_": lambda m, v, w, s: v.sub_(w),
+    "mul_": lambda m, v, w, s: v.mul_(w),
+    "mul_number": lambda m, v, w, s: v.mul_(3.0),
+    "imul": lambda m, v, w, s: operator.imul(v, w),
+    "div_": lambda m, v, w, s: v.div_(w),
+    "itruediv": lambda m, v, w, s: operator.itruediv(v, 2.0),
+    "pow_": lambda m, v, w, s: v.pow_(2.0),
+    "pow_tensor": lambda m, v, w, s: v.pow_(w),
+    "clamp_": lambda m, v, w, s: v.clamp_(1.4, 2.4),
+    "clamp_min_": lambda m, v, w, s: v.clamp_min_(1.6),
+    "clamp_max_": lambda m, v, w, s: v.clamp_max_(2.2),
+    "relu_": lambda m, v, w, s: v.relu_(),
+    "neg_": lambda m, v, w, s: v.neg_(),
+    "exp_": lambda m, v, w, s: v.exp_(),
+    "abs_": lambda m, v, w, s: v.abs_(),
+    "sqrt_": lambda m, v, w, s: v.sqrt_(),
+    "log_": lambda m, v, w, s: v.log_(),
+    "sin_": lambda m, v, w, s: v.sin_(),
+    "cos_": lambda m, v, w, s: v.cos_(),
+    "tanh_": lambda m, v, w, s: v.tanh_(),
+    "sigmoid_": lambda m, v, w, s: v.sigmoid_(),
+    "sign_": lambda m, v, w, s: v.sign_(),
+    "reciprocal_": lambda m, v, w, s: v.reciprocal_(),
+    "log1p_": lambda m, v, w, s: v.log1p_(),
+    "expm1_": lambda m, v, w, s: v.expm1_(),
+    "rsqrt_": lambda m, v, w, s: v.rsqrt_(),
+    "square_": lambda m, v, w, s: v.square_(),
+    "floor_": lambda m, v, w, s: v.floor_(),
+    "ceil_": lambda m, v, w, s: v.ceil_(),
+    "round_": lambda m, v, w, s: v.round_(),
+    "trunc_": lambda m, v, w, s: v.trunc_(),
+    "remainder_": lambda m, v, w, s: v.remainder_(1.7),
+    "addcmul_": lambda m, v, w, s: v.addcmul_(w, w, value=0.5),
+    "addcdiv_": lambda m, v, w, s: v.addcdiv_(w, w + 1, value=0.5),
+    "lerp_": lambda m, v, w, s: v.lerp_(w, 0.3),
+    "lerp_tensor": lambda m, v, w, s: v.lerp_(w, w * 0.25),
+    "zero_": lambda m, v, w, s: v.zero_(),
+    "fill_": lambda m, v, w, s: v.fill_(0.5),
+    "fill_0d": lambda m, v, w, s: v.fill_(s),
+    "copy_": lambda m, v, w, s: v.copy_(w),
+    "copy_0d": lambda m, v, w, s: v.copy_(s),
+    "masked_fill_": lambda m, v, w, s: v.masked_fill_(v.detach() > 2.0, 0.25),
+    "masked_fill_0d": lambda m, v, w, s: v.masked_fill_(v.detach() > 2.0, s),
+    "setitem_all": lambda m, v, w, s: _setitem(Ellipsis)(v, w),
+    "setitem_number": lambda m, v, w, s: v.__setitem__(Ellipsis, 0.75),
+    "setitem_mask": lambda m, v, w, s: v.__setitem__(v.detach() > 2.0, s),
+}
+
+# a few representative ops for the scenarios that do not need every op
+SOME_OPS = ["add_", "mul_", "mul_number", "exp_", "zero_", "copy_", "setitem_all"]
+
+
+def _arrays(shape, seed):
+    """Base values in [0.5, 1.5) (so y = 2 * x is in [1, 3): sqrt, log... are defined and
+    the comparisons of masked_fill_ split it), plus weights for the loss."""
+    rng = np.random.default_rng(seed)
+    return rng.uniform(0.5, 1.5, shape), rng.uniform(0.5, 1.5, shape), rng.standard_normal(shape)
+
+
+def _name(fn):
+    # torch's CopySlices calls itself "torch::autograd::CopySlices"
+    return None if fn is None else fn.name().replace("torch::autograd::", "")
+
+
+def _run(m, scenario, view_name, op_name, seed=0):
+    """Run one scenario in library ``m``; return what can be observed, in plain Python.
+
+    scenarios: ``view`` changes the view of a non-leaf base; ``base`` changes the base after
+    the view was taken; ``plain_base`` takes the view of a tensor that needs no gradient and
+    changes it with operands that do; ``leaf`` takes the view of a leaf that requires grad.
+    """
+    shape, view_fn = VIEWS[view_name]
+    op = OPS[op_name]
+    x_np, w_np, g_np = _arrays(shape, seed)
+    obs = {}
+    stage = "view"
+    try:
+        x = m.tensor(x_np, requires_grad=True)
+        if scenario == "plain_base":
+            y = m.tensor(x_np * 2)
+        elif scenario == "leaf":
+            y = x
+        else:
+            y = x * 2
+        v = view_fn(m, y)
+        vshape = tuple(v.shape)
+        target = y if scenario == "base" else v
+        w = m.tensor(np.resize(w_np, tuple(target.shape)) * 2, requires_grad=True)
+        s = m.tensor(0.625, dtype=m.float64, requires_grad=True)
+        stage = "inplace"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            op(m, target, w, s)
+        obs["base"] = np.array(y.detach().tolist())
+        obs["view"] = np.array(v.detach().tolist())
+        obs["base_fn"] = _name(y.grad_fn)
+        obs["view_fn"] = _name(v.grad_fn)
+        obs["requires_grad"] = (y.requires_grad, v.requires_grad)
+        obs["version"] = (y._version, v._version)
+        stage = "backward"
+        rng = np.random.default_rng(seed + 1)
+        gv = m.tensor(rng.standard_normal(vshape))
+        loss = (y * m.tensor(g_np)).sum() + (v * gv).sum() + (v * v).sum()
+        if loss.requires_grad:
+            loss.backward()
+        obs["loss"] = loss.item()
+        for leaf_name, leaf in (("x", x), ("w", w), ("s", s)):
+            obs[leaf_name + ".grad"] = None if leaf.grad is None else np.array(leaf.grad.tolist())
+    except Exception as e:  # noqa: BLE001 - the class is what is compared
+        obs["raised"] = (stage, type(e).__name__)
+    return obs
+
+
+def _compare(view_name, op_name, scenario, seed=0):
+    rg = _run(R, scenario, view_name, op_name, seed)
+    th = _run(torch, scenario, view_name, op_name, seed)
+    assert rg.get("raised") == th.get("raised"), (rg.get("raised"), th.get("raised"))
+    assert rg.keys() == th.keys()
+    for key, want in th.items():
+        got = rg[key]
+        if isinstance(want, np.ndarray):
+            assert got is not None, key
+            np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12, err_msg=key)
+        elif isinstance(want, float):
+            assert got == pytest.approx(want, rel=1e-10, abs=1e-12), key
+        else:
+            assert got == want, key
+
+
+# ----------------------------------------------------------------------------- the tests
+
+
+def _grid(views, ops):
+    return [pytest.param(v, o, id=f"{v}-{o}") for v in views for o in ops]
+
+
+@pytest.mark.parametrize("view_name,op_name", _grid(VIEWS, OPS))
+def test_inplace_on_view_vs_torch(view_name, op_name):
+    """Change a view of a non-leaf in place, then use both the base and the view."""
+    _compare(view_name, op_name, "view")
+
+
+@pytest.mark.parametrize("view_name,op_name", _grid(VIEWS, SOME_OPS))
+def test_inplace_on_base_then_use_view_vs_torch(view_name, op_name):
+    """Change the base in place after taking the view; the view sees it, values and grads."""
+    _compare(view_name, op_name, "base")
+
+
+@pytest.mark.parametrize("view_name,op_name", _grid(VIEWS, SOME_OPS))
+def test_inplace_on_view_of_plain_tensor_vs_torch(view_name, op_name):
+    """A view of a tensor that needs no gradient, changed with operands that do: the base
+    then records the change (CopySlices) and its gradient reaches the operands."""
+    _compare(view_name, op_name, "plain_base")
+
+
+@pytest.mark.parametrize("view_name,op_name", _grid(VIEWS, ["mul_", "zero_"]))
+def test_inplace_on_view_of_leaf_vs_torch(view_name, op_name):
+    """A view of a leaf that requires grad refuses an in-place change (as PyTorch)."""
+    _compare(view_name, op_name, "leaf")
+
+
+def test_issue_7_integer_index_view_regression():
+    """y[2] of a 1-D tensor is a view: mul_ on it changes y and its gradient."""
+    outs = []
+    for m in (R, torch):
+        x = m.tensor([-1., -.5, 1.], requires_grad=True)
+        y = x * 2
+        y[2].mul_(3.0)
+        (y * m.tensor([1., 2., .5])).sum().backward()
+        outs.append((y.tolist(), x.grad.tolist()))
+    assert outs[0] == outs[1]
