@@ -337,8 +337,8 @@ _index_put_op = defop("setitem", _setitem_fwd, _setitem_vjp, "IndexPutBackward0"
 def setitem(x, index, value):
     """``x[index] = value`` in place; recorded (CopySlices) when a gradient is needed."""
     from ..autograd.grad_mode import state
-    from ..tensor import Tensor
-    from .inplace import check_writable
+    from ..tensor import Tensor, make_tensor
+    from .inplace import check_no_grad_view, check_writable
 
     index = _unwrap_index(index)
     basic = _is_basic(index)
@@ -352,16 +352,21 @@ def setitem(x, index, value):
         )
     vdata = value._data if v_is_t else value
     check_writable(x, "x[...] = value")
+    if not wants and state.enabled:
+        check_no_grad_view(x, "x[...] = value")
     if wants and basic and _basic_op(index if isinstance(index, tuple) else (index,),
                                      tuple(x.shape)) is _alias:
-        # x[...] = v, x[:] = v: the index selects x itself, so PyTorch copies (or fills)
-        # into x directly (CopyBackwards / FillBackward3) rather than into a view of it
+        # x[...] = v, x[:] = v: the index selects x itself, so PyTorch writes into x
+        # directly rather than into a view of it: copy_ (CopyBackwards), or fill_
+        # (FillBackward3) for a 0-d value (a number is one) of another shape
         from .inplace import _fill_tensor, copy_
 
-        if v_is_t:
-            copy_(x, value)
+        if not v_is_t:
+            value = make_tensor(namespace(x._data).asarray(value, dtype=x._data.dtype))
+        if value.ndim == 0 and x.ndim:
+            _fill_tensor(x, value)
         else:
-            _fill_tensor(x, Tensor(namespace(x._data).asarray(value, dtype=x._data.dtype)))
+            copy_(x, value)
         return
     if wants:
         from ..autograd.graph import move_retain_grad

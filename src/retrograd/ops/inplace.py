@@ -174,6 +174,21 @@ def check_view_of_leaf(x, name):
         )
 
 
+def check_no_grad_view(x, name):
+    """An in-place change in grad mode that records nothing: PyTorch still refuses it on a
+    view made under no_grad of a tensor that requires grad (the view counts as requiring
+    grad there)."""
+    group = _group(x)
+    if group is None or group.flag(x) != "no_grad":
+        return
+    base = group.base()
+    if base is not None and base._requires_grad:
+        raise RuntimeError(
+            f"A view was created in no_grad mode and is being modified inplace with grad "
+            f"mode enabled ({name} on a view of shape {list(x.shape)}). {_NO_GRAD_TAIL}"
+        )
+
+
 def _refused_vjp(node, g, saved):
     raise RuntimeError(node.params[0])
 
@@ -293,7 +308,8 @@ def inplace(op_fn, name, saves_inputs, ufunc=None):
                          or (type(od) is type(xd) and od.dtype == xd.dtype
                              and od.shape == xd.shape))
                     and not (state.enabled and (
-                        x._requires_grad or (type(other) is Tensor and other._requires_grad)))):
+                        x._requires_grad or (type(other) is Tensor and other._requires_grad)
+                        or (x._vc is not None and len(x._vc) > 1)))):
                 # same dtype and shape (or a Python float, which keeps x's dtype): the
                 # result is exactly what the out-of-place op gives, written in place
                 try:
@@ -309,6 +325,8 @@ def inplace(op_fn, name, saves_inputs, ufunc=None):
         )
         if wants and x._grad_fn is None and x._requires_grad:
             raise _leaf_error(x, name)
+        if not wants and state.enabled:
+            check_no_grad_view(x, name)
         if wants:
             check_view_of_leaf(x, name)
             result = op_fn(shadow_of(x, saves_inputs), *args, **kwargs)

@@ -15,7 +15,9 @@ from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import NOTHING, defop, edge_of
 from .index import _index_backward, getitem
-from .shape import _norm_dim, _shape_arg, cat, permute, reshape, stack, track_view, transpose
+from .shape import (
+    _norm_dim, _shape_arg, cat, input_meta, permute, reshape, stack, track_view, transpose,
+)
 
 
 # ----------------------------------------------------------------- split / chunk / unbind
@@ -334,7 +336,7 @@ def _diag_embed_fwd(g, in_shape, offset, dim1, dim2):
 
 def _diagonal_vjp(node, g, saved):
     offset, dim1, dim2 = node.params
-    return (_diag_embed(g, node.next[0].out_shape, offset, dim1, dim2),)
+    return (_diag_embed(g, input_meta(node)[0], offset, dim1, dim2),)
 
 
 def _diag_embed_vjp(node, g, saved):
@@ -386,9 +388,9 @@ def diag(x, diagonal=0):
 
 
 def _trace_vjp(node, g, saved):
-    n, m = node.next[0].out_shape
+    (n, m), dtype = input_meta(node)
     xp = namespace(g._data if hasattr(g, "_data") else g)
-    return (g * xp.eye(n, m, dtype=node.next[0].out_dtype),)
+    return (g * xp.eye(n, m, dtype=dtype),)
 
 
 trace_op = defop("trace", lambda a: namespace(a).trace(a), _trace_vjp, "TraceBackward0", 1,

@@ -124,6 +124,18 @@ def track_view(x, out, flag=None):
     return out
 
 
+def input_meta(node, i=0):
+    """The shape and dtype of ``node``'s input ``i``: what its gradient must look like.
+
+    The input may be one output of a multi-output node (a piece of split/chunk/unbind),
+    whose ``out_shape`` lists one shape per output."""
+    child = node.next[i]
+    if child.multi_output:
+        nr = node.next_nr[i] if node.next_nr else 0
+        return tuple(child.out_shape[nr]), child.out_dtype[nr]
+    return tuple(child.out_shape), child.out_dtype
+
+
 def _norm_dim(dim, ndim):
     if not -max(ndim, 1) <= dim < max(ndim, 1):
         raise IndexError(
