@@ -391,4 +391,7 @@ def setitem(x, index, value):
                 raise RuntimeError(f"shape mismatch: {e} (assigning into a tensor of shape "
                                    f"{list(x.shape)})") from None
             raise type(e)(f"{e} (assigning into a tensor of shape {list(x.shape)})") from None
+        from .inplace import rebase_views
+
+        rebase_views(x, recorded=False)
     x._bump_version()

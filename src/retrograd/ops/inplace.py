@@ -13,7 +13,7 @@ and every other view that records a graph is re-derived from the base's new grad
 
 from __future__ import annotations
 
-from ..autograd.grad_mode import no_grad, state
+from ..autograd.grad_mode import enable_grad, no_grad, state
 from ..autograd.graph import SavedOutput, move_retain_grad
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
@@ -209,33 +209,48 @@ def _refusal(v, flag):
             f"been modified inplace with grad mode enabled. {_NO_GRAD_TAIL}")
 
 
-def rebase_views(x):
-    """After ``x`` got a new grad_fn from an in-place op, update the tensors sharing its
-    memory, as PyTorch: its base's grad_fn becomes CopySlices (the old base with the view's
-    region replaced) if ``x`` is a view, and every view of the base, ``x`` included, is
-    re-derived from the base's new grad_fn (AsStridedBackward0)."""
-    group = _group(x)
-    base = group.base() if group is not None else None
-    if base is None:
-        return  # no view of x's memory is alive
-    if x is not base:
-        pos = _positions(base._data, x._data)
-        new = apply_op(_copy_slices.op, (shadow_of(base, False), x), (pos, tuple(base.shape)))
-        base._grad_fn = new._grad_fn
-        base._requires_grad = True
-        base._nr = 0
-    for v in group.views:
-        if v is base or v._vc is not x._vc:
-            continue
-        flag = group.flag(v)
-        if flag is not None:
-            new = apply_op(_refused.op, (base,), (_refusal(v, flag), v._data))
-        else:
-            new = apply_op(_as_strided.op, (base,),
-                           (_positions(base._data, v._data), v._data, tuple(base.shape)))
-        v._grad_fn = new._grad_fn
-        v._requires_grad = True
-        v._nr = 0
+def rebase_views(x, recorded=True):
+    """After an in-place change of ``x``, update the tensors sharing its memory, as PyTorch.
+
+    If the change was recorded (``x`` got a new grad_fn) and ``x`` is a view, its base's
+    grad_fn becomes CopySlices (the old base with the view's region replaced).  Then, as
+    PyTorch re-derives a view's grad_fn whenever the version of its memory changed (a
+    change under no_grad, or through a detached alias, included), every view of a base that
+    requires grad, ``x`` included, is re-derived from its base's grad_fn
+    (AsStridedBackward0), or refused if PyTorch refuses it (see ``_refused``).
+    """
+    vc = x._vc
+    if vc is None or len(vc) < 2:
+        return
+    groups = vc[1]
+    if recorded:
+        group = groups.group_of(x)
+        base = group.base() if group is not None else None
+        if base is not None and x is not base:
+            pos = _positions(base._data, x._data)
+            new = apply_op(_copy_slices.op, (shadow_of(base, False), x),
+                           (pos, tuple(base.shape)))
+            base._grad_fn = new._grad_fn
+            base._requires_grad = True
+            base._nr = 0
+    for group in groups.groups:
+        base = group.base()
+        if not group.keep[0] or base is None or not base._requires_grad:
+            continue  # no view alive, or none that records a graph
+        with enable_grad():
+            for v in group.views:
+                if v is base or v._vc is not vc:
+                    continue
+                flag = group.flag(v)
+                if flag is not None:
+                    new = apply_op(_refused.op, (base,), (_refusal(v, flag), v._data))
+                else:
+                    new = apply_op(_as_strided.op, (base,),
+                                   (_positions(base._data, v._data), v._data,
+                                    tuple(base.shape)))
+                v._grad_fn = new._grad_fn
+                v._requires_grad = True
+                v._nr = 0
 
 
 def _leaf_error(x, name):
@@ -318,6 +333,8 @@ def inplace(op_fn, name, saves_inputs, ufunc=None):
                     check_writable(x, name)
                     raise
                 x._bump_version()
+                if x._vc is not None and len(x._vc) > 1:
+                    rebase_views(x, recorded=False)
                 return x
         wants = state.enabled and (
             x._requires_grad or any(isinstance(a, Tensor) and a._requires_grad
@@ -344,6 +361,7 @@ def inplace(op_fn, name, saves_inputs, ufunc=None):
             result = op_fn(x, *args, **kwargs)
         _write(x, result._data if isinstance(result, Tensor) else result, name)
         x._bump_version()
+        rebase_views(x, recorded=False)
         return x
 
     method.__name__ = name
