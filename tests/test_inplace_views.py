@@ -612,8 +612,9 @@ def _run_chain(m, plain, steps, seed):
     y = m.tensor(rng.uniform(1.0, 3.0, (3, 4))) if plain else x * 2
     tensors, leaves = [y], [x]
     out = {"steps": []}
+    stage = 0
     try:
-        for i, (is_view, kind, pick, a) in enumerate(steps):
+        for stage, (is_view, kind, pick, a) in enumerate(steps):  # noqa: B007 - see except
             t = tensors[pick % len(tensors)]
             if is_view:
                 v = _chain_view(_CHAIN_VIEWS[kind % len(_CHAIN_VIEWS)], t, a)
@@ -633,7 +634,7 @@ def _run_chain(m, plain, steps, seed):
             # it as a leaf; reading also raises for a view it refuses to re-derive
             for tt in tensors:
                 tt.grad_fn  # noqa: B018
-        i = "final"
+        stage = "final"
         loss = sum((t * m.tensor(np.random.default_rng(k).standard_normal(tuple(t.shape))))
                    .sum() for k, t in enumerate(tensors))
         out["values"] = [np.array(t.detach().tolist()) for t in tensors]
@@ -643,7 +644,7 @@ def _run_chain(m, plain, steps, seed):
         out["loss"] = loss.item()
         out["grads"] = [None if v.grad is None else np.array(v.grad.tolist()) for v in leaves]
     except (RuntimeError, IndexError) as e:
-        out["raised"] = (i, type(e).__name__, _REFUSED in str(e))
+        out["raised"] = (stage, type(e).__name__, _REFUSED in str(e))
     return out
 
 
@@ -675,3 +676,30 @@ def test_random_chains_of_views_and_inplace_changes_vs_torch(plain, steps, seed)
             if t is not None:
                 np.testing.assert_allclose(r, t, rtol=1e-10, atol=1e-12, err_msg=key)
     assert rg["loss"] == pytest.approx(th["loss"], rel=1e-10, abs=1e-12)
+
+
+def test_custom_function_marking_a_view_dirty_vs_torch():
+    """A custom Function that changes a view in place (ctx.mark_dirty): the base gets
+    CopySlices and the other views see the change, as with the built-in in-place ops."""
+    outs = []
+    for m in (R, torch):
+        class Double(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                a.mul_(2)
+                ctx.mark_dirty(a)
+                return a
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        x = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x * 1
+        early = y[:2]
+        v = y[1:]
+        out = Double.apply(v)
+        ((y * m.tensor([1.0, 10.0, 100.0])).sum() + (early * early).sum()).backward()
+        outs.append((out is v, _name(y.grad_fn), _name(v.grad_fn), _name(early.grad_fn),
+                     y.tolist(), x.grad.tolist()))
+    assert outs[0] == outs[1]

@@ -31,12 +31,13 @@ class ViewGroup:
     ``"no_grad"``: made under no_grad).
     """
 
-    __slots__ = ("base", "members", "prune_at", "keep", "died")
+    __slots__ = ("base", "members", "prune_at", "keep", "died", "flagged")
 
     def __init__(self, base):
         self.base = weakref.ref(base)
         self.members = {}  # id(view) -> (weakref, flag); dead ones pruned in bulk
         self.prune_at = 64
+        self.flagged = False  # whether any member ever had a flag (skips the lookups)
         keep = self.keep = [0, None]  # [views alive, the base while any is]
 
         def died(_ref):
@@ -53,6 +54,8 @@ class ViewGroup:
         keep[0] += 1
         members = self.members
         members[id(view)] = (weakref.ref(view, self.died), flag)
+        if flag is not None:
+            self.flagged = True
         if len(members) >= self.prune_at:
             for key in [k for k, (r, _) in members.items() if r() is None]:
                 del members[key]
@@ -64,6 +67,8 @@ class ViewGroup:
 
     def flag(self, view):
         """The creation flag of ``view`` (``"multi"``, ``"no_grad"``), or None."""
+        if not self.flagged:
+            return None
         entry = self.members.get(id(view))
         return entry[1] if entry is not None and entry[0]() is view else None
 
@@ -115,8 +120,11 @@ def track_view(x, out, flag=None):
         return out
     if len(vc) == 1:
         vc.append(ViewGroups())
-    group = vc[1].group_of(x, create=True)
-    if flag is None and group.members:
+    groups = vc[1].groups
+    group = groups[0] if groups else None
+    if group is None or group.base() is not x:  # (the common case: a view of the base)
+        group = vc[1].group_of(x, create=True)
+    if flag is None and group.flagged:
         flag = group.flag(x)
     if not state.enabled:
         flag = "no_grad"
