@@ -187,6 +187,10 @@ def _run(m, scenario, view_name, op_name, seed=0):
         x = m.tensor(x_np, requires_grad=True)
         if scenario == "plain_base":
             y = m.tensor(x_np * 2)
+        elif scenario == "strided_base":
+            # the base of the views is the product: a column-major array (NumPy keeps the
+            # layout of x.mT), and y a transposed view of it
+            y = (x.mT * 2).mT if x.ndim >= 2 else x * 2
         elif scenario == "leaf":
             y = x
         else:
@@ -247,6 +251,7 @@ KNOWN = {}
 for _v in ("expand", "expand_new_dim"):
     for _o in _FILLS:
         KNOWN[_v, _o, "view"] = (("inplace", "RuntimeError"), ("backward", "RuntimeError"))
+        KNOWN[_v, _o, "strided_base"] = KNOWN[_v, _o, "view"]
         KNOWN[_v, _o, "plain_base"] = (("inplace", "RuntimeError"), None)
 
 
@@ -285,6 +290,12 @@ def test_inplace_on_view_of_plain_tensor_vs_torch(view_name):
     """A view of a tensor that needs no gradient, changed with operands that do: the base
     then records the change (CopySlices) and its gradient reaches the operands."""
     assert _mismatches(view_name, SOME_OPS, "plain_base") == []
+
+
+@pytest.mark.parametrize("view_name", list(VIEWS))
+def test_inplace_on_view_of_a_strided_base_vs_torch(view_name):
+    """The same when the memory's base is not row-major (a transposed product)."""
+    assert _mismatches(view_name, SOME_OPS, "strided_base") == []
 
 
 @pytest.mark.parametrize("view_name", list(VIEWS))
