@@ -338,7 +338,7 @@ def setitem(x, index, value):
     """``x[index] = value`` in place; recorded (CopySlices) when a gradient is needed."""
     from ..autograd.grad_mode import state
     from ..tensor import Tensor, make_tensor
-    from .inplace import check_no_grad_view, check_writable
+    from .inplace import check_no_grad_view, writable_target
 
     index = _unwrap_index(index)
     basic = _is_basic(index)
@@ -351,7 +351,10 @@ def setitem(x, index, value):
             "`with retrograd.no_grad():` if this is an initialisation, or clone() it first."
         )
     vdata = value._data if v_is_t else value
-    check_writable(x, "x[...] = value")
+    # x[mask] = v is a fill, which PyTorch lets write through an expanded tensor
+    is_mask = getattr(index, "dtype", None) is not None and index.dtype.kind == "b"
+    target = writable_target(x, "x[...] = value" if not is_mask else "x[mask] = scalar" if (
+        not v_is_t or value.ndim == 0) else "x[mask] = value", is_mask)
     if not wants and state.enabled:
         check_no_grad_view(x, "x[...] = value")
     if wants and basic and _basic_op(index if isinstance(index, tuple) else (index,),
@@ -375,7 +378,7 @@ def setitem(x, index, value):
         check_view_of_leaf(x, "x[...] = value")
         op = _setitem_op if basic else _index_put_op
         new = apply_op(op.op, (shadow_of(x, False), value), (index, basic))
-        x._data[index] = new._data[index]
+        target[index] = new._data[index]
         old_fn, old_nr = x._grad_fn, x._nr
         x._grad_fn = new._grad_fn
         x._requires_grad = True
@@ -384,7 +387,7 @@ def setitem(x, index, value):
         move_retain_grad(x, old_fn, old_nr)
     else:
         try:
-            x._data[index] = vdata
+            target[index] = vdata
         except (ValueError, IndexError) as e:
             # PyTorch raises RuntimeError("shape mismatch: ...") for a value that can't broadcast
             if "broadcast" in str(e):

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from ..autograd.grad_mode import enable_grad, no_grad, state
 from ..autograd.graph import SavedOutput, move_retain_grad
+import numpy as _np
+
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from . import pointwise
@@ -106,8 +108,17 @@ def _copy_slices_vjp(node, g, saved):
     from .index import _setitem_op, getitem_op
     from .shape import reshape_op
 
-    positions, base_shape = node.params
+    positions, base_shape, overlapping = node.params
     n_old, n_src = node.next
+    if overlapping and n_old:
+        # as PyTorch's CopySlices, which copies the view's gradient into the base's (when
+        # the old base needs one)
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to "
+            f"a single memory location: an in-place change (recorded) of an expanded view of "
+            f"shape {list(positions.shape)} of a base of shape {list(base_shape)} cannot be "
+            "differentiated. Please clone() the view before performing the operation."
+        )
     size = 1
     for s in base_shape:
         size *= s
@@ -120,7 +131,7 @@ def _copy_slices_vjp(node, g, saved):
     return (g_old, g_src)
 
 
-_copy_slices = defop("copy_slices", lambda old, src, positions, base_shape: old,
+_copy_slices = defop("copy_slices", lambda old, src, positions, base_shape, overlap: old,
                      _copy_slices_vjp, "CopySlices", 2)
 
 
@@ -229,7 +240,7 @@ def rebase_views(x, recorded=True):
         if base is not None and x is not base:
             pos = _positions(base._data, x._data)
             new = apply_op(_copy_slices.op, (shadow_of(base, False), x),
-                           (pos, tuple(base.shape)))
+                           (pos, tuple(base.shape), _overlapping(x._data)))
             base._grad_fn = new._grad_fn
             base._requires_grad = True
             base._nr = 0
@@ -261,9 +272,59 @@ def _leaf_error(x, name):
     )
 
 
+def _overlapping(a) -> bool:
+    return any(s == 0 and n > 1 for n, s in zip(a.shape, a.strides))
+
+
+class _Interface:
+    """Hands NumPy an array interface (a writable alias of read-only memory)."""
+
+    def __init__(self, interface, base):
+        self.__array_interface__ = interface
+        self.base = base
+
+
+# PyTorch 2.13 warns that these may stop writing through expanded tensors
+# (x[mask] = scalar is index_put_, which goes on to masked_fill_: both warn)
+_DEPRECATED_ON_EXPANDED = {"masked_fill_": ("masked_fill_",),
+                           "x[mask] = value": ("index_put_",),
+                           "x[mask] = scalar": ("index_put_", "masked_fill_")}
+
+
+def writable_target(x, name, overlap_ok=False):
+    """The array to write ``x``'s new values into.
+
+    An expanded tensor (NumPy's read-only broadcast) has elements that share memory: PyTorch
+    lets the fills (fill_, zero_, masked_fill_, x[mask] = v) write through it, every alias
+    getting the same value, and refuses every other in-place op.  NumPy marks a broadcast
+    read-only, so the fills write through a writable alias of the same memory.
+    """
+    target = x._data
+    if target.flags.writeable:
+        return target
+    if overlap_ok and name in _DEPRECATED_ON_EXPANDED:
+        import warnings
+
+        for op in _DEPRECATED_ON_EXPANDED[name]:
+            warnings.warn(
+                f"Use of {op} on expanded tensors is deprecated. Please clone() the tensor "
+                "before performing this operation. This also applies to advanced indexing "
+                f"e.g. tensor[{'mask] = scalar' if op == 'masked_fill_' else 'indices] = tensor'}",
+                UserWarning, stacklevel=3)
+    if overlap_ok and type(target) is _np.ndarray:
+        root = target
+        while isinstance(root.base, _np.ndarray):
+            root = root.base
+        if root.flags.writeable:
+            interface = dict(target.__array_interface__)
+            interface["data"] = (_address(target), False)
+            return _np.asarray(_Interface(interface, root))
+    check_writable(x, name)
+    return target
+
+
 def check_writable(x, name):
-    """An expanded tensor (NumPy's read-only broadcast) has elements that share memory:
-    PyTorch refuses to write to it."""
+    """PyTorch refuses an in-place op (other than a fill) on an expanded tensor."""
     if not x._data.flags.writeable:
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to "
@@ -273,9 +334,8 @@ def check_writable(x, name):
         )
 
 
-def _write(x, data, name):
-    target = x._data
-    check_writable(x, name)
+def _write(x, data, name, overlap_ok=False):
+    target = writable_target(x, name, overlap_ok)
     if data.dtype != target.dtype:
         if target.dtype.kind != "f" and data.dtype.kind == "f" or (
             target.dtype.kind == "b" and data.dtype.kind != "b"
@@ -304,14 +364,18 @@ def _save_self_as_output(x, node):
                        for s in saved)
 
 
-def inplace(op_fn, name, saves_inputs, ufunc=None):
+def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
     """Make ``x.name_(other)`` from the out-of-place ``op_fn``.
 
     ``ufunc`` names the array function (``"subtract"``) that can write the result straight
     into ``x``'s array when nothing is recorded: an optimizer step ``p -= lr * p.grad``
     under no_grad then costs one array pass instead of a temporary, a copy and the op's
-    promotion checks (bench/ (e): -16 us a step).
+    promotion checks (bench/ (e): -16 us a step).  ``overlap_ok``: a fill, which PyTorch
+    lets write through an expanded tensor (masked_fill_ by default: it is made in
+    ops/__init__.py).
     """
+    if overlap_ok is None:
+        overlap_ok = name == "masked_fill_"
 
     def method(x, *args, **kwargs):
         if ufunc is not None and len(args) == 1 and not kwargs:
@@ -347,7 +411,7 @@ def inplace(op_fn, name, saves_inputs, ufunc=None):
         if wants:
             check_view_of_leaf(x, name)
             result = op_fn(shadow_of(x, saves_inputs), *args, **kwargs)
-            _write(x, result._data, name)
+            _write(x, result._data, name, overlap_ok)
             old_fn, old_nr = x._grad_fn, x._nr
             node = x._grad_fn = result._grad_fn
             x._requires_grad = result._requires_grad
@@ -359,7 +423,7 @@ def inplace(op_fn, name, saves_inputs, ufunc=None):
             return x
         with no_grad():
             result = op_fn(x, *args, **kwargs)
-        _write(x, result._data if isinstance(result, Tensor) else result, name)
+        _write(x, result._data if isinstance(result, Tensor) else result, name, overlap_ok)
         x._bump_version()
         rebase_views(x, recorded=False)
         return x
@@ -425,7 +489,7 @@ _fill_tensor_op = pointwise.defop(
     "FillBackward3", 2, pointwise.NOTHING)
 _zero_op = pointwise.defop("zero", lambda a: _fill_fwd(a, 0), lambda node, g, saved: (g * 0,),
                            "ZeroBackward0", 1, pointwise.NOTHING)
-_fill_number = inplace(_fill_op, "fill_", False)
+_fill_number = inplace(_fill_op, "fill_", False, overlap_ok=True)
 _fill_tensor = inplace(_fill_tensor_op, "fill_", False)
 
 
@@ -442,7 +506,7 @@ def fill_(x, value):
     return _fill_number(x, value)
 
 
-zero_ = inplace(_zero_op, "zero_", False)
+zero_ = inplace(_zero_op, "zero_", False, overlap_ok=True)
 zero_.__doc__ = "Fill with zeros in place (``x.grad.zero_()``, ``x.grad.data.zero_()``)."
 
 
