@@ -774,3 +774,25 @@ def test_second_order_through_changed_views_vs_torch(view_name):
                 bad.append(op_name)
                 break
     assert bad == []
+
+
+def test_retain_grad_of_base_and_other_views_follows_the_change_vs_torch():
+    """retain_grad on the base and on another view: after a view is changed in place, their
+    .grad is the gradient of their latest value (the retained node moves with the grad_fn)."""
+    outs = []
+    for m in (R, torch):
+        x = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x * 2
+        y.retain_grad()
+        a = y[:2]
+        a.retain_grad()
+        y[1:].mul_(m.tensor([3.0, 4.0]))
+        ((y * m.tensor([1.0, 10.0, 100.0])).sum() + (a * a).sum()).backward()
+        z = x * 2
+        c = z[:2]
+        c.retain_grad()
+        with m.no_grad():
+            z.mul_(2)
+        (c * c).sum().backward()
+        outs.append((y.grad.tolist(), a.grad.tolist(), c.grad.tolist(), x.grad.tolist()))
+    assert outs[0] == outs[1]

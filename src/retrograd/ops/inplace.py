@@ -241,9 +241,11 @@ def rebase_views(x, recorded=True):
             pos = _positions(base._data, x._data)
             new = apply_op(_copy_slices.op, (shadow_of(base, False), x),
                            (pos, tuple(base.shape), _overlapping(x._data)))
+            old_fn, old_nr = base._grad_fn, base._nr
             base._grad_fn = new._grad_fn
             base._requires_grad = True
             base._nr = 0
+            move_retain_grad(base, old_fn, old_nr)  # .grad: of its latest value
     for group in groups.groups:
         base = group.base()
         if not group.keep[0] or base is None or not base._requires_grad:
@@ -259,9 +261,11 @@ def rebase_views(x, recorded=True):
                     new = apply_op(_as_strided.op, (base,),
                                    (_positions(base._data, v._data), v._data,
                                     tuple(base.shape)))
+                old_fn, old_nr = v._grad_fn, v._nr
                 v._grad_fn = new._grad_fn
                 v._requires_grad = True
                 v._nr = 0
+                move_retain_grad(v, old_fn, old_nr)
 
 
 def _leaf_error(x, name):
