@@ -352,32 +352,49 @@ def setitem(x, index, value):
         )
     vdata = value._data if v_is_t else value
     # x[mask] = v is a fill, which PyTorch lets write through an expanded tensor
-    is_mask = getattr(index, "dtype", None) is not None and index.dtype.kind == "b"
-    target = writable_target(x, "x[...] = value" if not is_mask else "x[mask] = scalar" if (
-        not v_is_t or value.ndim == 0) else "x[mask] = value", is_mask)
+    # into an expanded tensor (elements sharing memory), PyTorch writes what does not repeat
+    # an element: a basic index's region that does not, or any advanced index (index_put_,
+    # with a deprecation warning)
+    if basic:
+        name = "x[...] = value"
+        region = _getitem_fwd(x._data, index, None, True) if x._data.ndim else x._data
+        overlap_ok = not any(s == 0 and n > 1 for n, s in zip(region.shape, region.strides))
+    else:
+        is_mask = getattr(index, "dtype", None) is not None and index.dtype.kind == "b"
+        scalar = not v_is_t or value.ndim == 0
+        name = "x[mask] = scalar" if is_mask and scalar else "x[mask] = value"
+        overlap_ok = True
+    target = writable_target(x, name, overlap_ok)
     if not wants and state.enabled:
         check_no_grad_view(x, "x[...] = value")
-    if wants and basic and _basic_op(index if isinstance(index, tuple) else (index,),
-                                     tuple(x.shape)) is _alias:
-        # x[...] = v, x[:] = v: the index selects x itself, so PyTorch writes into x
-        # directly rather than into a view of it: copy_ (CopyBackwards), or fill_
-        # (FillBackward3) for a 0-d value (a number is one) of another shape
-        from .inplace import _fill_tensor, copy_
+    if wants and basic:
+        # as PyTorch: x[index] is a view of x (x itself where the index selects all of it),
+        # written with copy_, or with fill_ for a 0-d value (a number is one) of another
+        # shape; the view's base then records the change (CopySlices)
+        from .inplace import _fill_tensor, check_view_of_leaf, copy_
 
+        check_view_of_leaf(x, "x[...] = value")
+        whole = _basic_op(index if isinstance(index, tuple) else (index,),
+                          tuple(x.shape)) is _alias
+        view = x if whole else getitem(x, index)
         if not v_is_t:
             value = make_tensor(namespace(x._data).asarray(value, dtype=x._data.dtype))
-        if value.ndim == 0 and x.ndim:
-            _fill_tensor(x, value)
-        else:
-            copy_(x, value)
+        try:
+            if value.ndim == 0 and view.ndim:
+                _fill_tensor(view, value)
+            else:
+                copy_(view, value)
+        except ValueError as e:  # a value that does not broadcast to the region
+            raise RuntimeError(f"shape mismatch: {e} (assigning a value of shape "
+                               f"{list(value.shape)} into x[{index!r}] of shape "
+                               f"{list(view.shape)})") from None
         return
     if wants:
         from ..autograd.graph import move_retain_grad
         from .inplace import check_view_of_leaf, rebase_views, shadow_of
 
         check_view_of_leaf(x, "x[...] = value")
-        op = _setitem_op if basic else _index_put_op
-        new = apply_op(op.op, (shadow_of(x, False), value), (index, basic))
+        new = apply_op(_index_put_op.op, (shadow_of(x, False), value), (index, basic))
         target[index] = new._data[index]
         old_fn, old_nr = x._grad_fn, x._nr
         x._grad_fn = new._grad_fn

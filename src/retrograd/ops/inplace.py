@@ -306,7 +306,9 @@ def writable_target(x, name, overlap_ok=False):
     target = x._data
     if target.flags.writeable:
         return target
-    if overlap_ok and name in _DEPRECATED_ON_EXPANDED:
+    if not _overlapping(target):
+        overlap_ok = True  # read-only as a view of a broadcast, but no element repeats
+    elif overlap_ok and name in _DEPRECATED_ON_EXPANDED:
         import warnings
 
         for op in _DEPRECATED_ON_EXPANDED[name]:
@@ -316,9 +318,11 @@ def writable_target(x, name, overlap_ok=False):
                 f"e.g. tensor[{'mask] = scalar' if op == 'masked_fill_' else 'indices] = tensor'}",
                 UserWarning, stacklevel=3)
     if overlap_ok and type(target) is _np.ndarray:
-        root = target
-        while isinstance(root.base, _np.ndarray):
-            root = root.base
+        root, link = target, target.base
+        while link is not None:  # (as_strided's views hang off a helper object, not an array)
+            if isinstance(link, _np.ndarray):
+                root = link
+            link = getattr(link, "base", None)
         if root.flags.writeable:
             interface = dict(target.__array_interface__)
             interface["data"] = (_address(target), False)
@@ -329,7 +333,7 @@ def writable_target(x, name, overlap_ok=False):
 
 def check_writable(x, name):
     """PyTorch refuses an in-place op (other than a fill) on an expanded tensor."""
-    if not x._data.flags.writeable:
+    if not x._data.flags.writeable and _overlapping(x._data):
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to "
             f"a single memory location ({name} on a tensor of shape {list(x.shape)}, strides "
@@ -397,13 +401,13 @@ def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
                 # result is exactly what the out-of-place op gives, written in place
                 try:
                     getattr(namespace(xd), ufunc)(xd, od, out=xd)
-                except ValueError:  # read-only (expanded): the general path says why
-                    check_writable(x, name)
-                    raise
-                x._bump_version()
-                if x._vc is not None and len(x._vc) > 1:
-                    rebase_views(x, recorded=False)
-                return x
+                except ValueError:  # read-only (of an expanded tensor): the general path
+                    pass
+                else:
+                    x._bump_version()
+                    if x._vc is not None and len(x._vc) > 1:
+                        rebase_views(x, recorded=False)
+                    return x
         wants = state.enabled and (
             x._requires_grad or any(isinstance(a, Tensor) and a._requires_grad
                                    for a in (*args, *kwargs.values()))
