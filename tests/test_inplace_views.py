@@ -796,3 +796,21 @@ def test_retain_grad_of_base_and_other_views_follows_the_change_vs_torch():
         (c * c).sum().backward()
         outs.append((y.grad.tolist(), a.grad.tolist(), c.grad.tolist(), x.grad.tolist()))
     assert outs[0] == outs[1]
+
+
+def test_setitem_into_an_expanded_view_vs_torch():
+    """e[0] = w on an expanded view writes the one row of memory all of e shares: the base's
+    CopySlices covers that row only (found by the random chains)."""
+    outs = []
+    for m in (R, torch):
+        x = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        w = m.tensor([4.0, 5.0, 6.0], requires_grad=True)
+        y = x * 2
+        e = y[None].expand(2, 3)
+        e[0] = w
+        d = y[None].expand(3, 3).diagonal()
+        d.mul_(m.tensor([1.0, 2.0, 3.0]))
+        ((y * m.tensor([1.0, 10.0, 100.0])).sum() + (e * e).sum()).backward()
+        outs.append((y.tolist(), e.tolist(), _name(y.grad_fn), x.grad.tolist(),
+                     w.grad.tolist()))
+    assert outs[0] == outs[1]
