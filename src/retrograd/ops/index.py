@@ -334,6 +334,14 @@ _index_put_op = defop("setitem", _setitem_fwd, _setitem_vjp, "IndexPutBackward0"
                       "same")
 
 
+def _is_view(x) -> bool:
+    vc = x._vc
+    if vc is None or len(vc) < 2:
+        return False
+    group = vc[1].group_of(x)
+    return group is not None and group.base() is not x
+
+
 def setitem(x, index, value):
     """``x[index] = value`` in place; recorded (CopySlices) when a gradient is needed."""
     from ..autograd.grad_mode import state
@@ -367,15 +375,16 @@ def setitem(x, index, value):
     target = writable_target(x, name, overlap_ok)
     if not wants and state.enabled:
         check_no_grad_view(x, "x[...] = value")
-    if wants and basic:
+    whole = basic and _basic_op(index if isinstance(index, tuple) else (index,),
+                                tuple(x.shape)) is _alias
+    if wants and basic and (whole or _is_view(x)):
         # as PyTorch: x[index] is a view of x (x itself where the index selects all of it),
         # written with copy_, or with fill_ for a 0-d value (a number is one) of another
-        # shape; the view's base then records the change (CopySlices)
+        # shape; the view's base then records the change (CopySlices).  (Into a tensor that
+        # is not a view, the one CopySlices node below does the same, faster.)
         from .inplace import _fill_tensor, check_view_of_leaf, copy_
 
         check_view_of_leaf(x, "x[...] = value")
-        whole = _basic_op(index if isinstance(index, tuple) else (index,),
-                          tuple(x.shape)) is _alias
         view = x if whole else getitem(x, index)
         if not v_is_t:
             value = make_tensor(namespace(x._data).asarray(value, dtype=x._data.dtype))
@@ -394,7 +403,8 @@ def setitem(x, index, value):
         from .inplace import check_view_of_leaf, rebase_views, shadow_of
 
         check_view_of_leaf(x, "x[...] = value")
-        new = apply_op(_index_put_op.op, (shadow_of(x, False), value), (index, basic))
+        op = _setitem_op if basic else _index_put_op
+        new = apply_op(op.op, (shadow_of(x, False), value), (index, basic))
         target[index] = new._data[index]
         old_fn, old_nr = x._grad_fn, x._nr
         x._grad_fn = new._grad_fn

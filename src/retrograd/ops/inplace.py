@@ -61,9 +61,13 @@ def _positions(base, view):
             lo = first + sum(min(0, (n - 1) * s) for n, s in zip(view.shape, steps))
             hi = first + sum(max(0, (n - 1) * s) for n, s in zip(view.shape, steps))
             if 0 <= lo and hi < base.size:
-                flat = xp.arange(base.size)
-                return xp.array(xp.lib.stride_tricks.as_strided(
-                    flat[first:], view.shape, tuple(s * flat.itemsize for s in steps)))
+                # first + sum(i_d * step_d): O(view.size), however big the base
+                pos = xp.full(view.shape, first, dtype=xp.int64)
+                for d, (n, step) in enumerate(zip(view.shape, steps)):
+                    if n > 1 and step:
+                        pos += xp.arange(0, n * step, step, dtype=xp.int64).reshape(
+                            (n,) + (1,) * (view.ndim - d - 1))
+                return pos
     else:
         # any other layout: match the byte offset of each view element with the base's
         offsets = xp.zeros(base.shape, dtype=xp.int64)
@@ -234,6 +238,7 @@ def rebase_views(x, recorded=True):
     if vc is None or len(vc) < 2:
         return
     groups = vc[1]
+    pos = None
     if recorded:
         group = groups.group_of(x)
         base = group.base() if group is not None else None
@@ -259,7 +264,8 @@ def rebase_views(x, recorded=True):
                     new = apply_op(_refused.op, (base,), (_refusal(v, flag), v._data))
                 else:
                     new = apply_op(_as_strided.op, (base,),
-                                   (_positions(base._data, v._data), v._data,
+                                   (pos if v is x and pos is not None else
+                                    _positions(base._data, v._data), v._data,
                                     tuple(base.shape)))
                 old_fn, old_nr = v._grad_fn, v._nr
                 v._grad_fn = new._grad_fn
