@@ -440,7 +440,10 @@ class Tensor:
     @property
     def grad_fn(self):
         """The node that made this tensor (``MulBackward0``...), None for a leaf."""
-        return self._grad_fn
+        fn = self._grad_fn
+        if getattr(fn, "refused", False):  # a view PyTorch won't re-derive (ops/inplace.py)
+            fn.vjp(fn, None, None)  # raises, explaining why
+        return fn
 
     @property
     def is_leaf(self) -> bool:

@@ -274,6 +274,13 @@ class Function(metaclass=_FunctionMeta):
             if any(isinstance(t, Tensor) and t._vc for t in to_save):
                 ctx.versions = tuple(t._vc[0] if isinstance(t, Tensor) and t._vc else 0
                                      for t in to_save)
+        for o in results:
+            if isinstance(o, Tensor) and id(o) in dirty and o._vc is not None and len(o._vc) > 1:
+                # a view changed in place: its base gets CopySlices and the other views are
+                # re-derived, as for the built-in in-place ops (same lazy import as tensor)
+                from ..ops.inplace import rebase_views
+
+                rebase_views(o, recorded=o._grad_fn is ctx)
         return results[0] if single else tuple(results)
 
 

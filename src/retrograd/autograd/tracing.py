@@ -82,6 +82,8 @@ RULES: dict[str, tuple[str, str]] = {
     "PowBackward1": ("a ** b", "d(a**b)/da = b*a**(b-1), d(a**b)/db = a**b * log(a)"),
     "PowBackward2": ("c ** b (c a number)", "d(c**b)/db = c**b * log(c)"),
     "ReciprocalBackward0": ("1 / a", "d(1/a)/da = -1/a**2"),
+    "RefusedViewBackward": ("a split/unbind output or no_grad view whose base changed",
+                            "raises: PyTorch refuses to re-derive such a view"),
     "ReluBackward0": ("relu(a)", "d relu(a)/da = 1 where a > 0, else 0 (0 at a = 0)"),
     "RemainderBackward0": ("remainder(a, c) (c a number)", "d/da = 1"),
     "RemainderBackward1": ("remainder(a, b)", "d/da = 1, d/db = -floor(a/b)"),

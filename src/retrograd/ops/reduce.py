@@ -11,7 +11,7 @@ from collections import namedtuple
 from ..backend import namespace
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from .pointwise import scalar_type_name, where
-from .shape import _int_dim, _unique_dims, expand_op, reshape_op
+from .shape import _int_dim, _unique_dims, expand_op, input_meta, reshape_op
 
 _values_indices = namedtuple("return_types", ["values", "indices"])
 
@@ -191,7 +191,7 @@ def _extreme_dim_vjp(node, g, saved):
 
     if not keepdim:
         g = reshape_op(g, tuple(idx.shape), tuple(g.shape))
-    return (scatter_along(g, idx, dim, node.next[0].out_shape),)
+    return (scatter_along(g, idx, dim, input_meta(node)[0]),)
 
 
 _max_dim = defop("max", _extreme_dim_fwd("max"), _extreme_dim_vjp, "MaxBackward0", 1, NOTHING,

@@ -14,7 +14,7 @@ from ..tensor import make_tensor
 from ._apply import NOTHING, defop
 from .index import scatter_along
 from ._errors import int_arg
-from .shape import _norm_dim
+from .shape import _norm_dim, input_meta
 
 _values_indices = namedtuple("return_types", ["values", "indices"])
 
@@ -25,7 +25,7 @@ def _pick_fwd(a, idx, dim):
 
 def _pick_vjp(node, g, saved):
     idx, dim = node.params
-    return (scatter_along(g, idx, dim, node.next[0].out_shape),)
+    return (scatter_along(g, idx, dim, input_meta(node)[0]),)
 
 
 _sorted = defop("sort", _pick_fwd, _pick_vjp, "SortBackward0", 1, NOTHING)
@@ -41,7 +41,7 @@ def _kth_vjp(node, g, saved):
     idx, dim, keepdim = node.params
     if not keepdim:
         g = reshape_op(g, tuple(idx.shape), tuple(g.shape))
-    return (scatter_along(g, idx, dim, node.next[0].out_shape),)
+    return (scatter_along(g, idx, dim, input_meta(node)[0]),)
 
 
 _kth = defop("kthvalue", _kth_fwd, _kth_vjp, "KthvalueBackward0", 1, NOTHING)
