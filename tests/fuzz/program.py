@@ -113,3 +113,25 @@ class Program:
 
     def ops(self) -> list:
         return [st.op for st in self.steps if st.op]
+
+
+TARGET = re.compile(r"^(v\d+|h\d+|loss2?|gs) = ")
+
+
+def program_from_text(text: str, seed: int = -1) -> Program:
+    """A program from its printed source (a reproducer): one step per statement, the lines
+    of a ``with`` block as steps sharing its context.  Comments and imports are skipped."""
+    steps, ctx, group = [], None, 0
+    ctx_of = {v: k for k, v in CONTEXTS.items()}
+    for line in text.strip().splitlines():
+        if not line.strip() or line.startswith(("#", "import ", "LOG = ")):
+            continue
+        if line in ctx_of:
+            ctx, group = ctx_of[line], group + 1
+            continue
+        if not line.startswith("    "):
+            ctx = None
+        stmt = line.strip()
+        m = TARGET.match(stmt)
+        steps.append(Step(stmt, "", "", m.group(1) if m else None, ctx=ctx, group=group))
+    return Program(seed, steps)

@@ -43,8 +43,13 @@ class Failure:
     torch_exc: str = ""
     retro_exc: str = ""
 
+    detail: tuple = ()  # what differs, without names or values (grad_fn names, flags)
+
     @property
     def signature(self):
+        """Failures with one signature are taken for one bug (shrinking keeps it)."""
+        if self.kind in ("grad_fn", "flags"):
+            return (self.kind,) + self.detail
         return (self.kind, self.op, self.torch_exc, self.retro_exc)
 
 
@@ -147,9 +152,10 @@ def compare(prog: Program) -> Failure | None:
         tf, rf = _flags(t), _flags(r)
         if tf[:2] != rf[:2]:
             return Failure("flags", op, f"{n}: (requires_grad, is_leaf) torch {tf[:2]} "
-                           f"retrograd {rf[:2]}")
+                           f"retrograd {rf[:2]}", detail=(tf[:2], rf[:2]))
         if op not in GRAPH_GRANULARITY and tf[2] != rf[2]:
-            return Failure("grad_fn", op, f"{n}.grad_fn: torch {tf[2]} retrograd {rf[2]}")
+            return Failure("grad_fn", op, f"{n}.grad_fn: torch {tf[2]} retrograd {rf[2]}",
+                           detail=(tf[2], rf[2]))
     for n in names:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

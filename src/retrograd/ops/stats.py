@@ -350,13 +350,16 @@ def amin(x, dim=(), keepdim=False):
 
 
 def _cumsum_fwd(a, dim):
-    out = namespace(a).cumsum(a, axis=dim)
+    xp = namespace(a)
+    out = xp.cumsum(a, axis=dim) if a.ndim else xp.asarray(a).copy()  # 0-d stays 0-d
     return out if a.dtype.kind == "f" else out.astype("int64")  # ints and bools: int64
 
 
 def _cumsum_vjp(node, g, saved):
     # the reversed cumulative sum: sum_{j >= i} g_j = total - cumsum(g)_i + g_i
     dim = node.params[0]
+    if g.ndim == 0:
+        return (g,)  # a 0-d cumsum is the identity
     return (_total(g, (dim,)) - cumsum(g, dim) + g,)
 
 

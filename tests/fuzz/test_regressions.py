@@ -1,0 +1,31 @@
+"""Fixed regression cases found by the fuzzer: each program must run alike in retrograd and
+PyTorch (values, dtypes, shapes, grad_fn names, gradients, exceptions).  A new finding goes
+here as the shrunk reproducer the fuzzer printed, once the bug is fixed."""
+
+import pytest
+
+pytest.importorskip("torch")
+
+from .program import program_from_text  # noqa: E402
+from .runner import compare, reproducer  # noqa: E402
+
+CASES = {
+    # cumsum of a 0-d tensor is 0-d (NumPy's cumsum flattens it to shape (1,))
+    "cumsum_0d": """
+v0 = T.tensor(-1.0, dtype=T.float64, requires_grad=True)
+v1 = v0.cumsum(dim=-1)
+loss = (v1 * v1.detach().cos()).sum()
+loss.backward()
+""",
+    "cumsum_0d_int": """
+v0 = T.tensor(3, dtype=T.int64)
+v1 = v0.cumsum(dim=0)
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_fuzz_regression(name):
+    prog = program_from_text(CASES[name])
+    failure = compare(prog)
+    assert failure is None, reproducer(prog, failure)
