@@ -21,6 +21,15 @@ loss.backward()
 v0 = T.tensor(3, dtype=T.int64)
 v1 = v0.cumsum(dim=0)
 """,
+    # narrow is a slice (SliceBackward0) even when it keeps the whole dimension
+    "narrow_whole": """
+v0 = T.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -2.0]], dtype=T.float64, requires_grad=True)
+v1 = v0.narrow(1, 0, 3)
+v2 = v0.narrow(0, -2, 2)
+v3 = v1.narrow(0, 1, 1)
+loss = (v1 * v1.detach().cos()).sum() + (v2 * v2.detach().cos()).sum() + (v3 * 2).sum()
+loss.backward()
+""",
 }
 
 

@@ -14,7 +14,7 @@ from ..autograd.graph import Node, next_sequence_nr
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import NOTHING, defop, edge_of
-from .index import _index_backward, getitem
+from .index import _index_backward, _slice, getitem
 from .shape import _norm_dim, _shape_arg, cat, permute, reshape, stack, track_view, transpose
 
 
@@ -429,7 +429,11 @@ def narrow(x, dim, start, length):
     if start + length > x.shape[dim] or length < 0:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
                            f"({x.shape[dim]}).")
-    return getitem(x, (slice(None),) * dim + (slice(start, start + length),))
+    index = (slice(None),) * dim + (slice(start, start + length),)
+    if not isinstance(x, Tensor):
+        return getitem(x, index)
+    # always a slice (SliceBackward0), as PyTorch's narrow, even of the whole dimension
+    return track_view(x, _slice(x, index, tuple(x.shape), True))
 
 
 def unflatten(x, dim, sizes):
