@@ -134,8 +134,8 @@ def compare(prog: Program) -> Failure | None:
         if te != re_:
             op = chunks[i][1][-1].op
             return Failure("raise", op, f"statement {i + 1} `{chunks[i][0]}`:\n"
-                           f"  torch     {tm or 'no exception'}\n  retrograd {rm or 'no exception'}",
-                           i, te or "", re_ or "")
+                           f"  torch     {tm or 'no exception'}\n"
+                           f"  retrograd {rm or 'no exception'}", i, te or "", re_ or "")
     made_by = {}
     for _, steps in chunks:
         for st in steps:

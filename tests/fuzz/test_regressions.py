@@ -30,6 +30,25 @@ v3 = v1.narrow(0, 1, 1)
 loss = (v1 * v1.detach().cos()).sum() + (v2 * v2.detach().cos()).sum() + (v3 * 2).sum()
 loss.backward()
 """,
+    # xlogy by a Python number: XlogyBackward2, float32 stays float32, and its derivative
+    # (log of the number) works under create_graph
+    "xlogy_number": """
+v0 = T.tensor([0.0, 2.0, -1.5], dtype=T.float64, requires_grad=True)
+v1 = v0.xlogy(3)
+v2 = T.tensor([0.0, 0.5], dtype=T.float32, requires_grad=True)
+v3 = v2.xlogy(2.5)
+v4 = v0.xlogy(0)
+v5 = v0.xlogy(-1.0)
+loss = (v1 * v1.detach().cos()).sum() + (v3 * v3.detach().cos()).sum()
+gs = T.autograd.grad(loss, [v0, v2], create_graph=True, allow_unused=True)
+""",
+    "xlogy_number_grad": """
+v0 = T.tensor([0.0, 2.0, -1.5], dtype=T.float64, requires_grad=True)
+v1 = v0.xlogy(3) + v0.xlogy(0) + v0.xlogy(-2)
+v2 = T.tensor([1, 0, 2]).xlogy(2)
+loss = (v1 * v1.detach().cos()).sum()
+loss.backward()
+""",
 }
 
 

@@ -6,6 +6,8 @@ Inputs broadcast; the engine sums each gradient back to its input's shape.
 
 from __future__ import annotations
 
+import math
+
 from ..backend import namespace
 from ..tensor import Tensor
 from ._apply import INPUTS, OUTPUT, defop
@@ -188,7 +190,30 @@ def _xlogy_vjp(node, g, saved):
             g * x / y if ny else None)
 
 
-xlogy = defop("xlogy", _in_float(_xlogy_fwd), _xlogy_vjp, "XlogyBackward0", 2, INPUTS, "float")
+_xlogy = defop("xlogy", _in_float(_xlogy_fwd), _xlogy_vjp, "XlogyBackward0", 2, INPUTS, "float")
+
+
+def _xlogy_number_vjp(node, g, saved):
+    # ``other`` a number y: d/dx = log(y) (PyTorch's XlogyBackward2), but 0 where x == 0
+    # when y <= 0, as the two-tensor form
+    y = node.params[0]
+    if y > 0:
+        return (g * math.log(y),)
+    (x,) = saved
+    return (where(x == 0, g * 0, g * (-math.inf if y == 0 else math.nan)),)
+
+
+# a number keeps x's float dtype (float32 stays float32), as any Python scalar operand
+_xlogy_number = defop("xlogy", lambda x, y: _xlogy_fwd(x, namespace(x).asarray(y, x.dtype)),
+                      _xlogy_number_vjp, "XlogyBackward2", 1, INPUTS, "float")
+
+
+def xlogy(input, other):  # noqa: A002 - PyTorch's names
+    """``input * log(other)``, 0 where ``input == 0``."""
+    if isinstance(input, Tensor) and isinstance(other, (int, float)) \
+            and not isinstance(other, bool):
+        return _xlogy_number(input, other)
+    return _xlogy(input, other)
 
 
 def _clamp_min_vjp(node, g, saved):
