@@ -78,7 +78,9 @@ def execute(prog: Program, lib):
 
 def _arr(t):
     if torch is not None and isinstance(t, torch.Tensor):
-        return t.detach().numpy(force=True)  # force: a ZeroTensor gradient too
+        if t._is_zerotensor():  # a ZeroTensor gradient (reading its data crashes torch)
+            return np.zeros(tuple(t.shape), dtype=str(t.dtype).rsplit(".", 1)[-1])
+        return t.detach().numpy()
     return np.asarray(t.detach())
 
 

@@ -49,6 +49,30 @@ v2 = T.tensor([1, 0, 2]).xlogy(2)
 loss = (v1 * v1.detach().cos()).sum()
 loss.backward()
 """,
+    # clamp_min / clamp_max by a tensor: ClampMinBackward1 / ClampMaxBackward1 (not clamp's
+    # ClampBackward0); an int clamped to a float number gives the default float
+    "clamp_min_max_tensor": """
+v0 = T.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -2.0]], dtype=T.float64, requires_grad=True)
+v1 = T.tensor([0.0, 0.25, 1.0], dtype=T.float64, requires_grad=True)
+v2 = v0.clamp_min(v1)
+v3 = v0.clamp_max(v1)
+v4 = T.clamp_min(v0, v1.float())
+v5 = v0 * 1
+v5.clamp_min_(v1)
+v6 = v0 * 1
+v6.clamp_max_(v1)
+loss = (v2 * v2.detach().cos()).sum() + (v3 * v3.detach().cos()).sum() + v5.sum() + v6.sum()
+gs = T.autograd.grad(loss, [v0, v1], create_graph=True)
+loss2 = sum((g * g.detach().sin()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
+    "clamp_int_by_float": """
+v0 = T.tensor([2, -3], dtype=T.int64)
+v1 = v0.clamp_max(-1.5)
+v2 = v0.clamp_min(0.0)
+v3 = v0.clamp_min(1)
+v4 = T.tensor(3, dtype=T.int64).clamp_max(2.5)
+""",
 }
 
 

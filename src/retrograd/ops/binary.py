@@ -234,19 +234,23 @@ _clamp_max = defop("clamp_max", lambda a, m: namespace(a).minimum(a, m), _clamp_
 
 def clamp_min(input, min):  # noqa: A002
     """``max(x, min)``; a tensor bound goes through ``clamp``."""
-    from .pointwise import clamp
+    from .pointwise import clamp, clamp_min_tensor
 
     if isinstance(min, Tensor):
-        return clamp(input, min=min)
+        return clamp(input, min=min, _op=clamp_min_tensor)
+    if isinstance(min, float) and getattr(input, "_data", input).dtype.kind != "f":
+        return clamp(input, min=min)  # an int clamped to a float number: the default float
     return _clamp_min(input, min)
 
 
 def clamp_max(input, max):  # noqa: A002
     """``min(x, max)``; a tensor bound goes through ``clamp``."""
-    from .pointwise import clamp
+    from .pointwise import clamp, clamp_max_tensor
 
     if isinstance(max, Tensor):
-        return clamp(input, max=max)
+        return clamp(input, max=max, _op=clamp_max_tensor)
+    if isinstance(max, float) and getattr(input, "_data", input).dtype.kind != "f":
+        return clamp(input, max=max)  # an int clamped to a float number: the default float
     return _clamp_max(input, max)
 
 
