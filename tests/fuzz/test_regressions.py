@@ -73,6 +73,18 @@ v2 = v0.clamp_min(0.0)
 v3 = v0.clamp_min(1)
 v4 = T.tensor(3, dtype=T.int64).clamp_max(2.5)
 """,
+    # flatten with nothing to merge (1-d, or start == end) returns the tensor itself
+    "flatten_itself": """
+v0 = T.tensor([0.5, -1.0], dtype=T.float64, requires_grad=True)
+v1 = v0.flatten()
+v2 = T.tensor([[0.5, -1.0]], dtype=T.float64, requires_grad=True)
+v3 = v2.round()
+v4 = v3.flatten(-1, 1)
+v5 = v2.t().flatten(0, 0)
+v6 = T.tensor(2.0, dtype=T.float64, requires_grad=True).flatten()
+loss = (v1 * v1.detach().cos()).sum() + v4.sum() + v5.sum() + v6.sum()
+loss.backward()
+""",
 }
 
 

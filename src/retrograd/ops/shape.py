@@ -153,6 +153,8 @@ def flatten(x, start_dim=0, end_dim=-1):
         return reshape(x, 1)
     s = _norm_dim(start_dim, len(shape))
     e = _norm_dim(end_dim, len(shape))
+    if s == e:
+        return x  # nothing to merge: PyTorch returns the tensor itself (a leaf stays a leaf)
     n = 1
     for d in shape[s:e + 1]:
         n *= d
