@@ -85,6 +85,16 @@ v6 = T.tensor(2.0, dtype=T.float64, requires_grad=True).flatten()
 loss = (v1 * v1.detach().cos()).sum() + v4.sum() + v5.sum() + v6.sum()
 loss.backward()
 """,
+    # sign(nan) is 0 in PyTorch (NumPy gives nan), and so is abs' at nan
+    "sign_nan": """
+v0 = T.tensor([2.0, -1.0, -2.0, 0.0], dtype=T.float64, requires_grad=True)
+v1 = v0.log1p()
+v2 = v1.sign()
+v3 = v1.float().sign()
+v4 = v1.abs()
+loss = (v4 * 2).sum()
+loss.backward()
+""",
 }
 
 

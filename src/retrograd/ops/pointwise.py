@@ -378,7 +378,16 @@ abs = defop("abs", refuse_bool(lambda a: namespace(a).abs(a),  # noqa: A001
                                "\"abs_cpu\" not implemented for 'Bool'; convert first, e.g. "
                                "x.int().abs()"),
             _abs_vjp, "AbsBackward0", 1, INPUTS)
-sign = defop("sign", lambda a: a.copy() if a.dtype.kind == "b" else namespace(a).sign(a),
+def _sign_fwd(a):
+    if a.dtype.kind == "b":
+        return a.copy()
+    xp = namespace(a)
+    out = xp.sign(a)
+    # sign(nan) is 0 in PyTorch (NumPy: nan); abs' = sign then is 0 at nan too, as PyTorch
+    return xp.where(xp.isnan(a), 0, out) if a.dtype.kind == "f" else out
+
+
+sign = defop("sign", _sign_fwd,
              lambda node, g, saved: (g * 0,),
              "SignBackward0", 1, NOTHING)
 
