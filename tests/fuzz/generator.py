@@ -342,7 +342,8 @@ class Generator:
         leaves = [v.name for v in vals if v.is_leaf and v.requires_grad]
 
         def loss(alive):
-            ts = [f"({t} * {t}.detach().cos()).sum()" for t in terms if t in alive]
+            # weights from the values themselves, well conditioned (cos of 1e40 is noise)
+            ts = [f"({t} * {t}.detach().tanh()).sum()" for t in terms if t in alive]
             return "loss = " + " + ".join(ts) if ts else None
 
         self.steps.append(Step(op="loss", kind="end", target="loss", dyn=loss))
@@ -379,7 +380,7 @@ class Generator:
             if form == "grad2":
                 self.steps.append(Step(
                     op="loss2", kind="end", target="loss2",
-                    dyn=needs("gs")(lambda alive: "loss2 = sum((g * g.detach().sin()).sum() "
+                    dyn=needs("gs")(lambda alive: "loss2 = sum((g * g.detach().tanh()).sum() "
                                     "for g in gs if g is not None)")))
                 add(needs("loss2")(lambda alive: "loss2.backward()"), "backward2")
             else:
