@@ -95,6 +95,17 @@ v4 = v1.abs()
 loss = (v4 * 2).sum()
 loss.backward()
 """,
+    # lerp computes from the nearer end, as PyTorch: lerp(0, -inf, 0.5) is nan, not -inf
+    "lerp_far_end": """
+v0 = T.tensor([0.0, 1.0, 2.0], dtype=T.float64, requires_grad=True)
+v1 = T.tensor([float('-inf'), 3.0, float('inf')], dtype=T.float64)
+v2 = v0.lerp(v1, 0.5)
+v3 = v0.lerp(v1, 0.25)
+v4 = v0.lerp(v1, T.tensor([0.75, 0.1, 0.5], dtype=T.float64))
+v5 = v0.detach().lerp(v0.detach() * 3, 0.7)
+loss = (v5 * v0).sum()
+loss.backward()
+""",
 }
 
 

@@ -66,7 +66,12 @@ def addcdiv(input, tensor1, tensor2, *, value=1):  # noqa: A002
 
 
 def _lerp_fwd(a, b, w):
-    return a + w * (b - a)
+    # PyTorch's formula: from the nearer end (exact at weight 0 and 1, and inf - inf = nan
+    # where PyTorch gives nan: lerp(0, -inf, 0.5) is nan)
+    if isinstance(w, (int, float)):
+        return a + w * (b - a) if abs(w) < 0.5 else b - (b - a) * (1 - w)
+    xp = namespace(w)
+    return xp.where(xp.abs(w) < 0.5, a + w * (b - a), b - (b - a) * (1 - w))
 
 
 def _lerp_number_vjp(node, g, saved):
