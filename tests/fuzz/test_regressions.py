@@ -106,6 +106,17 @@ v5 = v0.detach().lerp(v0.detach() * 3, 0.7)
 loss = (v5 * v0).sum()
 loss.backward()
 """,
+    # erfc's tail: erfc(4) in float32 is 1.5e-8 (1 - erf(4) rounds to 0), erfc(6) 2e-17
+    "erfc_tail": """
+v0 = T.tensor([-1, 0, 3, 4], dtype=T.int64)
+v1 = v0.erfc()
+v2 = v1.ceil()
+v3 = T.tensor([4.0, 6.0, 10.0, -3.0], dtype=T.float64, requires_grad=True)
+v4 = v3.erfc()
+v5 = v4.log()
+loss = (v4 * 2).sum()
+loss.backward()
+""",
 }
 
 
