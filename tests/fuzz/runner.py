@@ -145,6 +145,8 @@ def compare(prog: Program) -> Failure | None:
                 made_by[st.target] = st.op
     names = [n for n in t_ns if re.fullmatch(r"v\d+|loss2?", n) and isinstance(t_ns[n],
                                                                               torch.Tensor)]
+    # an int op gives float32 (the default float) without "float32" in the text
+    loose = loose or any(t_ns[n].dtype in (torch.float32, torch.float16) for n in names)
     for n in names:
         t, r = t_ns[n], r_ns.get(n)
         op = made_by.get(n, "")
