@@ -30,3 +30,28 @@ def test_fuzz_is_repeatable():
     a, b = fuzz_one(12345, shrink_failures=False), fuzz_one(12345, shrink_failures=False)
     assert a.program.source() == b.program.source()
     assert len(a.program.steps) >= 3
+
+
+def test_shrinker_keeps_the_failing_statement_and_what_it_needs():
+    """Shrinking against a stand-in failure ("a statement calls cumsum") leaves that statement
+    and the values it is computed from, and the printed program runs in both libraries."""
+    import retrograd
+    import torch
+
+    from fuzz.generator import generate
+    from fuzz.program import program_from_text
+    from fuzz.runner import execute
+    from fuzz.shrinker import shrink
+
+    def calls_cumsum(p):
+        return any(".cumsum(" in src for src, _ in p.chunks())
+
+    prog = next(p for p in (generate(s, torch) for s in range(1000)) if calls_cumsum(p)
+                and len(p.steps) > 6)
+    small = shrink(prog, calls_cumsum)
+    assert calls_cumsum(small) and len(small.steps) < len(prog.steps)
+    last = [src for src, _ in small.chunks() if ".cumsum(" in src][-1]
+    assert len(small.chunks()) <= 1 + last.count("v"), small.source()
+    printed = program_from_text(small.source())
+    for lib in (retrograd, torch):
+        execute(printed, lib)  # runs (statements may raise: they are caught and compared)

@@ -204,7 +204,7 @@ def _reduce(name):
             return f"{a.name}.{name}({kw}, correction={g.rng.choice([0, 1, 2])})"
         if name == "norm" and g.rng.random() < 0.5:
             p = g.rng.choice([1, 3, "float('inf')"])
-            return f"{a.name}.norm(p={p}{', ' if True else ''}{_dim_kw(g, a, allow_none=False)})"
+            return f"{a.name}.norm(p={p}, {_dim_kw(g, a, allow_none=False)})"
         return f"{a.name}.{name}({_dim_kw(g, a, tuple_ok=name != 'prod')})"
     return build
 
@@ -367,10 +367,11 @@ def _chunk(g, a):
             return None
         return f"{a.name}.unbind({d})[{g.rng.randrange(size)}]"
     n = g.rng.randint(1, 3)
-    pieces = math.ceil(size / n) if fn == "split" else min(n, size) if size else 1
-    if fn == "chunk":
-        pieces = len(range(0, size, math.ceil(size / n))) if size else 1
-    return f"{a.name}.{fn}({n}, dim={d})[{g.rng.randrange(max(pieces, 1))}]"
+    # chunk(n) gives pieces of ceil(size / n), split(n) pieces of n: an index past the last
+    # piece raises IndexError in both (drawn now and then, dropped by the generator)
+    step = math.ceil(size / n) if fn == "chunk" and size else n
+    pieces = max(1, math.ceil(size / step)) if size else 1
+    return f"{a.name}.{fn}({n}, dim={d})[{g.rng.randrange(pieces)}]"
 
 
 @op("diagonal", "view", ANY, min_ndim=2, view=True, weight=0.5)

@@ -100,15 +100,21 @@ class Program:
                 out.append((CONTEXTS[st.ctx] + "\n" + "\n".join(lines), block))
         return out
 
-    def source(self, header: str = "") -> str:
+    def source(self, header: str = "", raising: dict | None = None) -> str:
+        """The program as code; ``raising``: {chunk index: exception class} of the
+        statements that raise in PyTorch, printed inside try/except so the rest runs."""
         lines = [f"# retrograd fuzz program, seed {self.seed}"]
         if header:
             lines += ["# " + h for h in header.splitlines()]
         lines += ["# Runs as is with retrograd; replace the import with `import torch as T` to",
-                  "# compare.  A statement that raises in either is wrapped in try/except below.",
-                  "import retrograd as T", "LOG = []"]
-        for src, _ in self.chunks():
-            lines.append(src)
+                  "# compare.", "import retrograd as T", "LOG = []"]
+        for i, (src, _) in enumerate(self.chunks()):
+            if raising and i in raising:
+                body = "    " + src.replace("\n", "\n    ")
+                lines += ["try:", body, f"except Exception as e:  # PyTorch: {raising[i]}",
+                          "    print(type(e).__name__, e)"]
+            else:
+                lines.append(src)
         return "\n".join(lines)
 
     def ops(self) -> list:
@@ -123,7 +129,7 @@ def program_from_text(text: str, seed: int = -1) -> Program:
     of a ``with`` block as steps sharing its context.  Comments and imports are skipped."""
     steps, ctx, group = [], None, 0
     ctx_of = {v: k for k, v in CONTEXTS.items()}
-    for line in text.strip().splitlines():
+    for line in _unwrap_try(text.strip().splitlines()):
         if not line.strip() or line.startswith(("#", "import ", "LOG = ")):
             continue
         if line in ctx_of:
@@ -135,3 +141,20 @@ def program_from_text(text: str, seed: int = -1) -> Program:
         m = TARGET.match(stmt)
         steps.append(Step(stmt, "", "", m.group(1) if m else None, ctx=ctx, group=group))
     return Program(seed, steps)
+
+
+def _unwrap_try(lines):
+    """The statements of a printed program without the try/except around those that raise."""
+    out, mode = [], None
+    for line in lines:
+        if line == "try:":
+            mode = "try"
+        elif line.startswith("except "):
+            mode = "except"
+        elif mode and line.startswith("    "):
+            if mode == "try":
+                out.append(line[4:])
+        else:
+            mode = None
+            out.append(line)
+    return out

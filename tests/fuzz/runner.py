@@ -185,4 +185,6 @@ def compare(prog: Program) -> Failure | None:
 
 
 def reproducer(prog: Program, failure: Failure) -> str:
-    return prog.source(f"{failure.kind} mismatch at {failure.op}: {failure.message}")
+    outcomes, _ = execute(prog, torch)
+    raising = {i: exc for i, (exc, _) in enumerate(outcomes) if exc}
+    return prog.source(f"{failure.kind} mismatch at {failure.op}: {failure.message}", raising)
