@@ -20,6 +20,8 @@ loss.backward()
     "cumsum_0d_int": """
 v0 = T.tensor(3, dtype=T.int64)
 v1 = v0.cumsum(dim=0)
+v2 = v0.cumsum(dim=1)
+v3 = v0.cumsum(dim=-2)
 """,
     # narrow is a slice (SliceBackward0) even when it keeps the whole dimension
     "narrow_whole": """

@@ -379,7 +379,9 @@ def cumsum(x, dim, *, dtype=None):
         x = x.to(dtype)
     if not hasattr(x, "_data"):
         return _cumsum_fwd(x, dim % max(x.ndim, 1))
-    return _cumsum(x, _dims(dim, x.ndim)[0] if x.ndim else 0)
+    from .shape import _norm_dim
+
+    return _cumsum(x, _norm_dim(dim, x.ndim))  # 0-d: dim 0 or -1, else IndexError
 
 
 __all__ = ["prod", "var", "std", "norm", "logsumexp", "amax", "amin", "cumsum"]
