@@ -56,6 +56,7 @@ class Generator:
         self.vals: dict[str, Val] = {}
         self.hooks: list[str] = []
         self.retained: set = set()
+        self.touched_no_grad: set = set()  # changed in place under no_grad
         self.count = 0
         self.group = 0
         self.ctx = None
@@ -247,6 +248,8 @@ class Generator:
             return False
         name, text = made
         st = Step(text, name, "inplace", None, view_chain=a.view_chain, on=a.name)
+        if ctx is not None:
+            self.touched_no_grad.add(a.name)
         return self._commit(st, ctx=ctx)
 
     def act_detach(self):
@@ -256,10 +259,11 @@ class Generator:
                                  view_chain=a.view_chain + ("detach",)))
 
     def act_hook(self):
-        # never on a view: PyTorch 2.13 segfaults registering a hook on a view of a leaf
-        # whose base was changed in place under no_grad
+        # never on a view, nor on a tensor changed in place under no_grad: PyTorch 2.13
+        # segfaults registering a hook on a view whose base was changed in place under
+        # no_grad (an einsum result is such a view in PyTorch)
         a = self._pick(lambda v: (v.requires_grad or self.rng.random() < 0.05)
-                       and not v.view_chain)
+                       and not v.view_chain and v.name not in self.touched_no_grad)
         if a is None:
             return False
         h = self.name("h")
@@ -282,7 +286,7 @@ class Generator:
         if r < 0.7:
             # once per tensor: retain_grad twice, then register_hook, crashed PyTorch 2.13
             a = self._pick(lambda v: not v.is_leaf and v.name not in self.retained
-                           and not v.view_chain)
+                           and not v.view_chain and v.name not in self.touched_no_grad)
             if a is None:
                 return False
             self.retained.add(a.name)
