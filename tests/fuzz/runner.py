@@ -44,6 +44,7 @@ class Failure:
     retro_exc: str = ""
 
     detail: tuple = ()  # what differs, without names or values (grad_fn names, flags)
+    after_failed_backward: bool = False  # a backward raised (in both) before the comparison
 
     @property
     def signature(self):
@@ -110,7 +111,10 @@ def compare_tensors(t, r, what, loose=False) -> str | None:
     else:
         ok = np.array_equal(a, b)
     if not ok:
-        return f"{what}: values differ\n  torch     {a.tolist()}\n  retrograd {b.tolist()}"
+        signs = " (signs only)" if a.dtype.kind in "fc" and np.allclose(
+            np.abs(b), np.abs(a), rtol=rtol, atol=atol * scale, equal_nan=True) else ""
+        return f"{what}: values differ{signs}\n  torch     {a.tolist()}\n" \
+               f"  retrograd {b.tolist()}"
     return None
 
 
@@ -138,6 +142,8 @@ def compare(prog: Program) -> Failure | None:
             return Failure("raise", op, f"statement {i + 1} `{chunks[i][0]}`:\n"
                            f"  torch     {tm or 'no exception'}\n"
                            f"  retrograd {rm or 'no exception'}", i, te or "", re_ or "")
+    failed_backward = any(te for (te, _), (_, steps) in zip(t_out, chunks)
+                          if steps[-1].kind == "end")
     made_by = {}
     for _, steps in chunks:
         for st in steps:
@@ -167,7 +173,8 @@ def compare(prog: Program) -> Failure | None:
                 continue
             msg = compare_tensors(t_ns[n].grad, r_ns[n].grad, f"{n}.grad", loose)
         if msg:
-            return Failure("grad", made_by.get(n, ""), msg)
+            return Failure("grad", made_by.get(n, ""), msg,
+                           after_failed_backward=failed_backward)
     if "gs" in t_ns:
         for i, (t, r) in enumerate(zip(t_ns["gs"], r_ns["gs"])):
             msg = compare_tensors(t, r, f"gs[{i}]", loose)
