@@ -270,10 +270,11 @@ def _layout(prog, failure):
     return failure.kind == "grad_fn" and "UnsafeViewBackward0" in failure.detail
 
 
-@known("zero derivatives computed as g * 0 (trunc, floor, ceil, round, sign...): nan where g "
-       "is inf or nan; PyTorch's are exact zeros")
+@known("zero or masked derivatives computed as g * 0 or g * mask (trunc, floor, round, sign; "
+       "where's unselected side): nan where g is inf or nan; PyTorch's are exact zeros")
 def _zero_derivative_nan(prog, failure):
-    flat = {"trunc", "floor", "ceil", "round", "sign", "frac", "floor_", "round_", "sign_"}
+    flat = {"trunc", "floor", "ceil", "round", "sign", "frac", "floor_", "round_", "sign_",
+            "where", "masked_fill", "masked_fill_"}
     return failure.kind in ("value", "grad") and "nan" in failure.message and \
         bool(flat & _ops(prog))
 
