@@ -270,11 +270,13 @@ def _layout(prog, failure):
     return failure.kind == "grad_fn" and "UnsafeViewBackward0" in failure.detail
 
 
-@known("zero or masked derivatives computed as g * 0 or g * mask (trunc, floor, round, sign; "
-       "where's unselected side): nan where g is inf or nan; PyTorch's are exact zeros")
+@known("zero or masked derivatives computed as g * 0 or g * mask (trunc, floor, round, sign, "
+       "zero_, clamp/relu outside, where's unselected side): nan where g is inf or nan; "
+       "PyTorch's are exact zeros (the derivs branch is on clamp/relu)")
 def _zero_derivative_nan(prog, failure):
     flat = {"trunc", "floor", "ceil", "round", "sign", "frac", "floor_", "round_", "sign_",
-            "where", "masked_fill", "masked_fill_"}
+            "where", "masked_fill", "masked_fill_", "zero_", "fill_", "clamp", "clamp_",
+            "relu", "relu_", "clamp_min_", "clamp_max_"}
     return failure.kind in ("value", "grad") and "nan" in failure.message and \
         bool(flat & _ops(prog))
 
@@ -345,9 +347,10 @@ def _rounding_boundary(prog, failure):
     return failure.kind == "value" and failure.op in compares and bool(sums & _ops(prog))
 
 
-@known("a backward that raises part-way: which leaves already got their .grad differs")
+@known("a backward that raises part-way: which leaves already got their .grad (and which "
+       "hooks already ran) differs")
 def _partial_backward(prog, failure):
-    return failure.kind == "grad" and failure.after_failed_backward
+    return failure.kind in ("grad", "log") and failure.after_failed_backward
 
 
 @known("at a pole (1/0, log 0): inf in one library, nan in the other, from the order of "
