@@ -229,7 +229,9 @@ def _int_alpha(prog, failure):
        "retrograd raises")
 def _empty_index(prog, failure):
     empty = any(st.leaf is not None and st.leaf.array.size == 0 for st in prog.steps)
-    return _raised_only_in(failure, "retrograd") and empty
+    # (a dim out of range raises in PyTorch too unless the tensor is empty)
+    return _raised_only_in(failure, "retrograd") and (
+        empty or "Dimension out of range" in failure.message)
 
 
 @known("hook order on the inputs of matmul/einsum: follows from their graph granularity "
@@ -263,10 +265,13 @@ def _topk_zero(prog, failure):
 
 
 @known("memory layout: reshape of a non-contiguous result is ReshapeAliasBackward0 / "
-       "ViewBackward0 in PyTorch (strides), retrograd copies (UnsafeViewBackward0)")
+       "ViewBackward0 in PyTorch (strides), retrograd copies (UnsafeViewBackward0); view() and "
+       "contiguous() (itself or a copy) follow the layout too")
 def _layout(prog, failure):
     if failure.kind == "raise":  # view() of a result PyTorch lays out differently
         return failure.kind == "raise" and "view size is not compatible" in failure.message
+    if failure.kind == "value":  # contiguous() of what PyTorch lays out contiguously is itself
+        return "clone" in _ops(prog) and any(st.kind == "inplace" for st in prog.steps)
     return failure.kind == "grad_fn" and "UnsafeViewBackward0" in failure.detail
 
 
