@@ -251,15 +251,18 @@ def _run_tensor_hooks(hooks, g, as_tensors, what):
                     f"a hook registered on {what} returned {type(result).__name__}; hooks must "
                     "return a Tensor (the new gradient) or None"
                 )
-            if result._data.shape != g.shape:
+            # g is an array, or a Tensor under create_graph: compare the arrays
+            want = g._data if as_tensors else g
+            if result._data.shape != want.shape:
                 raise RuntimeError(
                     f"hook on {what} returned a gradient of shape {list(result._data.shape)}, "
-                    f"but the gradient has shape {list(g.shape)}; a hook must keep the shape"
+                    f"but the gradient has shape {list(want.shape)}; a hook must keep the shape"
                 )
-            if result._data.dtype != g.dtype:
+            if result._data.dtype != want.dtype:
                 raise RuntimeError(
                     f"hook '{getattr(fn, '__name__', fn)}' on {what} has changed the type of "
-                    f"value (was {g.dtype} got {result._data.dtype}); a hook must keep the dtype"
+                    f"value (was {want.dtype} got {result._data.dtype}); a hook must keep the "
+                    "dtype"
                 )
             g = _unwrap(result, as_tensors)
     return g

@@ -184,6 +184,11 @@ RULES: dict[str, tuple[str, str]] = {
                        "grad_b = g*a/b"),
     "ClampMinBackward0": ("max(a, m)", "1 where a >= m, else 0"),
     "ClampMaxBackward0": ("min(a, m)", "1 where a <= m, else 0"),
+    "ClampMinBackward1": ("a.clamp_min(m), m a tensor", "d/da = 1 where a >= m, 0 elsewhere; "
+                          "m gets g where it produced the value"),
+    "ClampMaxBackward1": ("a.clamp_max(m), m a tensor", "d/da = 1 where a <= m, 0 elsewhere; "
+                          "m gets g where it produced the value"),
+    "XlogyBackward2": ("a * log(c) (c a number)", "grad_a = g*log(c) (0 where a = 0 and c <= 0)"),
     "DiagonalBackward0": ("a.diagonal(k)", "g is placed on the k-th diagonal of zeros"),
     "DiagonalBackward0_copy": ("a.diag(k)", "g is placed on the k-th diagonal of zeros"),
     "DiagEmbedBackward0": ("diag_embed(a, k)", "the k-th diagonal of g"),

@@ -6,6 +6,8 @@ Inputs broadcast; the engine sums each gradient back to its input's shape.
 
 from __future__ import annotations
 
+import math
+
 from ..backend import namespace
 from ..tensor import Tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
@@ -205,7 +207,30 @@ def _xlogy_vjp(node, g, saved):
             g * x / y if ny else None)
 
 
-xlogy = defop("xlogy", _in_float(_xlogy_fwd), _xlogy_vjp, "XlogyBackward0", 2, INPUTS, "float")
+_xlogy = defop("xlogy", _in_float(_xlogy_fwd), _xlogy_vjp, "XlogyBackward0", 2, INPUTS, "float")
+
+
+def _xlogy_number_vjp(node, g, saved):
+    # ``other`` a number y: d/dx = log(y) (PyTorch's XlogyBackward2), but 0 where x == 0
+    # when y <= 0, as the two-tensor form
+    y = node.params[0]
+    if y > 0:
+        return (g * math.log(y),)
+    (x,) = saved
+    return (where(x == 0, g * 0, g * (-math.inf if y == 0 else math.nan)),)
+
+
+# a number keeps x's float dtype (float32 stays float32), as any Python scalar operand
+_xlogy_number = defop("xlogy", lambda x, y: _xlogy_fwd(x, namespace(x).asarray(y, x.dtype)),
+                      _xlogy_number_vjp, "XlogyBackward2", 1, INPUTS, "float")
+
+
+def xlogy(input, other):  # noqa: A002 - PyTorch's names
+    """``input * log(other)``, 0 where ``input == 0``."""
+    if isinstance(input, Tensor) and isinstance(other, (int, float)) \
+            and not isinstance(other, bool):
+        return _xlogy_number(input, other)
+    return _xlogy(input, other)
 
 
 def _clamp_min_vjp(node, g, saved):
@@ -226,19 +251,23 @@ _clamp_max = defop("clamp_max", lambda a, m: namespace(a).minimum(a, m), _clamp_
 
 def clamp_min(input, min):  # noqa: A002
     """``max(x, min)``; a tensor bound goes through ``clamp``."""
-    from .pointwise import clamp
+    from .pointwise import clamp, clamp_min_tensor
 
     if isinstance(min, Tensor):
-        return clamp(input, min=min)
+        return clamp(input, min=min, _op=clamp_min_tensor)
+    if isinstance(min, float) and getattr(input, "_data", input).dtype.kind != "f":
+        return clamp(input, min=min)  # an int clamped to a float number: the default float
     return _clamp_min(input, min)
 
 
 def clamp_max(input, max):  # noqa: A002
     """``min(x, max)``; a tensor bound goes through ``clamp``."""
-    from .pointwise import clamp
+    from .pointwise import clamp, clamp_max_tensor
 
     if isinstance(max, Tensor):
-        return clamp(input, max=max)
+        return clamp(input, max=max, _op=clamp_max_tensor)
+    if isinstance(max, float) and getattr(input, "_data", input).dtype.kind != "f":
+        return clamp(input, max=max)  # an int clamped to a float number: the default float
     return _clamp_max(input, max)
 
 

@@ -586,9 +586,14 @@ def _clamp_tensor_vjp(node, g, saved):
 
 _clamp_tensor = defop("clamp", _clamp_tensor_fwd, _clamp_tensor_vjp, "ClampBackward0", 3,
                       INPUTS, "promote")
+# x.clamp_min(tensor) / x.clamp_max(tensor): the same op under PyTorch's names for them
+clamp_min_tensor = defop("clamp_min", _clamp_tensor_fwd, _clamp_tensor_vjp, "ClampMinBackward1",
+                         3, INPUTS, "promote")
+clamp_max_tensor = defop("clamp_max", _clamp_tensor_fwd, _clamp_tensor_vjp, "ClampMaxBackward1",
+                         3, INPUTS, "promote")
 
 
-def clamp(x, min=None, max=None):  # noqa: A002 - PyTorch's keyword names
+def clamp(x, min=None, max=None, *, _op=None):  # noqa: A002 - PyTorch's keyword names
     """Limit ``x`` to ``[min, max]``; the gradient passes where ``min <= x <= max``.
 
     ``min`` and ``max`` are numbers or tensors (broadcast against ``x``); at least one is
@@ -620,8 +625,9 @@ def clamp(x, min=None, max=None):  # noqa: A002 - PyTorch's keyword names
         else:
             lo, hi = xp.iinfo(want).min, xp.iinfo(want).max
         lo, hi = xp.asarray(lo, dtype=want), xp.asarray(hi, dtype=want)
-        return _clamp_tensor(x, lo if min is None else min, hi if max is None else max,
-                             min is not None, max is not None)
+        return (_op or _clamp_tensor)(x, lo if min is None else min,
+                                      hi if max is None else max, min is not None,
+                                      max is not None)
     return _clamp(x, min, max)
 
 

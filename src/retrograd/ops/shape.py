@@ -286,6 +286,8 @@ def flatten(x, start_dim=0, end_dim=-1):
         )
     if not shape:
         return reshape(x, 1)
+    if s == e:
+        return x  # nothing to merge: PyTorch returns the tensor itself (a leaf stays a leaf)
     n = 1
     for d in shape[s:e + 1]:
         n *= d

@@ -20,17 +20,23 @@ _values_indices = namedtuple("return_types", ["values", "indices"])
 
 
 def _pick_fwd(a, idx, dim):
+    if a.ndim == 0:  # a 0-d tensor is its own sort/topk (PyTorch: SortBackward0, not a view)
+        return a.copy()
     return namespace(a).take_along_axis(a, idx, axis=dim)
 
 
 def _pick_vjp(node, g, saved):
     idx, dim = node.params
+    if not input_meta(node)[0]:
+        return (g,)  # a 0-d input: the value itself
     return (scatter_along(g, idx, dim, input_meta(node)[0]),)
 
 
 _sorted = defop("sort", _pick_fwd, _pick_vjp, "SortBackward0", 1, NOTHING)
 _topk = defop("topk", _pick_fwd, _pick_vjp, "TopkBackward0", 1, NOTHING)
 def _kth_fwd(a, idx, dim, keepdim):
+    if a.ndim == 0:
+        return a.copy()
     out = namespace(a).take_along_axis(a, idx, axis=dim)
     return out if keepdim else out.squeeze(dim)
 
@@ -39,6 +45,8 @@ def _kth_vjp(node, g, saved):
     from .shape import reshape_op
 
     idx, dim, keepdim = node.params
+    if not input_meta(node)[0]:
+        return (g,)  # a 0-d input: the value itself
     if not keepdim:
         g = reshape_op(g, tuple(idx.shape), tuple(g.shape))
     return (scatter_along(g, idx, dim, input_meta(node)[0]),)
@@ -64,15 +72,6 @@ def _dim_of(x, dim):
     return _norm_dim(dim, x.ndim)  # 0 (or -1) for a 0-d tensor, as PyTorch
 
 
-def _of_scalar(fn, x, *args):
-    """``fn`` of a 0-d tensor, computed on it as 1-d (NumPy has no axis 0 to sort along):
-    its value, at index 0."""
-    from .shape import reshape
-
-    values, indices = fn(reshape(x, 1), *args)
-    return _values_indices(reshape(values, ()), reshape(indices, ()))
-
-
 def sort(x, dim=-1, descending=False, stable=False):
     """``(values, indices)`` sorted along ``dim`` (ties keep their order).
 
@@ -83,8 +82,6 @@ def sort(x, dim=-1, descending=False, stable=False):
     return_types(values=tensor([1., 2., 3.]), indices=tensor([1, 2, 0]))
     """
     d = _dim_of(x, dim)
-    if not x.ndim:
-        return _of_scalar(sort, x, 0, descending)
     idx = _order(x._data, d, descending)
     return _values_indices(_sorted(x, idx, d), make_tensor(idx))
 
@@ -104,9 +101,7 @@ def topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's nam
     if not 0 <= k <= n:
         raise RuntimeError(f"topk(): selected index k out of range (k={k} for dimension {d} of "
                            f"size {n}); k must be in [0, {n}]")
-    if not x.ndim:  # (k=0 too gives the value itself, as PyTorch)
-        return _of_scalar(topk, x, 1, 0, largest)
-    xp = namespace(x._data)
+    xp = namespace(x._data)  # (a 0-d tensor, even with k=0, gives the value itself)
     idx = _order(x._data, d, largest)
     idx = xp.take(idx, xp.arange(k), axis=d) if x.ndim else idx
     return _values_indices(_topk(x, idx, d), make_tensor(idx))
@@ -125,11 +120,10 @@ def kthvalue(x, k, dim=-1, keepdim=False):
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d} "
                            f"(k={k}, size {n})")
-    if not x.ndim:
-        return _of_scalar(kthvalue, x, k, 0)
     xp = namespace(x._data)
     idx = _order(x._data, d, False)
-    idx = xp.take(idx, xp.arange(k - 1, k), axis=d)
+    if x.ndim:
+        idx = xp.take(idx, xp.arange(k - 1, k), axis=d)
     values = _kth(x, idx, d, keepdim)
     return _values_indices(values, make_tensor(idx if keepdim else xp.squeeze(idx, axis=d)))
 

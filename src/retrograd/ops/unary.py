@@ -51,23 +51,25 @@ cosh = defop("cosh", _fn("cosh"), lambda node, g, saved: (g * sinh(saved[0]),),
              "CoshBackward0", 1, INPUTS, "float")
 
 
-def _erf_array(a):
-    """erf on an array: SciPy's when installed (fast), else the math module's per element
-    (exact, slow; NumPy has no erf)."""
+def _erf_array(a, name="erf"):
+    """erf (or erfc) on an array: SciPy's when installed (fast), else the math module's per
+    element (exact, slow; NumPy has no erf).  erfc is its own function, not 1 - erf, which
+    loses the tail: erfc(6) = 2e-17, but 1 - erf(6) = 0."""
     xp = namespace(a)
     if xp.__name__ == "cupy":
-        from cupyx.scipy.special import erf as cupy_erf
+        from cupyx.scipy import special as cupy_special
 
-        return cupy_erf(a)
+        return getattr(cupy_special, name)(a)
     try:
-        from scipy.special import erf as scipy_erf
+        from scipy import special as scipy_special
     except ImportError:
         import math as _math
 
+        fn = getattr(_math, name)
         xp = namespace(a)
-        flat = [_math.erf(v) for v in a.reshape(-1).tolist()]
+        flat = [fn(v) for v in a.reshape(-1).tolist()]
         return xp.asarray(flat, dtype=a.dtype).reshape(a.shape)
-    return scipy_erf(a).astype(a.dtype, copy=False)
+    return getattr(scipy_special, name)(a).astype(a.dtype, copy=False)
 
 
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
@@ -88,7 +90,7 @@ def _erfc_vjp(node, g, saved):
 
 
 erf = defop("erf", _erf_array, _erf_vjp, "ErfBackward0", 1, INPUTS, "float")
-erfc = defop("erfc", lambda a: 1 - _erf_array(a), _erfc_vjp, "ErfcBackward0", 1, INPUTS,
+erfc = defop("erfc", lambda a: _erf_array(a, "erfc"), _erfc_vjp, "ErfcBackward0", 1, INPUTS,
              "float")
 
 
