@@ -720,6 +720,54 @@ def remainder(input, other):  # noqa: A002 - PyTorch's names
     return _remainder_scalar(input, other)
 
 
+# div with rounding_mode: a step function, so PyTorch's DivBackward2 gives zeros to both
+def _div_rounded_fwd(a, b, mode):
+    xp = namespace(a if hasattr(a, "dtype") else b)
+    ints = all(getattr(x, "dtype", None) is None and isinstance(x, (int, bool))
+               or getattr(x, "dtype", None) is not None and x.dtype.kind in "biu" for x in (a, b))
+    if ints:
+        _check_int_divisor(a, b, f"div_{mode}")
+        q = xp.floor_divide(a, b)
+        if mode == "trunc":  # round toward zero: one up where floor went below an inexact q
+            q = q + ((q < 0) & (q * b != a))
+        return q
+    with xp.errstate(divide="ignore", invalid="ignore"):
+        if mode == "trunc":
+            return xp.trunc(a / b)
+        # NumPy's floor_divide is PyTorch's div_floor (fmod-based, not floor(a / b)), but
+        # PyTorch gives a / b (+-inf, nan) for a zero divisor
+        q = xp.floor_divide(a, b)
+        zero = xp.asarray(b) == 0
+        return xp.where(zero, a / b, q) if zero.any() else q
+
+
+def _div_rounded_vjp(node, g, saved):
+    na, nb = node.next
+    return (zeros_like_grad(g) if na else None, zeros_like_grad(g) if nb else None)
+
+
+_div_rounded = defop("div", _div_rounded_fwd, _div_rounded_vjp, "DivBackward2", 2, NOTHING,
+                     "promote")
+
+
+def divide(input, other, *, rounding_mode=None):  # noqa: A002
+    """``input / other``; ``rounding_mode`` ``"trunc"`` or ``"floor"`` rounds the quotient
+    (integers then stay integers, and the gradient is zero)."""
+    if rounding_mode is None:
+        return div(input, other)
+    if rounding_mode not in ("trunc", "floor"):
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           f"but found '{rounding_mode}'")
+    for x in (input, other):
+        d = x._data if isinstance(x, Tensor) else None
+        if d is not None and d.dtype.kind == "b" and all(
+                (y._data.dtype.kind == "b") if isinstance(y, Tensor) else isinstance(y, bool)
+                for y in (input, other)):
+            raise NotImplementedError(f"\"div_{rounding_mode}_cpu\" not implemented for 'Bool'")
+    return _div_rounded(input, other, rounding_mode)
+
+
+
 # ----------------------------------------------------------------- dtype conversion
 
 
@@ -769,14 +817,18 @@ def minimum(a, b):
 from .registry import identity, or_not_implemented, reflected, register  # noqa: E402
 
 # Reflected operators put the tensor first where PyTorch records (x, 3) for 3 * x.
-register(add, tensor={"__add__": add_op, "__radd__": add_op})
-register(sub, tensor={"__sub__": sub_op, "__rsub__": rsub})
+register(add, tensor={"__add__": add_op, "__radd__": add_op},
+         signature="input, other, *, alpha=1")
+register(sub, tensor={"__sub__": sub_op},  # __rsub__: binary.rsub
+         signature="input, other, *, alpha=1")
 register(mul, dunders=("__mul__", "__rmul__"))
-register(div, dunders=("__truediv__",), tensor={"__rtruediv__": rdiv})
+register(divide, "div", tensor={"__truediv__": div, "__rtruediv__": rdiv},
+         signature="input, other, *, rounding_mode=None")
 register(floor_divide, function=False, method=False, dunders=("__floordiv__",),
          tensor={"__rfloordiv__": reflected(floor_divide)})
 register(remainder, dunders=("__mod__",), tensor={"__rmod__": reflected(remainder)})
-register(power, "pow", dunders=("__pow__",), tensor={"__rpow__": reflected(power)})
+register(power, "pow", dunders=("__pow__",), tensor={"__rpow__": reflected(power)},
+         signature="input, exponent")
 register(neg, dunders=("__neg__",))
 register(identity, "positive", function=False, method=False, dunders=("__pos__",))
 register(abs, dunders=("__abs__",))
@@ -786,11 +838,11 @@ register(reciprocal, function=False)
 register(tanh, functional=("tanh",))
 register(sigmoid, functional=("sigmoid",), special=("expit",))
 register(relu)
-register(clamp, aliases=("clip",))
-register(maximum)
-register(minimum)
-register(where, method=False, tensor={"where": lambda self, condition, other: where(
-    condition, self, other)})
+register(clamp, aliases=("clip",), signature="input, min=None, max=None")
+register(maximum, signature="input, other")
+register(minimum, signature="input, other")
+register(where, method=False, signature="condition, input=None, other=None",
+         tensor={"where": lambda self, condition, other: where(condition, self, other)})
 register(eq, tensor={"__eq__": or_not_implemented(eq)})
 register(ne, tensor={"__ne__": or_not_implemented(ne)})
 for _fn in (lt, le, gt, ge):
