@@ -11,7 +11,11 @@ import math
 from ..backend import namespace
 from ..tensor import Tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
-from .pointwise import _div_rounded, exp, log, where
+from .pointwise import (_check_bool_sub, _check_int_divisor, _div_rounded, _rsub_number_fwd,
+                        _with_number, exp, log, power, sub, to_dtype, where,
+                        zeros_like_grad)
+from .pointwise import div as _true_div
+from .pointwise import rsub as _rsub_number
 
 
 def _addcmul_fwd(a, t1, t2, value):
@@ -281,8 +285,6 @@ def _refuse_bools(fn, name):
 def _copysign_vjp(node, g, saved):
     a, _, out = saved
     na, nb = node.next
-    from .pointwise import zeros_like_grad
-
     return (g * where(a == 0, 0.0, out / a) if na else None,
             zeros_like_grad(g) if nb else None)
 
@@ -341,8 +343,6 @@ fmin = _no_number(_fmin_call, "fmin")
 # fmod: C's remainder, the sign of the dividend (remainder takes the divisor's).
 # PyTorch: d/da = g; d/db = -g * trunc(a / b) (FmodBackward1), a number divisor FmodBackward0
 def _fmod_fwd(a, b):
-    from .pointwise import _check_int_divisor
-
     _check_int_divisor(a, b, "fmod")
     return namespace(a if hasattr(a, "dtype") else b).fmod(a, b)
 
@@ -358,8 +358,6 @@ _fmod_tensor = defop("fmod", _refuse_bools(_fmod_fwd, "fmod"), _fmod_vjp, "FmodB
 
 
 def _fmod_number_fwd(a, c):
-    from .pointwise import _with_number
-
     return _with_number(_refuse_bools(_fmod_fwd, "fmod"))(a, c)
 
 
@@ -409,8 +407,6 @@ logaddexp2 = _no_number(defop("logaddexp2", _floats_only(
 # nextafter: the next float after input towards other. PyTorch's NextafterBackward0 passes g
 # to input and zeros to other
 def _nextafter_vjp(node, g, saved):
-    from .pointwise import zeros_like_grad
-
     na, nb = node.next
     return (g if na else None, zeros_like_grad(g) if nb else None)
 
@@ -422,8 +418,6 @@ nextafter = _no_number(defop("nextafter", _in_float(_floats_only(
 
 def float_power(input, exponent):  # noqa: A002
     """``input ** exponent`` computed in float64 (PyTorch casts both, recording ToCopy)."""
-    from .pointwise import power, to_dtype
-
     def f64(x):
         if isinstance(x, Tensor):
             return x if x._data.dtype == "float64" else to_dtype(x, "float64")
@@ -444,8 +438,6 @@ def _rsub_vjp(node, g, saved):
 
 
 def _rsub_fwd(a, b, alpha=1):
-    from .pointwise import _check_bool_sub
-
     _check_bool_sub(b, a)
     return b - a if alpha == 1 else b - alpha * a
 
@@ -455,21 +447,16 @@ _rsub_tensor = defop("rsub", _rsub_fwd, _rsub_vjp, "RsubBackward0", 2, NOTHING, 
 
 def rsub(input, other, *, alpha=1):  # noqa: A002
     """``other - alpha * input``: ``2 - x`` is ``rsub(x, 2)``."""
-    from .pointwise import rsub as rsub_number
-    from .pointwise import sub
-
     if isinstance(other, Tensor):
         if not isinstance(input, Tensor):
             return sub(other, input, alpha=alpha)
         return _rsub_tensor(input, other) if alpha == 1 else _rsub_tensor(input, other, alpha)
     if alpha == 1:
-        return rsub_number(input, other)
+        return _rsub_number(input, other)
     return _rsub_number_alpha(input, other, alpha)
 
 
 def _rsub_number_alpha_fwd(a, c, alpha):
-    from .pointwise import _rsub_number_fwd
-
     return _rsub_number_fwd(a * alpha if a.dtype.kind != "b" else a, c)
 
 
@@ -480,18 +467,14 @@ _rsub_number_alpha = defop("rsub", _rsub_number_alpha_fwd,
 
 def rsub_method(self, other):
     """``other - self`` (``Tensor.__rsub__``): a tensor ``other`` is rsub's tensor form."""
-    from .pointwise import rsub as rsub_number
-
     if isinstance(other, Tensor):
         return _rsub_tensor(self, other)
-    return rsub_number(self, other)
+    return _rsub_number(self, other)
 
 
 def true_divide(input, other):  # noqa: A002
     """``input / other``, PyTorch's other name for ``div`` without rounding."""
-    from .pointwise import div as true_div
-
-    return true_div(input, other)
+    return _true_div(input, other)
 
 __all__ = ["addcmul", "addcdiv", "lerp", "atan2", "hypot", "logaddexp", "xlogy", "clamp_min",
            "clamp_max", "copysign", "fmax", "fmin", "fmod", "ldexp", "logaddexp2", "nextafter",
