@@ -19,8 +19,8 @@ def _data(x, name, what):
 
 def _isclose_array(a, b, rtol, atol, equal_nan, name):
     if a.dtype != b.dtype:
-        raise RuntimeError(f"{scalar_type_name(b.dtype)} did not match "
-                           f"{scalar_type_name(a.dtype)} ({name} compares tensors of one "
+        raise RuntimeError(f"{scalar_type_name(a.dtype)} did not match "
+                           f"{scalar_type_name(b.dtype)} ({name} compares tensors of one "
                            "dtype; convert one with .to(other.dtype))")
     for tol, what in ((rtol, "rtol"), (atol, "atol")):
         if tol < 0:
