@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import math
 
+from .. import dtypes
 from ..backend import namespace
 from ..tensor import Tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from .pointwise import (_check_bool_sub, _check_int_divisor, _div_rounded, _rsub_number_fwd,
-                        _with_number, exp, log, power, sub, to_dtype, where,
+                        _with_number, exp, log, power, to_dtype, where,
                         zeros_like_grad)
 from .pointwise import div as _true_div
 from .pointwise import rsub as _rsub_number
@@ -271,7 +272,8 @@ def _no_number(fn, name):
 def _refuse_bools(fn, name):
     def forward(a, b, *params):
         if getattr(a, "dtype", None) is not None and a.dtype.kind == "b" and (
-                getattr(b, "dtype", None) is None or b.dtype.kind == "b"):
+                b.__class__ is bool or getattr(b, "dtype", None) is not None
+                and b.dtype.kind == "b"):
             raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'; convert "
                                       "first, e.g. x.int()")
         return fn(a, b, *params)
@@ -301,8 +303,15 @@ _copysign_number = defop("copysign", _copysign_fwd, _copysign_number_vjp, "Copys
                          INPUTS | OUTPUT, "float")
 
 
+def _tensor_first(name, input):  # noqa: A002
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__} (wrap it: retrograd.tensor(...))")
+
+
 def copysign(input, other):  # noqa: A002
     """``|input|`` with the sign of ``other`` (also of -0.0); always a float."""
+    _tensor_first("copysign", input)
     if isinstance(other, Tensor):
         return _copysign_tensor(input, other)
     if not isinstance(input, Tensor):
@@ -367,6 +376,7 @@ _fmod_number = defop("fmod", _fmod_number_fwd, lambda node, g, saved: (g,), "Fmo
 
 def fmod(input, other):  # noqa: A002
     """C's ``fmod``: ``input - trunc(input / other) * other``, the dividend's sign."""
+    _tensor_first("fmod", input)
     if isinstance(other, Tensor):
         return _fmod_tensor(input, other)
     if not isinstance(input, Tensor):
@@ -378,7 +388,16 @@ def fmod(input, other):  # noqa: A002
 # d/da = g * 2 ** b, d/db = g * a * 2 ** b * log(2)
 def _ldexp_fwd(a, b):
     xp = namespace(a)
+    if b.dtype.kind == "b" and a.dtype.kind == "f":  # PyTorch computes 2 ** b in b's dtype
+        raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'; convert the "
+                                  "exponent first, e.g. other.int()")
     return a * xp.exp2(b)
+
+
+def _ldexp_checked(a, b):
+    if hasattr(b, "dtype") and b.dtype.kind == "b" and a.dtype.kind == "f":
+        return _ldexp_fwd(a, b)  # (raises)
+    return _in_float(_ldexp_fwd)(a, b)
 
 
 def _ldexp_vjp(node, g, saved):
@@ -388,7 +407,7 @@ def _ldexp_vjp(node, g, saved):
     return (g * p if na else None, g * a * p * math.log(2) if nb else None)
 
 
-ldexp = _no_number(defop("ldexp", _in_float(_ldexp_fwd), _ldexp_vjp, "LdexpBackward0", 2,
+ldexp = _no_number(defop("ldexp", _ldexp_checked, _ldexp_vjp, "LdexpBackward0", 2,
                          INPUTS, "float", saved_for=lambda needs: (needs[1], True)), "ldexp")
 
 
@@ -411,8 +430,8 @@ def _nextafter_vjp(node, g, saved):
     return (g if na else None, zeros_like_grad(g) if nb else None)
 
 
-nextafter = _no_number(defop("nextafter", _in_float(_floats_only(
-    lambda a, b: namespace(a).nextafter(a, b), "nextafter")), _nextafter_vjp,
+nextafter = _no_number(defop("nextafter", _floats_only(_in_float(
+    lambda a, b: namespace(a).nextafter(a, b)), "nextafter"), _nextafter_vjp,
     "NextafterBackward0", 2, NOTHING, "float"), "nextafter")
 
 
@@ -439,7 +458,11 @@ def _rsub_vjp(node, g, saved):
 
 def _rsub_fwd(a, b, alpha=1):
     _check_bool_sub(b, a)
-    return b - a if alpha == 1 else b - alpha * a
+    if alpha == 1:
+        return b - a
+    # alpha * input in the result dtype, as PyTorch (uint8 * 2 must not wrap first)
+    want = dtypes.result_type(a, b).numpy
+    return b - alpha * (a.astype(want) if getattr(a, "dtype", want) != want else a)
 
 
 _rsub_tensor = defop("rsub", _rsub_fwd, _rsub_vjp, "RsubBackward0", 2, NOTHING, "promote")
@@ -447,9 +470,8 @@ _rsub_tensor = defop("rsub", _rsub_fwd, _rsub_vjp, "RsubBackward0", 2, NOTHING, 
 
 def rsub(input, other, *, alpha=1):  # noqa: A002
     """``other - alpha * input``: ``2 - x`` is ``rsub(x, 2)``."""
+    _tensor_first("rsub", input)
     if isinstance(other, Tensor):
-        if not isinstance(input, Tensor):
-            return sub(other, input, alpha=alpha)
         return _rsub_tensor(input, other) if alpha == 1 else _rsub_tensor(input, other, alpha)
     if alpha == 1:
         return _rsub_number(input, other)
@@ -457,7 +479,10 @@ def rsub(input, other, *, alpha=1):  # noqa: A002
 
 
 def _rsub_number_alpha_fwd(a, c, alpha):
-    return _rsub_number_fwd(a * alpha if a.dtype.kind != "b" else a, c)
+    if a.dtype.kind == "b":
+        return _rsub_number_fwd(a, c)  # (raises PyTorch's bool error)
+    want = dtypes.result_type(a, c, alpha).numpy
+    return _rsub_number_fwd(a.astype(want, copy=False) * alpha, c)
 
 
 _rsub_number_alpha = defop("rsub", _rsub_number_alpha_fwd,

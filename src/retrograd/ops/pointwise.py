@@ -13,7 +13,7 @@ from .. import dtypes
 from ..backend import namespace
 from ..tensor import Tensor
 from ..tensor import make_tensor as _make_tensor
-from ._apply import INPUTS, NOTHING, OUTPUT, defop
+from ._apply import INPUTS, NOTHING, OUTPUT, _wrap_scalar, defop
 
 # ----------------------------------------------------------------- arithmetic
 
@@ -154,7 +154,10 @@ def _with_number(fn):
         if a.dtype.kind == "f":
             return fn(a, c)
         want = dtypes.result_type(a, c).numpy
-        return fn(a.astype(want) if want.kind == "f" else a, c).astype(want, copy=False)
+        try:
+            return fn(a.astype(want) if want.kind == "f" else a, c).astype(want, copy=False)
+        except OverflowError:  # -2 - uint8_tensor: PyTorch wraps the number, NumPy raises
+            return fn(a, _wrap_scalar(c, want)).astype(want, copy=False)
 
     return forward
 
