@@ -328,10 +328,18 @@ def _fext_vjp(node, g, saved):
     return (where(a_wins, g, 0.0) if na else None, where(a_wins, 0.0, g) if nb else None)
 
 
-_fmax = defop("fmax", lambda a, b, which: namespace(a).fmax(a, b), _fext_vjp, "FmaxBackward0", 2,
-              INPUTS, "promote")
-_fmin = defop("fmin", lambda a, b, which: namespace(a).fmin(a, b), _fext_vjp, "FminBackward0", 2,
-              INPUTS, "promote")
+def _fext_fwd(a, b, which):
+    xp = namespace(a)
+    if a.dtype.kind != "f" and b.dtype.kind != "f":
+        return xp.fmax(a, b) if which == "max" else xp.fmin(a, b)
+    # the first operand at ties (fmax(0.0, -0.0) is 0.0, fmax(-0.0, 0.0) is -0.0), as
+    # PyTorch's kernel; NumPy's vectorized fmax may return either zero
+    keep = ((a >= b) if which == "max" else (a <= b)) | (b != b)
+    return xp.where(keep, a, b)
+
+
+_fmax = defop("fmax", _fext_fwd, _fext_vjp, "FmaxBackward0", 2, INPUTS, "promote")
+_fmin = defop("fmin", _fext_fwd, _fext_vjp, "FminBackward0", 2, INPUTS, "promote")
 
 
 def _fmax_call(input, other):  # noqa: A002
@@ -426,13 +434,17 @@ logaddexp2 = _no_number(defop("logaddexp2", _floats_only(
 # nextafter: the next float after input towards other. PyTorch's NextafterBackward0 passes g
 # to input and zeros to other
 def _nextafter_vjp(node, g, saved):
+    # what PyTorch 2.13 gives (checked at boundaries in tests/ops/test_binary_dtypes.py): g
+    # where input != other, 0 where they are equal (there the result is other itself)
+    a, b = saved
     na, nb = node.next
-    return (g if na else None, zeros_like_grad(g) if nb else None)
+    return (where(a == b, 0.0, g) if na else None, zeros_like_grad(g) if nb else None)
 
 
 nextafter = _no_number(defop("nextafter", _floats_only(_in_float(
     lambda a, b: namespace(a).nextafter(a, b)), "nextafter"), _nextafter_vjp,
-    "NextafterBackward0", 2, NOTHING, "float"), "nextafter")
+    "NextafterBackward0", 2, INPUTS, "float", saved_for=lambda needs: (needs[0], needs[0])),
+    "nextafter")
 
 
 def float_power(input, exponent):  # noqa: A002
