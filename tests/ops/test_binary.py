@@ -62,7 +62,8 @@ case("fmod_", lambda m, a, b: (a * 1).fmod_(b), ((3, 4), (4,)), ("real", "nonzer
 case("ldexp_", lambda m, a, b: (a * 1).ldexp_(b), ((3, 4), (4,)))
 case("ldexp__fn", lambda m, a, b: m.ldexp_(a * 1, b), ((3, 4), (4,)))
 case("nextafter_", lambda m, a, b: (a * 1).nextafter_(b), ((3, 4), (3, 4)))
-case("float_power_", lambda m, a, b: (a * 1).double().float_power_(b), ((3, 4), (4,)), ("pos", "real"))
+case("float_power_", lambda m, a, b: (a * 1).double().float_power_(b), ((3, 4), (4,)),
+     ("pos", "real"))
 case("true_divide_", lambda m, a, b: (a * 1).true_divide_(b), ((3, 4), (4,)), ("real", "nonzero"))
 case("div__floor", lambda m, a, b: (a * 1).div_(b, rounding_mode="floor"), ((3, 4), (4,)),
      ("real", "nonzero"))

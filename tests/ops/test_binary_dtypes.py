@@ -82,7 +82,8 @@ def test_tensor_and_number_vs_torch(op, dtype, number, torch):
         if op in ("sub_reflected", "__rsub__") and not hasattr(args(torch)[0], "shape"):
             continue  # ``number.__rsub__`` is Python's, not an op
         r, t = _run(retrograd, fn, *args(retrograd)), _run(torch, fn, *args(torch))
-        _compare(r, t, f"{op}{tuple(type(x).__name__ if not hasattr(x, 'shape') else dtype for x in args(torch))}")
+        kinds = tuple(dtype if hasattr(x, "shape") else type(x).__name__ for x in args(torch))
+        _compare(r, t, f"{op}{kinds}")
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
