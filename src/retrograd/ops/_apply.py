@@ -197,7 +197,29 @@ def _dtype_name(np_dtype) -> str:
     return _SCALAR_NAMES.get(str(np_dtype), str(np_dtype))
 
 
-def write_out(name, inputs, result, out):
+# How an op's out= checks the dtype, where PyTorch's differs from its usual "the result must
+# cast to out's dtype" (TensorIterator's canCast): ops that want out's dtype exactly, and
+# ops with their own message or class
+_OUT_DTYPE = {
+    "abs": ("exact", RuntimeError, "Found dtype {want} but expected {have}"),
+    "neg": ("exact", RuntimeError, "Found dtype {want} but expected {have}"),
+    "clamp": ("exact", RuntimeError, "Found dtype {want} but expected {have}"),
+    "clamp_min": ("exact", RuntimeError, "Found dtype {want} but expected {have}"),
+    "clamp_max": ("exact", RuntimeError, "Found dtype {want} but expected {have}"),
+    "where": ("exact", RuntimeError, "Expected out type to be {have} but got {want}"),
+    "float_power": ("exact", RuntimeError, "the output given to float_power has dtype {want} "
+                    "but the operation's result requires dtype {have}"),
+    "cat": ("cast", TypeError, "torch.cat(): input types can't be cast to the desired output "
+            "type {want}"),
+    "stack": ("cast", TypeError, "torch.cat(): input types can't be cast to the desired output "
+              "type {want}"),
+    "ldexp": ("cast", RuntimeError, "ldexp can't be cast to the desired output type {want}"),
+}
+_CAST = ("cast", RuntimeError, "result type {have} can't be cast to the desired output type "
+         "{want}")
+
+
+def write_out(name, inputs, result, out, differentiable=True):
     """``fn(..., out=out)``: write ``result`` into ``out`` with PyTorch's rules, return ``out``.
 
     Every op's ``out=`` comes here: the defop callers call it when given ``out`` (so calls
@@ -209,7 +231,7 @@ def write_out(name, inputs, result, out):
     if not isinstance(out, Tensor):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
     flat = [y for x in inputs for y in (x if isinstance(x, (list, tuple)) else (x,))]
-    if state.enabled and (out._requires_grad or any(
+    if differentiable and state.enabled and (out._requires_grad or any(
             isinstance(x, Tensor) and x._requires_grad for x in flat)):
         raise RuntimeError(
             f"{name}(): functions with out=... arguments don't support automatic "
@@ -217,11 +239,12 @@ def write_out(name, inputs, result, out):
             "to record the graph, or under `with retrograd.no_grad():`.)")
     data = result._data if isinstance(result, Tensor) else as_array(result)
     have, want = data.dtype, out._data.dtype
-    if have != want and not dtypes.can_cast(have, want):
-        raise RuntimeError(
-            f"result type {_dtype_name(have)} can't be cast to the desired output type "
-            f"{_dtype_name(want)} (in {name}(..., out=...); pass an out of dtype "
-            f"{_dtype_name(have)}, or convert the inputs)")
+    if have != want:
+        rule, exc, message = _OUT_DTYPE.get(name, _CAST)
+        if rule == "exact" or not dtypes.can_cast(have, want):
+            raise exc(message.format(have=_dtype_name(have), want=_dtype_name(want))
+                      + f" (in {name}(..., out=...); pass an out of dtype "
+                      f"{_dtype_name(have)}, or convert the inputs)")
     if data.shape != out._data.shape:
         if out._data.size:
             import warnings
@@ -265,7 +288,7 @@ def _unary_caller(op):
 
     def call(input, *params, out=None):  # noqa: A002 - PyTorch's keyword names
         if out is not None:
-            return write_out(op.name, (input,), call(input, *params), out)
+            return write_out(op.name, (input,), call(input, *params), out, differentiable)
         x = input
         tx = type(x)
         if tx is not Tensor and (tx is _ndarray or not isinstance(x, Tensor)):
@@ -366,7 +389,8 @@ def _binary_caller(op):
 
     def call(input, other, *params, out=None):  # noqa: A002 - PyTorch's keyword names
         if out is not None:
-            return write_out(op.name, (input, other), call(input, other, *params), out)
+            return write_out(op.name, (input, other), call(input, other, *params), out,
+                             differentiable)
         a = input
         b = other
         ta = type(a)

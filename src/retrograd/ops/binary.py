@@ -525,10 +525,10 @@ from .registry import register  # noqa: E402
 _SIGNATURES = {"addcmul": "input, tensor1, tensor2, *, value=1",
                "addcdiv": "input, tensor1, tensor2, *, value=1",
                "lerp": "input, end, weight", "clamp_min": "input, min",
-               "clamp_max": "input, max", "float_power": "input, exponent",
-               "rsub": "input, other, *, alpha=1"}
+               "clamp_max": "input, max", "float_power": "input, exponent"}
 _DEFOPS = ("atan2", "hypot", "logaddexp", "xlogy")  # defop callers: out= and names built in
 for _name in __all__:
     register(globals()[_name], _name, special=("xlogy",) if _name == "xlogy" else (),
              signature=_SIGNATURES.get(_name, None if _name in _DEFOPS else "input, other"))
-register(rsub, method=False, tensor={"__rsub__": rsub_method}, signature=_SIGNATURES["rsub"])
+# (no signature: rsub has PyTorch's names already, and no out=, as PyTorch's)
+register(rsub, method=False, tensor={"__rsub__": rsub_method})

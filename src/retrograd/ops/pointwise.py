@@ -336,8 +336,9 @@ def _pow_base_fwd(x, base):
 pow_scalar_base = defop("pow", _pow_base_fwd, _pow_base_vjp, "PowBackward2", 1, INPUTS | OUTPUT)
 
 
-def power(a, b):
+def power(input, exponent):  # noqa: A002 - PyTorch's names (also for x.pow(exponent=2))
     """``a ** b`` with PyTorch's grad_fn names (PowBackward0/1/2 by which side is a tensor)."""
+    a, b = input, exponent
     if _bool_operand(a) and _bool_operand(b) and b.__class__ is not bool:
         # (bool tensor ** Python bool works in PyTorch: a scalar exponent takes another path)
         raise NotImplementedError(
@@ -806,14 +807,14 @@ _minimum = defop("minimum", _broadcasting(lambda a, b, which: namespace(a).minim
                  "MinimumBackward0", 2, INPUTS, "promote")
 
 
-def maximum(a, b):
+def maximum(input, other):  # noqa: A002 - PyTorch's names
     """Elementwise maximum; at ties the gradient is split evenly."""
-    return _maximum(a, b, "max")
+    return _maximum(input, other, "max")
 
 
-def minimum(a, b):
+def minimum(input, other):  # noqa: A002
     """Elementwise minimum; at ties the gradient is split evenly."""
-    return _minimum(a, b, "min")
+    return _minimum(input, other, "min")
 
 
 # ----------------------------------------------------------------- public names (registry.py)

@@ -135,8 +135,11 @@ def register(fn, name=None, *, function=True, method=True, aliases=(), dunders=(
     """
     name = name or fn.__name__
     methods_fn = fn
+    if differentiable is None:
+        op = getattr(fn, "op", None)
+        differentiable = op.differentiable if op is not None else True
     if signature is not None:
-        fn = with_signature(fn, name, signature)
+        fn = with_signature(fn, name, signature, differentiable)
     kind = sys._getframe(1).f_globals["__name__"].rpartition(".")[2]
     names = {}
     spelled = (name, *aliases)
@@ -148,9 +151,6 @@ def register(fn, name=None, *, function=True, method=True, aliases=(), dunders=(
     methods = {m: methods_fn for m in _names(method, spelled)}  # (no out= on methods)
     methods.update({d: methods_fn for d in dunders})
     methods.update(tensor or {})
-    if differentiable is None:
-        op = getattr(fn, "op", None)
-        differentiable = op.differentiable if op is not None else True
     if "torch" in names or methods:
         key = name
     else:
@@ -174,7 +174,7 @@ def register(fn, name=None, *, function=True, method=True, aliases=(), dunders=(
 out_writer = None
 
 
-def with_signature(fn, name, signature):
+def with_signature(fn, name, signature, differentiable=True):
     """``fn`` as a function with PyTorch's parameter names ``signature`` and ``out=None``.
 
     Generated source, so a call without ``out`` costs one plain call frame (no ``*args``
@@ -194,7 +194,8 @@ def with_signature(fn, name, signature):
     src = (f"def {name}({sig}):\n"
            f"    if out is None:\n"
            f"        return fn({args})\n"
-           f"    return registry.out_writer({name!r}, ({inputs}), fn({args}), out)\n")
+           f"    return registry.out_writer({name!r}, ({inputs}), fn({args}), out, "
+           f"{differentiable})\n")
     scope = {"fn": fn, "registry": sys.modules[__name__]}
     exec(src, scope)  # noqa: S102
     public = scope[name]
