@@ -34,6 +34,7 @@ CALLS = {
     "fmin": lambda m, a, b, **o: m.fmin(input=a, other=b, **o),
     "copysign": lambda m, a, b, **o: m.copysign(input=a, other=b, **o),
     "fmod": lambda m, a, b, **o: m.fmod(input=a, other=b, **o),
+    "remainder": lambda m, a, b, **o: m.remainder(input=a, other=b, **o),
     "ldexp": lambda m, a, b, **o: m.ldexp(input=a, other=b, **o),
     "logaddexp": lambda m, a, b, **o: m.logaddexp(input=a, other=b, **o),
     "logaddexp2": lambda m, a, b, **o: m.logaddexp2(input=a, other=b, **o),

@@ -830,7 +830,8 @@ register(divide, "div", tensor={"__truediv__": div, "__rtruediv__": rdiv},
          signature="input, other, *, rounding_mode=None")
 register(floor_divide, function=False, method=False, dunders=("__floordiv__",),
          tensor={"__rfloordiv__": reflected(floor_divide)})
-register(remainder, dunders=("__mod__",), tensor={"__rmod__": reflected(remainder)})
+register(remainder, dunders=("__mod__",), tensor={"__rmod__": reflected(remainder)},
+         signature="input, other")
 register(power, "pow", dunders=("__pow__",), tensor={"__rpow__": reflected(power)},
          signature="input, exponent")
 register(neg, dunders=("__neg__",))
