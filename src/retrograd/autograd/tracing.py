@@ -200,6 +200,21 @@ RULES: dict[str, tuple[str, str]] = {
                                               "d/dt = -x"),
 }
 
+# issue 6's two-input ops (ops/binary.py)
+RULES.update({
+    "CopysignBackward0": ("copysign(a, b)", "d/da = sign(a) * sign(b) (0 at a = 0), d/db = 0"),
+    "CopysignBackward1": ("copysign(a, c) (c a number)", "d/da = sign(a) * sign(c) (0 at 0)"),
+    "DivBackward2": ("div(a, b, rounding_mode)", "a step function: both gradients are 0"),
+    "FmaxBackward0": ("fmax(a, b), nan ignored", "g to a where a >= b or b is nan, else to b"),
+    "FminBackward0": ("fmin(a, b), nan ignored", "g to a where a <= b or b is nan, else to b"),
+    "FmodBackward0": ("fmod(a, c) (c a number)", "d/da = 1"),
+    "FmodBackward1": ("fmod(a, b)", "d/da = 1, d/db = -trunc(a / b)"),
+    "LdexpBackward0": ("a * 2**b", "d/da = 2**b, d/db = a * 2**b * log(2)"),
+    "Logaddexp2Backward0": ("log2(2**a + 2**b)", "d/da = 1 / (1 + 2**(b - a)), d/db alike"),
+    "NextafterBackward0": ("nextafter(a, b)", "d/da = 1 (0 where a == b), d/db = 0"),
+    "RsubBackward0": ("b - alpha * a", "d/da = -alpha, d/db = 1"),
+})
+
 #: The letters the rules use for each input of a few nodes (default: a, b), so that the
 #: table and the picture name saved values and constants as the rule does.
 SAVED_NAMES = {

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from ..backend import device, device_of, namespace
 from . import (  # noqa: F401 - imported for their registrations
-    activation, binary, index, inplace, layout, linalg, nn, pointwise, reduce, shape, sorting,
-    stats, unary,
+    activation, binary, compare, index, inplace, layout, linalg, nn, pointwise, reduce, shape,
+    sorting, stats, unary,
 )
 from .registry import reflected, register
 

@@ -452,7 +452,7 @@ add_ = inplace(lambda x, other, alpha=1: pointwise.add(x, other, alpha=alpha), "
 sub_ = inplace(lambda x, other, alpha=1: pointwise.sub(x, other, alpha=alpha), "sub_", False,
                "subtract")
 mul_ = inplace(pointwise.mul, "mul_", True, "multiply")
-div_ = inplace(pointwise.div, "div_", True, "true_divide")
+div_ = inplace(pointwise.divide, "div_", True, "true_divide")
 pow_ = inplace(pointwise.power, "pow_", True)
 clamp_ = inplace(pointwise.clamp, "clamp_", True)
 relu_ = inplace(pointwise.relu, "relu_", False)
@@ -630,6 +630,35 @@ def setitem(x, index, value):
     x._bump_version()
 
 
+# ----------------------------------------------------------------- issue 6's two-input ops
+
+
+def _binary_inplace():
+    from . import binary
+
+    table = {"copysign_": (binary.copysign, True), "fmod_": (binary.fmod, True),
+             "ldexp_": (binary.ldexp, True), "nextafter_": (binary.nextafter, False),
+             "true_divide_": (binary.true_divide, True)}
+    out = {name: inplace(fn, name, saves) for name, (fn, saves) in table.items()}
+    power_ = inplace(binary.float_power, "float_power_", True)
+
+    def float_power_(x, exponent):
+        # the result is float64, and an in-place form cannot change the dtype (PyTorch)
+        if x._data.dtype != "float64":
+            name = pointwise.scalar_type_name(x._data.dtype)
+            raise RuntimeError(
+                f"the base given to float_power_ has dtype {name}"
+                " but the operation's result requires dtype Double (convert it first with "
+                "x.double())")
+        return power_(x, exponent)
+
+    out["float_power_"] = float_power_
+    return out
+
+
+BINARY_INPLACE = _binary_inplace()
+
+
 # ----------------------------------------------------------------- public names (registry.py)
 from .registry import register  # noqa: E402
 
@@ -642,3 +671,5 @@ for _fn in (clamp_, relu_, neg_, exp_, *MORE.values()):
     register(_fn, function=False, inplace_of=_fn.__name__[:-1])
 for _fn in (zero_, fill_, copy_):
     register(_fn, function=False)
+for _name, _fn in BINARY_INPLACE.items():  # torch.ldexp_ is also a function
+    register(_fn, _name, function=_name == "ldexp_", inplace_of=_name[:-1])

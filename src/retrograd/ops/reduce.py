@@ -318,7 +318,9 @@ def any(x, dim=None, keepdim=False):  # noqa: A001 - PyTorch's name
 # ----------------------------------------------------------------- public names (registry.py)
 from .registry import register  # noqa: E402
 
-for _fn in (sum, mean, max, min):
+for _fn in (sum, mean):
+    register(_fn, signature="input, dim=None, keepdim=False, *, dtype=None")
+for _fn in (max, min):
     register(_fn)
 register(argmax, differentiable=False)
 register(argmin, differentiable=False)
