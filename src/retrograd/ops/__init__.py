@@ -21,6 +21,7 @@ from . import (  # noqa: F401 - imported for their registrations
     activation, binary, index, inplace, layout, linalg, nn, pointwise, reduce, shape, sorting,
     stats, unary,
 )
+from . import special  # noqa: F401, E402 - its registrations (after unary and inplace)
 from .registry import reflected, register
 
 

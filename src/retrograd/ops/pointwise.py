@@ -766,7 +766,7 @@ def minimum(a, b):
 
 
 # ----------------------------------------------------------------- public names (registry.py)
-from .registry import identity, or_not_implemented, reflected, register  # noqa: E402
+from .registry import or_not_implemented, reflected, register  # noqa: E402
 
 # Reflected operators put the tensor first where PyTorch records (x, 3) for 3 * x.
 register(add, tensor={"__add__": add_op, "__radd__": add_op})
@@ -778,7 +778,6 @@ register(floor_divide, function=False, method=False, dunders=("__floordiv__",),
 register(remainder, dunders=("__mod__",), tensor={"__rmod__": reflected(remainder)})
 register(power, "pow", dunders=("__pow__",), tensor={"__rpow__": reflected(power)})
 register(neg, dunders=("__neg__",))
-register(identity, "positive", function=False, method=False, dunders=("__pos__",))
 register(abs, dunders=("__abs__",))
 for _fn in (sign, exp, log, sqrt, sin, cos):
     register(_fn)
