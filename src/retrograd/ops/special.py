@@ -388,11 +388,28 @@ register(i0, special=("i0",))
 for _name in ("i0e", "i1", "i1e", "ndtr", "ndtri", "log_ndtr", "erfcx", "entr", "xlog1py"):
     register(globals()[_name], _name, function=False, method=False, special=(_name,))
 
+def _not_implemented(name):
+    def vjp(node, g, saved):
+        raise NotImplementedError(
+            f"the derivative for 'inplace version of {name}' is not implemented (as in "
+            f"PyTorch 2.13); use the out-of-place x.{name}() where a gradient is needed")
+
+    return vjp
+
+
+# PyTorch records acosh_, asinh_, atanh_ (AcoshBackward1...) but has no derivative for them
+_inverse_hyperbolic_inplace = {
+    name: defop(name, getattr(unary, name).op.forward, _not_implemented(name),
+                f"{name.capitalize()}Backward1", 1, NOTHING, "float")
+    for name in ("acosh", "asinh", "atanh")}
+
 # In-place forms, of this module's ops and of unary.py's.  The flag: the derivative reads
 # the input, so the stand-in for the tensor's old self must keep its values.
 _INPLACE = {
-    "acosh_": (unary.acosh, True, ("arccosh_",)), "asinh_": (unary.asinh, True, ("arcsinh_",)),
-    "atanh_": (unary.atanh, True, ("arctanh_",)), "sgn_": (unary.sgn, False, ()),
+    "acosh_": (_inverse_hyperbolic_inplace["acosh"], False, ("arccosh_",)),
+    "asinh_": (_inverse_hyperbolic_inplace["asinh"], False, ("arcsinh_",)),
+    "atanh_": (_inverse_hyperbolic_inplace["atanh"], False, ("arctanh_",)),
+    "sgn_": (unary.sgn, False, ()),
     "deg2rad_": (unary.deg2rad, False, ()), "rad2deg_": (unary.rad2deg, False, ()),
     "sinc_": (unary.sinc, True, ()), "nan_to_num_": (unary.nan_to_num, True, ()),
     "logit_": (unary.logit, True, ()), "conj_physical_": (unary.conj_physical_record, False, ()),
