@@ -16,12 +16,13 @@ from __future__ import annotations
 import math
 import numbers
 
+from .. import dtypes
 from ..backend import namespace
 from ..tensor import Tensor
 from . import unary
 from ._apply import BOTH, INPUTS, NOTHING, OUTPUT, defop
 from .inplace import inplace
-from .pointwise import exp, log, where
+from .pointwise import broadcast_error, exp, log, where
 from .stats import quiet
 
 _SCIPY = {}  # array module name -> its scipy.special, filled on first use
@@ -73,9 +74,14 @@ def _lgamma_vjp(node, g, saved):
     return (g * digamma(saved[0]),)
 
 
-# log|Gamma(x)|: inf at the poles 0, -1, -2... (where the derivative, digamma, is nan)
-lgamma = defop("lgamma", _scipy_fn("lgamma", "gammaln"), _lgamma_vjp, "LgammaBackward0", 1,
-               INPUTS, "float")
+def _lgamma_fwd(a):
+    # log|Gamma(x)|: inf at the poles 0, -1, -2... (where the derivative, digamma, is nan),
+    # and at -inf (SciPy's gammaln gives -inf there, PyTorch's std::lgamma inf)
+    out = _scipy_fn("lgamma", "gammaln")(a)
+    return namespace(out).where(a == -math.inf, math.inf, out).astype(a.dtype, copy=False)
+
+
+lgamma = defop("lgamma", _lgamma_fwd, _lgamma_vjp, "LgammaBackward0", 1, INPUTS, "float")
 
 
 def _digamma_vjp(node, g, saved):
@@ -125,6 +131,9 @@ def _polygamma_vjp(node, g, saved):
 
 _polygamma = defop("polygamma", _polygamma_fwd, _polygamma_vjp, "PolygammaBackward0", 1,
                    INPUTS, "float")
+# the in-place x.polygamma_(n) is PolygammaBackward1 in PyTorch, the same derivative
+_polygamma_inplace = defop("polygamma", _polygamma_fwd, _polygamma_vjp, "PolygammaBackward1", 1,
+                           INPUTS, "float")
 
 
 def _check_int(value, fn, arg, position):
@@ -142,10 +151,14 @@ def polygamma(n, input):  # noqa: A002
     >>> T.polygamma(1, T.tensor([1.0]))  # pi**2 / 6
     tensor([1.6449])
     """
+    return _polygamma(input, _checked_n(n))
+
+
+def _checked_n(n):
     _check_int(n, "polygamma", "n", 1)
     if n < 0:
         raise RuntimeError(f"polygamma(n, x) does not support negative n (got n={n}).")
-    return _polygamma(input, n)
+    return n
 
 
 def _mvlgamma_offsets(p):
@@ -187,6 +200,9 @@ def mvlgamma(input, p):  # noqa: A002
     _check_int(p, "mvlgamma", "p", 2)
     if p < 1:
         raise RuntimeError(f"p has to be greater than or equal to 1 (got p={p})")
+    if getattr(input, "_data", input).dtype.kind == "b":
+        raise RuntimeError("The input tensor may not be a boolean tensor. (mvlgamma; convert "
+                           "it first, e.g. x.float())")
     return _mvlgamma(input, p)
 
 
@@ -318,12 +334,27 @@ entr = defop("special_entr", _entr_fwd, lambda node, g, saved: (g * -(1 + log(sa
              "SpecialEntrBackward0", 1, INPUTS, "float")
 
 
+def _as_float(v, like):
+    """``v`` as a floating array: a Python number in the tensor side's dtype (as PyTorch
+    treats a number operand), an integer or bool array in the default float."""
+    if not hasattr(v, "dtype"):
+        return namespace(like).asarray(v, dtype=like.dtype)
+    if v.dtype.kind != "f":
+        return v.astype(dtypes.get_default_dtype().numpy)
+    return v
+
+
 def _xlog1py_fwd(x, y):
     # x * log1p(y), 0 where x == 0 (even where log1p(y) is -inf or nan), nan where y is nan
-    xp = namespace(x if hasattr(x, "dtype") else y)
-    x, y = xp.asarray(x), xp.asarray(y)
+    x = _as_float(x, y) if hasattr(y, "dtype") else x
+    y = _as_float(y, x)
+    x = _as_float(x, y)
+    xp = namespace(x)
     with quiet(xp):
-        r = x * xp.log1p(y)
+        try:
+            r = x * xp.log1p(y)
+        except ValueError:
+            raise broadcast_error(x, y, "special.xlog1py") from None
         return xp.where(xp.isnan(y), y + x, xp.where(x == 0, 0.0, r)).astype(r.dtype)
 
 
@@ -414,7 +445,8 @@ _INPLACE = {
     "sinc_": (unary.sinc, True, ()), "nan_to_num_": (unary.nan_to_num, True, ()),
     "logit_": (unary.logit, True, ()), "conj_physical_": (unary.conj_physical_record, False, ()),
     "i0_": (i0, True, ()), "lgamma_": (lgamma, True, ()), "digamma_": (digamma, True, ()),
-    "polygamma_": (lambda x, n: polygamma(n, x), True, ()), "mvlgamma_": (mvlgamma, True, ()),
+    "polygamma_": (lambda x, n: _polygamma_inplace(x, _checked_n(n)), True, ()),
+    "mvlgamma_": (mvlgamma, True, ()),
     "erfinv_": (erfinv, True, ()),
 }
 for _name, (_op, _saves, _aliases) in _INPLACE.items():
