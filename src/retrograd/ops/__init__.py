@@ -2,6 +2,7 @@
 
 * ``pointwise`` -- arithmetic, elementwise functions, comparisons, dtype casts
 * ``unary``, ``binary``, ``activation`` -- more elementwise functions
+* ``special`` -- lgamma, digamma, erfinv, Bessel, ndtr... (SciPy, optional)
 * ``reduce``, ``stats`` -- sum, mean, max/min, argmax; prod, var, norm, cumsum...
 * ``shape``, ``layout`` -- reshape/view, transpose/permute, cat, stack; split, flip, tril...
 * ``index``, ``sorting`` -- ``x[i]``, gather/scatter; sort, topk, nonzero
@@ -21,6 +22,7 @@ from . import (  # noqa: F401 - imported for their registrations
     activation, binary, compare, index, inplace, layout, linalg, nn, pointwise, reduce, shape,
     sorting, stats, unary,
 )
+from . import special  # noqa: F401, E402 - its registrations (after unary and inplace)
 from .registry import reflected, register
 
 

@@ -827,7 +827,7 @@ def minimum(input, other):  # noqa: A002
 
 
 # ----------------------------------------------------------------- public names (registry.py)
-from .registry import identity, or_not_implemented, reflected, register  # noqa: E402
+from .registry import or_not_implemented, reflected, register  # noqa: E402
 
 # Reflected operators put the tensor first where PyTorch records (x, 3) for 3 * x.
 register(add, tensor={"__add__": add_op, "__radd__": add_op},
@@ -844,7 +844,6 @@ register(remainder, dunders=("__mod__",), tensor={"__rmod__": reflected(remainde
 register(power, "pow", dunders=("__pow__",), tensor={"__rpow__": reflected(power)},
          signature="input, exponent")
 register(neg, dunders=("__neg__",))
-register(identity, "positive", function=False, method=False, dunders=("__pos__",))
 register(abs, dunders=("__abs__",))
 for _fn in (sign, exp, log, sqrt, sin, cos):
     register(_fn)
