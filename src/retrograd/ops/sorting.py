@@ -20,11 +20,15 @@ _values_indices = namedtuple("return_types", ["values", "indices"])
 
 
 def _pick_fwd(a, idx, dim):
+    if a.ndim == 0:  # topk of a 0-d tensor: its value (a copy)
+        return a.copy()
     return namespace(a).take_along_axis(a, idx, axis=dim)
 
 
 def _pick_vjp(node, g, saved):
     idx, dim = node.params
+    if idx.ndim == 0:
+        return (g,)
     return (scatter_along(g, idx, dim, input_meta(node)[0]),)
 
 
@@ -104,8 +108,9 @@ def topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's nam
     if not 0 <= k <= n:
         raise RuntimeError(f"topk(): selected index k out of range (k={k} for dimension {d} of "
                            f"size {n}); k must be in [0, {n}]")
-    if not x.ndim:  # (k=0 too gives the value itself, as PyTorch)
-        return _of_scalar(topk, x, 1, 0, largest)
+    if not x.ndim:  # (k=0 too gives the value itself, as PyTorch: one TopkBackward0)
+        idx = namespace(x._data).zeros((), dtype="int64")
+        return _values_indices(_topk(x, idx, 0), make_tensor(idx))
     xp = namespace(x._data)
     idx = _order(x._data, d, largest)
     idx = xp.take(idx, xp.arange(k), axis=d) if x.ndim else idx
