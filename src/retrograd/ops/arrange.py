@@ -175,7 +175,7 @@ def _block_diag_vjp(node, g, saved):
     out = []
     r = c = 0
     for (n, m), shape, nxt in zip(shapes, in_shapes, node.next):
-        out.append(reshape(getitem(g, (slice(r, r + n), slice(c, c + m))), *shape)
+        out.append(reshape(getitem(g, (slice(r, r + n), slice(c, c + m))), shape)
                    if nxt is not None else None)
         r, c = r + n, c + m
     return tuple(out)
@@ -563,21 +563,20 @@ def repeat_interleave(x, repeats=None, dim=None, *, output_size=None):
         x = reshape(x, -1) if x.ndim != 1 else x
         dim = 0
     dim = _norm_dim(dim, x.ndim)
-    if isinstance(repeats, Tensor):
-        if repeats.ndim == 0:
-            repeats = repeats.item()
-        else:
-            if repeats.ndim == 1 and repeats.shape[0] == 1:
-                repeats = repeats.reshape(()).item()
-            else:
-                if repeats.ndim == 1 and x.ndim and repeats.shape[0] != x.shape[dim]:
-                    raise RuntimeError(
-                        f"repeat_interleave(): repeats must have the same size as input along "
-                        f"dim, but got repeats.size(0) = {repeats.shape[0]} and "
-                        f"input.size({dim}) = {x.shape[dim]}")
-                from .layout import index_select
+    if isinstance(repeats, Tensor):  # always an index_select, as PyTorch
+        if repeats.ndim > 1:
+            raise RuntimeError(f"repeat_interleave(): repeats must be 0-dim or 1-dim tensor (got "
+                               f"shape {list(repeats.shape)})")
+        n = x.shape[dim] if x.ndim else 1
+        if repeats.numel() == 1:  # one count for every element
+            repeats = Tensor_from(namespace(repeats._data).full(n, repeats._data.reshape(-1)[0]))
+        elif repeats.shape[0] != n:
+            raise RuntimeError(
+                f"repeat_interleave(): repeats must have the same size as input along dim, but "
+                f"got repeats.size(0) = {repeats.shape[0]} and input.size({dim}) = {n}")
+        from .layout import index_select
 
-                return index_select(x, dim, _repeat_counts(repeats, output_size))
+        return index_select(x, dim, _repeat_counts(repeats, output_size))
     repeats = int_arg(repeats, "repeats")
     if repeats < 0:
         raise RuntimeError(f"repeat_interleave(): repeats can not be negative (got {repeats})")
