@@ -23,10 +23,14 @@ from ._apply import BOTH, defop
 from .linalg import matmul
 from .pointwise import abs as abs_, sign, where
 from .reduce import _sum_dim
-from .shape import reshape, transpose, unsqueeze
+from .shape import clone, expand, reshape, transpose, unsqueeze, view
 
 _MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
           "donot_use_mm_for_euclid_dist")
+
+
+def _contiguous(x):
+    return x if x._data.flags.c_contiguous else clone(x)
 
 
 def _sum(x, axis, keepdim=False):
@@ -149,8 +153,16 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     r1, r2 = x1.shape[-2], x2.shape[-2]
     if p == 2 and (compute_mode == _MODES[1] or (compute_mode == _MODES[0]
                                                  and (r1 > 25 or r2 > 25))):
+        batch = tuple(max(s, t) for s, t in zip((1,) * (n - len(b1)) + b1,
+                                                (1,) * (n - len(b2)) + b2))
+        if n:  # PyTorch expands both to the batch shape and views them as one batch
+            size = 1
+            for s in batch:
+                size *= s
+            x1, x2 = (view(_contiguous(expand(x, *batch, *x.shape[-2:])), size, *x.shape[-2:])
+                      for x in (x1, x2))
         out = _euclid(x1, x2)
-        return reshape(out, *out.shape)  # PyTorch views the result to its shape
+        return reshape(out, *batch, r1, r2)  # and views the result to the output shape
     return _cdist(x1, x2, p)
 
 
