@@ -80,7 +80,7 @@ def meshgrid(*tensors, indexing=None):
                       "indexing argument.", UserWarning, stacklevel=2)
         indexing = "ij"
     if indexing not in ("ij", "xy"):
-        raise ValueError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
+        raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
                          f"received: {indexing}")
     if not tensors:
         raise RuntimeError("torch.meshgrid: Expected at least one tensor in the tensor list")
