@@ -134,6 +134,9 @@ case("diag_embed_dims_swapped", lambda m, a: m.diag_embed(a, 1, 2, 0), ((3, 4),)
 case("diag_embed_dims_neg", lambda m, a: a.diag_embed(-1, -1, 1), ((2, 3, 2),))
 case("diag_embed_1d_dims", lambda m, a: m.diag_embed(a, 2, 1, 0), ((3,),))
 case("topk_0d", lambda m, a: _sq(m, a).topk(1), ((3,),))
+case("msort_0d", lambda m, a: m.msort(_sq(m, a)), ((3,),))
+case("sort_0d", lambda m, a: _sq(m, a).sort(descending=True), ((3,),))
+case("kthvalue_0d", lambda m, a: m.kthvalue(_sq(m, a), 1, 0, True), ((3,),))
 case("topk_0d_k0", lambda m, a: m.topk(_sq(m, a), 0, dim=-1, largest=False), ((3,),))
 
 

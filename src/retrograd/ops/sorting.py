@@ -35,6 +35,8 @@ def _pick_vjp(node, g, saved):
 _sorted = defop("sort", _pick_fwd, _pick_vjp, "SortBackward0", 1, NOTHING)
 _topk = defop("topk", _pick_fwd, _pick_vjp, "TopkBackward0", 1, NOTHING)
 def _kth_fwd(a, idx, dim, keepdim):
+    if a.ndim == 0:  # a 0-d tensor: its value (a copy)
+        return a.copy()
     out = namespace(a).take_along_axis(a, idx, axis=dim)
     return out if keepdim else out.squeeze(dim)
 
@@ -43,6 +45,8 @@ def _kth_vjp(node, g, saved):
     from .shape import reshape_op
 
     idx, dim, keepdim = node.params
+    if idx.ndim == 0:
+        return (g,)
     if not keepdim:
         g = reshape_op(g, tuple(idx.shape), tuple(g.shape))
     return (scatter_along(g, idx, dim, input_meta(node)[0]),)
@@ -68,15 +72,6 @@ def _dim_of(x, dim):
     return _norm_dim(dim, x.ndim)  # 0 (or -1) for a 0-d tensor, as PyTorch
 
 
-def _of_scalar(fn, x, *args):
-    """``fn`` of a 0-d tensor, computed on it as 1-d (NumPy has no axis 0 to sort along):
-    its value, at index 0."""
-    from .shape import reshape
-
-    values, indices = fn(reshape(x, 1), *args)
-    return _values_indices(reshape(values, ()), reshape(indices, ()))
-
-
 def sort(x, dim=-1, descending=False, stable=False):
     """``(values, indices)`` sorted along ``dim`` (ties keep their order).
 
@@ -87,8 +82,9 @@ def sort(x, dim=-1, descending=False, stable=False):
     return_types(values=tensor([1., 2., 3.]), indices=tensor([1, 2, 0]))
     """
     d = _dim_of(x, dim)
-    if not x.ndim:
-        return _of_scalar(sort, x, 0, descending)
+    if not x.ndim:  # one SortBackward0, as PyTorch
+        idx = namespace(x._data).zeros((), dtype="int64")
+        return _values_indices(_sorted(x, idx, 0), make_tensor(idx))
     idx = _order(x._data, d, descending)
     return _values_indices(_sorted(x, idx, d), make_tensor(idx))
 
@@ -130,8 +126,9 @@ def kthvalue(x, k, dim=-1, keepdim=False):
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d} "
                            f"(k={k}, size {n})")
-    if not x.ndim:
-        return _of_scalar(kthvalue, x, k, 0)
+    if not x.ndim:  # one KthvalueBackward0, as PyTorch
+        idx = namespace(x._data).zeros((), dtype="int64")
+        return _values_indices(_kth(x, idx, 0, keepdim), make_tensor(idx))
     xp = namespace(x._data)
     idx = _order(x._data, d, False)
     idx = xp.take(idx, xp.arange(k - 1, k), axis=d)
