@@ -138,6 +138,27 @@ case("msort_0d", lambda m, a: m.msort(_sq(m, a)), ((3,),))
 case("sort_0d", lambda m, a: _sq(m, a).sort(descending=True), ((3,),))
 case("kthvalue_0d", lambda m, a: m.kthvalue(_sq(m, a), 1, 0, True), ((3,),))
 case("topk_0d_k0", lambda m, a: m.topk(_sq(m, a), 0, dim=-1, largest=False), ((3,),))
+case("tensor_split_whole", lambda m, a: a.tensor_split([0, 3], 1), ((2, 3),))
+# empty inputs
+case("empty_rot90", lambda m, a: a.rot90(1, (0, 2)), ((0, 2, 3),))
+case("empty_constant_pad_nd", lambda m, a: m.constant_pad_nd(a, (1, 1, 0, 2)), ((2, 0),))
+case("empty_tensor_split", lambda m, a: a.tensor_split(3, 1), ((2, 0),))
+case("empty_hsplit", lambda m, a: a.hsplit([1]), ((0, 2),))
+case("empty_unfold", lambda m, a: a.unfold(1, 2, 1), ((0, 3),))
+case("empty_repeat_interleave", lambda m, a: a.repeat_interleave(2, 0), ((0, 2),))
+case("empty_repeat_interleave_tensor",
+     lambda m, a: a.repeat_interleave(m.tensor([], dtype=m.int64), 0), ((0, 2),))
+case("empty_hstack", lambda m, a, b: m.hstack((a, b)), ((0,), (2,)))
+case("empty_vstack", lambda m, a, b: m.vstack((a, b)), ((0, 3), (3,)))
+case("empty_column_stack", lambda m, a: m.column_stack((a, a)), ((0,),))
+case("empty_diagflat", lambda m, a: m.diagflat(a, 1), ((0,),))
+case("empty_diag_embed", lambda m, a: m.diag_embed(a, 0, 1, 0), ((2, 0),))
+case("empty_ravel", lambda m, a: a.ravel(), ((2, 0, 3),))
+case("empty_fliplr", lambda m, a: a.fliplr(), ((3, 0),))
+case("empty_combinations", lambda m, a: m.combinations(a, 2), ((0,),))
+case("empty_cartesian_prod", lambda m, a, b: m.cartesian_prod(a, b), ((0,), (3,)))
+case("empty_broadcast_tensors", lambda m, a, b: m.broadcast_tensors(a, b), ((0, 1), (3,)))
+case("empty_msort", lambda m, a: a.msort(), ((0, 3),))
 
 
 (test_gradcheck, test_gradgradcheck, test_values_vs_torch, test_grads_vs_torch,

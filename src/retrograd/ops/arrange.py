@@ -21,7 +21,7 @@ from ..backend import namespace
 from ..tensor import Tensor
 from ._apply import NOTHING, apply_op, defop
 from ._errors import int_arg
-from .index import getitem
+from .index import _slice, getitem
 from .layout import _diag_embed, flip_op, split
 from .shape import (
     _norm_dim, _shape_arg, cat, clone, expand, reshape, stack, track_view, transpose,
@@ -83,7 +83,7 @@ def meshgrid(*tensors, indexing=None):
         raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
                          f"received: {indexing}")
     if not tensors:
-        raise RuntimeError("torch.meshgrid: Expected at least one tensor in the tensor list")
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
     for i, t in enumerate(tensors):
         if t.ndim > 1:
             raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but "
@@ -309,9 +309,24 @@ def split_with_sizes(x, split_sizes, dim=0):
     return split(x, list(split_sizes), dim)
 
 
-def tensor_split(x, indices_or_sections, dim=0):
+def _one_of(name, given, **keywords):
+    """PyTorch's overloads ``f(x, sections)``, ``f(x, indices)``, ``f(x, tensor_...)``: the
+    one argument given, positionally or by one of those keyword names."""
+    named = {k: v for k, v in keywords.items() if v is not None}
+    if len(named) + (given is not None) != 1:
+        raise TypeError(f"{name}() received an invalid combination of arguments: give the "
+                        f"sections or the indices once, positionally or as one of "
+                        f"{', '.join(keywords)}= (got {len(named) + (given is not None)})")
+    return given if given is not None else next(iter(named.values()))
+
+
+def tensor_split(x, indices_or_sections=None, /, dim=0, *, sections=None, indices=None,
+                 tensor_indices_or_sections=None):
     """Views of ``x`` along ``dim``: ``sections`` nearly equal pieces (the first ones one
     longer), or the pieces between ``indices`` (each a slice, SliceBackward0, as PyTorch)."""
+    indices_or_sections = _one_of("tensor_split", indices_or_sections, sections=sections,
+                                  indices=indices,
+                                  tensor_indices_or_sections=tensor_indices_or_sections)
     if x.ndim == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
                            "tensor with 0 dims")
@@ -348,10 +363,16 @@ def tensor_split(x, indices_or_sections, dim=0):
             bounds.append((s, max(pos(idx), s)))  # an end before the start: an empty piece
             start = idx
     pre = (slice(None),) * dim
-    return tuple(getitem(x, pre + (slice(s, e),)) for s, e in bounds)
+    return tuple(_slice_view(x, pre + (slice(s, e),)) for s, e in bounds)
 
 
-def _dir_split(x, ios, name, dim, min_dims):
+def _slice_view(x, index):
+    # PyTorch's at::slice: SliceBackward0 even for a whole dimension (x[:] is an alias)
+    return track_view(x, _slice(x, index, tuple(x.shape), True))
+
+
+def _dir_split(x, ios, name, dim, min_dims, sections, indices):
+    ios = _one_of(name, ios, sections=sections, indices=indices)
     if x.ndim < min_dims:
         raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dims} dimension"
                            f"{'s' if min_dims > 1 else ''}, but got a tensor with {x.ndim} "
@@ -365,19 +386,20 @@ def _dir_split(x, ios, name, dim, min_dims):
     return tensor_split(x, ios, dim)
 
 
-def hsplit(x, indices_or_sections):
+def hsplit(x, indices_or_sections=None, /, *, sections=None, indices=None):
     """tensor_split along dimension 1 (0 for a 1-D tensor); sections must divide evenly."""
-    return _dir_split(x, indices_or_sections, "hsplit", 0 if x.ndim == 1 else 1, 1)
+    return _dir_split(x, indices_or_sections, "hsplit", 0 if x.ndim == 1 else 1, 1, sections,
+                      indices)
 
 
-def vsplit(x, indices_or_sections):
+def vsplit(x, indices_or_sections=None, /, *, sections=None, indices=None):
     """tensor_split along dimension 0 of a tensor of at least 2 dimensions."""
-    return _dir_split(x, indices_or_sections, "vsplit", 0, 2)
+    return _dir_split(x, indices_or_sections, "vsplit", 0, 2, sections, indices)
 
 
-def dsplit(x, indices_or_sections):
+def dsplit(x, indices_or_sections=None, /, *, sections=None, indices=None):
     """tensor_split along dimension 2 of a tensor of at least 3 dimensions."""
-    return _dir_split(x, indices_or_sections, "dsplit", 2, 3)
+    return _dir_split(x, indices_or_sections, "dsplit", 2, 3, sections, indices)
 
 
 # ----------------------------------------------------------------- flattening, atleast

@@ -15,7 +15,7 @@ from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._errors import int_arg, tensor_arg
 from ._apply import NOTHING, defop, edge_of
-from .index import _index_backward, getitem
+from .index import _index_backward, _slice, getitem
 from .shape import (
     _norm_dim, _shape_arg, _unique_dims, cat, input_meta, permute, reshape, stack, track_view,
     transpose,
@@ -512,7 +512,8 @@ def narrow(x, dim, start, length):
     if start + length > n:
         raise RuntimeError(f"narrow(): start ({start}) + length ({length}) exceeds dimension "
                            f"size ({n}).")
-    return getitem(x, (slice(None),) * dim + (slice(start, start + length),))
+    index = (slice(None),) * dim + (slice(start, start + length),)
+    return track_view(x, _slice(x, index, tuple(x.shape), True))  # SliceBackward0 even if whole
 
 
 def select(x, dim, index):
