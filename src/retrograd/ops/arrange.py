@@ -18,14 +18,14 @@ import numpy as np
 
 from .. import dtypes
 from ..backend import namespace
-from ..tensor import Tensor
+from ..tensor import Tensor, make_tensor
 from ._apply import NOTHING, apply_op, defop
 from ._errors import int_arg
 from .index import _slice, getitem
-from .layout import _diag_embed, flip_op, split
+from .layout import _diag_embed, flip_op, index_select, masked_select, split
 from .shape import (
-    _norm_dim, _shape_arg, cat, clone, expand, reshape, stack, track_view, transpose,
-    unsqueeze, view,
+    _norm_dim, _shape_arg, cat, clone, expand, input_meta, reshape, stack, track_view,
+    transpose, unsqueeze, view,
 )
 from .sorting import sort
 
@@ -124,8 +124,6 @@ def combinations(x, r=2, with_replacement=False):
     """The length-``r`` combinations of the elements of a 1-D tensor, as rows
     (itertools.combinations order); built as PyTorch builds it: a meshgrid, masked_select,
     stack."""
-    from .layout import masked_select
-
     _vectors([x], "combinations")
     r = int_arg(r, "r")
     if r < 0:
@@ -139,17 +137,11 @@ def combinations(x, r=2, with_replacement=False):
     mask = xp.ones((n,) * r, dtype=bool)
     for i in range(r - 1):
         mask &= (index[i] <= index[i + 1]) if with_replacement else (index[i] < index[i + 1])
-    return stack([masked_select(g, Tensor_from(mask)) for g in grids], 1)
-
-
-def Tensor_from(array):  # noqa: N802 - a tensor for a constant array
-    from ..tensor import make_tensor
-
-    return make_tensor(array)
+    return stack([masked_select(g, make_tensor(mask)) for g in grids], 1)
 
 
 def _empty_like(x):
-    return Tensor_from(namespace(x._data).empty((0,), dtype=x._data.dtype))
+    return make_tensor(namespace(x._data).empty((0,), dtype=x._data.dtype))
 
 
 # ----------------------------------------------------------------- block_diag
@@ -193,7 +185,7 @@ def block_diag(*tensors):
             raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. "
                                f"Input {i} has {t.ndim} dimensions (shape {list(t.shape)})")
     if not tensors:
-        return Tensor_from(np.zeros((1, 0), dtype=dtypes.get_default_dtype().numpy))
+        return make_tensor(np.zeros((1, 0), dtype=dtypes.get_default_dtype().numpy))
     shapes = tuple((1, 1) if t.ndim == 0 else (1, t.shape[0]) if t.ndim == 1 else tuple(t.shape)
                    for t in tensors)
     in_shapes = tuple(tuple(t.shape) for t in tensors)
@@ -502,27 +494,21 @@ def _unfold_fwd(a, dim, size, step):
 
 def _unfold_vjp(node, g, saved):
     dim, size, step = node.params
-    return (_unfold_backward(g, input_shape_of(node), dim, size, step),)
-
-
-def input_shape_of(node):
-    from .shape import input_meta
-
-    return input_meta(node)[0]
+    return (_unfold_backward(g, input_meta(node)[0], dim, size, step),)
 
 
 def _unfold_backward_fwd(g, in_shape, dim, size, step):
-    # each window's gradient added back where the window came from (windows may overlap)
+    # each window's gradient added back where it came from (windows may overlap): one pass
+    # per position j inside the windows, whose elements lie ``step`` apart and never collide
     xp = namespace(g)
     out = xp.zeros(in_shape, dtype=g.dtype)
     if not in_shape:
-        out[...] = g.sum() if g.size else 0
+        out[...] = g.sum()
         return out
-    win = _unfold_fwd(out, dim, size, step)
-    n = win.shape[dim]
-    for i in range(n):
-        index = (slice(None),) * dim + (slice(i * step, i * step + size),)
-        out[index] += xp.moveaxis(xp.take(g, i, axis=dim), -1, dim)
+    n = g.shape[dim]
+    for j in range(size if n else 0):
+        index = (slice(None),) * dim + (slice(j, j + step * (n - 1) + 1, step),)
+        out[index] += g[..., j]
     return out
 
 
@@ -572,7 +558,7 @@ def _repeat_counts(repeats, output_size):
     if output_size is not None and output_size != total:
         raise RuntimeError(f"repeat_interleave(): allocated size does not match required size "
                            f"(output_size={output_size}, repeats sum to {total})")
-    return Tensor_from(xp.repeat(xp.arange(r.size, dtype=r.dtype), r))
+    return make_tensor(xp.repeat(xp.arange(r.size, dtype=r.dtype), r))
 
 
 def repeat_interleave(x, repeats=None, dim=None, *, output_size=None):
@@ -591,13 +577,11 @@ def repeat_interleave(x, repeats=None, dim=None, *, output_size=None):
                                f"shape {list(repeats.shape)})")
         n = x.shape[dim] if x.ndim else 1
         if repeats.numel() == 1:  # one count for every element
-            repeats = Tensor_from(namespace(repeats._data).full(n, repeats._data.reshape(-1)[0]))
+            repeats = make_tensor(namespace(repeats._data).full(n, repeats._data.reshape(-1)[0]))
         elif repeats.shape[0] != n:
             raise RuntimeError(
                 f"repeat_interleave(): repeats must have the same size as input along dim, but "
                 f"got repeats.size(0) = {repeats.shape[0]} and input.size({dim}) = {n}")
-        from .layout import index_select
-
         return index_select(x, dim, _repeat_counts(repeats, output_size))
     repeats = int_arg(repeats, "repeats")
     if repeats < 0:
