@@ -42,6 +42,7 @@ case("movedim", lambda m, a: a.movedim(0, 2), ((2, 3, 4),))
 case("movedim_multi", lambda m, a: m.movedim(a, (0, 1), (2, 0)), ((2, 3, 4),))
 case("swapaxes", lambda m, a: a.swapaxes(0, 2), ((2, 3, 4),))
 case("narrow", lambda m, a: a.narrow(1, 1, 2), ((3, 4),))
+case("narrow_whole", lambda m, a: a.narrow(1, 0, 4), ((3, 4),))  # SliceBackward0, not Alias
 case("select", lambda m, a: a.select(1, -2), ((3, 4),))
 case("select 0-d result", lambda m, a: a.select(0, 1), ((3,),))
 case("T.select", lambda m, a: m.select(a, 0, 2), ((3, 4),))

@@ -421,11 +421,10 @@ def diag_embed(x, offset=0, dim1=-2, dim2=-1):
         raise RuntimeError(f"diag_embed(): diagonal dimensions cannot be identical {dim1}, "
                            f"{dim2}")
     n = x.shape[-1] + abs(offset)
-    shape = tuple(x.shape[:-1]) + (n, n)
-    if (d1, d2) != (len(shape) - 2, len(shape) - 1):
-        raise NotImplementedError("diag_embed: only the last two dimensions (dim1=-2, dim2=-1) "
-                                  "are supported by retrograd")
-    return _diag_embed(x, shape, offset, d1, d2)
+    shape = list(x.shape[:-1])  # the other dimensions keep their order around dim1, dim2
+    for d in sorted((d1, d2)):
+        shape.insert(d, n)
+    return _diag_embed(x, tuple(shape), offset, d1, d2)
 
 
 def _diag_copy_fwd(a, offset, dim1, dim2):
