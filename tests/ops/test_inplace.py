@@ -76,6 +76,18 @@ INPLACE_CASES = [
     ("setitem_col_number", lambda m, y, b: y.__setitem__((slice(None), 2), 7.0), None),
     ("setitem_adv", lambda m, y, b: y.__setitem__(m.tensor([0, 2]), b), (2, 4)),
     ("setitem_mask", lambda m, y, b: y.__setitem__(m.tensor(MASK), b), ()),
+    # the random fills, where the distribution is degenerate (their values can be compared
+    # with PyTorch's; tests/ops/test_random_ops.py checks the rest)
+    ("normal_", lambda m, y, b: y.normal_(1.5, 0.0), None),
+    ("uniform_", lambda m, y, b: y.uniform_(0.5, 0.5), None),
+    ("exponential_", lambda m, y, b: y.exponential_(1e30), None),  # ~1e-30
+    ("geometric_", lambda m, y, b: y.geometric_(1 - 1e-12), None),  # 1 (but for p 1e-12)
+    ("log_normal_", lambda m, y, b: y.log_normal_(0.0, 1e-30), None),
+    ("cauchy_", lambda m, y, b: y.cauchy_(0.5, 1e-30), None),
+    ("random_", lambda m, y, b: y.random_(3, 4), None),
+    ("random_to", lambda m, y, b: y.random_(1), None),
+    ("bernoulli_", lambda m, y, b: y.bernoulli_(1.0), None),
+    ("bernoulli_tensor", lambda m, y, b: y.bernoulli_(b * 0 + 1), (4,)),
 ]
 
 

@@ -21,6 +21,7 @@ from . import (  # noqa: F401 - imported for their registrations
     activation, binary, index, inplace, layout, linalg, nn, pointwise, reduce, shape, sorting,
     stats, unary,
 )
+from . import random_ops  # noqa: F401  (normal, bernoulli, the random fills)
 from .registry import reflected, register
 
 
