@@ -185,3 +185,5 @@ register(bitwise_xor, function=False, dunders=("__xor__",),
          tensor={"__rxor__": reflected(bitwise_xor)})
 register(bitwise_left_shift, function=False, method=False, dunders=("__lshift__",))
 register(bitwise_right_shift, function=False, method=False, dunders=("__rshift__",))
+
+from . import inplace_forms  # noqa: E402, F401  (the in-place forms of the ops above: tan_, eq_, x &= y...)
