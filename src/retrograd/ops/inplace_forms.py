@@ -20,6 +20,7 @@ from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 from . import binary, layout, linalg, pointwise, stats, unary
 from ._apply import apply_op, defop
+from ._errors import scalar_type_name
 from .inplace import _write, clamp_, inplace, pow_, rebase_views, MORE
 from .registry import entry, register
 
@@ -100,6 +101,13 @@ _ALIASES = {"atan_": ("arctan_",), "asin_": ("arcsin_",), "acos_": ("arccos_",)}
 def _bitwise():
     """The in-place bitwise ops (ops/__init__ defines them, before importing this module)."""
     fns = {name: entry(name).fn for name in ("bitwise_not", "bitwise_xor")}
+    invert = fns["bitwise_not"]
+
+    def bitwise_not(x):
+        float_only_not(x)  # PyTorch: NotImplementedError (~x's TypeError is the operator's)
+        return invert(x)
+
+    fns["bitwise_not"] = bitwise_not
     fns["bitwise_and"] = pointwise.bitwise_and
     fns["bitwise_or"] = pointwise.bitwise_or
     from . import registry
@@ -108,6 +116,13 @@ def _bitwise():
                                                                   "bitwise_right_shift")}
     fns.update(shifts)
     return {f"{name}_": inplace(fn, f"{name}_", False) for name, fn in fns.items()}
+
+
+def float_only_not(x):
+    if x._data.dtype.kind == "f":
+        raise NotImplementedError(
+            f"\"bitwise_not_cpu\" not implemented for '{scalar_type_name(x._data.dtype)}': "
+            "bitwise_not_() takes an integer or bool tensor")
 
 
 BITWISE = _bitwise()
