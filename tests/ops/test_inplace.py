@@ -122,6 +122,14 @@ INPLACE_CASES = [
     ("bitwise_not_", lambda m, y, b: y.copy_((y.detach() * 9).long().bitwise_not_()), None),
     ("ilshift", lambda m, y, b: y.copy_((y.detach() * 9).long().__ilshift__(2)), None),
     ("irshift", lambda m, y, b: y.copy_((y.detach() * 90).long().__irshift__(3)), None),
+    # the in-place view ops, each undone so that y keeps its shape
+    ("t_", lambda m, y, b: y.t_().mul_(b).t_(), (3,)),
+    ("transpose_", lambda m, y, b: y.transpose_(0, 1).transpose_(-1, 0), None),
+    ("swapaxes_", lambda m, y, b: y.swapaxes_(0, 1).mul_(2).swapaxes_(0, 1), None),
+    ("swapdims_", lambda m, y, b: y.swapdims_(1, 0).swapdims_(0, 1), None),
+    ("squeeze_", lambda m, y, b: y.unsqueeze_(1).squeeze_(), None),
+    ("squeeze_dim", lambda m, y, b: y.unsqueeze_(0).squeeze_(0), None),
+    ("unsqueeze_", lambda m, y, b: y.unsqueeze_(2).mul_(b).squeeze_((2,)), (3, 4, 1)),
     # the random fills, where the distribution is degenerate (their values can be compared
     # with PyTorch's; tests/ops/test_random_ops.py checks the rest)
     ("normal_", lambda m, y, b: y.normal_(1.5, 0.0), None),

@@ -14,11 +14,7 @@ from retrograd.ops import registry
 
 # Ops retrograd has whose in-place form PyTorch has but retrograd lacks, and why.  Keep it
 # short: each entry is a gap.
-MISSING_ON_PURPOSE = {
-    # in-place *view* ops change the tensor's own shape and strides (and so its views'
-    # mapping onto it): not yet, for lack of re-striding a tensor that other views share
-    "t_", "transpose_", "swapaxes_", "swapdims_", "squeeze_", "unsqueeze_",
-}
+MISSING_ON_PURPOSE: set = set()
 
 
 def _torch_inplace_names(torch):
@@ -68,6 +64,7 @@ ARGS = {
     "cumsum_": (0,), "addmm_": (None, None), "fill_": (1.0,), "copy_": (None,),
     "__ipow__": (2,), "__imod__": (1.5,), "__ifloordiv__": (2.0,), "__iadd__": (1.0,),
     "__isub__": (1.0,), "__imul__": (2.0,), "__itruediv__": (2.0,), "index_fill_": None,
+    "transpose_": (0, 1), "swapaxes_": (1, 0), "swapdims_": (-1, 0), "unsqueeze_": (1,),
 }
 _INTEGER_ONLY = {"bitwise_not_", "bitwise_xor_", "__iand__", "__ior__", "__ixor__",
                  "__ilshift__", "__irshift__"}
@@ -210,3 +207,67 @@ def test_inplace_aliases_are_the_same_op(torch):
                         ("clip_", "clamp_")):
         assert getattr(retrograd.Tensor, alias) is getattr(retrograd.Tensor, name)
         assert hasattr(torch.Tensor, alias)
+
+
+VIEW_FORMS = [
+    ("t_", lambda y: y.t_()),
+    ("transpose_", lambda y: y.transpose_(0, -1)),
+    ("swapdims_", lambda y: y.swapdims_(1, 0)),
+    ("squeeze_", lambda y: y.unsqueeze_(0).squeeze_()),
+    ("squeeze_dims", lambda y: y.unsqueeze_(2).squeeze_((2, 0))),
+    ("unsqueeze_", lambda y: y.unsqueeze_(-1)),
+]
+
+
+@pytest.mark.parametrize("fn", [pytest.param(f, id=n) for n, f in VIEW_FORMS])
+def test_inplace_view_forms_vs_torch(fn, torch):
+    """The in-place view ops: the tensor's own shape changes; on a view the base keeps its
+    grad_fn; views taken before and in-place changes after give PyTorch's gradients."""
+    rng = np.random.default_rng(2)
+    data = rng.standard_normal((3, 4))
+    res = []
+    for m in (retrograd, torch):
+        a = m.tensor(data, requires_grad=True)
+        y = a * 1
+        early = y[1:]
+        v = y._version
+        assert fn(y) is y
+        rec = [tuple(y.shape), y.grad_fn.name().replace("torch::autograd::", ""),
+               y._version - v, early._version == y._version, y.is_contiguous()]
+        y.mul_(m.tensor(rng.standard_normal(tuple(y.shape))))  # a change after the reshape
+        ((y * y).sum() + (early * 2).sum()).backward()
+        rec.append(np.round(a.grad.numpy(), 10).tolist())
+        z = a * 1
+        view = z[1:]
+        fn(view)
+        rec += [tuple(view.shape), z.grad_fn.name(), view.grad_fn.name().replace(
+            "torch::autograd::", "")]
+        a.grad = None
+        ((view * view).sum() + z.sum()).backward()
+        rec.append(np.round(a.grad.numpy(), 10).tolist())
+        res.append(rec)
+        rng = np.random.default_rng(2)
+        rng.standard_normal((3, 4))
+    assert res[0] == res[1]
+
+
+def test_inplace_view_forms_errors_like_torch(torch):
+    for call in (lambda m: m.zeros(2, 3, 4).t_(), lambda m: m.zeros(2, 3).transpose_(0, 2),
+                 lambda m: m.zeros(2, 3).squeeze_(5), lambda m: m.zeros(2, 3).unsqueeze_(4)):
+        caught = []
+        for m in (retrograd, torch):
+            with pytest.raises((RuntimeError, IndexError)) as info:
+                call(m)
+            caught.append(info.type)
+        assert caught[0] is caught[1]
+
+
+def test_inplace_view_form_after_a_saved_result_raises_like_torch(torch):
+    """exp_ saves its result, the tensor itself; t_ then moves it a version on: backward
+    refuses, in both."""
+    for m in (retrograd, torch):
+        y = m.ones(3, 4, requires_grad=True) * 1
+        y.exp_()
+        y.t_()
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()

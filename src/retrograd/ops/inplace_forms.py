@@ -16,12 +16,16 @@ on a leaf that requires grad): the same here.
 
 from __future__ import annotations
 
-from ..autograd.grad_mode import no_grad
+from ..autograd.grad_mode import no_grad, state
+from ..autograd.graph import move_retain_grad
 from ..tensor import Tensor
-from . import binary, layout, linalg, pointwise, stats, unary
+from . import binary, layout, linalg, pointwise, shape, stats, unary
 from ._apply import apply_op, defop
 from ._errors import scalar_type_name
-from .inplace import _write, clamp_, inplace, pow_, rebase_views, MORE
+from .inplace import (
+    _leaf_error, _write, check_view_of_leaf, clamp_, inplace, MORE, pow_, rebase_views,
+    shadow_of,
+)
 from .registry import entry, register
 
 
@@ -127,11 +131,77 @@ def float_only_not(x):
 
 BITWISE = _bitwise()
 
+# ----------------------------------------------------------------- in-place view ops
+# t_, transpose_, squeeze_, unsqueeze_ change the tensor's own shape (its array becomes the
+# out-of-place op's view of the same memory); the values stay, the version goes one
+# further, and in a graph the grad_fn becomes PyTorch's node for the in-place form, whose
+# derivative undoes the shape change.  The tensor's views keep their graph (their values
+# did not change).
+
+
+def _view_back(node, g, saved):
+    _, in_shape, swapped = node.params
+    if swapped is not None:  # a transposition: swap back
+        return (shape.transpose_op(g, *swapped),)
+    return (shape.reshape_op(g, in_shape, tuple(g.shape)),)
+
+
+def _view_node(backward):
+    return defop(backward, lambda a, data, in_shape, swapped: data, _view_back, backward, 1).op
+
+
+def _inplace_view(name, make, pick):
+    """``x.name(*args)`` as ``make`` (the out-of-place view op, which checks the arguments
+    as PyTorch) done to ``x`` itself; ``pick(x, args) -> (node, swapped dims or None)``."""
+
+    def method(x, *args):
+        with no_grad():
+            data = make(x, *args)._data
+        if state.enabled and x._requires_grad:
+            if x._grad_fn is None:
+                raise _leaf_error(x, name)
+            check_view_of_leaf(x, name)
+            node_op, swapped = pick(x, args)
+            new = apply_op(node_op, (shadow_of(x, False),), (data, tuple(x.shape), swapped))
+            old_fn, old_nr = x._grad_fn, x._nr
+            x._grad_fn = new._grad_fn
+            x._nr = 0
+            move_retain_grad(x, old_fn, old_nr)
+        x._data = data
+        x._bump_version()
+        return x
+
+    method.__name__ = name
+    method.__doc__ = f"In-place version of ``{name[:-1]}`` (changes the tensor's shape)."
+    return method
+
+
+def _swapped(x, d0, d1):
+    n = x._data.ndim
+    return (shape._norm_dim(d0, n), shape._norm_dim(d1, n)) if n else None
+
+
+_T1, _TRANSPOSE1 = _view_node("TBackward1"), _view_node("TransposeBackward1")
+_SQUEEZE = {k: _view_node(f"SqueezeBackward{k}") for k in (3, 4, 5)}
+_UNSQUEEZE1 = _view_node("UnsqueezeBackward1")
+
+t_ = _inplace_view("t_", shape.t, lambda x, a: (_T1, (0, 1) if x._data.ndim == 2 else None))
+transpose_ = _inplace_view("transpose_", shape.transpose,
+                           lambda x, a: (_TRANSPOSE1, _swapped(x, *a)))
+swapaxes_ = _inplace_view("swapaxes_", shape.transpose,
+                          lambda x, a: (_TRANSPOSE1, _swapped(x, *a)))
+squeeze_ = _inplace_view("squeeze_", shape.squeeze, lambda x, a: (
+    _SQUEEZE[3 if not a else 5 if len(a) > 1 or hasattr(a[0], "__len__") else 4], None))
+unsqueeze_ = _inplace_view("unsqueeze_", shape.unsqueeze, lambda x, a: (_UNSQUEEZE1, None))
+
 # ----------------------------------------------------------------- public names (registry.py)
 for _name, _fn in {**COMPARISONS, **ELEMENTWISE}.items():
     register(_fn, function=False, aliases=_ALIASES.get(_name, ()), inplace_of=_name[:-1])
 register(logical_not_, function=False, inplace_of="logical_not")
 register(clamp_, "clip_", function=False)  # clamp_'s alias (as clip is clamp's)
+for _fn in (t_, transpose_, squeeze_, unsqueeze_):
+    register(_fn, function=False, inplace_of=_fn.__name__[:-1])
+register(swapaxes_, function=False, aliases=("swapdims_",), inplace_of="swapaxes")
 register(BITWISE["bitwise_not_"], function=False, inplace_of="bitwise_not")
 register(BITWISE["bitwise_xor_"], function=False, dunders=("__ixor__",),
          inplace_of="bitwise_xor")
