@@ -267,3 +267,39 @@ def test_fill_dtypes_kept_like_torch(torch):
             got = [str(call(m.zeros(4, dtype=getattr(m, dtype))).dtype).split(".")[-1]
                    for m in (retrograd, torch)]
             assert got[0] == got[1] == dtype
+
+
+OUT_CASES = [
+    ("normal(T, T, out=)", lambda m, o: m.normal(m.zeros(2, 3), m.ones(2, 3), out=o), (2, 3),
+     "float32"),
+    ("normal(T, f, out=) same", lambda m, o: m.normal(m.zeros(2, 3), 1.0, out=o), (2, 3),
+     "float32"),
+    ("normal(T, f, out=) empty", lambda m, o: m.normal(m.zeros(2, 3), 1.0, out=o), (0,),
+     "float32"),
+    ("normal(f, f, size, out=) resized", lambda m, o: m.normal(0.0, 1.0, (2, 3), out=o), (4,),
+     "float32"),
+    ("normal(T, f, out=float64)", lambda m, o: m.normal(m.zeros(2, 3), 1.0, out=o), (2, 3),
+     "float64"),
+    ("bernoulli(out=) empty", lambda m, o: m.bernoulli(m.full((3,), 0.5), out=o), (0,),
+     "float32"),
+    ("bernoulli(out=float64)", lambda m, o: m.bernoulli(m.full((3,), 0.5), out=o), (3,),
+     "float64"),
+    ("normal(out=) with grad", lambda m, o: m.normal(m.zeros(3, requires_grad=True), 1.0,
+                                                     out=o), (3,), "float32"),
+]
+
+
+@pytest.mark.parametrize("fn,shape,dtype", [pytest.param(f, s, d, id=n)
+                                             for n, f, s, d in OUT_CASES])
+def test_out_like_torch(fn, shape, dtype, torch):
+    """out=: the same object back, in out's dtype, resized where PyTorch resizes it, or the
+    same error."""
+    res = []
+    for m in (retrograd, torch):
+        o = m.empty(shape, dtype=getattr(m, dtype))
+        try:
+            r = fn(m, o)
+            res.append((r is o, tuple(o.shape), str(o.dtype).split(".")[-1]))
+        except RuntimeError as e:
+            res.append(str(e).split(" (")[0].split(". ")[0])
+    assert res[0] == res[1]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
+from ..autograd.grad_mode import state
 from ..random import numpy_generator
 from ..tensor import Tensor, make_tensor
 from ._apply import apply_op, defop
@@ -69,8 +70,8 @@ def _check_std(std):
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
 
 
-def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, layout=None, device=None,
-           pin_memory=False, requires_grad=False):
+def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
+           device=None, pin_memory=False, requires_grad=False):
     """Samples of N(mean, std**2): ``normal(mean, std)`` with either or both a tensor (the
     shapes broadcast), or ``normal(mean, std, size)`` with two numbers.
 
@@ -85,6 +86,11 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, layout=None,
     >>> T.normal(2.0, 0.0, (2,))
     tensor([2., 2.])
     """
+    if out is not None:
+        _check_out(out, "normal", mean, std)
+        result = normal(mean, std, size, generator=generator,
+                        dtype=dtype or dtypes.FROM_NUMPY[out._data.dtype])
+        return _write_out(out, result, resize=size is not None)
     rng = numpy_generator(generator)
     m_t, s_t = isinstance(mean, Tensor), isinstance(std, Tensor)
     if not m_t and not s_t:
@@ -135,7 +141,33 @@ def _size(size) -> tuple:
     return shape
 
 
-def bernoulli(input, p=None, *, generator=None):  # noqa: A002
+def _check_out(out, name, *args):
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if state.enabled and any(isinstance(a, Tensor) and a._requires_grad for a in args):
+        raise RuntimeError(
+            f"{name}(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad. (Call it without out=, "
+            "or under retrograd.no_grad().)")
+
+
+def _write_out(out, result, resize):
+    """``result`` written into ``out`` (in ``out``'s dtype); ``out`` takes the result's shape
+    where PyTorch resizes it (the size-given form, bernoulli), else the shapes must match."""
+    data = result._data.astype(out._data.dtype, copy=False)
+    if out._data.shape == data.shape:
+        out._data[...] = data
+    elif resize:
+        out._data = data.copy()
+    else:
+        raise RuntimeError(
+            f"{broadcast_message([data.shape, out._data.shape])} (out= of shape "
+            f"{list(out._data.shape)} for a result of shape {list(data.shape)})")
+    out._bump_version()
+    return out
+
+
+def bernoulli(input, p=None, *, generator=None, out=None):  # noqa: A002
     """1 with probability ``input`` (element by element), else 0, in ``input``'s dtype; or
     with the one probability ``p`` for every element.
 
@@ -148,6 +180,9 @@ def bernoulli(input, p=None, *, generator=None):  # noqa: A002
     >>> T.bernoulli(T.tensor([0.0, 1.0, 1.0]))
     tensor([0., 1., 1.])
     """
+    if out is not None:
+        _check_out(out, "bernoulli", input)
+        return _write_out(out, bernoulli(input, p, generator=generator), resize=True)
     rng = numpy_generator(generator)
     data = input._data
     if p is None:
