@@ -17,12 +17,13 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
-from ..autograd.grad_mode import state
+from ..autograd.grad_mode import no_grad, state
 from ..random import numpy_generator
 from ..tensor import Tensor, make_tensor
 from ._apply import apply_op, defop
 from ._errors import broadcast_message, scalar_type_name
 from .inplace import inplace
+from .shape import expand
 
 
 def _zero_vjp(node, g, saved):
@@ -235,11 +236,18 @@ def _uniform_fill(x, a=0.0, b=1.0, *, generator=None):
     return _fill(x, "uniform_", numpy_generator(generator).uniform(a, b, x._data.shape))
 
 
+# cauchy_'s message names the C type (PyTorch 2.13's wording), exponential_'s the scalar type
+_C_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+            "uint8": "unsigned char", "bool": "bool"}
+
+
 def _continuous(x, name):
     if x._data.dtype.kind != "f":
+        kind = (_C_NAMES.get(x._data.dtype.name, x._data.dtype.name) if name == "Cauchy"
+                else scalar_type_name(x._data.dtype))
         raise RuntimeError(
             f"{name} distribution is a continuous probability distribution. dtype must be a "
-            f"floating point but you specified {scalar_type_name(x._data.dtype)}")
+            f"floating point but you specified {kind}")
 
 
 def _exponential_fill(x, lambd=1.0, *, generator=None):
@@ -309,6 +317,14 @@ def _bernoulli_fill(x, p=0.5, *, generator=None):
             raise RuntimeError(
                 "Expected p_in >= 0 && p_in <= 1 to be true, but got false. (bernoulli_: the "
                 f"probabilities, a tensor of shape {list(p.shape)}, must lie in [0, 1])")
+        if pd.ndim > len(shape):
+            raise RuntimeError(
+                f"expand({list(pd.shape)}, size={list(shape)}): the number of sizes provided "
+                f"({len(shape)}) must be greater or equal to the number of dimensions in the "
+                f"tensor ({pd.ndim}) (bernoulli_'s probabilities broadcast to the tensor's "
+                "shape, which cannot change)")
+        with no_grad():
+            expand(p, *shape)  # PyTorch's error for probabilities that do not broadcast
         values = rng.random(shape) < np.broadcast_to(pd, shape)
         return apply_op(_BERNOULLI_TENSOR, (x, p), (values.astype(x._data.dtype),))
     _check_p(p, "bernoulli_")
