@@ -7,7 +7,9 @@
 * ``index``, ``sorting`` -- ``x[i]``, gather/scatter; sort, topk, nonzero
 * ``linalg`` -- matmul, einsum
 * ``nn`` -- softmax, log_softmax, losses
-* ``inplace`` -- ``add_``, ``mul_``, ``zero_``, ``x[i] = v``... (version counting)
+* ``inplace`` -- ``add_``, ``mul_``, ``zero_``, ``x[i] = v``... (version counting);
+  ``inplace_forms`` -- the other ``_`` forms (``tan_``, ``eq_``, ``t_``, ``x &= y``...)
+* ``random_ops`` -- ``normal``, ``bernoulli`` and the random fills (``uniform_``...)
 
 Each module ends with the public names of its ops (``registry.register``); importing this
 package imports them all, so ``registry`` then lists every op.  The conversions below
