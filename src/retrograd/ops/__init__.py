@@ -23,7 +23,6 @@ from . import (  # noqa: F401 - imported for their registrations
     activation, binary, index, inplace, layout, linalg, nn, pointwise, reduce, shape, sorting,
     stats, unary,
 )
-from . import random_ops  # noqa: F401  (normal, bernoulli, the random fills)
 from .registry import reflected, register
 
 
@@ -189,3 +188,4 @@ register(bitwise_left_shift, function=False, method=False, dunders=("__lshift__"
 register(bitwise_right_shift, function=False, method=False, dunders=("__rshift__",))
 
 from . import inplace_forms  # noqa: E402, F401  (the in-place forms of the ops above: tan_, eq_, x &= y...)
+from . import random_ops  # noqa: E402, F401  (normal, bernoulli, the random fills)
