@@ -106,6 +106,8 @@ CASES = [
     ("full negative", lambda m: m.full((-1,), 2.0), ["full", "-1"]),
     ("rand negative", lambda m: m.rand(-1), ["rand", "-1"]),
     ("randn negative", lambda m: m.randn(2, -5), ["randn", "-5"]),
+    ("normal negative size", lambda m: m.normal(0.0, 1.0, (2, -1)), ["normal", "-1"]),
+    ("normal int size", lambda m: m.normal(0.0, 1.0, 3), ["normal"]),
     ("randint negative", lambda m: m.randint(0, 3, (-1,)), ["randint", "-1"]),
     ("eye negative", lambda m: m.eye(-1), ["eye", "-1"]),
     ("eye negative m", lambda m: m.eye(2, -1), ["eye", "-1"]),

@@ -393,3 +393,77 @@ def test_custom_function_bad_gradients_errors_match_torch():
                                        r"shape compatible with \[3\]")
     both_raise(r_type, t_type, match=r"expected Variable or None \(got float\)")
     close(r_grad, t_grad)
+
+
+def _edges(fn):
+    """next_functions as (node class name, output_nr) pairs: comparable across libraries."""
+    return [(None if n is None else n.name().replace("torch::autograd::", ""), nr)
+            for n, nr in fn.next_functions]
+
+
+def test_function_non_tensor_args_get_no_edge_like_torch():
+    """One next_functions entry per tensor argument only, in order (numbers, None and lists
+    get none; a tensor not requiring grad gets (None, 0)); backward still returns one
+    gradient per forward input."""
+    res = []
+    for lib in (R, torch):
+        class Mix(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, k, b, nothing, lst, c):
+                ctx.k = k
+                return a * k + b * 2 + c
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * ctx.k, None, g * 2, None, None, g * 3
+
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        b = lib.tensor([3.0, 4.0])  # needs no gradient: an edge to nothing
+        c = lib.tensor([5.0, 6.0], requires_grad=True).exp()
+        out = Mix.apply(a, 2.5, b, None, [a, c], c)
+        edges = _edges(out.grad_fn)
+        out.sum().backward()
+        res.append((edges, a.grad.tolist(), c.grad_fn.name()))
+    assert res[0] == res[1]
+    assert len(res[0][0]) == 3
+
+
+def test_function_gradient_for_a_non_tensor_input_raises_like_torch():
+    errors = []
+    for lib in (R, torch):
+        class NumberGrad(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, k, a):
+                return a * k
+
+            @staticmethod
+            def backward(ctx, g):
+                return 5, g  # a gradient for the number k
+
+        class TooFew(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, k, a):
+                return a * k
+
+            @staticmethod
+            def backward(ctx, g):
+                return (g,)  # one gradient for two inputs
+
+        class Fine(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, k, a):
+                return a * k
+
+            @staticmethod
+            def backward(ctx, g):
+                return None, g * 2
+
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        Fine.apply(3.0, a).sum().backward()
+        errors.append((lambda f=NumberGrad, a=a: f.apply(2.0, a).sum().backward(),
+                       lambda f=TooFew, a=a: f.apply(2.0, a).sum().backward(), a.grad.tolist()))
+    (r_num, r_few, r_grad), (t_num, t_few, t_grad) = errors
+    both_raise(r_num, t_num, match="returned a gradient different than None at position 0, "
+                                   "but the corresponding forward input was not a Variable")
+    both_raise(r_few, t_few, match=r"incorrect number of gradients \(expected 2, got 1\)")
+    assert r_grad == t_grad

@@ -301,55 +301,6 @@ class Tensor:
         return above.full(size, fill_value, dtype=self._new_kwargs(dtype),
                     requires_grad=requires_grad)
 
-    # ------------------------------------------------------------------ random fills
-    def _fill_random_(self, name: str, values) -> "Tensor":
-        from .autograd.grad_mode import state
-
-        if self._requires_grad and state.enabled:
-            raise RuntimeError(
-                f"a leaf Variable that requires grad is being used in an in-place operation "
-                f"({name} on a tensor of shape {list(self._data.shape)}). Initialise it under "
-                "`with retrograd.no_grad():` or through `.data`."
-                if self._grad_fn is None else
-                f"{name} on a tensor that is part of a graph is not supported; call it on a "
-                "leaf under `with retrograd.no_grad():`"
-            )
-        self._data[...] = values
-        self._bump_version()
-        return self
-
-    def uniform_(self, a: float = 0.0, b: float = 1.0, *, generator=None) -> "Tensor":
-        """Fill with samples from U(a, b), in place (see ``manual_seed``)."""
-        from .random import numpy_generator
-
-        rng = numpy_generator(generator)
-        return self._fill_random_("uniform_", rng.uniform(a, b, self._data.shape))
-
-    def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator=None) -> "Tensor":
-        """Fill with samples from N(mean, std**2), in place (see ``manual_seed``)."""
-        from .random import numpy_generator
-
-        rng = numpy_generator(generator)
-        return self._fill_random_("normal_", rng.normal(mean, std, self._data.shape))
-
-    def random_(self, low: int = 0, high: int | None = None, *, generator=None) -> "Tensor":
-        """Fill with integers from [low, high), in place (``random_(high)`` means [0, high))."""
-        from .random import numpy_generator
-
-        if high is None:
-            if low == 0:
-                raise RuntimeError("random_() needs an upper bound here; call random_(high)")
-            low, high = 0, low
-        rng = numpy_generator(generator)
-        return self._fill_random_("random_", rng.integers(low, high, self._data.shape))
-
-    def bernoulli_(self, p: float = 0.5, *, generator=None) -> "Tensor":
-        """Fill with 1 (probability ``p``) or 0, in place."""
-        from .random import numpy_generator
-
-        rng = numpy_generator(generator)
-        return self._fill_random_("bernoulli_", rng.random(self._data.shape) < p)
-
     def item(self):
         """The value of a one-element tensor as a Python number."""
         if self._data.size != 1:

@@ -103,7 +103,10 @@ def _function_vjp(node, g, saved):
             by_node[node] = outer
     if not isinstance(result, tuple):
         result = (result,)
-    n = len(node.next)
+    # one gradient per forward input (numbers and None included), as PyTorch; node.next
+    # holds the tensor inputs only, at positions node.tensor_args (None: all are tensors)
+    positions = node.tensor_args
+    n = len(node._needs)
     if len(result) > n and any(r is not None for r in result[n:]):
         raise RuntimeError(
             f"function {node.name()} returned an incorrect number of gradients (expected {n}, "
@@ -114,8 +117,18 @@ def _function_vjp(node, g, saved):
             f"function {node.name()} returned an incorrect number of gradients (expected {n}, "
             f"got {len(result)}); return one gradient (or None) per forward input"
         )
+    if positions is not None:
+        for i, r in enumerate(result[:n]):
+            if r is not None and i not in positions:
+                raise RuntimeError(
+                    f"function {node.name()} returned a gradient different than None at "
+                    f"position {i}, but the corresponding forward input was not a Variable "
+                    "(return None for a non-tensor input)"
+                )
+        result = [result[i] for i in positions]
     out = []
-    for i, (r, nxt) in enumerate(zip(result, node.next)):
+    for k, (r, nxt) in enumerate(zip(result, node.next)):
+        i = positions[k] if positions is not None else k
         if r is None or nxt is None:
             out.append(None)
             continue
@@ -185,6 +198,7 @@ class Function(metaclass=_FunctionMeta):
         ctx.seq = next_sequence_nr()
         ctx.next = ()
         ctx.next_nr = None
+        ctx.tensor_args = None
         ctx.saved = ()
         ctx.versions = None
         ctx.params = ()
@@ -229,15 +243,17 @@ class Function(metaclass=_FunctionMeta):
                 o = alias
             results.append(o)
         if record:
+            # as PyTorch: one edge (next_functions entry) per tensor argument only; numbers,
+            # None and lists get none (a tensor inside a list is not an input)
+            tensors = [a for a in args if isinstance(a, Tensor)]
+            if len(tensors) < len(args):
+                ctx.tensor_args = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
             nxt, nrs = [], None
-            for i, a in enumerate(args):
-                if isinstance(a, Tensor):
-                    nxt.append(a._grad_fn or (accumulator_of(a) if a._requires_grad else None))
-                    if a._nr:
-                        nrs = nrs or [0] * len(args)
-                        nrs[i] = a._nr
-                else:
-                    nxt.append(None)
+            for i, a in enumerate(tensors):
+                nxt.append(a._grad_fn or (accumulator_of(a) if a._requires_grad else None))
+                if a._nr:
+                    nrs = nrs or [0] * len(tensors)
+                    nrs[i] = a._nr
             ctx.next = tuple(nxt)
             ctx.next_nr = nrs
             if anomaly.enabled:

@@ -8,7 +8,9 @@
 * ``index``, ``sorting`` -- ``x[i]``, gather/scatter; sort, topk, nonzero
 * ``linalg`` -- matmul, einsum
 * ``nn`` -- softmax, log_softmax, losses
-* ``inplace`` -- ``add_``, ``mul_``, ``zero_``, ``x[i] = v``... (version counting)
+* ``inplace`` -- ``add_``, ``mul_``, ``zero_``, ``x[i] = v``... (version counting);
+  ``inplace_forms`` -- the other ``_`` forms (``tan_``, ``eq_``, ``t_``, ``x &= y``...)
+* ``random_ops`` -- ``normal``, ``bernoulli`` and the random fills (``uniform_``...)
 
 Each module ends with the public names of its ops (``registry.register``); importing this
 package imports them all, so ``registry`` then lists every op.  The conversions below
@@ -222,3 +224,6 @@ register(bitwise_xor, function=False, dunders=("__xor__",),
          tensor={"__rxor__": reflected(bitwise_xor)})
 register(bitwise_left_shift, function=False, method=False, dunders=("__lshift__",))
 register(bitwise_right_shift, function=False, method=False, dunders=("__rshift__",))
+
+from . import inplace_forms  # noqa: E402, F401  (the in-place forms of the ops above: tan_, eq_, x &= y...)
+from . import random_ops  # noqa: E402, F401  (normal, bernoulli, the random fills)
