@@ -422,6 +422,8 @@ def _cumsum_fwd(a, dim):
 def _cumsum_vjp(node, g, saved):
     # the reversed cumulative sum: sum_{j >= i} g_j = total - cumsum(g)_i + g_i
     dim = node.params[0]
+    if g.ndim == 0:
+        return (g,)  # a 0-d cumsum is the identity
     return (_total(g, (dim,)) - cumsum(g, dim) + g,)
 
 
