@@ -16,7 +16,8 @@ from .index import scatter_along
 from ._errors import int_arg
 from .shape import _norm_dim
 
-_values_indices = namedtuple("return_types", ["values", "indices"])
+# PyTorch's torch.return_types.<op>: a named tuple called after the op
+_TYPES = {name: namedtuple(name, ["values", "indices"]) for name in ("sort", "topk", "kthvalue")}
 
 
 def _pick_fwd(a, idx, dim):
@@ -70,7 +71,7 @@ def _of_scalar(fn, x, *args):
     from .shape import reshape
 
     values, indices = fn(reshape(x, 1), *args)
-    return _values_indices(reshape(values, ()), reshape(indices, ()))
+    return _TYPES[fn.__name__](reshape(values, ()), reshape(indices, ()))
 
 
 def sort(x, dim=-1, descending=False, stable=False):
@@ -80,13 +81,13 @@ def sort(x, dim=-1, descending=False, stable=False):
     --------
     >>> import retrograd as T
     >>> T.tensor([3.0, 1.0, 2.0]).sort()
-    return_types(values=tensor([1., 2., 3.]), indices=tensor([1, 2, 0]))
+    sort(values=tensor([1., 2., 3.]), indices=tensor([1, 2, 0]))
     """
     d = _dim_of(x, dim)
     if not x.ndim:
         return _of_scalar(sort, x, 0, descending)
     idx = _order(x._data, d, descending)
-    return _values_indices(_sorted(x, idx, d), make_tensor(idx))
+    return _TYPES["sort"](_sorted(x, idx, d), make_tensor(idx))
 
 
 def argsort(x, dim=-1, descending=False, stable=False):
@@ -109,11 +110,73 @@ def topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's nam
     xp = namespace(x._data)
     idx = _order(x._data, d, largest)
     idx = xp.take(idx, xp.arange(k), axis=d) if x.ndim else idx
-    return _values_indices(_topk(x, idx, d), make_tensor(idx))
+    return _TYPES["topk"](_topk(x, idx, d), make_tensor(idx))
+
+
+def _aten_quickselect(vals, k):
+    """The original index that ATen's quick_select_template (the kthvalue kernel) leaves at
+    position ``k`` of ``vals`` (a list; nans largest): its exact steps, so that ties pick
+    PyTorch's index and hence get its gradient."""
+    arr, ind = list(vals), list(range(len(vals)))
+
+    def gt(x, y):
+        return (x != x and y == y) or x > y
+
+    def swap(i, j):
+        arr[i], arr[j] = arr[j], arr[i]
+        ind[i], ind[j] = ind[j], ind[i]
+
+    lo, hi = 0, len(arr) - 1
+    while True:
+        if hi <= lo:
+            return ind[k]
+        if hi == lo + 1:
+            if gt(arr[lo], arr[hi]):
+                swap(lo, hi)
+            return ind[k]
+        swap(lo + (hi - lo) // 2, lo + 1)  # median of three as the pivot
+        if gt(arr[lo + 1], arr[hi]):
+            swap(lo + 1, hi)
+        if gt(arr[lo], arr[hi]):
+            swap(lo, hi)
+        if gt(arr[lo + 1], arr[lo]):
+            swap(lo + 1, lo)
+        i, j, pivot = lo + 1, hi, arr[lo]
+        while True:
+            i += 1
+            while gt(pivot, arr[i]):
+                i += 1
+            j -= 1
+            while gt(arr[j], pivot):
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+        swap(lo, j)
+        if j <= k:
+            lo = i
+        if j >= k:
+            hi = j - 1
+
+
+def _kth_index(a, idx, d, k):
+    """kthvalue's index (kept as size 1 along ``d``): the stable sort's where the k-th value
+    occurs once in its slice; ATen's quickselect (replayed) where it is tied or nan."""
+    xp = namespace(a)
+    vals = xp.take_along_axis(a, idx, axis=d)
+    tied = (a == vals).sum(axis=d, keepdims=True) != 1
+    if not tied.any():
+        return idx
+    idx = idx.copy()
+    moved_a, moved_i, moved_t = (xp.moveaxis(t, d, -1) for t in (a, idx, tied))
+    for pos in zip(*xp.nonzero(moved_t[..., 0])):
+        moved_i[pos + (0,)] = _aten_quickselect(moved_a[pos].tolist(), k - 1)
+    return idx
 
 
 def kthvalue(x, k, dim=-1, keepdim=False):
-    """The ``k``-th smallest value along ``dim`` (1-based) and its index."""
+    """The ``k``-th smallest value along ``dim`` (1-based) and its index (at ties, the one
+    PyTorch's quickselect returns, which is where the gradient goes)."""
     d = _dim_of(x, dim)
     k = int_arg(k, "k")
     if x._data.dtype.kind == "b":
@@ -129,9 +192,9 @@ def kthvalue(x, k, dim=-1, keepdim=False):
         return _of_scalar(kthvalue, x, k, 0)
     xp = namespace(x._data)
     idx = _order(x._data, d, False)
-    idx = xp.take(idx, xp.arange(k - 1, k), axis=d)
+    idx = _kth_index(x._data, xp.take(idx, xp.arange(k - 1, k), axis=d), d, k)
     values = _kth(x, idx, d, keepdim)
-    return _values_indices(values, make_tensor(idx if keepdim else xp.squeeze(idx, axis=d)))
+    return _TYPES["kthvalue"](values, make_tensor(idx if keepdim else xp.squeeze(idx, axis=d)))
 
 
 def nonzero(x, as_tuple=False):
