@@ -21,7 +21,7 @@ from . import (  # noqa: F401 - imported for their registrations
     activation, binary, index, inplace, layout, linalg, nn, pointwise, reduce, shape, sorting,
     stats, unary,
 )
-from . import quantiles, scans  # noqa: F401, E402 - reductions and scans (issue 6)
+from . import quantiles, scans, statistics  # noqa: F401, E402 - reductions and scans (issue 6)
 from .registry import reflected, register
 
 
