@@ -17,7 +17,7 @@ from ..autograd.grad_mode import state
 from ..autograd.graph import Node, next_sequence_nr
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
-from ._apply import INPUTS, NOTHING, OUTPUT, defop, edge_of
+from ._apply import INPUTS, OUTPUT, defop, edge_of
 from ._errors import scalar_type_name
 from .pointwise import where
 from .reduce import _dims, _spread, _sum_dim
@@ -215,7 +215,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     tensor(3.)
     """
     if dtype is not None:
-        input = input.to(dtype=dtype)
+        input = input.to(dtype=dtype)  # noqa: A001 - PyTorch's name
     axes = _dims(dim, input.ndim) if dim is not None else None
     if axes == ():
         axes = None
@@ -232,7 +232,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     tensor(1.5000)
     """
     if dtype is not None:
-        input = input.to(dtype=dtype)
+        input = input.to(dtype=dtype)  # noqa: A001 - PyTorch's name
     data = input._data
     if data.dtype.kind != "f":
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype "
