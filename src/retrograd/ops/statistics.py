@@ -495,8 +495,9 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):  # noqa: A002
     from .scans import _div_number, _mul_number, _slice, diff
     from .shape import cat
 
-    if input._data.dtype.kind == "b":
-        raise RuntimeError("torch.gradient: bool input is not supported; convert first")
+    if input._data.dtype.kind == "b" or input._data.dtype.name == "uint8":
+        raise RuntimeError(f"torch.gradient does not support {input._data.dtype.name} input "
+                           "(convert first, e.g. x.float())")
     dims, spacings = _gradient_args(input, spacing, dim, edge_order)
     out = []
     for d, dx in zip(dims, spacings):
