@@ -83,6 +83,8 @@ def _median_index(a, d, ignore_nan):
     """PyTorch's median index along ``d`` (kept as size 1)."""
     xp = namespace(a)
     n = a.shape[d]
+    if n and (a.dtype.kind != "f" or not xp.isnan(a).any()):
+        return _stable_position(a, (n - 1) // 2, d)
     order = xp.argsort(a, axis=d, kind="stable")  # ties by index; nans last, by index
     if a.dtype.kind != "f":
         return xp.take(order, [(n - 1) // 2], axis=d).astype("int64")
@@ -97,6 +99,18 @@ def _median_index(a, d, ignore_nan):
     idx = xp.take(order, [(n - 1) // 2], axis=d)
     has_nan = nans.any(axis=d, keepdims=True)
     return xp.where(has_nan, xp.argmax(nans, axis=d, keepdims=True), idx).astype("int64")
+
+
+def _stable_position(a, k, d):
+    """The index at position ``k`` of a stable sort along ``d`` (kept as size 1), without
+    sorting: the k-th value by partition, then, among the elements equal to it, the one
+    that k - (how many are smaller) elements equal to it precede.  No nans."""
+    xp = namespace(a)
+    v = xp.take(xp.partition(a, k, axis=d), [k], axis=d)
+    eq = a == v
+    rank = k - (a < v).sum(axis=d, keepdims=True)  # among the equal ones, 0-based
+    hit = eq & (xp.cumsum(eq, axis=d) == rank + 1)
+    return xp.argmax(hit, axis=d, keepdims=True).astype("int64")
 
 
 def _all_equivalent_first(n):
@@ -174,22 +188,19 @@ def _mode_index(a, d):
     xp = namespace(a)
     moved = xp.moveaxis(a, d, -1)
     n = moved.shape[-1]
-    order = xp.argsort(moved, axis=-1, kind="stable")
-    s = xp.take_along_axis(moved, order, axis=-1)
+    s = xp.sort(moved, axis=-1)
     with quiet(xp):
         new = xp.ones(s.shape, dtype=bool)
         new[..., 1:] = s[..., 1:] != s[..., :-1]
     pos = xp.arange(n)
     start = xp.maximum.accumulate(xp.where(new, pos, 0), axis=-1)  # the run's first position
-    length = pos - start + 1
     # the end of the longest run; argmax takes the first, i.e. the smallest value
-    end = xp.argmax(length, axis=-1)[..., None]
-    best = xp.take_along_axis(length, end, axis=-1)
-    first = end - best + 1
-    # the original indices of the run: the last (largest) one, as PyTorch's
-    run = xp.take_along_axis(order, xp.clip(first + xp.arange(n), 0, n - 1), axis=-1)
-    run = xp.where(xp.arange(n) < best, run, -1)
-    idx = run.max(axis=-1, keepdims=True).astype("int64")
+    end = xp.argmax(pos - start, axis=-1)[..., None]
+    value = xp.take_along_axis(s, end, axis=-1)
+    # the last index where it occurs, as PyTorch's (exact where its std::sort is stable:
+    # slices of up to 16 elements, where libstdc++ sorts by insertion)
+    hit = (moved == value) | ((value != value) & (moved != moved))
+    idx = (n - 1 - xp.argmax(hit[..., ::-1], axis=-1))[..., None].astype("int64")
     return xp.moveaxis(idx, -1, d)
 
 

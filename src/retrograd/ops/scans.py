@@ -119,16 +119,18 @@ def _cumext_indices(a, out, dim):
     return xp.maximum.accumulate(xp.where(new, pos, 0), axis=dim)
 
 
-def _cumext_fwd(a, idx, dim):
+def _cumext_fwd(a, idx, dim, values=None):
     if a.ndim == 0:
         return a.copy()
+    if values is not None:
+        return values  # (computed with the indices: not taken again)
     return namespace(a).take_along_axis(a, idx, axis=dim)
 
 
 def _cumext_vjp(node, g, saved):
     # the gradient of out_j goes to the index it came from (PyTorch's cummaxmin_backward:
     # zeros scatter-added at the indices)
-    idx, dim = node.params
+    idx, dim = node.params[:2]
     if idx.ndim == 0:
         return (g,)  # a 0-d scan is the identity
     return (scatter_along(g, idx, dim, node.next[0].out_shape),)
@@ -149,13 +151,14 @@ def _cumext(x, dim, name):
         return kind(values, make_tensor(xp.zeros((), dtype="int64")))
     if data.size == 0:
         idx = xp.zeros(data.shape, dtype="int64")
+        out = data.copy()
     else:
         acc = xp.maximum if name == "cummax" else xp.minimum  # (both propagate nan)
         out = acc.accumulate(data, axis=d)
         idx = _cumext_indices(data, out, d)
     if name == "cummax":
-        return cummax_type(_cummax(x, idx, d), make_tensor(idx))
-    return cummin_type(_cummin(x, idx, d), make_tensor(idx))
+        return cummax_type(_cummax(x, idx, d, out), make_tensor(idx))
+    return cummin_type(_cummin(x, idx, d, out), make_tensor(idx))
 
 
 def cummax(x, dim):
@@ -195,6 +198,16 @@ def _logcumsumexp_vjp(node, g, saved):
     if a.ndim == 0:
         return (g,)
     xp = namespace(a._data if isinstance(a, Tensor) else a)
+    if not isinstance(a, Tensor) and a.size:
+        # first order: with c the slice's last (largest) out, the same sum is
+        # exp(x_i - c) * reverse_cumsum(g_j exp(c - out_j)): one pass, exact while
+        # exp(c - out) cannot overflow (out's range along dim well inside the dtype's)
+        c = xp.take(out, [-1], axis=dim)
+        span = c - xp.take(out, [0], axis=dim)
+        if a.dtype.kind == "f" and xp.all(span < (60 if a.itemsize <= 4 else 600)):
+            with xp.errstate(all="ignore"):
+                inner = xp.flip(xp.cumsum(xp.flip(g * xp.exp(c - out), dim), dim), dim)
+                return (xp.exp(a - c) * inner,)
     lowest = float(xp.finfo((a._data if isinstance(a, Tensor) else a).dtype).min)
     with xp.errstate(all="ignore"):  # lowest - out and exp(-inf): the answers are 0
         pos = where(g > 0, log(where(g > 0, g, 1.0)), lowest)

@@ -159,15 +159,16 @@ def _aten_quickselect(vals, k):
             hi = j - 1
 
 
-def _kth_index(a, idx, d, k):
-    """kthvalue's index (kept as size 1 along ``d``): the stable sort's where the k-th value
-    occurs once in its slice; ATen's quickselect (replayed) where it is tied or nan."""
+def _kth_index(a, d, k):
+    """kthvalue's index (kept as size 1 along ``d``): where the k-th value (found by
+    partition, no full sort) occurs once in its slice, that place; where it is tied or nan,
+    what ATen's quickselect (replayed) leaves at k."""
     xp = namespace(a)
-    vals = xp.take_along_axis(a, idx, axis=d)
-    tied = (a == vals).sum(axis=d, keepdims=True) != 1
+    vals = xp.take(xp.partition(a, k - 1, axis=d), [k - 1], axis=d)  # (nans last)
+    tied = (a == vals).sum(axis=d, keepdims=True) != 1  # (a nan k-th value: 0)
+    idx = xp.argmax(a == vals, axis=d, keepdims=True).astype("int64")
     if not tied.any():
         return idx
-    idx = idx.copy()
     moved_a, moved_i, moved_t = (xp.moveaxis(t, d, -1) for t in (a, idx, tied))
     for pos in zip(*xp.nonzero(moved_t[..., 0])):
         moved_i[pos + (0,)] = _aten_quickselect(moved_a[pos].tolist(), k - 1)
@@ -191,8 +192,10 @@ def kthvalue(x, k, dim=-1, keepdim=False):
     if not x.ndim:
         return _of_scalar(kthvalue, x, k, 0)
     xp = namespace(x._data)
-    idx = _order(x._data, d, False)
-    idx = _kth_index(x._data, xp.take(idx, xp.arange(k - 1, k), axis=d), d, k)
+    data = x._data
+    # the k-th value by partition (no full sort); its index where it occurs once, else
+    # ATen's quickselect replayed (_kth_index)
+    idx = _kth_index(data, d, k)
     values = _kth(x, idx, d, keepdim)
     return _TYPES["kthvalue"](values, make_tensor(idx if keepdim else xp.squeeze(idx, axis=d)))
 
