@@ -311,15 +311,21 @@ def _contestants(call, np_fn, x, g):
             "fwd+bwd": {"retrograd": rg_both, "torch1": th_both, "numpy": np_both}}
 
 
+def _np_select(x, k):
+    idx = np.argpartition(x, k, axis=1)[:, k:k + 1]
+    return np.take_along_axis(x, idx, 1), idx
+
+
 def _np_forward_only(name, np_fn):
     """A NumPy forward without the backward's work, where the two are separable."""
     forwards = {
         "cumsum": lambda x: np.cumsum(x, 1), "cumprod": lambda x: np.cumprod(x, 1),
         "cummax": lambda x: np_cummax(x, None)[0],  # (values and indices, as cummax)
         "logcumsumexp": lambda x: np.logaddexp.accumulate(x, 1),
-        "median": lambda x: np.partition(x, 499, 1)[:, 499],
+        # (values and indices, as these ops return)
+        "median": lambda x: _np_select(x, 499),
         "nanmedian": lambda x: np.nanmedian(x, 1),
-        "kthvalue": lambda x: np.partition(x, 99, 1)[:, 99],
+        "kthvalue": lambda x: _np_select(x, 99),
         "quantile": lambda x: np.quantile(x, 0.3, axis=1),
         "nanquantile": lambda x: np.nanquantile(x, 0.3, axis=1),
         "var_mean": lambda x: (np.var(x, 1, ddof=1), np.mean(x, 1)),

@@ -20,7 +20,7 @@ from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, OUTPUT, defop, edge_of
 from ._errors import scalar_type_name
 from .pointwise import where
-from .reduce import _dims, _spread, _sum_dim
+from .reduce import _dims, _keep_shape, _spread, _sum_dim
 from .stats import (
     _correction, _count, _float_only, _kept, _pnorm_grad, _share_among_extremes, _std_op,
     _total, _vector_norm, quiet,
@@ -70,6 +70,8 @@ def _var_mean_vjp(node, grads, saved):
     axes, correction, keepdim, root = node.params
     shape = tuple(a.shape)
     n = _count(shape, axes)
+    if not isinstance(a, Tensor):
+        return (_var_mean_grad_array(a, g_var, g_mean, axes, correction, root, n),)
     centred = a - _spread(_total(a, axes), shape, axes) / n
     dof = n - correction
     gv = _spread(_kept(g_var, shape, axes, keepdim), shape, axes)
@@ -82,6 +84,28 @@ def _var_mean_vjp(node, grads, saved):
         else:
             part = gv * centred * (2.0 / dof if dof > 0 else float("nan"))
     return (part + _spread(_kept(g_mean, shape, axes, keepdim), shape, axes) / n,)
+
+
+def _var_mean_grad_array(a, g_var, g_mean, axes, correction, root, n):
+    """The same derivative in a first-order backward, per-slice factors on the reduced
+    arrays; an output that got no gradient (zeros) costs nothing."""
+    xp = namespace(a)
+    keep = _keep_shape(tuple(a.shape), axes)
+    dof = n - correction
+    out = None
+    with xp.errstate(all="ignore"):
+        if g_var.any() or not g_var.size:
+            centred = a - a.mean(axis=axes, keepdims=True)
+            if root:
+                std = xp.sqrt((centred * centred).sum(axis=axes, keepdims=True) / max(dof, 0))
+                factor = xp.where(std == 0, 0, g_var.reshape(keep) / (std * dof))
+            else:
+                factor = g_var.reshape(keep) * (2.0 / dof if dof > 0 else float("nan"))
+            out = centred * factor.astype(a.dtype)
+        if g_mean.any():
+            part = (g_mean.reshape(keep) / n).astype(a.dtype)
+            out = xp.broadcast_to(part, a.shape) if out is None else out + part
+    return xp.zeros_like(a) if out is None else xp.ascontiguousarray(out)
 
 
 _VarMean = _two_output_node("VarMeanBackward0", _var_mean_vjp)
@@ -136,6 +160,16 @@ def _aminmax_vjp(node, grads, saved):
     (a,) = saved
     g_min, g_max = grads
     axes, keepdim = node.params
+    if not isinstance(a, Tensor):  # first order: an output without gradient costs nothing
+        xp = namespace(a)
+        out = xp.zeros_like(a)
+        for gk, extreme in ((g_min, a.min), (g_max, a.max)):
+            if gk.any():
+                hit = a == extreme(axis=axes, keepdims=True)
+                count = hit.sum(axis=axes, keepdims=True)
+                k = gk if keepdim or axes is None else xp.expand_dims(gk, axes)
+                out += hit * (k / count).astype(a.dtype)
+        return (out,)
     xp = namespace(a._data if isinstance(a, Tensor) else a)
     data = a._data if isinstance(a, Tensor) else a
     lo = make_tensor(data.min(axis=axes, keepdims=keepdim)) if isinstance(a, Tensor) else \

@@ -224,9 +224,12 @@ def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 def _norm_fwd(a, p, axes, keepdim):
     xp = namespace(a)
-    m = xp.abs(a)
     if p == 2:
-        return xp.sqrt((m * m).sum(axis=axes, keepdims=keepdim))
+        if axes is None and not keepdim and a.dtype.kind == "f":
+            flat = a.reshape(-1)
+            return xp.sqrt(xp.asarray(flat @ flat))  # (one BLAS pass, as np.linalg.norm)
+        return xp.sqrt((a * a).sum(axis=axes, keepdims=keepdim))
+    m = xp.abs(a)
     if p == 1:
         return m.sum(axis=axes, keepdims=keepdim)
     return (m ** p).sum(axis=axes, keepdims=keepdim) ** (1.0 / p)
@@ -245,6 +248,8 @@ def _pnorm_grad(g, a, p, out, axes, keepdim):
     norm^(p-1); p >= 2: x |x|^(p-2) / norm^(p-1), both 0 for a zero norm; +-inf: the
     largest (smallest) magnitudes share the gradient, with x's sign; p = 0: none."""
     shape = tuple(a.shape)
+    if not isinstance(a, Tensor) and p != 0 and abs(p) != float("inf"):
+        return _pnorm_grad_array(g, a, p, out, axes, keepdim)
     gk = _spread(_kept(g, shape, axes, keepdim), shape, axes)
     if p == 0:
         return a * 0
@@ -262,6 +267,28 @@ def _pnorm_grad(g, a, p, out, axes, keepdim):
     if p < 2:
         return sign(a) * _abs(a) ** (p - 1) * scale
     return a * _abs(a) ** (p - 2) * scale
+
+
+def _pnorm_grad_array(g, a, p, out, axes, keepdim):
+    """``_pnorm_grad`` in a first-order backward: the same branches, with the per-slice
+    factors computed on the reduced (small) arrays and broadcast once."""
+    xp = namespace(a)
+    shape = tuple(a.shape)
+    keep = _keep_shape(shape, axes)
+    gk = g.reshape(keep)
+    nk = out.reshape(keep)
+    with xp.errstate(all="ignore"):
+        if p == 1:
+            return gk * xp.sign(a)
+        if p == 2:
+            return a * xp.where(nk == 0, 0, gk / xp.where(nk == 0, 1, nk))
+        if p < 1:
+            scaled = xp.where(a == 0, 0, xp.sign(a) * xp.abs(a) ** (p - 1))
+            return scaled * (gk * nk ** (1 - p))
+        scale = xp.where(nk == 0, 0, gk / xp.where(nk == 0, 1, nk) ** (p - 1))
+        if p < 2:
+            return xp.sign(a) * xp.abs(a) ** (p - 1) * scale
+        return a * xp.abs(a) ** (p - 2) * scale
 
 
 def _vector_norm(a, p, axes, keepdim):
@@ -328,6 +355,25 @@ _svdvals = defop("svdvals", lambda a: namespace(a).linalg.svd(a, compute_uv=Fals
                  _svdvals_vjp, "LinalgSvdBackward0", 1, INPUTS)
 
 
+def _svd_fwd(a):
+    u, sv, vh = namespace(a).linalg.svd(a, full_matrices=False)
+    return sv, (u, vh)
+
+
+def _svd_vjp(node, g, saved):
+    # U diag(g) V^T from the factors the forward kept (as PyTorch's LinalgSvdBackward0,
+    # which saves U, S, Vh): no second SVD
+    if isinstance(g, Tensor):
+        raise NotImplementedError(
+            "norm(p='nuc'): derivatives of second and higher order are not implemented in "
+            "retrograd (they need the SVD's own derivative); use create_graph=False")
+    u, vh = saved
+    return ((u * g[..., None, :]) @ vh,)
+
+
+_svd = defop("svdvals", _svd_fwd, _svd_vjp, "LinalgSvdBackward0", 1, NOTHING, extras=True)
+
+
 def _nuclear(x, dim, keepdim):
     """The nuclear norm (sum of singular values) over two dims, as PyTorch: the matrix dims
     permuted last, singular values, summed (SumBackward1 of LinalgSvdBackward0)."""
@@ -344,7 +390,12 @@ def _nuclear(x, dim, keepdim):
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple of different dims "
                            f"(got {dim})")
     perm = tuple(i for i in range(x.ndim) if i not in axes) + tuple(axes)
-    out = _sum(_svdvals(permute_op(x, perm)), -1)
+    from ..autograd.grad_mode import state
+
+    moved = permute_op(x, perm)
+    # the factors only where a gradient will be asked for (values alone are cheaper)
+    wants = state.enabled and moved._requires_grad
+    out = _sum(_svd(moved) if wants else _svdvals(moved), -1)
     if keepdim:
         out = reshape(out, tuple(1 if i in axes else s for i, s in enumerate(x.shape)))
     return out
