@@ -39,8 +39,10 @@ def check_both(torch, fn, *arrays, dtype="float64", grad=True):
     """Values, dtypes, shapes, return type and field names, grad_fn names and gradients."""
     (ro, rs, rg), (to, ts, tg) = both(torch, fn, *arrays, dtype=dtype, grad=grad)
     assert type(ro).__name__ == type(to).__name__
-    if hasattr(to, "_fields"):
-        assert ro._fields == to._fields
+    if hasattr(to, "n_fields"):  # torch.return_types.*: structseqs, fields by attribute
+        assert len(ro) == len(to) == to.n_fields
+        for i, field in enumerate(ro._fields):
+            assert getattr(to, field) is to[i]
     assert len(rs) == len(ts)
     for r, t in zip(rs, ts):
         same(r, t)

@@ -13,6 +13,7 @@ import pytest
 
 import retrograd
 
+from .differential import check_both, same
 from .helpers import Case, case_checks
 
 CASES: list[Case] = []
@@ -64,29 +65,7 @@ case("cumulative_trapezoid_dx", lambda m, a: m.cumulative_trapezoid(a, dx=2.0, d
  test_grad_fn_name_vs_torch, test_graph_structure_vs_torch) = case_checks(CASES)
 
 
-def _both(torch, fn, *arrays, dtype="float64", grad=True):
-    """fn on retrograd and on torch; returns [(outputs, input grads)] for each."""
-    res = []
-    for m in (retrograd, torch):
-        xs = [m.tensor(a, dtype=getattr(m, dtype)) for a in arrays]
-        if grad:
-            xs = [x.requires_grad_() for x in xs]
-        out = fn(m, *xs)
-        outs = list(out) if isinstance(out, tuple) else [out]
-        grads = []
-        if grad and outs[0].requires_grad and outs[0].numel():
-            outs[0].backward(m.ones_like(outs[0]) * 1.5)
-            grads = [x.grad for x in xs]
-        res.append((out, outs, grads))
-    return res
-
-
-def _same(r, t):
-    assert tuple(r.shape) == tuple(t.shape)
-    assert str(r.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
-    tol = 1e-6 if str(t.dtype).endswith("float32") else 1e-12
-    np.testing.assert_allclose(np.asarray(r.detach().numpy()), t.detach().numpy(),
-                               rtol=tol, atol=tol, equal_nan=True)
+_same = same
 
 
 BOUNDARY = {
@@ -112,14 +91,7 @@ BOUNDARY = {
 @pytest.mark.parametrize("name", sorted(BOUNDARY))
 def test_boundaries_vs_torch(name, torch):
     fn, a = BOUNDARY[name]
-    (ro, rs, rg), (to, ts, tg) = _both(torch, fn, np.asarray(a, dtype=np.float64))
-    assert type(ro).__name__ == type(to).__name__
-    if hasattr(to, "_fields"):
-        assert ro._fields == to._fields
-    for r, t in zip(rs, ts):
-        _same(r, t)
-    for r, t in zip(rg, tg):
-        _same(r, t)
+    check_both(torch, fn, np.asarray(a, dtype=np.float64))
 
 
 @pytest.mark.parametrize("dtype", ["int32", "int64", "uint8", "bool", "float32"])
