@@ -147,3 +147,13 @@ def test_cumprod_zeros_third_order_vs_torch(torch):
         outs.append([g, gg, ggg])
     for r, t in zip(*outs):
         _same(r, t)
+
+
+def test_cumprod_zeros_first_order_many_patterns_vs_torch(torch):
+    # the O(n) first-order formula with zeros (none, one, two, at the ends) on a large dim:
+    # PyTorch's values, computed without an n x n intermediate per slice
+    rng = np.random.default_rng(2)
+    a = rng.uniform(0.5, 1.5, (6, 2000))
+    a[1, 0] = a[2, -1] = a[3, 10] = a[3, 500] = a[4, 7] = a[4, 8] = 0.0
+    check_both(torch, lambda m, x: x.cumprod(1), a)
+    check_both(torch, lambda m, x: m.cumprod(x.t(), 0), a)

@@ -59,30 +59,48 @@ def _cumprod_vjp(node, g, saved):
     data = a._data if isinstance(a, Tensor) else a
     if not (data == 0).any():
         return (_reverse_cumsum(g * out, dim) / a,)
+    if not isinstance(a, Tensor):
+        return (_cumprod_grad_zeros_array(a, g, out, dim),)
     return (_cumprod_grad_with_zeros(a, g, dim),)
 
 
+def _cumprod_grad_zeros_array(x, g, out, dim):
+    """The first-order derivative with zeros in O(n), as PyTorch's cumprod_backward without
+    grad mode: before a slice's first zero z1, reverse_cumsum(g * out) / x; at z1, the
+    product before it times sum_{z1 <= j < z2} g_j prod_{z1 < k <= j} x_k (z2 the second
+    zero); after z1, 0 (every product holds x_z1 = 0)."""
+    xp = namespace(x)
+    is_zero = x == 0
+    count = xp.cumsum(is_zero, axis=dim)
+    before = count == 0
+    with xp.errstate(all="ignore"):
+        grad = xp.where(before, xp.flip(xp.cumsum(xp.flip(xp.where(before, g * out, 0), dim),
+                                                  dim), dim) / xp.where(before, x, 1), 0)
+        at_first = (count == 1) & is_zero
+        between = (count == 1) & ~is_zero
+        c = xp.cumprod(xp.where(between, x, 1), axis=dim)  # prod_{z1 < k <= j} x_k
+        tail = xp.where(count == 1, g * c, 0).sum(axis=dim, keepdims=True)
+        head = xp.where(before, x, 1).prod(axis=dim, keepdims=True)
+        grad = grad + xp.where(at_first, head * tail, 0)
+    return grad.astype(x.dtype)
+
+
 def _cumprod_grad_with_zeros(a, g, dim):
+    """Under create_graph: the exact formula from cumprods of copies (every order)."""
     from .reduce import sum as _sum
     from .shape import expand_op, unsqueeze_op
 
-    xp = namespace(a._data if isinstance(a, Tensor) else a)
+    xp = namespace(a._data)
     shape = tuple(a.shape)
     n = shape[dim]
     big = shape[:dim] + (n,) + shape[dim:]  # new axis `dim` is i, axis dim + 1 is k
     one = (1,) * (len(shape) - dim - 1)
-    own = xp.eye(n, dtype=bool).reshape((n, n) + one)
-    later = xp.triu(xp.ones((n, n), dtype=bool)).reshape((n, n) + one)  # j >= i
-    if isinstance(a, Tensor):
-        copies = expand_op(unsqueeze_op(a, dim), big, shape[:dim] + (1,) + shape[dim:])
-        parts = cumprod(where(make_tensor(own), 1.0, copies), dim + 1)
-        later = make_tensor(later)
-        gk = expand_op(unsqueeze_op(g, dim), big, shape[:dim] + (1,) + shape[dim:])
-        return _sum(where(later, gk * parts, 0.0), dim + 1)
-    copies = xp.broadcast_to(xp.expand_dims(a, dim), big)
-    parts = xp.cumprod(xp.where(own, 1.0, copies), axis=dim + 1)
-    return (xp.where(later, xp.expand_dims(g, dim) * parts, 0)).sum(axis=dim + 1).astype(
-        a.dtype)
+    own = make_tensor(xp.eye(n, dtype=bool).reshape((n, n) + one))
+    later = make_tensor(xp.triu(xp.ones((n, n), dtype=bool)).reshape((n, n) + one))  # j >= i
+    copies = expand_op(unsqueeze_op(a, dim), big, shape[:dim] + (1,) + shape[dim:])
+    parts = cumprod(where(own, 1.0, copies), dim + 1)
+    gk = expand_op(unsqueeze_op(g, dim), big, shape[:dim] + (1,) + shape[dim:])
+    return _sum(where(later, gk * parts, 0.0), dim + 1)
 
 
 _cumprod = defop("cumprod", _cumprod_fwd, _cumprod_vjp, "CumprodBackward0", 1, INPUTS | OUTPUT)
