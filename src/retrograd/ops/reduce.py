@@ -174,6 +174,8 @@ _min_all = defop("min", _min_all_fwd, _extreme_all_vjp, "MinBackward1", 1, INPUT
 def _extreme_dim_fwd(which):
     def forward(a, dim, keepdim):
         xp = namespace(a)
+        if a.ndim == 0:  # its own max along dim 0, index 0 (NumPy has no axis 0)
+            return a.copy(), (xp.zeros((), dtype="int64"),)
         idx = xp.argmax(a, axis=dim, keepdims=True) if which == "max" else xp.argmin(
             a, axis=dim, keepdims=True)
         values = xp.take_along_axis(a, idx, axis=dim)
@@ -188,6 +190,8 @@ def _extreme_dim_vjp(node, g, saved):
     # all of the gradient goes to the returned index, as PyTorch's max(dim)
     (idx,) = saved
     dim, keepdim = node.params
+    if idx.ndim == 0:
+        return (g,)
     from .index import scatter_along
 
     if not keepdim:
@@ -211,11 +215,9 @@ def _extreme(x, dim, keepdim, other, whole, along, name):
     if dim is None:
         return whole(x)
     d = _one_dim(dim, x.ndim, name)
-    if not d:  # a 0-d tensor: its own max along dim 0 (NumPy has no axis 0 to reduce)
-        from .shape import reshape
-
-        values, indices = _extreme(reshape(x, 1), 0, False, other, whole, along, name)
-        return _TYPES[name](reshape(values, ()), reshape(indices, ()))
+    if not d:  # a 0-d tensor: its own max along dim 0 (recorded as MaxBackward0 too)
+        return _TYPES[name](along(x, 0, keepdim),
+                            make_tensor(namespace(x._data).zeros((), dtype="int64")))
     d = d[0]
     if x.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")

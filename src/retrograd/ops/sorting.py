@@ -21,17 +21,23 @@ _TYPES = {name: namedtuple(name, ["values", "indices"]) for name in ("sort", "to
 
 
 def _pick_fwd(a, idx, dim):
+    if a.ndim == 0:
+        return a.copy()
     return namespace(a).take_along_axis(a, idx, axis=dim)
 
 
 def _pick_vjp(node, g, saved):
     idx, dim = node.params
+    if idx.ndim == 0:
+        return (g,)
     return (scatter_along(g, idx, dim, node.next[0].out_shape),)
 
 
 _sorted = defop("sort", _pick_fwd, _pick_vjp, "SortBackward0", 1, NOTHING)
 _topk = defop("topk", _pick_fwd, _pick_vjp, "TopkBackward0", 1, NOTHING)
 def _kth_fwd(a, idx, dim, keepdim):
+    if a.ndim == 0:
+        return a.copy()
     out = namespace(a).take_along_axis(a, idx, axis=dim)
     return out if keepdim else out.squeeze(dim)
 
@@ -40,6 +46,8 @@ def _kth_vjp(node, g, saved):
     from .shape import reshape_op
 
     idx, dim, keepdim = node.params
+    if idx.ndim == 0:
+        return (g,)
     if not keepdim:
         g = reshape_op(g, tuple(idx.shape), tuple(g.shape))
     return (scatter_along(g, idx, dim, node.next[0].out_shape),)
@@ -66,12 +74,10 @@ def _dim_of(x, dim):
 
 
 def _of_scalar(fn, x, *args):
-    """``fn`` of a 0-d tensor, computed on it as 1-d (NumPy has no axis 0 to sort along):
-    its value, at index 0."""
-    from .shape import reshape
-
-    values, indices = fn(reshape(x, 1), *args)
-    return _TYPES[fn.__name__](reshape(values, ()), reshape(indices, ()))
+    """``fn`` of a 0-d tensor: its value (recorded by the op itself, as PyTorch), index 0."""
+    zero = namespace(x._data).zeros((), dtype="int64")
+    op = _sorted if fn.__name__ == "sort" else _topk
+    return _TYPES[fn.__name__](op(x, zero, 0), make_tensor(zero))
 
 
 def sort(x, dim=-1, descending=False, stable=False):
@@ -189,8 +195,9 @@ def kthvalue(x, k, dim=-1, keepdim=False):
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d} "
                            f"(k={k}, size {n})")
-    if not x.ndim:
-        return _of_scalar(kthvalue, x, k, 0)
+    if not x.ndim:  # its own k-th value (KthvalueBackward0 as PyTorch, no reshapes)
+        zero = namespace(x._data).zeros((), dtype="int64")
+        return _TYPES["kthvalue"](_kth(x, zero, 0, keepdim), make_tensor(zero))
     xp = namespace(x._data)
     data = x._data
     # the k-th value by partition (no full sort); its index where it occurs once, else
