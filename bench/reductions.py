@@ -335,7 +335,8 @@ def _np_forward_only(name, np_fn):
         "norm_p3": lambda x: np.linalg.norm(x, 3, axis=1),
         "norm_neg1": lambda x: np.linalg.norm(x, -1, axis=1),
         "norm_nuc": lambda x: np.linalg.norm(x, "nuc"),
-        "dist": lambda x: np.linalg.norm(x - np.ones(x.shape[1], x.dtype)), "cov": np.cov, "corrcoef": np.corrcoef,
+        "dist": lambda x: np.linalg.norm(x - np.ones(x.shape[1], x.dtype)),
+        "cov": np.cov, "corrcoef": np.corrcoef,
         "diff": lambda x: np.diff(x, axis=1), "trapezoid": lambda x: np.trapezoid(x, axis=1),
         "gradient": lambda x: np.gradient(x, axis=1),
     }
