@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 
-.PHONY: demo test bench lint
+.PHONY: demo test bench lint fuzz
 
 $(VENV)/.core:
 	python3 -m venv $(VENV)
@@ -25,6 +25,13 @@ demo: $(VENV)/.core
 
 test: $(VENV)/.test
 	$(PY) -m pytest
+
+# The differential fuzzer against PyTorch, longer than `make test` runs it:
+#   make fuzz SEED=123 DURATION=1800   (seconds; programs get seeds SEED, SEED+1, ...)
+SEED ?= 0
+DURATION ?= 600
+fuzz: $(VENV)/.test
+	$(PY) -m tests.fuzz --seed $(SEED) --duration $(DURATION)
 
 bench: $(VENV)/.test
 	$(PY) bench/run.py

@@ -440,7 +440,10 @@ class Tensor:
     @property
     def grad_fn(self):
         """The node that made this tensor (``MulBackward0``...), None for a leaf."""
-        return self._grad_fn
+        fn = self._grad_fn
+        if getattr(fn, "refused", False):  # a view PyTorch won't re-derive (ops/inplace.py)
+            fn.vjp(fn, None, None)  # raises, explaining why
+        return fn
 
     @property
     def is_leaf(self) -> bool:
@@ -501,9 +504,15 @@ class Tensor:
             self._vc[0] += 1
 
     def _extra_state(self) -> _Extra:
-        if self._extra is None:
-            self._extra = _Extra()
-        return self._extra
+        extra = self._extra
+        if extra is None:
+            from .autograd.graph import create_lock
+
+            with create_lock:  # two threads registering the first hooks keep both
+                if self._extra is None:
+                    self._extra = _Extra()
+                extra = self._extra
+        return extra
 
     @property
     def retains_grad(self) -> bool:
@@ -557,11 +566,12 @@ class Tensor:
                 f"one comes from {self._grad_fn.name()}); register it on the leaf, or use "
                 "register_hook() to see this tensor's gradient"
             )
-        from .autograd.graph import add_hook
+        from .autograd.graph import add_hook, create_lock
 
         extra = self._extra_state()
-        if extra.post_accumulate_hooks is None:
-            extra.post_accumulate_hooks = {}
+        with create_lock:  # the table is created once even if threads register at once
+            if extra.post_accumulate_hooks is None:
+                extra.post_accumulate_hooks = {}
         return add_hook(extra.post_accumulate_hooks, hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None,

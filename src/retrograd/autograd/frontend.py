@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 
+from .grad_mode import state as _state
 from .graph import accumulator_of
 from . import engine
 
@@ -59,8 +60,9 @@ def _make_root_grad(out, grad, i, create_graph):
             )
         g = np.ones(data.shape, data.dtype) if type(data) is np.ndarray else \
             _namespace(data).ones(data.shape, dtype=data.dtype)
-        if engine.tracer is not None:
-            engine.tracer.root_grad(i, out, None, g)
+        tracer = _state.tracer
+        if tracer is not None:
+            tracer.root_grad(i, out, None, g)
         return make_tensor(g) if create_graph else g
     given = grad  # what the caller passed, for autograd.trace()
     if not isinstance(grad, Tensor):
@@ -89,8 +91,9 @@ def _make_root_grad(out, grad, i, create_graph):
         # as PyTorch, a gradient of another dtype (double for a float output, int, bool)
         # is cast to the output's dtype before it enters the graph
         grad = grad.to(out.dtype)
-    if engine.tracer is not None:
-        engine.tracer.root_grad(i, out, given, grad)
+    tracer = _state.tracer
+    if tracer is not None:
+        tracer.root_grad(i, out, given, grad)
     if create_graph:
         return grad
     return grad._data

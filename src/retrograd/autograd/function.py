@@ -7,6 +7,8 @@ It lowers onto the same Node machinery as the built-in ops: the engine calls its
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from .grad_mode import anomaly, state
@@ -21,6 +23,18 @@ def _tensor_mod():
     from ..tensor import Tensor  # noqa: F401 - makes sure the module is loaded
 
     return sys.modules[__package__.rsplit(".", 1)[0] + ".tensor"]
+
+
+class _Unpacking(threading.local):
+    """``ctx.saved_tensors`` while backward runs, per thread: two threads may run backward
+    through one graph (retain_graph) at once, one with create_graph and one without, and
+    each must see its own unpacking (tensors that record, or plain values)."""
+
+    def __init__(self):
+        self.by_node = {}
+
+
+_unpacking = _Unpacking()
 
 
 class FunctionCtx(Node):
@@ -39,7 +53,7 @@ class FunctionCtx(Node):
 
     @property
     def saved_tensors(self) -> tuple:
-        unpacked = self.__dict__.get("_unpacked")
+        unpacked = _unpacking.by_node.get(self)
         if unpacked is not None:
             return unpacked
         if self.saved is None:
@@ -75,13 +89,18 @@ def _function_vjp(node, g, saved):
             return x
         return tensor.make_tensor(np.asarray(x) if isinstance(x, np.generic) else x)
 
-    node._unpacked = tuple(wrap(s) if s is not None and not isinstance(s, (int, float)) else s
-                           for s in saved)
+    by_node = _unpacking.by_node
+    outer = by_node.get(node)  # a backward run from inside this node's backward
+    by_node[node] = tuple(wrap(s) if s is not None and not isinstance(s, (int, float)) else s
+                          for s in saved)
     try:
         grads = g if node.multi_output else [g]
         result = node.fn_cls.backward(node, *[wrap(x) for x in grads])
     finally:
-        node._unpacked = None
+        if outer is None:
+            del by_node[node]
+        else:
+            by_node[node] = outer
     if not isinstance(result, tuple):
         result = (result,)
     n = len(node.next)
@@ -255,6 +274,13 @@ class Function(metaclass=_FunctionMeta):
             if any(isinstance(t, Tensor) and t._vc for t in to_save):
                 ctx.versions = tuple(t._vc[0] if isinstance(t, Tensor) and t._vc else 0
                                      for t in to_save)
+        for o in results:
+            if isinstance(o, Tensor) and id(o) in dirty and o._vc is not None and len(o._vc) > 1:
+                # a view changed in place: its base gets CopySlices and the other views are
+                # re-derived, as for the built-in in-place ops (same lazy import as tensor)
+                from ..ops.inplace import rebase_views
+
+                rebase_views(o, recorded=o._grad_fn is ctx)
         return results[0] if single else tuple(results)
 
 

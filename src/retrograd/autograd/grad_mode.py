@@ -3,6 +3,13 @@
 ``no_grad``, ``enable_grad`` and ``set_grad_enabled`` work as context managers and as
 decorators.  The flag lives on a ``threading.local`` so a worker thread that disables
 recording does not disable it for the main thread.
+
+What is per thread and what is shared matches PyTorch 2.13 (checked by running both):
+grad mode and inference mode are per thread, and a new thread starts with grad enabled
+and inference mode off, whatever the thread that started it had; anomaly detection (and
+its check_nan flag) is process-wide: turned on in one thread, every thread sees it.  The
+active ``autograd.trace()`` (retrograd's own) is per thread too: it narrates the backward
+passes of the thread that opened it.
 """
 
 from __future__ import annotations
@@ -18,8 +25,10 @@ __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inf
 
 
 class _State(threading.local):
+    # class attributes: the values every new thread starts with
     enabled = True
     inference = False
+    tracer = None  # the autograd.trace() recorder active in this thread (engine reads it)
 
 
 state = _State()

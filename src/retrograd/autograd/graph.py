@@ -16,12 +16,21 @@ from __future__ import annotations
 
 import itertools
 import sys
+import threading
 import weakref
 
 __all__ = ["Node", "AccumulateGrad", "SavedOutput", "RemovableHandle", "freed_error",
            "move_retain_grad"]
 
 _handle_ids = itertools.count()
+
+#: Guards the lazy creation of state that threads share (a node's hook table, a tensor's
+#: extra state, a leaf's AccumulateGrad): the check and the store are separated by a
+#: Python call, so without it two threads could each create one and one would be lost
+#: (with the hooks registered on it).  Taken only on creation, never on the hot path.
+#: Not the lock of ``.grad`` (``engine.grad_lock``): accumulating with create_graph records
+#: ops, which may create an AccumulateGrad.
+create_lock = threading.Lock()
 
 
 class RemovableHandle:
@@ -122,9 +131,13 @@ class Node:
         return {}
 
     def _hook_table(self) -> NodeHooks:
-        if self.hooks is None:
-            self.hooks = NodeHooks()
-        return self.hooks
+        hooks = self.hooks
+        if hooks is None:
+            with create_lock:  # two threads registering the first hooks keep both
+                if self.hooks is None:
+                    self.hooks = NodeHooks()
+                hooks = self.hooks
+        return hooks
 
     def register_hook(self, fn) -> RemovableHandle:
         """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
@@ -200,6 +213,16 @@ def accumulator_of(tensor) -> AccumulateGrad:
     ref = tensor._acc
     acc = ref() if ref is not None else None
     if acc is None:
-        acc = AccumulateGrad(tensor)
-        tensor._acc = weakref.ref(acc)
+        # one per leaf even when threads build graphs on it at once (hooks registered on
+        # it must not land on a twin that another graph never sees).  acquire/release,
+        # cheaper than ``with``: a training loop gets here for every leaf every iteration
+        create_lock.acquire()
+        try:
+            ref = tensor._acc
+            acc = ref() if ref is not None else None
+            if acc is None:
+                acc = AccumulateGrad(tensor)
+                tensor._acc = weakref.ref(acc)
+        finally:
+            create_lock.release()
     return acc

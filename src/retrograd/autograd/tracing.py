@@ -1,6 +1,7 @@
 """Narrate one backward pass: ``with retrograd.autograd.trace() as t: loss.backward()``.
 
-While a :class:`Trace` is active the engine reports every step to it (``engine.tracer``):
+While a :class:`Trace` is active the engine reports every step to it (``engine.tracer``,
+kept per thread: a trace records the backward passes of the thread that opened it):
 the gradient that arrived at each node, the gradients the node sent to its inputs, hooks
 and what they returned, every accumulation into a ``.grad`` (before and after), how the
 ``gradient`` argument of ``backward()`` was broadcast, and each saved buffer freed.  The
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import engine
+from .grad_mode import state
 from .graph import AccumulateGrad
 
 __all__ = ["trace", "Trace", "RULES", "describe_rule", "format_value"]
@@ -81,6 +82,8 @@ RULES: dict[str, tuple[str, str]] = {
     "PowBackward1": ("a ** b", "d(a**b)/da = b*a**(b-1), d(a**b)/db = a**b * log(a)"),
     "PowBackward2": ("c ** b (c a number)", "d(c**b)/db = c**b * log(c)"),
     "ReciprocalBackward0": ("1 / a", "d(1/a)/da = -1/a**2"),
+    "RefusedViewBackward": ("a split/unbind output or no_grad view whose base changed",
+                            "raises: PyTorch refuses to re-derive such a view"),
     "ReluBackward0": ("relu(a)", "d relu(a)/da = 1 where a > 0, else 0 (0 at a = 0)"),
     "RemainderBackward0": ("remainder(a, c) (c a number)", "d/da = 1"),
     "RemainderBackward1": ("remainder(a, b)", "d/da = 1, d/db = -floor(a/b)"),
@@ -181,6 +184,11 @@ RULES: dict[str, tuple[str, str]] = {
                        "grad_b = g*a/b"),
     "ClampMinBackward0": ("max(a, m)", "1 where a >= m, else 0"),
     "ClampMaxBackward0": ("min(a, m)", "1 where a <= m, else 0"),
+    "ClampMinBackward1": ("a.clamp_min(m), m a tensor", "d/da = 1 where a >= m, 0 elsewhere; "
+                          "m gets g where it produced the value"),
+    "ClampMaxBackward1": ("a.clamp_max(m), m a tensor", "d/da = 1 where a <= m, 0 elsewhere; "
+                          "m gets g where it produced the value"),
+    "XlogyBackward2": ("a * log(c) (c a number)", "grad_a = g*log(c) (0 where a = 0 and c <= 0)"),
     "DiagonalBackward0": ("a.diagonal(k)", "g is placed on the k-th diagonal of zeros"),
     "DiagonalBackward0_copy": ("a.diag(k)", "g is placed on the k-th diagonal of zeros"),
     "DiagEmbedBackward0": ("diag_embed(a, k)", "the k-th diagonal of g"),
@@ -190,6 +198,44 @@ RULES: dict[str, tuple[str, str]] = {
                                     "denominator at least 1e-12"),
     "BinaryCrossEntropyWithLogitsBackward0": ("bce(sigmoid(x), t)", "d/dx = sigmoid(x) - t, "
                                               "d/dt = -x"),
+    # operator library I (ops/unary.py, ops/special.py)
+    "AcoshBackward0": ("acosh(a)", "d/da = 1/sqrt(a**2 - 1) (inf at a = 1)"),
+    "AsinhBackward0": ("asinh(a)", "d/da = 1/sqrt(a**2 + 1)"),
+    "AtanhBackward0": ("atanh(a)", "d/da = 1/(1 - a**2) (inf at a = +-1)"),
+    "AcoshBackward1": ("a.acosh_()", "not implemented in PyTorch 2.13: backward raises"),
+    "AsinhBackward1": ("a.asinh_()", "not implemented in PyTorch 2.13: backward raises"),
+    "AtanhBackward1": ("a.atanh_()", "not implemented in PyTorch 2.13: backward raises"),
+    "AngleBackward0": ("angle(a) (0 or pi for real a)", "0 everywhere, whatever g"),
+    "SgnBackward0": ("sgn(a)", "0 everywhere, whatever g"),
+    "ConjPhysicalBackward1": ("a.conj_physical_() (real a: unchanged)", "identity: g passes"),
+    "Deg2RadBackward0": ("a * pi/180", "d/da = pi/180"),
+    "Rad2DegBackward0": ("a * 180/pi", "d/da = 180/pi"),
+    "SincBackward0": ("sin(pi a)/(pi a)", "(pi a cos(pi a) - sin(pi a))/(pi a**2), 0 at a = 0"),
+    "NanToNumBackward0": ("nan_to_num(a)", "g where a is finite, g*0 where it was replaced"),
+    "LogitBackward0": ("log(a/(1 - a)), a clamped to [eps, 1-eps]",
+                       "d/da = 1/(a (1 - a)); 0 outside [eps, 1-eps] (nan outside [0, 1] "
+                       "without eps)"),
+    "FrexpBackward0": ("mantissa of frexp(a) = a / 2**e", "d/da = 2**-e (e held fixed)"),
+    "FillBackward1": ("fill(a, v), v a 0-d tensor", "d/da = 0, d/dv = sum(g)"),
+    "LgammaBackward0": ("log|Gamma(a)|", "d/da = digamma(a)"),
+    "DigammaBackward0": ("digamma(a)", "d/da = polygamma(1, a)"),
+    "PolygammaBackward0": ("polygamma(n, a)", "d/da = polygamma(n + 1, a)"),
+    "PolygammaBackward1": ("a.polygamma_(n)", "d/da = polygamma(n + 1, a)"),
+    "MvlgammaBackward0": ("sum_i lgamma(a - i/2) + const", "d/da = sum_i digamma(a - i/2)"),
+    "ErfinvBackward0": ("erfinv(a)", "d/da = sqrt(pi)/2 * exp(erfinv(a)**2)"),
+    "I0Backward0": ("i0(a)", "d/da = i1(a)"),
+    "SpecialI0EBackward0": ("i0e(a) = exp(-|a|) i0(a)", "d/da = i1e(a) - sgn(a) * i0e(a)"),
+    "SpecialI1Backward0": ("i1(a)", "d/da = i0(a) - i1(a)/a (0.5 at a = 0)"),
+    "SpecialI1EBackward0": ("i1e(a)", "d/da = i0e(a) - i1e(a) (sgn(a) + 1/a) (0.5 at a = 0)"),
+    "SpecialNdtriBackward0": ("ndtri(a), the normal quantile",
+                              "d/da = sqrt(2 pi) * exp(ndtri(a)**2 / 2)"),
+    "SpecialLogNdtrBackward0": ("log(ndtr(a))", "d/da = exp(-a**2/2)/sqrt(2 pi) / ndtr(a)"),
+    "SpecialErfcxBackward0": ("exp(a**2) erfc(a)", "d/da = 2 a erfcx(a) - 2/sqrt(pi)"),
+    "SpecialEntrBackward0": ("-a log(a)", "d/da = -(1 + log(a))"),
+    "SpecialXlog1PyBackward0": ("a * log1p(b)", "grad_a = g*log1p(b) (0 where a = 0 and "
+                                "b <= -1), grad_b = g*a/(1 + b)"),
+    "SpecialXlog1PyBackward1": ("c * log1p(b) (c a number)", "grad_b = g*c/(1 + b)"),
+    "SpecialXlog1PyBackward2": ("a * log1p(c) (c a number)", "grad_a = g*log1p(c)"),
     # reductions and scans (ops/scans.py, quantiles.py, statistics.py; issue 6)
     "LinalgSvdBackward0": ("svdvals(a)", "grad = U diag(g) V^T"),
     "CumprodBackward0": ("cumprod(a, dim)", "grad_i = sum_{j >= i} g_j * out_j / a_i (an "
@@ -214,6 +260,21 @@ RULES: dict[str, tuple[str, str]] = {
     "RenormBackward0": ("renorm(a, p, dim, maxnorm)", "g where a slice's norm <= maxnorm, "
                         "else the derivative of a * maxnorm / (norm + 1e-7)"),
 }
+
+# issue 6's two-input ops (ops/binary.py)
+RULES.update({
+    "CopysignBackward0": ("copysign(a, b)", "d/da = sign(a) * sign(b) (0 at a = 0), d/db = 0"),
+    "CopysignBackward1": ("copysign(a, c) (c a number)", "d/da = sign(a) * sign(c) (0 at 0)"),
+    "DivBackward2": ("div(a, b, rounding_mode)", "a step function: both gradients are 0"),
+    "FmaxBackward0": ("fmax(a, b), nan ignored", "g to a where a >= b or b is nan, else to b"),
+    "FminBackward0": ("fmin(a, b), nan ignored", "g to a where a <= b or b is nan, else to b"),
+    "FmodBackward0": ("fmod(a, c) (c a number)", "d/da = 1"),
+    "FmodBackward1": ("fmod(a, b)", "d/da = 1, d/db = -trunc(a / b)"),
+    "LdexpBackward0": ("a * 2**b", "d/da = 2**b, d/db = a * 2**b * log(2)"),
+    "Logaddexp2Backward0": ("log2(2**a + 2**b)", "d/da = 1 / (1 + 2**(b - a)), d/db alike"),
+    "NextafterBackward0": ("nextafter(a, b)", "d/da = 1 (0 where a == b), d/db = 0"),
+    "RsubBackward0": ("b - alpha * a", "d/da = -alpha, d/db = 1"),
+})
 
 #: The letters the rules use for each input of a few nodes (default: a, b), so that the
 #: table and the picture name saved values and constants as the rule does.
@@ -471,12 +532,12 @@ class Trace:
 
     # -- context manager
     def __enter__(self) -> "Trace":
-        self._previous = engine.tracer
-        engine.tracer = self
+        self._previous = state.tracer
+        state.tracer = self
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        engine.tracer = self._previous
+        state.tracer = self._previous
         self._settle()
         if exc is not None:
             # the backward failed: say where (the last node that started) and why

@@ -2,6 +2,7 @@
 
 * ``pointwise`` -- arithmetic, elementwise functions, comparisons, dtype casts
 * ``unary``, ``binary``, ``activation`` -- more elementwise functions
+* ``special`` -- lgamma, digamma, erfinv, Bessel, ndtr... (SciPy, optional)
 * ``reduce``, ``stats`` -- sum, mean, max/min, argmax; prod, var, norm, cumsum...
 * ``shape``, ``layout`` -- reshape/view, transpose/permute, cat, stack; split, flip, tril...
 * ``index``, ``sorting`` -- ``x[i]``, gather/scatter; sort, topk, nonzero
@@ -18,9 +19,11 @@ from __future__ import annotations
 
 from ..backend import device, device_of, namespace
 from . import (  # noqa: F401 - imported for their registrations
-    activation, binary, index, inplace, layout, linalg, nn, pointwise, reduce, shape, sorting,
-    stats, unary,
+    activation, binary, compare, index, inplace, layout, linalg, nn, pointwise, reduce, shape,
+    sorting, stats, unary,
 )
+from . import arrange, distance  # noqa: F401, E402 - shape and view ops, cdist
+from . import special  # noqa: F401, E402 - its registrations (after unary and inplace)
 from . import quantiles, scans, statistics  # noqa: F401, E402 - reductions and scans (issue 6)
 from .registry import reflected, register
 
@@ -28,24 +31,61 @@ from .registry import reflected, register
 clone = shape.clone
 
 
+_TO_KEYWORDS = ("device", "dtype", "non_blocking", "copy", "memory_format")
+
+
+def _to_usage(args, kwargs):
+    got = ", ".join([type(a).__name__ for a in args] + [f"{k}={type(v).__name__}"
+                                                          for k, v in kwargs.items()])
+    return TypeError(
+        f"to() received an invalid combination of arguments - got ({got}), but expected one "
+        "of:\n * (device device = None, dtype dtype = None, bool non_blocking = False, bool copy "
+        "= False, *, memory_format memory_format = None)\n * (dtype dtype, bool non_blocking = "
+        "False, bool copy = False, *, memory_format memory_format = None)\n * (Tensor tensor, "
+        "bool non_blocking = False, bool copy = False, *, memory_format memory_format = None)")
+
+
 def to(x, *args, **kwargs):
-    """Convert dtype (``x.to(retrograd.float64)``); devices ``"cpu"``/``"cuda"`` move data."""
+    """A tensor of another dtype and/or device: ``x.to(dtype)``, ``x.to(device, dtype)``,
+    ``x.to(other)`` (other's dtype and device), each with ``non_blocking`` and ``copy``
+    (positional after them, or keywords) and ``memory_format=``.  ``x`` itself when nothing
+    changes and ``copy`` is False; otherwise a copy recorded as ToCopyBackward0."""
     from .. import dtypes
 
-    dtype = kwargs.pop("dtype", None)
+    if set(kwargs) - set(_TO_KEYWORDS):
+        raise _to_usage(args, kwargs)
+
+    def is_dtype(a):  # also a NumPy dtype (the engine casts gradients with one)
+        return (isinstance(a, dtypes.dtype) or a in (float, int, bool)
+                or (hasattr(a, "itemsize") and not hasattr(a, "_data")))
+
+    rest = list(args)
+    dtype = device = None
+    if rest and hasattr(rest[0], "_data"):  # a tensor (checked first: tensors have .itemsize)
+        other = rest.pop(0)
+        if "dtype" in kwargs or "device" in kwargs:
+            raise _to_usage(args, kwargs)
+        dtype, device = other.dtype, getattr(other, "device", None)
+    elif rest and is_dtype(rest[0]):
+        dtype = rest.pop(0)
+    elif rest and not isinstance(rest[0], bool):
+        device = rest.pop(0)
+        if rest and (rest[0] is None or is_dtype(rest[0])) and not isinstance(rest[0], bool):
+            dtype = rest.pop(0)
+    if len(rest) > 2 or any(not isinstance(a, bool) for a in rest):
+        raise _to_usage(args, kwargs)
+    # non_blocking (rest[0]) changes nothing: every copy is done when to() returns
+    copy = rest[1] if len(rest) == 2 else kwargs.get("copy", False)
+    for name, positional in (("dtype", dtype), ("device", device)):
+        if name in kwargs:
+            if positional is not None:
+                raise TypeError(f"to() got multiple values for argument '{name}'")
+    dtype = kwargs.get("dtype", dtype)
+    device = kwargs.get("device", device)
     if isinstance(dtype, str):  # (a positional string is a device)
         from ._errors import calling_op
 
         dtypes.refuse_name(dtype, calling_op("to"))
-    device = kwargs.pop("device", None)
-    copy = kwargs.pop("copy", False)
-    for a in args:
-        if hasattr(a, "_data"):  # a tensor (checked first: tensors have .itemsize too)
-            dtype = a.dtype
-        elif isinstance(a, dtypes.dtype) or a in (float, int, bool) or hasattr(a, "itemsize"):
-            dtype = a  # also a NumPy dtype (the engine casts gradients with one)
-        elif a is not None:
-            device = a
     out = x
     if device is not None:
         out = move_to_device(out, device)
@@ -53,10 +93,8 @@ def to(x, *args, **kwargs):
         d = dtypes.to_dtype(dtype)
         if d.numpy != out._data.dtype:
             out = pointwise.to_dtype(out, d.numpy)
-        elif copy:
-            out = clone(out)
-    elif copy and out is x:
-        out = clone(out)
+    if copy and out is x:  # PyTorch's copy=True: a new tensor, still ToCopyBackward0
+        out = pointwise.to_dtype(out, out._data.dtype)
     return out
 
 

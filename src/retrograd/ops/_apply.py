@@ -24,6 +24,7 @@ from ..autograd.graph import Node, SavedOutput, accumulator_of, next_sequence_nr
 from ..backend import as_array
 from ..tensor import Tensor, make_tensor
 from ._errors import forward_error
+from . import registry
 
 NOTHING, INPUTS, OUTPUT, BOTH = 0, 1, 2, 3
 
@@ -188,6 +189,84 @@ def defop(name, forward, vjp=None, backward_name=None, n_inputs=1, saves=NOTHING
     return fn
 
 
+_SCALAR_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
+                 "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool"}
+
+
+def _dtype_name(np_dtype) -> str:
+    """PyTorch's name for a dtype in messages (``Long``), as pointwise.scalar_type_name."""
+    return _SCALAR_NAMES.get(str(np_dtype), str(np_dtype))
+
+
+# How an op's out= checks the dtype, where PyTorch's differs from its usual "the result must
+# cast to out's dtype" (TensorIterator's canCast): ops that want out's dtype exactly, and
+# ops with their own message or class
+_OUT_DTYPE = {
+    "abs": ("exact", RuntimeError, "Found dtype {want} but expected {have}"),
+    "neg": ("exact", RuntimeError, "Found dtype {want} but expected {have}"),
+    "clamp": ("exact", RuntimeError, "Found dtype {want} but expected {have}"),
+    "clamp_min": ("exact", RuntimeError, "Found dtype {want} but expected {have}"),
+    "clamp_max": ("exact", RuntimeError, "Found dtype {want} but expected {have}"),
+    "where": ("exact", RuntimeError, "Expected out type to be {have} but got {want}"),
+    "float_power": ("exact", RuntimeError, "the output given to float_power has dtype {want} "
+                    "but the operation's result requires dtype {have}"),
+    "cat": ("cast", TypeError, "torch.cat(): input types can't be cast to the desired output "
+            "type {want}"),
+    "stack": ("cast", TypeError, "torch.cat(): input types can't be cast to the desired output "
+              "type {want}"),
+    "ldexp": ("cast", RuntimeError, "ldexp can't be cast to the desired output type {want}"),
+}
+_CAST = ("cast", RuntimeError, "result type {have} can't be cast to the desired output type "
+         "{want}")
+
+
+def write_out(name, inputs, result, out, differentiable=True):
+    """``fn(..., out=out)``: write ``result`` into ``out`` with PyTorch's rules, return ``out``.
+
+    Every op's ``out=`` comes here: the defop callers call it when given ``out`` (so calls
+    without it pay one ``is not None``), and the registry's generated public functions for
+    ops with a signature (``registry.register(..., signature=...)``).  PyTorch's rules:
+    nothing may require grad (out= is not differentiable); the result dtype must be castable
+    to ``out``'s (no float into an integer ``out``, nothing but bool into a bool one); an
+    ``out`` of another shape is resized, with a UserWarning unless it was empty."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    flat = [y for x in inputs for y in (x if isinstance(x, (list, tuple)) else (x,))]
+    if differentiable and state.enabled and (out._requires_grad or any(
+            isinstance(x, Tensor) and x._requires_grad for x in flat)):
+        raise RuntimeError(
+            f"{name}(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad. (Call it without out= "
+            "to record the graph, or under `with retrograd.no_grad():`.)")
+    data = result._data if isinstance(result, Tensor) else as_array(result)
+    have, want = data.dtype, out._data.dtype
+    if have != want:
+        rule, exc, message = _OUT_DTYPE.get(name, _CAST)
+        if rule == "exact" or not dtypes.can_cast(have, want):
+            raise exc(message.format(have=_dtype_name(have), want=_dtype_name(want))
+                      + f" (in {name}(..., out=...); pass an out of dtype "
+                      f"{_dtype_name(have)}, or convert the inputs)")
+    if data.shape != out._data.shape:
+        if out._data.size:
+            import warnings
+
+            warnings.warn(
+                f"An output with one or more elements was resized since it had shape "
+                f"{list(out._data.shape)}, which does not match the required output shape "
+                f"{list(data.shape)}. This behavior is deprecated, and in a future PyTorch "
+                "release outputs will not be resized unless they have zero elements. You can "
+                "explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
+                "with t.resize_(0).", UserWarning, stacklevel=3)
+        out._data = data.astype(want, copy=True)
+    else:
+        out._data[...] = data  # in place: views of ``out`` see the values
+    out._bump_version()
+    return out
+
+
+registry.out_writer = write_out
+
+
 def _share_version(x, out):
     if x._vc is None:
         x._vc = [0]
@@ -208,7 +287,10 @@ def _unary_caller(op):
     saves_input = bool(saves & INPUTS)
     saves_output = bool(saves & OUTPUT)
 
-    def call(x, *params):
+    def call(input, *params, out=None):  # noqa: A002 - PyTorch's keyword names
+        if out is not None:
+            return write_out(op.name, (input,), call(input, *params), out, differentiable)
+        x = input
         tx = type(x)
         if tx is not Tensor and (tx is _ndarray or not isinstance(x, Tensor)):
             return forward(x, *params)  # arrays in, arrays out: a first-order backward
@@ -309,7 +391,12 @@ def _binary_caller(op):
     keep = None if saved_for is None else [None] + [
         saved_for((bool(i & 1), bool(i & 2))) for i in (1, 2, 3)]
 
-    def call(a, b, *params):
+    def call(input, other, *params, out=None):  # noqa: A002 - PyTorch's keyword names
+        if out is not None:
+            return write_out(op.name, (input, other), call(input, other, *params), out,
+                             differentiable)
+        a = input
+        b = other
         ta = type(a)
         tb = type(b)
         a_is_t = ta is Tensor or (ta is not _ndarray and isinstance(a, Tensor))

@@ -6,10 +6,17 @@ Inputs broadcast; the engine sums each gradient back to its input's shape.
 
 from __future__ import annotations
 
+import math
+
+from .. import dtypes
 from ..backend import namespace
 from ..tensor import Tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
-from .pointwise import exp, log, where
+from .pointwise import (_check_bool_sub, _check_int_divisor, _div_rounded, _rsub_number_fwd,
+                        _with_number, exp, log, power, to_dtype, where,
+                        zeros_like_grad)
+from .pointwise import div as _true_div
+from .pointwise import rsub as _rsub_number
 
 
 def _addcmul_fwd(a, t1, t2, value):
@@ -205,7 +212,30 @@ def _xlogy_vjp(node, g, saved):
             g * x / y if ny else None)
 
 
-xlogy = defop("xlogy", _in_float(_xlogy_fwd), _xlogy_vjp, "XlogyBackward0", 2, INPUTS, "float")
+_xlogy = defop("xlogy", _in_float(_xlogy_fwd), _xlogy_vjp, "XlogyBackward0", 2, INPUTS, "float")
+
+
+def _xlogy_number_vjp(node, g, saved):
+    # ``other`` a number y: d/dx = log(y) (PyTorch's XlogyBackward2), but 0 where x == 0
+    # when y <= 0, as the two-tensor form
+    y = node.params[0]
+    if y > 0:
+        return (g * math.log(y),)
+    (x,) = saved
+    return (where(x == 0, g * 0, g * (-math.inf if y == 0 else math.nan)),)
+
+
+# a number keeps x's float dtype (float32 stays float32), as any Python scalar operand
+_xlogy_number = defop("xlogy", lambda x, y: _xlogy_fwd(x, namespace(x).asarray(y, x.dtype)),
+                      _xlogy_number_vjp, "XlogyBackward2", 1, INPUTS, "float")
+
+
+def xlogy(input, other):  # noqa: A002 - PyTorch's names
+    """``input * log(other)``, 0 where ``input == 0``."""
+    if isinstance(input, Tensor) and isinstance(other, (int, float)) \
+            and not isinstance(other, bool):
+        return _xlogy_number(input, other)
+    return _xlogy(input, other)
 
 
 def _clamp_min_vjp(node, g, saved):
@@ -226,28 +256,306 @@ _clamp_max = defop("clamp_max", lambda a, m: namespace(a).minimum(a, m), _clamp_
 
 def clamp_min(input, min):  # noqa: A002
     """``max(x, min)``; a tensor bound goes through ``clamp``."""
-    from .pointwise import clamp
+    from .pointwise import clamp, clamp_min_tensor
 
     if isinstance(min, Tensor):
-        return clamp(input, min=min)
+        return clamp(input, min=min, _op=clamp_min_tensor)
+    if isinstance(min, float) and getattr(input, "_data", input).dtype.kind != "f":
+        return clamp(input, min=min)  # an int clamped to a float number: the default float
     return _clamp_min(input, min)
 
 
 def clamp_max(input, max):  # noqa: A002
     """``min(x, max)``; a tensor bound goes through ``clamp``."""
-    from .pointwise import clamp
+    from .pointwise import clamp, clamp_max_tensor
 
     if isinstance(max, Tensor):
-        return clamp(input, max=max)
+        return clamp(input, max=max, _op=clamp_max_tensor)
+    if isinstance(max, float) and getattr(input, "_data", input).dtype.kind != "f":
+        return clamp(input, max=max)  # an int clamped to a float number: the default float
     return _clamp_max(input, max)
 
 
+
+# ----------------------------------------------------------------- issue 6: more two-input ops
+
+
+def _no_number(fn, name):
+    """PyTorch's fmax, fmin, ldexp, logaddexp2 and nextafter take tensors only."""
+
+    def call(input, other):  # noqa: A002 - PyTorch's names
+        for x, what, pos in ((input, "input", 1), (other, "other", 2)):
+            if not isinstance(x, Tensor):
+                raise TypeError(f"{name}(): argument '{what}' (position {pos}) must be Tensor, "
+                                f"not {type(x).__name__} (wrap it: retrograd.tensor(...))")
+        return fn(input, other)
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = fn.__doc__
+    call.op = fn.op
+    return call
+
+
+def _refuse_bools(fn, name):
+    def forward(a, b, *params):
+        if getattr(a, "dtype", None) is not None and a.dtype.kind == "b" and (
+                b.__class__ is bool or getattr(b, "dtype", None) is not None
+                and b.dtype.kind == "b"):
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'; convert "
+                                      "first, e.g. x.int()")
+        return fn(a, b, *params)
+
+    return forward
+
+
+# copysign: |a| with b's sign, in a float (two integers give the default float).
+# d/da = copysign(1, a) * copysign(1, b) = out / a, and 0 where a == 0 (PyTorch's
+# copysign_tensor_self_backward); d/db = 0 (zeros, not None: PyTorch's zeros_like)
+def _copysign_vjp(node, g, saved):
+    a, _, out = saved
+    na, nb = node.next
+    return (g * where(a == 0, 0.0, out / a) if na else None,
+            zeros_like_grad(g) if nb else None)
+
+
+def _copysign_number_vjp(node, g, saved):
+    a, out = saved
+    return (g * where(a == 0, 0.0, out / a),)
+
+
+_copysign_fwd = _in_float(lambda a, b: namespace(a if hasattr(a, "dtype") else b).copysign(a, b))
+_copysign_tensor = defop("copysign", _copysign_fwd, _copysign_vjp, "CopysignBackward0", 2,
+                         INPUTS | OUTPUT, "float", saved_for=lambda needs: (True, False))
+_copysign_number = defop("copysign", _copysign_fwd, _copysign_number_vjp, "CopysignBackward1", 1,
+                         INPUTS | OUTPUT, "float")
+
+
+def _tensor_first(name, input):  # noqa: A002
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__} (wrap it: retrograd.tensor(...))")
+
+
+def copysign(input, other):  # noqa: A002
+    """``|input|`` with the sign of ``other`` (also of -0.0); always a float."""
+    _tensor_first("copysign", input)
+    if isinstance(other, Tensor):
+        return _copysign_tensor(input, other)
+    if not isinstance(input, Tensor):
+        return _copysign_fwd(input, other)
+    return _copysign_number(input, float(other))
+
+
+# fmax / fmin: maximum / minimum that ignore a nan (nan only where both are nan).
+# PyTorch: a gets g where a >= b (a <= b for fmin) or b is nan, b gets the rest: ties go to a
+def _fext_vjp(node, g, saved):
+    a, b = saved
+    na, nb = node.next
+    a_wins = ((a >= b) if node.params[0] == "max" else (a <= b)) | (b != b)
+    return (where(a_wins, g, 0.0) if na else None, where(a_wins, 0.0, g) if nb else None)
+
+
+def _fext_fwd(a, b, which):
+    xp = namespace(a)
+    if a.dtype.kind != "f" and b.dtype.kind != "f":
+        return xp.fmax(a, b) if which == "max" else xp.fmin(a, b)
+    # the first operand at ties (fmax(0.0, -0.0) is 0.0, fmax(-0.0, 0.0) is -0.0), as
+    # PyTorch's kernel; NumPy's vectorized fmax may return either zero
+    keep = ((a >= b) if which == "max" else (a <= b)) | (b != b)
+    return xp.where(keep, a, b)
+
+
+_fmax = defop("fmax", _fext_fwd, _fext_vjp, "FmaxBackward0", 2, INPUTS, "promote")
+_fmin = defop("fmin", _fext_fwd, _fext_vjp, "FminBackward0", 2, INPUTS, "promote")
+
+
+def _fmax_call(input, other):  # noqa: A002
+    """Elementwise maximum that ignores nan."""
+    return _fmax(input, other, "max")
+
+
+def _fmin_call(input, other):  # noqa: A002
+    """Elementwise minimum that ignores nan."""
+    return _fmin(input, other, "min")
+
+
+_fmax_call.op, _fmin_call.op = _fmax.op, _fmin.op
+fmax = _no_number(_fmax_call, "fmax")
+fmin = _no_number(_fmin_call, "fmin")
+
+
+# fmod: C's remainder, the sign of the dividend (remainder takes the divisor's).
+# PyTorch: d/da = g; d/db = -g * trunc(a / b) (FmodBackward1), a number divisor FmodBackward0
+def _fmod_fwd(a, b):
+    _check_int_divisor(a, b, "fmod")
+    return namespace(a if hasattr(a, "dtype") else b).fmod(a, b)
+
+
+def _fmod_vjp(node, g, saved):
+    a, b = saved
+    na, nb = node.next
+    return (g if na else None, -g * _div_rounded(a, b, "trunc") if nb else None)
+
+
+_fmod_tensor = defop("fmod", _refuse_bools(_fmod_fwd, "fmod"), _fmod_vjp, "FmodBackward1", 2,
+                     INPUTS, "promote", saved_for=lambda needs: (needs[1], needs[1]))
+
+
+def _fmod_number_fwd(a, c):
+    return _with_number(_refuse_bools(_fmod_fwd, "fmod"))(a, c)
+
+
+_fmod_number = defop("fmod", _fmod_number_fwd, lambda node, g, saved: (g,), "FmodBackward0", 1,
+                     NOTHING)
+
+
+def fmod(input, other):  # noqa: A002
+    """C's ``fmod``: ``input - trunc(input / other) * other``, the dividend's sign."""
+    _tensor_first("fmod", input)
+    if isinstance(other, Tensor):
+        return _fmod_tensor(input, other)
+    if not isinstance(input, Tensor):
+        return _fmod_fwd(input, other)
+    return _fmod_number(input, other)
+
+
+# ldexp: input * 2 ** other, in a float. PyTorch's LdexpBackward0:
+# d/da = g * 2 ** b, d/db = g * a * 2 ** b * log(2)
+def _ldexp_fwd(a, b):
+    xp = namespace(a)
+    if b.dtype.kind == "b" and a.dtype.kind == "f":  # PyTorch computes 2 ** b in b's dtype
+        raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'; convert the "
+                                  "exponent first, e.g. other.int()")
+    return a * xp.exp2(b)
+
+
+def _ldexp_checked(a, b):
+    if hasattr(b, "dtype") and b.dtype.kind == "b" and a.dtype.kind == "f":
+        return _ldexp_fwd(a, b)  # (raises)
+    return _in_float(_ldexp_fwd)(a, b)
+
+
+def _ldexp_vjp(node, g, saved):
+    a, b = saved
+    na, nb = node.next
+    p = 2.0 ** b
+    return (g * p if na else None, g * a * p * math.log(2) if nb else None)
+
+
+ldexp = _no_number(defop("ldexp", _ldexp_checked, _ldexp_vjp, "LdexpBackward0", 2,
+                         INPUTS, "float", saved_for=lambda needs: (needs[1], True)), "ldexp")
+
+
+# logaddexp2: log2(2 ** a + 2 ** b); PyTorch: d/da = g / (1 + 2 ** (b - a)) (nan at a = b = +-inf)
+def _logaddexp2_vjp(node, g, saved):
+    a, b = saved
+    na, nb = node.next
+    return (g / (1 + 2.0 ** (b - a)) if na else None, g / (1 + 2.0 ** (a - b)) if nb else None)
+
+
+logaddexp2 = _no_number(defop("logaddexp2", _floats_only(
+    lambda a, b: namespace(a).logaddexp2(a, b), "logaddexp2"), _logaddexp2_vjp,
+    "Logaddexp2Backward0", 2, INPUTS, "float"), "logaddexp2")
+
+
+# nextafter: the next float after input towards other. PyTorch's NextafterBackward0 passes g
+# to input and zeros to other
+def _nextafter_vjp(node, g, saved):
+    # what PyTorch 2.13 gives (checked at boundaries in tests/ops/test_binary_dtypes.py): g
+    # where input != other, 0 where they are equal (there the result is other itself)
+    a, b = saved
+    na, nb = node.next
+    return (where(a == b, 0.0, g) if na else None, zeros_like_grad(g) if nb else None)
+
+
+nextafter = _no_number(defop("nextafter", _floats_only(_in_float(
+    lambda a, b: namespace(a).nextafter(a, b)), "nextafter"), _nextafter_vjp,
+    "NextafterBackward0", 2, INPUTS, "float", saved_for=lambda needs: (needs[0], needs[0])),
+    "nextafter")
+
+
+def float_power(input, exponent):  # noqa: A002
+    """``input ** exponent`` computed in float64 (PyTorch casts both, recording ToCopy)."""
+    def f64(x):
+        if isinstance(x, Tensor):
+            return x if x._data.dtype == "float64" else to_dtype(x, "float64")
+        return float(x) if isinstance(x, (bool, int)) else x
+
+    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        raise TypeError("float_power(): argument 'input' must be Tensor, not "
+                        f"{type(input).__name__}")
+    return power(f64(input), f64(exponent))
+
+
+# rsub(input, other, alpha): other - alpha * input. PyTorch: RsubBackward0 for a tensor
+# other (both get gradients: -alpha * g and g), RsubBackward1 for a number
+def _rsub_vjp(node, g, saved):
+    na, nb = node.next
+    alpha = node.params[0] if node.params else 1
+    return ((-g if alpha == 1 else g * -alpha) if na else None, g if nb else None)
+
+
+def _rsub_fwd(a, b, alpha=1):
+    _check_bool_sub(b, a)
+    if alpha == 1:
+        return b - a
+    # alpha * input in the result dtype, as PyTorch (uint8 * 2 must not wrap first)
+    want = dtypes.result_type(a, b).numpy
+    return b - alpha * (a.astype(want) if getattr(a, "dtype", want) != want else a)
+
+
+_rsub_tensor = defop("rsub", _rsub_fwd, _rsub_vjp, "RsubBackward0", 2, NOTHING, "promote")
+
+
+def rsub(input, other, *, alpha=1):  # noqa: A002
+    """``other - alpha * input``: ``2 - x`` is ``rsub(x, 2)``."""
+    _tensor_first("rsub", input)
+    if isinstance(other, Tensor):
+        return _rsub_tensor(input, other) if alpha == 1 else _rsub_tensor(input, other, alpha)
+    if alpha == 1:
+        return _rsub_number(input, other)
+    return _rsub_number_alpha(input, other, alpha)
+
+
+def _rsub_number_alpha_fwd(a, c, alpha):
+    if a.dtype.kind == "b":
+        return _rsub_number_fwd(a, c)  # (raises PyTorch's bool error)
+    want = dtypes.result_type(a, c, alpha).numpy
+    return _rsub_number_fwd(a.astype(want, copy=False) * alpha, c)
+
+
+_rsub_number_alpha = defop("rsub", _rsub_number_alpha_fwd,
+                           lambda node, g, saved: (g * -node.params[1],), "RsubBackward1", 1,
+                           NOTHING)
+
+
+def rsub_method(self, other):
+    """``other - self`` (``Tensor.__rsub__``): a tensor ``other`` is rsub's tensor form."""
+    if isinstance(other, Tensor):
+        return _rsub_tensor(self, other)
+    return _rsub_number(self, other)
+
+
+def true_divide(input, other):  # noqa: A002
+    """``input / other``, PyTorch's other name for ``div`` without rounding."""
+    return _true_div(input, other)
+
 __all__ = ["addcmul", "addcdiv", "lerp", "atan2", "hypot", "logaddexp", "xlogy", "clamp_min",
-           "clamp_max"]
+           "clamp_max", "copysign", "fmax", "fmin", "fmod", "ldexp", "logaddexp2", "nextafter",
+           "float_power", "true_divide"]
 
 
 # ----------------------------------------------------------------- public names (registry.py)
 from .registry import register  # noqa: E402
 
+# PyTorch's parameters of the plain wrappers (the defop'd ones take input/other and out=)
+_SIGNATURES = {"addcmul": "input, tensor1, tensor2, *, value=1",
+               "addcdiv": "input, tensor1, tensor2, *, value=1",
+               "lerp": "input, end, weight", "clamp_min": "input, min",
+               "clamp_max": "input, max", "float_power": "input, exponent"}
+_DEFOPS = ("atan2", "hypot", "logaddexp")  # defop callers: out= and names built in
 for _name in __all__:
-    register(globals()[_name], _name, special=("xlogy",) if _name == "xlogy" else ())
+    register(globals()[_name], _name, special=("xlogy",) if _name == "xlogy" else (),
+             signature=_SIGNATURES.get(_name, None if _name in _DEFOPS else "input, other"))
+# (no signature: rsub has PyTorch's names already, and no out=, as PyTorch's)
+register(rsub, method=False, tensor={"__rsub__": rsub_method})

@@ -7,6 +7,8 @@ every order works.
 
 from __future__ import annotations
 
+import numpy as _np
+
 from ..backend import namespace
 from ..autograd.grad_mode import state
 from ._apply import NOTHING, defop
@@ -110,7 +112,12 @@ _index_backward = defop("index_put", _index_backward_fwd, _index_backward_vjp,
 
 
 def _getitem_fwd(a, index, shape, basic):
-    return a[index]
+    out = a[index]
+    if basic and isinstance(out, _np.generic) and isinstance(a, _np.ndarray):
+        # an int for every dimension gives NumPy's scalar, a copy; PyTorch's x[i] is a 0-d
+        # view, so an in-place change of it must reach x: a trailing ... keeps it a view
+        out = a[(*index, Ellipsis) if isinstance(index, tuple) else (index, Ellipsis)]
+    return out
 
 
 getitem_op = defop("getitem", _getitem_fwd, _getitem_vjp, "IndexBackward0", 1, NOTHING)
@@ -320,7 +327,8 @@ def scatter_along(g, idx, dim, shape):
 
 
 def _setitem_fwd(a, v, index, basic):
-    out = a.copy()
+    # (a 0-d gradient may arrive as a NumPy scalar, which has no item assignment)
+    out = _np.array(a) if isinstance(a, _np.generic) else a.copy()
     out[index] = v
     return out
 

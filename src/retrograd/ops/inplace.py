@@ -13,8 +13,10 @@ and every other view that records a graph is re-derived from the base's new grad
 
 from __future__ import annotations
 
-from ..autograd.grad_mode import no_grad, state
+from ..autograd.grad_mode import enable_grad, no_grad, state
 from ..autograd.graph import SavedOutput, move_retain_grad
+import numpy as _np
+
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from . import pointwise
@@ -42,17 +44,52 @@ def _address(a) -> int:
 
 def _positions(base, view):
     """For each element of ``view`` (an array into ``base``'s memory), its C-order flat
-    index in ``base``; None where that cannot be worked out (a base that is not dense)."""
-    if not base.flags.c_contiguous or base.size == 0:
-        return None
+    index in ``base``.
+
+    A view that reaches outside ``base``, or a base whose elements overlap (an expanded
+    tensor), has no such index: that is a RuntimeError (as PyTorch refuses in-place writes
+    to overlapping memory), never a silently skipped rebase.
+    """
+    xp = namespace(base)
     item = base.itemsize
     start = _address(view) - _address(base)
-    if start % item or any(s % item for s in view.strides):
-        return None
-    xp = namespace(base)
-    flat = xp.arange(base.size)
-    return xp.array(xp.lib.stride_tricks.as_strided(
-        flat[start // item:], view.shape, tuple(s // item * flat.itemsize for s in view.strides)))
+    if base.size == 0 or view.size == 0:
+        return xp.zeros(view.shape, dtype=xp.int64)
+    if base.flags.c_contiguous:
+        if start % item == 0 and all(s % item == 0 for s in view.strides):
+            first, steps = start // item, [s // item for s in view.strides]
+            lo = first + sum(min(0, (n - 1) * s) for n, s in zip(view.shape, steps))
+            hi = first + sum(max(0, (n - 1) * s) for n, s in zip(view.shape, steps))
+            if 0 <= lo and hi < base.size:
+                # first + sum(i_d * step_d): O(view.size), however big the base
+                pos = xp.full(view.shape, first, dtype=xp.int64)
+                for d, (n, step) in enumerate(zip(view.shape, steps)):
+                    if n > 1 and step:
+                        pos += xp.arange(0, n * step, step, dtype=xp.int64).reshape(
+                            (n,) + (1,) * (view.ndim - d - 1))
+                return pos
+    else:
+        # any other layout: match the byte offset of each view element with the base's
+        offsets = xp.zeros(base.shape, dtype=xp.int64)
+        for d, stride in enumerate(base.strides):
+            offsets = offsets + xp.arange(base.shape[d]).reshape(
+                (-1,) + (1,) * (base.ndim - d - 1)) * stride
+        offsets = offsets.reshape(-1)
+        order = xp.argsort(offsets, kind="stable")
+        ordered = offsets[order]
+        wanted = xp.full(view.shape, start, dtype=xp.int64)
+        for d, stride in enumerate(view.strides):
+            wanted = wanted + xp.arange(view.shape[d]).reshape(
+                (-1,) + (1,) * (view.ndim - d - 1)) * stride
+        found = xp.clip(xp.searchsorted(ordered, wanted), 0, ordered.size - 1)
+        if (ordered[found] == wanted).all() and not (ordered[1:] == ordered[:-1]).any():
+            return order[found]
+    raise RuntimeError(
+        f"unsupported operation: an in-place change of a view of shape {list(view.shape)} "
+        f"(strides {list(view.strides)}) cannot be mapped onto its base of shape "
+        f"{list(base.shape)} (strides {list(base.strides)}), whose elements overlap or do not "
+        "hold the view. Please clone() the tensor before performing the operation."
+    )
 
 
 def _as_strided_vjp(node, g, saved):
@@ -75,8 +112,17 @@ def _copy_slices_vjp(node, g, saved):
     from .index import _setitem_op, getitem_op
     from .shape import reshape_op
 
-    positions, base_shape = node.params
+    positions, base_shape, overlapping = node.params
     n_old, n_src = node.next
+    if overlapping and n_old:
+        # as PyTorch's CopySlices, which copies the view's gradient into the base's (when
+        # the old base needs one)
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to "
+            f"a single memory location: an in-place change (recorded) of an expanded view of "
+            f"shape {list(positions.shape)} of a base of shape {list(base_shape)} cannot be "
+            "differentiated. Please clone() the view before performing the operation."
+        )
     size = 1
     for s in base_shape:
         size *= s
@@ -89,31 +135,51 @@ def _copy_slices_vjp(node, g, saved):
     return (g_old, g_src)
 
 
-_copy_slices = defop("copy_slices", lambda old, src, positions, base_shape: old,
+_copy_slices = defop("copy_slices", lambda old, src, positions, base_shape, overlap: old,
                      _copy_slices_vjp, "CopySlices", 2)
 
 
-def _group_base(x):
+def _group(x):
     vc = x._vc
-    if vc is None or len(vc) < 2:
-        return None
-    base = vc[1].base()
-    return base if base is not None and base._vc is vc else None
+    return vc[1].group_of(x) if vc is not None and len(vc) > 1 else None
+
+
+def _op_label(x):
+    fn = x._grad_fn
+    name = fn.name() if fn is not None else "a view function"
+    return name.replace("WithSizes", "").replace("Backward0", "")
+
+
+_MULTI_TAIL = (
+    "This view is the output of a function that returns multiple views. Such functions do "
+    "not allow the output views to be modified inplace. You should replace the inplace "
+    "operation by an out-of-place one (or clone() the output first)."
+)
+_NO_GRAD_TAIL = (
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+    "your code by moving both the view and the inplace either both inside the no_grad block "
+    "(if you don't want the inplace to be tracked) or both outside (if you want the inplace "
+    "to be tracked)."
+)
 
 
 def check_view_of_leaf(x, name):
-    """PyTorch refuses an in-place change of a view of a leaf that requires grad, and of an
-    output of split/chunk/unbind (functions that return several views)."""
-    fn = x._grad_fn
-    if fn is not None and getattr(fn, "multi_view", False):
-        op = fn.name().replace("WithSizes", "").replace("Backward0", "")
+    """PyTorch refuses an in-place change (that records a graph) of a view of a leaf that
+    requires grad, of an output of split/chunk/unbind (functions that return several views)
+    or a view of one, and of a view made under no_grad."""
+    group = _group(x)
+    flag = group.flag(x) if group is not None else None
+    if flag == "multi":
         raise RuntimeError(
-            f"Output {x._nr} of {op} is a view and is being modified inplace ({name}). This "
-            "view is the output of a function that returns multiple views. Such functions do "
-            "not allow the output views to be modified inplace. You should replace the "
-            "inplace operation by an out-of-place one (or clone() the output first)."
+            f"Output {x._nr} of {_op_label(x)} is a view and is being modified inplace "
+            f"({name}). {_MULTI_TAIL}"
         )
-    base = _group_base(x)
+    if flag == "no_grad":
+        raise RuntimeError(
+            f"A view was created in no_grad mode and is being modified inplace with grad "
+            f"mode enabled ({name} on a view of shape {list(x.shape)}). {_NO_GRAD_TAIL}"
+        )
+    base = group.base() if group is not None else None
     if base is not None and base is not x and base._grad_fn is None and base._requires_grad:
         raise RuntimeError(
             f"a view of a leaf Variable that requires grad is being used in an in-place "
@@ -123,29 +189,89 @@ def check_view_of_leaf(x, name):
         )
 
 
-def rebase_views(x):
-    """After ``x`` got a new grad_fn from an in-place op, update the tensors sharing its
-    memory: its base (CopySlices) if ``x`` is a view, and every other tracked view."""
-    base = _group_base(x)
-    if base is None:
+def check_no_grad_view(x, name):
+    """An in-place change in grad mode that records nothing: PyTorch still refuses it on a
+    view made under no_grad of a tensor that requires grad (the view counts as requiring
+    grad there)."""
+    group = _group(x)
+    if group is None or group.flag(x) != "no_grad":
         return
-    if x is not base:
-        pos = _positions(base._data, x._data)
-        if pos is None:
-            return
-        new = apply_op(_copy_slices.op, (shadow_of(base, False), x), (pos, tuple(base.shape)))
-        base._grad_fn = new._grad_fn
-        base._requires_grad = True
-        base._nr = 0
-    for v in x._vc[1].views:
-        if v is x or v is base or v._vc is not x._vc:
-            continue
-        pos = _positions(base._data, v._data)
-        if pos is not None:
-            new = apply_op(_as_strided.op, (base,), (pos, v._data, tuple(base.shape)))
-            v._grad_fn = new._grad_fn
-            v._requires_grad = True
-            v._nr = 0
+    base = group.base()
+    if base is not None and base._requires_grad:
+        raise RuntimeError(
+            f"A view was created in no_grad mode and is being modified inplace with grad "
+            f"mode enabled ({name} on a view of shape {list(x.shape)}). {_NO_GRAD_TAIL}"
+        )
+
+
+def _refused_vjp(node, g, saved):
+    raise RuntimeError(node.params[0])
+
+
+# a view whose base changed in place, but which PyTorch refuses to re-derive (an output of
+# split/unbind, or a view made under no_grad): using it in backward raises, as reading its
+# grad_fn does
+_refused = defop("refused_view", lambda base, message, data: data, _refused_vjp,
+                 "RefusedViewBackward", 1)
+_refused.op.node_cls.refused = True
+
+
+def _refusal(v, flag):
+    if flag == "multi":
+        return (f"Output {v._nr} of {_op_label(v)} is a view and its base or another view of "
+                f"its base has been modified inplace. {_MULTI_TAIL}")
+    return ("A view was created in no_grad mode and its base or another view of its base has "
+            f"been modified inplace with grad mode enabled. {_NO_GRAD_TAIL}")
+
+
+def rebase_views(x, recorded=True):
+    """After an in-place change of ``x``, update the tensors sharing its memory, as PyTorch.
+
+    If the change was recorded (``x`` got a new grad_fn) and ``x`` is a view, its base's
+    grad_fn becomes CopySlices (the old base with the view's region replaced).  Then, as
+    PyTorch re-derives a view's grad_fn whenever the version of its memory changed (a
+    change under no_grad, or through a detached alias, included), every view of a base that
+    requires grad, ``x`` included, is re-derived from its base's grad_fn
+    (AsStridedBackward0), or refused if PyTorch refuses it (see ``_refused``).
+    """
+    vc = x._vc
+    if vc is None or len(vc) < 2:
+        return
+    groups = vc[1]
+    pos = None
+    if recorded:
+        group = groups.group_of(x)
+        base = group.base() if group is not None else None
+        if base is not None and x is not base:
+            pos = _positions(base._data, x._data)
+            new = apply_op(_copy_slices.op, (shadow_of(base, False), x),
+                           (pos, tuple(base.shape), _overlapping(x._data)))
+            old_fn, old_nr = base._grad_fn, base._nr
+            base._grad_fn = new._grad_fn
+            base._requires_grad = True
+            base._nr = 0
+            move_retain_grad(base, old_fn, old_nr)  # .grad: of its latest value
+    for group in groups.groups:
+        base = group.base()
+        if not group.keep[0] or base is None or not base._requires_grad:
+            continue  # no view alive, or none that records a graph
+        with enable_grad():
+            for v in group.views:
+                if v is base or v._vc is not vc:
+                    continue
+                flag = group.flag(v)
+                if flag is not None:
+                    new = apply_op(_refused.op, (base,), (_refusal(v, flag), v._data))
+                else:
+                    new = apply_op(_as_strided.op, (base,),
+                                   (pos if v is x and pos is not None else
+                                    _positions(base._data, v._data), v._data,
+                                    tuple(base.shape)))
+                old_fn, old_nr = v._grad_fn, v._nr
+                v._grad_fn = new._grad_fn
+                v._requires_grad = True
+                v._nr = 0
+                move_retain_grad(v, old_fn, old_nr)
 
 
 def _leaf_error(x, name):
@@ -156,8 +282,74 @@ def _leaf_error(x, name):
     )
 
 
-def _write(x, data, name):
+def _overlapping(a) -> bool:
+    return any(s == 0 and n > 1 for n, s in zip(a.shape, a.strides))
+
+
+class _Interface:
+    """Hands NumPy an array interface (a writable alias of read-only memory)."""
+
+    def __init__(self, interface, base):
+        self.__array_interface__ = interface
+        self.base = base
+
+
+# PyTorch 2.13 warns that these may stop writing through expanded tensors
+# (x[mask] = scalar is index_put_, which goes on to masked_fill_: both warn)
+_DEPRECATED_ON_EXPANDED = {"masked_fill_": ("masked_fill_",),
+                           "x[mask] = value": ("index_put_",),
+                           "x[mask] = scalar": ("index_put_", "masked_fill_")}
+
+
+def writable_target(x, name, overlap_ok=False):
+    """The array to write ``x``'s new values into.
+
+    An expanded tensor (NumPy's read-only broadcast) has elements that share memory: PyTorch
+    lets the fills (fill_, zero_, masked_fill_, x[mask] = v) write through it, every alias
+    getting the same value, and refuses every other in-place op.  NumPy marks a broadcast
+    read-only, so the fills write through a writable alias of the same memory.
+    """
     target = x._data
+    if target.flags.writeable:
+        return target
+    if not _overlapping(target):
+        overlap_ok = True  # read-only as a view of a broadcast, but no element repeats
+    elif overlap_ok and name in _DEPRECATED_ON_EXPANDED:
+        import warnings
+
+        for op in _DEPRECATED_ON_EXPANDED[name]:
+            warnings.warn(
+                f"Use of {op} on expanded tensors is deprecated. Please clone() the tensor "
+                "before performing this operation. This also applies to advanced indexing "
+                f"e.g. tensor[{'mask] = scalar' if op == 'masked_fill_' else 'indices] = tensor'}",
+                UserWarning, stacklevel=3)
+    if overlap_ok and type(target) is _np.ndarray:
+        root, link = target, target.base
+        while link is not None:  # (as_strided's views hang off a helper object, not an array)
+            if isinstance(link, _np.ndarray):
+                root = link
+            link = getattr(link, "base", None)
+        if root.flags.writeable:
+            interface = dict(target.__array_interface__)
+            interface["data"] = (_address(target), False)
+            return _np.asarray(_Interface(interface, root))
+    check_writable(x, name)
+    return target
+
+
+def check_writable(x, name):
+    """PyTorch refuses an in-place op (other than a fill) on an expanded tensor."""
+    if not x._data.flags.writeable and _overlapping(x._data):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to "
+            f"a single memory location ({name} on a tensor of shape {list(x.shape)}, strides "
+            f"{list(x._data.strides)}, e.g. from expand()). Please clone() the tensor before "
+            "performing the operation."
+        )
+
+
+def _write(x, data, name, overlap_ok=False):
+    target = writable_target(x, name, overlap_ok)
     if data.dtype != target.dtype:
         if target.dtype.kind != "f" and data.dtype.kind == "f" or (
             target.dtype.kind == "b" and data.dtype.kind != "b"
@@ -175,11 +367,10 @@ def _write(x, data, name):
     target[...] = data
 
 
-def _save_self_as_output(x):
+def _save_self_as_output(x, node):
     """An in-place op that saves its result saves ``x`` itself, at its new version (as
     PyTorch): a later in-place change of ``x`` is then an error at backward, not a silent
     use of a private copy."""
-    node = x._grad_fn
     saved = getattr(node, "saved", None)
     if not saved or not getattr(type(node), "saves", 0) & OUTPUT:
         return
@@ -187,14 +378,18 @@ def _save_self_as_output(x):
                        for s in saved)
 
 
-def inplace(op_fn, name, saves_inputs, ufunc=None):
+def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
     """Make ``x.name_(other)`` from the out-of-place ``op_fn``.
 
     ``ufunc`` names the array function (``"subtract"``) that can write the result straight
     into ``x``'s array when nothing is recorded: an optimizer step ``p -= lr * p.grad``
     under no_grad then costs one array pass instead of a temporary, a copy and the op's
-    promotion checks (bench/ (e): -16 us a step).
+    promotion checks (bench/ (e): -16 us a step).  ``overlap_ok``: a fill, which PyTorch
+    lets write through an expanded tensor (masked_fill_ by default: it is made in
+    ops/__init__.py).
     """
+    if overlap_ok is None:
+        overlap_ok = name == "masked_fill_"
 
     def method(x, *args, **kwargs):
         if ufunc is not None and len(args) == 1 and not kwargs:
@@ -206,35 +401,45 @@ def inplace(op_fn, name, saves_inputs, ufunc=None):
                          or (type(od) is type(xd) and od.dtype == xd.dtype
                              and od.shape == xd.shape))
                     and not (state.enabled and (
-                        x._requires_grad or (type(other) is Tensor and other._requires_grad)))):
+                        x._requires_grad or (type(other) is Tensor and other._requires_grad)
+                        or (x._vc is not None and len(x._vc) > 1)))):
                 # same dtype and shape (or a Python float, which keeps x's dtype): the
                 # result is exactly what the out-of-place op gives, written in place
-                getattr(namespace(xd), ufunc)(xd, od, out=xd)
-                x._bump_version()
-                return x
+                try:
+                    getattr(namespace(xd), ufunc)(xd, od, out=xd)
+                except ValueError:  # read-only (of an expanded tensor): the general path
+                    pass
+                else:
+                    x._bump_version()
+                    if x._vc is not None and len(x._vc) > 1:
+                        rebase_views(x, recorded=False)
+                    return x
         wants = state.enabled and (
             x._requires_grad or any(isinstance(a, Tensor) and a._requires_grad
                                    for a in (*args, *kwargs.values()))
         )
         if wants and x._grad_fn is None and x._requires_grad:
             raise _leaf_error(x, name)
+        if not wants and state.enabled:
+            check_no_grad_view(x, name)
         if wants:
             check_view_of_leaf(x, name)
             result = op_fn(shadow_of(x, saves_inputs), *args, **kwargs)
-            _write(x, result._data, name)
+            _write(x, result._data, name, overlap_ok)
             old_fn, old_nr = x._grad_fn, x._nr
-            x._grad_fn = result._grad_fn
+            node = x._grad_fn = result._grad_fn
             x._requires_grad = result._requires_grad
             x._nr = 0
+            rebase_views(x)  # a view's own grad_fn becomes AsStridedBackward0 of its base's
             move_retain_grad(x, old_fn, old_nr)
-            rebase_views(x)
             x._bump_version()
-            _save_self_as_output(x)
+            _save_self_as_output(x, node)
             return x
         with no_grad():
             result = op_fn(x, *args, **kwargs)
-        _write(x, result._data if isinstance(result, Tensor) else result, name)
+        _write(x, result._data if isinstance(result, Tensor) else result, name, overlap_ok)
         x._bump_version()
+        rebase_views(x, recorded=False)
         return x
 
     method.__name__ = name
@@ -247,7 +452,7 @@ add_ = inplace(lambda x, other, alpha=1: pointwise.add(x, other, alpha=alpha), "
 sub_ = inplace(lambda x, other, alpha=1: pointwise.sub(x, other, alpha=alpha), "sub_", False,
                "subtract")
 mul_ = inplace(pointwise.mul, "mul_", True, "multiply")
-div_ = inplace(pointwise.div, "div_", True, "true_divide")
+div_ = inplace(pointwise.divide, "div_", True, "true_divide")
 pow_ = inplace(pointwise.power, "pow_", True)
 clamp_ = inplace(pointwise.clamp, "clamp_", True)
 relu_ = inplace(pointwise.relu, "relu_", False)
@@ -298,7 +503,7 @@ _fill_tensor_op = pointwise.defop(
     "FillBackward3", 2, pointwise.NOTHING)
 _zero_op = pointwise.defop("zero", lambda a: _fill_fwd(a, 0), lambda node, g, saved: (g * 0,),
                            "ZeroBackward0", 1, pointwise.NOTHING)
-_fill_number = inplace(_fill_op, "fill_", False)
+_fill_number = inplace(_fill_op, "fill_", False, overlap_ok=True)
 _fill_tensor = inplace(_fill_tensor_op, "fill_", False)
 
 
@@ -315,7 +520,7 @@ def fill_(x, value):
     return _fill_number(x, value)
 
 
-zero_ = inplace(_zero_op, "zero_", False)
+zero_ = inplace(_zero_op, "zero_", False, overlap_ok=True)
 zero_.__doc__ = "Fill with zeros in place (``x.grad.zero_()``, ``x.grad.data.zero_()``)."
 
 
@@ -337,7 +542,18 @@ copy_ = inplace(_copy_op, "copy_", False)
 
 # ----------------------------------------------------------------- x[index] = value
 # (here, not in index.py: an assignment is an in-place change, and needs the view machinery)
-from .index import _index_put_op, _is_basic, _setitem_op, _unwrap_index  # noqa: E402
+from .index import (  # noqa: E402
+    _alias, _basic_op, _getitem_fwd, _index_put_op, _is_basic, _setitem_op, _unwrap_index,
+    getitem,
+)
+
+
+def _is_view(x) -> bool:
+    vc = x._vc
+    if vc is None or len(vc) < 2:
+        return False
+    group = vc[1].group_of(x)
+    return group is not None and group.base() is not x
 
 
 def setitem(x, index, value):
@@ -353,27 +569,94 @@ def setitem(x, index, value):
             "`with retrograd.no_grad():` if this is an initialisation, or clone() it first."
         )
     vdata = value._data if v_is_t else value
+    # x[mask] = v is a fill, which PyTorch lets write through an expanded tensor
+    # into an expanded tensor (elements sharing memory), PyTorch writes what does not repeat
+    # an element: a basic index's region that does not, or any advanced index (index_put_,
+    # with a deprecation warning)
+    if basic:
+        name = "x[...] = value"
+        region = _getitem_fwd(x._data, index, None, True) if x._data.ndim else x._data
+        overlap_ok = not any(s == 0 and n > 1 for n, s in zip(region.shape, region.strides))
+    else:
+        is_mask = getattr(index, "dtype", None) is not None and index.dtype.kind == "b"
+        scalar = not v_is_t or value.ndim == 0
+        name = "x[mask] = scalar" if is_mask and scalar else "x[mask] = value"
+        overlap_ok = True
+    target = writable_target(x, name, overlap_ok)
+    if not wants and state.enabled:
+        check_no_grad_view(x, "x[...] = value")
+    whole = basic and _basic_op(index if isinstance(index, tuple) else (index,),
+                                tuple(x.shape)) is _alias
+    if wants and basic and (whole or _is_view(x)):
+        # as PyTorch: x[index] is a view of x (x itself where the index selects all of it),
+        # written with copy_, or with fill_ for a 0-d value (a number is one) of another
+        # shape; the view's base then records the change (CopySlices).  (Into a tensor that
+        # is not a view, the one CopySlices node below does the same, faster.)
+        check_view_of_leaf(x, "x[...] = value")
+        view = x if whole else getitem(x, index)
+        if not v_is_t:
+            value = make_tensor(namespace(x._data).asarray(value, dtype=x._data.dtype))
+        try:
+            if value.ndim == 0 and view.ndim:
+                _fill_tensor(view, value)
+            else:
+                copy_(view, value)
+        except ValueError as e:  # a value that does not broadcast to the region
+            raise RuntimeError(f"shape mismatch: {e} (assigning a value of shape "
+                               f"{list(value.shape)} into x[{index!r}] of shape "
+                               f"{list(view.shape)})") from None
+        return
     if wants:
         check_view_of_leaf(x, "x[...] = value")
         op = _setitem_op if basic else _index_put_op
         new = apply_op(op.op, (shadow_of(x, False), value), (index, basic))
-        x._data[index] = new._data[index]
+        target[index] = new._data[index]
         old_fn, old_nr = x._grad_fn, x._nr
         x._grad_fn = new._grad_fn
         x._requires_grad = True
         x._nr = 0
-        move_retain_grad(x, old_fn, old_nr)
         rebase_views(x)
+        move_retain_grad(x, old_fn, old_nr)
     else:
         try:
-            x._data[index] = vdata
+            target[index] = vdata
         except (ValueError, IndexError) as e:
             # PyTorch raises RuntimeError("shape mismatch: ...") for a value that can't broadcast
             if "broadcast" in str(e):
                 raise RuntimeError(f"shape mismatch: {e} (assigning into a tensor of shape "
                                    f"{list(x.shape)})") from None
             raise type(e)(f"{e} (assigning into a tensor of shape {list(x.shape)})") from None
+        rebase_views(x, recorded=False)
     x._bump_version()
+
+
+# ----------------------------------------------------------------- issue 6's two-input ops
+
+
+def _binary_inplace():
+    from . import binary
+
+    table = {"copysign_": (binary.copysign, True), "fmod_": (binary.fmod, True),
+             "ldexp_": (binary.ldexp, True), "nextafter_": (binary.nextafter, False),
+             "true_divide_": (binary.true_divide, True)}
+    out = {name: inplace(fn, name, saves) for name, (fn, saves) in table.items()}
+    power_ = inplace(binary.float_power, "float_power_", True)
+
+    def float_power_(x, exponent):
+        # the result is float64, and an in-place form cannot change the dtype (PyTorch)
+        if x._data.dtype != "float64":
+            name = pointwise.scalar_type_name(x._data.dtype)
+            raise RuntimeError(
+                f"the base given to float_power_ has dtype {name}"
+                " but the operation's result requires dtype Double (convert it first with "
+                "x.double())")
+        return power_(x, exponent)
+
+    out["float_power_"] = float_power_
+    return out
+
+
+BINARY_INPLACE = _binary_inplace()
 
 
 # ----------------------------------------------------------------- public names (registry.py)
@@ -388,3 +671,5 @@ for _fn in (clamp_, relu_, neg_, exp_, *MORE.values()):
     register(_fn, function=False, inplace_of=_fn.__name__[:-1])
 for _fn in (zero_, fill_, copy_):
     register(_fn, function=False)
+for _name, _fn in BINARY_INPLACE.items():  # torch.ldexp_ is also a function
+    register(_fn, _name, function=_name == "ldexp_", inplace_of=_name[:-1])

@@ -15,9 +15,10 @@ from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._errors import int_arg, tensor_arg
 from ._apply import NOTHING, defop, edge_of
-from .index import _index_backward, getitem
+from .index import _index_backward, _slice, getitem
 from .shape import (
-    _norm_dim, _shape_arg, _unique_dims, cat, permute, reshape, stack, track_view, transpose,
+    _norm_dim, _shape_arg, _unique_dims, cat, input_meta, permute, reshape, stack, track_view,
+    transpose,
 )
 
 
@@ -66,7 +67,8 @@ def _views_of(x, arrays, node_cls, params):
             o._grad_fn = node
             o._requires_grad = True
             o._nr = nr
-            track_view(x, o)
+    for o in outs:
+        track_view(x, o, "multi")
     return tuple(outs)
 
 
@@ -134,7 +136,7 @@ def unbind(x, dim=0):
         raise IndexError(f"unbind(): Dimension specified as {dim} but tensor has no dimensions "
                          "(a 0-d tensor has nothing to unbind)")
     dim = _norm_dim(dim, x.ndim)
-    arrays = [x._data[(slice(None),) * dim + (i,)] for i in range(x.shape[dim])]
+    arrays = [x._data[(slice(None),) * dim + (i, Ellipsis)] for i in range(x.shape[dim])]
     return _views_of(x, arrays, _UnbindBackward0, (dim,))
 
 
@@ -389,7 +391,7 @@ def _diag_embed_fwd(g, in_shape, offset, dim1, dim2):
 
 def _diagonal_vjp(node, g, saved):
     offset, dim1, dim2 = node.params
-    return (_diag_embed(g, node.next[0].out_shape, offset, dim1, dim2),)
+    return (_diag_embed(g, input_meta(node)[0], offset, dim1, dim2),)
 
 
 def _diag_embed_vjp(node, g, saved):
@@ -419,11 +421,10 @@ def diag_embed(x, offset=0, dim1=-2, dim2=-1):
         raise RuntimeError(f"diag_embed(): diagonal dimensions cannot be identical {dim1}, "
                            f"{dim2}")
     n = x.shape[-1] + abs(offset)
-    shape = tuple(x.shape[:-1]) + (n, n)
-    if (d1, d2) != (len(shape) - 2, len(shape) - 1):
-        raise NotImplementedError("diag_embed: only the last two dimensions (dim1=-2, dim2=-1) "
-                                  "are supported by retrograd")
-    return _diag_embed(x, shape, offset, d1, d2)
+    shape = list(x.shape[:-1])  # the other dimensions keep their order around dim1, dim2
+    for d in sorted((d1, d2)):
+        shape.insert(d, n)
+    return _diag_embed(x, tuple(shape), offset, d1, d2)
 
 
 def _diag_copy_fwd(a, offset, dim1, dim2):
@@ -444,9 +445,9 @@ def diag(x, diagonal=0):
 
 
 def _trace_vjp(node, g, saved):
-    n, m = node.next[0].out_shape
+    (n, m), dtype = input_meta(node)
     xp = namespace(g._data if hasattr(g, "_data") else g)
-    return (g * xp.eye(n, m, dtype=node.next[0].out_dtype),)
+    return (g * xp.eye(n, m, dtype=dtype),)
 
 
 trace_op = defop("trace", lambda a: namespace(a).trace(a), _trace_vjp, "TraceBackward0", 1,
@@ -511,7 +512,25 @@ def narrow(x, dim, start, length):
     if start + length > n:
         raise RuntimeError(f"narrow(): start ({start}) + length ({length}) exceeds dimension "
                            f"size ({n}).")
-    return getitem(x, (slice(None),) * dim + (slice(start, start + length),))
+    index = (slice(None),) * dim + (slice(start, start + length),)
+    if not isinstance(x, Tensor):
+        return getitem(x, index)
+    # always a slice (SliceBackward0), as PyTorch's narrow, even of the whole dimension
+    return track_view(x, _slice(x, index, tuple(x.shape), True))
+
+
+def select(x, dim, index):
+    """The view ``x[..., index, ...]`` along ``dim``, without that dimension
+    (SelectBackward0)."""
+    if x.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor; index a tensor with at "
+                         "least one dimension (x.reshape(1).select(0, 0) for a 0-d x)")
+    dim = _norm_dim(dim, x.ndim)
+    n = x.shape[dim]
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(x.shape)} at dimension {dim}")
+    return getitem(x, (slice(None),) * dim + (index,))
 
 
 def unflatten(x, dim, sizes):
@@ -540,7 +559,7 @@ def unflatten(x, dim, sizes):
 
 
 __all__ = ["split", "chunk", "unbind", "flip", "roll", "repeat", "tile", "tril", "triu",
-           "index_select", "masked_select", "movedim", "swapaxes", "narrow", "unflatten",
+           "index_select", "masked_select", "movedim", "swapaxes", "narrow", "select", "unflatten",
            "diagonal", "diag_embed", "diag", "trace"]
 
 

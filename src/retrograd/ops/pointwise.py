@@ -13,7 +13,7 @@ from .. import dtypes
 from ..backend import namespace
 from ..tensor import Tensor
 from ..tensor import make_tensor as _make_tensor
-from ._apply import INPUTS, NOTHING, OUTPUT, defop
+from ._apply import INPUTS, NOTHING, OUTPUT, _wrap_scalar, defop
 from ._errors import scalar_type_name  # noqa: F401  (used here, and imported from here)
 
 # ----------------------------------------------------------------- arithmetic
@@ -146,7 +146,10 @@ def _with_number(fn):
         if a.dtype.kind == "f":
             return fn(a, c)
         want = dtypes.result_type(a, c).numpy
-        return fn(a.astype(want) if want.kind == "f" else a, c).astype(want, copy=False)
+        try:
+            return fn(a.astype(want) if want.kind == "f" else a, c).astype(want, copy=False)
+        except OverflowError:  # -2 - uint8_tensor: PyTorch wraps the number, NumPy raises
+            return fn(a, _wrap_scalar(c, want)).astype(want, copy=False)
 
     return forward
 
@@ -325,8 +328,9 @@ def _pow_base_fwd(x, base):
 pow_scalar_base = defop("pow", _pow_base_fwd, _pow_base_vjp, "PowBackward2", 1, INPUTS | OUTPUT)
 
 
-def power(a, b):
+def power(input, exponent):  # noqa: A002 - PyTorch's names (also for x.pow(exponent=2))
     """``a ** b`` with PyTorch's grad_fn names (PowBackward0/1/2 by which side is a tensor)."""
+    a, b = input, exponent
     if _bool_operand(a) and _bool_operand(b) and b.__class__ is not bool:
         # (bool tensor ** Python bool works in PyTorch: a scalar exponent takes another path)
         raise NotImplementedError(
@@ -586,9 +590,14 @@ def _clamp_tensor_vjp(node, g, saved):
 
 _clamp_tensor = defop("clamp", _clamp_tensor_fwd, _clamp_tensor_vjp, "ClampBackward0", 3,
                       INPUTS, "promote")
+# x.clamp_min(tensor) / x.clamp_max(tensor): the same op under PyTorch's names for them
+clamp_min_tensor = defop("clamp_min", _clamp_tensor_fwd, _clamp_tensor_vjp, "ClampMinBackward1",
+                         3, INPUTS, "promote")
+clamp_max_tensor = defop("clamp_max", _clamp_tensor_fwd, _clamp_tensor_vjp, "ClampMaxBackward1",
+                         3, INPUTS, "promote")
 
 
-def clamp(x, min=None, max=None):  # noqa: A002 - PyTorch's keyword names
+def clamp(x, min=None, max=None, *, _op=None):  # noqa: A002 - PyTorch's keyword names
     """Limit ``x`` to ``[min, max]``; the gradient passes where ``min <= x <= max``.
 
     ``min`` and ``max`` are numbers or tensors (broadcast against ``x``); at least one is
@@ -620,8 +629,9 @@ def clamp(x, min=None, max=None):  # noqa: A002 - PyTorch's keyword names
         else:
             lo, hi = xp.iinfo(want).min, xp.iinfo(want).max
         lo, hi = xp.asarray(lo, dtype=want), xp.asarray(hi, dtype=want)
-        return _clamp_tensor(x, lo if min is None else min, hi if max is None else max,
-                             min is not None, max is not None)
+        return (_op or _clamp_tensor)(x, lo if min is None else min,
+                                      hi if max is None else max, min is not None,
+                                      max is not None)
     return _clamp(x, min, max)
 
 
@@ -723,6 +733,54 @@ def remainder(input, other):  # noqa: A002 - PyTorch's names
     return _remainder_scalar(input, other)
 
 
+# div with rounding_mode: a step function, so PyTorch's DivBackward2 gives zeros to both
+def _div_rounded_fwd(a, b, mode):
+    xp = namespace(a if hasattr(a, "dtype") else b)
+    ints = all(getattr(x, "dtype", None) is None and isinstance(x, (int, bool))
+               or getattr(x, "dtype", None) is not None and x.dtype.kind in "biu" for x in (a, b))
+    if ints:
+        _check_int_divisor(a, b, f"div_{mode}")
+        q = xp.floor_divide(a, b)
+        if mode == "trunc":  # round toward zero: one up where floor went below an inexact q
+            q = q + ((q < 0) & (q * b != a))
+        return q
+    with xp.errstate(divide="ignore", invalid="ignore"):
+        if mode == "trunc":
+            return xp.trunc(a / b)
+        # NumPy's floor_divide is PyTorch's div_floor (fmod-based, not floor(a / b)), but
+        # PyTorch gives a / b (+-inf, nan) for a zero divisor
+        q = xp.floor_divide(a, b)
+        zero = xp.asarray(b) == 0
+        return xp.where(zero, a / b, q) if zero.any() else q
+
+
+def _div_rounded_vjp(node, g, saved):
+    na, nb = node.next
+    return (zeros_like_grad(g) if na else None, zeros_like_grad(g) if nb else None)
+
+
+_div_rounded = defop("div", _div_rounded_fwd, _div_rounded_vjp, "DivBackward2", 2, NOTHING,
+                     "promote")
+
+
+def divide(input, other, *, rounding_mode=None):  # noqa: A002
+    """``input / other``; ``rounding_mode`` ``"trunc"`` or ``"floor"`` rounds the quotient
+    (integers then stay integers, and the gradient is zero)."""
+    if rounding_mode is None:
+        return div(input, other)
+    if rounding_mode not in ("trunc", "floor"):
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           f"but found '{rounding_mode}'")
+    for x in (input, other):
+        d = x._data if isinstance(x, Tensor) else None
+        if d is not None and d.dtype.kind == "b" and all(
+                (y._data.dtype.kind == "b") if isinstance(y, Tensor) else isinstance(y, bool)
+                for y in (input, other)):
+            raise NotImplementedError(f"\"div_{rounding_mode}_cpu\" not implemented for 'Bool'")
+    return _div_rounded(input, other, rounding_mode)
+
+
+
 # ----------------------------------------------------------------- dtype conversion
 
 
@@ -758,30 +816,34 @@ _minimum = defop("minimum", _broadcasting(lambda a, b, which: namespace(a).minim
                  "MinimumBackward0", 2, INPUTS, "promote")
 
 
-def maximum(a, b):
+def maximum(input, other):  # noqa: A002 - PyTorch's names
     """Elementwise maximum; at ties the gradient is split evenly."""
-    return _maximum(a, b, "max")
+    return _maximum(input, other, "max")
 
 
-def minimum(a, b):
+def minimum(input, other):  # noqa: A002
     """Elementwise minimum; at ties the gradient is split evenly."""
-    return _minimum(a, b, "min")
+    return _minimum(input, other, "min")
 
 
 # ----------------------------------------------------------------- public names (registry.py)
-from .registry import identity, or_not_implemented, reflected, register  # noqa: E402
+from .registry import or_not_implemented, reflected, register  # noqa: E402
 
 # Reflected operators put the tensor first where PyTorch records (x, 3) for 3 * x.
-register(add, tensor={"__add__": add_op, "__radd__": add_op})
-register(sub, tensor={"__sub__": sub_op, "__rsub__": rsub})
+register(add, tensor={"__add__": add_op, "__radd__": add_op},
+         signature="input, other, *, alpha=1")
+register(sub, tensor={"__sub__": sub_op},  # __rsub__: binary.rsub
+         signature="input, other, *, alpha=1")
 register(mul, dunders=("__mul__", "__rmul__"))
-register(div, dunders=("__truediv__",), tensor={"__rtruediv__": rdiv})
+register(divide, "div", tensor={"__truediv__": div, "__rtruediv__": rdiv},
+         signature="input, other, *, rounding_mode=None")
 register(floor_divide, function=False, method=False, dunders=("__floordiv__",),
          tensor={"__rfloordiv__": reflected(floor_divide)})
-register(remainder, dunders=("__mod__",), tensor={"__rmod__": reflected(remainder)})
-register(power, "pow", dunders=("__pow__",), tensor={"__rpow__": reflected(power)})
+register(remainder, dunders=("__mod__",), tensor={"__rmod__": reflected(remainder)},
+         signature="input, other")
+register(power, "pow", dunders=("__pow__",), tensor={"__rpow__": reflected(power)},
+         signature="input, exponent")
 register(neg, dunders=("__neg__",))
-register(identity, "positive", function=False, method=False, dunders=("__pos__",))
 register(abs, dunders=("__abs__",))
 for _fn in (sign, exp, log, sqrt, sin, cos):
     register(_fn)
@@ -789,11 +851,11 @@ register(reciprocal, function=False)
 register(tanh, functional=("tanh",))
 register(sigmoid, functional=("sigmoid",), special=("expit",))
 register(relu)
-register(clamp, aliases=("clip",))
-register(maximum)
-register(minimum)
-register(where, method=False, tensor={"where": lambda self, condition, other: where(
-    condition, self, other)})
+register(clamp, aliases=("clip",), signature="input, min=None, max=None")
+register(maximum, signature="input, other")
+register(minimum, signature="input, other")
+register(where, method=False, signature="condition, input=None, other=None",
+         tensor={"where": lambda self, condition, other: where(condition, self, other)})
 register(eq, tensor={"__eq__": or_not_implemented(eq)})
 register(ne, tensor={"__ne__": or_not_implemented(ne)})
 for _fn in (lt, le, gt, ge):

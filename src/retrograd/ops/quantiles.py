@@ -26,7 +26,7 @@ from ._errors import scalar_type_name
 from .binary import lerp
 from .index import gather, scatter_along
 from .reduce import _extreme_all_vjp, _one_dim
-from .shape import reshape, reshape_op, transpose, unsqueeze
+from .shape import input_meta, reshape, reshape_op, transpose, unsqueeze
 from .sorting import sort
 from .stats import quiet
 
@@ -71,7 +71,7 @@ def _pick_vjp(node, g, saved):
         return (g,)
     if not keepdim:
         g = reshape_op(g, tuple(idx.shape), tuple(g.shape))
-    return (scatter_along(g, idx, dim, node.next[0].out_shape),)
+    return (scatter_along(g, idx, dim, input_meta(node)[0]),)
 
 
 _median_dim = defop("median", _pick_fwd, _pick_vjp, "MedianBackward1", 1, NOTHING)

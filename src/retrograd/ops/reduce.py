@@ -11,7 +11,7 @@ from collections import namedtuple
 from ..backend import namespace
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from .pointwise import scalar_type_name, where
-from .shape import _int_dim, _unique_dims, expand_op, reshape_op
+from .shape import _int_dim, _unique_dims, expand_op, input_meta, reshape_op
 
 # PyTorch's torch.return_types.max / .min: named tuples called after the op
 _TYPES = {name: namedtuple(name, ["values", "indices"]) for name in ("max", "min")}
@@ -174,7 +174,7 @@ _min_all = defop("min", _min_all_fwd, _extreme_all_vjp, "MinBackward1", 1, INPUT
 def _extreme_dim_fwd(which):
     def forward(a, dim, keepdim):
         xp = namespace(a)
-        if a.ndim == 0:  # its own max along dim 0, index 0 (NumPy has no axis 0)
+        if a.ndim == 0:  # a 0-d tensor is its own max along dim 0 (NumPy has no axis 0)
             return a.copy(), (xp.zeros((), dtype="int64"),)
         idx = xp.argmax(a, axis=dim, keepdims=True) if which == "max" else xp.argmin(
             a, axis=dim, keepdims=True)
@@ -190,13 +190,13 @@ def _extreme_dim_vjp(node, g, saved):
     # all of the gradient goes to the returned index, as PyTorch's max(dim)
     (idx,) = saved
     dim, keepdim = node.params
-    if idx.ndim == 0:
-        return (g,)
+    if not input_meta(node)[0]:
+        return (g,)  # a 0-d input: the value itself
     from .index import scatter_along
 
     if not keepdim:
         g = reshape_op(g, tuple(idx.shape), tuple(g.shape))
-    return (scatter_along(g, idx, dim, node.next[0].out_shape),)
+    return (scatter_along(g, idx, dim, input_meta(node)[0]),)
 
 
 _max_dim = defop("max", _extreme_dim_fwd("max"), _extreme_dim_vjp, "MaxBackward0", 1, NOTHING,
@@ -319,7 +319,9 @@ def any(x, dim=None, keepdim=False):  # noqa: A001 - PyTorch's name
 # ----------------------------------------------------------------- public names (registry.py)
 from .registry import register  # noqa: E402
 
-for _fn in (sum, mean, max, min):
+for _fn in (sum, mean):
+    register(_fn, signature="input, dim=None, keepdim=False, *, dtype=None")
+for _fn in (max, min):
     register(_fn)
 register(argmax, differentiable=False)
 register(argmin, differentiable=False)

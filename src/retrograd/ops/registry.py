@@ -102,7 +102,7 @@ def _names(value, default):
 
 def register(fn, name=None, *, function=True, method=True, aliases=(), dunders=(),
              tensor=None, special=(), linalg=(), functional=(), inplace_of=None,
-             differentiable=None):
+             differentiable=None, signature=None):
     """Add ``fn`` to the registry under its public names; returns ``fn``.
 
     Parameters
@@ -127,8 +127,19 @@ def register(fn, name=None, *, function=True, method=True, aliases=(), dunders=(
         This is the in-place form of the op registered as ``inplace_of``.
     differentiable : bool, optional
         Default: the ``defop`` record's flag, else True.
+    signature : str, optional
+        PyTorch's parameters of the function (``"input, other, *, alpha=1"``), for a plain
+        wrapper: its functions then take those keyword names and ``out=`` (see
+        :func:`with_signature`).  Ops made by ``defop`` take ``input``/``other`` and
+        ``out=`` themselves, with no wrapper.
     """
     name = name or fn.__name__
+    methods_fn = fn
+    if differentiable is None:
+        op = getattr(fn, "op", None)
+        differentiable = op.differentiable if op is not None else True
+    if signature is not None:
+        fn = with_signature(fn, name, signature, differentiable)
     kind = sys._getframe(1).f_globals["__name__"].rpartition(".")[2]
     names = {}
     spelled = (name, *aliases)
@@ -137,12 +148,9 @@ def register(fn, name=None, *, function=True, method=True, aliases=(), dunders=(
                       ("nn.functional", _names(functional, ()))):
         if given:
             names[ns] = given
-    methods = {m: fn for m in _names(method, spelled)}
-    methods.update({d: fn for d in dunders})
+    methods = {m: methods_fn for m in _names(method, spelled)}  # (no out= on methods)
+    methods.update({d: methods_fn for d in dunders})
     methods.update(tensor or {})
-    if differentiable is None:
-        op = getattr(fn, "op", None)
-        differentiable = op.differentiable if op is not None else True
     if "torch" in names or methods:
         key = name
     else:
@@ -160,6 +168,42 @@ def register(fn, name=None, *, function=True, method=True, aliases=(), dunders=(
         base = _ENTRIES[inplace_of]  # the out-of-place op registers first (its module is lower)
         base.inplace = next(m for m in methods if not m.startswith("__"))
     return e.fn
+
+
+#: ``write_out(name, inputs, result, out)``: set by ops/_apply.py (this module imports nothing)
+out_writer = None
+
+
+def with_signature(fn, name, signature, differentiable=True):
+    """``fn`` as a function with PyTorch's parameter names ``signature`` and ``out=None``.
+
+    Generated source, so a call without ``out`` costs one plain call frame (no ``*args``
+    packing): ``def add(input, other, *, alpha=1, out=None)`` calls ``fn`` with the
+    positional parameters in order and the keyword-only ones by name, then, given ``out``,
+    hands the result to ``out_writer`` (PyTorch's out= rules)."""
+    import inspect
+
+    scope: dict = {}
+    exec(f"def probe({signature}): pass", scope)  # noqa: S102 - a fixed, local signature
+    params = list(inspect.signature(scope["probe"]).parameters.values())
+    pos = [p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
+    kw = [p.name for p in params if p.kind is p.KEYWORD_ONLY]
+    args = ", ".join(pos + [f"{k}={k}" for k in kw])
+    inputs = ", ".join(pos) + ("," if len(pos) == 1 else "")
+    sig = f"{signature}, out=None" if kw or "*" in signature else f"{signature}, *, out=None"
+    src = (f"def {name}({sig}):\n"
+           f"    if out is None:\n"
+           f"        return fn({args})\n"
+           f"    return registry.out_writer({name!r}, ({inputs}), fn({args}), out, "
+           f"{differentiable})\n")
+    scope = {"fn": fn, "registry": sys.modules[__name__]}
+    exec(src, scope)  # noqa: S102
+    public = scope[name]
+    public.__doc__ = fn.__doc__
+    public.__wrapped__ = fn
+    if hasattr(fn, "op"):
+        public.op = fn.op
+    return public
 
 
 def entries() -> list:

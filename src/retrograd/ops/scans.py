@@ -19,7 +19,7 @@ from .inplace import copy_, inplace
 from .layout import flip_op, narrow
 from .pointwise import exp, log, where
 from .reduce import _one_dim
-from .shape import cat, reshape
+from .shape import cat, input_meta, reshape
 from .stats import cumsum, quiet
 
 cummax_type = namedtuple("cummax", ["values", "indices"])
@@ -159,7 +159,7 @@ def _cumext_vjp(node, g, saved):
                 + moved_i).reshape(-1)
         out = xp.bincount(flat, moved_g.reshape(-1), moved_i.size).astype(g.dtype)
         return (xp.ascontiguousarray(xp.moveaxis(out.reshape(moved_i.shape), -1, dim)),)
-    return (scatter_along(g, idx, dim, node.next[0].out_shape),)
+    return (scatter_along(g, idx, dim, input_meta(node)[0]),)
 
 
 _cummax = defop("cummax", _cumext_fwd, _cumext_vjp, "CummaxBackward0", 1, NOTHING)

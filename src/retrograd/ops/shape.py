@@ -10,6 +10,7 @@ import operator
 import weakref
 
 from ..autograd.engine import sum_to_array
+from ..autograd.grad_mode import state
 from ..backend import namespace
 from ..tensor import Tensor
 from ._apply import NOTHING, apply_op, defop
@@ -20,40 +21,129 @@ from ._errors import calling_op, dim_error
 
 
 class ViewGroup:
-    """The tensors sharing one block of memory: its base and the views of it that record a
-    graph.  Kept in the shared version counter (``_vc[1]``), so that an in-place change of
-    any of them can rebase the others' grad_fns (see ``inplace.rebase_views``)."""
+    """One base tensor and the views taken of it (directly or through other views; of any
+    float dtype, recording a graph or not), so that an in-place change of any of them can
+    rebase the others' grad_fns (see ``inplace.rebase_views``).
 
-    __slots__ = ("base", "refs", "prune_at")
+    As PyTorch's ``view._base``, the base stays alive while any view of it is alive (an
+    in-place change of a view must update it, and the other views through it); once the
+    last view is gone nothing holds it but its owners, so no reference cycle outlives the
+    views.  Each view carries PyTorch's "creation meta": None, or the reason it refuses
+    in-place changes (``"multi"``: an output of split/chunk/unbind, or a view of one;
+    ``"no_grad"``: made under no_grad).
+    """
+
+    __slots__ = ("base", "members", "prune_at", "keep", "died", "flagged")
 
     def __init__(self, base):
         self.base = weakref.ref(base)
-        self.refs = []  # weak references (cheaper than a WeakSet); dead ones pruned in bulk
+        self.members = {}  # id(view) -> (weakref, flag); dead ones pruned in bulk
         self.prune_at = 64
+        self.flagged = False  # whether any member ever had a flag (skips the lookups)
+        keep = self.keep = [0, None]  # [views alive, the base while any is]
 
-    def add(self, view):
-        refs = self.refs
-        refs.append(weakref.ref(view))
-        if len(refs) >= self.prune_at:
-            refs[:] = [r for r in refs if r() is not None]
-            self.prune_at = max(64, 2 * len(refs))
+        def died(_ref):
+            keep[0] -= 1
+            if not keep[0]:
+                keep[1] = None
+
+        self.died = died
+
+    def add(self, view, flag=None):
+        keep = self.keep
+        if not keep[0]:
+            keep[1] = self.base()
+        keep[0] += 1
+        members = self.members
+        members[id(view)] = (weakref.ref(view, self.died), flag)
+        if flag is not None:
+            self.flagged = True
+        if len(members) >= self.prune_at:
+            for key in [k for k, (r, _) in members.items() if r() is None]:
+                del members[key]
+            self.prune_at = max(64, 2 * len(members))
+
+    def has(self, x) -> bool:
+        entry = self.members.get(id(x))
+        return entry is not None and entry[0]() is x
+
+    def flag(self, view):
+        """The creation flag of ``view`` (``"multi"``, ``"no_grad"``), or None."""
+        if not self.flagged:
+            return None
+        entry = self.members.get(id(view))
+        return entry[1] if entry is not None and entry[0]() is view else None
 
     @property
     def views(self):
         """The views still alive (a list of tensors)."""
-        return [v for v in (r() for r in self.refs) if v is not None]
+        return [v for v in (r() for r, _ in list(self.members.values())) if v is not None]
 
 
-def track_view(x, out):
-    """Return ``out``, remembered as a view of ``x``'s memory if it records a graph."""
+class ViewGroups:
+    """The view groups of one block of memory, kept in the shared version counter
+    (``_vc[1]``).  Usually one; ``detach()`` shares the memory and the version counter but
+    starts a group of its own, as PyTorch's views of a detached tensor have it as base."""
+
+    __slots__ = ("groups",)
+
+    def __init__(self):
+        self.groups = []
+
+    def group_of(self, x, create=False):
+        """The group whose base or member ``x`` is (a new one with base ``x`` if asked)."""
+        groups = self.groups
+        for g in groups:
+            if g.base() is x or g.has(x):
+                return g
+        if create:
+            groups[:] = [g for g in groups if g.keep[0] or g.base() is not None]
+            g = ViewGroup(x)
+            groups.append(g)
+            return g
+        return None
+
+    @property
+    def views(self):
+        return [v for g in self.groups for v in g.views]
+
+
+def track_view(x, out, flag=None):
+    """Return ``out``, remembered as a view of ``x``'s memory.
+
+    ``flag`` marks an output of a function returning several views (``"multi"``); a view
+    of such a view, or one made under no_grad, is marked too (PyTorch refuses in-place
+    changes of them that record a graph).
+    """
     if out.__class__ is not Tensor:  # arrays, in a first-order backward
         return out
     vc = out._vc
-    if out._grad_fn is not None and vc is not None and vc is x._vc:
-        if len(vc) == 1:
-            vc.append(ViewGroup(x))
-        vc[1].add(out)
+    if vc is None or vc is not x._vc or out._data.dtype.kind != "f":
+        return out
+    if len(vc) == 1:
+        vc.append(ViewGroups())
+    groups = vc[1].groups
+    group = groups[0] if groups else None
+    if group is None or group.base() is not x:  # (the common case: a view of the base)
+        group = vc[1].group_of(x, create=True)
+    if flag is None and group.flagged:
+        flag = group.flag(x)
+    if not state.enabled:
+        flag = "no_grad"
+    group.add(out, flag)
     return out
+
+
+def input_meta(node, i=0):
+    """The shape and dtype of ``node``'s input ``i``: what its gradient must look like.
+
+    The input may be one output of a multi-output node (a piece of split/chunk/unbind),
+    whose ``out_shape`` lists one shape per output."""
+    child = node.next[i]
+    if child.multi_output:
+        nr = node.next_nr[i] if node.next_nr else 0
+        return tuple(child.out_shape[nr]), child.out_dtype[nr]
+    return tuple(child.out_shape), child.out_dtype
 
 
 def _norm_dim(dim, ndim):
@@ -196,6 +286,8 @@ def flatten(x, start_dim=0, end_dim=-1):
         )
     if not shape:
         return reshape(x, 1)
+    if s == e:
+        return x  # nothing to merge: PyTorch returns the tensor itself (a leaf stays a leaf)
     n = 1
     for d in shape[s:e + 1]:
         n *= d
@@ -534,5 +626,5 @@ register(transpose, tensor={"mT": property(mT)})
 for _fn in (flatten, t, squeeze, unsqueeze, broadcast_to, clone):
     register(_fn)
 register(sum_to_size, function=False)
-register(cat, aliases=("concat", "concatenate"), method=False)
-register(stack, method=False)
+register(cat, aliases=("concat", "concatenate"), method=False, signature="tensors, dim=0")
+register(stack, method=False, signature="tensors, dim=0")

@@ -14,23 +14,23 @@ from ..tensor import make_tensor
 from ._apply import NOTHING, defop
 from .index import scatter_along
 from ._errors import int_arg
-from .shape import _norm_dim
+from .shape import _norm_dim, input_meta
 
 # PyTorch's torch.return_types.<op>: a named tuple called after the op
 _TYPES = {name: namedtuple(name, ["values", "indices"]) for name in ("sort", "topk", "kthvalue")}
 
 
 def _pick_fwd(a, idx, dim):
-    if a.ndim == 0:
+    if a.ndim == 0:  # a 0-d tensor is its own sort/topk (PyTorch: SortBackward0, not a view)
         return a.copy()
     return namespace(a).take_along_axis(a, idx, axis=dim)
 
 
 def _pick_vjp(node, g, saved):
     idx, dim = node.params
-    if idx.ndim == 0:
-        return (g,)
-    return (scatter_along(g, idx, dim, node.next[0].out_shape),)
+    if not input_meta(node)[0]:
+        return (g,)  # a 0-d input: the value itself
+    return (scatter_along(g, idx, dim, input_meta(node)[0]),)
 
 
 _sorted = defop("sort", _pick_fwd, _pick_vjp, "SortBackward0", 1, NOTHING)
@@ -46,11 +46,11 @@ def _kth_vjp(node, g, saved):
     from .shape import reshape_op
 
     idx, dim, keepdim = node.params
-    if idx.ndim == 0:
-        return (g,)
+    if not input_meta(node)[0]:
+        return (g,)  # a 0-d input: the value itself
     if not keepdim:
         g = reshape_op(g, tuple(idx.shape), tuple(g.shape))
-    return (scatter_along(g, idx, dim, node.next[0].out_shape),)
+    return (scatter_along(g, idx, dim, input_meta(node)[0]),)
 
 
 _kth = defop("kthvalue", _kth_fwd, _kth_vjp, "KthvalueBackward0", 1, NOTHING)
@@ -73,13 +73,6 @@ def _dim_of(x, dim):
     return _norm_dim(dim, x.ndim)  # 0 (or -1) for a 0-d tensor, as PyTorch
 
 
-def _of_scalar(fn, x, *args):
-    """``fn`` of a 0-d tensor: its value (recorded by the op itself, as PyTorch), index 0."""
-    zero = namespace(x._data).zeros((), dtype="int64")
-    op = _sorted if fn.__name__ == "sort" else _topk
-    return _TYPES[fn.__name__](op(x, zero, 0), make_tensor(zero))
-
-
 def sort(x, dim=-1, descending=False, stable=False):
     """``(values, indices)`` sorted along ``dim`` (ties keep their order).
 
@@ -90,8 +83,6 @@ def sort(x, dim=-1, descending=False, stable=False):
     sort(values=tensor([1., 2., 3.]), indices=tensor([1, 2, 0]))
     """
     d = _dim_of(x, dim)
-    if not x.ndim:
-        return _of_scalar(sort, x, 0, descending)
     idx = _order(x._data, d, descending)
     return _TYPES["sort"](_sorted(x, idx, d), make_tensor(idx))
 
@@ -111,9 +102,7 @@ def topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's nam
     if not 0 <= k <= n:
         raise RuntimeError(f"topk(): selected index k out of range (k={k} for dimension {d} of "
                            f"size {n}); k must be in [0, {n}]")
-    if not x.ndim:  # (k=0 too gives the value itself, as PyTorch)
-        return _of_scalar(topk, x, 1, 0, largest)
-    xp = namespace(x._data)
+    xp = namespace(x._data)  # (a 0-d tensor, even with k=0, gives the value itself)
     idx = _order(x._data, d, largest)
     idx = xp.take(idx, xp.arange(k), axis=d) if x.ndim else idx
     return _TYPES["topk"](_topk(x, idx, d), make_tensor(idx))
@@ -195,16 +184,16 @@ def kthvalue(x, k, dim=-1, keepdim=False):
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d} "
                            f"(k={k}, size {n})")
-    if not x.ndim:  # its own k-th value (KthvalueBackward0 as PyTorch, no reshapes)
-        zero = namespace(x._data).zeros((), dtype="int64")
-        return _TYPES["kthvalue"](_kth(x, zero, 0, keepdim), make_tensor(zero))
     xp = namespace(x._data)
-    data = x._data
-    # the k-th value by partition (no full sort); its index where it occurs once, else
-    # ATen's quickselect replayed (_kth_index)
-    idx = _kth_index(data, d, k)
+    if x.ndim:
+        # the k-th value by partition (no full sort); its index where it occurs once, else
+        # ATen's quickselect replayed (_kth_index)
+        idx = _kth_index(x._data, d, k)
+    else:  # a 0-d tensor is its own k-th value (KthvalueBackward0, as PyTorch)
+        idx = xp.zeros((), dtype="int64")
     values = _kth(x, idx, d, keepdim)
-    return _TYPES["kthvalue"](values, make_tensor(idx if keepdim else xp.squeeze(idx, axis=d)))
+    return _TYPES["kthvalue"](values, make_tensor(
+        idx if keepdim or not x.ndim else xp.squeeze(idx, axis=d)))
 
 
 def nonzero(x, as_tuple=False):

@@ -1,0 +1,150 @@
+"""Fixed regression cases found by the fuzzer: each program must run alike in retrograd and
+PyTorch (values, dtypes, shapes, grad_fn names, gradients, exceptions).  A new finding goes
+here as the shrunk reproducer the fuzzer printed, once the bug is fixed."""
+
+import pytest
+
+pytest.importorskip("torch")
+
+from .program import program_from_text  # noqa: E402
+from .runner import compare, reproducer  # noqa: E402
+
+CASES = {
+    # cumsum of a 0-d tensor is 0-d (NumPy's cumsum flattens it to shape (1,))
+    "cumsum_0d": """
+v0 = T.tensor(-1.0, dtype=T.float64, requires_grad=True)
+v1 = v0.cumsum(dim=-1)
+loss = (v1 * v1.detach().cos()).sum()
+loss.backward()
+""",
+    "cumsum_0d_int": """
+v0 = T.tensor(3, dtype=T.int64)
+v1 = v0.cumsum(dim=0)
+v2 = v0.cumsum(dim=1)
+v3 = v0.cumsum(dim=-2)
+""",
+    # narrow is a slice (SliceBackward0) even when it keeps the whole dimension
+    "narrow_whole": """
+v0 = T.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -2.0]], dtype=T.float64, requires_grad=True)
+v1 = v0.narrow(1, 0, 3)
+v2 = v0.narrow(0, -2, 2)
+v3 = v1.narrow(0, 1, 1)
+loss = (v1 * v1.detach().cos()).sum() + (v2 * v2.detach().cos()).sum() + (v3 * 2).sum()
+loss.backward()
+""",
+    # xlogy by a Python number: XlogyBackward2, float32 stays float32, and its derivative
+    # (log of the number) works under create_graph
+    "xlogy_number": """
+v0 = T.tensor([0.0, 2.0, -1.5], dtype=T.float64, requires_grad=True)
+v1 = v0.xlogy(3)
+v2 = T.tensor([0.0, 0.5], dtype=T.float32, requires_grad=True)
+v3 = v2.xlogy(2.5)
+v4 = v0.xlogy(0)
+v5 = v0.xlogy(-1.0)
+loss = (v1 * v1.detach().cos()).sum() + (v3 * v3.detach().cos()).sum()
+gs = T.autograd.grad(loss, [v0, v2], create_graph=True, allow_unused=True)
+""",
+    "xlogy_number_grad": """
+v0 = T.tensor([0.0, 2.0, -1.5], dtype=T.float64, requires_grad=True)
+v1 = v0.xlogy(3) + v0.xlogy(0) + v0.xlogy(-2)
+v2 = T.tensor([1, 0, 2]).xlogy(2)
+loss = (v1 * v1.detach().cos()).sum()
+loss.backward()
+""",
+    # clamp_min / clamp_max by a tensor: ClampMinBackward1 / ClampMaxBackward1 (not clamp's
+    # ClampBackward0); an int clamped to a float number gives the default float
+    "clamp_min_max_tensor": """
+v0 = T.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -2.0]], dtype=T.float64, requires_grad=True)
+v1 = T.tensor([0.0, 0.25, 1.0], dtype=T.float64, requires_grad=True)
+v2 = v0.clamp_min(v1)
+v3 = v0.clamp_max(v1)
+v4 = T.clamp_min(v0, v1.float())
+v5 = v0 * 1
+v5.clamp_min_(v1)
+v6 = v0 * 1
+v6.clamp_max_(v1)
+loss = (v2 * v2.detach().cos()).sum() + (v3 * v3.detach().cos()).sum() + v5.sum() + v6.sum()
+gs = T.autograd.grad(loss, [v0, v1], create_graph=True)
+loss2 = sum((g * g.detach().sin()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
+    "clamp_int_by_float": """
+v0 = T.tensor([2, -3], dtype=T.int64)
+v1 = v0.clamp_max(-1.5)
+v2 = v0.clamp_min(0.0)
+v3 = v0.clamp_min(1)
+v4 = T.tensor(3, dtype=T.int64).clamp_max(2.5)
+""",
+    # flatten with nothing to merge (1-d, or start == end) returns the tensor itself
+    "flatten_itself": """
+v0 = T.tensor([0.5, -1.0], dtype=T.float64, requires_grad=True)
+v1 = v0.flatten()
+v2 = T.tensor([[0.5, -1.0]], dtype=T.float64, requires_grad=True)
+v3 = v2.round()
+v4 = v3.flatten(-1, 1)
+v5 = v2.t().flatten(0, 0)
+v6 = T.tensor(2.0, dtype=T.float64, requires_grad=True).flatten()
+loss = (v1 * v1.detach().cos()).sum() + v4.sum() + v5.sum() + v6.sum()
+loss.backward()
+""",
+    # sign(nan) is 0 in PyTorch (NumPy gives nan), and so is abs' at nan
+    "sign_nan": """
+v0 = T.tensor([2.0, -1.0, -2.0, 0.0], dtype=T.float64, requires_grad=True)
+v1 = v0.log1p()
+v2 = v1.sign()
+v3 = v1.float().sign()
+v4 = v1.abs()
+loss = (v4 * 2).sum()
+loss.backward()
+""",
+    # lerp computes from the nearer end, as PyTorch: lerp(0, -inf, 0.5) is nan, not -inf
+    "lerp_far_end": """
+v0 = T.tensor([0.0, 1.0, 2.0], dtype=T.float64, requires_grad=True)
+v1 = T.tensor([float('-inf'), 3.0, float('inf')], dtype=T.float64)
+v2 = v0.lerp(v1, 0.5)
+v3 = v0.lerp(v1, 0.25)
+v4 = v0.lerp(v1, T.tensor([0.75, 0.1, 0.5], dtype=T.float64))
+v5 = v0.detach().lerp(v0.detach() * 3, 0.7)
+loss = (v5 * v0).sum()
+loss.backward()
+""",
+    # erfc's tail: erfc(4) in float32 is 1.5e-8 (1 - erf(4) rounds to 0), erfc(6) 2e-17
+    "erfc_tail": """
+v0 = T.tensor([-1, 0, 3, 4], dtype=T.int64)
+v1 = v0.erfc()
+v2 = v1.ceil()
+v3 = T.tensor([4.0, 6.0, 10.0, -3.0], dtype=T.float64, requires_grad=True)
+v4 = v3.erfc()
+v5 = v4.log()
+loss = (v4 * 2).sum()
+loss.backward()
+""",
+    # a hook under create_graph: the hook's dtype check compares arrays, not a dtype object
+    # with a NumPy dtype (raised "changed the type of value (was float64 got float64)")
+    "hook_create_graph": """
+v8 = T.tensor(1.0, dtype=T.float64, requires_grad=True)
+h11 = v8.register_hook(lambda g: g * 2)
+loss = (v8 * v8.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v8], create_graph=True, allow_unused=True)
+""",
+    # the value of max/min(dim)/sort/topk/kthvalue of a 0-d tensor is that op's node
+    # (KthvalueBackward0...), not a view: changing it in place keeps PowBackward0
+    "pick_0d": """
+v0 = T.tensor(-1.0, dtype=T.float64, requires_grad=True)
+v1 = v0.kthvalue(1, dim=-1).values
+v1.pow_(2)
+v2 = v0.max(dim=0).values
+v3 = v0.sort().values
+v4 = v0.topk(1).values
+v5 = v0.min(0, keepdim=True).values
+loss = (v1 * 3).sum() + (v2 * v3 * v4 * v5).sum()
+loss.backward()
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_fuzz_regression(name):
+    prog = program_from_text(CASES[name])
+    failure = compare(prog)
+    assert failure is None, reproducer(prog, failure)
