@@ -457,6 +457,35 @@ CASES = [
     ("topk 0-d k=1 ok", lambda m: a(m).topk(1, 0), None),
     ("topk 0-d dim oob", lambda m: a(m).topk(1, 1), ["topk"]),
 ]
+# ---- reductions and scans (issue 6: ops/scans.py, quantiles.py, statistics.py)
+CASES += [
+    ("cumprod dim oob", lambda m: a(m, 2, 3).cumprod(2), ["cumprod"]),
+    ("cumprod 0-d ok", lambda m: a(m).cumprod(-1), None),
+    ("cummax 0-d oob", lambda m: a(m).cummax(1), ["cummax"]),
+    ("cummin tuple dim", lambda m: m.cummin(a(m, 2, 3), (0, 1)), ["cummin"]),
+    ("logcumsumexp dim oob", lambda m: a(m, 2, 3).logcumsumexp(-3), ["logcumsumexp"]),
+    ("diff 0-d", lambda m: m.diff(a(m)), ["diff"]),
+    ("diff dim oob", lambda m: a(m, 2, 3).diff(dim=2), ["diff"]),
+    ("trapezoid dim oob", lambda m: m.trapezoid(a(m, 2, 3), dim=2), ["trapezoid"]),
+    ("trapz 0-d", lambda m: m.trapz(a(m)), ["dimension"]),
+    ("cumulative_trapezoid dim oob", lambda m: m.cumulative_trapezoid(a(m, 2), dim=1),
+     ["cumulative_trapezoid"]),
+    ("median dim oob", lambda m: a(m, 2, 3).median(2), ["median"]),
+    ("median 0-d ok", lambda m: a(m).median(-1), None),
+    ("nanmedian empty dim", lambda m: a(m, 2, 0).nanmedian(1), ["nanmedian"]),
+    ("mode dim oob", lambda m: a(m, 2, 3).mode(-3), ["mode"]),
+    ("quantile dim oob", lambda m: a(m, 2, 3).quantile(0.5, dim=2), ["quantile"]),
+    ("nanquantile q > 1", lambda m: a(m, 2, 3).nanquantile(1.5), ["nanquantile"]),
+    ("var_mean dim oob", lambda m: m.var_mean(a(m, 2, 3), 2), ["var_mean"]),
+    ("std_mean dup dims", lambda m: m.std_mean(a(m, 2, 3), (1, 1)), ["std_mean"]),
+    ("aminmax dim oob", lambda m: a(m, 2, 3).aminmax(dim=2), ["aminmax"]),
+    ("aminmax empty dim", lambda m: a(m, 2, 0).aminmax(dim=1), ["aminmax"]),
+    ("nansum dim oob", lambda m: a(m, 2, 3).nansum(3), ["nansum"]),
+    ("nanmean dim oob", lambda m: a(m, 2, 3).nanmean(-3), ["nanmean"]),
+    ("renorm dim oob", lambda m: a(m, 2, 3).renorm(2, 2, 1.0), ["renorm"]),
+    ("gradient dim oob", lambda m: m.gradient(a(m, 2, 3), dim=2), ["gradient"]),
+    ("gradient size 1", lambda m: m.gradient(a(m, 1, 3), dim=0), ["gradient"]),
+]
 
 # Shapes that do not broadcast: PyTorch's RuntimeError naming both shapes, never NumPy's
 # ValueError (whichever path the op takes: fast binary caller, general caller, own code).

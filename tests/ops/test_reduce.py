@@ -91,3 +91,25 @@ def test_reductions_over_any_dim_vs_torch_hypothesis(shape, op, dim_seed, keepdi
     rg_out.backward(retrograd.tensor(g))
     th_out.backward(torch.tensor(g))
     check_same(rg_in[0].grad, th_in[0].grad, TOL["float64"], "grad")
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, x: x.max(0), lambda m, x: m.min(x, -1, keepdim=True), lambda m, x: x.max(dim=0),
+    lambda m, x: x.kthvalue(1), lambda m, x: x.cumsum(0), lambda m, x: m.cumsum(x, -1),
+    lambda m, x: x.median(0), lambda m, x: x.mode(-1), lambda m, x: x.cummax(0),
+    lambda m, x: x.sort(), lambda m, x: x.topk(1), lambda m, x: x.topk(0),
+])
+def test_0d_along_a_dim_vs_torch(call, torch):
+    # a 0-d tensor reduces or scans along dim 0 (or -1) as a one-element slice
+    from .differential import check_both
+
+    check_both(torch, call, np.array(2.5))
+
+
+def test_max_min_dim_ties_and_nan_vs_torch(torch):
+    # the first index among ties; a nan wins (its first index); the gradient goes there
+    from .differential import check_both
+
+    a = np.array([[1.0, 3.0, 3.0], [np.nan, 2.0, np.nan], [0.0, 0.0, -1.0]])
+    for call in (lambda m, x: x.max(1), lambda m, x: x.min(1), lambda m, x: m.max(x, 0, True)):
+        check_both(torch, call, a)

@@ -28,3 +28,23 @@ case("kthvalue_keep", lambda m, a: m.kthvalue(a, 3, 0, keepdim=True), ((3, 4),),
 
 (test_gradcheck, test_gradgradcheck, test_values_vs_torch, test_grads_vs_torch,
  test_grad_fn_name_vs_torch, test_graph_structure_vs_torch) = case_checks(CASES)
+
+
+def test_return_types_are_named_as_torch(torch):
+    # torch.return_types.<op>: the tuple's type is named after the op, fields values/indices
+    import numpy as np
+
+    import retrograd
+
+    a = np.array([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]])
+    calls = [lambda m, x: x.sort(), lambda m, x: x.topk(2), lambda m, x: x.kthvalue(1),
+             lambda m, x: x.max(1), lambda m, x: m.min(x, 0), lambda m, x: x.median(1),
+             lambda m, x: x.nanmedian(1), lambda m, x: x.mode(1), lambda m, x: x.cummax(1),
+             lambda m, x: x.cummin(0), lambda m, x: x.aminmax()]
+    for call in calls:
+        r, t = (call(m, m.tensor(a)) for m in (retrograd, torch))
+        assert type(r).__name__ == type(t).__name__
+        # (torch's are structseqs: fields by attribute, in order)
+        assert len(r) == len(t) == t.n_fields
+        for i, field in enumerate(r._fields):
+            assert getattr(t, field) is t[i]

@@ -236,6 +236,29 @@ RULES: dict[str, tuple[str, str]] = {
                                 "b <= -1), grad_b = g*a/(1 + b)"),
     "SpecialXlog1PyBackward1": ("c * log1p(b) (c a number)", "grad_b = g*c/(1 + b)"),
     "SpecialXlog1PyBackward2": ("a * log1p(c) (c a number)", "grad_a = g*log1p(c)"),
+    # reductions and scans (ops/scans.py, quantiles.py, statistics.py; issue 6)
+    "LinalgSvdBackward0": ("svdvals(a)", "grad = U diag(g) V^T"),
+    "CumprodBackward0": ("cumprod(a, dim)", "grad_i = sum_{j >= i} g_j * out_j / a_i (an "
+                         "exact product of the others where a has zeros)"),
+    "CummaxBackward0": ("cummax(a, dim)", "g_j goes to the index the running max came from"),
+    "CumminBackward0": ("cummin(a, dim)", "g_j goes to the index the running min came from"),
+    "LogcumsumexpBackward0": ("logcumsumexp(a, dim)", "grad_i = sum_{j >= i} g_j * "
+                              "exp(a_i - out_j)"),
+    "MedianBackward0": ("median(a)", "g split evenly among the elements equal to the median"),
+    "MedianBackward1": ("median(a, dim)", "g goes to the returned index"),
+    "NanmedianBackward0": ("nanmedian(a)", "g split evenly among the elements equal to it"),
+    "NanmedianBackward1": ("nanmedian(a, dim)", "g goes to the returned index"),
+    "ModeBackward0": ("mode(a, dim)", "g goes to the returned index"),
+    "UnsqueezeBackward1": ("a.unsqueeze_(dim)", "g is squeezed back"),
+    "TransposeBackward1": ("a.transpose_(d0, d1)", "g is transposed back"),
+    "VarMeanBackward0": ("var_mean(a)", "2 (a - mean) / (n - correction) * g_var + g_mean / n"),
+    "StdMeanBackward0": ("std_mean(a)", "(a - mean) / ((n - correction) std) * g_std + "
+                         "g_mean / n"),
+    "AminmaxBackward0": ("aminmax(a)", "g_min and g_max each split evenly among their ties"),
+    "NansumBackward0": ("nansum(a)", "g where a is not nan, 0 at the nans"),
+    "DistBackward0": ("norm_p(a - b)", "grad_a = g * d norm/d(a - b), grad_b = -grad_a"),
+    "RenormBackward0": ("renorm(a, p, dim, maxnorm)", "g where a slice's norm <= maxnorm, "
+                        "else the derivative of a * maxnorm / (norm + 1e-7)"),
 }
 
 # issue 6's two-input ops (ops/binary.py)

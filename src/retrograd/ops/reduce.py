@@ -13,7 +13,8 @@ from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from .pointwise import scalar_type_name, where
 from .shape import _int_dim, _unique_dims, expand_op, input_meta, reshape_op
 
-_values_indices = namedtuple("return_types", ["values", "indices"])
+# PyTorch's torch.return_types.max / .min: named tuples called after the op
+_TYPES = {name: namedtuple(name, ["values", "indices"]) for name in ("max", "min")}
 
 
 def _dims(dim, ndim):
@@ -145,7 +146,7 @@ def _extreme_all_vjp(node, g, saved):
     a, out = getattr(a, "_data", a), getattr(out, "_data", out)  # the mask is not recorded
     xp = namespace(a)
     mask = xp.isnan(a) if xp.isnan(out) else a == out
-    return (where(mask, g / int(mask.sum()), 0.0),)
+    return (where(mask, g / (int(mask.sum()) or 1), 0.0),)  # (or 1: an empty median)
 
 
 def _max_all_fwd(a):
@@ -214,9 +215,9 @@ def _extreme(x, dim, keepdim, other, whole, along, name):
     if dim is None:
         return whole(x)
     d = _one_dim(dim, x.ndim, name)
-    if not d:  # a 0-d tensor: its own max along dim 0, at index 0 (MaxBackward0 as PyTorch)
-        return _values_indices(along(x, 0, keepdim),
-                               make_tensor(namespace(x._data).zeros((), dtype="int64")))
+    if not d:  # a 0-d tensor: its own max along dim 0 (recorded as MaxBackward0 too)
+        return _TYPES[name](along(x, 0, keepdim),
+                            make_tensor(namespace(x._data).zeros((), dtype="int64")))
     d = d[0]
     if x.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
@@ -224,7 +225,7 @@ def _extreme(x, dim, keepdim, other, whole, along, name):
     xp = namespace(x._data)
     idx = xp.argmax(x._data, axis=d, keepdims=keepdim) if name == "max" else xp.argmin(
         x._data, axis=d, keepdims=keepdim)
-    return _values_indices(values, make_tensor(xp.asarray(idx, dtype="int64")))
+    return _TYPES[name](values, make_tensor(xp.asarray(idx, dtype="int64")))
 
 
 def max(x, dim=None, keepdim=False):  # noqa: A001

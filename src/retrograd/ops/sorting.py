@@ -16,7 +16,8 @@ from .index import scatter_along
 from ._errors import int_arg
 from .shape import _norm_dim, input_meta
 
-_values_indices = namedtuple("return_types", ["values", "indices"])
+# PyTorch's torch.return_types.<op>: a named tuple called after the op
+_TYPES = {name: namedtuple(name, ["values", "indices"]) for name in ("sort", "topk", "kthvalue")}
 
 
 def _pick_fwd(a, idx, dim):
@@ -79,11 +80,11 @@ def sort(x, dim=-1, descending=False, stable=False):
     --------
     >>> import retrograd as T
     >>> T.tensor([3.0, 1.0, 2.0]).sort()
-    return_types(values=tensor([1., 2., 3.]), indices=tensor([1, 2, 0]))
+    sort(values=tensor([1., 2., 3.]), indices=tensor([1, 2, 0]))
     """
     d = _dim_of(x, dim)
     idx = _order(x._data, d, descending)
-    return _values_indices(_sorted(x, idx, d), make_tensor(idx))
+    return _TYPES["sort"](_sorted(x, idx, d), make_tensor(idx))
 
 
 def argsort(x, dim=-1, descending=False, stable=False):
@@ -104,11 +105,74 @@ def topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's nam
     xp = namespace(x._data)  # (a 0-d tensor, even with k=0, gives the value itself)
     idx = _order(x._data, d, largest)
     idx = xp.take(idx, xp.arange(k), axis=d) if x.ndim else idx
-    return _values_indices(_topk(x, idx, d), make_tensor(idx))
+    return _TYPES["topk"](_topk(x, idx, d), make_tensor(idx))
+
+
+def _aten_quickselect(vals, k):
+    """The original index that ATen's quick_select_template (the kthvalue kernel) leaves at
+    position ``k`` of ``vals`` (a list; nans largest): its exact steps, so that ties pick
+    PyTorch's index and hence get its gradient."""
+    arr, ind = list(vals), list(range(len(vals)))
+
+    def gt(x, y):
+        return (x != x and y == y) or x > y
+
+    def swap(i, j):
+        arr[i], arr[j] = arr[j], arr[i]
+        ind[i], ind[j] = ind[j], ind[i]
+
+    lo, hi = 0, len(arr) - 1
+    while True:
+        if hi <= lo:
+            return ind[k]
+        if hi == lo + 1:
+            if gt(arr[lo], arr[hi]):
+                swap(lo, hi)
+            return ind[k]
+        swap(lo + (hi - lo) // 2, lo + 1)  # median of three as the pivot
+        if gt(arr[lo + 1], arr[hi]):
+            swap(lo + 1, hi)
+        if gt(arr[lo], arr[hi]):
+            swap(lo, hi)
+        if gt(arr[lo + 1], arr[lo]):
+            swap(lo + 1, lo)
+        i, j, pivot = lo + 1, hi, arr[lo]
+        while True:
+            i += 1
+            while gt(pivot, arr[i]):
+                i += 1
+            j -= 1
+            while gt(arr[j], pivot):
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+        swap(lo, j)
+        if j <= k:
+            lo = i
+        if j >= k:
+            hi = j - 1
+
+
+def _kth_index(a, d, k):
+    """kthvalue's index (kept as size 1 along ``d``): where the k-th value (found by
+    partition, no full sort) occurs once in its slice, that place; where it is tied or nan,
+    what ATen's quickselect (replayed) leaves at k."""
+    xp = namespace(a)
+    vals = xp.take(xp.partition(a, k - 1, axis=d), [k - 1], axis=d)  # (nans last)
+    tied = (a == vals).sum(axis=d, keepdims=True) != 1  # (a nan k-th value: 0)
+    idx = xp.argmax(a == vals, axis=d, keepdims=True).astype("int64")
+    if not tied.any():
+        return idx
+    moved_a, moved_i, moved_t = (xp.moveaxis(t, d, -1) for t in (a, idx, tied))
+    for pos in zip(*xp.nonzero(moved_t[..., 0])):
+        moved_i[pos + (0,)] = _aten_quickselect(moved_a[pos].tolist(), k - 1)
+    return idx
 
 
 def kthvalue(x, k, dim=-1, keepdim=False):
-    """The ``k``-th smallest value along ``dim`` (1-based) and its index."""
+    """The ``k``-th smallest value along ``dim`` (1-based) and its index (at ties, the one
+    PyTorch's quickselect returns, which is where the gradient goes)."""
     d = _dim_of(x, dim)
     k = int_arg(k, "k")
     if x._data.dtype.kind == "b":
@@ -121,11 +185,15 @@ def kthvalue(x, k, dim=-1, keepdim=False):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d} "
                            f"(k={k}, size {n})")
     xp = namespace(x._data)
-    idx = _order(x._data, d, False)
     if x.ndim:
-        idx = xp.take(idx, xp.arange(k - 1, k), axis=d)
+        # the k-th value by partition (no full sort); its index where it occurs once, else
+        # ATen's quickselect replayed (_kth_index)
+        idx = _kth_index(x._data, d, k)
+    else:  # a 0-d tensor is its own k-th value (KthvalueBackward0, as PyTorch)
+        idx = xp.zeros((), dtype="int64")
     values = _kth(x, idx, d, keepdim)
-    return _values_indices(values, make_tensor(idx if keepdim else xp.squeeze(idx, axis=d)))
+    return _TYPES["kthvalue"](values, make_tensor(
+        idx if keepdim or not x.ndim else xp.squeeze(idx, axis=d)))
 
 
 def nonzero(x, as_tuple=False):

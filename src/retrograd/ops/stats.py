@@ -224,9 +224,12 @@ def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 def _norm_fwd(a, p, axes, keepdim):
     xp = namespace(a)
-    m = xp.abs(a)
     if p == 2:
-        return xp.sqrt((m * m).sum(axis=axes, keepdims=keepdim))
+        if axes is None and not keepdim and a.dtype.kind == "f":
+            flat = a.reshape(-1)
+            return xp.sqrt(xp.asarray(flat @ flat))  # (one BLAS pass, as np.linalg.norm)
+        return xp.sqrt((a * a).sum(axis=axes, keepdims=keepdim))
+    m = xp.abs(a)
     if p == 1:
         return m.sum(axis=axes, keepdims=keepdim)
     return (m ** p).sum(axis=axes, keepdims=keepdim) ** (1.0 / p)
@@ -235,16 +238,66 @@ def _norm_fwd(a, p, axes, keepdim):
 def _norm_vjp(node, g, saved):
     a, out = saved
     p, axes, keepdim = node.params
+    return (_pnorm_grad(g, a, p, out, axes, keepdim),)
+
+
+def _pnorm_grad(g, a, p, out, axes, keepdim):
+    """``g * d norm_p(a) / d a`` over ``axes`` (arrays or tensors): PyTorch's norm_backward,
+    branch by branch: p = 1: sign(x); p = 2: x / norm, 0 for a zero norm; p < 1 (negative
+    too): sign(x) |x|^(p-1) norm^(1-p), 0 where x = 0; 1 < p < 2: sign(x) |x|^(p-1) /
+    norm^(p-1); p >= 2: x |x|^(p-2) / norm^(p-1), both 0 for a zero norm; +-inf: the
+    largest (smallest) magnitudes share the gradient, with x's sign; p = 0: none."""
     shape = tuple(a.shape)
+    if not isinstance(a, Tensor) and p != 0 and abs(p) != float("inf"):
+        return _pnorm_grad_array(g, a, p, out, axes, keepdim)
     gk = _spread(_kept(g, shape, axes, keepdim), shape, axes)
+    if p == 0:
+        return a * 0
     if p == 1:
-        return (gk * sign(a),)
+        return gk * sign(a)
+    if p == float("inf") or p == -float("inf"):
+        return _share_among_extremes(g, _abs(a), out, axes, keepdim) * sign(a)
     ok = _spread(_kept(out, shape, axes, keepdim), shape, axes)
     if p == 2:
-        # x / |x|, and 0 for a zero vector (PyTorch's convention)
-        return (where(ok == 0, gk * 0, gk * a / ok),)
-    scaled = sign(a) * _abs(a) ** (p - 1) / ok ** (p - 1)
-    return (where(ok == 0, gk * 0, gk * scaled),)
+        return where(ok == 0, gk * 0, gk * a / where(ok == 0, 1.0, ok))
+    if p < 1:
+        scaled = sign(a) * where(a == 0, 0.0, _abs(a) ** (p - 1))
+        return scaled * gk * ok ** (1 - p)
+    scale = where(ok == 0, 0.0, gk / where(ok == 0, 1.0, ok) ** (p - 1))
+    if p < 2:
+        return sign(a) * _abs(a) ** (p - 1) * scale
+    return a * _abs(a) ** (p - 2) * scale
+
+
+def _pnorm_grad_array(g, a, p, out, axes, keepdim):
+    """``_pnorm_grad`` in a first-order backward: the same branches, with the per-slice
+    factors computed on the reduced (small) arrays and broadcast once."""
+    xp = namespace(a)
+    shape = tuple(a.shape)
+    keep = _keep_shape(shape, axes)
+    gk = g.reshape(keep)
+    nk = out.reshape(keep)
+    with xp.errstate(all="ignore"):
+        if p == 1:
+            return gk * xp.sign(a)
+        if p == 2:
+            return a * xp.where(nk == 0, 0, gk / xp.where(nk == 0, 1, nk))
+        if p < 1:
+            scaled = xp.where(a == 0, 0, xp.sign(a) * xp.abs(a) ** (p - 1))
+            return scaled * (gk * nk ** (1 - p))
+        scale = xp.where(nk == 0, 0, gk / xp.where(nk == 0, 1, nk) ** (p - 1))
+        if p < 2:
+            return xp.sign(a) * xp.abs(a) ** (p - 1) * scale
+        return a * xp.abs(a) ** (p - 2) * scale
+
+
+def _vector_norm(a, p, axes, keepdim):
+    """The p-norm over ``axes`` of an array (computed) or a tensor (recorded)."""
+    if p == float("inf") or p == -float("inf"):
+        return _norm_inf(a, axes, keepdim, "max" if p > 0 else "min")
+    if p == 0:
+        return _norm0(a, axes, keepdim)
+    return _norm(a, p, axes, keepdim)
 
 
 _norm = defop("norm", _norm_fwd, _norm_vjp, "LinalgVectorNormBackward0", 1, INPUTS | OUTPUT,
@@ -272,14 +325,80 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
         )
     if p == "fro" or p is None:
         p = 2
+    if p == "nuc":
+        return _nuclear(x, dim, keepdim)
+    if isinstance(p, str):
+        raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported (use 'fro', 'nuc' or "
+                           "a number)")
     axes = _dims(dim, x.ndim)
     if p == float("inf") or p == -float("inf"):
         return _norm_inf(x, axes, keepdim, "max" if p > 0 else "min")
     if p == 0:
         return _norm0(x, axes, keepdim)
-    if isinstance(p, str) or p < 0:
-        raise RuntimeError(f"norm(): p={p!r} is not supported by retrograd (use p >= 0 or inf)")
-    return _norm(x, p, axes, keepdim)
+    return _norm(x, p, axes, keepdim)  # (p < 0 too: 0 when an element is 0, as PyTorch)
+
+
+def _svdvals_vjp(node, g, saved):
+    # the singular values' derivative U diag(g) V^T (distinct singular values); its own
+    # derivative needs SVD's, which retrograd does not have
+    (a,) = saved
+    if isinstance(a, Tensor):
+        raise NotImplementedError(
+            "norm(p='nuc'): derivatives of second and higher order are not implemented in "
+            "retrograd (they need the SVD's own derivative); use create_graph=False")
+    xp = namespace(a)
+    u, _, vh = xp.linalg.svd(a, full_matrices=False)
+    return ((u * g[..., None, :]) @ vh,)
+
+
+_svdvals = defop("svdvals", lambda a: namespace(a).linalg.svd(a, compute_uv=False),
+                 _svdvals_vjp, "LinalgSvdBackward0", 1, INPUTS)
+
+
+def _svd_fwd(a):
+    u, sv, vh = namespace(a).linalg.svd(a, full_matrices=False)
+    return sv, (u, vh)
+
+
+def _svd_vjp(node, g, saved):
+    # U diag(g) V^T from the factors the forward kept (as PyTorch's LinalgSvdBackward0,
+    # which saves U, S, Vh): no second SVD
+    if isinstance(g, Tensor):
+        raise NotImplementedError(
+            "norm(p='nuc'): derivatives of second and higher order are not implemented in "
+            "retrograd (they need the SVD's own derivative); use create_graph=False")
+    u, vh = saved
+    return ((u * g[..., None, :]) @ vh,)
+
+
+_svd = defop("svdvals", _svd_fwd, _svd_vjp, "LinalgSvdBackward0", 1, NOTHING, extras=True)
+
+
+def _nuclear(x, dim, keepdim):
+    """The nuclear norm (sum of singular values) over two dims, as PyTorch: the matrix dims
+    permuted last, singular values, summed (SumBackward1 of LinalgSvdBackward0)."""
+    from .reduce import sum as _sum
+    from .shape import permute_op, reshape
+
+    if dim is None:
+        if x.ndim != 2:
+            raise RuntimeError(f"norm(p='nuc'): expected a 2-D input without dim (got "
+                               f"{x.ndim}-D); pass the two matrix dims as dim=(d0, d1)")
+        dim = (0, 1)
+    axes = [d % max(x.ndim, 1) for d in dim]
+    if len(axes) != 2 or axes[0] == axes[1] or x.ndim < 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple of different dims "
+                           f"(got {dim})")
+    perm = tuple(i for i in range(x.ndim) if i not in axes) + tuple(axes)
+    from ..autograd.grad_mode import state
+
+    moved = permute_op(x, perm)
+    # the factors only where a gradient will be asked for (values alone are cheaper)
+    wants = state.enabled and moved._requires_grad
+    out = _sum(_svd(moved) if wants else _svdvals(moved), -1)
+    if keepdim:
+        out = reshape(out, tuple(1 if i in axes else s for i, s in enumerate(x.shape)))
+    return out
 
 
 def _norm_inf_fwd(a, axes, keepdim, which):
@@ -424,6 +543,9 @@ def _cumsum_vjp(node, g, saved):
     dim = node.params[0]
     if g.ndim == 0:
         return (g,)  # a 0-d cumsum is the identity
+    if not isinstance(g, Tensor):  # first order: the reversed cumsum itself, in one pass
+        xp = namespace(g)
+        return (xp.flip(xp.cumsum(xp.flip(g, dim), dim), dim),)
     return (_total(g, (dim,)) - cumsum(g, dim) + g,)
 
 

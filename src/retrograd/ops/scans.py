@@ -1,0 +1,451 @@
+"""Scans and differences: cumprod, cummax/cummin, logcumsumexp, the in-place cumsum_ and
+cumprod_, diff, and the trapezoid rule (trapezoid / trapz / cumulative_trapezoid).
+
+A scan keeps the input's shape; its derivative is a reversed scan of the gradient (a
+"reverse cumsum" ``flip(cumsum(flip(g)))``), written with retrograd's own ops so that
+``create_graph=True`` records it and every order of derivative works.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+from ..backend import namespace
+from ..tensor import Tensor, make_tensor
+from ._apply import INPUTS, NOTHING, OUTPUT, defop
+from ._errors import int_arg
+from .index import scatter_along
+from .inplace import copy_, inplace
+from .layout import flip_op, narrow
+from .pointwise import exp, log, where
+from .reduce import _one_dim
+from .shape import cat, input_meta, reshape
+from .stats import cumsum, quiet
+
+cummax_type = namedtuple("cummax", ["values", "indices"])
+cummin_type = namedtuple("cummin", ["values", "indices"])
+
+
+def _scan_dim(x, dim, name):
+    """The one dim a scan runs along (0 for a 0-d tensor, which NumPy cannot scan)."""
+    return (_one_dim(dim, x.ndim, name) or (0,))[0]
+
+
+def _reverse_cumsum(g, dim):
+    """``out_i = sum_{j >= i} g_j`` along ``dim`` (arrays or tensors)."""
+    return flip_op(cumsum(flip_op(g, (dim,)), dim), (dim,))
+
+
+# ----------------------------------------------------------------- cumprod
+
+
+def _cumprod_fwd(a, dim):
+    if a.ndim == 0:
+        return a.copy() if a.dtype.kind == "f" else a.astype("int64")
+    out = namespace(a).cumprod(a, axis=dim)
+    return out if a.dtype.kind == "f" else out.astype("int64")  # ints and bools: int64
+
+
+def _cumprod_vjp(node, g, saved):
+    # PyTorch's cumprod_backward: without zeros, d out_j / d x_i = out_j / x_i (j >= i), so
+    # grad = reverse_cumsum(g * out) / x.  With zeros that divides 0 by 0: PyTorch then uses
+    # a dedicated formula; here the exact one, sum_{j >= i} g_j prod_{k <= j, k != i} x_k,
+    # from cumprods of copies of x with x_i set to 1 (exact in every order of derivative,
+    # at n times the memory, used only for slices with a zero)
+    a, out = saved
+    (dim,) = node.params
+    if a.ndim == 0:
+        return (g,)
+    data = a._data if isinstance(a, Tensor) else a
+    if not (data == 0).any():
+        return (_reverse_cumsum(g * out, dim) / a,)
+    if not isinstance(a, Tensor):
+        return (_cumprod_grad_zeros_array(a, g, out, dim),)
+    return (_cumprod_grad_with_zeros(a, g, dim),)
+
+
+def _cumprod_grad_zeros_array(x, g, out, dim):
+    """The first-order derivative with zeros in O(n), as PyTorch's cumprod_backward without
+    grad mode: before a slice's first zero z1, reverse_cumsum(g * out) / x; at z1, the
+    product before it times sum_{z1 <= j < z2} g_j prod_{z1 < k <= j} x_k (z2 the second
+    zero); after z1, 0 (every product holds x_z1 = 0)."""
+    xp = namespace(x)
+    is_zero = x == 0
+    count = xp.cumsum(is_zero, axis=dim)
+    before = count == 0
+    with xp.errstate(all="ignore"):
+        grad = xp.where(before, xp.flip(xp.cumsum(xp.flip(xp.where(before, g * out, 0), dim),
+                                                  dim), dim) / xp.where(before, x, 1), 0)
+        at_first = (count == 1) & is_zero
+        between = (count == 1) & ~is_zero
+        c = xp.cumprod(xp.where(between, x, 1), axis=dim)  # prod_{z1 < k <= j} x_k
+        tail = xp.where(count == 1, g * c, 0).sum(axis=dim, keepdims=True)
+        head = xp.where(before, x, 1).prod(axis=dim, keepdims=True)
+        grad = grad + xp.where(at_first, head * tail, 0)
+    return grad.astype(x.dtype)
+
+
+def _cumprod_grad_with_zeros(a, g, dim):
+    """Under create_graph: the exact formula from cumprods of copies (every order)."""
+    from .reduce import sum as _sum
+    from .shape import expand_op, unsqueeze_op
+
+    xp = namespace(a._data)
+    shape = tuple(a.shape)
+    n = shape[dim]
+    big = shape[:dim] + (n,) + shape[dim:]  # new axis `dim` is i, axis dim + 1 is k
+    one = (1,) * (len(shape) - dim - 1)
+    own = make_tensor(xp.eye(n, dtype=bool).reshape((n, n) + one))
+    later = make_tensor(xp.triu(xp.ones((n, n), dtype=bool)).reshape((n, n) + one))  # j >= i
+    copies = expand_op(unsqueeze_op(a, dim), big, shape[:dim] + (1,) + shape[dim:])
+    parts = cumprod(where(own, 1.0, copies), dim + 1)
+    gk = expand_op(unsqueeze_op(g, dim), big, shape[:dim] + (1,) + shape[dim:])
+    return _sum(where(later, gk * parts, 0.0), dim + 1)
+
+
+_cumprod = defop("cumprod", _cumprod_fwd, _cumprod_vjp, "CumprodBackward0", 1, INPUTS | OUTPUT)
+
+
+def cumprod(x, dim, *, dtype=None):
+    """Cumulative products along ``dim`` (integers and bools give int64).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.tensor([1.0, 2.0, 3.0]).cumprod(0)
+    tensor([1., 2., 6.])
+    """
+    if dtype is not None:
+        x = x.to(dtype=dtype)
+    if not isinstance(x, Tensor):
+        return _cumprod_fwd(x, dim)
+    return _cumprod(x, _scan_dim(x, dim, "cumprod"))
+
+
+# ----------------------------------------------------------------- cummax / cummin
+
+
+def _cumext_indices(a, out, dim):
+    """Where each running extreme was last reached: PyTorch updates the index on ties
+    (``>=``) and at every nan, so the index is the latest k <= j with x_k == out_k (or
+    x_k nan)."""
+    xp = namespace(a)
+    with quiet(xp):
+        new = (a == out) | xp.isnan(a)
+    pos = xp.arange(a.shape[dim], dtype="int64").reshape(
+        (-1,) + (1,) * (a.ndim - dim - 1))
+    return xp.maximum.accumulate(xp.where(new, pos, 0), axis=dim)
+
+
+def _cumext_fwd(a, idx, dim, values=None):
+    if a.ndim == 0:
+        return a.copy()
+    if values is not None:
+        return values  # (computed with the indices: not taken again)
+    return namespace(a).take_along_axis(a, idx, axis=dim)
+
+
+def _cumext_vjp(node, g, saved):
+    # the gradient of out_j goes to the index it came from (PyTorch's cummaxmin_backward:
+    # zeros scatter-added at the indices)
+    idx, dim = node.params[:2]
+    if idx.ndim == 0:
+        return (g,)  # a 0-d scan is the identity
+    if not isinstance(g, Tensor) and g.size:  # first order: one bincount, not np.add.at
+        xp = namespace(g)
+        moved_i, moved_g = xp.moveaxis(idx, dim, -1), xp.moveaxis(g, dim, -1)
+        n = moved_i.shape[-1]
+        flat = (xp.arange(moved_i.size // n).reshape(moved_i.shape[:-1] + (1,)) * n
+                + moved_i).reshape(-1)
+        out = xp.bincount(flat, moved_g.reshape(-1), moved_i.size).astype(g.dtype)
+        return (xp.ascontiguousarray(xp.moveaxis(out.reshape(moved_i.shape), -1, dim)),)
+    return (scatter_along(g, idx, dim, input_meta(node)[0]),)
+
+
+_cummax = defop("cummax", _cumext_fwd, _cumext_vjp, "CummaxBackward0", 1, NOTHING)
+_cummin = defop("cummin", _cumext_fwd, _cumext_vjp, "CumminBackward0", 1, NOTHING)
+
+
+def _cumext(x, dim, name):
+    d = _scan_dim(x, dim, name)
+    data = x._data
+    xp = namespace(data)
+    if data.ndim == 0:
+        values = _cummax(x, xp.zeros((), dtype="int64"), 0) if name == "cummax" else _cummin(
+            x, xp.zeros((), dtype="int64"), 0)
+        kind = cummax_type if name == "cummax" else cummin_type
+        return kind(values, make_tensor(xp.zeros((), dtype="int64")))
+    if data.size == 0:
+        idx = xp.zeros(data.shape, dtype="int64")
+        out = data.copy()
+    else:
+        acc = xp.maximum if name == "cummax" else xp.minimum  # (both propagate nan)
+        out = acc.accumulate(data, axis=d)
+        idx = _cumext_indices(data, out, d)
+    if name == "cummax":
+        return cummax_type(_cummax(x, idx, d, out), make_tensor(idx))
+    return cummin_type(_cummin(x, idx, d, out), make_tensor(idx))
+
+
+def cummax(x, dim):
+    """``(values, indices)``: the running maximum along ``dim`` and where it was reached
+    (the latest index among ties, and at a nan, as PyTorch).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.tensor([1.0, 3.0, 2.0]).cummax(0).values
+    tensor([1., 3., 3.])
+    """
+    return _cumext(x, dim, "cummax")
+
+
+def cummin(x, dim):
+    """``(values, indices)``: the running minimum along ``dim`` (see ``cummax``)."""
+    return _cumext(x, dim, "cummin")
+
+
+# ----------------------------------------------------------------- logcumsumexp
+
+
+def _logcumsumexp_fwd(a, dim):
+    xp = namespace(a)
+    if a.ndim == 0 or a.size == 0:
+        return a.copy()
+    with quiet(xp):
+        return xp.logaddexp.accumulate(a, axis=dim)
+
+
+def _logcumsumexp_vjp(node, g, saved):
+    # PyTorch's logcumsumexp_backward: sum_{j >= i} g_j exp(x_i - out_j), computed in log
+    # space separately for the positive and the negative parts of g (no overflow)
+    a, out = saved
+    (dim,) = node.params
+    if a.ndim == 0:
+        return (g,)
+    xp = namespace(a._data if isinstance(a, Tensor) else a)
+    if not isinstance(a, Tensor) and a.size:
+        # first order: with c the slice's last (largest) out, the same sum is
+        # exp(x_i - c) * reverse_cumsum(g_j exp(c - out_j)): one pass, exact while
+        # exp(c - out) cannot overflow (out's range along dim well inside the dtype's)
+        c = xp.take(out, [-1], axis=dim)
+        span = c - xp.take(out, [0], axis=dim)
+        if a.dtype.kind == "f" and xp.all(span < (60 if a.itemsize <= 4 else 600)):
+            with xp.errstate(all="ignore"):
+                inner = xp.flip(xp.cumsum(xp.flip(g * xp.exp(c - out), dim), dim), dim)
+                return (xp.exp(a - c) * inner,)
+    lowest = float(xp.finfo((a._data if isinstance(a, Tensor) else a).dtype).min)
+    with xp.errstate(all="ignore"):  # lowest - out and exp(-inf): the answers are 0
+        pos = where(g > 0, log(where(g > 0, g, 1.0)), lowest)
+        neg = where(g < 0, log(where(g < 0, -g, 1.0)), lowest)
+
+        def rev(t):
+            return flip_op(logcumsumexp(flip_op(t, (dim,)), dim), (dim,))
+
+        return (exp(rev(pos - out) + a) - exp(rev(neg - out) + a),)
+
+
+_logcumsumexp = defop("logcumsumexp", _logcumsumexp_fwd, _logcumsumexp_vjp,
+                      "LogcumsumexpBackward0", 1, INPUTS | OUTPUT)
+
+
+def logcumsumexp(x, dim):
+    """``log(cumsum(exp(x), dim))``, computed stably (floating inputs only).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.tensor([0.0, 0.0]).logcumsumexp(0)
+    tensor([0.0000, 0.6931])
+    """
+    if not isinstance(x, Tensor):
+        return _logcumsumexp_fwd(x, dim)
+    if x._data.dtype.kind != "f":
+        from ._errors import scalar_type_name
+
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for "
+                                  f"'{scalar_type_name(x._data.dtype)}'; convert first "
+                                  "(x.float())")
+    return _logcumsumexp(x, _scan_dim(x, dim, "logcumsumexp"))
+
+
+cumsum_ = inplace(lambda x, dim, *, dtype=None: cumsum(x, dim, dtype=dtype), "cumsum_", False)
+cumprod_ = inplace(lambda x, dim, *, dtype=None: cumprod(x, dim, dtype=dtype), "cumprod_", True)
+
+
+# ----------------------------------------------------------------- diff
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):  # noqa: A002 - PyTorch's names
+    """The ``n``-th forward difference along ``dim``, after adding ``prepend`` / ``append``
+    (as PyTorch: ``narrow(x, dim, 1, len - 1) - narrow(x, dim, 0, len - 1)``, repeated; bools
+    give ``!=``).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.tensor([1.0, 4.0, 9.0]).diff()
+    tensor([3., 5.])
+    """
+    n = int_arg(n, "n")
+    if input.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    from .shape import _norm_dim
+
+    d = _norm_dim(dim, input.ndim)
+    parts = []
+    for extra, what in ((prepend, "prepend"), (append, "append")):
+        if extra is None:
+            continue
+        if not isinstance(extra, Tensor):
+            raise TypeError(f"diff(): argument '{what}' must be Tensor, not "
+                            f"{type(extra).__name__}")
+        if extra.ndim != input.ndim:
+            raise RuntimeError(f"diff expects prepend or append to be the same dimension as "
+                               f"input (input {input.ndim}-d, {what} {extra.ndim}-d)")
+    x = input
+    if prepend is not None or append is not None:
+        parts = ([prepend] if prepend is not None else []) + [input] + (
+            [append] if append is not None else [])
+        x = cat(parts, d)
+    if n == 0:  # PyTorch returns a copy (CopyBackwards: an empty tensor copied into)
+        return copy_(make_tensor(namespace(x._data).empty_like(x._data)), x)
+    for _ in range(n):
+        length = x.shape[d]
+        if length == 0:
+            break
+        hi, lo = narrow(x, d, 1, length - 1), narrow(x, d, 0, length - 1)
+        if x._data.dtype.kind == "b":
+            x = hi != lo  # PyTorch: logical_xor for bools
+        else:
+            x = hi - lo
+    return x
+
+
+# ----------------------------------------------------------------- trapezoid rule
+
+
+# a tensor times / over a number, as PyTorch's internal mul(Tensor, Scalar) (MulBackward1,
+# DivBackward1: what its trapezoid records; Python's ``x * c`` records MulBackward0)
+_mul_number = defop("mul", lambda a, c: a * c, lambda node, g, saved: (g * node.params[0],),
+                    "MulBackward1", 1, NOTHING, "float")
+_div_number = defop("div", lambda a, c: a / c, lambda node, g, saved: (g / node.params[0],),
+                    "DivBackward1", 1, NOTHING, "float")
+
+
+def _spacings(x, y, d, name):
+    """PyTorch's ``dx`` for sample points ``x``: a 1-d x is viewed along ``dim`` first."""
+    if x.ndim == 1:
+        if x.shape[0] != y.shape[d]:
+            raise RuntimeError(f"{name}: There must be one `x` value for each sample point "
+                               f"(x has {x.shape[0]}, y has {y.shape[d]} along dim {d})")
+        x = reshape(x, tuple(x.shape[0] if i == d else 1 for i in range(y.ndim)))
+    return diff(x, dim=d)
+
+
+def _empty_integral(y, d):
+    # PyTorch: zeros, recording nothing (no gradient flows from an empty integral)
+    from .reduce import sum as _sum
+
+    return make_tensor(_sum(y.detach(), d)._data * 0)
+
+
+def _select(x, d, i):
+    from .index import getitem
+
+    return getitem(x, (slice(None),) * d + (i,))
+
+
+def _slice(x, d, start, stop):
+    from .index import getitem
+
+    return getitem(x, (slice(None),) * d + (slice(start, stop),))
+
+
+def _refuse_bool(y, name):
+    if y._data.dtype.kind == "b":
+        raise RuntimeError(f"{name}(): bool tensors are not supported (PyTorch's sum and "
+                           "subtraction refuse them here); convert first, e.g. y.float()")
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The integral of ``y`` along ``dim`` by the trapezoid rule, with sample points ``x`` or
+    a constant spacing ``dx`` (default 1), as PyTorch (its formula, so its graph).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.trapezoid(T.tensor([1.0, 2.0, 3.0]))
+    tensor(4.)
+    """
+    from .reduce import sum as _sum
+    from .shape import _norm_dim
+
+    if x is not None and dx is not None:
+        raise TypeError("trapezoid() received an invalid combination of arguments: pass "
+                        "either x or dx, not both")
+    if y.ndim == 0:
+        raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but "
+                         f"got {dim})")
+    d = _norm_dim(dim, y.ndim)
+    length = y.shape[d]
+    _refuse_bool(y, "trapezoid")
+    if x is None or not isinstance(x, Tensor):
+        spacing = 1 if x is None and dx is None else (dx if x is None else x)
+        if length == 0:
+            return _empty_integral(y, d)
+        return _mul_number(_sum(y, d) - _mul_number(_select(y, d, 0) + _select(y, d, -1), 0.5),
+                           spacing)
+    if length == 0:
+        return _empty_integral(y, d)
+    dxs = _spacings(x, y, d, "trapezoid")
+    return _div_number(_sum((_slice(y, d, 1, None) + _slice(y, d, None, -1)) * dxs, d), 2.0)
+
+
+def trapz(y, x=None, *, dx=None, dim=-1):
+    """Alias of ``trapezoid`` (PyTorch's older name)."""
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The running integral of ``y`` along ``dim`` by the trapezoid rule (one element fewer
+    than ``y`` along ``dim``), as PyTorch.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.cumulative_trapezoid(T.tensor([1.0, 2.0, 3.0]))
+    tensor([1.5000, 4.0000])
+    """
+    from .shape import _norm_dim
+
+    if x is not None and dx is not None:
+        raise TypeError("cumulative_trapezoid() received an invalid combination of arguments: "
+                        "pass either x or dx, not both")
+    if y.ndim == 0:
+        raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but "
+                         f"got {dim})")
+    d = _norm_dim(dim, y.ndim)
+    _refuse_bool(y, "cumulative_trapezoid")
+    pairs = _slice(y, d, 1, None) + _slice(y, d, None, -1)
+    if x is None or not isinstance(x, Tensor):
+        spacing = 1 if x is None and dx is None else (dx if x is None else x)
+        return cumsum(_mul_number(pairs, spacing / 2.0), d)
+    dxs = _spacings(x, y, d, "cumulative_trapezoid")
+    return _div_number(cumsum(pairs * dxs, d), 2.0)
+
+
+__all__ = ["cumprod", "cummax", "cummin", "logcumsumexp", "diff", "trapezoid", "trapz",
+           "cumulative_trapezoid"]
+
+
+# ----------------------------------------------------------------- public names (registry.py)
+from .registry import register  # noqa: E402
+
+for _name in __all__:
+    register(globals()[_name], _name, method=_name not in (
+        "trapezoid", "trapz", "cumulative_trapezoid"))
+register(cumsum_, function=False, inplace_of="cumsum")
+register(cumprod_, function=False, inplace_of="cumprod")

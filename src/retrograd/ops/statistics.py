@@ -1,0 +1,590 @@
+"""Statistics: var_mean, std_mean, aminmax, nansum, nanmean, dist, renorm, cov, corrcoef
+and gradient.
+
+``var_mean`` / ``std_mean`` / ``aminmax`` return two tensors from one node, as PyTorch's
+VarMeanBackward0 / StdMeanBackward0 / AminmaxBackward0.  ``nanmean``, ``cov``,
+``corrcoef`` and ``gradient`` are PyTorch's own compositions of simpler ops (so their
+graphs are PyTorch's).  The derivatives follow PyTorch's formulas, conventions next to
+each op.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import namedtuple
+
+from ..autograd.grad_mode import state
+from ..autograd.graph import Node, next_sequence_nr
+from ..backend import namespace
+from ..tensor import Tensor, make_tensor
+from ._apply import INPUTS, OUTPUT, defop, edge_of
+from ._errors import scalar_type_name
+from .pointwise import where
+from .reduce import _dims, _keep_shape, _spread, _sum_dim
+from .stats import (
+    _correction, _count, _float_only, _kept, _pnorm_grad, _share_among_extremes, _std_op,
+    _total, _vector_norm, quiet,
+)
+
+aminmax_type = namedtuple("aminmax", ["min", "max"])
+
+
+# ----------------------------------------------------------------- one node, two outputs
+
+
+def _two_output_node(name, vjp):
+    return type(name, (Node,), {"__slots__": ("n_outputs",), "multi_output": True,
+                                "vjp": staticmethod(vjp), "saves": INPUTS})
+
+
+def _record_two(node_cls, x, arrays, params):
+    """Tensors for ``arrays``, both outputs of one ``node_cls`` node that saves ``x``."""
+    outs = [make_tensor(a) for a in arrays]
+    if x._requires_grad and state.enabled and arrays[0].dtype.kind == "f":
+        node = node_cls()
+        node.seq = next_sequence_nr()
+        node.next = (edge_of(x),)
+        node.next_nr = (x._nr,) if x._nr else None
+        node.params = params
+        node.hooks = None
+        node.versions = (x._vc[0],) if x._vc and x._vc[0] else None
+        node.saved = (x,)
+        node.out_shape = [a.shape for a in arrays]
+        node.out_dtype = [a.dtype for a in arrays]
+        node.n_outputs = len(arrays)
+        for nr, o in enumerate(outs):
+            o._grad_fn = node
+            o._requires_grad = True
+            o._nr = nr
+    return tuple(outs)
+
+
+# ----------------------------------------------------------------- var_mean / std_mean
+
+
+def _var_mean_vjp(node, grads, saved):
+    # PyTorch's var_mean_backward / std_mean_backward: the var (std) derivative plus the
+    # mean's, g_mean / n spread over the reduced elements; std's is 0 where std is 0
+    (a,) = saved
+    g_var, g_mean = grads
+    axes, correction, keepdim, root = node.params
+    shape = tuple(a.shape)
+    n = _count(shape, axes)
+    if not isinstance(a, Tensor):
+        return (_var_mean_grad_array(a, g_var, g_mean, axes, correction, root, n),)
+    centred = a - _spread(_total(a, axes), shape, axes) / n
+    dof = n - correction
+    gv = _spread(_kept(g_var, shape, axes, keepdim), shape, axes)
+    with quiet(namespace(a._data if isinstance(a, Tensor) else a)):
+        if root:
+            std = _spread(_kept(_std_op(a, axes, correction, keepdim, True), shape, axes,
+                                keepdim), shape, axes)
+            flat = std == 0
+            part = where(flat, 0.0, gv * centred / (where(flat, 1.0, std) * dof))
+        else:
+            part = gv * centred * (2.0 / dof if dof > 0 else float("nan"))
+    return (part + _spread(_kept(g_mean, shape, axes, keepdim), shape, axes) / n,)
+
+
+def _var_mean_grad_array(a, g_var, g_mean, axes, correction, root, n):
+    """The same derivative in a first-order backward, per-slice factors on the reduced
+    arrays; an output that got no gradient (zeros) costs nothing."""
+    xp = namespace(a)
+    keep = _keep_shape(tuple(a.shape), axes)
+    dof = n - correction
+    out = None
+    with xp.errstate(all="ignore"):
+        if g_var.any() or not g_var.size:
+            centred = a - a.mean(axis=axes, keepdims=True)
+            if root:
+                std = xp.sqrt((centred * centred).sum(axis=axes, keepdims=True) / max(dof, 0))
+                factor = xp.where(std == 0, 0, g_var.reshape(keep) / (std * dof))
+            else:
+                factor = g_var.reshape(keep) * (2.0 / dof if dof > 0 else float("nan"))
+            out = centred * factor.astype(a.dtype)
+        if g_mean.any():
+            part = (g_mean.reshape(keep) / n).astype(a.dtype)
+            out = xp.broadcast_to(part, a.shape) if out is None else out + part
+    return xp.zeros_like(a) if out is None else xp.ascontiguousarray(out)
+
+
+_VarMean = _two_output_node("VarMeanBackward0", _var_mean_vjp)
+_StdMean = _two_output_node("StdMeanBackward0", _var_mean_vjp)
+
+
+def _var_mean(x, dim, unbiased, keepdim, correction, root):
+    name = "std_mean" if root else "var_mean"
+    _float_only(x, f"{name}(): std and var only support floating point and complex dtypes "
+                   f"(convert first, e.g. x.float())")
+    if isinstance(dim, bool):  # var_mean(x, False): the legacy unbiased argument
+        dim, unbiased = None, dim
+    axes = _dims(dim, x.ndim)
+    corr = _correction(unbiased, correction)
+    data = x._data
+    xp = namespace(data)
+    if _count(data.shape, axes) - corr <= 0:
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
+                      "less than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=3)
+    with quiet(xp):
+        mean = data.mean(axis=axes, keepdims=keepdim)
+        spread = _std_op(data, axes, corr, keepdim, root)
+    return _record_two(_StdMean if root else _VarMean, x,
+                       [xp.asarray(spread), xp.asarray(mean, dtype=data.dtype)],
+                       (axes, corr, keepdim, root))
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):  # noqa: A002
+    """``(var, mean)`` over ``dim`` (all elements by default) from one pass, as PyTorch.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.var_mean(T.tensor([1.0, 2.0, 3.0, 4.0]))
+    (tensor(1.6667), tensor(2.5000))
+    """
+    return _var_mean(input, dim, unbiased, keepdim, correction, False)
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):  # noqa: A002
+    """``(std, mean)`` over ``dim`` (all elements by default)."""
+    return _var_mean(input, dim, unbiased, keepdim, correction, True)
+
+
+# ----------------------------------------------------------------- aminmax
+
+
+def _aminmax_vjp(node, grads, saved):
+    # each of min and max shares its gradient evenly among the elements equal to it, as
+    # PyTorch's amin/amax (AminmaxBackward0 is their sum)
+    (a,) = saved
+    g_min, g_max = grads
+    axes, keepdim = node.params
+    if not isinstance(a, Tensor):  # first order: an output without gradient costs nothing
+        xp = namespace(a)
+        out = xp.zeros_like(a)
+        for gk, extreme in ((g_min, a.min), (g_max, a.max)):
+            if gk.any():
+                hit = a == extreme(axis=axes, keepdims=True)
+                count = hit.sum(axis=axes, keepdims=True)
+                k = gk if keepdim or axes is None else xp.expand_dims(gk, axes)
+                out += hit * (k / count).astype(a.dtype)
+        return (out,)
+    xp = namespace(a._data if isinstance(a, Tensor) else a)
+    data = a._data if isinstance(a, Tensor) else a
+    lo = make_tensor(data.min(axis=axes, keepdims=keepdim)) if isinstance(a, Tensor) else \
+        data.min(axis=axes, keepdims=keepdim)
+    hi = make_tensor(data.max(axis=axes, keepdims=keepdim)) if isinstance(a, Tensor) else \
+        data.max(axis=axes, keepdims=keepdim)
+    with quiet(xp):
+        return (_share_among_extremes(g_min, a, lo, axes, keepdim)
+                + _share_among_extremes(g_max, a, hi, axes, keepdim),)
+
+
+_Aminmax = _two_output_node("AminmaxBackward0", _aminmax_vjp)
+
+
+def aminmax(input, *, dim=None, keepdim=False):  # noqa: A002
+    """``(min, max)`` of all elements or along ``dim``; ties share each gradient.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.tensor([3.0, 1.0, 2.0]).aminmax()
+    aminmax(min=tensor(1.), max=tensor(3.))
+    """
+    data = input._data
+    xp = namespace(data)
+    if dim is None:
+        if data.size == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as "
+                               "the operation has no identity.")
+        axes = None
+        if keepdim:
+            axes = tuple(range(data.ndim))
+    else:
+        from .shape import _norm_dim
+
+        d = _norm_dim(dim, data.ndim)
+        if data.ndim and data.shape[d] == 0:
+            raise IndexError(f"aminmax(): Expected reduction dim {d} to have non-zero size.")
+        axes = (d,) if data.ndim else None
+    lo = xp.asarray(data.min(axis=axes, keepdims=keepdim and bool(data.ndim)))
+    hi = xp.asarray(data.max(axis=axes, keepdims=keepdim and bool(data.ndim)))
+    outs = _record_two(_Aminmax, input, [lo, hi], (axes, keepdim and bool(data.ndim)))
+    return aminmax_type(*outs)
+
+
+# ----------------------------------------------------------------- nansum / nanmean
+
+
+def _nansum_fwd(a, axes, keepdim):
+    out = namespace(a).nansum(a, axis=axes, keepdims=keepdim)
+    if a.dtype.kind == "f":
+        return out.astype(a.dtype)
+    return out.astype("int64")  # integers and bools sum to int64, as sum
+
+
+def _nansum_vjp(node, g, saved):
+    # PyTorch's nansum_backward: the gradient where x is not nan, 0 at the nans
+    (a,) = saved
+    axes, keepdim = node.params
+    shape = tuple(a.shape)
+    data = a._data if isinstance(a, Tensor) else a
+    keep = ~namespace(data).isnan(data)
+    gk = _spread(_kept(g, shape, axes, keepdim), shape, axes)
+    return (gk * (make_tensor(keep) if isinstance(a, Tensor) else keep),)
+
+
+_nansum = defop("nansum", _nansum_fwd, _nansum_vjp, "NansumBackward0", 1, INPUTS)
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+    """Sum treating nans as zero (integers and bools give int64).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.tensor([1.0, float("nan"), 2.0]).nansum()
+    tensor(3.)
+    """
+    if dtype is not None:
+        input = input.to(dtype=dtype)  # noqa: A001 - PyTorch's name
+    axes = _dims(dim, input.ndim) if dim is not None else None
+    if axes == ():
+        axes = None
+    return _nansum(input, axes, keepdim and dim is not None)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+    """The mean of the elements that are not nan (PyTorch's nansum / count: DivBackward0).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.tensor([1.0, float("nan"), 2.0]).nanmean()
+    tensor(1.5000)
+    """
+    if dtype is not None:
+        input = input.to(dtype=dtype)  # noqa: A001 - PyTorch's name
+    data = input._data
+    if data.dtype.kind != "f":
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {scalar_type_name(data.dtype)} (convert first, e.g. "
+                           "x.float())")
+    xp = namespace(data)
+    axes = _dims(dim, input.ndim) if dim is not None else None
+    kd = keepdim and dim is not None
+    count = (~xp.isnan(data)).sum(axis=axes, keepdims=kd)
+    return nansum(input, dim, keepdim) / make_tensor(xp.asarray(count, dtype="int64"))
+
+
+# ----------------------------------------------------------------- dist
+
+
+def _dist_fwd(a, b, p):
+    with quiet(namespace(a)):
+        return _vector_norm(a - b, p, None, False)
+
+
+def _dist_vjp(node, g, saved):
+    # PyTorch's DistBackward0: norm_backward of a - b (the engine sums over broadcasting);
+    # the other input gets its negative
+    a, b, out = saved
+    (p,) = node.params
+    if p == 0:
+        return (None, None)  # the "0-norm" counts: PyTorch leaves both .grad None
+    d = _pnorm_grad(g, a - b, p, out, None, False)
+    na, nb = node.next
+    return (d if na else None, -d if nb else None)
+
+
+_dist = defop("dist", _dist_fwd, _dist_vjp, "DistBackward0", 2, INPUTS | OUTPUT, "promote")
+
+
+def dist(input, other, p=2):  # noqa: A002
+    """The p-norm of ``input - other`` (broadcast).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.dist(T.tensor([0.0, 0.0]), T.tensor([3.0, 4.0]))
+    tensor(5.)
+    """
+    for t in (input, other):
+        if isinstance(t, Tensor) and t._data.dtype.kind != "f":
+            raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex "
+                               f"tensor as input. Got {scalar_type_name(t._data.dtype)}")
+    if isinstance(p, Tensor):
+        p = float(p._data)
+    return _dist(input, other, float(p))
+
+
+# ----------------------------------------------------------------- renorm
+
+
+def _renorm_fwd(a, p, dim, maxnorm):
+    others = tuple(i for i in range(a.ndim) if i != dim)
+    xp = namespace(a)
+    norm = _vector_norm(a, p, others, True)
+    with quiet(xp):
+        factor = xp.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
+    return (a * factor).astype(a.dtype)
+
+
+def _renorm_vjp(node, g, saved):
+    # PyTorch's renorm_backward: where norm > maxnorm, out = x * maxnorm / (norm + 1e-7),
+    # so d out = factor * g - factor / (norm + 1e-7) * norm_backward(sum(x * g)); else g
+    (a,) = saved
+    p, dim, maxnorm = node.params
+    others = tuple(i for i in range(a.ndim) if i != dim)
+    norm = _vector_norm(a, p, others, True)
+    inner = _sum_dim(a * g, others, True, tuple(a.shape)) if others else a * g
+    nb = _pnorm_grad(inner, a, p, norm, others, True)
+    inv = 1.0 / (norm + 1e-7)
+    factor = inv * maxnorm
+    return (where(norm > maxnorm, factor * g - factor * inv * nb, g),)
+
+
+_renorm = defop("renorm", _renorm_fwd, _renorm_vjp, "RenormBackward0", 1, INPUTS)
+
+
+def renorm(input, p, dim, maxnorm):  # noqa: A002
+    """Each slice along ``dim`` whose p-norm exceeds ``maxnorm`` scaled down to it.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.tensor([[3.0, 4.0], [0.3, 0.4]]).renorm(2, 0, 1.0)
+    tensor([[0.6000, 0.8000],
+            [0.3000, 0.4000]])
+    """
+    from .shape import _norm_dim
+
+    if input.ndim <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} "
+                           "dimensions")
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(f"renorm(): expected a floating point input, got "
+                           f"{scalar_type_name(input._data.dtype)} (convert first)")
+    if p <= 0:
+        raise RuntimeError(f"renorm: non-positive-norm not supported (p={p})")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    return _renorm(input, float(p), _norm_dim(dim, input.ndim), float(maxnorm))
+
+
+# ----------------------------------------------------------------- cov / corrcoef
+
+
+def cov(input, *, correction=1, fweights=None, aweights=None):  # noqa: A002
+    """The covariance matrix of the variables in the rows of ``input`` (observations in the
+    columns), with frequency and/or analytic weights, as PyTorch's composition.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.tensor([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]]).cov()
+    tensor([[ 1., -1.],
+            [-1.,  1.]])
+    """
+    from .linalg import matmul as mm
+    from .reduce import sum as _sum
+    from .shape import reshape, squeeze, t, unsqueeze
+
+    if input.ndim > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
+                           f"input with {input.ndim} dimensions")
+    if input._data.dtype.kind == "b":
+        raise RuntimeError("cov(): bool input is not supported; convert first (x.float())")
+    x = reshape(input, 1, -1) if input.ndim < 2 else input
+    n = x.shape[1]
+    w = None
+    if fweights is not None:
+        _check_weights(fweights, n, "fweights", integral=True)
+        w = fweights
+    if aweights is not None:
+        _check_weights(aweights, n, "aweights", integral=False)
+        w = aweights if w is None else w * aweights
+    xp = namespace(x._data)
+    w_sum = _sum(w) if w is not None else make_tensor(xp.asarray(n, dtype="int64"))
+    avg = _sum(x * w if w is not None else x, 1) / w_sum
+    if w is not None and aweights is not None and correction != 0:
+        norm_factor = w_sum - correction * _sum(w * aweights) / w_sum
+    else:
+        norm_factor = w_sum - correction
+    if bool(norm_factor._data <= 0):
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the number of observations.", UserWarning, stacklevel=2)
+        norm_factor = norm_factor * 0
+    x = x - unsqueeze(avg, 1)
+    c = mm(x, t(x * w if w is not None else x))
+    with quiet(xp):
+        return squeeze(c / norm_factor)
+
+
+def _check_weights(w, n, name, integral):
+    if not isinstance(w, Tensor):
+        raise TypeError(f"cov(): argument '{name}' must be Tensor, not {type(w).__name__}")
+    if w.ndim > 1:
+        raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got "
+                           f"{name} with {w.ndim} dimensions")
+    if w.numel() != n:
+        raise RuntimeError(f"cov(): expected {name} to have the same numel as there are "
+                           f"observations in the input but got {w.numel()} != {n}")
+    data = w._data
+    if integral and data.dtype.kind not in "iu":
+        raise RuntimeError(f"cov(): expected {name} to have integral dtype but got "
+                           f"{scalar_type_name(data.dtype)}")
+    if not integral and data.dtype.kind != "f":
+        raise RuntimeError(f"cov(): expected {name} to have floating point dtype but got "
+                           f"{scalar_type_name(data.dtype)}")
+    if data.size and data.min() < 0:
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+
+
+def corrcoef(input):  # noqa: A002
+    """Pearson correlation coefficients of the rows of ``input``, clipped to [-1, 1].
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.tensor([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]]).corrcoef()
+    tensor([[ 1., -1.],
+            [-1.,  1.]])
+    """
+    from .pointwise import clamp, sqrt
+    from .layout import diagonal
+    from .shape import reshape
+
+    if input.ndim > 2:
+        raise RuntimeError(f"corrcoef(): expected input to have two or fewer dimensions but "
+                           f"got an input with {input.ndim} dimensions")
+    c = cov(input)
+    xp = namespace(c._data)
+    with quiet(xp):
+        if c.ndim == 0:
+            return c / c
+        std = sqrt(diagonal(c))
+        c = c / reshape(std, -1, 1)
+        c = c / reshape(std, 1, -1)
+    return clamp(c, -1, 1)
+
+
+# ----------------------------------------------------------------- gradient
+
+
+def _gradient_args(x, spacing, dim, edge_order):
+    from .shape import _norm_dim
+
+    if dim is None:
+        dims = list(range(x.ndim))
+    elif isinstance(dim, int):
+        dims = [dim]
+    else:
+        dims = list(dim)
+    dims = [_norm_dim(d, x.ndim) for d in dims]
+    if len(set(dims)) != len(dims):
+        raise RuntimeError("torch.gradient: dim appears multiple times in the list of dims")
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    if isinstance(spacing, (list, tuple)):
+        if len(spacing) != len(dims):
+            raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or "
+                               f"it's spacing and dim arguments to have the same length, but "
+                               f"got a spacing argument of length {len(spacing)} and a dim "
+                               f"argument of length {len(dims)}.")
+        spacings = list(spacing)
+    else:
+        spacings = [spacing] * len(dims)
+    for d in dims:
+        if x.shape[d] < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least "
+                               f"edge_order+1 (dimension {d} has size {x.shape[d]}, "
+                               f"edge_order={edge_order})")
+    for s, d in zip(spacings, dims):
+        if isinstance(s, Tensor):
+            if s.ndim != 1:
+                raise RuntimeError("torch.gradient expected each tensor to be on the same "
+                                   "device and 1-dimensional coordinates")
+            if s.shape[0] != x.shape[d]:
+                raise RuntimeError(f"torch.gradient expected each tensor in spacing to have "
+                                   f"as many elements as the input along dim {d} "
+                                   f"({s.shape[0]} != {x.shape[d]})")
+    return dims, spacings
+
+
+def gradient(input, *, spacing=1, dim=None, edge_order=1):  # noqa: A002
+    """Estimates of the derivative along each of ``dim`` (all by default) by central
+    differences inside and one-sided ones (of order ``edge_order``) at the ends; ``spacing``
+    a number, one number per dim, or one coordinate tensor per dim.  A tuple, one tensor per
+    dim, built as PyTorch builds it.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.gradient(T.tensor([1.0, 4.0, 9.0, 16.0]))
+    (tensor([3., 4., 6., 7.]),)
+    """
+    from .scans import _div_number, _mul_number, _slice, diff
+    from .shape import cat
+
+    if input._data.dtype.kind == "b" or input._data.dtype.name == "uint8":
+        raise RuntimeError(f"torch.gradient does not support {input._data.dtype.name} input "
+                           "(convert first, e.g. x.float())")
+    dims, spacings = _gradient_args(input, spacing, dim, edge_order)
+    out = []
+    for d, dx in zip(dims, spacings):
+        def s(start, stop=None, d=d):
+            return _slice(input, d, start, stop)
+
+        if not isinstance(dx, Tensor):
+            center = _div_number(s(2) - s(0, -2), dx)
+            if edge_order == 1:
+                pre = _div_number(s(1, 2) - s(0, 1), dx)
+                app = _div_number(s(-1) - s(-2, -1), dx)
+            else:
+                pre = _div_number(_mul_number(s(0, 1), -1.5) + _mul_number(s(1, 2), 2)
+                                  - _mul_number(s(2, 3), 0.5), dx)
+                app = _div_number(_mul_number(s(-3, -2), 0.5) - _mul_number(s(-2, -1), 2)
+                                  + _mul_number(s(-1), 1.5), dx)
+            out.append(cat([pre, _div_number(center, 2), app], d))
+            continue
+        shape = tuple(-1 if i == d else 1 for i in range(input.ndim))
+        h = diff(dx.detach(), 1, 0)
+        hd = h._data
+        h1, h2 = hd[:-1], hd[1:]
+        with quiet(namespace(hd)):
+            a = make_tensor((-h2 / (h1 * (h1 + h2))).reshape(shape))
+            b = make_tensor(((h2 - h1) / (h1 * h2)).reshape(shape))
+            c = make_tensor((h1 / (h2 * (h1 + h2))).reshape(shape))
+            center = a * s(0, -2) + b * s(1, -1) + c * s(2)
+            if edge_order == 1:
+                pre = (s(1, 2) - s(0, 1)) / make_tensor(hd[0])
+                app = (s(-1) - s(-2, -1)) / make_tensor(hd[-1])
+            else:
+                h0, h1_, hm1, hm2 = hd[0], hd[1], hd[-1], hd[-2]
+                pre = (make_tensor(-(2.0 * h0 + h1_) / (h0 * (h0 + h1_))) * s(0, 1)
+                       + make_tensor((h0 + h1_) / (h0 * h1_)) * s(1, 2)
+                       + make_tensor(-h0 / (h1_ * (h0 + h1_))) * s(2, 3))
+                app = (make_tensor(hm1 / (hm2 * (hm1 + hm2))) * s(-3, -2)
+                       + make_tensor(-(hm1 + hm2) / (hm1 * hm2)) * s(-2, -1)
+                       + make_tensor((2 * hm1 + hm2) / (hm1 * (hm1 + hm2))) * s(-1))
+        out.append(cat([pre, center, app], d))
+    return tuple(out)
+
+
+__all__ = ["var_mean", "std_mean", "aminmax", "nansum", "nanmean", "dist", "renorm", "cov",
+           "corrcoef", "gradient"]
+
+
+# ----------------------------------------------------------------- public names (registry.py)
+from .registry import register  # noqa: E402
+from .inplace import inplace  # noqa: E402
+
+renorm_ = inplace(renorm, "renorm_", True)
+
+for _name in __all__:
+    register(globals()[_name], _name,
+             method=_name not in ("var_mean", "std_mean", "gradient"))
+register(renorm_, function=False, inplace_of="renorm")
