@@ -1,5 +1,6 @@
-"""Scans and differences: cumprod, cummax/cummin, logcumsumexp, the in-place cumsum_ and
-cumprod_, diff, and the trapezoid rule (trapezoid / trapz / cumulative_trapezoid).
+"""Scans and differences: cumprod, cummax/cummin, logcumsumexp, cumprod_ (cumsum_ is with
+the other in-place forms, ops/inplace_forms.py), diff, and the trapezoid rule (trapezoid /
+trapz / cumulative_trapezoid).
 
 A scan keeps the input's shape; its derivative is a reversed scan of the gradient (a
 "reverse cumsum" ``flip(cumsum(flip(g)))``), written with retrograd's own ops so that
@@ -269,7 +270,6 @@ def logcumsumexp(x, dim):
     return _logcumsumexp(x, _scan_dim(x, dim, "logcumsumexp"))
 
 
-cumsum_ = inplace(lambda x, dim, *, dtype=None: cumsum(x, dim, dtype=dtype), "cumsum_", False)
 cumprod_ = inplace(lambda x, dim, *, dtype=None: cumprod(x, dim, dtype=dtype), "cumprod_", True)
 
 
@@ -447,5 +447,4 @@ from .registry import register  # noqa: E402
 for _name in __all__:
     register(globals()[_name], _name, method=_name not in (
         "trapezoid", "trapz", "cumulative_trapezoid"))
-register(cumsum_, function=False, inplace_of="cumsum")
 register(cumprod_, function=False, inplace_of="cumprod")
