@@ -484,9 +484,24 @@ def _index_positions(x, dim, index, source, op, int_rule):
     source (``x``'s shape with ``len(index)`` along ``dim``)."""
     idx = _index(index, op, **int_rule)
     shape = tuple(x.shape)
-    if not shape and op == "index_add_" and source is not None and not source.ndim:
-        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions "
-                         "(index_add_ on a 0-d tensor; reshape it to 1-d first)")
+    if not shape and source is not None:
+        # a 0-d self takes a 0-d source and one index, 0 (PyTorch's checks, in its order)
+        k = idx.size
+        if source.ndim:
+            if k != source.shape[0]:
+                raise RuntimeError(f"{op}(): Number of indices ({k}) should be equal to "
+                                   f"source.size(dim): ({source.shape[0]}), for dim: {dim}")
+            raise RuntimeError(
+                f"source tensor shape must match self tensor shape, excluding the specified "
+                f"dimension. Got self.shape = [] source.shape = {list(source.shape)}")
+        if k != 1:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions "
+                             f"({op} of {k} indices into a 0-d tensor)")
+        if int(idx.reshape(-1)[0]) != 0:
+            raise IndexError(f"index out of range in self ({op}: index "
+                             f"{int(idx.reshape(-1)[0])} into a 0-d tensor)")
+        _norm_dim(dim, 0)
+        return _np.zeros((), _np.int64)
     dim = _norm_dim(dim, len(shape))
     if idx.ndim > 1:
         raise IndexError(f"{op}(): Index is supposed to be a vector, but got dim: {idx.ndim} "
@@ -573,7 +588,7 @@ def index_fill(input, dim, index, value):  # noqa: A002
                          _rule("index_fill_", "long64"))
     if isinstance(value, Tensor):
         if value.ndim:
-            raise IndexError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
+            raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
                              f"tensor with {value.ndim} dimension(s)")
         return _index_fill_t(input, value.to(input.dtype) if value.dtype != input.dtype
                              else value, p)
