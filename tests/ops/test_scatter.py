@@ -140,3 +140,202 @@ case("scatter_add_on_view", _on_view_scatter, ((3, 4), (2,)), xfail=_FOLD)
 
 (test_gradcheck, test_gradgradcheck, test_values_vs_torch, test_grads_vs_torch,
  test_grad_fn_name_vs_torch, test_graph_structure_vs_torch) = case_checks(CASES)
+
+
+# ----------------------------------------------------------------- boundaries vs torch
+
+
+def _both(torch, fn, arrays, grad_seed=3):
+    """Run ``fn(m, *leaves)`` on both libraries; values, dtypes, grad_fn names and the
+    gradients of every input must agree."""
+    res = {}
+    for m in (retrograd, torch):
+        xs = [m.tensor(a).requires_grad_(a.dtype.kind == "f") for a in arrays]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            out = fn(m, *xs)
+        name = None if out.grad_fn is None else (
+            out.grad_fn.name() if m is retrograd else type(out.grad_fn).__name__)
+        grads = None
+        if out.requires_grad:
+            g = np.random.default_rng(grad_seed).standard_normal(tuple(out.shape))
+            out.backward(m.tensor(g, dtype=out.dtype))
+            grads = [None if x.grad is None else x.grad.numpy() for x in xs]
+        res[m] = (out.detach().numpy(), str(out.dtype).split(".")[-1], name, grads)
+    r, t = res[retrograd], res[torch]
+    np.testing.assert_allclose(r[0], t[0], rtol=1e-12, atol=1e-12)
+    assert r[0].shape == t[0].shape and r[1:3] == t[1:3], (r[1:3], t[1:3])
+    if t[3] is not None:
+        for gr, gt in zip(r[3], t[3]):
+            assert (gr is None) == (gt is None)
+            if gt is not None:
+                np.testing.assert_allclose(gr, gt, rtol=1e-12, atol=1e-12)
+
+
+TIES = np.array([[1.0, 3.0, 2.0, 0.0], [3.0, 3.0, 5.0, 0.0], [1.0, 3.0, 5.0, -1.0]])
+SELF_TIES = np.array([[3.0, 0.0, 5.0, 0.0], [0.0, 0.0, 0.0, 0.0], [1.0, 3.0, 5.0, 7.0]])
+
+
+@pytest.mark.parametrize("reduce", ["amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_ties_share_the_gradient_as_torch(torch, reduce, include_self):
+    # ties among the sources, and between sources and self: PyTorch divides evenly (and
+    # counts a tying self even with include_self=False: its formula, followed exactly)
+    idx = np.array([[0, 0, 0, 0], [0, 0, 0, 0], [0, 1, 0, 2]])
+    _both(torch, lambda m, a, s: a.scatter_reduce(0, m.tensor(idx), s, reduce,
+                                                  include_self=include_self),
+          [SELF_TIES, TIES if reduce == "amax" else -TIES])
+    _both(torch, lambda m, a, s: a.index_reduce(0, m.tensor([0, 0, 2]), s, reduce,
+                                                include_self=include_self),
+          [SELF_TIES, TIES if reduce == "amax" else -TIES])
+
+
+@pytest.mark.parametrize("include_self", [True, False])
+def test_prod_with_zeros_as_torch(torch, include_self):
+    # one zero at a position: the others' product; two zeros there: zero gradients
+    src = np.array([[0.0, 2.0, 0.0, 3.0], [4.0, 0.0, 0.0, 5.0], [2.0, 2.0, 1.5, 0.0]])
+    me = np.array([[1.5, 0.0, 2.0, 0.0], [2.0, 3.0, 1.0, 1.0], [0.5, 0.0, 2.0, 3.0]])
+    idx = np.array([[0, 0, 0, 1], [0, 0, 0, 1], [2, 0, 1, 1]])
+    _both(torch, lambda m, a, s: a.scatter_reduce(0, m.tensor(idx), s, "prod",
+                                                  include_self=include_self), [me, src])
+    _both(torch, lambda m, a, s: a.index_reduce(0, m.tensor([0, 0, 2]), s, "prod",
+                                                include_self=include_self), [me, src])
+
+
+def test_repeated_indices_accumulate_as_torch(torch):
+    idx = np.array([[0, 0, 0, 0], [0, 0, 0, 0]])
+    x, s = np.zeros((3, 4)), np.arange(8.0).reshape(2, 4)
+    _both(torch, lambda m, a, b: a.scatter_add(0, m.tensor(idx), b), [x, s])
+    _both(torch, lambda m, a, b: a.scatter_reduce(0, m.tensor(idx), b, "mean",
+                                                  include_self=False), [x, s])
+    _both(torch, lambda m, a, b: a.index_put((m.tensor([1, 1]),), b, accumulate=True), [x, s])
+    _both(torch, lambda m, a, b: a.put(m.tensor([1, 1, 1, -11]), b[0], accumulate=True), [x, s])
+    _both(torch, lambda m, a, b: a.index_add(0, m.tensor([2, 2]), b, alpha=0.5), [x, s])
+    _both(torch, lambda m, a, b: a.take(m.tensor([[1, 1], [1, 0]])) * b[:, :2], [x, s])
+
+
+def test_empty_and_zero_d_indices_as_torch(torch):
+    x, s = np.arange(12.0).reshape(3, 4), np.ones((3, 4))
+    e = np.zeros((0, 4), dtype=np.int64)
+    # (a source as large as the index: PyTorch's backward refuses a larger one)
+    _both(torch, lambda m, a, b: a.scatter_add(0, m.tensor(e), b[:0]), [x, s])
+    _both(torch, lambda m, a, b: a.scatter_reduce(0, m.tensor(e), b[:0], "amax"), [x, s])
+    _both(torch, lambda m, a, b: a.scatter(0, m.tensor(e), b[:0]), [x, s])
+    _both(torch, lambda m, a, b: a.index_add(0, m.tensor(e[:, 0]), b[:0]), [x, s])
+    _both(torch, lambda m, a, b: a.index_fill(1, m.tensor(e[:, 0]), 2.0), [x, s])
+    _both(torch, lambda m, a, b: a.take(m.tensor(e)), [x, s])
+    _both(torch, lambda m, a, b: a.index_put((m.tensor(e[:, 0]),), b[0, 0]), [x, s])
+    # 0-d self, 0-d index
+    z, v = np.array(1.5), np.array(2.5)
+    _both(torch, lambda m, a, b: a.scatter_add(0, m.tensor(0), b), [z, v])
+    _both(torch, lambda m, a, b: a.scatter(0, m.tensor([0, 0]), b.expand(2)), [z, v])
+    _both(torch, lambda m, a, b: a.index_copy(0, m.tensor([0]), b), [z, v])
+    _both(torch, lambda m, a, b: a.index_add(0, m.tensor([0]), b, alpha=2), [z, v])
+    _both(torch, lambda m, a, b: a.index_fill(0, m.tensor(0), b), [z, v])
+    _both(torch, lambda m, a, b: a.take(m.tensor([0, 0])) * b, [z, v])
+    _both(torch, lambda m, a, b: a.put(m.tensor(0), b), [z, v])
+
+
+def test_integer_tensors_as_torch(torch):
+    # no gradient; integer mean floors, as PyTorch's
+    xi = np.arange(12).reshape(3, 4)
+    idx = np.array([[0, 1, 0, 2], [1, 1, 0, 0]])
+    for red in ("sum", "prod", "mean", "amax", "amin"):
+        for inc in (True, False):
+            _both(torch, lambda m, a, r=red, i=inc: a.scatter_reduce(
+                0, m.tensor(idx), a * 3 + 1, r, include_self=i), [xi])
+    _both(torch, lambda m, a: a.scatter(0, m.tensor(idx), 2.5), [xi])
+    _both(torch, lambda m, a: a.index_fill(0, m.tensor([0, 2]), 2.7), [xi])
+    _both(torch, lambda m, a: a.index_add(0, m.tensor([0, 2, 0]), m.ones_like(a), alpha=2), [xi])
+
+
+def test_scatter_with_reduce_has_no_derivative_as_torch(torch):
+    idx = np.array([[0, 1, 0, 2]])
+    for m in (retrograd, torch):
+        x = m.zeros(3, 4, dtype=m.float64).requires_grad_(True)
+        s = m.ones(1, 4, dtype=m.float64).requires_grad_(True)
+        with pytest.warns(UserWarning, match="deprecated"):
+            out = x.scatter(0, m.tensor(idx), s, reduce="add")
+        name = out.grad_fn.name() if m is retrograd else type(out.grad_fn).__name__
+        assert name == "NotImplemented"
+        with pytest.raises(RuntimeError, match="derivative for aten::scatter is not implemented"):
+            out.sum().backward()
+        out = x.scatter(0, m.tensor(idx), 2.0, reduce="multiply")
+        assert out.detach().numpy().sum() == 0.0
+
+
+def test_out_of_bounds_is_never_a_numpy_error(torch):
+    # PyTorch's class, and a message naming the index and the size (not NumPy's IndexError
+    # traceback from inside an array call)
+    x = retrograd.zeros(3, 4)
+    with pytest.raises(RuntimeError, match="index 7 is out of bounds for dimension 1 with size 4"):
+        x.scatter_add(1, retrograd.tensor([[7]]), retrograd.ones(1, 1))
+    with pytest.raises(IndexError, match="index 12 on a tensor of 12 elements"):
+        x.put_(retrograd.tensor([12]), retrograd.ones(1))
+
+
+def test_int32_index_accepted_where_torch_accepts_it(torch):
+    x, s = np.zeros((3, 4)), np.ones((1, 4))
+    for fn in (lambda m, a, b: a.scatter_add(0, m.tensor([[0, 1, 2, 0]]).int(), b),
+               lambda m, a, b: a.index_add(0, m.tensor([1]).int(), b),
+               lambda m, a, b: a.index_reduce(0, m.tensor([1]).int(), b, "amax"),
+               lambda m, a, b: a.index_put((m.tensor([1]).int(),), b[0])):
+        _both(torch, fn, [x, s])
+
+
+# ----------------------------------------------------------------- in-place forms vs torch
+
+
+INPLACE = {
+    "scatter_": lambda m, y, s: y.scatter_(1, m.tensor(SIDX[:2]), s[:, :2]),
+    "scatter_add_": lambda m, y, s: y.scatter_add_(1, m.tensor(RIDX[:2]), s[:, :2]),
+    "scatter_reduce_": lambda m, y, s: y.scatter_reduce_(0, m.tensor(DIDX[:2] % 2), s, "mean"),
+    "index_add_": lambda m, y, s: y.index_add_(0, m.tensor([1, 1]), s, alpha=3),
+    "index_copy_": lambda m, y, s: y.index_copy_(0, m.tensor([1, 0]), s),
+    "index_fill_": lambda m, y, s: y.index_fill_(1, m.tensor([1, 1]), s[0, 0]),
+    "index_reduce_": lambda m, y, s: y.index_reduce_(0, m.tensor([0, 0]), s, "amin"),
+    "index_put_": lambda m, y, s: y.index_put_((m.tensor([1, 0]),), s, accumulate=True),
+    "put_": lambda m, y, s: y.put_(m.tensor([0, 3]), s[0, :2]),
+    "masked_scatter_": lambda m, y, s: y.masked_scatter_(m.tensor([True, False, True, False]),
+                                                         s),
+}
+
+
+def _inplace_run(m, name, on_view):
+    rng = np.random.default_rng(5)
+    a = m.tensor(rng.standard_normal((3, 4))).requires_grad_(True)
+    s = m.tensor(rng.standard_normal((2, 4))).requires_grad_(True)
+    b = a * 1
+    y = b[1:] if on_view else b
+    view = b[:, 1:]  # taken before: must see the change and its gradient
+    v0 = y._version
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        out = INPLACE[name](m, y, s)
+    assert out is y
+    name_of = (lambda f: f.name()) if m is retrograd else (lambda f: type(f).__name__)
+    rec = (y._version - v0, view._version - v0, name_of(y.grad_fn), name_of(b.grad_fn),
+           view.detach().numpy().copy(), b.detach().numpy().copy())
+    (b * b).sum().backward(retain_graph=True)
+    view.sum().backward()
+    return rec, a.grad.numpy(), s.grad.numpy()
+
+
+@pytest.mark.parametrize("on_view", [False, True], ids=["tensor", "view"])
+@pytest.mark.parametrize("name", list(INPLACE))
+def test_inplace_forms_vs_torch(torch, name, on_view):
+    (r, ra, rs), (t, ta, ts) = (_inplace_run(retrograd, name, on_view),
+                                _inplace_run(torch, name, on_view))
+    assert r[:4] == t[:4]
+    for got, want in zip((*r[4:], ra, rs), (*t[4:], ta, ts)):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_inplace_on_a_leaf_is_refused_as_torch(torch):
+    for m in (retrograd, torch):
+        a = m.zeros(3).requires_grad_(True)
+        with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+            a.index_add_(0, m.tensor([0]), m.ones(1))
+        with m.no_grad():
+            a.scatter_add_(0, m.tensor([0, 0]), m.ones(2))
+        assert a.tolist() == [2.0, 0.0, 0.0] and a._version == 1
