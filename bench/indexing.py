@@ -128,8 +128,8 @@ CASES = {
 def main():
     print(f"{'op (1000x1000 float32)':24s} {'fwd ratio':>10s} {'fwd+bwd ratio':>14s}")
     for name, (mine, ref) in CASES.items():
-        f = timeit(lambda: mine(False)) / timeit(lambda: ref(False))
-        b = timeit(lambda: mine(True)) / timeit(lambda: ref(True))
+        f = timeit(lambda m=mine: m(False)) / timeit(lambda r=ref: r(False))
+        b = timeit(lambda m=mine: m(True)) / timeit(lambda r=ref: r(True))
         print(f"{name:24s} {f:10.2f} {b:14.2f}")
 
 

@@ -1,6 +1,6 @@
 """Op tests, scatter: scatter / scatter_add / scatter_reduce, index_add / index_copy /
 index_fill / index_put / index_reduce, take / take_along_dim / put, masked_scatter and the
-*_scatter ops, with their in-place forms (ops/scatter.py).
+*_scatter ops, with their in-place forms (ops/scatter.py, ops/take_put.py).
 
 The case table runs every check of ``tests/ops/helpers.py`` (float64 gradcheck and
 gradgradcheck, values, gradients, grad_fn names and graph shape against PyTorch); the tests

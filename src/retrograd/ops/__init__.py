@@ -21,7 +21,7 @@ from . import (  # noqa: F401 - imported for their registrations
     activation, binary, index, inplace, layout, linalg, nn, pointwise, reduce, shape, sorting,
     stats, unary,
 )
-from . import scatter  # noqa: F401 - scatter / index_add / take ... (registrations)
+from . import scatter, take_put  # noqa: F401 - scatter, index_add, take... (registrations)
 from .registry import reflected, register
 
 
