@@ -339,3 +339,55 @@ def test_inplace_on_a_leaf_is_refused_as_torch(torch):
         with m.no_grad():
             a.scatter_add_(0, m.tensor([0, 0]), m.ones(2))
         assert a.tolist() == [2.0, 0.0, 0.0] and a._version == 1
+
+
+THIRD_ORDER = {
+    "scatter_add": lambda m, a, s: a.scatter_add(0, m.tensor(DIDX), s),
+    "scatter_reduce_prod": lambda m, a, s: a.scatter_reduce(0, m.tensor(DIDX), s, "prod"),
+    "scatter_reduce_mean": lambda m, a, s: a.scatter_reduce(0, m.tensor(DIDX), s, "mean",
+                                                            include_self=False),
+    "index_reduce_amax": lambda m, a, s: a.index_reduce(0, m.tensor([0, 2, 0]), s, "amax"),
+    "index_add": lambda m, a, s: a.index_add(0, m.tensor([1, 1, 0]), s, alpha=-2),
+    "masked_scatter": lambda m, a, s: a.masked_scatter(m.tensor([True, False, True, True]), s),
+    "take": lambda m, a, s: a.take(m.tensor([[0, 0, 5, 11]])) * s[:1],
+}
+
+
+@pytest.mark.parametrize("name", list(THIRD_ORDER))
+def test_third_derivatives_vs_torch(torch, name):
+    # d3/dx3 of sum(f(a, s) ** 3), through create_graph twice: every derivative is recorded
+    rng = np.random.default_rng(11)
+    arrays = [rng.uniform(0.5, 2.0, (3, 4)), rng.uniform(0.5, 2.0, (3, 4))]
+    got = {}
+    for m in (retrograd, torch):
+        a, s = [m.tensor(x).requires_grad_(True) for x in arrays]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            y = (THIRD_ORDER[name](m, a, s) ** 3).sum()
+        g1 = m.autograd.grad(y, (a, s), create_graph=True)
+        g2 = m.autograd.grad(sum(g.sum() for g in g1), (a, s), create_graph=True)
+        g3 = m.autograd.grad(sum((g * g).sum() for g in g2), (a, s))
+        got[m] = [g.detach().numpy() for g in (*g1, *g2, *g3)]
+    for r, t in zip(got[retrograd], got[torch]):
+        np.testing.assert_allclose(r, t, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("op", ["scatter_reduce", "index_reduce"])
+def test_prod_second_derivative_refused_with_two_zeros_as_torch(torch, op):
+    # PyTorch's prod derivative wrt the source has no second order where two zeros meet;
+    # its Error node refuses it (the derivative wrt self keeps going)
+    got = []
+    for m in (retrograd, torch):
+        a = m.tensor([1.0, 2.0], dtype=m.float64).requires_grad_(True)
+        s = m.tensor([0.0, 0.0, 3.0], dtype=m.float64).requires_grad_(True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            y = getattr(a, op)(0, m.tensor([0, 0, 1]), s, "prod").sum()
+        ga, gs = m.autograd.grad(y, (a, s), create_graph=True)
+        name = gs.grad_fn.name() if m is retrograd else type(gs.grad_fn).__name__
+        with pytest.raises(RuntimeError, match="Double backward is unsupported") as e:
+            m.autograd.grad(gs.sum(), (a, s))
+        got.append((name, str(e.value), [g.numpy() for g in m.autograd.grad(ga.sum(), (a, s))]))
+    assert got[0][:2] == got[1][:2]
+    for r, t in zip(got[0][2], got[1][2]):
+        np.testing.assert_allclose(r, t)

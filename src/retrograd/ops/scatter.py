@@ -251,11 +251,25 @@ def _reduce_vjp(node, g, saved):
             gsrc = _where(_gat(g * masked_result, p, shape),
                           _gat(g * result, p, shape) / _where(_np.ones((), dt), s, src_zero),
                           single)
+            if isinstance(gsrc, Tensor) and (zeros_at > 1).any():
+                # PyTorch's second derivative stops here, with its message
+                op, what = (("scatter_reduce", "src") if type(node).__name__.startswith("Scatter")
+                            else ("index_reduce", "source"))
+                gsrc = _error(gsrc, f"{op}(): Double backward is unsupported for {what} when "
+                              f">1 zeros in {what} are scattered to the same position in self")
     if not include_self and na:
         gself = _zero_at(gself, p)
     if ns:
         gsrc = _src_back(gsrc, q, src_shape)
     return (gself if na else None, gsrc if ns else None)
+
+
+def _error_vjp(node, g, saved):
+    raise RuntimeError(node.params[0])
+
+
+# a gradient past which PyTorch refuses to differentiate (its DelayedError node, "Error")
+_error = defop("error", lambda a, message: a.copy(), _error_vjp, "Error", 1)
 
 
 def _reduce_op(self_, src, p, q, src_shape, reduce, include_self):
