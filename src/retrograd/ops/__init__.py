@@ -5,6 +5,8 @@
 * ``reduce``, ``stats`` -- sum, mean, max/min, argmax; prod, var, norm, cumsum...
 * ``shape``, ``layout`` -- reshape/view, transpose/permute, cat, stack; split, flip, tril...
 * ``index``, ``sorting`` -- ``x[i]``, gather/scatter; sort, topk, nonzero
+* ``scatter``, ``take_put`` -- scatter(_add/_reduce), index_add/copy/fill/reduce; index_put,
+  take, put, masked_scatter, diagonal/select/slice_scatter (and their in-place forms)
 * ``linalg`` -- matmul, einsum
 * ``nn`` -- softmax, log_softmax, losses
 * ``inplace`` -- ``add_``, ``mul_``, ``zero_``, ``x[i] = v``... (version counting)

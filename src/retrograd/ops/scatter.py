@@ -372,9 +372,11 @@ def _grid(shape, region, dim, idx):
     # of the passes of summing fresh arrays: bench/indexing.py)
     if idx is None:
         p = _np.zeros(region, dtype=_np.int64)
+    elif tuple(idx.shape) == tuple(region):
+        p = idx * strides[dim] if strides[dim] != 1 else idx.astype(_np.int64, copy=True)
     else:
-        p = _np.broadcast_to(idx * strides[dim] if strides[dim] != 1 else idx, region)
-        p = p.astype(_np.int64, copy=True)
+        p = _np.empty(region, dtype=_np.int64)
+        p[...] = idx * strides[dim]
     for d, (n, st) in enumerate(zip(region, strides)):
         if d != dim and n > 1:
             p += _np.arange(0, n * st, st, dtype=_np.int64).reshape(
