@@ -391,3 +391,17 @@ def test_prod_second_derivative_refused_with_two_zeros_as_torch(torch, op):
     assert got[0][:2] == got[1][:2]
     for r, t in zip(got[0][2], got[1][2]):
         np.testing.assert_allclose(r, t)
+
+
+@pytest.mark.parametrize("reduce", ["max", "min"])
+def test_scatter_reduce_max_min_spellings_as_torch(torch, reduce):
+    # PyTorch accepts "max"/"min" (as amax/amin) but has no derivative for them
+    for inc in (True, False):
+        _both(torch, lambda m, a, s, i=inc: a.detach().scatter_reduce(
+            0, m.tensor([0, 0, 1]), s.detach(), reduce, include_self=i),
+            [np.array([0.5, -1.0, 2.0]), np.array([1.0, 5.0, -2.0])])
+    for m in (retrograd, torch):
+        x = m.zeros(3, dtype=m.float64).requires_grad_(True)
+        y = x.scatter_reduce(0, m.tensor([0, 0, 1]), m.ones(3, dtype=m.float64), reduce)
+        with pytest.raises(RuntimeError, match=f"but got {reduce}"):
+            y.sum().backward()

@@ -187,7 +187,9 @@ def _reduce_fwd(a, s, p, q, src_shape, reduce, include_self):
         else:
             info = xp.finfo(a.dtype) if a.dtype.kind == "f" else xp.iinfo(a.dtype)
             big = xp.inf if a.dtype.kind == "f" else info.max
-            flat[p] = -big if reduce == "amax" else big
+            flat[p] = -big if reduce in ("amax", "max") else big
+    if reduce in ("max", "min"):  # PyTorch's undocumented spellings (forward only)
+        reduce = "a" + reduce
     if reduce in ("sum", "mean"):
         xp.add.at(flat, p, s)
     elif reduce == "prod":
@@ -217,6 +219,9 @@ def _reduce_vjp(node, g, saved):
     self_, src, result = saved
     p, q, src_shape, reduce, include_self = node.params
     na, ns = node.next
+    if reduce in ("max", "min"):
+        raise RuntimeError(f"Expected 'reduce' to be one of 'sum', 'prod', 'mean', 'amax', "
+                           f"'amin' but got {reduce}.")
     shape = tuple(g.shape)
     s = _src_take(src, q)
     s_raw, self_raw, res_raw = _raw(s), _raw(self_), _raw(result)
@@ -492,7 +497,8 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):  # noq
     is scattered.  Gradients as PyTorch's: ties of amax/amin share evenly, mean divides by
     the count, prod skips a single zero."""
     tensor_arg(_raw(src), "src", 4)
-    _reduce_arg(reduce, _SCATTER_REDUCES, "scatter_reduce")
+    if reduce not in ("max", "min"):  # (accepted by PyTorch too, without a derivative)
+        _reduce_arg(reduce, _SCATTER_REDUCES, "scatter_reduce")
     _same_dtype(input, src, "scatter")
     p, q = _scatter_positions(input, dim, index, src, "scatter_reduce")
     return _scatter_reduce(input, src, p, q, tuple(src.shape), reduce, bool(include_self))
