@@ -321,6 +321,8 @@ CASES = [
      ["take_along_dim", "dimensions"]),
     ("take_along_dim float", lambda m: a(m, 2, 3).take_along_dim(i(m, [[0.0]]), 1),
      ["take_along_dim", "long"]),
+    ("take_along_dim 0-d", lambda m: a(m).take_along_dim(i(m, 0), 0), ["dimension"]),
+    ("take_along_dim 0-d flat", lambda m: a(m).take_along_dim(i(m, [0, 0])), None),
     ("take_along_dim dim oob", lambda m: a(m, 2, 3).take_along_dim(i(m, [[0]]), 2), ["dim"]),
     ("masked_scatter int mask", lambda m: a(m, 2, 3).masked_scatter(i(m, [1, 0, 1]), a(m, 4)),
      ["masked_scatter", "bool"]),

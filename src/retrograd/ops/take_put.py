@@ -129,9 +129,10 @@ def take_along_dim(input, indices, dim=None):  # noqa: A002
         raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same "
                            f"number of dimensions, but got {input.ndim} dimensions for input, "
                            f"and {idx.ndim} dimensions for indices")
-    d = _norm_dim(dim, input.ndim)
     if not input.ndim:
-        return gather(input, 0, idx)
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions "
+                         "(take_along_dim on a 0-d tensor: pass dim=None)")
+    d = _norm_dim(dim, input.ndim)
     ishape, xshape = list(input.shape), list(idx.shape)
     ishape[d] = idx.shape[d]
     try:
