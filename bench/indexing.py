@@ -1,8 +1,8 @@
 """Scatter ops on a 1000x1000 float32 input: retrograd vs the equivalent NumPy calls.
 
-For each op, the median time of retrograd's forward (nothing recorded) and of forward +
-backward (inputs requiring grad, ``out.backward(g)``), each divided by the median time of
-the same computation written directly in NumPy (``np.add.at``, ``np.put_along_axis``,
+For each op, retrograd's forward (nothing recorded) and forward + backward (inputs requiring
+grad, ``out.backward(g)``), each timed against the same computation written directly in
+NumPy, interleaved, as the median of paired ratios (``np.add.at``, ``np.put_along_axis``,
 ``np.maximum.at``, fancy indexing).  Target: every ratio within 1.3.
 
 Run: ``PYTHONPATH=src python bench/indexing.py`` (about half a minute).
@@ -34,14 +34,18 @@ ROWS = rng.integers(0, N, N)  # index_add along dim 0
 COLS = np.arange(N)[None, :]
 
 
-def timeit(fn, repeat=15):
+def _once(fn):
+    t = time.perf_counter()
     fn()
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
+    return time.perf_counter() - t
+
+
+def paired_ratio(mine, ref, repeat=21):
+    """Median over repeats of mine's time / ref's time in the same repeat (interleaved, so
+    a machine that slows down mid-run slows both: as bench/run.py)."""
+    mine()
+    ref()
+    return statistics.median(_once(mine) / _once(ref) for _ in range(repeat))
 
 
 # ---- NumPy, by hand
@@ -128,8 +132,8 @@ CASES = {
 def main():
     print(f"{'op (1000x1000 float32)':24s} {'fwd ratio':>10s} {'fwd+bwd ratio':>14s}")
     for name, (mine, ref) in CASES.items():
-        f = timeit(lambda m=mine: m(False)) / timeit(lambda r=ref: r(False))
-        b = timeit(lambda m=mine: m(True)) / timeit(lambda r=ref: r(True))
+        f = paired_ratio(lambda m=mine: m(False), lambda r=ref: r(False))
+        b = paired_ratio(lambda m=mine: m(True), lambda r=ref: r(True))
         print(f"{name:24s} {f:10.2f} {b:14.2f}")
 
 

@@ -209,8 +209,9 @@ def _reduce_fwd(a, s, p, q, src_shape, reduce, include_self):
 
 def _count(shape, p, include_self, dtype):
     """How many values were reduced at each position (1 where none: a division by 1)."""
-    n = _np.bincount(p.reshape(-1), minlength=_size(shape)).reshape(shape)
-    n = n + 1 if include_self else _np.maximum(n, 1)
+    xp = namespace(p)
+    n = xp.bincount(p.reshape(-1), minlength=_size(shape)).reshape(shape)
+    n = n + 1 if include_self else xp.maximum(n, 1)
     return n.astype(dtype)
 
 
@@ -226,6 +227,8 @@ def _reduce_vjp(node, g, saved):
     s = _src_take(src, q)
     s_raw, self_raw, res_raw = _raw(s), _raw(self_), _raw(result)
     dt = res_raw.dtype
+    xp = namespace(res_raw)
+    one = xp.ones((), dt)
     if reduce == "sum":
         gself, gsrc = g, _gat(g, p, shape)
     elif reduce == "mean":
@@ -235,7 +238,7 @@ def _reduce_vjp(node, g, saved):
     elif reduce in ("amax", "amin"):
         value = res_raw.reshape(-1)[p]
         self_is = (self_raw == res_raw).astype(dt)
-        src_is = (_np.broadcast_to(s_raw, p.shape) == value).astype(dt)
+        src_is = (xp.broadcast_to(s_raw, p.shape) == value).astype(dt)
         n = self_is + _add0_fwd(src_is, p, shape)
         gd = g / n
         gself = gd * self_is
@@ -244,17 +247,17 @@ def _reduce_vjp(node, g, saved):
         gself = gsrc = None
         if na:
             self_zero = self_raw == 0
-            masked_self = _where(_np.ones((), dt), self_, self_zero)
+            masked_self = _where(one, self_, self_zero)
             gself = g * _reduce_op(masked_self, src, p, q, src_shape, reduce, include_self) \
                 / masked_self
         if ns:
-            src_zero = _np.broadcast_to(s_raw == 0, p.shape)
+            src_zero = xp.broadcast_to(s_raw == 0, p.shape)
             zeros_at = _add0_fwd(src_zero.astype(dt), p, shape).reshape(-1)[p]
             single = src_zero & (zeros_at == 1)
-            masked_src = _where(_np.ones((), dt), s, single)
+            masked_src = _where(one, s, single)
             masked_result = _reduce_op(self_, masked_src, p, None, p.shape, reduce, include_self)
             gsrc = _where(_gat(g * masked_result, p, shape),
-                          _gat(g * result, p, shape) / _where(_np.ones((), dt), s, src_zero),
+                          _gat(g * result, p, shape) / _where(one, s, src_zero),
                           single)
             if isinstance(gsrc, Tensor) and (zeros_at > 1).any():
                 # PyTorch's second derivative stops here, with its message
@@ -340,7 +343,7 @@ def _index(index, op, ints=("int64", "int32"), exc=RuntimeError, message=None, p
         raise exc(message.format(_tname(idx)) if message else
                   f"{op}(): Expected dtype int32/int64 for index, but got {_tname(idx)}; "
                   "convert it with index.long()")
-    return idx.astype(_np.int64, copy=False)
+    return idx.astype(namespace(idx).int64, copy=False)
 
 
 def _same_dtype(x, src, op, message=None):
@@ -373,18 +376,19 @@ def _grid(shape, region, dim, idx):
     """Flat positions in ``shape`` of the region ``region`` (a shape no larger than
     ``shape``) with the coordinate along ``dim`` replaced by ``idx`` (broadcast to it)."""
     strides = _strides(shape)
+    xp = namespace(idx) if idx is not None else _np
     # one array written once, then each other dimension's offsets added in place (a third
     # of the passes of summing fresh arrays: bench/indexing.py)
     if idx is None:
-        p = _np.zeros(region, dtype=_np.int64)
+        p = xp.zeros(region, dtype=xp.int64)
     elif tuple(idx.shape) == tuple(region):
-        p = idx * strides[dim] if strides[dim] != 1 else idx.astype(_np.int64, copy=True)
+        p = idx * strides[dim] if strides[dim] != 1 else idx.astype(xp.int64, copy=True)
     else:
-        p = _np.empty(region, dtype=_np.int64)
+        p = xp.empty(region, dtype=xp.int64)
         p[...] = idx * strides[dim]
     for d, (n, st) in enumerate(zip(region, strides)):
         if d != dim and n > 1:
-            p += _np.arange(0, n * st, st, dtype=_np.int64).reshape(
+            p += xp.arange(0, n * st, st, dtype=xp.int64).reshape(
                 (n,) + (1,) * (len(region) - d - 1))
     return p
 
@@ -415,7 +419,7 @@ def _scatter_positions(x, dim, index, src, op):
         p = idx
         src_shape = tuple(src.shape) if src is not None else idx.shape
         q = None if src is None or src_shape == idx.shape else \
-            _np.arange(idx.size, dtype=_np.int64).reshape(idx.shape)
+            namespace(idx).arange(idx.size, dtype=idx.dtype).reshape(idx.shape)
         return p, q
     if idx.ndim != len(shape):
         raise RuntimeError(f"Index tensor must have the same number of dimensions as self "
@@ -529,7 +533,7 @@ def _index_positions(x, dim, index, source, op, int_rule):
             raise IndexError(f"index out of range in self ({op}: index "
                              f"{int(idx.reshape(-1)[0])} into a 0-d tensor)")
         _norm_dim(dim, 0)
-        return _np.zeros((), _np.int64)
+        return namespace(idx).zeros((), idx.dtype)
     dim = _norm_dim(dim, len(shape))
     if idx.ndim > 1:
         raise IndexError(f"{op}(): Index is supposed to be a vector, but got dim: {idx.ndim} "
@@ -543,7 +547,7 @@ def _index_positions(x, dim, index, source, op, int_rule):
                              f"(index_fill_)")
         # a repeated index fills once: the value's gradient counts each slice once
         # (PyTorch: grad.index_select(dim, unique(index)).sum())
-        idx = _np.unique(idx % max(n, 1))
+        idx = namespace(idx).unique(idx % max(n, 1))
     else:
         exc = IndexError if op in ("index_copy_", "index_reduce_") else RuntimeError
         if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= n):
@@ -557,7 +561,8 @@ def _index_positions(x, dim, index, source, op, int_rule):
             raise RuntimeError(
                 f"source tensor shape must match self tensor shape, excluding the specified "
                 f"dimension. Got self.shape = [] source.shape = {list(source.shape)}")
-        return _np.zeros(idx.shape if source is not None and source.ndim else (), _np.int64)
+        return namespace(idx).zeros(idx.shape if source is not None and source.ndim else (),
+                                    idx.dtype)
     region = shape[:dim] + (idx.size,) + shape[dim + 1:]
     if source is not None:
         sshape = tuple(source.shape)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as _np
 
+from ..backend import namespace
 from ._errors import tensor_arg
 from .index import gather
 from .inplace import inplace
@@ -21,8 +22,8 @@ from .shape import _norm_dim
 # ----------------------------------------------------------------- index_put, take, put
 
 
-def _flat_ids(shape):
-    return _np.arange(_size(shape), dtype=_np.int64).reshape(shape)
+def _flat_ids(shape, xp=_np):
+    return xp.arange(_size(shape), dtype=xp.int64).reshape(shape)
 
 
 def index_put(input, indices, values, accumulate=False):  # noqa: A002
@@ -61,7 +62,7 @@ def index_put(input, indices, values, accumulate=False):  # noqa: A002
     from .index import _torch_layout
 
     split = _torch_layout(items, len(shape))
-    p = _flat_ids(shape)[items if split is None else split[1]]
+    p = _flat_ids(shape, namespace(_raw(input)))[items if split is None else split[1]]
     vshape = tuple(values.shape)
     try:
         _np.broadcast_shapes(vshape, p.shape)
@@ -137,7 +138,7 @@ def take_along_dim(input, indices, dim=None):  # noqa: A002
     ishape[d] = idx.shape[d]
     try:
         full = list(_np.broadcast_shapes(tuple(ishape), tuple(idx.shape)))
-        idx_b = _np.broadcast_to(idx, full)
+        idx_b = namespace(idx).broadcast_to(idx, full)
         xshape = list(full)
         xshape[d] = input.shape[d]
         xfull = tuple(_np.broadcast_shapes(tuple(input.shape), tuple(xshape)))
@@ -169,12 +170,13 @@ def masked_scatter(input, mask, source):  # noqa: A002
     except ValueError:
         raise RuntimeError(f"masked_scatter: the size of mask {list(m.shape)} must match the "
                            f"size of self {list(shape)} (they must broadcast)") from None
-    p = _np.flatnonzero(_np.broadcast_to(m, full))
+    xp = namespace(m)
+    p = xp.flatnonzero(xp.broadcast_to(m, full))
     n = _raw(source).size
     if p.size > n:
         raise RuntimeError(f"Number of elements of source < number of ones in mask "
                            f"(masked_scatter: {n} < {p.size})")
-    q = _np.arange(p.size, dtype=_np.int64)
+    q = xp.arange(p.size, dtype=xp.int64)
     # self broadcast to the mask's shape inside the op (no ExpandBackward0, as PyTorch; the
     # engine sums self's gradient back to its shape)
     return _masked_scatter(input, source, p, q, tuple(source.shape), full)
@@ -197,7 +199,7 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):  # noqa: A002
     d1, d2 = _norm_dim(dim1, len(shape)), _norm_dim(dim2, len(shape))
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    p = _np.diagonal(_flat_ids(shape), offset, d1, d2)
+    p = namespace(_raw(input)).diagonal(_flat_ids(shape, namespace(_raw(input))), offset, d1, d2)
     src = _check_src(src, p, input)
     return _diagonal_scatter(input, src, p, None, tuple(src.shape))
 
@@ -211,7 +213,7 @@ def select_scatter(input, src, dim, index):  # noqa: A002
     if not -shape[d] <= index < shape[d]:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{list(shape)} at dimension {d}")
-    p = _flat_ids(shape)[(slice(None),) * d + (index,)]
+    p = _flat_ids(shape, namespace(_raw(input)))[(slice(None),) * d + (index,)]
     src = _check_src(src, p, input)
     return _select_scatter(input, src, p, None, tuple(src.shape))
 
@@ -227,7 +229,7 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):  # noqa: A00
         raise RuntimeError("slice step must be positive")
     if not shape:
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
-    p = _flat_ids(shape)[(slice(None),) * d + (slice(start, end, step),)]
+    p = _flat_ids(shape, namespace(_raw(input)))[(slice(None),) * d + (slice(start, end, step),)]
     src = _check_src(src, p, input)
     return _slice_scatter(input, src, p, None, tuple(src.shape))
 
