@@ -23,7 +23,6 @@ from . import (  # noqa: F401 - imported for their registrations
     activation, binary, index, inplace, layout, linalg, nn, pointwise, reduce, shape, sorting,
     stats, unary,
 )
-from . import scatter, take_put  # noqa: F401 - scatter, index_add, take... (registrations)
 from .registry import reflected, register
 
 
@@ -187,3 +186,6 @@ register(bitwise_xor, function=False, dunders=("__xor__",),
          tensor={"__rxor__": reflected(bitwise_xor)})
 register(bitwise_left_shift, function=False, method=False, dunders=("__lshift__",))
 register(bitwise_right_shift, function=False, method=False, dunders=("__rshift__",))
+
+# scatter, index_add, take... (their registrations; after inplace, whose machinery they use)
+from . import scatter, take_put  # noqa: F401, E402
