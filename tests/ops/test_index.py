@@ -41,6 +41,14 @@ case("index_bool_scalar", lambda m, a: a[None, True, 1:], ((3, 4),))
 case("index_empty_list", lambda m, a: a[:, []], ((3, 4),))
 case("gather_dim1", lambda m, a: m.gather(a, 1, m.tensor(IDX2)), ((3, 4),))
 case("gather_dim0", lambda m, a: a.gather(0, m.tensor(IDX2.T[:, :3] % 3)), ((3, 4),))
+case("gather_0d_index", lambda m, a: a.gather(0, m.tensor(2)), ((4,),))
+case("gather_int32", lambda m, a: m.gather(a, 1, m.tensor(IDX2).int()), ((3, 4),))
+case("gather_empty_index", lambda m, a: a.gather(1, m.tensor(IDX2)[:, :0]), ((3, 4),))
+case("gather_0d_input", lambda m, a: a.gather(0, m.tensor([0, 0])), ((),))
+case("index_select_0d_index", lambda m, a: a.index_select(1, m.tensor(2)), ((3, 4),))
+case("index_select_0d_input", lambda m, a: a.index_select(0, m.tensor([0])), ((),))
+case("index_select_int32", lambda m, a: a.index_select(0, m.tensor(IDX[:3]).int()), ((3, 4),))
+case("select_tensor_index", lambda m, a: a.select(1, m.tensor(-1)), ((3, 4),))
 
 
 (test_gradcheck, test_gradgradcheck, test_values_vs_torch, test_grads_vs_torch,

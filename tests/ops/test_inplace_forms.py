@@ -63,9 +63,25 @@ ARGS = {
     "eq_": (0.0,), "ne_": (0.0,), "lt_": (0.0,), "le_": (0.0,), "gt_": (0.0,), "ge_": (0.0,),
     "cumsum_": (0,), "addmm_": (None, None), "fill_": (1.0,), "copy_": (None,),
     "__ipow__": (2,), "__imod__": (1.5,), "__ifloordiv__": (2.0,), "__iadd__": (1.0,),
-    "__isub__": (1.0,), "__imul__": (2.0,), "__itruediv__": (2.0,), "index_fill_": None,
+    "__isub__": (1.0,), "__imul__": (2.0,), "__itruediv__": (2.0,),
     "transpose_": (0, 1), "swapaxes_": (1, 0), "swapdims_": (-1, 0), "unsqueeze_": (1,),
     "renorm_": (2, 0, 1.0),
+}
+# the indexing forms, whose arguments depend on the tensor's shape: (m, x) -> arguments
+_i64 = lambda m, values: m.tensor(values, dtype=m.int64)  # noqa: E731
+_rows = lambda m, x, n: m.ones(n, x.shape[1], dtype=x.dtype)  # noqa: E731
+INDEXING_ARGS = {
+    "index_add_": lambda m, x: (0, _i64(m, [0, 1]), _rows(m, x, 2)),
+    "index_copy_": lambda m, x: (0, _i64(m, [1, 0]), _rows(m, x, 2)),
+    "index_fill_": lambda m, x: (1, _i64(m, [0, 2]), -1.0),
+    "index_put_": lambda m, x: ((_i64(m, [0, 1]),), m.tensor(2.0, dtype=x.dtype)),
+    "index_reduce_": lambda m, x: (0, _i64(m, [0, 1]), _rows(m, x, 2), "prod"),
+    "masked_scatter_": lambda m, x: (m.ones(x.shape, dtype=m.bool), m.ones(x.shape, dtype=x.dtype)),
+    "put_": lambda m, x: (_i64(m, [0, 2]), m.tensor([5.0, 6.0], dtype=x.dtype)),
+    "scatter_": lambda m, x: (0, m.zeros(1, x.shape[1], dtype=m.int64), _rows(m, x, 1)),
+    "scatter_add_": lambda m, x: (0, m.zeros(1, x.shape[1], dtype=m.int64), _rows(m, x, 1)),
+    "scatter_reduce_": lambda m, x: (0, m.zeros(1, x.shape[1], dtype=m.int64), _rows(m, x, 1),
+                                     "amax"),
 }
 _INTEGER_ONLY = {"bitwise_not_", "bitwise_xor_", "__iand__", "__ior__", "__ixor__",
                  "__ilshift__", "__irshift__"}
@@ -90,6 +106,8 @@ def _args_for(name):
 
 
 def _call(m, x, name):
+    if name in INDEXING_ARGS:
+        return getattr(x, name)(*INDEXING_ARGS[name](m, x))
     args = _args_for(name)
     if args is None:
         pytest.fail(f"{name}: takes arguments this generic test does not make; add them to ARGS")

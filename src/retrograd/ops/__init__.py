@@ -6,6 +6,8 @@
 * ``reduce``, ``stats`` -- sum, mean, max/min, argmax; prod, var, norm, cumsum...
 * ``shape``, ``layout`` -- reshape/view, transpose/permute, cat, stack; split, flip, tril...
 * ``index``, ``sorting`` -- ``x[i]``, gather/scatter; sort, topk, nonzero
+* ``scatter``, ``take_put`` -- scatter(_add/_reduce), index_add/copy/fill/reduce; index_put,
+  take, put, masked_scatter, diagonal/select/slice_scatter (and their in-place forms)
 * ``linalg`` -- matmul, einsum
 * ``nn`` -- softmax, log_softmax, losses
 * ``inplace`` -- ``add_``, ``mul_``, ``zero_``, ``x[i] = v``... (version counting);
@@ -228,3 +230,5 @@ register(bitwise_right_shift, function=False, method=False, dunders=("__rshift__
 
 from . import inplace_forms  # noqa: E402, F401  (the in-place forms of the ops above: tan_, eq_, x &= y...)
 from . import random_ops  # noqa: E402, F401  (normal, bernoulli, the random fills)
+# scatter, index_add, take... (their registrations; after inplace, whose machinery they use)
+from . import scatter, take_put  # noqa: F401, E402

@@ -230,6 +230,10 @@ def getitem(x, index):
 def _gather_fwd(a, idx, dim, in_shape):
     # an open grid rather than take_along_axis: PyTorch lets the index be smaller than the
     # input in the other dimensions too
+    if a.ndim == 0:  # a 0-d input: every index is 0 (checked), the result has its shape
+        return namespace(a).broadcast_to(a, idx.shape).copy()
+    if idx.ndim == 0:  # a 0-d index into a 1-d input (PyTorch counts 0-d as 1-d): 0-d out
+        return a[idx.reshape(1)].reshape(())
     grid = list(namespace(idx).indices(idx.shape, sparse=True))
     grid[dim] = idx
     return a[tuple(grid)]
@@ -266,20 +270,17 @@ def gather(x, dim, index):
     dim = _norm_dim(dim, len(shape))
     if not shape and idx.size and idx.ndim <= 1 and idx.dtype.kind in "iu":
         # a 0-d input: index 0, any number of times (NumPy has no axis 0 to gather on)
-        from .shape import reshape
-
         if idx.max() != 0 or idx.min() != 0:
             bad = int(idx.max() if idx.max() != 0 else idx.min())
             raise RuntimeError(f"gather(): index {bad} is out of bounds for dimension 0 with "
                                "size 1 (a 0-d input)")
-
-        return reshape(_gather(reshape(x, 1), idx.reshape(-1), 0, (1,)), tuple(idx.shape))
-    if idx.dtype.kind not in "iu":
+        return _gather(x, idx, 0, ())
+    if idx.dtype.name not in ("int64", "int32"):
         raise RuntimeError(
-            f"gather(): Expected dtype int64 for index, but got {idx.dtype.name}; "
+            f"gather(): Expected dtype int32/int64 for index, but got {idx.dtype.name}; "
             "convert it with index.long()"
         )
-    if idx.ndim != len(shape) and not (not shape and idx.ndim <= 1):
+    if idx.ndim != len(shape) and not (len(shape) <= 1 and idx.ndim <= 1):
         raise RuntimeError(
             f"gather(): Index tensor must have the same number of dimensions as input tensor "
             f"(input shape {list(shape)}, index shape {list(idx.shape)})"
@@ -303,10 +304,17 @@ def gather(x, dim, index):
 def _scatter_fwd(g, idx, dim, shape):
     xp = namespace(g)
     out = xp.zeros(shape, dtype=g.dtype)
+    if not shape:  # (into a 0-d input: every index is 0)
+        return xp.asarray(g.sum(), dtype=g.dtype)
+    if idx.ndim == 0:  # (a 0-d index into a 1-d input)
+        idx, g = idx.reshape(1), g.reshape(1)
     # put_along_axis would drop repeated indices; accumulate instead
     grid = list(xp.indices(idx.shape, sparse=True))
     grid[dim] = idx
-    xp.add.at(out, tuple(grid), g)
+    # on flat positions: ufunc.at with one 1-d index is ~8x faster than with a tuple of
+    # broadcast indices (bench/indexing.py, gather's backward)
+    pos = xp.ravel_multi_index(tuple(grid), shape).reshape(-1)
+    xp.add.at(out.reshape(-1), pos, xp.broadcast_to(g, idx.shape).reshape(-1))
     return out
 
 

@@ -323,12 +323,15 @@ def index_select(x, dim, index):
     if idx.ndim > 1:
         raise IndexError(f"index_select(): Index is supposed to be a vector, got shape "
                          f"{list(idx.shape)}")
-    if idx.dtype.kind not in "iu":
+    if idx.dtype.name not in ("int64", "int32"):
         raise RuntimeError(f"index_select(): Expected dtype int32 or int64 for index (got "
                            f"{idx.dtype}); convert it with index.long()")
     dim = _norm_dim(dim, x.ndim)
     n = x.shape[dim] if x.ndim else 1
     if not x.ndim:  # a 0-d tensor: index 0 selects it, as PyTorch (a 0-d result)
+        if idx.size > 1:
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
+                               f"{idx.size} value(s)")
         if idx.size != 1 or int(idx.reshape(-1)[0]) != 0:
             raise IndexError(f"index_select(): index out of range in self (indices "
                              f"{idx.tolist()} for a 0-d tensor, whose only index is 0)")
@@ -527,6 +530,7 @@ def select(x, dim, index):
                          "least one dimension (x.reshape(1).select(0, 0) for a 0-d x)")
     dim = _norm_dim(dim, x.ndim)
     n = x.shape[dim]
+    index = int_arg(index, "index")
     if not -n <= index < n:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{list(x.shape)} at dimension {dim}")
