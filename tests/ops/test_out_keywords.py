@@ -64,11 +64,18 @@ CALLS = {
     "mean": lambda m, a, b, **o: m.mean(input=a, dim=0, **o),
     "cat": lambda m, a, b, **o: m.cat(tensors=[a, a], dim=1, **o),
     "stack": lambda m, a, b, **o: m.stack(tensors=[a, a], dim=0, **o),
+    "matmul": lambda m, a, b, **o: m.matmul(input=a, other=a.t(), **o),
+    "mm": lambda m, a, b, **o: m.mm(input=a, mat2=a.t(), **o),
+    "bmm": lambda m, a, b, **o: m.bmm(input=a[None], mat2=a.t()[None], **o),
+    "outer": lambda m, a, b, **o: m.outer(input=b, vec2=b, **o),
+    "dot": lambda m, a, b, **o: m.dot(input=b, tensor=b, **o),
+    "addmm": lambda m, a, b, **o: m.addmm(input=b, mat1=a.t(), mat2=a, beta=2, alpha=0.5,
+                                          **o),
 }
 BOOL_RESULT = {"eq"}
 NOT_DIFFERENTIABLE = {"eq"}
 # PyTorch names another aten op in the autograd error (float_power calls pow...)
-ATEN_NAME = {"float_power": "pow", "true_divide": "div"}
+ATEN_NAME = {"float_power": "pow", "true_divide": "div", "outer": "mul"}
 # known gaps: PyTorch's sum with an integer out sums in out's dtype (the inputs cast
 # first); retrograd sums in the input's and refuses the float -> int cast
 GAPS = {("sum", "int64"), ("sum", "bool")}

@@ -215,7 +215,15 @@ _OUT_DTYPE = {
     "stack": ("cast", TypeError, "torch.cat(): input types can't be cast to the desired output "
               "type {want}"),
     "ldexp": ("cast", RuntimeError, "ldexp can't be cast to the desired output type {want}"),
+    # the matrix products want out's dtype exactly
+    **{name: ("exact", RuntimeError, "Expected out tensor to have dtype {have_c}, but got "
+              "{want_c} instead") for name in ("matmul", "mm", "bmm", "addmm")},
+    "dot": ("exact", RuntimeError, "result dtype {want} does not match input dtype {have}"),
 }
+# the C++ names PyTorch's matmul messages use for dtypes
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+            "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool"}
 _CAST = ("cast", RuntimeError, "result type {have} can't be cast to the desired output type "
          "{want}")
 
@@ -243,7 +251,9 @@ def write_out(name, inputs, result, out, differentiable=True):
     if have != want:
         rule, exc, message = _OUT_DTYPE.get(name, _CAST)
         if rule == "exact" or not dtypes.can_cast(have, want):
-            raise exc(message.format(have=_dtype_name(have), want=_dtype_name(want))
+            raise exc(message.format(have=_dtype_name(have), want=_dtype_name(want),
+                                     have_c=_C_NAMES.get(str(have), str(have)),
+                                     want_c=_C_NAMES.get(str(want), str(want)))
                       + f" (in {name}(..., out=...); pass an out of dtype "
                       f"{_dtype_name(have)}, or convert the inputs)")
     if data.shape != out._data.shape:

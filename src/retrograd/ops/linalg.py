@@ -438,9 +438,13 @@ def einsum(equation, *operands):
 # ----------------------------------------------------------------- public names (registry.py)
 from .registry import reflected, register  # noqa: E402
 
-register(matmul, aliases=("mm",), method=("matmul", "mm"), dunders=("__matmul__",),
-         tensor={"__rmatmul__": reflected(matmul)})
-for _fn in (bmm, addmm, outer, dot):
-    register(_fn)
+# PyTorch's parameter names (torch.matmul(input=a, other=b), torch.mm(input=a, mat2=b)) and
+# out=, through registry.with_signature
+register(matmul, method=("matmul",), dunders=("__matmul__",),
+         tensor={"__rmatmul__": reflected(matmul)}, signature="input, other")
+register(matmul, "mm", method=("mm",), signature="input, mat2")
+for _fn, _signature in ((bmm, "input, mat2"), (outer, "input, vec2"), (dot, "input, tensor"),
+                        (addmm, "input, mat1, mat2, *, beta=1, alpha=1")):
+    register(_fn, signature=_signature)
 register(einsum, method=False)
 register(linear, function=False, method=False, functional=("linear",))
