@@ -457,12 +457,9 @@ class Tensor:
     def _extra_state(self) -> _Extra:
         extra = self._extra
         if extra is None:
-            from .autograd.graph import create_lock
+            from .autograd.graph import create_once
 
-            with create_lock:  # two threads registering the first hooks keep both
-                if self._extra is None:
-                    self._extra = _Extra()
-                extra = self._extra
+            extra = create_once(self, "_extra", _Extra)  # threads registering at once
         return extra
 
     @property
@@ -517,13 +514,9 @@ class Tensor:
                 f"one comes from {self._grad_fn.name()}); register it on the leaf, or use "
                 "register_hook() to see this tensor's gradient"
             )
-        from .autograd.graph import add_hook, create_lock
+        from .autograd.graph import add_hook, create_once
 
-        extra = self._extra_state()
-        with create_lock:  # the table is created once even if threads register at once
-            if extra.post_accumulate_hooks is None:
-                extra.post_accumulate_hooks = {}
-        return add_hook(extra.post_accumulate_hooks, hook)
+        return add_hook(create_once(self._extra_state(), "post_accumulate_hooks", dict), hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None,
                  **legacy):

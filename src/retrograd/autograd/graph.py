@@ -33,6 +33,19 @@ _handle_ids = itertools.count()
 create_lock = threading.Lock()
 
 
+def create_once(obj, attr: str, factory):
+    """``obj.<attr>``, made by ``factory()`` where it is still None: under ``create_lock``, so
+    two threads creating it at once get the same one (and both keep what they register)."""
+    value = getattr(obj, attr)
+    if value is None:
+        with create_lock:
+            value = getattr(obj, attr)
+            if value is None:
+                value = factory()
+                setattr(obj, attr, value)
+    return value
+
+
 class RemovableHandle:
     """Returned by ``register_hook``; ``handle.remove()`` unregisters the hook."""
 
@@ -131,13 +144,7 @@ class Node:
         return {}
 
     def _hook_table(self) -> NodeHooks:
-        hooks = self.hooks
-        if hooks is None:
-            with create_lock:  # two threads registering the first hooks keep both
-                if self.hooks is None:
-                    self.hooks = NodeHooks()
-                hooks = self.hooks
-        return hooks
+        return create_once(self, "hooks", NodeHooks)
 
     def register_hook(self, fn) -> RemovableHandle:
         """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""

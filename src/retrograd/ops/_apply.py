@@ -122,6 +122,35 @@ def record(node_cls, inputs, out, params, extras=()):
     return node
 
 
+def multi_output_class(name: str, vjp, saves: int = NOTHING, **attrs) -> type:
+    """A Node subclass for one node with several outputs (PyTorch's SplitBackward0,
+    VarMeanBackward0...): the engine hands ``vjp`` one gradient per output."""
+    return type(name, (Node,), {"__slots__": ("n_outputs",), "multi_output": True,
+                                "vjp": staticmethod(vjp), "saves": saves, **attrs})
+
+
+def record_multi(node_cls, x, outs, params, saved=()):
+    """Attach one new ``node_cls`` node for input ``x`` to every tensor of ``outs`` (output
+    ``nr`` of it in order), saving ``saved`` (tensors, their versions checked)."""
+    node = node_cls()
+    node.seq = next_sequence_nr()
+    node.next = (edge_of(x),)
+    node.next_nr = (x._nr,) if x._nr else None
+    node.params = params
+    node.hooks = None
+    versions = tuple(s._vc[0] if s._vc else 0 for s in saved)
+    node.versions = versions if any(versions) else None
+    node.saved = tuple(saved)
+    node.out_shape = [o._data.shape for o in outs]
+    node.out_dtype = [o._data.dtype for o in outs]
+    node.n_outputs = len(outs)
+    for nr, o in enumerate(outs):
+        o._grad_fn = node
+        o._requires_grad = True
+        o._nr = nr
+    return node
+
+
 class Op:
     """A differentiable operation: call it with tensors (records) or arrays (computes).
 

@@ -341,8 +341,6 @@ def copysign(input, other):  # noqa: A002
     _tensor_first("copysign", input)
     if isinstance(other, Tensor):
         return _copysign_tensor(input, other)
-    if not isinstance(input, Tensor):
-        return _copysign_fwd(input, other)
     return _copysign_number(input, float(other))
 
 
@@ -414,8 +412,6 @@ def fmod(input, other):  # noqa: A002
     _tensor_first("fmod", input)
     if isinstance(other, Tensor):
         return _fmod_tensor(input, other)
-    if not isinstance(input, Tensor):
-        return _fmod_fwd(input, other)
     return _fmod_number(input, other)
 
 

@@ -10,11 +10,10 @@ output (zeros for outputs that got none), which it joins back with ``cat`` / ``s
 from __future__ import annotations
 
 from ..autograd.grad_mode import state
-from ..autograd.graph import Node, next_sequence_nr
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._errors import int_arg, tensor_arg
-from ._apply import NOTHING, defop, edge_of
+from ._apply import NOTHING, defop, multi_output_class, record_multi
 from .index import _index_backward, _slice, getitem
 from .shape import (
     _norm_dim, _shape_arg, _unique_dims, cat, input_meta, permute, reshape, stack, track_view,
@@ -27,9 +26,7 @@ from .shape import (
 
 def _multi_node(name, vjp):
     # multi_view: PyTorch refuses in-place changes of these outputs (see inplace.py)
-    return type(name, (Node,), {"__slots__": ("n_outputs",), "multi_output": True,
-                                "multi_view": True, "vjp": staticmethod(vjp),
-                                "saves": NOTHING})
+    return multi_output_class(name, vjp, NOTHING, multi_view=True)
 
 
 def _split_vjp(node, grads, saved):
@@ -53,20 +50,7 @@ def _views_of(x, arrays, node_cls, params):
     for o in outs:
         o._vc = x._vc
     if x._requires_grad and state.enabled:
-        node = node_cls()
-        node.seq = next_sequence_nr()
-        node.next = (edge_of(x),)
-        node.next_nr = (x._nr,) if x._nr else None
-        node.params = params
-        node.hooks = node.versions = None
-        node.saved = ()
-        node.out_shape = [a.shape for a in arrays]
-        node.out_dtype = [a.dtype for a in arrays]
-        node.n_outputs = len(arrays)
-        for nr, o in enumerate(outs):
-            o._grad_fn = node
-            o._requires_grad = True
-            o._nr = nr
+        record_multi(node_cls, x, outs, params)
     for o in outs:
         track_view(x, o, "multi")
     return tuple(outs)

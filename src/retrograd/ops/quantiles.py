@@ -24,9 +24,9 @@ from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from ._errors import scalar_type_name
 from .binary import lerp
-from .index import gather, scatter_along
-from .reduce import _extreme_all_vjp, _one_dim
-from .shape import input_meta, reshape, reshape_op, transpose, unsqueeze
+from .index import gather
+from .reduce import _extreme_all_vjp, _one_dim, _select_fwd, _select_vjp
+from .shape import reshape, reshape_op, transpose, unsqueeze
 from .sorting import sort
 from .stats import quiet
 
@@ -57,26 +57,10 @@ _nanmedian_all = defop("nanmedian", _median_all_fwd, _extreme_all_vjp, "Nanmedia
                        1, INPUTS | OUTPUT)
 
 
-def _pick_fwd(a, idx, dim, keepdim):
-    if a.ndim == 0:
-        return a.copy()
-    out = namespace(a).take_along_axis(a, idx, axis=dim)
-    return out if keepdim else out.squeeze(dim)
-
-
-def _pick_vjp(node, g, saved):
-    # PyTorch's value_selecting_reduction_backward: the gradient goes to the index returned
-    idx, dim, keepdim = node.params
-    if idx.ndim == 0:
-        return (g,)
-    if not keepdim:
-        g = reshape_op(g, tuple(idx.shape), tuple(g.shape))
-    return (scatter_along(g, idx, dim, input_meta(node)[0]),)
-
-
-_median_dim = defop("median", _pick_fwd, _pick_vjp, "MedianBackward1", 1, NOTHING)
-_nanmedian_dim = defop("nanmedian", _pick_fwd, _pick_vjp, "NanmedianBackward1", 1, NOTHING)
-_mode = defop("mode", _pick_fwd, _pick_vjp, "ModeBackward0", 1, NOTHING)
+# value_selecting_reduction_backward, shared with max/min(dim) (reduce._select_vjp)
+_median_dim = defop("median", _select_fwd, _select_vjp, "MedianBackward1", 1, NOTHING)
+_nanmedian_dim = defop("nanmedian", _select_fwd, _select_vjp, "NanmedianBackward1", 1, NOTHING)
+_mode = defop("mode", _select_fwd, _select_vjp, "ModeBackward0", 1, NOTHING)
 
 
 def _median_index(a, d, ignore_nan):

@@ -171,25 +171,21 @@ _max_all = defop("max", _max_all_fwd, _extreme_all_vjp, "MaxBackward1", 1, INPUT
 _min_all = defop("min", _min_all_fwd, _extreme_all_vjp, "MinBackward1", 1, INPUTS | OUTPUT)
 
 
-def _extreme_dim_fwd(which):
-    def forward(a, dim, keepdim):
-        xp = namespace(a)
-        if a.ndim == 0:  # a 0-d tensor is its own max along dim 0 (NumPy has no axis 0)
-            return a.copy(), (xp.zeros((), dtype="int64"),)
-        idx = xp.argmax(a, axis=dim, keepdims=True) if which == "max" else xp.argmin(
-            a, axis=dim, keepdims=True)
-        values = xp.take_along_axis(a, idx, axis=dim)
-        if not keepdim:
-            values = xp.squeeze(values, axis=dim)
-        return values, (idx,)
-
-    return forward
+def _select_fwd(a, idx, dim, keepdim):
+    """The values of ``a`` at ``idx`` (kept as size 1 along ``dim``): the forward of every
+    value-selecting reduction (max/min(dim), kthvalue, median(dim), mode, sort, topk)."""
+    if a.ndim == 0:  # a 0-d tensor is its own value along dim 0 (a copy, not a view)
+        return a.copy()
+    out = namespace(a).take_along_axis(a, idx, axis=dim)
+    return out if keepdim else out.squeeze(dim)
 
 
-def _extreme_dim_vjp(node, g, saved):
-    # all of the gradient goes to the returned index, as PyTorch's max(dim)
-    (idx,) = saved
-    dim, keepdim = node.params
+def _select_vjp(node, g, saved):
+    # PyTorch's value_selecting_reduction_backward: all of the gradient goes to the
+    # returned index, 0 elsewhere.  The index is saved (max/min(dim), which find it in the
+    # forward: backward frees it, as PyTorch's) or the first param (the others)
+    (idx,) = saved or node.params[:1]
+    dim, keepdim = node.params[-2:]
     if not input_meta(node)[0]:
         return (g,)  # a 0-d input: the value itself
     from .index import scatter_along
@@ -199,9 +195,22 @@ def _extreme_dim_vjp(node, g, saved):
     return (scatter_along(g, idx, dim, input_meta(node)[0]),)
 
 
-_max_dim = defop("max", _extreme_dim_fwd("max"), _extreme_dim_vjp, "MaxBackward0", 1, NOTHING,
+def _extreme_dim_fwd(which):
+    def forward(a, dim, keepdim):
+        xp = namespace(a)
+        if a.ndim == 0:  # a 0-d tensor is its own max along dim 0 (NumPy has no axis 0)
+            idx = xp.zeros((), dtype="int64")
+        else:
+            idx = xp.argmax(a, axis=dim, keepdims=True) if which == "max" else xp.argmin(
+                a, axis=dim, keepdims=True)
+        return _select_fwd(a, idx, dim, keepdim), (idx,)
+
+    return forward
+
+
+_max_dim = defop("max", _extreme_dim_fwd("max"), _select_vjp, "MaxBackward0", 1, NOTHING,
                  extras=True)
-_min_dim = defop("min", _extreme_dim_fwd("min"), _extreme_dim_vjp, "MinBackward0", 1, NOTHING,
+_min_dim = defop("min", _extreme_dim_fwd("min"), _select_vjp, "MinBackward0", 1, NOTHING,
                  extras=True)
 
 

@@ -370,6 +370,22 @@ def _refuse_bool(y, name):
                            "subtraction refuse them here); convert first, e.g. y.float()")
 
 
+def _integral_dim(name, y, x, dx, dim):
+    """The dim that trapezoid / cumulative_trapezoid integrate ``y`` along, after PyTorch's
+    checks of their arguments."""
+    from .shape import _norm_dim
+
+    if x is not None and dx is not None:
+        raise TypeError(f"{name}() received an invalid combination of arguments: pass "
+                        "either x or dx, not both")
+    if y.ndim == 0:
+        raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but "
+                         f"got {dim})")
+    d = _norm_dim(dim, y.ndim)
+    _refuse_bool(y, name)
+    return d
+
+
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """The integral of ``y`` along ``dim`` by the trapezoid rule, with sample points ``x`` or
     a constant spacing ``dx`` (default 1), as PyTorch (its formula, so its graph).
@@ -381,17 +397,9 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     tensor(4.)
     """
     from .reduce import sum as _sum
-    from .shape import _norm_dim
 
-    if x is not None and dx is not None:
-        raise TypeError("trapezoid() received an invalid combination of arguments: pass "
-                        "either x or dx, not both")
-    if y.ndim == 0:
-        raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but "
-                         f"got {dim})")
-    d = _norm_dim(dim, y.ndim)
+    d = _integral_dim("trapezoid", y, x, dx, dim)
     length = y.shape[d]
-    _refuse_bool(y, "trapezoid")
     if x is None or not isinstance(x, Tensor):
         spacing = 1 if x is None and dx is None else (dx if x is None else x)
         if length == 0:
@@ -419,16 +427,7 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     >>> T.cumulative_trapezoid(T.tensor([1.0, 2.0, 3.0]))
     tensor([1.5000, 4.0000])
     """
-    from .shape import _norm_dim
-
-    if x is not None and dx is not None:
-        raise TypeError("cumulative_trapezoid() received an invalid combination of arguments: "
-                        "pass either x or dx, not both")
-    if y.ndim == 0:
-        raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but "
-                         f"got {dim})")
-    d = _norm_dim(dim, y.ndim)
-    _refuse_bool(y, "cumulative_trapezoid")
+    d = _integral_dim("cumulative_trapezoid", y, x, dx, dim)
     pairs = _slice(y, d, 1, None) + _slice(y, d, None, -1)
     if x is None or not isinstance(x, Tensor):
         spacing = 1 if x is None and dx is None else (dx if x is None else x)

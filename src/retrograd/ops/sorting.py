@@ -12,48 +12,18 @@ from collections import namedtuple
 from ..backend import namespace
 from ..tensor import make_tensor
 from ._apply import NOTHING, defop
-from .index import scatter_along
+from .reduce import _select_fwd, _select_vjp
 from ._errors import int_arg
-from .shape import _norm_dim, input_meta
+from .shape import _norm_dim
 
 # PyTorch's torch.return_types.<op>: a named tuple called after the op
 _TYPES = {name: namedtuple(name, ["values", "indices"]) for name in ("sort", "topk", "kthvalue")}
 
 
-def _pick_fwd(a, idx, dim):
-    if a.ndim == 0:  # a 0-d tensor is its own sort/topk (PyTorch: SortBackward0, not a view)
-        return a.copy()
-    return namespace(a).take_along_axis(a, idx, axis=dim)
-
-
-def _pick_vjp(node, g, saved):
-    idx, dim = node.params
-    if not input_meta(node)[0]:
-        return (g,)  # a 0-d input: the value itself
-    return (scatter_along(g, idx, dim, input_meta(node)[0]),)
-
-
-_sorted = defop("sort", _pick_fwd, _pick_vjp, "SortBackward0", 1, NOTHING)
-_topk = defop("topk", _pick_fwd, _pick_vjp, "TopkBackward0", 1, NOTHING)
-def _kth_fwd(a, idx, dim, keepdim):
-    if a.ndim == 0:
-        return a.copy()
-    out = namespace(a).take_along_axis(a, idx, axis=dim)
-    return out if keepdim else out.squeeze(dim)
-
-
-def _kth_vjp(node, g, saved):
-    from .shape import reshape_op
-
-    idx, dim, keepdim = node.params
-    if not input_meta(node)[0]:
-        return (g,)  # a 0-d input: the value itself
-    if not keepdim:
-        g = reshape_op(g, tuple(idx.shape), tuple(g.shape))
-    return (scatter_along(g, idx, dim, input_meta(node)[0]),)
-
-
-_kth = defop("kthvalue", _kth_fwd, _kth_vjp, "KthvalueBackward0", 1, NOTHING)
+# the forward and derivative of every value-selecting reduction (reduce._select_fwd)
+_sorted = defop("sort", _select_fwd, _select_vjp, "SortBackward0", 1, NOTHING)
+_topk = defop("topk", _select_fwd, _select_vjp, "TopkBackward0", 1, NOTHING)
+_kth = defop("kthvalue", _select_fwd, _select_vjp, "KthvalueBackward0", 1, NOTHING)
 
 
 def _order(data, dim, descending):
@@ -84,7 +54,7 @@ def sort(x, dim=-1, descending=False, stable=False):
     """
     d = _dim_of(x, dim)
     idx = _order(x._data, d, descending)
-    return _TYPES["sort"](_sorted(x, idx, d), make_tensor(idx))
+    return _TYPES["sort"](_sorted(x, idx, d, True), make_tensor(idx))
 
 
 def argsort(x, dim=-1, descending=False, stable=False):
@@ -105,7 +75,7 @@ def topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's nam
     xp = namespace(x._data)  # (a 0-d tensor, even with k=0, gives the value itself)
     idx = _order(x._data, d, largest)
     idx = xp.take(idx, xp.arange(k), axis=d) if x.ndim else idx
-    return _TYPES["topk"](_topk(x, idx, d), make_tensor(idx))
+    return _TYPES["topk"](_topk(x, idx, d, True), make_tensor(idx))
 
 
 def _aten_quickselect(vals, k):

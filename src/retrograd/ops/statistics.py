@@ -14,10 +14,9 @@ import warnings
 from collections import namedtuple
 
 from ..autograd.grad_mode import state
-from ..autograd.graph import Node, next_sequence_nr
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
-from ._apply import INPUTS, OUTPUT, defop, edge_of
+from ._apply import INPUTS, OUTPUT, defop, multi_output_class, record_multi
 from ._errors import scalar_type_name
 from .pointwise import where
 from .reduce import _dims, _keep_shape, _spread, _sum_dim
@@ -33,29 +32,14 @@ aminmax_type = namedtuple("aminmax", ["min", "max"])
 
 
 def _two_output_node(name, vjp):
-    return type(name, (Node,), {"__slots__": ("n_outputs",), "multi_output": True,
-                                "vjp": staticmethod(vjp), "saves": INPUTS})
+    return multi_output_class(name, vjp, INPUTS)
 
 
 def _record_two(node_cls, x, arrays, params):
     """Tensors for ``arrays``, both outputs of one ``node_cls`` node that saves ``x``."""
     outs = [make_tensor(a) for a in arrays]
     if x._requires_grad and state.enabled and arrays[0].dtype.kind == "f":
-        node = node_cls()
-        node.seq = next_sequence_nr()
-        node.next = (edge_of(x),)
-        node.next_nr = (x._nr,) if x._nr else None
-        node.params = params
-        node.hooks = None
-        node.versions = (x._vc[0],) if x._vc and x._vc[0] else None
-        node.saved = (x,)
-        node.out_shape = [a.shape for a in arrays]
-        node.out_dtype = [a.dtype for a in arrays]
-        node.n_outputs = len(arrays)
-        for nr, o in enumerate(outs):
-            o._grad_fn = node
-            o._requires_grad = True
-            o._nr = nr
+        record_multi(node_cls, x, outs, params, saved=(x,))
     return tuple(outs)
 
 
