@@ -10,6 +10,25 @@ from .program import program_from_text  # noqa: E402
 from .runner import compare, reproducer  # noqa: E402
 
 CASES = {
+    # broadcast_to(()) is a 0-d target shape, not a missing size argument
+    "broadcast_to_0d": """
+v0 = T.tensor(True, dtype=T.bool)
+v3 = v0.clone().broadcast_to(())
+v4 = T.tensor(2.0, dtype=T.float64, requires_grad=True).broadcast_to(())
+v4.backward()
+""",
+    # atan2's derivative for x negates y: a bool y raises PyTorch's RuntimeError, not NumPy's
+    # TypeError
+    "atan2_bool_y_backward": """
+v0 = T.tensor(False, dtype=T.bool)
+v1 = T.tensor(1.0, dtype=T.float64, requires_grad=True)
+v2 = (v0).atan2(v1)
+loss = (v1 * v1.detach().tanh()).sum() + (v2 * v2.detach().tanh()).sum()
+try:
+    loss.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
     # cumsum of a 0-d tensor is 0-d (NumPy's cumsum flattens it to shape (1,))
     "cumsum_0d": """
 v0 = T.tensor(-1.0, dtype=T.float64, requires_grad=True)

@@ -12,6 +12,7 @@ from .. import dtypes
 from ..backend import namespace
 from ..tensor import Tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
+from .pointwise import _neg_fwd
 from .pointwise import (_check_bool_sub, _check_int_divisor, _div_rounded, _rsub_number_fwd,
                         _with_number, exp, log, power, to_dtype, where,
                         zeros_like_grad)
@@ -127,7 +128,8 @@ def _atan2_vjp(node, g, saved):
     # derivatives stay nan there, as PyTorch's)
     r2 = x * x + y * y
     recip = where(r2 == 0, 0.0, 1 / r2)
-    return (g * x * recip if ny else None, g * -y * recip if nx else None)
+    # -y through _neg_fwd: a bool y raises PyTorch's RuntimeError (NumPy's is a TypeError)
+    return (g * x * recip if ny else None, g * _neg_fwd(y) * recip if nx else None)
 
 
 def _floats_only(fn, name):

@@ -505,7 +505,7 @@ def expand(x, *sizes):
 
 
 def broadcast_to(x, shape):
-    return expand(x, *shape)
+    return expand(x, tuple(shape))  # a tuple, so that broadcast_to(()) is not a missing size
 
 
 # ----------------------------------------------------------------- join
