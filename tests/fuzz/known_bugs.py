@@ -369,16 +369,6 @@ def _pole(prog, failure):
         ("nan" in torch_part and "inf" in retro_part)
 
 
-@known("hooks on leaves run in a nondeterministic order: every AccumulateGrad has the same "
-       "sequence number and the engine's heap breaks the tie by id() (engine.py)")
-def _leaf_hook_order(prog, failure):
-    if failure.kind != "log" or "hooks ran in order" not in failure.message:
-        return False
-    leaves = {st.target for st in prog.steps if st.leaf is not None}
-    names = set(re.findall(r"'(v\d+)'", failure.message))
-    return bool(names) and names <= leaves
-
-
 @known("double backward with a hook that changes the gradient of an output its derivative "
        "reads (logaddexp, std...): the hook's effect on the second backward differs")
 def _hook_in_double_backward(prog, failure):
