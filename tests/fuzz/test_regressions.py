@@ -10,6 +10,32 @@ from .program import program_from_text  # noqa: E402
 from .runner import compare, reproducer  # noqa: E402
 
 CASES = {
+    # derivatives that are 0 by a mask (clamp_min/clamp_max below/above the bound, the
+    # region x[i] = v overwrote, fill_, zero_) are exact zeros, not g * mask: nan where the
+    # incoming gradient is inf (xlogy(x, 0) is -inf) or nan (rsqrt of a negative)
+    "masked_zero_derivatives": """
+v0 = T.tensor(-1.0, dtype=T.float64, requires_grad=True)
+v7 = (v0.abs()).clamp_min(1.5)
+v9 = (v7).xlogy(T.tensor(0.0, dtype=T.float64))
+v10 = (v0 * 3).clamp_max(-4.0).xlogy(T.tensor(0.0, dtype=T.float64))
+loss = (v9 * v9.detach().tanh()).sum() + (v10 * 2).sum()
+loss.backward()
+v1 = T.tensor([[-0.0]], dtype=T.float64, requires_grad=True)
+v6 = v1 * 2
+h8 = v6.register_hook(lambda g: LOG.append(('v6', g.detach().clone())))
+v6[0:1] = -2
+v6.rsqrt_()
+v11 = v1 * 3
+h9 = v11.register_hook(lambda g: LOG.append(('v11', g.detach().clone())))
+v11.fill_(-1.0)
+v11.rsqrt_()
+v12 = v1 * 4
+h10 = v12.register_hook(lambda g: LOG.append(('v12', g.detach().clone())))
+v12.zero_()
+v12.sub_(1).rsqrt_()
+loss2 = (v6 * 2).sum() + v11.sum() + v12.sum()
+loss2.backward()
+""",
     # hooks on leaves run in PyTorch's order: AccumulateGrad nodes share one sequence number,
     # and the ready heap broke that tie by id() (an order that changed from run to run)
     "leaf_hook_order": """

@@ -12,7 +12,7 @@ from .. import dtypes
 from ..backend import namespace
 from ..tensor import Tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
-from .pointwise import _neg_fwd
+from .pointwise import _neg_fwd, grad_where
 from .pointwise import (_check_bool_sub, _check_int_divisor, _div_rounded, _rsub_number_fwd,
                         _with_number, exp, log, power, to_dtype, where,
                         zeros_like_grad)
@@ -242,12 +242,14 @@ def xlogy(input, other):  # noqa: A002 - PyTorch's names
 
 def _clamp_min_vjp(node, g, saved):
     (a,) = saved
-    return (g * (a >= node.params[0]),)  # the bound itself passes the gradient, as clamp
+    # the bound itself passes the gradient, as clamp; below it exactly 0 (PyTorch's
+    # where(mask, grad, 0): g * mask would be nan where g is inf)
+    return (grad_where(a >= node.params[0], g),)
 
 
 def _clamp_max_vjp(node, g, saved):
     (a,) = saved
-    return (g * (a <= node.params[0]),)
+    return (grad_where(a <= node.params[0], g),)
 
 
 _clamp_min = defop("clamp_min", lambda a, m: namespace(a).maximum(a, m), _clamp_min_vjp,
