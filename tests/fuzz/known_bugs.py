@@ -51,54 +51,18 @@ INPLACE = ("inplace",)
 
 
 # ------------------------------------------------------------ issue 7's list (other branches)
-@known("item 1: in-place ops on views from integer indexing / select / narrow / chunk")
-def _inplace_on_view(prog, failure):
-    # NumPy's a[0] of a 1-d array is a copy, so such a "view" misses later writes to its base
-    # (and writes to it miss the base); values, gradients and grad_fn names all follow.
-    has_inplace = any(st.kind in INPLACE for st in prog.steps)
-    has_view = any(set(st.view_chain) & VIEW_OPS or st.op in VIEW_OPS for st in prog.steps)
-    if failure.kind == "raise":
-        return has_inplace and has_view and failure.retro_exc == "TypeError" and (
-            "item assignment" in failure.message or "ArrayType" in failure.message)
-    return has_inplace and has_view and failure.kind in ("value", "grad", "log", "grad_fn",
-                                                         "flags")
 
 
-@known("item 2: second derivative of pow with a tensor exponent")
-def _pow_tensor_exponent(prog, failure):
-    pow_by_tensor = any(st.op == "pow" and ("** (v" in st.text or ".pow(v" in st.text)
-                        for st in prog.steps)
-    return pow_by_tensor and any("create_graph=True" in t for t in _texts_all(prog))
 
 
-@known("item 4: backward of chunk(...)[i].max(dim, keepdim=True)[0]")
-def _chunk_max(prog, failure):
-    return failure.kind == "raise" and {"chunk", "max"} <= _ops(prog)
 
 
-@known("item 6: NaN gradients at atan2(0,0), rsqrt at 0, max/maximum/relu of NaN")
-def _nan_grads(prog, failure):
-    nan_ops = {"atan2", "rsqrt", "max", "maximum", "minimum", "relu", "amax", "amin", "clamp",
-               "clamp_min", "clamp_max"}
-    return failure.kind in ("grad", "log", "value") and "nan" in failure.message and \
-        bool(nan_ops & _ops(prog))
 
 
-@known("item 7: softmax of an int tensor, where with an int condition, dot of matrices")
-def _should_raise(prog, failure):
-    return _raised_only_in(failure, "torch") and failure.op in ("softmax", "where", "outer")
 
 
-@known("item 8: broadcast errors come out as ValueError (should be RuntimeError)")
-def _broadcast_value_error(prog, failure):
-    return failure.kind == "raise" and failure.torch_exc == "RuntimeError" and \
-        failure.retro_exc == "ValueError" and "broadcast" in failure.message
 
 
-@known("item 8: prod's second derivative with zeros")
-def _prod_second(prog, failure):
-    return failure.kind == "grad" and "prod" in _ops(prog) and \
-        any("create_graph=True" in t for t in _texts_all(prog))
 
 
 # ------------------------------------------------------------ the fuzzer's findings (open)
@@ -132,25 +96,10 @@ def _view_regenerated(prog, failure):
     return failure.kind == "grad_fn" and failure.detail[:1] == ("AsStridedBackward0",)
 
 
-@known("x[0:1] = v over a whole dimension: PyTorch writes into x itself (FillBackward3/"
-       "CopyBackwards), retrograd records CopySlices")
-def _setitem_whole(prog, failure):
-    return failure.kind == "grad_fn" and "setitem" in _ops(prog)
 
 
-@known("max/min(dim), sort, topk, kthvalue, movedim of a 0-d tensor raise (NumPy's "
-       "AxisError)")
-def _zero_d_dim(prog, failure):
-    return _raised_only_in(failure, "retrograd") and (
-        "AxisError" in failure.message or "input.dim() = 0" in failure.message)
 
 
-@known("a reduction over an empty dimension raises ValueError (NumPy's), PyTorch "
-       "IndexError/RuntimeError")
-def _empty_reduction(prog, failure):
-    return failure.kind == "raise" and failure.torch_exc in ("IndexError", "RuntimeError") and \
-        ("zero-size array" in failure.message or "non-zero size" in failure.message
-         or "empty sequence" in failure.message)
 
 
 @known("create_graph: whether a derivative requires grad differs (relu's does in PyTorch, "
@@ -162,11 +111,6 @@ def _derivative_requires_grad(prog, failure):
         and "a tensor" in failure.message
 
 
-@known("in-place on detach() of a view of a leaf: retrograd still treats it as a view of "
-       "the leaf")
-def _detached_view(prog, failure):
-    return _raised_only_in(failure, "retrograd") and "detach" in _ops(prog) and \
-        "a view of a leaf" in failure.message
 
 
 @known("addcmul/addcdiv of integer tensors with a fractional value: PyTorch truncates value")
@@ -234,10 +178,6 @@ def _empty_index(prog, failure):
         empty or "Dimension out of range" in failure.message)
 
 
-@known("hook order on the inputs of matmul/einsum: follows from their graph granularity "
-       "(README, 'What differs')")
-def _matmul_hook_order(prog, failure):
-    return failure.kind == "log" and bool({"matmul", "einsum", "outer"} & _ops(prog))
 
 
 @known("lerp: PyTorch accepts a 0-d weight of another float dtype")
@@ -246,10 +186,6 @@ def _lerp_weight_dtype(prog, failure):
         "expected dtype" in failure.message
 
 
-@known("a view op that PyTorch returns as a view and retrograd as the tensor itself (or the "
-       "reverse): grad_fn after an in-place change (CopySlices) and flags differ")
-def _self_or_view(prog, failure):
-    return failure.kind == "grad_fn" and "CopySlices" in failure.detail
 
 
 @known("backward(inputs=[...]) with an input that does not require grad: PyTorch does not "
@@ -258,10 +194,6 @@ def _inputs_no_grad(prog, failure):
     return _raised_only_in(failure, "retrograd") and "differentiated Tensors" in failure.message
 
 
-@known("topk(0) / an empty piece: backward raises TypeError")
-def _topk_zero(prog, failure):
-    return failure.kind == "raise" and failure.retro_exc == "TypeError" and \
-        "tuple" in failure.message
 
 
 @known("memory layout: reshape of a non-contiguous result is ReshapeAliasBackward0 / "
@@ -293,10 +225,6 @@ def _logaddexp_bool(prog, failure):
                                                   or "on a bool tensor" in failure.message)
 
 
-@known("log_softmax/softmax of an empty bool tensor: PyTorch returns bool (item 7: softmax of "
-       "non-floats)")
-def _softmax_bool(prog, failure):
-    return failure.kind == "value" and failure.op == "softmax" and "dtype" in failure.message
 
 
 @known("the retained .grad of an in-place result computed in a wider dtype keeps that dtype "
@@ -332,9 +260,6 @@ def _retain_then_inplace(prog, failure):
     return failure.kind in ("grad", "log") and bool(retained & touched)
 
 
-@known("einsum of mixed dtypes (bool with int): PyTorch promotes")
-def _einsum_dtype(prog, failure):
-    return failure.kind == "value" and failure.op == "einsum" and "dtype" in failure.message
 
 
 @known("hooks on a tensor whose base or input is changed in place under no_grad: which "
