@@ -207,15 +207,6 @@ def _layout(prog, failure):
     return failure.kind == "grad_fn" and "UnsafeViewBackward0" in failure.detail
 
 
-@known("zero or masked derivatives computed as g * 0 or g * mask (trunc, floor, round, sign, "
-       "zero_, clamp/relu outside, where's unselected side): nan where g is inf or nan; "
-       "PyTorch's are exact zeros (the derivs branch is on clamp/relu)")
-def _zero_derivative_nan(prog, failure):
-    flat = {"trunc", "floor", "ceil", "round", "sign", "frac", "floor_", "round_", "sign_",
-            "where", "masked_fill", "masked_fill_", "zero_", "fill_", "clamp", "clamp_",
-            "relu", "relu_", "clamp_min_", "clamp_max_"}
-    return failure.kind in ("value", "grad") and "nan" in failure.message and \
-        bool(flat & _ops(prog))
 
 
 @known("logaddexp/atan2 with a bool tensor: PyTorch's backward raises (bool subtraction, "
