@@ -10,6 +10,12 @@ from .program import program_from_text  # noqa: E402
 from .runner import compare, reproducer  # noqa: E402
 
 CASES = {
+    # sgn of a 0-d nan (softmax of a nan): NumPy's sign of a 0-d array is a read-only scalar
+    "sgn_0d_nan": """
+v0 = T.tensor(float('nan'), dtype=T.float64, requires_grad=True)
+v7 = v0.softmax(dim=0).sgn()
+v8 = T.tensor([float('nan'), -2.0], dtype=T.float32).sgn()
+""",
     # derivatives that are 0 by a mask (clamp_min/clamp_max below/above the bound, the
     # region x[i] = v overwrote, fill_, zero_) are exact zeros, not g * mask: nan where the
     # incoming gradient is inf (xlogy(x, 0) is -inf) or nan (rsqrt of a negative)
