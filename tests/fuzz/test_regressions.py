@@ -10,6 +10,26 @@ from .program import program_from_text  # noqa: E402
 from .runner import compare, reproducer  # noqa: E402
 
 CASES = {
+    # reshape of a non-contiguous tensor that strides can express is a view in PyTorch
+    # (ReshapeAliasBackward0): a later in-place change of its base shows through it, and an
+    # in-place change of it (of a view of a leaf) is refused
+    "reshape_alias_view": """
+v0 = T.tensor([[4, 3, -1], [3, -2, 3]], dtype=T.int64)
+v2 = v0.diagonal(0, 1, 0)
+v4 = v2.reshape(2)
+v2.mul_(v2)
+v1 = T.tensor([[[1.0, 1.0]], [[-1.0, 0.0]]], dtype=T.float64, requires_grad=True)
+v6 = v1.diagonal(1, 1, 2).reshape(2)
+try:
+    v6.sign_()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+v7 = v1 * 2
+v8 = v7.transpose(0, 2).reshape(2, 1, 2)
+v8.mul_(3)
+loss = (v7 * v7.detach().cos()).sum() + (v8 * 2).sum()
+loss.backward()
+""",
     # sgn of a 0-d nan (softmax of a nan): NumPy's sign of a 0-d array is a read-only scalar
     "sgn_0d_nan": """
 v0 = T.tensor(float('nan'), dtype=T.float64, requires_grad=True)
