@@ -10,6 +10,18 @@ from .program import program_from_text  # noqa: E402
 from .runner import compare, reproducer  # noqa: E402
 
 CASES = {
+    # cumsum's derivative is the reversed cumulative sum (flip, cumsum, flip): as total -
+    # cumsum(g) + g, one nan g (float_power of a negative) made every entry nan
+    "cumsum_backward_nan": """
+v1 = T.tensor([[0.0, -1.0], [0.0, -0.0], [-1.0, 0.0], [-0.0, 2.0]], dtype=T.float64,
+              requires_grad=True)
+v2 = v1.cumsum(dim=0)
+v5 = (v2).float_power(T.tensor(1.5, dtype=T.float64))
+loss = (v5 * v5.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v1], create_graph=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
     # reshape of a non-contiguous tensor that strides can express is a view in PyTorch
     # (ReshapeAliasBackward0): a later in-place change of its base shows through it, and an
     # in-place change of it (of a view of a leaf) is refused
