@@ -10,6 +10,16 @@ from .program import program_from_text  # noqa: E402
 from .runner import compare, reproducer  # noqa: E402
 
 CASES = {
+    # sigmoid of a negative x as 1 / (1 + exp(-x)), PyTorch's kernel: 1 - 1 / (1 + exp(x))
+    # cancelled to 0 at x = -17 in float32 (so logit gave -inf) and lost digits elsewhere
+    "sigmoid_negative": """
+v0 = T.tensor([[0, 2], [4, -3]], dtype=T.int64)
+v2 = v0 @ T.tensor([[0, -2], [-2, 3]], dtype=T.int64)
+v5 = (v2.sigmoid()).logit()
+v6 = T.tensor([-17.0, -30.0, -100.0, 5.0], dtype=T.float32, requires_grad=True)
+v7 = v6.sigmoid().logit()
+v7.sum().backward()
+""",
     # cumsum's derivative is the reversed cumulative sum (flip, cumsum, flip): as total -
     # cumsum(g) + g, one nan g (float_power of a negative) made every entry nan
     "cumsum_backward_nan": """
