@@ -182,10 +182,6 @@ def _empty_index(prog, failure):
 
 
 
-@known("lerp: PyTorch accepts a 0-d weight of another float dtype")
-def _lerp_weight_dtype(prog, failure):
-    return _raised_only_in(failure, "retrograd") and "lerp" in _ops(prog) and \
-        "expected dtype" in failure.message
 
 
 

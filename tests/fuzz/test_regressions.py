@@ -10,6 +10,16 @@ from .program import program_from_text  # noqa: E402
 from .runner import compare, reproducer  # noqa: E402
 
 CASES = {
+    # lerp takes a 0-d weight of another float dtype (the result keeps input's dtype, the
+    # weight's gradient its own)
+    "lerp_0d_weight_dtype": """
+v0 = T.tensor([1.0, -2.0], dtype=T.float32, requires_grad=True)
+v1 = T.tensor(0.25, dtype=T.float64, requires_grad=True)
+v2 = v0.lerp(T.tensor([3.0, 4.0], dtype=T.float32), v1)
+v3 = T.tensor(-2.0, dtype=T.float64).lerp(T.tensor(1.0, dtype=T.float64), T.tensor(3).tan())
+loss = (v2 * v2.detach().cos()).sum()
+loss.backward()
+""",
     # sigmoid of a negative x as 1 / (1 + exp(-x)), PyTorch's kernel: 1 - 1 / (1 + exp(x))
     # cancelled to 0 at x = -17 in float32 (so logit gave -inf) and lost digits elsewhere
     "sigmoid_negative": """

@@ -108,8 +108,12 @@ def lerp(input, end, weight):  # noqa: A002
     from .pointwise import scalar_type_name
 
     dt = input._data.dtype
+    # PyTorch takes a 0-d weight of another float dtype (the result keeps input's dtype)
+    cast_weight = isinstance(weight, Tensor) and weight._data.ndim == 0 and \
+        weight._data.dtype != dt and weight._data.dtype.kind == "f" and dt.kind == "f"
     for other, what in ((end, "end"), (weight, "weight")):
-        if isinstance(other, Tensor) and other._data.dtype != dt:
+        if isinstance(other, Tensor) and other._data.dtype != dt and not (
+                what == "weight" and cast_weight):
             raise RuntimeError(f"expected dtype {scalar_type_name(dt).lower()} for `{what}` "
                                f"but got dtype {scalar_type_name(other._data.dtype).lower()}"
                                " (lerp needs one floating dtype; convert with .to())")
@@ -117,6 +121,8 @@ def lerp(input, end, weight):  # noqa: A002
         raise NotImplementedError(f"\"lerp_kernel_scalar\" not implemented for "
                                   f"'{scalar_type_name(dt)}'; lerp is for floating tensors")
     if isinstance(weight, Tensor):
+        if cast_weight:  # (recorded: weight's gradient comes back in its own dtype)
+            weight = weight.to(input.dtype)
         return _lerp_tensor(input, end, weight)
     return _lerp_number(input, end, weight)
 
