@@ -10,6 +10,15 @@ from .program import program_from_text  # noqa: E402
 from .runner import compare, reproducer  # noqa: E402
 
 CASES = {
+    # trace's derivative is g on the diagonal and exact zeros elsewhere (g * eye was nan off
+    # the diagonal for a nan g: log2 of a negative trace)
+    "trace_backward_nan": """
+v1 = T.tensor([[0.0, 0.0], [0.92, -0.04], [0.0, 1.34]], dtype=T.float64, requires_grad=True)
+v4 = (v1 - 1).trace()
+v10 = T.log2(v4)
+loss = (v10 * v10.detach().tanh()).sum()
+loss.backward()
+""",
     # lerp takes a 0-d weight of another float dtype (the result keeps input's dtype, the
     # weight's gradient its own)
     "lerp_0d_weight_dtype": """
