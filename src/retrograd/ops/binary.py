@@ -108,9 +108,21 @@ def lerp(input, end, weight):  # noqa: A002
     from .pointwise import scalar_type_name
 
     dt = input._data.dtype
-    # PyTorch takes a 0-d weight of another float dtype (the result keeps input's dtype)
+    # PyTorch takes a 0-d weight of any other dtype: the operands are promoted as for any
+    # op (a 0-d weight counts only against 0-d operands: input float32 of shape [2] with
+    # an int64 or float64 0-d weight stays float32; all 0-d, float32 and float64 is float64)
     cast_weight = isinstance(weight, Tensor) and weight._data.ndim == 0 and \
-        weight._data.dtype != dt and weight._data.dtype.kind == "f" and dt.kind == "f"
+        weight._data.dtype != dt and dt.kind == "f"
+    if cast_weight:
+        from .. import dtypes
+
+        want = dtypes.result_type(input._data, end._data if isinstance(end, Tensor) else end,
+                                  weight._data)
+        input, weight = (t if t._data.dtype == want.numpy else t.to(want)  # noqa: A001
+                         for t in (input, weight))
+        if isinstance(end, Tensor) and end._data.dtype != want.numpy and end._data.dtype == dt:
+            end = end.to(want)
+        dt = want.numpy
     for other, what in ((end, "end"), (weight, "weight")):
         if isinstance(other, Tensor) and other._data.dtype != dt and not (
                 what == "weight" and cast_weight):
@@ -121,8 +133,6 @@ def lerp(input, end, weight):  # noqa: A002
         raise NotImplementedError(f"\"lerp_kernel_scalar\" not implemented for "
                                   f"'{scalar_type_name(dt)}'; lerp is for floating tensors")
     if isinstance(weight, Tensor):
-        if cast_weight:  # (recorded: weight's gradient comes back in its own dtype)
-            weight = weight.to(input.dtype)
         return _lerp_tensor(input, end, weight)
     return _lerp_number(input, end, weight)
 
