@@ -45,6 +45,8 @@ def op(name, kind, accepts=FLOAT, min_ndim=0, view=False, weight=1.0):
 DOMAIN = {
     "pos": "{a}.abs().add(0.5)",
     "unit": "{a}.tanh().mul(0.9)",
+    "ge1": "{a}.abs().add(1.25)",
+    "prob": "{a}.sigmoid()",
 }
 
 
@@ -63,6 +65,38 @@ UNARY = {  # name: domain
     "floor": None, "ceil": None, "trunc": None, "frac": None, "round": None, "square": None,
     "erf": None, "erfc": None,
 }
+
+# The rest of the elementwise ops come from retrograd's op registry: every one-input op of
+# the unary/special modules and every two-input op of the binary module that is a Tensor
+# method, so an op added there is fuzzed without an edit here.  REGISTRY_DOMAIN gives the
+# inputs that keep them finite (as for the lists above); REGISTRY_SKIP the ones that are not
+# plain x.f() / x.f(y): they need more arguments, return tuples, or return x itself (their
+# view/identity semantics are not elementwise ones).
+REGISTRY_DOMAIN = {
+    "acosh": "ge1", "atanh": "unit", "logit": "prob", "erfinv": "unit", "lgamma": "pos",
+    "digamma": "pos", "fmod": "pos", "float_power": "pos", "true_divide": "pos",
+}
+REGISTRY_SKIP = {"fill", "frexp", "mvlgamma", "polygamma", "real", "conj", "resolve_conj",
+                 "resolve_neg", "positive", "lerp", "addcmul", "addcdiv", "rsub", "angle"}
+REGISTRY_UNARY: list = []
+REGISTRY_BINARY: list = []
+
+
+def _from_registry():
+    import retrograd  # noqa: F401  (importing the package fills the registry)
+    from retrograd.ops import registry
+
+    for e in registry.entries():
+        name = e.key
+        if e.inplace_of or name in REGISTRY_SKIP or name not in e.methods:
+            continue
+        if e.kind in ("unary", "special") and name not in UNARY:
+            REGISTRY_UNARY.append(name)
+        elif e.kind == "binary":
+            REGISTRY_BINARY.append(name)
+
+
+_from_registry()
 # Functions both libraries have at top level (T.sin(x) as well as x.sin()); filled by runner.
 TOPLEVEL: set = set()
 
@@ -78,6 +112,8 @@ def _unary(name, domain):
 
 for _n, _d in UNARY.items():
     op(_n, "unary", accepts=ANY if _n in ("neg", "abs", "sign") else NUM)(_unary(_n, _d))
+for _n in REGISTRY_UNARY:
+    op(_n, "unary", accepts=NUM, weight=0.5)(_unary(_n, REGISTRY_DOMAIN.get(_n)))
 
 
 @op("clamp", "unary", NUM)
@@ -137,6 +173,9 @@ def _binary(name, sym, domain):
 
 for _n, (_s, _d) in BINARY.items():
     op(_n, "binary", accepts=NUM)(_binary(_n, _s, _d))
+REGISTRY_BINARY[:] = [n for n in REGISTRY_BINARY if n not in BINARY]
+for _n in REGISTRY_BINARY:
+    op(_n, "binary", accepts=NUM, weight=0.5)(_binary(_n, None, REGISTRY_DOMAIN.get(_n)))
 
 
 @op("where", "ternary", NUM)
@@ -457,6 +496,35 @@ def _cat(g, a):
     if g.rng.random() < 0.5 or a.ndim == 0:
         return f"T.stack([{a.name}, {b}], dim={g.rng.randint(-a.ndim - 1, a.ndim)})"
     return f"T.cat([{a.name}, {b}, {a.name}], dim={g.dim(a)})"
+
+
+@op("arrange", "shape", ANY, weight=1.0)
+def _arrange(g, a):
+    """ops/arrange.py: rot90, fliplr/flipud, ravel, atleast_*d, hstack/vstack, tensor_split."""
+    fn = g.rng.choice(["rot90", "fliplr", "flipud", "ravel", "atleast", "stack", "split"])
+    if fn == "rot90":
+        if a.ndim < 2:
+            return None
+        k = g.rng.randint(-2, 3)
+        return f"{a.name}.rot90({k}, [{g.dim(a)}, {g.dim(a)}])" if g.rng.random() < 0.2 \
+            else f"T.rot90({a.name}, {k}, [0, {a.ndim - 1}])"
+    if fn in ("fliplr", "flipud"):
+        return f"T.{fn}({a.name})" if a.ndim >= (2 if fn == "fliplr" else 1) else None
+    if fn == "ravel":
+        return f"{a.name}.ravel()"
+    if fn == "atleast":
+        return f"T.atleast_{g.rng.randint(1, 3)}d({a.name})"
+    if fn == "stack":
+        b = g.other(a, same_shape=True)
+        if b is None:
+            return None
+        return f"T.{g.rng.choice(['hstack', 'vstack'])}([{a.name}, {b}])"
+    if a.ndim == 0:
+        return None
+    d = g.dim(a)
+    parts = g.rng.choice([g.rng.randint(1, 3), [1], [0, 2]])
+    pieces = len(parts) + 1 if isinstance(parts, list) else parts
+    return f"{a.name}.tensor_split({parts!r}, dim={d})[{g.rng.randrange(pieces)}]"
 
 
 @op("clone", "shape", ANY, weight=0.5)

@@ -25,6 +25,7 @@ except ImportError:  # pragma: no cover - `make test` installs torch
 
 if torch is not None:
     ops_table.TOPLEVEL.update(n for n in list(ops_table.UNARY) + list(ops_table.BINARY)
+                              + ops_table.REGISTRY_UNARY + ops_table.REGISTRY_BINARY
                               if hasattr(retrograd, n) and hasattr(torch, n))
 
 # README "What differs from PyTorch 2.13": matmul, einsum and a multi-item basic index are

@@ -10,6 +10,167 @@ from .program import program_from_text  # noqa: E402
 from .runner import compare, reproducer  # noqa: E402
 
 CASES = {
+    # trace's derivative is g on the diagonal and exact zeros elsewhere (g * eye was nan off
+    # the diagonal for a nan g: log2 of a negative trace)
+    "trace_backward_nan": """
+v1 = T.tensor([[0.0, 0.0], [0.92, -0.04], [0.0, 1.34]], dtype=T.float64, requires_grad=True)
+v4 = (v1 - 1).trace()
+v10 = T.log2(v4)
+loss = (v10 * v10.detach().tanh()).sum()
+loss.backward()
+""",
+    # lerp takes a 0-d weight of another float dtype (the result keeps input's dtype, the
+    # weight's gradient its own)
+    "lerp_0d_weight_dtype": """
+v0 = T.tensor([1.0, -2.0], dtype=T.float32, requires_grad=True)
+v1 = T.tensor(0.25, dtype=T.float64, requires_grad=True)
+v2 = v0.lerp(T.tensor([3.0, 4.0], dtype=T.float32), v1)
+v3 = T.tensor(-2.0, dtype=T.float64).lerp(T.tensor(1.0, dtype=T.float64), T.tensor(3).tan())
+v4 = T.tensor(-2.0, dtype=T.float32).lerp(T.tensor(-2.0), T.tensor(-3.0, dtype=T.float64))
+v5 = T.tensor(-1.0, dtype=T.float64).lerp(T.tensor(-1.0, dtype=T.float64), T.tensor(2))
+v6 = T.tensor([1.0, 2.0]).lerp(T.tensor([3.0, 4.0]), T.tensor(True))
+loss = (v2 * v2.detach().cos()).sum()
+loss.backward()
+""",
+    # sigmoid of a negative x as 1 / (1 + exp(-x)), PyTorch's kernel: 1 - 1 / (1 + exp(x))
+    # cancelled to 0 at x = -17 in float32 (so logit gave -inf) and lost digits elsewhere
+    "sigmoid_negative": """
+v0 = T.tensor([[0, 2], [4, -3]], dtype=T.int64)
+v2 = v0 @ T.tensor([[0, -2], [-2, 3]], dtype=T.int64)
+v5 = (v2.sigmoid()).logit()
+v6 = T.tensor([-17.0, -30.0, -100.0, 5.0], dtype=T.float32, requires_grad=True)
+v7 = v6.sigmoid().logit()
+v7.sum().backward()
+""",
+    # cumsum's derivative is the reversed cumulative sum (flip, cumsum, flip): as total -
+    # cumsum(g) + g, one nan g (float_power of a negative) made every entry nan
+    "cumsum_backward_nan": """
+v1 = T.tensor([[0.0, -1.0], [0.0, -0.0], [-1.0, 0.0], [-0.0, 2.0]], dtype=T.float64,
+              requires_grad=True)
+v2 = v1.cumsum(dim=0)
+v5 = (v2).float_power(T.tensor(1.5, dtype=T.float64))
+loss = (v5 * v5.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v1], create_graph=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
+    # reshape of a non-contiguous tensor that strides can express is a view in PyTorch
+    # (ReshapeAliasBackward0): a later in-place change of its base shows through it, and an
+    # in-place change of it (of a view of a leaf) is refused
+    "reshape_alias_view": """
+v0 = T.tensor([[4, 3, -1], [3, -2, 3]], dtype=T.int64)
+v2 = v0.diagonal(0, 1, 0)
+v4 = v2.reshape(2)
+v2.mul_(v2)
+v1 = T.tensor([[[1.0, 1.0]], [[-1.0, 0.0]]], dtype=T.float64, requires_grad=True)
+v6 = v1.diagonal(1, 1, 2).reshape(2)
+try:
+    v6.sign_()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+v7 = v1 * 2
+v8 = v7.transpose(0, 2).reshape(2, 1, 2)
+v8.mul_(3)
+loss = (v7 * v7.detach().cos()).sum() + (v8 * 2).sum()
+loss.backward()
+""",
+    # sgn of a 0-d nan (softmax of a nan): NumPy's sign of a 0-d array is a read-only scalar
+    "sgn_0d_nan": """
+v0 = T.tensor(float('nan'), dtype=T.float64, requires_grad=True)
+v7 = v0.softmax(dim=0).sgn()
+v8 = T.tensor([float('nan'), -2.0], dtype=T.float32).sgn()
+""",
+    # derivatives that are 0 by a mask (clamp_min/clamp_max below/above the bound, the
+    # region x[i] = v overwrote, fill_, zero_) are exact zeros, not g * mask: nan where the
+    # incoming gradient is inf (xlogy(x, 0) is -inf) or nan (rsqrt of a negative)
+    "masked_zero_derivatives": """
+v0 = T.tensor(-1.0, dtype=T.float64, requires_grad=True)
+v7 = (v0.abs()).clamp_min(1.5)
+v9 = (v7).xlogy(T.tensor(0.0, dtype=T.float64))
+v10 = (v0 * 3).clamp_max(-4.0).xlogy(T.tensor(0.0, dtype=T.float64))
+loss = (v9 * v9.detach().tanh()).sum() + (v10 * 2).sum()
+loss.backward()
+v1 = T.tensor([[-0.0]], dtype=T.float64, requires_grad=True)
+v6 = v1 * 2
+h8 = v6.register_hook(lambda g: LOG.append(('v6', g.detach().clone())))
+v6[0:1] = -2
+v6.rsqrt_()
+v11 = v1 * 3
+h9 = v11.register_hook(lambda g: LOG.append(('v11', g.detach().clone())))
+v11.fill_(-1.0)
+v11.rsqrt_()
+v12 = v1 * 4
+h10 = v12.register_hook(lambda g: LOG.append(('v12', g.detach().clone())))
+v12.zero_()
+v12.sub_(1).rsqrt_()
+loss2 = (v6 * 2).sum() + v11.sum() + v12.sum()
+loss2.backward()
+""",
+    # hooks on leaves run in PyTorch's order: AccumulateGrad nodes share one sequence number,
+    # and the ready heap broke that tie by id() (an order that changed from run to run)
+    "leaf_hook_order": """
+a0 = T.tensor([-1.0], dtype=T.float64, requires_grad=True)
+b0 = T.tensor(0.0, dtype=T.float64, requires_grad=True)
+c0 = a0.logaddexp(b0)
+ha0 = a0.register_hook(lambda g: LOG.append(('a0', g.detach().clone())))
+hb0 = b0.register_hook(lambda g: LOG.append(('b0', g.detach().clone())))
+loss0 = (b0 * 0.5).sum() + c0.sum()
+loss0.backward()
+a1 = T.tensor([-1.0], dtype=T.float64, requires_grad=True)
+b1 = T.tensor(0.0, dtype=T.float64, requires_grad=True)
+c1 = a1.logaddexp(b1)
+ha1 = a1.register_hook(lambda g: LOG.append(('a1', g.detach().clone())))
+hb1 = b1.register_hook(lambda g: LOG.append(('b1', g.detach().clone())))
+loss1 = (b1 * 0.5).sum() + c1.sum()
+loss1.backward()
+a2 = T.tensor([-1.0], dtype=T.float64, requires_grad=True)
+b2 = T.tensor(0.0, dtype=T.float64, requires_grad=True)
+c2 = a2.logaddexp(b2)
+ha2 = a2.register_hook(lambda g: LOG.append(('a2', g.detach().clone())))
+hb2 = b2.register_hook(lambda g: LOG.append(('b2', g.detach().clone())))
+loss2 = (b2 * 0.5).sum() + c2.sum()
+loss2.backward()
+a3 = T.tensor([-1.0], dtype=T.float64, requires_grad=True)
+b3 = T.tensor(0.0, dtype=T.float64, requires_grad=True)
+c3 = a3.logaddexp(b3)
+ha3 = a3.register_hook(lambda g: LOG.append(('a3', g.detach().clone())))
+hb3 = b3.register_hook(lambda g: LOG.append(('b3', g.detach().clone())))
+loss3 = (b3 * 0.5).sum() + c3.sum()
+loss3.backward()
+a4 = T.tensor([-1.0], dtype=T.float64, requires_grad=True)
+b4 = T.tensor(0.0, dtype=T.float64, requires_grad=True)
+c4 = a4.logaddexp(b4)
+ha4 = a4.register_hook(lambda g: LOG.append(('a4', g.detach().clone())))
+hb4 = b4.register_hook(lambda g: LOG.append(('b4', g.detach().clone())))
+loss4 = (b4 * 0.5).sum() + c4.sum()
+loss4.backward()
+a5 = T.tensor([-1.0], dtype=T.float64, requires_grad=True)
+b5 = T.tensor(0.0, dtype=T.float64, requires_grad=True)
+c5 = a5.logaddexp(b5)
+ha5 = a5.register_hook(lambda g: LOG.append(('a5', g.detach().clone())))
+hb5 = b5.register_hook(lambda g: LOG.append(('b5', g.detach().clone())))
+loss5 = (b5 * 0.5).sum() + c5.sum()
+loss5.backward()
+""",
+    # broadcast_to(()) is a 0-d target shape, not a missing size argument
+    "broadcast_to_0d": """
+v0 = T.tensor(True, dtype=T.bool)
+v3 = v0.clone().broadcast_to(())
+v4 = T.tensor(2.0, dtype=T.float64, requires_grad=True).broadcast_to(())
+v4.backward()
+""",
+    # atan2's derivative for x negates y: a bool y raises PyTorch's RuntimeError, not NumPy's
+    # TypeError
+    "atan2_bool_y_backward": """
+v0 = T.tensor(False, dtype=T.bool)
+v1 = T.tensor(1.0, dtype=T.float64, requires_grad=True)
+v2 = (v0).atan2(v1)
+loss = (v1 * v1.detach().tanh()).sum() + (v2 * v2.detach().tanh()).sum()
+try:
+    loss.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
     # cumsum of a 0-d tensor is 0-d (NumPy's cumsum flattens it to shape (1,))
     "cumsum_0d": """
 v0 = T.tensor(-1.0, dtype=T.float64, requires_grad=True)

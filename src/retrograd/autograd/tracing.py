@@ -113,6 +113,8 @@ RULES: dict[str, tuple[str, str]] = {
     "ToCopyBackward0": ("a.to(dtype)", "identity, cast back to a's dtype"),
     "TransposeBackward0": ("a.transpose(i, j)", "g is transposed back"),
     "UnsafeViewBackward0": ("a.reshape(shape)", "g is reshaped back to a's shape"),
+    "ReshapeAliasBackward0": ("a.reshape(shape), a non-contiguous a that strides can view",
+                              "g is reshaped back to a's shape"),
     "UnsqueezeBackward0": ("a.unsqueeze(dim)", "g is squeezed back to a's shape"),
     "ViewBackward0": ("a.view(shape)", "g is reshaped back to a's shape"),
     "WhereBackward0": ("where(cond, a, b)", "g goes to a where cond is true, to b elsewhere"),

@@ -12,6 +12,7 @@ from .. import dtypes
 from ..backend import namespace
 from ..tensor import Tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
+from .pointwise import _neg_fwd, grad_where
 from .pointwise import (_check_bool_sub, _check_int_divisor, _div_rounded, _rsub_number_fwd,
                         _with_number, exp, log, power, to_dtype, where,
                         zeros_like_grad)
@@ -107,8 +108,24 @@ def lerp(input, end, weight):  # noqa: A002
     from .pointwise import scalar_type_name
 
     dt = input._data.dtype
+    # PyTorch takes a 0-d weight of any other dtype: the operands are promoted as for any
+    # op (a 0-d weight counts only against 0-d operands: input float32 of shape [2] with
+    # an int64 or float64 0-d weight stays float32; all 0-d, float32 and float64 is float64)
+    cast_weight = isinstance(weight, Tensor) and weight._data.ndim == 0 and \
+        weight._data.dtype != dt and dt.kind == "f"
+    if cast_weight:
+        from .. import dtypes
+
+        want = dtypes.result_type(input._data, end._data if isinstance(end, Tensor) else end,
+                                  weight._data)
+        input, weight = (t if t._data.dtype == want.numpy else t.to(want)  # noqa: A001
+                         for t in (input, weight))
+        if isinstance(end, Tensor) and end._data.dtype != want.numpy and end._data.dtype == dt:
+            end = end.to(want)
+        dt = want.numpy
     for other, what in ((end, "end"), (weight, "weight")):
-        if isinstance(other, Tensor) and other._data.dtype != dt:
+        if isinstance(other, Tensor) and other._data.dtype != dt and not (
+                what == "weight" and cast_weight):
             raise RuntimeError(f"expected dtype {scalar_type_name(dt).lower()} for `{what}` "
                                f"but got dtype {scalar_type_name(other._data.dtype).lower()}"
                                " (lerp needs one floating dtype; convert with .to())")
@@ -127,7 +144,8 @@ def _atan2_vjp(node, g, saved):
     # derivatives stay nan there, as PyTorch's)
     r2 = x * x + y * y
     recip = where(r2 == 0, 0.0, 1 / r2)
-    return (g * x * recip if ny else None, g * -y * recip if nx else None)
+    # -y through _neg_fwd: a bool y raises PyTorch's RuntimeError (NumPy's is a TypeError)
+    return (g * x * recip if ny else None, g * _neg_fwd(y) * recip if nx else None)
 
 
 def _floats_only(fn, name):
@@ -240,12 +258,14 @@ def xlogy(input, other):  # noqa: A002 - PyTorch's names
 
 def _clamp_min_vjp(node, g, saved):
     (a,) = saved
-    return (g * (a >= node.params[0]),)  # the bound itself passes the gradient, as clamp
+    # the bound itself passes the gradient, as clamp; below it exactly 0 (PyTorch's
+    # where(mask, grad, 0): g * mask would be nan where g is inf)
+    return (grad_where(a >= node.params[0], g),)
 
 
 def _clamp_max_vjp(node, g, saved):
     (a,) = saved
-    return (g * (a <= node.params[0]),)
+    return (grad_where(a <= node.params[0], g),)
 
 
 _clamp_min = defop("clamp_min", lambda a, m: namespace(a).maximum(a, m), _clamp_min_vjp,

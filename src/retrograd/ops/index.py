@@ -346,8 +346,8 @@ def _setitem_vjp(node, g, saved):
     na, nv = node.next
     ga = gv = None
     if na:
-        zero = getitem_op(g, index, tuple(g.shape), basic) * 0
-        ga = _setitem_op(g, zero, index, basic)
+        # exact zeros over the written region (not g[index] * 0: nan where g is inf or nan)
+        ga = _setitem_op(g, 0.0, index, basic)
     if nv:
         gv = getitem_op(g, index, tuple(g.shape), basic)
     return (ga, gv)

@@ -494,14 +494,16 @@ def _fill_fwd(a, value):
 
 
 # PyTorch 2.13's names: FillBackward2 for a number, FillBackward3 for a 0-d tensor (whose
-# gradient is the sum of the output's: the engine reduces the broadcast), ZeroBackward0
-_fill_op = pointwise.defop("fill", _fill_fwd, lambda node, g, saved: (g * 0,), "FillBackward2",
+# gradient is the sum of the output's: the engine reduces the broadcast), ZeroBackward0; the
+# overwritten tensor gets exact zeros (not g * 0: nan where g is inf or nan), as PyTorch
+_zeros = pointwise.zeros_like_grad
+_fill_op = pointwise.defop("fill", _fill_fwd, lambda node, g, saved: (_zeros(g),), "FillBackward2",
                            1, pointwise.NOTHING)
 _fill_tensor_op = pointwise.defop(
     "fill", _fill_fwd,
-    lambda node, g, saved: (g * 0 if node.next[0] else None, g if node.next[1] else None),
+    lambda node, g, saved: (_zeros(g) if node.next[0] else None, g if node.next[1] else None),
     "FillBackward3", 2, pointwise.NOTHING)
-_zero_op = pointwise.defop("zero", lambda a: _fill_fwd(a, 0), lambda node, g, saved: (g * 0,),
+_zero_op = pointwise.defop("zero", lambda a: _fill_fwd(a, 0), lambda node, g, saved: (_zeros(g),),
                            "ZeroBackward0", 1, pointwise.NOTHING)
 _fill_number = inplace(_fill_op, "fill_", False, overlap_ok=True)
 _fill_tensor = inplace(_fill_tensor_op, "fill_", False)

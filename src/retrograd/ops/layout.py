@@ -434,7 +434,11 @@ def diag(x, diagonal=0):
 def _trace_vjp(node, g, saved):
     (n, m), dtype = input_meta(node)
     xp = namespace(g._data if hasattr(g, "_data") else g)
-    return (g * xp.eye(n, m, dtype=dtype),)
+    # g on the diagonal, exact zeros elsewhere (PyTorch's; g * eye is nan off the diagonal
+    # where g is inf or nan)
+    from .pointwise import grad_where
+
+    return (grad_where(xp.eye(n, m, dtype=bool), g * xp.ones((n, m), dtype=dtype)),)
 
 
 trace_op = defop("trace", lambda a: namespace(a).trace(a), _trace_vjp, "TraceBackward0", 1,

@@ -453,8 +453,15 @@ tanh = defop("tanh", lambda a: namespace(a).tanh(a), _tanh_vjp, "TanhBackward0",
 
 def _sigmoid_fwd(a):
     xp = namespace(a)
-    # split by sign so that exp never overflows
-    return xp.where(a >= 0, 1 / (1 + xp.exp(-xp.abs(a))), 1 - 1 / (1 + xp.exp(-xp.abs(a))))
+    # PyTorch's kernel, 1 / (1 + exp(-x)): exp(-x) overflows to inf for a very negative x,
+    # which gives the right 0. (Not 1 - 1 / (1 + exp(x)) for x < 0: that cancels to 0 at
+    # x = -17 in float32 and loses digits for every negative x.)
+    e = xp.exp(-xp.maximum(a, 0))  # <= 1: the x >= 0 side never overflows
+    neg = a < 0
+    if neg.any():
+        with xp.errstate(over="ignore"):
+            e = xp.where(neg, xp.exp(-a), e)
+    return 1 / (1 + e)
 
 
 def _sigmoid_vjp(node, g, saved):

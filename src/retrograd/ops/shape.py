@@ -231,6 +231,11 @@ def _reshape_back(node, g, saved):
 reshape_op = defop("reshape", lambda a, shape, *rest: a.reshape(shape),
                    _reshape_back,
                    "ViewBackward0", 1, NOTHING, view=True)
+# a reshape of a non-contiguous tensor that strides can express (the same shape, or merging /
+# splitting only dims that are contiguous with each other): a view in PyTorch too
+_reshape_alias = defop("reshape", lambda a, shape, *rest: a.reshape(shape),
+                       _reshape_back,
+                       "ReshapeAliasBackward0", 1, NOTHING, view=True)
 _unsafe_view = defop("reshape", lambda a, shape, *rest: a.reshape(shape),
                      _reshape_back,
                      "UnsafeViewBackward0", 1, NOTHING)
@@ -257,6 +262,12 @@ def reshape(x, *shape):
     data = x._data
     if data.flags.c_contiguous or data.size <= 1:
         return track_view(x, reshape_op(x, shape, tuple(data.shape)))
+    try:  # strides can express it (NumPy's rule is PyTorch's computeStride): a view
+        data.reshape(shape, copy=False)
+    except ValueError:
+        pass
+    else:
+        return track_view(x, _reshape_alias(x, shape, tuple(data.shape)))
     # PyTorch copies (CloneBackward0), then views the copy as the new shape
     return _unsafe_view(clone(x), shape, tuple(data.shape))
 
@@ -505,7 +516,7 @@ def expand(x, *sizes):
 
 
 def broadcast_to(x, shape):
-    return expand(x, *shape)
+    return expand(x, tuple(shape))  # a tuple, so that broadcast_to(()) is not a missing size
 
 
 # ----------------------------------------------------------------- join

@@ -539,14 +539,17 @@ def _cumsum_fwd(a, dim):
 
 
 def _cumsum_vjp(node, g, saved):
-    # the reversed cumulative sum: sum_{j >= i} g_j = total - cumsum(g)_i + g_i
+    # the reversed cumulative sum sum_{j >= i} g_j, as PyTorch: flip, cumsum, flip (not
+    # total - cumsum(g) + g, which is nan everywhere once one g_j is inf or nan)
+    from .layout import flip
+
     dim = node.params[0]
     if g.ndim == 0:
         return (g,)  # a 0-d cumsum is the identity
     if not isinstance(g, Tensor):  # first order: the reversed cumsum itself, in one pass
         xp = namespace(g)
         return (xp.flip(xp.cumsum(xp.flip(g, dim), dim), dim),)
-    return (_total(g, (dim,)) - cumsum(g, dim) + g,)
+    return (flip(cumsum(flip(g, (dim,)), dim), (dim,)),)
 
 
 _cumsum = defop("cumsum", _cumsum_fwd, _cumsum_vjp, "CumsumBackward0", 1, NOTHING)

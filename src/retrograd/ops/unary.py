@@ -224,9 +224,10 @@ def _sgn_fwd(a):
     out = namespace(a).sign(a)
     if a.dtype.kind == "f":
         # PyTorch: sgn(nan) = 0 for a real tensor, as sign (NumPy gives nan)
+        # (where, not out[nan] = 0: NumPy's sign of a 0-d array is a scalar, read-only)
         nan = out != out
         if nan.any():
-            out[nan] = 0
+            out = namespace(a).where(nan, out.dtype.type(0), out)
     return out
 
 
