@@ -65,6 +65,8 @@ def grad_where(keep, g):
     if g.__class__ is Tensor or keep.__class__ is Tensor:
         return where(keep, g, 0.0)
     xp = namespace(g)
+    if not g.ndim and not getattr(keep, "ndim", 0):  # 0-d: a branch beats any array call
+        return g if keep else xp.zeros_like(g)
     if xp.isfinite(g).all():
         return g * keep
     return xp.where(keep, g, 0.0)
