@@ -301,6 +301,18 @@ v5 = v0.min(0, keepdim=True).values
 loss = (v1 * 3).sum() + (v2 * v3 * v4 * v5).sum()
 loss.backward()
 """,
+    # kthvalue of a 1-d tensor with a tied k-th value: the one tied slice is 0-d after
+    # taking it, and NumPy's nonzero refuses 0-d arrays (raised ValueError)
+    "kthvalue_1d_tie": """
+v1 = T.tensor([-0.0, -1.0], dtype=T.float64)
+v2 = T.tensor(0.5, dtype=T.float64)
+v3 = v1.masked_fill(v2 > 0, 2.0)
+v4 = v3.kthvalue(1, dim=-1).values
+v5 = T.tensor([2.0, 1.0, 2.0, 2.0, 0.5], dtype=T.float64, requires_grad=True)
+v6 = v5.kthvalue(4).values
+loss = (v6 * 3).sum()
+loss.backward()
+""",
 }
 
 

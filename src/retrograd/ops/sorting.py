@@ -135,7 +135,8 @@ def _kth_index(a, d, k):
     if not tied.any():
         return idx
     moved_a, moved_i, moved_t = (xp.moveaxis(t, d, -1) for t in (a, idx, tied))
-    for pos in zip(*xp.nonzero(moved_t[..., 0])):
+    flags = moved_t[..., 0]  # 0-d for a 1-d input: its one slice is tied
+    for pos in [()] if flags.ndim == 0 else zip(*xp.nonzero(flags)):
         moved_i[pos + (0,)] = _aten_quickselect(moved_a[pos].tolist(), k - 1)
     return idx
 
