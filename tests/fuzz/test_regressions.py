@@ -313,6 +313,15 @@ v6 = v5.kthvalue(4).values
 loss = (v6 * 3).sum()
 loss.backward()
 """,
+    # kthvalue of a 0-d bool tensor is the tensor's value (PyTorch refuses bool only with a
+    # dimension to select along; fuzzer seed 2005930)
+    "kthvalue_0d_bool": """
+v0 = T.tensor(-0.0, dtype=T.float64)
+v1 = (v0) >= (v0)
+v3 = v1.kthvalue(1, dim=0)[1]
+v4 = v1.kthvalue(1, dim=0)[0]
+v5 = T.tensor([True, False]).kthvalue(1)
+""",
 }
 
 

@@ -146,7 +146,7 @@ def kthvalue(x, k, dim=-1, keepdim=False):
     PyTorch's quickselect returns, which is where the gradient goes)."""
     d = _dim_of(x, dim)
     k = int_arg(k, "k")
-    if x._data.dtype.kind == "b":
+    if x._data.dtype.kind == "b" and x.ndim:  # (PyTorch returns a 0-d bool tensor itself)
         raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'; convert first "
                                   "(x.int())")
     n = x.shape[d] if x.ndim else 1
