@@ -71,14 +71,28 @@ CALLS = {
     "dot": lambda m, a, b, **o: m.dot(input=b, tensor=b, **o),
     "addmm": lambda m, a, b, **o: m.addmm(input=b, mat1=a.t(), mat2=a, beta=2, alpha=0.5,
                                           **o),
+    "prod": lambda m, a, b, **o: m.prod(input=a, dim=1, keepdim=True, **o),
+    "logsumexp": lambda m, a, b, **o: m.logsumexp(input=a, dim=0, **o),
+    "amax": lambda m, a, b, **o: m.amax(input=a, dim=1, **o),
+    "amin": lambda m, a, b, **o: m.amin(input=a, dim=(0, 1), keepdim=True, **o),
+    "cumsum": lambda m, a, b, **o: m.cumsum(input=a, dim=1, **o),
+    "argmax": lambda m, a, b, **o: m.argmax(input=a, dim=1, **o),
+    "argmin": lambda m, a, b, **o: m.argmin(input=a, dim=0, keepdim=True, **o),
+    "gather": lambda m, a, b, **o: m.gather(input=a, dim=1, index=m.tensor([[0, 2], [1, 1]]),
+                                            sparse_grad=False, **o),
+    "index_select": lambda m, a, b, **o: m.index_select(input=a, dim=1,
+                                                        index=m.tensor([2, 0]), **o),
+    "masked_select": lambda m, a, b, **o: m.masked_select(input=a, mask=a > 0, **o),
+    "tril": lambda m, a, b, **o: m.tril(input=a, diagonal=1, **o),
+    "triu": lambda m, a, b, **o: m.triu(input=a, diagonal=-1, **o),
 }
 BOOL_RESULT = {"eq"}
-NOT_DIFFERENTIABLE = {"eq"}
+INT64_RESULT = {"argmax", "argmin"}
+NOT_DIFFERENTIABLE = {"eq", "argmax", "argmin"}
 # PyTorch names another aten op in the autograd error (float_power calls pow...)
 ATEN_NAME = {"float_power": "pow", "true_divide": "div", "outer": "mul"}
-# known gaps: PyTorch's sum with an integer out sums in out's dtype (the inputs cast
-# first); retrograd sums in the input's and refuses the float -> int cast
-GAPS = {("sum", "int64"), ("sum", "bool")}
+# known gaps (none now: sum, prod and cumsum with an integer out compute in out's dtype)
+GAPS: set = set()
 FLOAT64_RESULT = {"float_power"}
 
 
@@ -101,6 +115,8 @@ def test_keywords_vs_torch(name, torch):
 
 
 def _result_dtype(name):
+    if name in INT64_RESULT:
+        return "int64"
     return "bool" if name in BOOL_RESULT else "float64" if name in FLOAT64_RESULT else "float32"
 
 
@@ -204,3 +220,23 @@ def test_fast_path_takes_no_wrapper():
     # ops made by defop take keywords and out= in their own caller: nothing in between
     assert retrograd.mul.op.name == "mul" and retrograd.mul is retrograd.Tensor.mul
     assert retrograd.sin is retrograd.Tensor.sin
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int32", "int16", "int64", "float64"])
+@pytest.mark.parametrize("name", ["sum", "prod"])
+def test_explicit_dtype_is_the_result_dtype_vs_torch(name, dtype, torch):
+    # dtype=int32 or bool is the result's dtype (not int64): the sum of the cast inputs,
+    # cast back (bool: True where nonzero)
+    got = []
+    for m in (retrograd, torch):
+        a = m.tensor([[0.5, 0.0, 3.0], [2.0, 1.0, -1.5]])
+        got.append([getattr(m, name)(a, dtype=getattr(m, dtype)),
+                    getattr(m, name)(a, 1, dtype=getattr(m, dtype))])
+    for r, t in zip(*got):
+        _same(r, t)
+
+
+def test_cumsum_refuses_a_bool_dtype_as_torch(torch):
+    for m in (retrograd, torch):
+        with pytest.raises(NotImplementedError, match="cumsum_out_cpu"):
+            m.tensor([1.0, 0.0]).cumsum(0, dtype=m.bool)

@@ -248,6 +248,14 @@ _OUT_DTYPE = {
     **{name: ("exact", RuntimeError, "Expected out tensor to have dtype {have_c}, but got "
               "{want_c} instead") for name in ("matmul", "mm", "bmm", "addmm")},
     "dot": ("exact", RuntimeError, "result dtype {want} does not match input dtype {have}"),
+    "logsumexp": ("float", RuntimeError, "logsumexp(): Expected floating point type for result "
+                  "tensor, but got: {want}"),
+    **{name: ("exact", RuntimeError, "Expected the dtype for input and out to match, but got "
+              "{have} for input's dtype and {want} for out's dtype.") for name in ("amax", "amin")},
+    **{name: ("exact", RuntimeError, "Expected out tensor to have dtype {have_c}, but got "
+              "{want_c} instead") for name in ("argmax", "argmin", "gather", "tril", "triu")},
+    **{name: ("exact", RuntimeError, name + "(): self and result must have the same scalar "
+              "type") for name in ("index_select", "masked_select")},
 }
 # the C++ names PyTorch's matmul messages use for dtypes
 _C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
@@ -279,7 +287,8 @@ def write_out(name, inputs, result, out, differentiable=True):
     have, want = data.dtype, out._data.dtype
     if have != want:
         rule, exc, message = _OUT_DTYPE.get(name, _CAST)
-        if rule == "exact" or not dtypes.can_cast(have, want):
+        if (rule == "exact" or not dtypes.can_cast(have, want)
+                or (rule == "float" and want.kind != "f")):
             raise exc(message.format(have=_dtype_name(have), want=_dtype_name(want),
                                      have_c=_C_NAMES.get(str(have), str(have)),
                                      want_c=_C_NAMES.get(str(want), str(want)))

@@ -247,7 +247,7 @@ def _gather_vjp(node, g, saved):
 _gather = defop("gather", _gather_fwd, _gather_vjp, "GatherBackward0", 1, NOTHING)
 
 
-def gather(x, dim, index):
+def gather(x, dim, index, *, sparse_grad=False):
     """Pick values along ``dim``: ``out[i][j] = x[i][index[i][j]]`` for ``dim=1``.
 
     ``index`` is an int64 tensor with as many dimensions as ``x``, no larger than ``x`` in the
@@ -362,5 +362,7 @@ _index_put_op = defop("setitem", _setitem_fwd, _setitem_vjp, "IndexPutBackward0"
 # ----------------------------------------------------------------- public names (registry.py)
 from .registry import register  # noqa: E402
 
-register(gather)
+# sparse_grad=True asks PyTorch for a sparse gradient; retrograd has no sparse tensors,
+# so the gradient is dense either way (same values)
+register(gather, signature="input, dim, index, *, sparse_grad=False")
 register(getitem, function=False, method=False, dunders=("__getitem__",))

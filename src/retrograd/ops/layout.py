@@ -559,6 +559,10 @@ __all__ = ["split", "chunk", "unbind", "flip", "roll", "repeat", "tile", "tril",
 from .registry import register  # noqa: E402
 
 _ALIASES = {"swapaxes": ("swapdims",), "movedim": ("moveaxis",)}
+# PyTorch's keyword names and out= for the ops that take out= in PyTorch
+_SIGNATURES = {"tril": "input, diagonal=0", "triu": "input, diagonal=0",
+               "index_select": "input, dim, index", "masked_select": "input, mask"}
 for _name in __all__:
     register(globals()[_name], _name, aliases=_ALIASES.get(_name, ()),
-             function=_name != "repeat")  # torch.repeat does not exist: a method only
+             function=_name != "repeat",  # torch.repeat does not exist: a method only
+             signature=_SIGNATURES.get(_name))

@@ -87,12 +87,17 @@ def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - PyTorch's na
     """
     if dtype is not None:
         x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
+    asked = x._data.dtype if dtype is not None else None
     if x._data.dtype.kind in "biu" and x._data.dtype.itemsize != 8 or x._data.dtype.kind == "b":
         x = x.long()  # integers and bools sum to int64 (NumPy: uint8 -> uint64)
     shape = x._data.shape
     if dim is None:
-        return _sum_all(x, None, False, shape)
-    return _sum_dim(x, _dims(dim, len(shape)), keepdim, shape)
+        result = _sum_all(x, None, False, shape)
+    else:
+        result = _sum_dim(x, _dims(dim, len(shape)), keepdim, shape)
+    if asked is not None and result._data.dtype != asked:  # dtype=int32 or bool is the result's
+        result = result.to(dtype=dtype)  # (bool: True where the sum is nonzero, as PyTorch)
+    return result
 
 
 def _mean_vjp(node, g, saved):
@@ -332,7 +337,7 @@ for _fn in (sum, mean):
     register(_fn, signature="input, dim=None, keepdim=False, *, dtype=None")
 for _fn in (max, min):
     register(_fn)
-register(argmax, differentiable=False)
-register(argmin, differentiable=False)
+register(argmax, differentiable=False, signature="input, dim=None, keepdim=False")
+register(argmin, differentiable=False, signature="input, dim=None, keepdim=False")
 register(all, function=False, differentiable=False)
 register(any, function=False, differentiable=False)

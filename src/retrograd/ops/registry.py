@@ -174,6 +174,9 @@ def register(fn, name=None, *, function=True, method=True, aliases=(), dunders=(
 out_writer = None
 
 
+OUT_SETS_DTYPE = {"sum", "prod", "cumsum"}
+
+
 def with_signature(fn, name, signature, differentiable=True):
     """``fn`` as a function with PyTorch's parameter names ``signature`` and ``out=None``.
 
@@ -191,10 +194,14 @@ def with_signature(fn, name, signature, differentiable=True):
     args = ", ".join(pos + [f"{k}={k}" for k in kw])
     inputs = ", ".join(pos) + ("," if len(pos) == 1 else "")
     sig = f"{signature}, out=None" if kw or "*" in signature else f"{signature}, *, out=None"
+    # sum/prod/cumsum compute in out's dtype when given one and no dtype= (PyTorch's rule:
+    # an int64 out sums the inputs cast to int64, not the float sum truncated)
+    out_args = args.replace("dtype=dtype", "dtype=out.dtype if dtype is None else dtype") \
+        if name in OUT_SETS_DTYPE else args
     src = (f"def {name}({sig}):\n"
            f"    if out is None:\n"
            f"        return fn({args})\n"
-           f"    return registry.out_writer({name!r}, ({inputs}), fn({args}), out, "
+           f"    return registry.out_writer({name!r}, ({inputs}), fn({out_args}), out, "
            f"{differentiable})\n")
     scope = {"fn": fn, "registry": sys.modules[__name__]}
     exec(src, scope)  # noqa: S102

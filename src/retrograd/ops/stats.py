@@ -128,11 +128,16 @@ def prod(x, dim=None, keepdim=False, *, dtype=None):
     """
     if dtype is not None:
         x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
+    asked = x._data.dtype if dtype is not None else None
     if dim is None:
-        return _prod_all(x, None, False)
-    if not isinstance(dim, int):
+        result = _prod_all(x, None, False)
+    elif not isinstance(dim, int):
         raise TypeError(f"prod(): dim must be an int, got {type(dim).__name__}")
-    return _prod_dim(x, _dims(dim, x.ndim), keepdim)
+    else:
+        result = _prod_dim(x, _dims(dim, x.ndim), keepdim)
+    if asked is not None and result._data.dtype != asked:  # dtype=int32 or bool is the result's
+        result = result.to(dtype=dtype)
+    return result
 
 
 # ----------------------------------------------------------------- var / std
@@ -566,6 +571,10 @@ def cumsum(x, dim, *, dtype=None):
     """
     if dtype is not None:
         x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
+        if x._data.dtype.kind == "b":
+            raise NotImplementedError(
+                "\"cumsum_out_cpu\" not implemented for 'Bool' (cumsum(dtype=bool); PyTorch has "
+                "no bool running sum: use dtype=retrograd.int64, then compare with 0)")
     if not hasattr(x, "_data"):
         return _cumsum_fwd(x, dim % max(x.ndim, 1))
     return _cumsum(x, (_one_dim(dim, x.ndim, "cumsum") or (0,))[0])  # (a 0-d tensor: dim 0 or -1)
@@ -577,5 +586,12 @@ __all__ = ["prod", "var", "std", "norm", "logsumexp", "amax", "amin", "cumsum"]
 # ----------------------------------------------------------------- public names (registry.py)
 from .registry import register  # noqa: E402
 
+# PyTorch's keyword names (and out=) where one signature covers its overloads; var, std and
+# norm keep their own (PyTorch's overloads take `unbiased` or `out` positionally)
+_SIGNATURES = {"prod": "input, dim=None, keepdim=False, *, dtype=None",
+               "logsumexp": "input, dim, keepdim=False",
+               "amax": "input, dim=(), keepdim=False", "amin": "input, dim=(), keepdim=False",
+               "cumsum": "input, dim, *, dtype=None"}
 for _name in __all__:
-    register(globals()[_name], _name, special=("logsumexp",) if _name == "logsumexp" else ())
+    register(globals()[_name], _name, special=("logsumexp",) if _name == "logsumexp" else (),
+             signature=_SIGNATURES.get(_name))
