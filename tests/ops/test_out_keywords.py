@@ -76,6 +76,8 @@ CALLS = {
     "amax": lambda m, a, b, **o: m.amax(input=a, dim=1, **o),
     "amin": lambda m, a, b, **o: m.amin(input=a, dim=(0, 1), keepdim=True, **o),
     "cumsum": lambda m, a, b, **o: m.cumsum(input=a, dim=1, **o),
+    "var": lambda m, a, b, **o: m.var(input=a, dim=1, correction=0, keepdim=True, **o),
+    "std": lambda m, a, b, **o: m.std(input=a, dim=0, unbiased=False, **o),
     "argmax": lambda m, a, b, **o: m.argmax(input=a, dim=1, **o),
     "argmin": lambda m, a, b, **o: m.argmin(input=a, dim=0, keepdim=True, **o),
     "gather": lambda m, a, b, **o: m.gather(input=a, dim=1, index=m.tensor([[0, 2], [1, 1]]),

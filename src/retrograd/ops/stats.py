@@ -586,12 +586,16 @@ __all__ = ["prod", "var", "std", "norm", "logsumexp", "amax", "amin", "cumsum"]
 # ----------------------------------------------------------------- public names (registry.py)
 from .registry import register  # noqa: E402
 
-# PyTorch's keyword names (and out=) where one signature covers its overloads; var, std and
-# norm keep their own (PyTorch's overloads take `unbiased` or `out` positionally)
+# PyTorch's keyword names (and out=) where one signature covers its overloads; norm keeps its
+# own (PyTorch's takes `out` positionally)
 _SIGNATURES = {"prod": "input, dim=None, keepdim=False, *, dtype=None",
                "logsumexp": "input, dim, keepdim=False",
                "amax": "input, dim=(), keepdim=False", "amin": "input, dim=(), keepdim=False",
-               "cumsum": "input, dim, *, dtype=None"}
+               "cumsum": "input, dim, *, dtype=None",
+               # both of PyTorch's overloads: var(input, dim, unbiased, keepdim) and
+               # var(input, dim, *, correction, keepdim)
+               "var": "input, dim=None, unbiased=None, keepdim=False, *, correction=None",
+               "std": "input, dim=None, unbiased=None, keepdim=False, *, correction=None"}
 for _name in __all__:
     register(globals()[_name], _name, special=("logsumexp",) if _name == "logsumexp" else (),
              signature=_SIGNATURES.get(_name))
