@@ -312,7 +312,9 @@ def _torch_bug(prog, failure):
     if failure.kind == "raise":
         return "INTERNAL ASSERT" in failure.message or "ZeroTensors are immutable" in \
             failure.message
-    return failure.kind in ("grad", "log") and "ldexp" in _ops(prog)
+    # (the wrong first derivative also reaches the second backward's loss2 as a value)
+    return (failure.kind in ("grad", "log") or (failure.kind == "value" and
+                                                failure.op == "loss2")) and "ldexp" in _ops(prog)
 
 
 @accepted("float32: a 1-ulp difference (NumPy's exp/pow vs PyTorch's vectorized kernels) "
@@ -334,10 +336,16 @@ def _signed_zero(prog, failure):
 
 
 @accepted("a comparison at a rounding boundary: sums add in another order (1 ulp), so x >= c "
-          "can differ")
+          "can differ; likewise x % y where x / y is an integer up to 1 ulp (0 in one library, "
+          "about y in the other)")
 def _rounding_boundary(prog, failure):
     compares = {"eq", "ne", "lt", "le", "gt", "ge"}
     sums = {"sum", "mean", "cumsum", "logsumexp", "matmul", "einsum", "var", "std", "norm"}
+    if failure.kind == "value" and failure.op in ("remainder", "fmod"):
+        # x % y jumps by y where x / y is an integer: a 1-ulp difference in x or y upstream
+        # (digamma, lgamma, pow: SciPy's or NumPy's last bit vs PyTorch's) moves it across
+        near_multiple = re.findall(r"[-+]?\d+\.\d+(?:e[-+]\d+)?", failure.message)
+        return len(near_multiple) >= 2 and min(abs(float(v)) for v in near_multiple) < 1e-12
     return failure.kind == "value" and failure.op in compares and bool(sums & _ops(prog))
 
 
