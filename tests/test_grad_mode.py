@@ -204,3 +204,29 @@ def test_detect_anomaly_reports_forward_trace_of_custom_function():
         with pytest.warns(UserWarning, match=r"(?s)Error detected in BadBackward.*y = Bad.apply"):
             with pytest.raises(ValueError, match="broken backward"):
                 y.sum().backward()
+
+
+def test_view_made_under_no_grad_requires_grad_but_gets_no_gradient_as_torch(torch):
+    # PyTorch: such a view requires grad (it is a leaf), ops on it record a graph, but its
+    # edge is None: no .grad for it or its base, hooks never run, grad() finds it unused
+    seen = {}
+    for m in (R, torch):
+        base = m.tensor([[2.0, 3.0]], dtype=m.float64, requires_grad=True)
+        with m.no_grad():
+            views = [base[0], base.t(), base.view(2)]
+        hook_calls = []
+        views[0].register_hook(hook_calls.append)
+        y = (views[0] * 2).sum()
+        with pytest.raises(RuntimeError, match="appears to not have been used"):
+            m.autograd.grad(y, views[0], retain_graph=True)
+        unused = m.autograd.grad(y, [views[0]], allow_unused=True, retain_graph=True)
+        y.backward(retain_graph=True)
+        y.backward(inputs=[views[0]])
+        (views[0] * base).sum().backward()
+        with pytest.raises(RuntimeError, match="does not require grad"):
+            views[0].backward(m.ones(2))
+        views[0].requires_grad_(False)
+        seen[m] = ([(v.requires_grad, v.is_leaf, v.grad_fn is None) for v in views],
+                   y.requires_grad, unused, hook_calls, views[0].grad, base.grad.tolist(),
+                   views[0].requires_grad)
+    assert seen[R] == seen[torch]

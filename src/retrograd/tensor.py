@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 from . import dtypes
+from .autograd.graph import NO_EDGE
 
 __all__ = ["Tensor", "Size", "make_tensor", "is_tensor", "is_floating_point", "numel"]
 
@@ -381,6 +382,8 @@ class Tensor:
                 f"only Tensors of floating point dtype can require gradients (this tensor is "
                 f"{self.dtype}); convert it first, e.g. x.float().requires_grad_()"
             )
+        if self._acc is NO_EDGE:
+            return  # a view made under no_grad: it requires grad as its base does (PyTorch)
         self._requires_grad = flag
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":

@@ -86,13 +86,11 @@ def _saved_tensors(prog, failure):
     return failure.kind == "raise" and "modified by an inplace operation" in failure.message
 
 
-@known("a view made under no_grad of a tensor that requires grad (or before requires_grad_() "
-       "on its base): PyTorch says requires_grad=True (a leaf), retrograd False")
+@known("a view made before requires_grad_() on its base: PyTorch says requires_grad=True "
+       "(a leaf whose gradient goes nowhere), retrograd False")
 def _no_grad_view(prog, failure):
-    made = any(st.ctx is not None and (st.view_chain or st.op in ("detach", "arrange"))
-               for st in prog.steps) or (
-        "requires_grad_" in _ops(prog) and any(st.view_chain or st.op == "arrange"
-                                               for st in prog.steps))
+    made = "requires_grad_" in _ops(prog) and any(st.view_chain or st.op == "arrange"
+                                                  for st in prog.steps)
     if not made:
         return False
     if failure.kind in ("flags", "grad", "log"):

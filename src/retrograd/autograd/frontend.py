@@ -34,7 +34,9 @@ def _root_node(t, i):
     if t._grad_fn is not None:
         return t._grad_fn
     if t._requires_grad:
-        return accumulator_of(t)
+        acc = accumulator_of(t)
+        if acc is not None:  # (None: a view made under no_grad, whose gradient goes nowhere)
+            return acc
     raise RuntimeError(
         f"element {i} of tensors does not require grad and does not have a grad_fn: the "
         f"tensor (shape {list(t.shape)}) was not computed from any tensor with "

@@ -212,14 +212,25 @@ def move_retain_grad(tensor, old_node, old_nr) -> None:
         tensor._grad_fn._hook_table().retain[tensor._nr] = weakref.ref(tensor)
 
 
-def accumulator_of(tensor) -> AccumulateGrad:
-    """The leaf's AccumulateGrad, shared by every graph that uses the leaf.
+def NO_EDGE():  # noqa: N802 - a constant, called like the weakref it stands in for
+    """Stands in ``tensor._acc`` for a leaf whose gradient goes nowhere: a view made under
+    no_grad of a tensor that requires grad.  PyTorch gives such a view requires_grad=True
+    (ops on it record a graph) but no AccumulateGrad: its edge is None, its hooks never run,
+    it never gets a ``.grad``."""
+    return None
+
+
+def accumulator_of(tensor) -> AccumulateGrad | None:
+    """The leaf's AccumulateGrad, shared by every graph that uses the leaf (None for a
+    :func:`NO_EDGE` leaf).
 
     The leaf holds it weakly (as in PyTorch): the graphs that use it keep it alive.
     """
     ref = tensor._acc
     acc = ref() if ref is not None else None
     if acc is None:
+        if ref is NO_EDGE:
+            return None
         # one per leaf even when threads build graphs on it at once (hooks registered on
         # it must not land on a twin that another graph never sees).  acquire/release,
         # cheaper than ``with``: a training loop gets here for every leaf every iteration

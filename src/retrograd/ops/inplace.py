@@ -14,7 +14,7 @@ and every other view that records a graph is re-derived from the base's new grad
 from __future__ import annotations
 
 from ..autograd.grad_mode import enable_grad, no_grad, state
-from ..autograd.graph import SavedOutput, move_retain_grad
+from ..autograd.graph import NO_EDGE, SavedOutput, move_retain_grad
 import numpy as _np
 
 from ..backend import namespace
@@ -275,6 +275,10 @@ def rebase_views(x, recorded=True):
 
 
 def _leaf_error(x, name):
+    if x._acc is NO_EDGE:  # requires grad without a grad_fn, but a view made under no_grad
+        return RuntimeError(
+            f"A view was created in no_grad mode and is being modified inplace with grad "
+            f"mode enabled ({name} on a view of shape {list(x.shape)}). {_NO_GRAD_TAIL}")
     return RuntimeError(
         f"a leaf Variable that requires grad is being used in an in-place operation ({name} "
         f"on a leaf of shape {list(x.shape)}). Modify it under `with retrograd.no_grad():` "
@@ -565,6 +569,8 @@ def setitem(x, index, value):
     v_is_t = isinstance(value, Tensor)
     wants = state.enabled and (x._requires_grad or (v_is_t and value._requires_grad))
     if wants and x._grad_fn is None and x._requires_grad:
+        if x._acc is NO_EDGE:
+            raise _leaf_error(x, "x[...] = value")
         raise RuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation "
             f"(x[{index!r}] = ... on a leaf of shape {list(x.shape)}). Wrap it in "

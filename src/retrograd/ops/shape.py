@@ -11,6 +11,7 @@ import weakref
 
 from ..autograd.engine import sum_to_array
 from ..autograd.grad_mode import state
+from ..autograd.graph import NO_EDGE
 from ..backend import namespace
 from ..tensor import Tensor
 from ._apply import NOTHING, apply_op, defop
@@ -117,6 +118,11 @@ def track_view(x, out, flag=None):
     """
     if out.__class__ is not Tensor:  # arrays, in a first-order backward
         return out
+    if not state.enabled and x._requires_grad and out is not x and out._data.dtype.kind == "f":
+        # PyTorch: a view made under no_grad of a tensor that requires grad requires grad
+        # too, as a leaf whose gradient goes nowhere (no AccumulateGrad: see NO_EDGE)
+        out._requires_grad = True
+        out._acc = NO_EDGE
     vc = out._vc
     if vc is None or vc is not x._vc or out._data.dtype.kind != "f":
         return out
