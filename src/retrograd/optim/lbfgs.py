@@ -122,6 +122,11 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
     return bracket_f[low_pos], bracket_g[low_pos], bracket[low_pos], ls_func_evals
 
 
+def _loss_value(loss) -> float:
+    """The closure's loss as a float (detached first: no warning about dropping grad)."""
+    return float(loss.detach()) if isinstance(loss, Tensor) else float(loss)
+
+
 def _to_state(value):
     """Arrays and NumPy scalars go into the state as tensors (as PyTorch keeps them)."""
     if isinstance(value, list):
@@ -211,7 +216,7 @@ class LBFGS(Optimizer):
 
     def _directional_evaluate(self, closure, x, t, d):
         self._add_grad(t, d)
-        loss = float(closure())
+        loss = _loss_value(closure())
         flat_grad = self._gather_flat_grad()
         self._set_param(x)
         return loss, flat_grad
@@ -219,8 +224,8 @@ class LBFGS(Optimizer):
     # ------------------------------------------------------------------ the step
     def step(self, closure):
         """Run up to ``max_iter`` L-BFGS iterations; returns the loss before the first."""
-        if closure is None or not callable(closure):
-            raise RuntimeError(
+        if not callable(closure):  # PyTorch: TypeError, 'NoneType' object is not callable
+            raise TypeError(
                 "LBFGS.step needs a closure that re-evaluates the model and returns the loss "
                 "(e.g. def closure(): opt.zero_grad(); loss = f(); loss.backward(); return "
                 f"loss), but got {closure!r}")
@@ -240,7 +245,7 @@ class LBFGS(Optimizer):
         state.setdefault("n_iter", 0)
 
         orig_loss = evaluate()
-        loss = float(orig_loss)
+        loss = _loss_value(orig_loss)
         current_evals = 1
         state["func_evals"] += 1
         flat_grad = self._gather_flat_grad()
@@ -326,7 +331,7 @@ class LBFGS(Optimizer):
                 self._add_grad(t, d)
                 if n_iter != max_iter:
                     # re-evaluate, except after the last iteration (the caller does it)
-                    loss = float(evaluate())
+                    loss = _loss_value(evaluate())
                     flat_grad = self._gather_flat_grad()
                     opt_cond = abs(flat_grad).max() <= tolerance_grad
                     ls_func_evals = 1

@@ -29,6 +29,10 @@ __all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
            "register_optimizer_step_post_hook"]
 
 
+#: state entries kept in the scalar dtype when a state dict is loaded (see load_state_dict)
+_SCALAR_STATE = ("step", "mu_product")
+
+
 class _RequiredParameter:
     """The default of a group option that every parameter group must give (SGD's ``lr``
     in old PyTorch); ``add_param_group`` refuses a group without it."""
@@ -92,9 +96,14 @@ def step_tensor(value: float = 0.0) -> Tensor:
 
 
 def to_scalar(x):
-    """A Python number from a float or a one-element tensor (a tensor ``lr``)."""
+    """A number from a float or a one-element tensor (a tensor ``lr``).
+
+    A tensor gives a NumPy scalar of its dtype: PyTorch computes with the 0-d tensor
+    itself, so ``lr / bias_correction`` rounds to float32 for a float32 ``lr``, and so
+    does ours.
+    """
     if isinstance(x, Tensor):
-        return x.item()
+        return x._data.reshape(())[()]
     return x
 
 
@@ -355,7 +364,9 @@ class Optimizer:
     def load_state_dict(self, state_dict: dict) -> None:
         """Load a state made by :meth:`state_dict` (of an optimizer with the same groups).
 
-        Floating state tensors take the dtype of their parameter, except ``step`` counts.
+        Floating state tensors take the dtype of their parameter, except the scalar
+        bookkeeping kept in the scalar dtype (``step``, and NAdam's ``mu_product``, which
+        PyTorch casts, so its resumed float64 runs drift from unbroken ones; ours don't).
         """
         state_dict = state_dict.copy()
         for pre in self._optimizer_load_state_dict_pre_hooks.values():
@@ -375,8 +386,9 @@ class Optimizer:
 
         def cast(param, value, key=None):
             if isinstance(value, Tensor):
-                if key != "step" and param.is_floating_point() and value.is_floating_point() \
-                        and value._data.dtype != param._data.dtype:
+                if (key not in _SCALAR_STATE and param.is_floating_point()
+                        and value.is_floating_point()
+                        and value._data.dtype != param._data.dtype):
                     return make_tensor(value._data.astype(param._data.dtype))
                 return value
             if isinstance(value, dict):
