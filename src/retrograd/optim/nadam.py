@@ -25,7 +25,7 @@ class NAdam(Optimizer):
     >>> opt = T.optim.NAdam([w], lr=0.1)
     >>> (w * w).sum().backward(); opt.step()
     >>> w
-    tensor([0.9000], requires_grad=True)
+    tensor([0.8944], requires_grad=True)
     """
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps: float = 1e-8,
