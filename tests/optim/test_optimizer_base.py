@@ -227,3 +227,25 @@ def test_tensor_lr():
     np.testing.assert_allclose(x.detach().numpy(), tx.detach().numpy(), rtol=1e-12)
     with pytest.raises(ValueError, match=re.escape("Tensor lr must be 1-element")):
         T.optim.SGD([x], lr=T.tensor([0.1, 0.2]))
+
+
+@pytest.mark.parametrize("flag", ["differentiable", "capturable"])
+def test_unsupported_flags_are_refused(flag):
+    with pytest.raises(NotImplementedError, match=f"{flag}=True"):
+        T.optim.Adam([leaf()], **{flag: True})
+    with pytest.raises(NotImplementedError, match=f"{flag}=True"):
+        T.optim.Adam([{"params": [leaf()], flag: True}])
+    # foreach and fused are speed hints: the one loop serves them all
+    T.optim.Adam([leaf()], foreach=True)
+    T.optim.SGD([leaf()], lr=0.1, fused=True)
+
+
+def test_old_state_dict_without_newer_options_loads():
+    x = leaf()
+    opt = T.optim.Adam([x], lr=0.1)
+    saved = opt.state_dict()
+    del saved["param_groups"][0]["decoupled_weight_decay"]
+    opt.load_state_dict(saved)
+    x.grad = T.ones(2)
+    opt.step()
+    assert opt.param_groups[0]["decoupled_weight_decay"] is False

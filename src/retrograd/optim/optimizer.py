@@ -198,6 +198,9 @@ class Optimizer:
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
+        for group in self.param_groups:  # dicts saved before an option existed
+            for name, default in self.defaults.items():
+                group.setdefault(name, default)
         for name in ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks",
                      "_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
                      "_optimizer_load_state_dict_pre_hooks",
@@ -255,6 +258,15 @@ class Optimizer:
                 raise ValueError("parameter group didn't specify a value of required "
                                  f"optimization parameter {name}")
             param_group.setdefault(name, default)
+
+        for flag, why in (("differentiable", "recording a graph through the update "
+                                              "(differentiating through optimizer steps)"),
+                          ("capturable", "CUDA-graph capture")):
+            if param_group.get(flag):
+                raise NotImplementedError(
+                    f"{type(self).__name__}({flag}=True) is not supported by retrograd: "
+                    f"its updates run on the arrays in place, without {why}. Leave "
+                    f"{flag}=False (the default).")
 
         ids = [id(p) for p in tensors]
         if len(ids) != len(set(ids)):
