@@ -122,3 +122,36 @@ def test_defaults_match_torch(name):
     q = [torch.zeros(2, requires_grad=True)]
     kw = {"lr": 0.1} if name == "SGD" else {}
     assert getattr(T.optim, name)(p, **kw).defaults == getattr(torch.optim, name)(q, **kw).defaults
+
+
+def _mlp_run(lib, name, options, steps=5):
+    rng = np.random.default_rng(7)
+    x = lib.tensor(rng.standard_normal((8, 3)))
+    y = lib.tensor(rng.standard_normal((8, 2)))
+    params = [lib.tensor(rng.standard_normal(s) * 0.5, requires_grad=True)
+              for s in [(3, 5), (5,), (5, 2), (2,)]]
+    opt = getattr(lib.optim, name)(params, **options)
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad()
+        hidden = (x @ params[0] + params[1]).tanh()
+        loss = ((hidden @ params[2] + params[3] - y) ** 2).mean()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses, [p.detach().numpy() for p in params]
+
+
+@pytest.mark.parametrize("name,options", [
+    ("SGD", {"lr": 0.1, "momentum": 0.9, "nesterov": True}),
+    ("Adam", {"lr": 0.05}), ("AdamW", {"lr": 0.05, "amsgrad": True}),
+    ("RMSprop", {"lr": 0.01, "centered": True}), ("NAdam", {"lr": 0.05}),
+])
+def test_training_a_small_mlp_matches_torch(name, options):
+    # gradients from each library's own autograd: equal to rounding, so a looser tolerance
+    ours, our_params = _mlp_run(T, name, options)
+    theirs, their_params = _mlp_run(torch, name, options)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-10)
+    for a, b in zip(our_params, their_params):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+    assert ours[-1] < ours[0]
