@@ -155,3 +155,26 @@ def test_training_a_small_mlp_matches_torch(name, options):
     for a, b in zip(our_params, their_params):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
     assert ours[-1] < ours[0]
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam",
+                                  "RMSprop", "Adagrad", "Adadelta"])
+def test_scalar_empty_and_strided_parameters(name):
+    options = {"lr": 0.1, "momentum": 0.5, "nesterov": True} if name == "SGD" else {}
+    scalar = T.tensor(1.5, dtype=T.float64, requires_grad=True)
+    empty = T.zeros(0, 3, dtype=T.float64, requires_grad=True)
+    strided = T.tensor(np.arange(6.0).reshape(2, 3)).t().detach().requires_grad_()
+    ref_scalar = torch.tensor(1.5, dtype=torch.float64, requires_grad=True)
+    ref_strided = torch.tensor(np.arange(6.0).reshape(2, 3)).t().detach().requires_grad_()
+    opt = getattr(T.optim, name)([scalar, empty, strided], **options)
+    topt = getattr(torch.optim, name)([ref_scalar, ref_strided], **options)
+    for _ in range(3):
+        scalar.grad, ref_scalar.grad = scalar.detach() * 2, ref_scalar.detach() * 2
+        strided.grad, ref_strided.grad = strided.detach() - 1, ref_strided.detach() - 1
+        empty.grad = T.zeros(0, 3, dtype=T.float64)
+        opt.step()
+        topt.step()
+    np.testing.assert_allclose(scalar.item(), ref_scalar.item(), rtol=1e-12)
+    np.testing.assert_allclose(strided.detach().numpy(), ref_strided.detach().numpy(),
+                               rtol=1e-12)
+    assert scalar.shape == () and empty.shape == (0, 3) and strided.shape == (3, 2)
