@@ -35,6 +35,8 @@ ERROR_CASES = [
     ("RMSprop", {"alpha": -0.5}), ("RMSprop", {"momentum": -0.5}),
     ("Adagrad", {"lr_decay": -1.0}), ("Adagrad", {"initial_accumulator_value": -1.0}),
     ("Adadelta", {"rho": 1.5}), ("LBFGS", {"lr": -1.0}),
+    ("Rprop", {"etas": (1.5, 2.0)}), ("Rprop", {"lr": -0.1}),
+    ("ASGD", {"weight_decay": -1.0}),
 ]
 
 
@@ -114,7 +116,7 @@ def test_update_bumps_version_so_saved_parameters_refuse_backward():
 
 
 @pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam",
-                                  "RMSprop", "Adagrad", "Adadelta"])
+                                  "RMSprop", "Adagrad", "Adadelta", "Rprop", "ASGD"])
 def test_float32_stays_float32_and_closure_loss_is_returned(name):
     x = leaf()
     opt = getattr(T.optim, name)([x], lr=0.1)

@@ -38,6 +38,11 @@ CONFIGS = [
     ("Adagrad", {"maximize": True, "eps": 1e-3}),
     ("Adadelta", {}),
     ("Adadelta", {"rho": 0.8, "weight_decay": 0.1, "maximize": True, "lr": 0.5}),
+    ("Rprop", {}),
+    ("Rprop", {"lr": 0.3, "etas": (0.3, 1.5), "step_sizes": (0.01, 0.5), "maximize": True}),
+    ("ASGD", {"lr": 0.1}),
+    ("ASGD", {"lr": 0.1, "t0": 3, "lambd": 0.01, "alpha": 0.5, "weight_decay": 0.1}),
+    ("ASGD", {"lr": 0.05, "t0": 2, "maximize": True}),
 ]
 IDS = [f"{name}-{'-'.join(f'{k}={v}' for k, v in opts.items()) or 'defaults'}"
        for name, opts in CONFIGS]
@@ -116,7 +121,7 @@ def test_state_dict_structure_matches_torch():
 
 
 @pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam",
-                                  "RMSprop", "Adagrad", "Adadelta", "LBFGS"])
+                                  "RMSprop", "Adagrad", "Adadelta", "LBFGS", "Rprop", "ASGD"])
 def test_defaults_match_torch(name):
     p = [T.zeros(2, requires_grad=True)]
     q = [torch.zeros(2, requires_grad=True)]
@@ -158,7 +163,7 @@ def test_training_a_small_mlp_matches_torch(name, options):
 
 
 @pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam",
-                                  "RMSprop", "Adagrad", "Adadelta"])
+                                  "RMSprop", "Adagrad", "Adadelta", "Rprop", "ASGD"])
 def test_scalar_empty_and_strided_parameters(name):
     options = {"lr": 0.1, "momentum": 0.5, "nesterov": True} if name == "SGD" else {}
     scalar = T.tensor(1.5, dtype=T.float64, requires_grad=True)

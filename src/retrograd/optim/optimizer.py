@@ -30,7 +30,7 @@ __all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
 
 
 #: state entries kept in the scalar dtype when a state dict is loaded (see load_state_dict)
-_SCALAR_STATE = ("step", "mu_product")
+_SCALAR_STATE = ("step", "mu_product", "eta", "mu")
 
 
 class _RequiredParameter:
@@ -377,8 +377,9 @@ class Optimizer:
         """Load a state made by :meth:`state_dict` (of an optimizer with the same groups).
 
         Floating state tensors take the dtype of their parameter, except the scalar
-        bookkeeping kept in the scalar dtype (``step``, and NAdam's ``mu_product``, which
-        PyTorch casts, so its resumed float64 runs drift from unbroken ones; ours don't).
+        bookkeeping kept in the scalar dtype (``step``, NAdam's ``mu_product``, ASGD's
+        ``eta`` and ``mu``: PyTorch casts those, so its resumed float64 runs drift from
+        unbroken ones; ours don't).
         """
         state_dict = state_dict.copy()
         for pre in self._optimizer_load_state_dict_pre_hooks.values():
