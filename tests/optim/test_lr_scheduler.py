@@ -244,3 +244,23 @@ def test_tensor_lr_is_filled_in_place():
     assert opt.param_groups[0]["lr"] is lr and lr.item() == 0.05
     assert sched.base_lrs[0].item() == 0.1 and sched.get_last_lr()[0].item() == 0.05
     np.testing.assert_equal(opt.param_groups[0]["initial_lr"].item(), 0.1)
+
+
+@pytest.mark.parametrize("name", ["StepLR", "CosineAnnealingLR", "ExponentialLR"])
+def test_constructing_with_last_epoch_resumes_as_torch(name):
+    make = {"StepLR": lambda s, o: s.StepLR(o, step_size=3, gamma=0.5, last_epoch=5),
+            "CosineAnnealingLR": lambda s, o: s.CosineAnnealingLR(o, T_max=8, last_epoch=5),
+            "ExponentialLR": lambda s, o: s.ExponentialLR(o, gamma=0.8, last_epoch=5)}[name]
+    seqs = []
+    for lib in (T, torch):
+        opt = make_optimizer(lib, name)
+        for group in opt.param_groups:
+            group["initial_lr"] = group["lr"] * 2
+        sched = make(S(lib), opt)
+        seq = [list(sched.get_last_lr())]
+        for _ in range(10):
+            opt.step()
+            sched.step()
+            seq.append(list(sched.get_last_lr()))
+        seqs.append(seq)
+    assert seqs[0] == seqs[1]
