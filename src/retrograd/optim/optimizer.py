@@ -21,7 +21,7 @@ import numpy as np
 
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..autograd.graph import RemovableHandle
-from ..backend import namespace
+from ..backend import namespace, to_numpy
 from ..dtypes import get_default_dtype
 from ..tensor import Tensor, make_tensor
 
@@ -118,6 +118,18 @@ def _hook_table_handle(table: OrderedDict, hook, prepend: bool = False) -> Remov
     if prepend:
         table.move_to_end(handle.id, last=False)
     return handle
+
+
+def _state_like_param(value: Tensor, param: Tensor) -> Tensor:
+    """A loaded state tensor on the parameter's device (NumPy or CuPy array) and, if both
+    are floating, in its dtype; the tensor itself when nothing changes."""
+    data, target = value._data, param._data
+    if type(data) is not type(target):
+        data = to_numpy(data) if isinstance(target, np.ndarray) \
+            else namespace(target).asarray(data)
+    if target.dtype.kind == "f" and data.dtype.kind == "f" and data.dtype != target.dtype:
+        data = data.astype(target.dtype)
+    return value if data is value._data else make_tensor(data)
 
 
 class Scratch:
@@ -399,11 +411,7 @@ class Optimizer:
 
         def cast(param, value, key=None):
             if isinstance(value, Tensor):
-                if (key not in _SCALAR_STATE and param.is_floating_point()
-                        and value.is_floating_point()
-                        and value._data.dtype != param._data.dtype):
-                    return make_tensor(value._data.astype(param._data.dtype))
-                return value
+                return value if key in _SCALAR_STATE else _state_like_param(value, param)
             if isinstance(value, dict):
                 return {k: cast(param, v, k) for k, v in value.items()}
             if isinstance(value, (list, tuple)):
