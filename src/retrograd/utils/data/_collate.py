@@ -121,7 +121,7 @@ def collate(batch, *, collate_fn_map=None):
             key: collate([d[key] for d in batch], collate_fn_map=collate_fn_map)
             for key in elem})
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
-        return elem_type(*(collate(list(samples), collate_fn_map=collate_fn_map)
+        return elem_type(*(collate(samples, collate_fn_map=collate_fn_map)
                            for samples in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
         size = len(elem)
@@ -131,8 +131,8 @@ def collate(batch, *, collate_fn_map=None):
                 "each element in list of batch should be of equal size (got lengths "
                 f"{sizes}); make the samples the same length or pass a collate_fn that pads"
             )
-        columns = [collate(list(samples), collate_fn_map=collate_fn_map)
-                   for samples in zip(*batch)]
+        # each column is a tuple of samples, as in PyTorch (strings come back as that tuple)
+        columns = [collate(samples, collate_fn_map=collate_fn_map) for samples in zip(*batch)]
         if isinstance(elem, tuple):
             return columns  # a list, as PyTorch returns (backwards compatibility there)
         return _rebuild_sequence(elem, columns)

@@ -152,16 +152,23 @@ class WeightedRandomSampler(Sampler):
         if total <= 0:
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0): "
                                "WeightedRandomSampler needs at least one positive weight")
-        if not self.replacement and self.num_samples > np.count_nonzero(w):
+        if not self.replacement and self.num_samples > w.size:
             raise RuntimeError(
                 f"cannot sample n_sample > prob_dist.size(-1) samples without replacement: "
-                f"num_samples={self.num_samples} but only {np.count_nonzero(w)} of "
-                f"{w.size} weights are positive"
+                f"num_samples={self.num_samples} but there are only {w.size} weights"
             )
         rng = numpy_generator(self.generator)
-        draws = rng.choice(w.size, size=self.num_samples, replace=self.replacement,
-                           p=w / total)
-        yield from draws.tolist()
+        if self.replacement:
+            yield from rng.choice(w.size, size=self.num_samples, p=w / total).tolist()
+            return
+        # without replacement the positive weights come first; once they are used up, the
+        # zero-weight keys follow (as torch.multinomial does), in random order
+        positive = np.flatnonzero(w)
+        first = rng.choice(positive, size=min(self.num_samples, positive.size), replace=False,
+                           p=w[positive] / total)
+        rest = rng.permutation(np.flatnonzero(w == 0))[: self.num_samples - first.size]
+        yield from first.tolist()
+        yield from rest.tolist()
 
     def __len__(self) -> int:
         return self.num_samples
