@@ -26,6 +26,9 @@ from .worker import (
 
 __all__ = ["DataLoader"]
 
+#: seconds between the main process's checks that no worker died while it waits for a batch
+_WORKER_CHECK_INTERVAL = 0.5
+
 
 class _InfiniteConstantSampler(Sampler):
     """The sampler of an iterable dataset: ``None`` forever (the dataset decides the end)."""
@@ -216,6 +219,9 @@ class _BaseIter:
         self._collate_fn = loader.collate_fn
         self._drop_last = loader.drop_last
         self._sampler_iter = iter(self._index_sampler)
+        # a seed per epoch for the workers, drawn from the loader's generator (or the default
+        # one) in the main process too, as PyTorch: the two then see the same sampler order
+        self._base_seed = int(numpy_generator(loader.generator).integers(0, 2 ** 62))
 
     def __iter__(self):
         return self
@@ -249,8 +255,6 @@ class _MultiProcessIter(_BaseIter):
         self._in_order = loader.in_order
         self._persistent = loader.persistent_workers
         ctx = loader.multiprocessing_context or multiprocessing.get_context()
-        # a seed per epoch from the loader's generator (or the default one), as PyTorch
-        self._base_seed = int(numpy_generator(loader.generator).integers(0, 2 ** 62))
         self._done_event = ctx.Event()
         self._data_queue = ctx.Queue()
         self._index_queues, self._workers = [], []
@@ -331,7 +335,7 @@ class _MultiProcessIter(_BaseIter):
                     "from its workers; raise timeout= or make __getitem__ faster")
             return data
         while True:
-            ok, data = self._try_get_data(STATUS_CHECK_INTERVAL)
+            ok, data = self._try_get_data(_WORKER_CHECK_INTERVAL)
             if ok:
                 return data
 
