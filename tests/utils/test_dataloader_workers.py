@@ -100,6 +100,10 @@ def test_persistent_workers_survive_epochs_and_an_early_break():
         assert [b["i"].tolist() for b in batches] == [[0, 1], [2, 3], [4, 5]]
         pids |= {b["pid"][0].item() for b in batches}
     assert len(pids) == 2  # the same two processes throughout
+    workers = loader._iterator._workers
+    del first, loader
+    # dropping the loader stops its workers at once (not at the garbage collector's leisure)
+    assert [w.exitcode for w in workers] == [0, 0]
     streams = D.DataLoader(_Shards(5), batch_size=2, num_workers=2, persistent_workers=True)
     assert [b.tolist() for b in streams] == [b.tolist() for b in streams] == [
         [0, 2], [1, 3], [4]]

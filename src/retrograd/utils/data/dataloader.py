@@ -13,6 +13,7 @@ import itertools
 import multiprocessing
 import os
 import queue
+import weakref
 
 from ...random import numpy_generator
 from ._collate import default_collate, default_convert
@@ -211,7 +212,9 @@ class DataLoader:
 
 class _BaseIter:
     def __init__(self, loader: DataLoader):
-        self._loader = loader
+        # a weak reference: a persistent loader holds its iterator, and a cycle would leave the
+        # workers' shutdown to the garbage collector, after it has already closed the queues
+        self._loader = weakref.ref(loader)
         self._is_iterable = loader._is_iterable
         self._dataset = loader.dataset
         self._index_sampler = loader._index_sampler
@@ -227,7 +230,7 @@ class _BaseIter:
         return self
 
     def __len__(self) -> int:
-        return len(self._loader)
+        return len(self._loader())
 
     def _next_index(self):
         return next(self._sampler_iter)

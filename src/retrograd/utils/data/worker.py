@@ -136,8 +136,8 @@ def worker_loop(is_iterable, dataset, index_queue, data_queue, done_event, auto_
         try:
             task = index_queue.get(timeout=STATUS_CHECK_INTERVAL)
         except queue.Empty:
-            if os.getppid() != parent_pid:  # the main process is gone
-                break
+            if os.getppid() != parent_pid or done_event.is_set():
+                break  # the main process is gone, or shut down without reaching us
             continue
         if task is None:
             break
