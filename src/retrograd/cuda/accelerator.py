@@ -5,6 +5,9 @@ RuntimeError, as PyTorch does."""
 
 from __future__ import annotations
 
+from ..backend import device as _device
+from . import queries
+
 __all__ = ["current_accelerator", "is_available", "device_count", "current_device_index",
            "set_device_index", "synchronize"]
 
@@ -12,9 +15,7 @@ _NONE = "Cannot access accelerator device when none is available."
 
 
 def _cuda():
-    from .. import cuda  # the package above: imported lazily, it imports this module
-
-    return cuda
+    return queries
 
 
 def is_available() -> bool:
@@ -29,10 +30,8 @@ def device_count() -> int:
 
 def current_accelerator(check_available: bool = False):
     """``device(type='cuda')`` when CuPy and a GPU are there, else None."""
-    from ..backend import device
-
-    if _cuda().is_available():
-        return device("cuda")
+    if queries.is_available():
+        return _device("cuda")
     return None
 
 
