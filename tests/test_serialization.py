@@ -252,3 +252,11 @@ def test_errors_name_the_file(tmp_path):
             T.load(path)
         assert "truncated" in str(info.value) or "too short" in str(info.value)
     assert_tensor_equal(T.load(io.BytesIO(raw))["w"], T.ones(100))
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import retrograd.serialization as module
+
+    assert doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0

@@ -442,3 +442,12 @@ def test_inconsistent_shapes_in_a_stream_name_the_samples():
 
 def test_get_worker_info_is_none_in_main_process():
     assert D.get_worker_info() is None and TD.get_worker_info() is None
+
+
+@pytest.mark.parametrize("module", ["dataset", "sampler", "_collate", "dataloader"])
+def test_docstring_examples_run(module):
+    import doctest
+    import importlib
+
+    mod = importlib.import_module(f"retrograd.utils.data.{module}")
+    assert doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0

@@ -146,7 +146,7 @@ def default_collate(batch):
     --------
     >>> from retrograd.utils.data import default_collate
     >>> default_collate([(1, 0.5, "a"), (2, 1.5, "b")])
-    [tensor([1, 2]), tensor([0.5000, 1.5000], dtype=retrograd.float64), ['a', 'b']]
+    [tensor([1, 2]), tensor([0.5000, 1.5000], dtype=retrograd.float64), ('a', 'b')]
     """
     return collate(batch, collate_fn_map=default_collate_fn_map)
 
