@@ -117,6 +117,32 @@ def test_optimizer_style_state_dict_round_trips():
             assert_tensor_equal(back["state"][k][name], state["state"][k][name])
 
 
+class _Pipe(io.RawIOBase):
+    """A stream that cannot seek (a pipe, a socket)."""
+
+    def __init__(self, data):
+        self._inner = io.BytesIO(data)
+
+    def readable(self):
+        return True
+
+    def readinto(self, b):
+        return self._inner.readinto(b)
+
+
+def test_streams_at_an_offset_and_unseekable_streams():
+    saved = io.BytesIO()
+    T.save({"w": T.ones(3), "n": 1}, saved)
+    stream = io.BytesIO(b"prefix" + saved.getvalue())
+    stream.seek(6)  # load reads from the stream's position to its end
+    assert_tensor_equal(T.load(stream)["w"], T.ones(3))
+    pipe = _Pipe(saved.getvalue())
+    assert not pipe.seekable()
+    back = T.load(pipe)
+    assert_tensor_equal(back["w"], T.ones(3))
+    assert back["n"] == 1
+
+
 def test_paths_and_map_location(tmp_path):
     path = tmp_path / "model.pt"
     T.save({"w": T.ones(2)}, path)

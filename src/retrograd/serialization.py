@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import collections
+import io
 import json
 import math
 import os
@@ -187,39 +188,43 @@ def _source_name(f) -> str:
 
 
 class _Reader:
-    def __init__(self, buf, source: str):
-        self.buf = buf
+    """Reads a stream of known ``size`` (bytes from its current position): the header first,
+    then each tensor's bytes straight into its own array (one copy, no whole-file buffer)."""
+
+    def __init__(self, stream, size: int, source: str):
+        self.stream = stream
+        self.size = size
         self.source = source
 
     def fail(self, what: str):
         raise RuntimeError(f"retrograd.load: {self.source} {what}")
 
     def header(self):
-        buf = self.buf
-        if len(buf) < 8:
-            self.fail(f"is {len(buf)} bytes long, too short for the 8-byte header length: it "
+        size = self.size
+        if size < 8:
+            self.fail(f"is {size} bytes long, too short for the 8-byte header length: it "
                       "is truncated or not a file written by retrograd.save / safetensors")
-        (n,) = struct.unpack("<Q", bytes(buf[:8]))
+        (n,) = struct.unpack("<Q", self.stream.read(8))
         if n > _MAX_HEADER:
             self.fail(f"claims a header of {n} bytes, over the {_MAX_HEADER}-byte limit: "
                       "not a retrograd.save / safetensors file, or a forged one")
-        if n > len(buf) - 8:
-            self.fail(f"claims a header of {n} bytes but holds only {len(buf) - 8} after the "
+        if n > size - 8:
+            self.fail(f"claims a header of {n} bytes but holds only {size - 8} after the "
                       "length: the file is truncated, or not a retrograd.save / safetensors "
                       "file")
         try:
-            header = json.loads(bytes(buf[8:8 + n]).decode("utf-8"))
+            header = json.loads(self.stream.read(n).decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError) as e:
             self.fail(f"has a header that is not valid UTF-8 JSON ({e}): not a "
                       "retrograd.save / safetensors file, or corrupted")
         if not isinstance(header, dict):
             self.fail(f"has a JSON header that is a {type(header).__name__}, not an object")
-        self.data_start = 8 + n
+        self.data_size = size - 8 - n
         return header
 
     def tensors(self, header) -> dict:
-        """name -> NumPy array (a copy, writable), after checking every entry."""
-        size = len(self.buf) - self.data_start
+        """name -> NumPy array (its own, writable memory), after checking every entry."""
+        size = self.data_size
         spans = []
         for name, info in header.items():
             if name == "__metadata__":
@@ -240,12 +245,12 @@ class _Reader:
             self.fail(f"is malformed: its tensors cover {position} bytes of data but the file "
                       f"holds {size} after the header (truncated, or extra bytes)")
         arrays = {}
-        for begin, _end, name, dtype, shape in spans:
-            np_dtype = dtype.numpy.newbyteorder("<")
-            count = math.prod(shape)
-            arr = np.frombuffer(self.buf, dtype=np_dtype, count=count,
-                                offset=self.data_start + begin)
-            arrays[name] = arr.reshape(tuple(shape)).astype(dtype.numpy, copy=True)
+        for begin, end, name, dtype, shape in spans:  # in file order: one sequential read
+            arr = np.empty(tuple(shape), dtype=dtype.numpy.newbyteorder("<"))
+            got = self.stream.readinto(memoryview(arr.reshape(-1).view(np.uint8)))
+            if (got or 0) != end - begin:
+                self.fail(f"ended inside tensor {name!r}: the file was cut while being read")
+            arrays[name] = arr.astype(dtype.numpy, copy=False)  # native order (big-endian hosts)
         return {name: arrays[name] for name in header if name != "__metadata__"}
 
     def _entry(self, name, info, size):
@@ -426,10 +431,19 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     source = _source_name(f)
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as stream:
-            buf = stream.read()
-    else:
-        buf = f.read()
-    reader = _Reader(memoryview(buf), source)
+            return _load(stream, source, map_location)
+    return _load(f, source, map_location)
+
+
+def _load(stream, source: str, map_location):
+    if getattr(stream, "seekable", lambda: False)():
+        here = stream.tell()
+        size = stream.seek(0, os.SEEK_END) - here
+        stream.seek(here)
+    else:  # a pipe or socket: read it all to learn its size
+        data = stream.read()
+        stream, size = io.BytesIO(data), len(data)
+    reader = _Reader(stream, size, source)
     header = reader.header()
     metadata = header.get("__metadata__", {})
     if not isinstance(metadata, dict):
