@@ -1,7 +1,9 @@
 """Data loading and save/load: retrograd vs PyTorch, CPU, paired and interleaved.
 
 (a) one epoch of a shuffled DataLoader over a TensorDataset (4096 x 32 float32 features,
-int64 labels), batch_size 64, num_workers=0;
+int64 labels), batch_size 64, num_workers=0 (retrograd gathers a batch's rows at once there);
+(a') the same with a TensorDataset subclass, which takes the general path: a sample at a
+time, then default_collate (retrograd's per-sample Tensor indexing dominates);
 (b) the same epoch when the dataset fetches a whole batch with ``__getitems__``
 (fancy indexing, no per-sample tensors);
 (c) save + load of a 40 MB state dict (10 float32 tensors of 1000 x 1000) through memory.
@@ -55,6 +57,14 @@ def paired(mine, ref, repeat=7):
     return statistics.median(ratios), statistics.median(mine_s), statistics.median(ref_s)
 
 
+class RSub(RD.TensorDataset):
+    pass
+
+
+class TSub(TD.TensorDataset):
+    pass
+
+
 class _Batched:
     """Mixin: fetch a batch with one fancy index (both libraries call __getitems__)."""
 
@@ -96,9 +106,13 @@ def main():
     r_ds = RD.TensorDataset(R.tensor(X), R.tensor(Y))
     t_ds = TD.TensorDataset(torch.tensor(X), torch.tensor(Y))
     rows = []
-    rows.append(("(a) DataLoader epoch, per-sample", paired(
+    rows.append(("(a) DataLoader epoch, TensorDataset", paired(
         epoch(RD.DataLoader(r_ds, batch_size=64, shuffle=True)),
         epoch(TD.DataLoader(t_ds, batch_size=64, shuffle=True)))))
+    r_sub, t_sub = RSub(R.tensor(X), R.tensor(Y)), TSub(torch.tensor(X), torch.tensor(Y))
+    rows.append(("(a') DataLoader epoch, per-sample", paired(
+        epoch(RD.DataLoader(r_sub, batch_size=64, shuffle=True)),
+        epoch(TD.DataLoader(t_sub, batch_size=64, shuffle=True)))))
     r_b = RBatched(R.tensor(X), R.tensor(Y))
     t_b = TBatched(torch.tensor(X), torch.tensor(Y))
     rows.append(("(b) DataLoader epoch, __getitems__", paired(

@@ -325,6 +325,26 @@ def test_dataloader_with_samplers_and_collate_fn_match_torch():
         TD.DataLoader(theirs_ds, batch_size=4, collate_fn=collate))
 
 
+class _RowsOneByOne(D.TensorDataset):
+    """A subclass: the loader fetches it a sample at a time (no whole-row gather)."""
+
+
+def test_tensor_dataset_batches_equal_collated_samples():
+    x = T.tensor(np.random.default_rng(0).random((7, 3)).astype(np.float32))
+    columns = (x, T.arange(7), T.tensor([True, False] * 3 + [True]), T.zeros(7, 0))
+    order = [6, 0, 3, 3, -1]
+    fast = list(D.DataLoader(D.TensorDataset(*columns), batch_size=3, sampler=order))
+    slow = list(D.DataLoader(_RowsOneByOne(*columns), batch_size=3, sampler=order))
+    for a, b in zip(fast, slow):
+        assert type(a) is type(b) is list
+        for u, v in zip(a, b):
+            assert u.dtype == v.dtype and u.shape == v.shape and u.is_contiguous()
+            assert u.tolist() == v.tolist()
+    w = T.ones(4, 2, requires_grad=True)  # a graph to record: through stack, as torch
+    (batch,) = next(iter(D.DataLoader(D.TensorDataset(w), batch_size=2)))
+    assert type(batch.grad_fn).__name__ == "StackBackward0"
+
+
 def test_dataloader_shuffle_is_a_repeatable_permutation():
     ds = D.TensorDataset(T.arange(20))
     loader = D.DataLoader(ds, batch_size=6, shuffle=True,

@@ -7,6 +7,9 @@ returning samples of different shapes is easy to find.
 
 from __future__ import annotations
 
+from ._collate import default_collate
+from .dataset import TensorDataset
+
 __all__ = ["MapFetcher", "IterableFetcher", "make_fetcher"]
 
 
@@ -32,10 +35,18 @@ class MapFetcher:
         self.auto_collation = auto_collation
         self.collate_fn = collate_fn
         self.drop_last = drop_last
+        # the same batch as default_collate of the samples (a list of stacked rows), and no
+        # graph to record: gradients would flow through stack there, through indexing here
+        self.whole_rows = (type(dataset) is TensorDataset and collate_fn is default_collate
+                           and not any(t.requires_grad for t in dataset.tensors))
 
     def fetch(self, index):
         if not self.auto_collation:
             return self.collate_fn(self.dataset[index])
+        if self.whole_rows:
+            # TensorDataset + default_collate: stacking the rows of a batch is gathering them,
+            # one fancy index per tensor instead of a view per sample and a stack
+            return [t[index] for t in self.dataset.tensors]
         getitems = getattr(self.dataset, "__getitems__", None)
         data = getitems(index) if callable(getitems) else [self.dataset[i] for i in index]
         try:
