@@ -81,3 +81,21 @@ def test_device_context_needs_no_gpu_to_construct():
 def test_accelerator_is_reachable_from_the_top_level():
     assert T.accelerator.is_available() == T.cuda.is_available()
     assert T.accelerator.device_count() == T.cuda.device_count()
+
+
+@pytest.mark.skipif(not T.cuda.is_available(), reason="needs CuPy and a CUDA GPU")
+def test_gpu_queries_answer_with_a_gpu():
+    assert T.cuda.device_count() >= 1
+    index = T.cuda.current_device()
+    assert isinstance(index, int) and 0 <= index < T.cuda.device_count()
+    assert isinstance(T.cuda.get_device_name(), str) and T.cuda.get_device_name()
+    major, minor = T.cuda.get_device_capability(index)
+    assert major >= 1
+    T.cuda.synchronize()
+    T.cuda.manual_seed_all(0)
+    assert T.accelerator.current_accelerator() == T.device("cuda")
+    with T.cuda.device(index):
+        assert T.cuda.current_device() == index
+    y = T.ones(2).to("cuda")
+    assert y.device.type == "cuda" and T.cuda.is_initialized()
+    assert T.cuda.memory_allocated() >= y.nbytes

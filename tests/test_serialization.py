@@ -258,6 +258,8 @@ def _entry(dtype="F32", shape=(2,), offsets=(0, 8)):
      "malformed structure"),
     (lambda: _file({"__metadata__": {"retrograd": '{"dtype": "complex128"}'}}),
      "malformed structure"),
+    (lambda: _file({"a": _entry("I64", (1,), (0, 8)), "__metadata__": {
+        "retrograd": '{"tensor": "a", "requires_grad": true}'}}, b"\x00" * 8), "requires_grad"),
     (lambda: _file({"__metadata__": {"retrograd": "[" * 100000 + "]" * 100000}}),
      "nested too deeply"),
 ])

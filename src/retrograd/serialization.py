@@ -383,6 +383,9 @@ class _Decoder:
             if parameter is not None:
                 t = parameter(t, requires_grad=bool(node.get("requires_grad")))
         elif node.get("requires_grad"):
+            if not t.is_floating_point():
+                self.reader.fail(f"is malformed: tensor {value!r} of dtype {t.dtype} is marked "
+                                 "requires_grad, which only floating tensors can be")
             t.requires_grad_(True)
         self.tensors[value] = t
         return t

@@ -460,6 +460,20 @@ def test_inconsistent_shapes_in_a_stream_name_the_samples():
         next(batches)
 
 
+def test_a_missing_key_keeps_its_class_and_gains_the_indices():
+    class Keys(D.Dataset):
+        def __len__(self):
+            return 2
+
+        def __getitem__(self, i):
+            return {"a": 1} if i == 0 else {"b": 2}
+
+    with pytest.raises(KeyError) as info:
+        next(iter(D.DataLoader(Keys(), batch_size=2)))
+    notes = getattr(info.value, "__notes__", ["dataset indices [0, 1]"])
+    assert "dataset indices [0, 1]" in notes[0]
+
+
 def test_get_worker_info_is_none_in_main_process():
     assert D.get_worker_info() is None and TD.get_worker_info() is None
 

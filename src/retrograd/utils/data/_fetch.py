@@ -18,9 +18,12 @@ def _with_context(error: BaseException, context: str) -> BaseException:
     with a note, when its class cannot be rebuilt from a message)."""
     message = f"{error.args[0] if len(error.args) == 1 else error}\n{context}"
     try:
-        rebuilt = type(error)(message)
+        # KeyError prints the repr of its message: a note reads better there
+        rebuilt = None if isinstance(error, KeyError) else type(error)(message)
     except Exception:  # an exception class whose __init__ takes other arguments
-        if hasattr(error, "add_note"):
+        rebuilt = None
+    if rebuilt is None:
+        if hasattr(error, "add_note"):  # Python 3.11+
             error.add_note(context)
         return error
     rebuilt.__cause__ = error.__cause__
