@@ -124,6 +124,18 @@ class _Faulty(D.Dataset):
 def test_worker_errors_reach_the_main_process():
     with pytest.raises(ValueError, match=r"(?s)worker process 1.*sample 2 is corrupt"):
         list(D.DataLoader(_Faulty(), batch_size=1, sampler=[0, 2], num_workers=2))
+    # the loader goes on after an error, as PyTorch's: skip the bad batch, keep the rest
+    batches = iter(D.DataLoader(_Faulty(), batch_size=1, sampler=[0, 2, 1], num_workers=2,
+                                persistent_workers=True))
+    kept = []
+    while True:
+        try:
+            kept.append(next(batches).shape)
+        except ValueError:
+            continue
+        except StopIteration:
+            break
+    assert kept == [(1, 3), (1, 3)]
     with pytest.raises(RuntimeError, match=r"(?s)entry 1.*dataset indices \[1, 3\]"):
         list(D.DataLoader(_Faulty(), batch_size=2, sampler=[1, 3], num_workers=1))
 

@@ -193,7 +193,7 @@ class DataLoader:
             return _SingleProcessIter(self)
         if not self.persistent_workers:
             return _MultiProcessIter(self)
-        if self._iterator is None:
+        if self._iterator is None or self._iterator._shut:  # none yet, or stopped by an error
             self._iterator = _MultiProcessIter(self)
         else:
             self._iterator._reset(first=False)
@@ -395,7 +395,8 @@ class _MultiProcessIter(_BaseIter):
     def _process(self, data):
         self._try_put_index()
         if isinstance(data, ExceptionWrapper):
-            self._shutdown_workers()
+            # the workers live on, as in PyTorch: a caller may catch this and go on to the
+            # next batch
             data.reraise()
         return data
 

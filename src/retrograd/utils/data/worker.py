@@ -158,13 +158,12 @@ def worker_loop(is_iterable, dataset, index_queue, data_queue, done_event, auto_
         else:
             try:
                 data = fetcher.fetch(keys)
-            except StopIteration:
-                if not is_iterable:
-                    raise
-                exhausted = True
-                data = IterableDatasetStopIteration(worker_id)
-            except Exception:
-                data = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
+            except Exception as e:
+                if isinstance(e, StopIteration) and is_iterable:
+                    exhausted = True
+                    data = IterableDatasetStopIteration(worker_id)
+                else:  # (a map-style dataset's StopIteration is an error like any other)
+                    data = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
         data_queue.put((send_idx, data))
     if done_event.is_set():
         # the main process is not reading any more: don't block on flushing to it
