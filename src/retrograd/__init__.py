@@ -40,6 +40,8 @@ from .tensor import Size, Tensor, is_floating_point, is_tensor, numel
 from ._assembly import *  # noqa: E402, F403
 
 from . import nn, special, viz  # noqa: E402, F401  (built on the names above)
-from . import optim  # noqa: E402, F401  (the training stack, above nn)
+from . import cuda, optim, utils  # noqa: E402, F401  (the training stack, above nn)
+from .cuda import accelerator  # noqa: E402  (retrograd.accelerator, as torch.accelerator)
+from .serialization import load, save  # noqa: E402
 
 __version__ = "0.1.0"

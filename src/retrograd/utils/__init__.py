@@ -1,0 +1,3 @@
+"""Utilities, as ``torch.utils``: ``data`` (datasets, samplers, DataLoader)."""
+
+from . import data
