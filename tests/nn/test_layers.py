@@ -180,7 +180,7 @@ def test_lazy_linear_infers_in_features(torch):
     assert isinstance(m.weight, nn.UninitializedParameter)
     assert repr(m.weight) == "<UninitializedParameter>"
     with pytest.raises(RuntimeError, match="uninitialized parameter"):
-        m.weight.shape
+        _ = m.weight.shape
     y = m(T.randn(2, 5))
     assert type(m) is nn.Linear and y.shape == (2, 3)
     assert m.in_features == 5 and m.weight.shape == (3, 5)
