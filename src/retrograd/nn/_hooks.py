@@ -14,6 +14,7 @@ import warnings
 import weakref
 from collections import OrderedDict
 
+from .._creation import zeros
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor
@@ -110,6 +111,11 @@ class BackwardHook:
             def hook(grad_input, _):
                 if self.grad_outputs is None:
                     return None  # reached without passing the outputs (double backward)
+                # an input that needs no grad gets zeros, as PyTorch (its identity output is
+                # non-differentiable and the incoming zeros are materialized)
+                grad_input = tuple(
+                    g if g is not None else zeros(shape, dtype=dtype)
+                    for g, (shape, dtype) in zip(grad_input, self.input_meta))
                 res = self._pack_with_none(self.input_tensors_index, grad_input, self.n_inputs)
                 for user_hook in self.user_hooks:
                     out = user_hook(self.module, res, self.grad_outputs)
@@ -121,13 +127,17 @@ class BackwardHook:
                             f"{len(out)}, but expected {len(res)}")
                     res = out
                 self.grad_outputs = None
-                return tuple(res[i] for i in self.input_tensors_index)
+                return tuple(res[i] if self.input_needs[k] else None
+                             for k, i in enumerate(self.input_tensors_index))
 
             grad_fn.register_hook(hook)
 
         res, idx = self._apply_on_tensors(attach, args)
         self.n_inputs = len(args)
         self.input_tensors_index = idx
+        if idx is not None:
+            self.input_meta = [(args[i].shape, args[i].dtype) for i in idx]
+            self.input_needs = [args[i].requires_grad for i in idx]
         return res
 
     def setup_output_hook(self, outputs):
