@@ -1,3 +1,20 @@
-"""retrograd.nn: neural-network building blocks on the public API."""
+"""retrograd.nn: neural-network building blocks on the public API, as ``torch.nn``."""
 
-from . import functional  # noqa: F401
+from . import functional, init, parameter, utils  # noqa: F401
+from .module import Module
+from .modules import (
+    ELU, GELU, BCELoss, BCEWithLogitsLoss, Bilinear, CrossEntropyLoss, Dropout, Flatten,
+    Hardtanh, Identity, L1Loss, LazyLinear, LeakyReLU, Linear, LogSigmoid, LogSoftmax,
+    ModuleDict, ModuleList, MSELoss, NLLLoss, ParameterDict, ParameterList, ReLU, ReLU6,
+    Sequential, Sigmoid, SiLU, Softmax, Softplus, Tanh, Unflatten,
+)
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
+
+__all__ = [
+    "Module", "Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer",
+    "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Identity",
+    "Linear", "Bilinear", "LazyLinear", "Flatten", "Unflatten", "Dropout", "ReLU", "ReLU6",
+    "ELU", "GELU", "LeakyReLU", "Hardtanh", "Sigmoid", "Tanh", "SiLU", "Softplus",
+    "LogSigmoid", "Softmax", "LogSoftmax", "L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss",
+    "BCELoss", "BCEWithLogitsLoss", "functional", "init", "utils",
+]

@@ -1,0 +1,800 @@
+"""``nn.Module``: the base class of every layer, with PyTorch's full contract.
+
+Parameters, buffers and submodules live in three ordered dicts (``_parameters``,
+``_buffers``, ``_modules``), filled by attribute assignment; ``__getattr__`` finds them
+there (it runs only when normal lookup fails, so plain attributes cost nothing extra).
+Calling a module runs ``forward``; the hook machinery runs only when a hook is registered,
+so a module call costs one method call more than ``forward`` itself.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections import OrderedDict, namedtuple
+from collections.abc import Mapping
+
+from .. import dtypes
+from ..autograd.grad_mode import no_grad
+from ..tensor import Tensor
+from ._hooks import BackwardHook, RemovableHandle, add_ordered
+from .parameter import Buffer, Parameter, buffer_persistent, is_lazy
+
+__all__ = ["Module"]
+
+_EXTRA_STATE_KEY_SUFFIX = "_extra_state"
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns; prints "<All keys matched successfully>" when clean."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+def _addindent(s: str, num_spaces: int) -> str:
+    lines = s.split("\n")
+    if len(lines) == 1:
+        return s
+    first = lines.pop(0)
+    return first + "\n" + "\n".join(num_spaces * " " + line for line in lines)
+
+
+def _typename(obj) -> str:
+    """PyTorch's torch.typename: 'retrograd.FloatTensor' for tensors, the qualified class."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(type(obj), "__module__", "") or ""
+    name = type(obj).__qualname__
+    return name if module in ("", "builtins") else f"{module}.{name}"
+
+
+class Module:
+    """Base class for all neural network modules: subclass it, assign layers and
+    parameters in ``__init__``, and write ``forward``.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> from retrograd import nn
+    >>> class Net(nn.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.fc = nn.Linear(2, 1)
+    ...     def forward(self, x):
+    ...         return self.fc(x)
+    >>> [name for name, _ in Net().named_parameters()]
+    ['fc.weight', 'fc.bias']
+    """
+
+    training: bool
+    _version = 1
+    call_super_init = False
+    dump_patches = False
+
+    def __init__(self, *args, **kwargs) -> None:
+        if kwargs:
+            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword "
+                            f"argument '{next(iter(kwargs))}'")
+        if args:
+            raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument "
+                            f"but {len(args) + 1} were given")
+        d = self.__dict__
+        d["training"] = True
+        d["_parameters"] = {}
+        d["_buffers"] = {}
+        d["_non_persistent_buffers_set"] = set()
+        d["_backward_pre_hooks"] = OrderedDict()
+        d["_backward_hooks"] = OrderedDict()
+        d["_is_full_backward_hook"] = None
+        d["_forward_hooks"] = OrderedDict()
+        d["_forward_hooks_with_kwargs"] = OrderedDict()
+        d["_forward_hooks_always_called"] = OrderedDict()
+        d["_forward_pre_hooks"] = OrderedDict()
+        d["_forward_pre_hooks_with_kwargs"] = OrderedDict()
+        d["_state_dict_hooks"] = OrderedDict()
+        d["_state_dict_pre_hooks"] = OrderedDict()
+        d["_load_state_dict_pre_hooks"] = OrderedDict()
+        d["_load_state_dict_post_hooks"] = OrderedDict()
+        d["_modules"] = {}
+
+    def forward(self, *input):
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+    # ------------------------------------------------------------------ registration
+    def register_buffer(self, name: str, tensor, persistent: bool = True) -> None:
+        """Add a buffer (state that is not a parameter); ``persistent=False`` keeps it out
+        of ``state_dict``."""
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"buffer name should be a string. Got {_typename(name)}")
+        if "." in name:
+            raise KeyError('buffer name can\'t contain "."')
+        if name == "":
+            raise KeyError('buffer name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"attribute '{name}' already exists")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
+                            "(torch Tensor or None required)")
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def register_parameter(self, name: str, param) -> None:
+        """Add a parameter (a :class:`Parameter` or None) under ``name``."""
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"parameter name should be a string. Got {_typename(name)}")
+        if "." in name:
+            raise KeyError('parameter name can\'t contain "."')
+        if name == "":
+            raise KeyError('parameter name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f"attribute '{name}' already exists")
+        if param is None:
+            self._parameters[name] = None
+        elif not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
+                            "(torch.nn.Parameter or None required)")
+        elif param.grad_fn is not None:
+            raise ValueError(
+                f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must "
+                f"be created explicitly. To express '{name}' as a function of another Tensor, "
+                "compute the value in the forward() method.")
+        else:
+            self._parameters[name] = param
+
+    def add_module(self, name: str, module) -> None:
+        """Add a child module under ``name`` (also reachable as an attribute)."""
+        if not isinstance(module, Module) and module is not None:
+            raise TypeError(f"{_typename(module)} is not a Module subclass")
+        if not isinstance(name, str):
+            raise TypeError(f"module name should be a string. Got {_typename(name)}")
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        if "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
+        self._modules[name] = module
+
+    def register_module(self, name: str, module) -> None:
+        """Alias of :meth:`add_module`."""
+        self.add_module(name, module)
+
+    def _walk(self, target: str, what: str):
+        """The module at dotted path ``target`` (the error names where the walk stopped)."""
+        mod = self
+        for item in target.split("."):
+            if not hasattr(mod, item):
+                raise AttributeError(mod._get_name() + " has no attribute `" + item + "`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError("`" + item + "` is not an nn.Module")
+        return mod
+
+    def get_submodule(self, target: str) -> "Module":
+        """The submodule at dotted path ``target`` ('' is this module)."""
+        if target == "":
+            return self
+        return self._walk(target, "module")
+
+    def set_submodule(self, target: str, module: "Module", strict: bool = False) -> None:
+        """Replace (or with ``strict=False`` add) the submodule at dotted path ``target``."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        if strict and not hasattr(parent, name):
+            raise AttributeError(parent._get_name() + " has no attribute `" + name + "`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
+            raise AttributeError("`" + name + "` is not an nn.Module")
+        setattr(parent, name, module)
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at dotted path ``target`` ('layer.weight')."""
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        param = getattr(mod, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError("`" + name + "` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at dotted path ``target``."""
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        if name not in mod._buffers:
+            raise AttributeError("`" + name + "` is not a buffer")
+        return getattr(mod, name)
+
+    def get_extra_state(self):
+        raise RuntimeError(
+            "Reached a code path in Module.get_extra_state() that should never be called. "
+            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template="
+            "bug-report.yml to report this bug.")
+
+    def set_extra_state(self, state) -> None:
+        raise RuntimeError(
+            "Reached a code path in Module.set_extra_state() that should never be called. "
+            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template="
+            "bug-report.yml to report this bug.")
+
+    # ------------------------------------------------------------------ attribute protocol
+    def __getattr__(self, name: str):
+        d = self.__dict__
+        if "_parameters" in d:
+            p = d["_parameters"]
+            if name in p:
+                return p[name]
+        if "_buffers" in d:
+            b = d["_buffers"]
+            if name in b:
+                return b[name]
+        if "_modules" in d:
+            m = d["_modules"]
+            if name in m:
+                return m[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __setattr__(self, name: str, value) -> None:
+        d = self.__dict__
+
+        def remove_from(*tables):
+            for t in tables:
+                if name in t:
+                    if isinstance(t, dict):
+                        del t[name]
+                    else:
+                        t.discard(name)
+
+        params = d.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            remove_from(d, self._buffers, self._modules, self._non_persistent_buffers_set)
+            self.register_parameter(name, value)
+            return
+        if params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
+                                "(torch.nn.Parameter or None expected)")
+            self.register_parameter(name, value)
+            return
+        modules = d.get("_modules")
+        if isinstance(value, Module):
+            if modules is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            remove_from(d, self._parameters, self._buffers, self._non_persistent_buffers_set)
+            modules[name] = value
+            return
+        if modules is not None and name in modules:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
+                                "(torch.nn.Module or None expected)")
+            modules[name] = value
+            return
+        buffers = d.get("_buffers")
+        is_buffer = isinstance(value, Buffer)
+        if is_buffer or (buffers is not None and name in buffers):
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                                "(torch.nn.Buffer, torch.Tensor or None expected)")
+            persistent = (buffer_persistent(value) if is_buffer
+                          else name not in self._non_persistent_buffers_set)
+            self.register_buffer(name, value, persistent)
+            return
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name in self._parameters:
+            del self._parameters[name]
+        elif name in self._buffers:
+            del self._buffers[name]
+            self._non_persistent_buffers_set.discard(name)
+        elif name in self._modules:
+            del self._modules[name]
+        else:
+            object.__delattr__(self, name)
+
+    def __dir__(self):
+        attrs = dir(self.__class__) + list(self.__dict__) + list(self._parameters) + \
+            list(self._modules) + list(self._buffers)
+        return sorted(a for a in attrs if not a[0].isdigit())
+
+    def __setstate__(self, state) -> None:
+        self.__dict__.update(state)
+
+    # ------------------------------------------------------------------ iteration
+    def _named_members(self, get_members, prefix="", recurse=True, remove_duplicate=True):
+        memo = set()
+        modules = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+                   if recurse else [(prefix, self)])
+        for module_prefix, module in modules:
+            for k, v in get_members(module):
+                if v is None or id(v) in memo:
+                    continue
+                if remove_duplicate:
+                    memo.add(id(v))
+                yield (module_prefix + ("." if module_prefix else "") + k, v)
+
+    def parameters(self, recurse: bool = True):
+        """The parameters of this module (and, with ``recurse``, its submodules)."""
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True):
+        """``(name, parameter)`` pairs, names dotted ('0.weight'), in registration order."""
+        yield from self._named_members(lambda m: m._parameters.items(), prefix=prefix,
+                                       recurse=recurse, remove_duplicate=remove_duplicate)
+
+    def buffers(self, recurse: bool = True):
+        """The buffers of this module (and, with ``recurse``, its submodules)."""
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True):
+        """``(name, buffer)`` pairs, names dotted."""
+        yield from self._named_members(lambda m: m._buffers.items(), prefix=prefix,
+                                       recurse=recurse, remove_duplicate=remove_duplicate)
+
+    def children(self):
+        """The direct submodules."""
+        for _, m in self.named_children():
+            yield m
+
+    def named_children(self):
+        """``(name, module)`` for the direct submodules (each module once)."""
+        memo = set()
+        for name, module in self._modules.items():
+            if module is not None and id(module) not in memo:
+                memo.add(id(module))
+                yield name, module
+
+    def modules(self):
+        """This module and every submodule, depth first (each once)."""
+        for _, m in self.named_modules():
+            yield m
+
+    def named_modules(self, memo=None, prefix: str = "", remove_duplicate: bool = True):
+        """``(name, module)`` for this module ('') and every submodule, depth first."""
+        if memo is None:
+            memo = set()
+        if self not in memo:
+            if remove_duplicate:
+                memo.add(self)
+            yield prefix, self
+            for name, module in self._modules.items():
+                if module is None:
+                    continue
+                sub = prefix + ("." if prefix else "") + name
+                yield from module.named_modules(memo, sub, remove_duplicate)
+
+    # ------------------------------------------------------------------ modes and state
+    def train(self, mode: bool = True) -> "Module":
+        """Set training mode (dropout active...) here and in every submodule."""
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        self.training = mode
+        for module in self.children():
+            module.train(mode)
+        return self
+
+    def eval(self) -> "Module":
+        """Set evaluation mode: ``train(False)``."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Module":
+        """Set ``requires_grad`` of every parameter."""
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the gradients of every parameter (to None by default, else zeros)."""
+        for p in self.parameters():
+            if p.grad is not None:
+                if set_to_none:
+                    p.grad = None
+                else:
+                    g = p.grad
+                    if g.grad_fn is not None:
+                        g.detach_()
+                    else:
+                        g.requires_grad_(False)
+                    g.zero_()
+
+    def apply(self, fn) -> "Module":
+        """Call ``fn(m)`` on every submodule (children first) and on this module."""
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
+    def share_memory(self) -> "Module":
+        return self
+
+    def _apply(self, fn, recurse: bool = True) -> "Module":
+        """Replace each parameter's and buffer's data by ``fn(data)`` (to(), float()...)."""
+        if recurse:
+            for module in self.children():
+                module._apply(fn)
+        for param in self._parameters.values():
+            if param is None:
+                continue
+            with no_grad():
+                new = fn(param)
+            param.data = new  # the Parameter object stays (optimizers hold it)
+            if param.grad is not None:
+                with no_grad():
+                    param._grad = fn(param.grad)
+        for key, buf in self._buffers.items():
+            if buf is not None:
+                self._buffers[key] = fn(buf)
+        return self
+
+    def to(self, *args, **kwargs) -> "Module":
+        """Move/cast parameters and buffers: ``to(dtype)``, ``to(device)``, ``to(tensor)``;
+        only floating-point values change dtype, as PyTorch."""
+        device, dtype = kwargs.get("device"), kwargs.get("dtype")
+        for a in args:
+            if isinstance(a, Tensor):
+                device, dtype = a.device, a.dtype
+            elif isinstance(a, dtypes.dtype):
+                dtype = a
+            elif isinstance(a, bool):
+                continue  # non_blocking
+            elif a is not None:
+                device = a
+        if dtype is not None:
+            dtype = dtypes.to_dtype(dtype)
+            if not dtype.is_floating_point:
+                raise TypeError("nn.Module.to only accepts floating point or complex dtypes, "
+                                f"but got desired dtype={dtype}")
+
+        def convert(t):
+            if device is not None:
+                t = t.to(device)
+            if dtype is not None and t.is_floating_point():
+                t = t.to(dtype)
+            return t
+
+        return self._apply(convert)
+
+    def cpu(self) -> "Module":
+        """Move every parameter and buffer to the CPU."""
+        return self._apply(lambda t: t.cpu())
+
+    def cuda(self, device=None) -> "Module":
+        """Move every parameter and buffer to a CUDA device (needs CuPy)."""
+        return self._apply(lambda t: t.cuda(device))
+
+    def type(self, dst_type) -> "Module":
+        """Cast every parameter and buffer to ``dst_type``."""
+        return self._apply(lambda t: t.type(dst_type))
+
+    def float(self) -> "Module":
+        """Cast floating-point parameters and buffers to float32."""
+        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
+
+    def double(self) -> "Module":
+        """Cast floating-point parameters and buffers to float64."""
+        return self._apply(lambda t: t.double() if t.is_floating_point() else t)
+
+    def half(self) -> "Module":
+        """Cast floating-point parameters and buffers to float16."""
+        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+
+    # ------------------------------------------------------------------ state_dict
+    def _save_to_state_dict(self, destination, prefix, keep_vars) -> None:
+        for name, param in self._parameters.items():
+            if param is not None:
+                destination[prefix + name] = param if keep_vars else param.detach()
+        for name, buf in self._buffers.items():
+            if buf is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = buf if keep_vars else buf.detach()
+        if type(self).get_extra_state is not Module.get_extra_state:
+            destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
+
+    def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
+        """An OrderedDict of every parameter and persistent buffer, by dotted name
+        (detached unless ``keep_vars``)."""
+        if args:  # the deprecated positional form (destination, prefix, keep_vars)
+            destination = args[0]
+            if len(args) > 1:
+                prefix = args[1]
+            if len(args) > 2:
+                keep_vars = args[2]
+        if destination is None:
+            destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        local_metadata = {"version": self._version}
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, module in self._modules.items():
+            if module is not None:
+                module.state_dict(destination=destination, prefix=prefix + name + ".",
+                                  keep_vars=keep_vars)
+        for hook in self._state_dict_hooks.values():
+            result = hook(self, destination, prefix, local_metadata)
+            if result is not None:
+                destination = result
+        return destination
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict,
+                              missing_keys, unexpected_keys, error_msgs) -> None:
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs)
+        persistent_buffers = {k: v for k, v in self._buffers.items()
+                              if k not in self._non_persistent_buffers_set}
+        local_state = {k: v for k, v in itertools.chain(self._parameters.items(),
+                                                        persistent_buffers.items())
+                       if v is not None}
+        assign = local_metadata.get("assign_to_params_buffers", False)
+        for name, param in local_state.items():
+            key = prefix + name
+            if key not in state_dict:
+                if strict:
+                    missing_keys.append(key)
+                continue
+            value = state_dict[key]
+            if not isinstance(value, Tensor):
+                error_msgs.append(
+                    f'While copying the parameter named "{key}", expected torch.Tensor or '
+                    f"Tensor-like object from checkpoint but received {type(value)}")
+                continue
+            lazy = is_lazy(param)
+            if not lazy and param.dim() == 0 and value.dim() == 1 and value.shape[0] == 1:
+                value = value[0]
+            if not lazy and value.shape != param.shape:
+                error_msgs.append(
+                    f"size mismatch for {key}: copying a param with shape {value.shape} from "
+                    f"checkpoint, the shape in current model is {param.shape}.")
+                continue
+            try:
+                with no_grad():
+                    if assign:
+                        if isinstance(param, Parameter):
+                            if not isinstance(value, Parameter):
+                                value = Parameter(value, requires_grad=param.requires_grad)
+                            else:
+                                value.requires_grad_(param.requires_grad)
+                        setattr(self, name, value)
+                    elif lazy:
+                        param.materialize(value.shape, dtype=value.dtype)
+                        param.copy_(value)
+                    else:
+                        param.copy_(value)
+            except Exception as ex:  # reported with the others, as PyTorch
+                error_msgs.append(
+                    f'While copying the parameter named "{key}", whose dimensions in the model '
+                    f"are {param.size()} and whose dimensions in the checkpoint are "
+                    f"{value.size()}, an exception occurred : {ex.args}.")
+        extra_key = prefix + _EXTRA_STATE_KEY_SUFFIX
+        if type(self).set_extra_state is not Module.set_extra_state:
+            if extra_key in state_dict:
+                self.set_extra_state(state_dict[extra_key])
+            elif strict:
+                missing_keys.append(extra_key)
+        elif strict and extra_key in state_dict:
+            unexpected_keys.append(extra_key)
+        if strict:
+            for key in state_dict:
+                if key.startswith(prefix) and key != extra_key:
+                    input_name = key[len(prefix):].split(".", 1)
+                    if input_name[0] not in self._modules and input_name[0] not in local_state:
+                        unexpected_keys.append(key)
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        """Copy parameters and buffers from ``state_dict`` (``assign=True``: take its
+        tensors as they are).  Returns ``(missing_keys, unexpected_keys)``; with ``strict``
+        any mismatch is a RuntimeError listing all of them."""
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing_keys: list = []
+        unexpected_keys: list = []
+        error_msgs: list = []
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = OrderedDict(state_dict)
+        if metadata is not None:
+            state_dict._metadata = metadata
+
+        def load(module, local_state_dict, prefix=""):
+            local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
+            if assign:
+                local_metadata["assign_to_params_buffers"] = assign
+            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True,
+                                         missing_keys, unexpected_keys, error_msgs)
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    load(child, {k: v for k, v in local_state_dict.items()
+                                 if k.startswith(child_prefix)}, child_prefix)
+            keys = _IncompatibleKeys(missing_keys, unexpected_keys)
+            for hook in module._load_state_dict_post_hooks.values():
+                if hook(module, keys) is not None:
+                    raise AssertionError(
+                        "Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                        "expected to return new values, if incompatible_keys need to be "
+                        "modified, it should be done inplace.")
+
+        load(self, state_dict)
+        if strict:
+            if unexpected_keys:
+                error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in unexpected_keys)))
+            if missing_keys:
+                error_msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in missing_keys)))
+        if error_msgs:
+            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
+                type(self).__name__, "\n\t".join(error_msgs)))
+        return _IncompatibleKeys(missing_keys, unexpected_keys)
+
+    # ------------------------------------------------------------------ hooks
+    def register_forward_pre_hook(self, hook, *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> RemovableHandle:
+        """``hook(module, args)`` (or ``(module, args, kwargs)`` with ``with_kwargs``) runs
+        before forward and may return new args (or ``(args, kwargs)``)."""
+        handle = add_ordered(self._forward_pre_hooks, hook, prepend,
+                             extra=self._forward_pre_hooks_with_kwargs)
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs[handle.id] = True
+        return handle
+
+    def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False,
+                              always_call: bool = False) -> RemovableHandle:
+        """``hook(module, args, output)`` (``(module, args, kwargs, output)`` with
+        ``with_kwargs``) runs after forward and may return a new output; ``always_call``
+        runs it even when forward raises."""
+        handle = add_ordered(self._forward_hooks, hook, prepend,
+                             extra=[self._forward_hooks_with_kwargs,
+                                    self._forward_hooks_always_called])
+        if with_kwargs:
+            self._forward_hooks_with_kwargs[handle.id] = True
+        if always_call:
+            self._forward_hooks_always_called[handle.id] = True
+        return handle
+
+    def register_full_backward_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """``hook(module, grad_output)`` runs when the gradients of the outputs are known;
+        it may return a new grad_output."""
+        return add_ordered(self._backward_pre_hooks, hook, prepend)
+
+    def register_full_backward_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """``hook(module, grad_input, grad_output)`` runs when the gradients of the module's
+        inputs are computed; it may return a new grad_input."""
+        if self._is_full_backward_hook is False:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
+                               "on a single Module. Please use only one of them.")
+        self._is_full_backward_hook = True
+        return add_ordered(self._backward_hooks, hook, prepend)
+
+    def register_state_dict_pre_hook(self, hook) -> RemovableHandle:
+        """``hook(module, prefix, keep_vars)`` runs before ``state_dict`` collects."""
+        return add_ordered(self._state_dict_pre_hooks, hook, False)
+
+    def register_state_dict_post_hook(self, hook) -> RemovableHandle:
+        """``hook(module, state_dict, prefix, local_metadata)`` runs after ``state_dict``."""
+        def no_result(module, state_dict, prefix, local_metadata):
+            if hook(module, state_dict, prefix, local_metadata) is not None:
+                raise RuntimeError("state_dict post-hook must return None")
+
+        return add_ordered(self._state_dict_hooks, no_result, False)
+
+    _register_state_dict_hook = register_state_dict_post_hook
+
+    def register_load_state_dict_pre_hook(self, hook) -> RemovableHandle:
+        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` runs before this module loads."""
+        return add_ordered(self._load_state_dict_pre_hooks,
+                           functools.partial(hook, self), False)
+
+    def register_load_state_dict_post_hook(self, hook) -> RemovableHandle:
+        """``hook(module, incompatible_keys)`` runs after ``load_state_dict``; it may edit
+        the key lists in place."""
+        return add_ordered(self._load_state_dict_post_hooks, hook, False)
+
+    def _call_with_hooks(self, args, kwargs):
+        called_always = set()
+        result = None
+        try:
+            for hook_id, hook in list(self._forward_pre_hooks.items()):
+                if hook_id in self._forward_pre_hooks_with_kwargs:
+                    out = hook(self, args, kwargs)
+                    if out is not None:
+                        if isinstance(out, tuple) and len(out) == 2:
+                            args, kwargs = out
+                        else:
+                            raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                               f"(new_args, new_kwargs), but got {out}.")
+                else:
+                    out = hook(self, args)
+                    if out is not None:
+                        args = out if isinstance(out, tuple) else (out,)
+            bw_hook = None
+            if self._backward_hooks or self._backward_pre_hooks:
+                bw_hook = BackwardHook(self, list(self._backward_hooks.values()),
+                                       list(self._backward_pre_hooks.values()))
+                args = bw_hook.setup_input_hook(args)
+            result = self.forward(*args, **kwargs)
+            for hook_id, hook in list(self._forward_hooks.items()):
+                if hook_id in self._forward_hooks_always_called:
+                    called_always.add(hook_id)
+                if hook_id in self._forward_hooks_with_kwargs:
+                    out = hook(self, args, kwargs, result)
+                else:
+                    out = hook(self, args, result)
+                if out is not None:
+                    result = out
+            if bw_hook is not None:
+                result = bw_hook.setup_output_hook(result)
+            return result
+        except Exception:
+            import warnings
+
+            for hook_id, hook in list(self._forward_hooks.items()):
+                if hook_id in self._forward_hooks_always_called and hook_id not in called_always:
+                    try:
+                        if hook_id in self._forward_hooks_with_kwargs:
+                            out = hook(self, args, kwargs, result)
+                        else:
+                            out = hook(self, args, result)
+                        if out is not None:
+                            result = out
+                    except Exception as e:
+                        warnings.warn("module forward hook with ``always_call=True`` raised an "
+                                      "exception that was silenced as another error was raised "
+                                      f"in forward: {e}", stacklevel=2)
+            raise
+
+    def __call__(self, *args, **kwargs):
+        d = self.__dict__
+        if (d["_forward_pre_hooks"] or d["_forward_hooks"] or d["_backward_hooks"]
+                or d["_backward_pre_hooks"]):
+            return self._call_with_hooks(args, kwargs)
+        return self.forward(*args, **kwargs)
+
+    # ------------------------------------------------------------------ repr
+    def _get_name(self) -> str:
+        return type(self).__name__
+
+    def extra_repr(self) -> str:
+        """The text between the parentheses of this module's repr (override it)."""
+        return ""
+
+    def __repr__(self) -> str:
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [f"({key}): " + _addindent(repr(module), 2)
+                       for key, module in self._modules.items()]
+        lines = extra_lines + child_lines
+        main = self._get_name() + "("
+        if lines:
+            if len(extra_lines) == 1 and not child_lines:
+                main += extra_lines[0]
+            else:
+                main += "\n  " + "\n  ".join(lines) + "\n"
+        return main + ")"

@@ -1,0 +1,20 @@
+"""The layers of ``retrograd.nn``, one file per kind (as ``torch.nn.modules``)."""
+
+from ..module import Module
+from .activation import (
+    ELU, GELU, Hardtanh, LeakyReLU, LogSigmoid, LogSoftmax, ReLU, ReLU6, Sigmoid, SiLU, Softmax,
+    Softplus, Tanh,
+)
+from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .dropout import Dropout
+from .flatten import Flatten, Unflatten
+from .linear import Bilinear, Identity, LazyLinear, Linear
+from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+
+__all__ = [
+    "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
+    "Identity", "Linear", "Bilinear", "LazyLinear", "Flatten", "Unflatten", "Dropout",
+    "ReLU", "ReLU6", "ELU", "GELU", "LeakyReLU", "Hardtanh", "Sigmoid", "Tanh", "SiLU",
+    "Softplus", "LogSigmoid", "Softmax", "LogSoftmax",
+    "L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss",
+]
