@@ -385,6 +385,16 @@ class Tensor:
         if self._acc is NO_EDGE:
             return  # a view made under no_grad: it requires grad as its base does (PyTorch)
         self._requires_grad = flag
+        vc = self._vc
+        if flag and vc is not None and len(vc) > 1:
+            # PyTorch: the views taken of this tensor before now require grad too, as leaves
+            # whose gradient goes nowhere (their requires_grad is their base's)
+            group = vc[1].group_of(self)
+            if group is not None and group.base() is self:
+                for v in group.views:
+                    if v is not self and v._grad_fn is None and v._data.dtype.kind == "f":
+                        v._requires_grad = True
+                        v._acc = NO_EDGE
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
         """Set ``requires_grad`` in place and return the tensor (floating leaves only)."""

@@ -86,19 +86,6 @@ def _saved_tensors(prog, failure):
     return failure.kind == "raise" and "modified by an inplace operation" in failure.message
 
 
-@known("a view made before requires_grad_() on its base: PyTorch says requires_grad=True "
-       "(a leaf whose gradient goes nowhere), retrograd False")
-def _no_grad_view(prog, failure):
-    made = "requires_grad_" in _ops(prog) and any(st.view_chain or st.op == "arrange"
-                                                  for st in prog.steps)
-    if not made:
-        return False
-    if failure.kind in ("flags", "grad", "log"):
-        return True
-    return failure.kind == "raise" and ("require" in failure.message
-                                        or "no_grad" in failure.message)
-
-
 @known("after an in-place change of its base, a view's grad_fn is AsStridedBackward0 in "
        "PyTorch (retrograd keeps the view's own)")
 def _view_regenerated(prog, failure):

@@ -322,6 +322,35 @@ v3 = v1.kthvalue(1, dim=0)[1]
 v4 = v1.kthvalue(1, dim=0)[0]
 v5 = T.tensor([True, False]).kthvalue(1)
 """,
+    # views made under no_grad of a tensor that requires grad require grad, as leaves whose
+    # gradient goes nowhere; a node whose gradients all go nowhere reads no saved values, so
+    # a second backward does not raise (seed 5003063)
+    "no_grad_view_second_backward": """
+v1 = T.tensor([-1.0, 2.0], dtype=T.float64)
+v6 = T.tensor(-0.0, dtype=T.float64, requires_grad=True)
+v7 = T.mul(v1, v6)
+with T.set_grad_enabled(False):
+    v9 = v7.unbind(-1)[1]
+loss = (v9 * v9.detach().tanh()).sum()
+loss.backward()
+loss.backward()
+""",
+    # views taken before requires_grad_() on their base require grad too (seeds 5002398,
+    # 5001187)
+    "view_before_requires_grad": """
+v0 = T.tensor([[[-2.0], [-2.0]]], dtype=T.float64)
+v2 = v0.sign()
+v4 = v2[0, -2, :]
+v2.requires_grad_()
+v1 = T.tensor([1.0, 0.0, -0.0], dtype=T.float64, requires_grad=True)
+with T.set_grad_enabled(False):
+    v5 = (v1.abs().add(0.5)).digamma()
+v6 = v5[-2]
+v5.requires_grad_()
+v7 = T.sin(v6)
+loss = (v7 * v7.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v1, v5, v6], create_graph=True, allow_unused=True)
+""",
 }
 
 
