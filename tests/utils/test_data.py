@@ -97,6 +97,14 @@ def _bad_batches(lib):
         "unequal_lists": [[1, 2], [3]],
         "unequal_tensors": [lib.ones(2), lib.ones(3)],
         "missing_key": [{"a": 1}, {"b": 2}],
+        "int_then_str": [1, "a"],
+        "int_then_none": [1, None],
+        "float_then_str": [1.0, "x"],
+        "float_then_none": [1.0, None],
+        "np_scalar_then_str": [np.float64(1), "a"],
+        "not_a_mapping": [{"a": 1}, 5],
+        "huge_int": [2 ** 70, 1],
+        "unequal_arrays": [np.zeros(1), np.zeros(2)],
     }
 
 
