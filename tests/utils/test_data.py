@@ -348,6 +348,9 @@ def test_tensor_dataset_batches_equal_collated_samples():
         for u, v in zip(a, b):
             assert u.dtype == v.dtype and u.shape == v.shape and u.is_contiguous()
             assert u.tolist() == v.tolist()
+    # a batch sampler of tuples or ranges: rows, not one multi-dimensional index
+    rows = list(D.DataLoader(D.TensorDataset(x), batch_sampler=[(1, 2), range(3)]))
+    assert [len(b[0]) for b in rows] == [2, 3] and rows[0][0].tolist() == x[1:3].tolist()
     w = T.ones(4, 2, requires_grad=True)  # a graph to record: through stack, as torch
     (batch,) = next(iter(D.DataLoader(D.TensorDataset(w), batch_size=2)))
     assert type(batch.grad_fn).__name__ == "StackBackward0"
