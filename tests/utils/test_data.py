@@ -146,6 +146,7 @@ def test_dataset_errors_match_torch():
         (lambda m, lib: m.StackDataset(range(2), range(3))),
         (lambda m, lib: m.StackDataset()),
         (lambda m, lib: m.Dataset()[0]),
+        (lambda m, lib: type("S", (m.Subset,), {"__getitem__": lambda s, i: i})(range(3), [0])),
     ]
     for make in cases:
         with pytest.raises(Exception) as theirs:
