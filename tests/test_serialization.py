@@ -67,7 +67,7 @@ def test_structures_round_trip():
         "int_keys": {0: "a", -1: "b", 2.5: "c", (1, "t"): "d", None: "e", True: "f"},
         "misc": [b"\x00\xffbytes", 1 + 2j, {1, 2}, frozenset({"a"}), T.float16,
                  T.device("cpu"), T.Size([2, 3]), np.arange(3.0), np.float32(1.5),
-                 np.int64(-4)],
+                 np.int64(-4), np.float64(0.25), np.bool_(True)],
         "unicode é ✓": "値",
     }
     back = roundtrip(obj)
@@ -86,6 +86,7 @@ def test_structures_round_trip():
     assert isinstance(misc[6], T.Size)
     np.testing.assert_array_equal(misc[7], obj["misc"][7])
     assert type(misc[8]) is np.float32 and misc[8] == 1.5 and type(misc[9]) is np.int64
+    assert type(misc[10]) is np.float64 and type(misc[11]) is np.bool_
     assert back["unicode é ✓"] == "値"
     assert math.isnan(roundtrip([math.nan])[0])
 
@@ -167,6 +168,15 @@ def test_paths_and_map_location(tmp_path):
 def test_unsupported_objects_are_refused_with_their_place(obj, what):
     with pytest.raises(TypeError, match=f"cannot store {what}"):
         T.save(obj, io.BytesIO())
+
+
+def test_a_structure_containing_itself_is_refused():
+    loop = [1]
+    loop.append({"again": loop})
+    with pytest.raises(ValueError, match=r"contains itself at obj\[1\]\['again'\]"):
+        T.save(loop, io.BytesIO())
+    shared = [1]
+    assert roundtrip([shared, shared]) == [[1], [1]]  # the same list twice is no cycle
 
 
 def test_cuda_tensors_need_a_gpu_or_map_location():

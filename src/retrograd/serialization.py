@@ -45,6 +45,11 @@ _CODES = {"float16": "F16", "float32": "F32", "float64": "F64", "int8": "I8", "i
 _FROM_CODE = {code: dtypes.to_dtype(name) for name, code in _CODES.items()}
 
 
+#: the container types stored as such (subclasses such as namedtuple or defaultdict are not:
+#: rebuilding them would mean running their code)
+_CONTAINERS = (list, tuple, dict, collections.OrderedDict, set, frozenset)
+
+
 # ============================================================================ saving
 class _Writer:
     """Walks the object, collecting arrays and building the structure's JSON value."""
@@ -54,6 +59,7 @@ class _Writer:
         self.names = set()
         self.seen = {}  # id(tensor) -> name, so one tensor object is stored once
         self.keep = []  # the tensors behind ``seen``'s ids, alive until the file is written
+        self.open = set()  # ids of the containers being encoded (a cycle would never end)
 
     def _name_for(self, path) -> str:
         base = ".".join(str(p) for p in path) or "tensor"
@@ -77,8 +83,23 @@ class _Writer:
         return name
 
     def encode(self, obj, path):
+        # NumPy scalars first: np.float64 is also a Python float, np.bool_ is not a bool
+        if isinstance(obj, np.generic) and obj.dtype.name in _CODES:
+            return {"npscalar": self._array(np.asarray(obj), path)}
         if obj is None or isinstance(obj, (bool, str)):
             return obj
+        if type(obj) in _CONTAINERS:  # exactly these: a namedtuple or Size is no plain tuple
+            if id(obj) in self.open:
+                raise ValueError(f"retrograd.save: obj contains itself at {_where(path)}; "
+                                 "a saved structure must be a tree")
+            self.open.add(id(obj))
+            try:
+                return self._container(obj, path)
+            finally:
+                self.open.discard(id(obj))
+        return self._leaf(obj, path)
+
+    def _leaf(self, obj, path):
         if isinstance(obj, int):
             return int(obj)
         if isinstance(obj, float):
@@ -97,18 +118,21 @@ class _Writer:
             return {"bytes": base64.b64encode(obj).decode("ascii")}
         if isinstance(obj, np.ndarray):
             return {"ndarray": self._array(obj, path)}
-        if isinstance(obj, np.generic) and obj.dtype.name in _CODES:
-            return {"npscalar": self._array(np.asarray(obj), path)}
-        if isinstance(obj, dict) and type(obj) in (dict, collections.OrderedDict):
+        raise self._refuse(obj, path)
+
+    def _container(self, obj, path):
+        if isinstance(obj, dict):
             tag = "dict" if type(obj) is dict else "odict"
             return {tag: [[self.encode(k, path + ("key",)), self.encode(v, path + (k,))]
                           for k, v in obj.items()]}
-        if type(obj) in (list, tuple):
+        if isinstance(obj, (list, tuple)):
             return {type(obj).__name__: [self.encode(v, path + (i,))
                                          for i, v in enumerate(obj)]}
-        if type(obj) in (set, frozenset):
-            return {type(obj).__name__: [self.encode(v, path) for v in obj]}
-        raise TypeError(
+        return {type(obj).__name__: [self.encode(v, path) for v in obj]}  # set, frozenset
+
+    @staticmethod
+    def _refuse(obj, path) -> TypeError:
+        return TypeError(
             f"retrograd.save: cannot store {type(obj).__name__} at {_where(path)}: a file is "
             "loaded without running code, so it holds only tensors, NumPy arrays, numbers, "
             "strings, bytes, None, dtypes, devices and dicts/lists/tuples/sets of them "

@@ -97,6 +97,14 @@ def _bad_batches(lib):
         "unequal_lists": [[1, 2], [3]],
         "unequal_tensors": [lib.ones(2), lib.ones(3)],
         "missing_key": [{"a": 1}, {"b": 2}],
+        "int_then_str": [1, "a"],
+        "int_then_none": [1, None],
+        "float_then_str": [1.0, "x"],
+        "float_then_none": [1.0, None],
+        "np_scalar_then_str": [np.float64(1), "a"],
+        "not_a_mapping": [{"a": 1}, 5],
+        "huge_int": [2 ** 70, 1],
+        "unequal_arrays": [np.zeros(1), np.zeros(2)],
     }
 
 
@@ -138,6 +146,7 @@ def test_dataset_errors_match_torch():
         (lambda m, lib: m.StackDataset(range(2), range(3))),
         (lambda m, lib: m.StackDataset()),
         (lambda m, lib: m.Dataset()[0]),
+        (lambda m, lib: type("S", (m.Subset,), {"__getitem__": lambda s, i: i})(range(3), [0])),
     ]
     for make in cases:
         with pytest.raises(Exception) as theirs:
@@ -340,6 +349,9 @@ def test_tensor_dataset_batches_equal_collated_samples():
         for u, v in zip(a, b):
             assert u.dtype == v.dtype and u.shape == v.shape and u.is_contiguous()
             assert u.tolist() == v.tolist()
+    # a batch sampler of tuples or ranges: rows, not one multi-dimensional index
+    rows = list(D.DataLoader(D.TensorDataset(x), batch_sampler=[(1, 2), range(3)]))
+    assert [len(b[0]) for b in rows] == [2, 3] and rows[0][0].tolist() == x[1:3].tolist()
     w = T.ones(4, 2, requires_grad=True)  # a graph to record: through stack, as torch
     (batch,) = next(iter(D.DataLoader(D.TensorDataset(w), batch_size=2)))
     assert type(batch.grad_fn).__name__ == "StackBackward0"

@@ -164,3 +164,10 @@ def test_timeout_and_dead_worker_raise():
     with pytest.raises(RuntimeError, match="exited unexpectedly"):
         list(D.DataLoader(_Dies(), num_workers=1))
     assert time.monotonic() - start < 10  # the sleeping worker was stopped, not waited for
+
+
+def test_spawned_workers_work():
+    # macOS and Windows start workers by spawning: dataset and collate_fn travel pickled
+    loader = D.DataLoader(_Shards(5), batch_size=2, num_workers=1,
+                          multiprocessing_context="spawn")
+    assert [b.tolist() for b in loader] == [[0, 1], [2, 3], [4]]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 #: whether a call has needed (and found) a GPU in this process
 initialized = False
 
@@ -10,8 +12,10 @@ _NOT_BUILT = ("retrograd has no CUDA backend here: CuPy is not installed (pip in
               "NVIDIA GPU); check retrograd.cuda.is_available() before using the GPU")
 
 
+@functools.lru_cache(maxsize=1)
 def cupy_or_none():
-    """The cupy module, or None when it is not installed (or fails to import)."""
+    """The cupy module, or None when it is not installed (or fails to import); looked up
+    once (a failing import costs a search of sys.path every time)."""
     try:
         import cupy
     except Exception:  # ImportError, or a CuPy built for another CUDA failing to load

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections.abc
 import copy
+import numbers
 import re
 
 import numpy as np
@@ -55,11 +56,24 @@ def collate_numpy_scalar_fn(batch, *, collate_fn_map=None):
     return as_tensor(np.asarray(batch))
 
 
+def _mixed(batch, i, what) -> TypeError:
+    return TypeError(
+        f"default_collate: entry {i} of the batch is {type(batch[i]).__name__} "
+        f"{batch[i]!r} where entry 0 is {type(batch[0]).__name__}: {what}; make every sample "
+        "hold the same types, or pass a collate_fn")
+
+
 def collate_float_fn(batch, *, collate_fn_map=None):
+    for i, x in enumerate(batch):
+        if not isinstance(x, numbers.Real):  # torch.tensor(..., dtype=float64) TypeError
+            raise _mixed(batch, i, "must be real number")
     return tensor(batch, dtype=dtypes.float64)
 
 
 def collate_int_fn(batch, *, collate_fn_map=None):
+    for i, x in enumerate(batch):
+        if isinstance(x, (str, bytes)):  # PyTorch's TypeError (None stays a RuntimeError)
+            raise _mixed(batch, i, "invalid data type")
     return tensor(batch)
 
 

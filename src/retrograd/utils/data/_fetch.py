@@ -46,7 +46,7 @@ class MapFetcher:
     def fetch(self, index):
         if not self.auto_collation:
             return self.collate_fn(self.dataset[index])
-        if self.whole_rows:
+        if self.whole_rows and type(index) is list and all(type(i) is int for i in index):
             # TensorDataset + default_collate: stacking the rows of a batch is gathering them,
             # one fancy index per tensor instead of a view per sample and a stack
             return [t[index] for t in self.dataset.tensors]

@@ -178,6 +178,16 @@ class Subset(Dataset):
     def __init__(self, dataset, indices) -> None:
         self.dataset = dataset
         self.indices = indices
+        # the DataLoader fetches through __getitems__, which would bypass an overridden
+        # __getitem__: PyTorch refuses such a subclass, and so do we
+        cls = type(self)
+        if cls.__getitem__ is not Subset.__getitem__ and cls.__getitems__ is Subset.__getitems__:
+            raise NotImplementedError(
+                f"{cls.__name__} overrides __getitem__ but not __getitems__. When subclassing "
+                "Subset and overriding __getitem__, you must also override __getitems__ to "
+                "ensure DataLoader works correctly with your custom logic. A simple "
+                "implementation:\n\ndef __getitems__(self, indices):\n    return "
+                "[self.__getitem__(idx) for idx in indices]")
 
     def __getitem__(self, idx):
         if isinstance(idx, list):

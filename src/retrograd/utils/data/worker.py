@@ -24,7 +24,11 @@ from ._fetch import make_fetcher
 
 __all__ = ["WorkerInfo", "get_worker_info"]
 
-#: seconds between checks that the other side is still alive
+#: seconds a worker waits for a task before checking that the main process is alive and
+#: has not shut it down: short, because a loader freed by the garbage collector may have had
+#: its queues closed first, so that the stop message never arrives and only the event does
+WORKER_POLL_INTERVAL = 0.25
+#: seconds the main process gives a worker to finish its batch and exit before killing it
 STATUS_CHECK_INTERVAL = 5.0
 
 
@@ -134,7 +138,7 @@ def worker_loop(is_iterable, dataset, index_queue, data_queue, done_event, auto_
     exhausted = False  # an iterable dataset that ran out sends nothing more this epoch
     while True:
         try:
-            task = index_queue.get(timeout=STATUS_CHECK_INTERVAL)
+            task = index_queue.get(timeout=WORKER_POLL_INTERVAL)
         except queue.Empty:
             if os.getppid() != parent_pid or done_event.is_set():
                 break  # the main process is gone, or shut down without reaching us
