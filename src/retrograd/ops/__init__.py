@@ -111,9 +111,12 @@ def move_to_device(tensor, target):
         try:
             import cupy
         except ImportError:
-            raise RuntimeError(
+            # AssertionError, as PyTorch's CPU-only build raises ("Torch not compiled with
+            # CUDA enabled"), so code that catches it keeps working
+            raise AssertionError(
                 "retrograd's CUDA path needs CuPy: pip install cupy-cuda12x (or the wheel for "
-                "your CUDA version); without it tensors stay on the CPU"
+                "your CUDA version); without it tensors stay on the CPU (check "
+                "retrograd.cuda.is_available() first)"
             ) from None
         global _to_cuda, _to_cpu
         if _to_cuda is None:
