@@ -298,6 +298,15 @@ def test_integer_convolution_as_torch(torch):
 
 
 def test_empty_batch(torch):
-    got = nnf(retrograd).conv2d(retrograd.ones(0, 2, 4, 4), retrograd.ones(3, 2, 3, 3))
-    assert tuple(got.shape) == tuple(nnf(torch).conv2d(torch.ones(0, 2, 4, 4),
-                                                       torch.ones(3, 2, 3, 3)).shape)
+    for m in (retrograd, torch):
+        x = m.ones(0, 2, 4, 4, requires_grad=True)
+        w = m.ones(3, 2, 3, 3, requires_grad=True)
+        y = nnf(m).conv2d(x, w, m.ones(3, requires_grad=True))
+        y.sum().backward()
+        t = nnf(m).conv_transpose2d(x, w.detach().transpose(0, 1), stride=2)
+        u = nnf(m).unfold(x, 2)
+        assert w.grad.abs().sum().item() == 0
+        if m is retrograd:
+            got = [tuple(v.shape) for v in (y, t, u, x.grad)]
+        else:
+            assert got == [tuple(v.shape) for v in (y, t, u, x.grad)]

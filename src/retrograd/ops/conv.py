@@ -84,7 +84,7 @@ def _conv_transposed(y, w, x_shape, pairs, stride, dilation, groups):
 def _conv_weight_grad(cols, y, w_shape, groups):
     """``sum_n y[n] cols[n]^T``: the weight gradient from the columns of ``x``."""
     big_n = y.shape[0]
-    ym = y.reshape(big_n, groups, w_shape[0] // groups, -1)
+    ym = y.reshape(big_n, groups, w_shape[0] // groups, math.prod(y.shape[2:]))
     gw = namespace(y).matmul(ym, cols.swapaxes(-1, -2))  # (N, g, Co/g, Ci/g * K)
     return gw.sum(axis=0).reshape(w_shape)
 
@@ -433,7 +433,8 @@ def _unfold_fwd(x, spatial, kernel, dilation, pairs, stride):
     lead = x.ndim - 3
     perm = (*range(lead + 1), lead + 3, lead + 4, lead + 1, lead + 2)
     blocks = win.shape[lead + 1] * win.shape[lead + 2]
-    return win.transpose(perm).reshape(x.shape[:lead] + (-1, blocks))
+    rows = x.shape[lead] * math.prod(kernel)  # (explicit: -1 is ambiguous for an empty batch)
+    return win.transpose(perm).reshape(x.shape[:lead] + (rows, blocks))
 
 
 def _fold_fwd(cols, spatial, kernel, dilation, pairs, stride):
