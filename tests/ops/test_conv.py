@@ -44,13 +44,13 @@ CONV = [
     ("conv2d", (2, 3, 5, 4), (4, 3, 3, 2), {}),
     ("conv2d", (1, 2, 5, 6), (2, 2, 3, 3), {"stride": (2, 1), "padding": (1, 0),
                                             "dilation": (1, 2)}),
-    ("conv2d", (2, 4, 4, 5), (6, 2, 3, 3), {"padding": 1, "groups": 2}),
-    ("conv2d", (1, 3, 5, 5), (6, 1, 3, 3), {"padding": 1, "groups": 3}),  # depthwise
+    ("conv2d", (1, 4, 4, 4), (4, 2, 3, 3), {"padding": 1, "groups": 2}),
+    ("conv2d", (1, 2, 4, 4), (4, 1, 3, 3), {"padding": 1, "groups": 2}),  # depthwise
     ("conv2d", (2, 2, 4, 5), (3, 2, 2, 3), {"padding": "same"}),
     ("conv2d", (1, 2, 5, 3), (2, 2, 1, 1), {"stride": 2}),
     ("conv2d", (1, 1, 7, 5), (2, 1, 3, 3), {"stride": 3, "padding": 2}),  # odd, floor
     ("conv3d", (1, 2, 3, 4, 3), (2, 2, 2, 2, 2), {}),
-    ("conv3d", (2, 2, 4, 3, 4), (4, 1, 2, 1, 3), {"stride": (1, 2, 2), "padding": (1, 0, 1),
+    ("conv3d", (1, 2, 3, 3, 4), (2, 1, 2, 1, 3), {"stride": (1, 2, 2), "padding": (1, 0, 1),
                                                   "groups": 2}),
     ("conv3d", (1, 1, 4, 4, 4), (1, 1, 2, 2, 2), {"dilation": 2, "padding": "same"}),
 ]
@@ -87,7 +87,7 @@ CONV_T = [
                                                       "output_padding": (1, 0)}),
     ("conv_transpose2d", (1, 4, 3, 3), (4, 1, 2, 2), {"groups": 4, "dilation": (2, 1)}),
     ("conv_transpose2d", (1, 2, 3, 3), (2, 2, 3, 3), {"stride": (1, 3), "padding": (1, 1)}),
-    ("conv_transpose3d", (1, 2, 2, 3, 2), (2, 2, 2, 2, 2), {"stride": 2, "output_padding": 1}),
+    ("conv_transpose3d", (1, 2, 2, 2, 2), (2, 1, 2, 2, 2), {"stride": 2, "output_padding": 1}),
 ]
 for _i, (_name, _xs, _ws, _kw) in enumerate(CONV_T):
     _bs = (_ws[1] * _kw.get("groups", 1),)
