@@ -18,7 +18,10 @@ over output positions.
 
 from __future__ import annotations
 
+import itertools
+
 from ..backend import namespace
+from ..tensor import make_tensor
 from .pointwise import abs as _abs
 from .pointwise import relu, sign
 from .pool_common import (
@@ -80,8 +83,6 @@ def _geometry(x, n, fn, kernel_size, stride, padding, dilation, ceil_mode):
 
 def _offsets(kernel):
     """Every kernel offset, row-major (PyTorch's scan order within a window)."""
-    import itertools
-
     return list(itertools.product(*(range(k) for k in kernel)))
 
 
@@ -188,8 +189,6 @@ def _max_pool(x, n, fn, kernel_size, stride, padding, dilation, ceil_mode, retur
     out = recorded(pick.op.node_cls, x, values, (arg, geom, tuple(a.shape)))
     if not return_indices:
         return out
-    from ..tensor import make_tensor
-
     return out, make_tensor(_flat_indices(arg, a.shape[-n:], geom, namespace(a)))
 
 
@@ -209,8 +208,6 @@ def _args_1d(x, fn, kernel_size, stride, padding, dilation=1):
 
 def _squeezed(res):
     if isinstance(res, tuple):
-        from ..tensor import make_tensor
-
         return squeeze(res[0], -2), make_tensor(res[1]._data.squeeze(-2))
     return squeeze(res, -2)
 

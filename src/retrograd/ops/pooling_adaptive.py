@@ -23,7 +23,6 @@ from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import NOTHING, defop
 from .pool_common import adjoint_pair, check_input, expand, recorded, refuse_dtype, running_max
-from .pooling import avg_pool2d  # noqa: F401 - (pooling registers first)
 from .reduce import mean
 from .shape import squeeze, unsqueeze
 
@@ -193,23 +192,18 @@ _gather_records = {name: adjoint_pair(name, _take, _scatter_add, f"{node}Backwar
                                       for n in (2, 3)]}
 
 
+# max_unpool's derivative gathers at the indices (PyTorch: GatherBackward0); the gather's
+# derivative scatter-adds (the adjoint of the unpool's scatter when indices do not repeat)
+_unpool_gather, _ = adjoint_pair("max_unpool_backward", _take, _scatter_add, "GatherBackward0",
+                                 "ScatterAddBackward0")
+
+
 def _unpool_vjp(node, g, saved):
-    idx, spatial = node.params
-    return (_unpool_grad(g, idx, spatial),)
-
-
-def _unpool_grad_vjp(node, g, saved):
-    idx, spatial = node.params
-    return (_scatter_add_op(g, idx, spatial),)
+    return (_unpool_gather(g, *node.params),)
 
 
 _unpool = {n: defop(f"max_unpool{n}d", _scatter_set, _unpool_vjp, f"MaxUnpool{n}DBackward0", 1,
                     NOTHING) for n in (2, 3)}
-_unpool_grad = defop("max_unpool_backward", _take, _unpool_grad_vjp, "GatherBackward0", 1,
-                     NOTHING)
-_scatter_add_op = defop("max_unpool_double_backward", _scatter_add,
-                        lambda node, g, saved: (_unpool_grad(g, *node.params),),
-                        "ScatterAddBackward0", 1, NOTHING)
 
 
 def _max_over(a, index, spatial, xp):
