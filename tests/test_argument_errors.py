@@ -741,6 +741,14 @@ CASES += [
         a(m, 2, 2), m.zeros(2, 2, dtype=m.long), 2), ["max_unpooling2d"]),
     ("max_unpool1d index oob", lambda m: _pool(m, "max_unpool1d")(
         a(m, 1, 1, 2), m.full((1, 1, 2), 4), 2), ["max_unpool1d", "4x1"]),
+    ("max_pool2d float kernel", lambda m: _pool(m, "max_pool2d")(a(m, 1, 1, 4, 4), (2.0, 2.0)),
+     ["max_pool2d", "kernel_size", "float"]),
+    ("avg_pool2d float kernel", lambda m: _pool(m, "avg_pool2d")(a(m, 1, 1, 4, 4), 2.0),
+     ["avg_pool2d", "kernel_size", "float"]),
+    ("max_pool2d bool kernel", lambda m: _pool(m, "max_pool2d")(a(m, 1, 1, 4, 4), True),
+     ["max_pool2d", "kernel_size", "bool"]),
+    ("max_pool2d padding of 3", lambda m: _pool(m, "max_pool2d")(
+        a(m, 1, 1, 4, 4), 2, padding=(1, 1, 1)), ["max_pool2d", "padding"]),
     ("max_unpool3d index oob", lambda m: _pool(m, "max_unpool3d")(
         a(m, 1, 1, 1, 1, 2), m.full((1, 1, 1, 1, 2), 100), 2), ["max_unpool3d", "100"]),
 ]

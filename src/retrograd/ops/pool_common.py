@@ -26,11 +26,14 @@ def expand(value, n: int, name: str, fn: str, omittable: bool = False) -> tuple:
         raise TypeError(f"{fn}(): argument '{name}' must be tuple of ints, not bool")
     if hasattr(value, "__index__") and not hasattr(value, "__len__"):
         return (int(value),) * n
-    try:
-        values = tuple(int(v) for v in value)
-    except TypeError:
+    if not hasattr(value, "__len__"):
         raise TypeError(f"{fn}(): argument '{name}' must be tuple of ints, not "
-                        f"{type(value).__name__}") from None
+                        f"{type(value).__name__}")
+    for pos, v in enumerate(value):
+        if isinstance(v, bool) or not hasattr(v, "__index__"):
+            raise TypeError(f"{fn}(): argument '{name}' must be tuple of ints, but found "
+                            f"element of type {type(v).__name__} at pos {pos}")
+    values = tuple(int(v) for v in value)
     if len(values) == 1:
         return values * n
     if len(values) != n:
