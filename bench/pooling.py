@@ -11,7 +11,8 @@ so the loop is the bar.)  Each contestant's gradient is checked
 against retrograd's before timing; the contestants run interleaved (round-robin) and the
 ratios are medians of per-repeat ratios.
 
-Run ``python bench/pooling.py`` (about a minute), ``--quick`` for a smoke run.
+Run ``python bench/pooling.py`` (about a minute), ``--quick`` for a smoke run, ``--cpu``
+to time CPU seconds instead of wall time (steadier when other processes share the cores).
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def np_max_loop(x, g, k, s):
     for i, sl in enumerate(slices[1:], 1):
         v = x[sl]
         np.greater(v, best, out=mask)
-        arg[mask] = i
+        arg = np.where(mask, np.int8(i), arg)
         np.maximum(best, v, out=best)
     if g is None:
         return best
@@ -121,7 +122,7 @@ def _contestants(call, np_fn, x, g):
                         "numpy": lambda: np_fn(x, g)[1]}}
 
 
-def measure(call, np_fn, repeats, rng):
+def measure(call, np_fn, repeats, rng, clock=time.perf_counter):
     # distinct values: no ties, so every contestant sends the gradient to the same element
     x = rng.permutation(np.arange(np.prod(SHAPE), dtype=np.float32)).reshape(SHAPE) / 1e3
     out = call(torch, torch.from_numpy(x))
@@ -140,9 +141,9 @@ def measure(call, np_fn, repeats, rng):
             gc.collect()
             gc.disable()
             for who in order[rep % 3:] + order[:rep % 3]:  # rotate who goes first
-                t0 = time.perf_counter()
+                t0 = clock()
                 fns[who]()
-                times[who].append(time.perf_counter() - t0)
+                times[who].append(clock() - t0)
             gc.enable()
         ratio = {who: statistics.median(r / o for r, o in zip(times["retrograd"], times[who]))
                  for who in ("numpy", "torch1")}
@@ -154,17 +155,21 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="3 repeats (a smoke run)")
     parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--cpu", action="store_true",
+                        help="time with process_time (CPU seconds: steadier on a shared "
+                        "machine; every contestant runs on one thread)")
     args = parser.parse_args(argv)
+    clock = time.process_time if args.cpu else time.perf_counter
     torch.set_num_threads(1)
     repeats = 3 if args.quick else args.repeats
     rng = np.random.default_rng(0)
-    print(f"{SHAPE} float32, median of {repeats}; ratio = retrograd time / other's "
-          "(target: vs numpy <= 1.3)")
+    print(f"{SHAPE} float32, median of {repeats} ({'CPU' if args.cpu else 'wall'} time); "
+          "ratio = retrograd time / other's (target: vs numpy <= 1.3)")
     print(f"{'op':18s} {'phase':8s} {'rg ms':>7s} {'np ms':>7s} {'th1 ms':>7s} "
           f"{'/numpy':>7s} {'/torch1':>8s}")
     missed = []
     for name, call, np_fn in OPS:
-        for phase, (ms, ratio) in measure(call, np_fn, repeats, rng).items():
+        for phase, (ms, ratio) in measure(call, np_fn, repeats, rng, clock).items():
             print(f"{name:18s} {phase:8s} {ms['retrograd'] * 1e3:7.2f} {ms['numpy'] * 1e3:7.2f} "
                   f"{ms['torch1'] * 1e3:7.2f} {ratio['numpy']:7.2f} {ratio['torch1']:8.2f}")
             if ratio["numpy"] > 1.3:

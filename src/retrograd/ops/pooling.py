@@ -146,14 +146,24 @@ def _pick(a, arg, geom, in_shape):
     return res
 
 
+def _tiles(geom, spatial) -> bool:
+    """Whether the windows cover the input exactly once (no padding, stride = kernel, the
+    last window ending at the input's end): a gradient then writes every element once."""
+    kernel, stride, padding, dilation, _, out = geom[:6]
+    return all(p == 0 and s == k and d == 1 and o * k == size for k, s, p, d, o, size in zip(
+        kernel, stride, padding, dilation, out, spatial))
+
+
 def _route(g, arg, geom, in_shape):
     """Each output's gradient sent to its argmax offset: an input-shaped array."""
     kernel, stride, padding, dilation, ceil_mode, out = geom
     xp = namespace(g)
     n = len(kernel)
     shape, pieces = offset_slices(in_shape, kernel, stride, padding, dilation, out)
-    acc = xp.zeros(shape, dtype=g.dtype)
-    # windows that never overlap write each input element at most once: no read-add needed
+    tiles = _tiles(geom, in_shape[len(in_shape) - n:])
+    # windows that tile the input write each element once: no zeros to start from
+    acc = xp.empty(shape, dtype=g.dtype) if tiles else xp.zeros(shape, dtype=g.dtype)
+    # windows that never overlap write each element at most once: no read-add needed
     disjoint = all(s >= (k - 1) * d + 1 for k, s, d in zip(kernel, stride, dilation))
     zero = xp.zeros((), dtype=g.dtype)
     for k, (_, index) in enumerate(pieces):
@@ -320,9 +330,14 @@ def _avg_bwd(g, geom, div):
     xp = namespace(g)
     n = len(kernel)
     share = g / div
+    in_shape = share.shape[:g.ndim - n] + spatial
+    if _tiles(geom, spatial):  # each element gets one share: written, not added to zeros
+        acc = xp.empty(in_shape, dtype=share.dtype)
+        for _, index in offset_slices(in_shape, kernel, stride, padding, (1,) * n, out)[1]:
+            acc[index] = share
+        return acc
     spread = xp.broadcast_to(share.reshape(share.shape + (1,) * n), share.shape + kernel)
-    return windows_adjoint(spread, share.shape[:g.ndim - n] + spatial, kernel, stride, padding,
-                           None, ceil_mode)
+    return windows_adjoint(spread, in_shape, kernel, stride, padding, None, ceil_mode)
 
 
 _avg_records = {n: adjoint_pair(f"avg_pool{n}d", _avg_fwd, _avg_bwd, f"AvgPool{n}DBackward0",
