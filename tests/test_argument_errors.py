@@ -749,6 +749,12 @@ CASES += [
      ["max_pool2d", "kernel_size", "bool"]),
     ("max_pool2d padding of 3", lambda m: _pool(m, "max_pool2d")(
         a(m, 1, 1, 4, 4), 2, padding=(1, 1, 1)), ["max_pool2d", "padding"]),
+    ("fractional_max_pool2d ratio of 1", lambda m: _pool(m, "fractional_max_pool2d")(
+        a(m, 1, 2, 5, 5), 2, output_ratio=(0.5,)), ["output_ratio"]),
+    ("fractional_max_pool3d ratio of 2", lambda m: _pool(m, "fractional_max_pool3d")(
+        a(m, 1, 2, 5, 5, 5), 2, output_ratio=(0.5, 0.5)), ["output_ratio"]),
+    ("fractional_max_pool2d size 0 ok", lambda m: _pool(m, "fractional_max_pool2d")(
+        a(m, 1, 2, 5, 5), 2, output_size=(0, 2), _random_samples=m.zeros(1, 2, 2)), None),
     ("max_unpool3d index oob", lambda m: _pool(m, "max_unpool3d")(
         a(m, 1, 1, 1, 1, 2), m.full((1, 1, 1, 1, 2), 100), 2), ["max_unpool3d", "100"]),
 ]

@@ -351,15 +351,19 @@ def _fractional(x, n, kernel_size, output_size, output_ratio, return_indices, sa
     kernel = expand(kernel_size, n, "kernel_size", fn)
     spatial = tuple(x.shape[-n:])
     if output_size is None:
-        if n == 2 and not hasattr(output_ratio, "__len__"):
-            raise TypeError(f"object of type '{type(output_ratio).__name__}' has no len() "
-                            f"({fn} takes output_ratio as a tuple (rH, rW), as PyTorch)")
-        if n == 2 and len(output_ratio) > 2:
-            raise ValueError(f"{fn} requires output_ratio to either be a single Int or tuple "
-                             "of Ints.")
-        ratio = tuple(output_ratio) * n if hasattr(output_ratio, "__len__") and len(
-            output_ratio) == 1 else (tuple(output_ratio) if hasattr(output_ratio, "__len__")
-                                     else (output_ratio,) * n)
+        if not hasattr(output_ratio, "__len__"):
+            if n == 2:  # (PyTorch's F.fractional_max_pool2d takes len() of it)
+                raise TypeError(f"object of type '{type(output_ratio).__name__}' has no len() "
+                                f"({fn} takes output_ratio as a tuple (rH, rW), as PyTorch)")
+            ratio = (output_ratio,) * n
+        else:
+            if n == 2 and len(output_ratio) > 2:
+                raise ValueError(f"{fn} requires output_ratio to either be a single Int or "
+                                 "tuple of Ints.")
+            ratio = tuple(output_ratio)
+            if len(ratio) < n:
+                raise IndexError(f"tuple index out of range ({fn} takes output_ratio as one "
+                                 f"number per spatial dimension ({n}), got {list(ratio)})")
         sizes = tuple(int(s * r) for s, r in zip(spatial, ratio))
     else:
         sizes = expand(output_size, n, "output_size", fn)
