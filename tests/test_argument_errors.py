@@ -599,6 +599,166 @@ CASES += [
     ("gradient size 1", lambda m: m.gradient(a(m, 1, 3), dim=0), ["gradient"]),
 ]
 
+# ---- pooling (issue 8: ops/pooling.py, ops/pooling_adaptive.py)
+
+
+def _pool(m, name):
+    return getattr(m.nn.functional, name)
+
+
+CASES += [
+    ("max_pool2d kernel > input", lambda m: _pool(m, "max_pool2d")(a(m, 1, 2, 3, 3), 4),
+     ["max_pool2d", "output size is too small", "kernel"]),
+    ("max_pool2d pad > kernel/2", lambda m: _pool(m, "max_pool2d")(a(m, 1, 2, 5, 5), 2, 1, 2),
+     ["max_pool2d", "pad", "half"]),
+    ("max_pool2d pad > kernel/2 dilated", lambda m: _pool(m, "max_pool2d")(
+        a(m, 1, 2, 9, 9), 2, 1, 2, 3), ["max_pool2d", "pad", "half"]),
+    ("max_pool2d negative pad", lambda m: _pool(m, "max_pool2d")(a(m, 1, 2, 5, 5), 2, 1, -1),
+     ["max_pool2d", "pad"]),
+    ("max_pool2d stride 0", lambda m: _pool(m, "max_pool2d")(a(m, 1, 2, 5, 5), 2, 0),
+     ["max_pool2d", "stride"]),
+    ("max_pool2d kernel 0", lambda m: _pool(m, "max_pool2d")(a(m, 1, 2, 5, 5), 0),
+     ["max_pool2d"]),
+    ("max_pool2d negative kernel", lambda m: _pool(m, "max_pool2d")(a(m, 1, 2, 5, 5), -1, 1),
+     ["max_pool2d", "kernel"]),
+    ("max_pool2d dilation 0", lambda m: _pool(m, "max_pool2d")(a(m, 1, 2, 5, 5), 2, 1, 0, 0),
+     ["max_pool2d", "dilation"]),
+    ("max_pool2d 2-d input", lambda m: _pool(m, "max_pool2d")(a(m, 5, 5), 2),
+     ["max_pool2d", "[5, 5]"]),
+    ("max_pool2d 5-d input", lambda m: _pool(m, "max_pool2d")(a(m, 1, 1, 1, 4, 4), 2),
+     ["max_pool2d"]),
+    ("max_pool2d empty channels", lambda m: _pool(m, "max_pool2d")(a(m, 1, 0, 4, 4), 2),
+     ["max_pool2d", "[1, 0, 4, 4]"]),
+    ("max_pool2d empty batch ok", lambda m: _pool(m, "max_pool2d")(a(m, 0, 2, 4, 4), 2), None),
+    ("max_pool2d kernel of 3", lambda m: _pool(m, "max_pool2d")(a(m, 1, 2, 5, 5), (2, 2, 2)),
+     ["max_pool2d", "kernel_size"]),
+    ("max_pool2d bool", lambda m: _pool(m, "max_pool2d")(a(m, 1, 2, 4, 4) > 3, 2),
+     ["max_pool2d", "bool"]),
+    ("max_pool2d_with_indices k>in", lambda m: _pool(m, "max_pool2d_with_indices")(
+        a(m, 2, 3, 3), 4), ["max_pool2d"]),
+    ("max_pool1d kernel > input", lambda m: _pool(m, "max_pool1d")(a(m, 1, 2, 3), 4),
+     ["max_pool1d"]),
+    ("max_pool1d 4-d input", lambda m: _pool(m, "max_pool1d")(a(m, 1, 2, 5, 5), 2),
+     ["max_pool1d", "[1, 2, 5, 5]"]),
+    ("max_pool1d long", lambda m: _pool(m, "max_pool1d")(m.ones(1, 2, 4, dtype=m.long), 2),
+     ["max_pool1d", "long"]),
+    ("torch.max_pool1d_with_indices k>in", lambda m: m.max_pool1d_with_indices(a(m, 2, 3), 4),
+     ["max_pool1d"]),
+    ("max_pool3d kernel > input", lambda m: _pool(m, "max_pool3d")(a(m, 1, 1, 3, 3, 3), 4),
+     ["max_pool3d"]),
+    ("max_pool3d 3-d input", lambda m: _pool(m, "max_pool3d")(a(m, 3, 3, 3), 2),
+     ["max_pool3d"]),
+    ("avg_pool2d kernel > input", lambda m: _pool(m, "avg_pool2d")(a(m, 1, 2, 5, 5), 6),
+     ["avg_pool2d", "output size is too small"]),
+    ("avg_pool2d pad > kernel/2", lambda m: _pool(m, "avg_pool2d")(a(m, 1, 2, 5, 5), 2, 1, 2),
+     ["avg_pool2d", "pad"]),
+    ("avg_pool2d divisor 0", lambda m: _pool(m, "avg_pool2d")(
+        a(m, 1, 2, 5, 5), 2, divisor_override=0), ["avg_pool2d", "divisor"]),
+    ("avg_pool2d int32", lambda m: _pool(m, "avg_pool2d")(m.ones(1, 2, 4, 4, dtype=m.int32), 2),
+     ["avg_pool2d", "int"]),
+    ("avg_pool1d kernel > input", lambda m: _pool(m, "avg_pool1d")(a(m, 1, 2, 3), 4),
+     ["avg_pool1d"]),
+    ("avg_pool1d pad", lambda m: _pool(m, "avg_pool1d")(a(m, 1, 2, 3), 2, 1, 2),
+     ["avg_pool1d", "pad"]),
+    ("torch.avg_pool1d 4-d", lambda m: m.avg_pool1d(a(m, 1, 2, 3, 3), 2), ["avg_pool1d"]),
+    ("avg_pool3d kernel > input", lambda m: _pool(m, "avg_pool3d")(a(m, 1, 1, 3, 3, 3), 4),
+     ["avg_pool3d"]),
+    ("lp_pool2d kernel > input", lambda m: _pool(m, "lp_pool2d")(a(m, 1, 2, 5, 5), 2, 6),
+     ["avg_pool2d"]),
+    ("lp_pool1d kernel > input", lambda m: _pool(m, "lp_pool1d")(a(m, 1, 2, 3), 2, 4),
+     ["avg_pool1d"]),
+    ("lp_pool3d kernel > input", lambda m: _pool(m, "lp_pool3d")(a(m, 1, 1, 3, 3, 3), 2, 4),
+     ["avg_pool3d"]),
+    ("adaptive_avg_pool2d negative", lambda m: _pool(m, "adaptive_avg_pool2d")(
+        a(m, 1, 2, 5, 5), -1), ["adaptive_avg_pool2d", "output_size"]),
+    ("adaptive_avg_pool2d 3 sizes", lambda m: _pool(m, "adaptive_avg_pool2d")(
+        a(m, 1, 2, 5, 5), (2, 2, 2)), ["adaptive_avg_pool2d", "output_size"]),
+    ("adaptive_avg_pool2d 2-d input", lambda m: _pool(m, "adaptive_avg_pool2d")(a(m, 5, 5), 2),
+     ["adaptive_avg_pool2d", "[5, 5]"]),
+    ("adaptive_avg_pool2d empty", lambda m: _pool(m, "adaptive_avg_pool2d")(
+        a(m, 1, 2, 0, 5), 2), ["adaptive_avg_pool2d", "[1, 2, 0, 5]"]),
+    ("adaptive_avg_pool2d long", lambda m: _pool(m, "adaptive_avg_pool2d")(
+        m.ones(1, 2, 4, 4, dtype=m.long), 2), ["adaptive_avg_pool2d", "long"]),
+    ("adaptive_avg_pool1d 2 sizes", lambda m: _pool(m, "adaptive_avg_pool1d")(
+        a(m, 2, 5), (2, 2)), ["adaptive_avg_pool1d", "output_size"]),
+    ("torch.adaptive_avg_pool1d 4-d", lambda m: m.adaptive_avg_pool1d(a(m, 1, 2, 5, 5), 2),
+     ["adaptive_avg_pool1d"]),
+    ("adaptive_avg_pool3d 3-d", lambda m: _pool(m, "adaptive_avg_pool3d")(a(m, 2, 5, 5), 2),
+     ["adaptive_avg_pool3d"]),
+    ("adaptive_avg_pool2d 0 ok", lambda m: _pool(m, "adaptive_avg_pool2d")(
+        a(m, 1, 2, 5, 5), 0), None),
+    ("adaptive_max_pool2d 2-d", lambda m: _pool(m, "adaptive_max_pool2d")(a(m, 5, 5), 2),
+     ["adaptive_max_pool2d", "[5, 5]"]),
+    ("adaptive_max_pool2d long", lambda m: _pool(m, "adaptive_max_pool2d")(
+        m.ones(1, 2, 4, 4, dtype=m.long), 2), ["adaptive_max_pool2d", "long"]),
+    ("adaptive_max_pool2d_with_indices neg", lambda m: _pool(
+        m, "adaptive_max_pool2d_with_indices")(a(m, 1, 2, 5, 5), -2), ["output_size"]),
+    ("adaptive_max_pool1d 4-d", lambda m: _pool(m, "adaptive_max_pool1d")(
+        a(m, 1, 2, 5, 5), 2), ["adaptive_max_pool1d"]),
+    ("torch.adaptive_max_pool1d 1-d", lambda m: m.adaptive_max_pool1d(a(m, 5), 2),
+     ["adaptive_max_pool1d"]),
+    ("adaptive_max_pool1d_with_indices 2", lambda m: _pool(
+        m, "adaptive_max_pool1d_with_indices")(a(m, 2, 5), (2, 2)), ["adaptive_max_pool1d"]),
+    ("adaptive_max_pool3d 3-d", lambda m: _pool(m, "adaptive_max_pool3d")(a(m, 2, 5, 5), 2),
+     ["adaptive_max_pool3d"]),
+    ("adaptive_max_pool3d_with_indices", lambda m: _pool(
+        m, "adaptive_max_pool3d_with_indices")(a(m, 1, 2, 0, 3, 3), 2), ["adaptive_max_pool3d"]),
+    ("fractional_max_pool2d no size", lambda m: _pool(m, "fractional_max_pool2d")(
+        a(m, 1, 2, 5, 5), 2), ["fractional_max_pool2d", "output_size"]),
+    ("fractional_max_pool2d too big", lambda m: _pool(m, "fractional_max_pool2d")(
+        a(m, 1, 2, 5, 5), 2, output_size=5), ["fractional_max_pool2d", "too large", "5"]),
+    ("fractional_max_pool2d kernel > input", lambda m: _pool(m, "fractional_max_pool2d")(
+        a(m, 1, 2, 5, 5), 6, output_size=2), ["fractional_max_pool2d", "too large"]),
+    ("fractional_max_pool2d samples", lambda m: _pool(m, "fractional_max_pool2d")(
+        a(m, 1, 2, 5, 5), 2, output_size=2, _random_samples=m.zeros(1, 2, 3)),
+     ["_random_samples"]),
+    ("fractional_max_pool2d samples channels", lambda m: _pool(m, "fractional_max_pool2d")(
+        a(m, 1, 2, 5, 5), 2, output_size=2, _random_samples=m.zeros(1, 3, 2)),
+     ["_random_samples"]),
+    ("fractional_max_pool2d float ratio", lambda m: _pool(m, "fractional_max_pool2d")(
+        a(m, 1, 2, 5, 5), 2, output_ratio=0.5), ["len"]),
+    ("fractional_max_pool2d_with_indices", lambda m: _pool(
+        m, "fractional_max_pool2d_with_indices")(a(m, 1, 2, 5, 5), 2), ["output_ratio"]),
+    ("fractional_max_pool3d too big", lambda m: _pool(m, "fractional_max_pool3d")(
+        a(m, 1, 1, 5, 5, 5), 2, output_size=4), ["fractional_max_pool3d", "too large"]),
+    ("fractional_max_pool3d_with_indices", lambda m: _pool(
+        m, "fractional_max_pool3d_with_indices")(a(m, 1, 1, 5, 5, 5), 2), ["output_ratio"]),
+    ("max_unpool2d bad size", lambda m: _pool(m, "max_unpool2d")(
+        a(m, 1, 1, 2, 2), m.zeros(1, 1, 2, 2, dtype=m.long), 2, output_size=(7, 7)),
+     ["output_size", "between"]),
+    ("max_unpool2d size length", lambda m: _pool(m, "max_unpool2d")(
+        a(m, 1, 1, 2, 2), m.zeros(1, 1, 2, 2, dtype=m.long), 2, output_size=(4, 4, 4)),
+     ["output_size"]),
+    ("max_unpool2d index oob", lambda m: _pool(m, "max_unpool2d")(
+        a(m, 1, 1, 2, 2), m.full((1, 1, 2, 2), 16), 2), ["max_unpool2d", "16", "4x4"]),
+    ("max_unpool2d negative index", lambda m: _pool(m, "max_unpool2d")(
+        a(m, 1, 1, 2, 2), m.full((1, 1, 2, 2), -1), 2), ["max_unpool2d", "-1"]),
+    ("max_unpool2d float indices", lambda m: _pool(m, "max_unpool2d")(
+        a(m, 1, 1, 2, 2), m.zeros(1, 1, 2, 2), 2), ["max_unpool2d", "int64"]),
+    ("max_unpool2d index shape", lambda m: _pool(m, "max_unpool2d")(
+        a(m, 1, 1, 2, 2), m.zeros(1, 1, 2, 3, dtype=m.long), 2), ["max_unpool2d", "shape"]),
+    ("max_unpool2d 2-d input", lambda m: _pool(m, "max_unpool2d")(
+        a(m, 2, 2), m.zeros(2, 2, dtype=m.long), 2), ["max_unpooling2d"]),
+    ("max_unpool1d index oob", lambda m: _pool(m, "max_unpool1d")(
+        a(m, 1, 1, 2), m.full((1, 1, 2), 4), 2), ["max_unpool1d", "4x1"]),
+    ("max_pool2d float kernel", lambda m: _pool(m, "max_pool2d")(a(m, 1, 1, 4, 4), (2.0, 2.0)),
+     ["max_pool2d", "kernel_size", "float"]),
+    ("avg_pool2d float kernel", lambda m: _pool(m, "avg_pool2d")(a(m, 1, 1, 4, 4), 2.0),
+     ["avg_pool2d", "kernel_size", "float"]),
+    ("max_pool2d bool kernel", lambda m: _pool(m, "max_pool2d")(a(m, 1, 1, 4, 4), True),
+     ["max_pool2d", "kernel_size", "bool"]),
+    ("max_pool2d padding of 3", lambda m: _pool(m, "max_pool2d")(
+        a(m, 1, 1, 4, 4), 2, padding=(1, 1, 1)), ["max_pool2d", "padding"]),
+    ("fractional_max_pool2d ratio of 1", lambda m: _pool(m, "fractional_max_pool2d")(
+        a(m, 1, 2, 5, 5), 2, output_ratio=(0.5,)), ["output_ratio"]),
+    ("fractional_max_pool3d ratio of 2", lambda m: _pool(m, "fractional_max_pool3d")(
+        a(m, 1, 2, 5, 5, 5), 2, output_ratio=(0.5, 0.5)), ["output_ratio"]),
+    ("fractional_max_pool2d size 0 ok", lambda m: _pool(m, "fractional_max_pool2d")(
+        a(m, 1, 2, 5, 5), 2, output_size=(0, 2), _random_samples=m.zeros(1, 2, 2)), None),
+    ("max_unpool3d index oob", lambda m: _pool(m, "max_unpool3d")(
+        a(m, 1, 1, 1, 1, 2), m.full((1, 1, 1, 1, 2), 100), 2), ["max_unpool3d", "100"]),
+]
+
 # Shapes that do not broadcast: PyTorch's RuntimeError naming both shapes, never NumPy's
 # ValueError (whichever path the op takes: fast binary caller, general caller, own code).
 BROADCAST = [

@@ -236,3 +236,4 @@ from . import random_ops  # noqa: E402, F401  (normal, bernoulli, the random fil
 # scatter, index_add, take... (their registrations; after inplace, whose machinery they use)
 from . import scatter, take_put  # noqa: F401, E402
 from . import conv  # noqa: F401, E402 - convolutions, unfold / fold (issue 8)
+from . import pooling, pooling_adaptive  # noqa: F401, E402 - pooling, max_unpool (issue 8)

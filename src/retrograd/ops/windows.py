@@ -178,3 +178,26 @@ def windows_adjoint(grad, input_shape, kernel, stride=None, padding=None, dilati
         return acc
     crop = every + tuple(slice(lo, lo + s) for (lo, _), s in zip(ext, spatial))
     return xp.ascontiguousarray(acc[crop])
+
+
+def offset_slices(input_shape, kernel, stride, padding, dilation, out):
+    """For loops that handle one kernel offset at a time (max-pooling routes each output's
+    gradient to its argmax offset): the padded input's shape and, per kernel offset (in
+    row-major order), the index of the padded input that offset reads at every output
+    position.  :func:`windows_adjoint` is ``acc[index] += grad[..., *offset]`` over these.
+
+    >>> shape, pieces = offset_slices((1, 4), (2,), (2,), (0,), (1,), (2,))
+    >>> shape, [(o, i[-1]) for o, i in pieces]
+    ((1, 4), [((0,), slice(0, 3, 2)), ((1,), slice(1, 4, 2))])
+    """
+    n = len(kernel)
+    pairs = padding_pairs(padding)
+    lead = len(input_shape) - n
+    spatial = tuple(input_shape[lead:])
+    ext = _padded_extent(spatial, kernel, stride, pairs, dilation, out)
+    shape = tuple(input_shape[:lead]) + tuple(s + lo + hi for s, (lo, hi) in zip(spatial, ext))
+    every = (slice(None),) * lead
+    pieces = [(offset, every + tuple(slice(k * d, k * d + (o - 1) * s + 1, s)
+                                     for k, d, o, s in zip(offset, dilation, out, stride)))
+              for offset in itertools.product(*(range(k) for k in kernel))]
+    return shape, pieces
