@@ -175,3 +175,11 @@ def test_float32_forward_backward_on_a_bigger_input(torch, name):
         res.append([y.detach().numpy()] + [t.grad.numpy() for t in xs])
     for got, want in zip(*res):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    from retrograd.ops import normalization
+
+    assert doctest.testmod(normalization, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0
