@@ -184,19 +184,19 @@ def _apply_norm(name, x, w, b, p: _Layout, fixed=None):
     return out, mean, var
 
 
-def _check_same_dtype(x, *params):
+def _check_same_dtype(x, name, *params):
     for t in params:
         if t is not None and t._data.dtype != x._data.dtype:
             raise RuntimeError(
-                "mixed dtype (CPU): all inputs must share same datatype. (got input "
+                f"mixed dtype (CPU): all inputs must share same datatype. ({name} got input "
                 f"{scalar_type_name(x._data.dtype)} and a weight or bias "
                 f"{scalar_type_name(t._data.dtype)}; convert them with .to(x.dtype))")
 
 
-def _check_numel(t, what, n):
+def _check_numel(t, what, n, name):
     if t is not None and t._data.size != n:
-        raise RuntimeError(f"{what} should contain {n} elements not {t._data.size} (one per "
-                           "channel: dimension 1 of the input)")
+        raise RuntimeError(f"{what} should contain {n} elements not {t._data.size} ({name}'s "
+                           f"{what} has one value per channel: dimension 1 of the input)")
 
 
 # ----------------------------------------------------------------- batch_norm
@@ -210,13 +210,13 @@ def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, 
     length = math.prod(x.shape[2:])
     for t, what in ((weight, "weight"), (bias, "bias"), (running_mean, "running_mean"),
                     (running_var, "running_var")):
-        _check_numel(t, what, c)
-    _check_same_dtype(x, weight, bias)
+        _check_numel(t, what, c, "batch_norm")
+    _check_same_dtype(x, "batch_norm", weight, bias)
     for t in (running_mean, running_var):
         if t is not None and t._data.dtype != x._data.dtype:
             raise RuntimeError(
                 f"mixed dtype (CPU): expect parameter to have scalar type of "
-                f"{scalar_type_name(x._data.dtype)} (got running stats of "
+                f"{scalar_type_name(x._data.dtype)} (batch_norm got running stats of "
                 f"{scalar_type_name(t._data.dtype)}; keep them in the input's dtype)")
     p = _Layout((n, c, length), (0, 2), (n, c, length), (1, c, 1), (0, 2), eps,
                 not training)
@@ -250,7 +250,8 @@ def _verify_batch_size(size):
     count = size[0] * math.prod(size[2:])
     if count == 1:
         raise ValueError(f"Expected more than 1 value per channel when training, got input size "
-                         f"{size}")
+                         f"{size} (batch_norm and group_norm need more than one value to "
+                         "normalize over; use eval mode, or a bigger batch)")
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None,  # noqa: A002
@@ -310,7 +311,7 @@ def _check_normalized(x, shape, weight, bias, name, sep=", "):
         if t is not None and tuple(t.shape) != shape:
             raise RuntimeError(
                 f"Expected {what} to be of same shape as normalized_shape, but got {what} of "
-                f"shape {list(t.shape)} and normalized_shape = {list(shape)}")
+                f"shape {list(t.shape)} and normalized_shape = {list(shape)} ({name})")
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):  # noqa: A002
@@ -327,7 +328,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):  # n
     shape = _normalized_shape(normalized_shape, "layer_norm")
     float_only(input, "LayerNormKernelImpl", "layer_norm")
     _check_normalized(input, shape, weight, bias, "layer_norm")
-    _check_same_dtype(input, weight, bias)
+    _check_same_dtype(input, "layer_norm", weight, bias)
     k = math.prod(shape)
     m = math.prod(input.shape[:input.ndim - len(shape)])
     p = _Layout((m, k), (1,), (m, k), (1, k), (0,), eps, False)
@@ -349,14 +350,14 @@ def _group_norm(x, num_groups, weight, bias, eps):
     if num_groups <= 0 or c % num_groups:
         raise RuntimeError(
             f"Expected number of channels in input to be divisible by num_groups, but got input "
-            f"of shape {list(x.shape)} and num_groups={num_groups}")
+            f"of shape {list(x.shape)} and num_groups={num_groups} (group_norm)")
     for t in (weight, bias):
         if t is not None and (t.ndim != 1 or t.shape[0] != c):
             raise RuntimeError(
                 f"Expected weight to be a vector of size equal to the number of channels in "
                 f"input, but got weight of shape {list(t.shape)} and input of shape "
-                f"{list(x.shape)}")
-    _check_same_dtype(x, weight, bias)
+                f"{list(x.shape)} (group_norm)")
+    _check_same_dtype(x, "group_norm", weight, bias)
     length = math.prod(x.shape[2:])
     p = _Layout((n, num_groups, c // num_groups * length), (2,), (n, c, length), (1, c, 1),
                 (0, 2), eps, False)
@@ -394,12 +395,12 @@ def group_norm_aten(input, num_groups, weight=None, bias=None, eps=1e-05,  # noq
 def _instance_norm(x, weight, bias, running_mean, running_var, use_input_stats, momentum, eps):
     if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError("Expected running_mean and running_var to be defined when "
-                           "use_input_stats is false")
+                           "use_input_stats is false (instance_norm)")
     if x.ndim < 2:
         raise dim_error(1, x.ndim)
     n, c = x.shape[0], x.shape[1]
     for t, what in ((running_mean, "running_mean"), (running_var, "running_var")):
-        _check_numel(t, what, c)  # (PyTorch words this for the repeated stats: N * C)
+        _check_numel(t, what, c, "instance_norm")  # (PyTorch counts the repeated N * C)
     # PyTorch's composite: batch_norm of x viewed (1, N * C, *), the parameters repeated
     shape = tuple(x.shape)
     xv = x.reshape((1, n * c) + shape[2:])
@@ -434,7 +435,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None,  # no
         size = tuple(input.shape)
         if math.prod(size[2:]) == 1:
             raise ValueError(f"Expected more than 1 spatial element when training, got input "
-                             f"size {input.shape}")
+                             f"size {input.shape} (instance_norm normalizes over the spatial "
+                             "dimensions)")
     return _instance_norm(input, weight, bias, running_mean, running_var, use_input_stats,
                           momentum, eps)
 
