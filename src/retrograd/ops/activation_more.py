@@ -11,6 +11,8 @@ derivative is piecewise, its own derivative is cut at the same points as PyTorch
 
 from __future__ import annotations
 
+import struct
+
 from ..backend import namespace
 from ..tensor import Tensor
 from ._apply import INPUTS, OUTPUT, defop
@@ -100,7 +102,7 @@ def celu(input, alpha=1.0, inplace=False):  # noqa: A002
         raise RuntimeError("ZeroDivisionError: celu's alpha must not be 0 (it divides x)")
     # PyTorch's derivative divides by alpha rounded to float32 (derivatives.yaml:
     # 1.0 / alpha.toFloat()); the forward by alpha itself
-    backward_scale = 1.0 / float(namespace(input._data).float32(alpha))
+    backward_scale = 1.0 / struct.unpack("f", struct.pack("f", alpha))[0]
     return (_celu_ if inplace else _celu)(input, alpha, 1.0, 1.0 / alpha, backward_scale)
 
 

@@ -481,46 +481,31 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002
 # ----------------------------------------------------------------- local_response_norm
 
 
-def _window_fwd(a, size):
+def _window_fwd(a, size, mirrored):
     """The mean of ``a`` over a window of ``size`` channels (dimension 1) around each one,
-    zero-padded: ``size // 2`` before, ``(size - 1) // 2`` after (PyTorch's avg_pool)."""
+    zero-padded: ``size // 2`` before, ``(size - 1) // 2`` after (PyTorch's avg_pool).
+    ``mirrored``: the window flipped, the adjoint (the derivative of the window mean).
+    One shifted slice-add per offset: exact sums, and few passes for the usual sizes."""
     xp = namespace(a)
-    before, after = size // 2, (size - 1) // 2
-    pad = [(0, 0)] * a.ndim
-    pad[1] = (before, after)
-    padded = xp.pad(a, pad)
     c = a.shape[1]
-    csum = xp.cumsum(padded, axis=1)
-    zero = xp.zeros_like(csum[:, :1])
-    csum = xp.concatenate([zero, csum], axis=1)
-    return (csum[:, size:size + c] - csum[:, :c]) / size
-
-
-def _window_fwd_reversed(a, size):
-    # the adjoint: the window mirrored (after before, before after)
-    xp = namespace(a)
-    before, after = size // 2, (size - 1) // 2
-    pad = [(0, 0)] * a.ndim
-    pad[1] = (after, before)
-    padded = xp.pad(a, pad)
-    c = a.shape[1]
-    csum = xp.concatenate([xp.zeros_like(padded[:, :1]), xp.cumsum(padded, axis=1)], axis=1)
-    return (csum[:, size:size + c] - csum[:, :c]) / size
+    out = xp.zeros_like(a)
+    for j in range(-(size // 2), (size - 1) // 2 + 1):
+        j = -j if mirrored else j
+        lo, hi = max(0, -j), min(c, c - j)  # out[:, k] += a[:, k + j] where both exist
+        if lo < hi:
+            out[:, lo:hi] += a[:, lo + j:hi + j]
+    out /= size
+    return out
 
 
 def _window_vjp(node, g, saved):
-    return (_channel_window_adjoint(g, *node.params),)
-
-
-def _window_adjoint_vjp(node, g, saved):
-    return (_channel_window(g, *node.params),)
+    size, mirrored = node.params
+    return (_channel_window(g, size, not mirrored),)
 
 
 # (PyTorch records constant_pad_nd, avg_pool2d/3d and views here; one linear record instead)
 _channel_window = defop("local_response_norm", _window_fwd, _window_vjp,
                         "AvgPool2DBackward0", 1, NOTHING)
-_channel_window_adjoint = defop("local_response_norm", _window_fwd_reversed,
-                                _window_adjoint_vjp, "AvgPool2DBackwardBackward0", 1, NOTHING)
 
 
 def local_response_norm(input, size, alpha=0.0001, beta=0.75, k=1.0):  # noqa: A002
@@ -541,7 +526,7 @@ def local_response_norm(input, size, alpha=0.0001, beta=0.75, k=1.0):  # noqa: A
     if size <= 0:
         raise RuntimeError(f"kernel size should be greater than zero, but got kH: {size} kW: 1 "
                            "(local_response_norm's size)")
-    div = _channel_window(input * input, size)
+    div = _channel_window(input * input, size, False)
     return input / (div * alpha + k) ** beta
 
 
