@@ -9,13 +9,17 @@ checked against retrograd's before timing; the contestants run interleaved (roun
 and the ratios are medians of per-repeat ratios.
 
 Run ``python bench/norm.py`` (about a minute), ``--quick`` for a smoke run, or
-``--only layer_norm`` for some.
+``--only layer_norm`` for some.  NumPy's BLAS runs on one thread (``--blas-threads``), as in
+bench/run.py: layer_norm's backward does a matrix-vector product, and OpenBLAS's
+busy-waiting threads fight torch's for the cores of a small machine.  ``--clock cpu``
+times this process's CPU instead of the wall (for a machine shared with other work).
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import math
 import os
 import statistics
 import sys
@@ -39,10 +43,19 @@ GROUPS = 8
 # --------------------------------------------------------------------------- NumPy by hand
 
 
+def _sum(a, axes):
+    # (0, 2) of (N, C, L) one axis at a time: NumPy's reduction over both at once is ~20x
+    # slower (a fair hand-written NumPy knows this, as retrograd does)
+    if axes == (0, 2):
+        return a.sum(axis=2, keepdims=True).sum(axis=0, keepdims=True)
+    return a.sum(axis=axes, keepdims=True)
+
+
 def _normalize(xs, axes):
-    mean = xs.mean(axis=axes, keepdims=True)
+    n = math.prod(xs.shape[a] for a in axes)  # (a Python int: float32 stays float32)
+    mean = _sum(xs, axes) / n
     xc = xs - mean
-    var = (xc * xc).mean(axis=axes, keepdims=True)
+    var = _sum(xc * xc, axes) / n
     rstd = 1 / np.sqrt(var + EPS)
     xc *= rstd
     return xc, rstd  # (xc is now xhat)
@@ -50,9 +63,9 @@ def _normalize(xs, axes):
 
 def _dx(gx, xhat, rstd, axes):
     """rstd * (gx - mean(gx) - xhat * mean(gx * xhat)), over the statistics axes."""
-    n = np.prod([gx.shape[a] for a in axes])
-    t = xhat * ((gx * xhat).sum(axis=axes, keepdims=True) / n)
-    t += gx.sum(axis=axes, keepdims=True) / n
+    n = math.prod(gx.shape[a] for a in axes)
+    t = xhat * (_sum(gx * xhat, axes) / n)
+    t += _sum(gx, axes) / n
     dx = gx - t
     dx *= rstd
     return dx
@@ -66,8 +79,8 @@ def np_batch_norm(x, w, b, g=None):
     if g is None:
         return y
     gs = g.reshape(xs.shape)
-    db = gs.sum(axis=(0, 2))
-    dw = (gs * xhat).sum(axis=(0, 2))
+    db = _sum(gs, (0, 2))[0, :, 0]
+    dw = _sum(gs * xhat, (0, 2))[0, :, 0]
     m = n * xs.shape[2]
     # (the batch_norm special case: the means of gx are w times the sums above)
     dx = (gs - xhat * (dw / m)[:, None] - (db / m)[:, None]) * (w[:, None] * rstd)
@@ -96,8 +109,8 @@ def np_group_norm(x, w, b, g=None):
     if g is None:
         return y
     ga = g.reshape(n, c, -1)
-    dw = (ga * xa).sum(axis=(0, 2))
-    db = ga.sum(axis=(0, 2))
+    dw = _sum(ga * xa, (0, 2))[0, :, 0]
+    db = _sum(ga, (0, 2))[0, :, 0]
     gx = (ga * w[:, None]).reshape(xs.shape)
     return _dx(gx, xhat, rstd, (2,)).reshape(x.shape), dw, db
 
@@ -132,6 +145,9 @@ def _contestants(call, np_fn, x, w, b, g):
                         "numpy": lambda: np_fn(x, w, b, g)}}
 
 
+_clock = time.perf_counter
+
+
 def measure(call, np_fn, c, repeats, rng):
     x = (rng.standard_normal(SHAPE) * 2 + 0.5).astype(np.float32)
     w = rng.uniform(0.5, 1.5, c).astype(np.float32)
@@ -154,9 +170,9 @@ def measure(call, np_fn, c, repeats, rng):
         for rep in range(repeats):
             gc.collect()
             for who in order[rep % 3:] + order[:rep % 3]:  # rotate who goes first
-                t0 = time.perf_counter()
+                t0 = _clock()
                 fns[who]()
-                times[who].append(time.perf_counter() - t0)
+                times[who].append(_clock() - t0)
         ratio = {who: statistics.median(r / o for r, o in zip(times["retrograd"], times[who]))
                  for who in ("numpy", "torch1")}
         result[phase] = (statistics.median(times["retrograd"]), ratio)
@@ -168,12 +184,26 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="3 repeats (a smoke run)")
     parser.add_argument("--repeats", type=int, default=11)
     parser.add_argument("--only", default="", help="comma-separated op names")
+    parser.add_argument("--blas-threads", type=int, default=1,
+                        help="threads for NumPy's BLAS (0: leave the library's default)")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall")
     args = parser.parse_args(argv)
+    global _clock
+    _clock = time.perf_counter if args.clock == "wall" else time.process_time
+    if args.blas_threads:
+        try:
+            from threadpoolctl import threadpool_limits
+        except ImportError:
+            print("(threadpoolctl is not installed: NumPy's BLAS keeps its default threads)",
+                  file=sys.stderr)
+        else:
+            threadpool_limits(args.blas_threads, user_api="blas")
     torch.set_num_threads(1)
     repeats = 3 if args.quick else args.repeats
     only = set(filter(None, args.only.split(",")))
     rng = np.random.default_rng(0)
-    print(f"{SHAPE} float32, median of {repeats}; ratio = retrograd time / other's "
+    print(f"{SHAPE} float32, median of {repeats}, {args.clock} clock, BLAS threads "
+          f"{args.blas_threads or 'default'}; ratio = retrograd time / other's "
           "(target: vs numpy <= 1.3)")
     print(f"{'op':12s} {'fwd ms':>8s} {'/numpy':>7s} {'/torch1':>8s}   "
           f"{'fwd+bwd ms':>10s} {'/numpy':>7s} {'/torch1':>8s}")

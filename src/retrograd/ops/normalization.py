@@ -54,6 +54,19 @@ def _sum(a, axes):
     return a.sum(axis=axes)
 
 
+def _sum_kept(a, axes):
+    """``a.sum(axis=axes, keepdims=True)`` on an array; over the outer and inner axes (0, 2)
+    of (N, C, L) one axis at a time, the inner first: NumPy's one-call reduction over
+    non-adjacent axes takes ~20x longer on a (32, 64, 1024) float32 input."""
+    if axes == (0, 2):
+        return a.sum(axis=2, keepdims=True).sum(axis=0, keepdims=True)
+    return a.sum(axis=axes, keepdims=True)
+
+
+def _mean_kept(a, axes):
+    return _sum_kept(a, axes) / math.prod(a.shape[i] for i in axes)
+
+
 def _moments(xs, axes):
     """(mean, biased variance) over ``axes``, both kept as size-1 axes."""
     mean = _mean(xs, axes)
@@ -68,9 +81,9 @@ def _norm_fwd(x, w, b, p: _Layout, fixed=None):
     xs = x.reshape(p.stat_shape)
     with quiet(xp):  # (an empty batch: nan statistics, as PyTorch)
         if fixed is None:
-            mean = xs.mean(axis=p.stat_axes, keepdims=True)
+            mean = _mean_kept(xs, p.stat_axes)
             y = xs - mean
-            var = (y * y).mean(axis=p.stat_axes, keepdims=True)
+            var = _mean_kept(y * y, p.stat_axes)
             rstd = 1 / xp.sqrt(var + p.eps)
         else:
             mean, rstd = fixed
@@ -135,11 +148,13 @@ def _norm_vjp_arrays(node, g, saved):
     # the per-channel sums sum(g) and sum(g * xhat) give the weight's and bias's gradients
     # and, when the stats view is the affine view, the two means of dx's formula too
     same = p.stat_shape == p.aff_shape and p.stat_axes == p.aff_axes  # batch_norm
-    gsum = gxsum = None
+    gsum = gxsum = prod = None
     if nb or (nx and same and not p.fixed):
-        gsum = ga.sum(axis=p.aff_axes, keepdims=True)
+        gsum = _sum_kept(ga, p.aff_axes)
+    if nw or (nx and not p.fixed):
+        prod = ga * xa
     if nw or (nx and same and not p.fixed):
-        gxsum = (ga * xa).sum(axis=p.aff_axes, keepdims=True)
+        gxsum = _sum_kept(prod, p.aff_axes)
     if nx:
         wb = None if w is None else w.reshape(p.w_shape)
         if p.fixed:
@@ -150,21 +165,53 @@ def _norm_vjp_arrays(node, g, saved):
             with quiet(xp):
                 xhat *= gxsum / n
                 xhat += gsum / n
-                dx = ga - xhat
+                dx = xp.subtract(ga, xhat, out=prod)  # (prod's memory: one allocation less)
                 dx *= k
         else:
-            gx = ga if wb is None else ga * wb
-            gx = gx.reshape(p.stat_shape)
-            with quiet(xp):
-                dx = gx - gx.mean(axis=p.stat_axes, keepdims=True)
-                dx -= xhat * (gx * xhat).mean(axis=p.stat_axes, keepdims=True)
-                dx *= rstd
+            dx = _dx_grouped(ga, xa, prod, wb, rstd, p)
         dx = dx.reshape(x.shape)
     if nw:
         dw = gxsum.reshape(w.shape)
     if nb:
         db = gsum.reshape(b.shape)
     return dx, dw, db
+
+
+def _dx_grouped(ga, xa, prod, wb, rstd, p):
+    """dx of layer_norm and group_norm on arrays: the two means of the formula from partial
+    sums per (row, channel), weighted by the channel's weight (a matrix-vector product for
+    layer_norm), and the rest as few full-size passes as possible.  ``prod`` is ``ga * xa``
+    (shared with the weight's gradient), overwritten here."""
+    xp = namespace(ga)
+    if len(p.aff_shape) == 2:  # layer_norm: (M, K), one statistic per row
+        k = p.aff_shape[1]
+        wf = None if wb is None else wb.reshape(k)
+        s0 = (ga.sum(axis=1) if wf is None else ga @ wf)[:, None] / k
+        s1 = (prod.sum(axis=1) if wf is None else prod @ wf)[:, None] / k
+        r = rstd
+    else:  # group_norm: (N, C, L) for the affine, (N, G, D) for the statistics
+        n, c, _ = p.aff_shape
+        groups, d = p.stat_shape[1], p.stat_shape[2]
+        gc = ga.sum(axis=2)  # (N, C)
+        pc = prod.sum(axis=2)
+        if wb is not None:
+            gc = gc * wb.reshape(1, c)
+            pc = pc * wb.reshape(1, c)
+        per = c // groups
+
+        def spread(v):  # (N, G) -> (N, C, 1), each group's value on its channels
+            return xp.repeat(v, per, axis=1).reshape(n, c, 1)
+
+        s0 = spread(gc.reshape(n, groups, per).sum(axis=2) / d)
+        s1 = spread(pc.reshape(n, groups, per).sum(axis=2) / d)
+        r = spread(rstd.reshape(n, groups))
+    with quiet(xp):
+        dx = ga * wb if wb is not None else ga.copy()
+        dx -= s0
+        t = xp.multiply(xa, s1, out=prod)
+        dx -= t
+        dx *= r
+    return dx
 
 
 _NODES = {name: node_class(name, _norm_vjp_arrays, INPUTS)
