@@ -924,7 +924,9 @@ NORM_CASES = [
     ("instance_norm 2-d", lambda m: m.nn.functional.instance_norm(a(m, 2, 3)),
      ["spatial", "instance_norm"]),
     ("instance_norm running size", lambda m: m.nn.functional.instance_norm(
-        _x3(m), m.zeros(4), m.ones(4)), ["running_mean"]),
+        _x3(m), m.zeros(4), m.ones(4)), ["running_mean", "6 elements not 8", "instance_norm"]),
+    ("instance_norm weight size", lambda m: m.nn.functional.instance_norm(
+        _x3(m), weight=m.ones(2)), ["weight", "instance_norm"]),
     ("instance_norm eval no stats", lambda m: m.nn.functional.instance_norm(
         _x3(m), use_input_stats=False), ["running_mean", "use_input_stats"]),
     ("rms_norm shape", lambda m: m.rms_norm(_x3(m), (3,)), ["normalized_shape", "rms_norm"]),

@@ -102,6 +102,17 @@ def test_batch_norm_updates_running_stats_in_place(torch, training, dtype_name):
     assert version == tversion
 
 
+def test_batch_norm_of_an_empty_batch_leaves_running_stats(torch):
+    for m in (retrograd, torch):
+        rm, rv = m.tensor(RM), m.tensor(RV)
+        x = m.zeros(0, 3, dtype=m.float64, requires_grad=True)
+        y = nnf(m).batch_norm(x, rm, rv, training=True)
+        y.sum().backward()
+        assert tuple(y.shape) == tuple(x.grad.shape) == (0, 3)
+        np.testing.assert_array_equal(rm.numpy(), RM)
+        np.testing.assert_array_equal(rv.numpy(), RV)
+
+
 def test_instance_norm_updates_running_stats(torch):
     x = np.random.default_rng(1).standard_normal((2, 3, 4))
     got = []

@@ -251,27 +251,30 @@ def _check_numel(t, what, n, name):
 # ----------------------------------------------------------------- batch_norm
 
 
-def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, eps):
-    float_only(x, "batch_norm", "batch_norm")
+def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, eps,
+                name="batch_norm"):
+    float_only(x, "batch_norm", name)
     if x.ndim < 2:
         raise dim_error(1, x.ndim)
     n, c = x.shape[0], x.shape[1]
     length = math.prod(x.shape[2:])
     for t, what in ((weight, "weight"), (bias, "bias"), (running_mean, "running_mean"),
                     (running_var, "running_var")):
-        _check_numel(t, what, c, "batch_norm")
-    _check_same_dtype(x, "batch_norm", weight, bias)
+        _check_numel(t, what, c, name)
+    _check_same_dtype(x, name, weight, bias)
     for t in (running_mean, running_var):
         if t is not None and t._data.dtype != x._data.dtype:
             raise RuntimeError(
                 f"mixed dtype (CPU): expect parameter to have scalar type of "
-                f"{scalar_type_name(x._data.dtype)} (batch_norm got running stats of "
+                f"{scalar_type_name(x._data.dtype)} ({name} got running stats of "
                 f"{scalar_type_name(t._data.dtype)}; keep them in the input's dtype)")
     p = _Layout((n, c, length), (0, 2), (n, c, length), (1, c, 1), (0, 2), eps,
                 not training)
     if training:
         out, mean, var = _apply_norm("NativeBatchNormBackward0", x, weight, bias, p)
         count = n * length
+        if count == 0:  # an empty batch: the running stats stay as they are (as PyTorch)
+            return out
         with quiet(namespace(var)):
             # in place, as PyTorch: momentum, the unbiased variance; and, as PyTorch's
             # kernel, without a new version (the stats are buffers, not graph inputs)
@@ -448,8 +451,6 @@ def _instance_norm(x, weight, bias, running_mean, running_var, use_input_stats, 
     if x.ndim < 2:
         raise dim_error(1, x.ndim)
     n, c = x.shape[0], x.shape[1]
-    for t, what in ((running_mean, "running_mean"), (running_var, "running_var")):
-        _check_numel(t, what, c, "instance_norm")  # (PyTorch counts the repeated N * C)
     # PyTorch's composite: batch_norm of x viewed (1, N * C, *), the parameters repeated
     shape = tuple(x.shape)
     xv = x.reshape((1, n * c) + shape[2:])
@@ -459,7 +460,8 @@ def _instance_norm(x, weight, bias, running_mean, running_var, use_input_stats, 
         namespace(running_mean._data).tile(running_mean._data, n))
     rv = None if running_var is None else make_tensor(
         namespace(running_var._data).tile(running_var._data, n))
-    out = _batch_norm(xv, w, b, rm, rv, use_input_stats, momentum, eps)
+    # (its checks see the repeated parameters, as PyTorch's: N * C values each)
+    out = _batch_norm(xv, w, b, rm, rv, use_input_stats, momentum, eps, "instance_norm")
     for repeated, target in ((rm, running_mean), (rv, running_var)):
         if target is not None:
             target._data[...] = repeated._data.reshape(n, c).mean(axis=0)
