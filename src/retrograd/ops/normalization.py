@@ -12,7 +12,9 @@ PyTorch's (``native_batch_norm_backward`` and friends)::
     dx = rstd * (gx - mean(gx) - xhat * mean(gx * xhat)),   gx = g * weight
     dweight = sum(g * xhat), dbias = sum(g)
 
-A first-order backward runs it on arrays with the saved mean and rstd; with
+The records' forward also updates batch_norm's running statistics in place (training), so
+a replayed forward does too.  A first-order backward runs on arrays with the saved mean and
+rstd; with
 ``create_graph=True`` the statistics are recomputed from the saved input with retrograd ops,
 so the derivative is itself differentiable (gradient penalties through a normalized layer).
 """
@@ -22,10 +24,9 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from ..autograd.grad_mode import state
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
-from ._apply import INPUTS, NOTHING, defop, node_class, record
+from ._apply import INPUTS, NOTHING, defop
 from ._errors import dim_error, float_only, scalar_type_name
 from .stats import quiet
 
@@ -214,23 +215,38 @@ def _dx_grouped(ga, xa, prod, wb, rstd, p):
     return dx
 
 
-_NODES = {name: node_class(name, _norm_vjp_arrays, INPUTS)
-          for name in ("NativeBatchNormBackward0", "NativeLayerNormBackward0",
-                       "NativeGroupNormBackward0")}
-
-
 def _data(t):
     return None if t is None else t._data
 
 
-def _apply_norm(name, x, w, b, p: _Layout, fixed=None):
-    """Run the shared forward and record it as ``name``; returns (out, mean, var) arrays."""
-    y, mean, rstd, var = _norm_fwd(x._data, _data(w), _data(b), p, fixed)
-    out = make_tensor(y)
-    if state.enabled and any(t is not None and t._requires_grad for t in (x, w, b)):
-        saved_mean = mean if fixed is None else mean.copy()  # (running stats change later)
-        record(_NODES[name], (x, w, b), out, (p,), (saved_mean, rstd))
-    return out, mean, var
+def _norm_op_fwd(x, w, b, p: _Layout, fixed, running, momentum):
+    """The records' forward on arrays: ``(y, (mean, rstd))``, the two saved for the
+    derivative; ``running`` (batch_norm in training): the running stats' arrays, updated in
+    place here, so that a replayed forward updates them too."""
+    y, mean, rstd, var = _norm_fwd(x, w, b, p, fixed)
+    count = math.prod(p.stat_shape[a] for a in p.stat_axes)
+    if running is not None and count:  # (an empty batch leaves them, as PyTorch)
+        rm, rv = running
+        with quiet(namespace(x)):
+            # momentum, the unbiased variance; and, as PyTorch's kernel, no new version (the
+            # stats are buffers, not graph inputs)
+            if rm is not None:
+                rm *= 1 - momentum
+                rm += momentum * mean.reshape(rm.shape)
+            if rv is not None:
+                unbiased = var * (count / (count - 1)) if count > 1 else var * math.inf
+                rv *= 1 - momentum
+                rv += momentum * unbiased.reshape(rv.shape)
+    # (eval mode: the running stats' values now, not the arrays, which may change later)
+    return y, (mean if fixed is None else mean.copy(), rstd)
+
+
+_batch_norm_op = defop("batch_norm", _norm_op_fwd, _norm_vjp_arrays, "NativeBatchNormBackward0",
+                       3, INPUTS, extras=True)
+_layer_norm_op = defop("layer_norm", _norm_op_fwd, _norm_vjp_arrays, "NativeLayerNormBackward0",
+                       3, INPUTS, extras=True)
+_group_norm_op = defop("group_norm", _norm_op_fwd, _norm_vjp_arrays, "NativeGroupNormBackward0",
+                       3, INPUTS, extras=True)
 
 
 def _check_same_dtype(x, name, *params):
@@ -271,23 +287,8 @@ def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, 
     p = _Layout((n, c, length), (0, 2), (n, c, length), (1, c, 1), (0, 2), eps,
                 not training)
     if training:
-        out, mean, var = _apply_norm("NativeBatchNormBackward0", x, weight, bias, p)
-        count = n * length
-        if count == 0:  # an empty batch: the running stats stay as they are (as PyTorch)
-            return out
-        with quiet(namespace(var)):
-            # in place, as PyTorch: momentum, the unbiased variance; and, as PyTorch's
-            # kernel, without a new version (the stats are buffers, not graph inputs)
-            if running_mean is not None:
-                rm = running_mean._data
-                rm *= 1 - momentum
-                rm += momentum * mean.reshape(rm.shape)
-            if running_var is not None:
-                rv = running_var._data
-                unbiased = var * (count / (count - 1)) if count > 1 else var * math.inf
-                rv *= 1 - momentum
-                rv += momentum * unbiased.reshape(rv.shape)
-        return out
+        running = (_data(running_mean), _data(running_var))
+        return _batch_norm_op(x, weight, bias, p, None, running, momentum)
     if running_mean is None or running_var is None:
         raise RuntimeError("running_mean must be defined in evaluation mode (batch_norm with "
                            "training=False normalizes with the running statistics; pass them, "
@@ -295,7 +296,7 @@ def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, 
     xp = namespace(x._data)
     rm = running_mean._data.reshape(1, c, 1)
     rstd = 1 / xp.sqrt(running_var._data.reshape(1, c, 1) + eps)
-    return _apply_norm("NativeBatchNormBackward0", x, weight, bias, p, (rm, rstd))[0]
+    return _batch_norm_op(x, weight, bias, p, (rm, rstd), None, momentum)
 
 
 def _verify_batch_size(size):
@@ -384,7 +385,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):  # n
     k = math.prod(shape)
     m = math.prod(input.shape[:input.ndim - len(shape)])
     p = _Layout((m, k), (1,), (m, k), (1, k), (0,), eps, False)
-    return _apply_norm("NativeLayerNormBackward0", input, weight, bias, p)[0]
+    return _layer_norm_op(input, weight, bias, p, None, None, None)
 
 
 def layer_norm_aten(input, normalized_shape, weight=None, bias=None, eps=1e-05,  # noqa: A002
@@ -413,7 +414,7 @@ def _group_norm(x, num_groups, weight, bias, eps):
     length = math.prod(x.shape[2:])
     p = _Layout((n, num_groups, c // num_groups * length), (2,), (n, c, length), (1, c, 1),
                 (0, 2), eps, False)
-    return _apply_norm("NativeGroupNormBackward0", x, weight, bias, p)[0]
+    return _group_norm_op(x, weight, bias, p, None, None, None)
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):  # noqa: A002
