@@ -14,9 +14,9 @@ PyTorch's (``native_batch_norm_backward`` and friends)::
 
 The records' forward also updates batch_norm's running statistics in place (training), so
 a replayed forward does too.  A first-order backward runs on arrays with the saved mean and
-rstd; with
-``create_graph=True`` the statistics are recomputed from the saved input with retrograd ops,
-so the derivative is itself differentiable (gradient penalties through a normalized layer).
+rstd; with ``create_graph=True`` the statistics are recomputed from the saved input with
+retrograd ops, so the derivative is itself differentiable (gradient penalties through a
+normalized layer).
 """
 
 from __future__ import annotations
