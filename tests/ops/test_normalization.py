@@ -194,3 +194,32 @@ def test_docstring_examples_run():
     from retrograd.ops import normalization
 
     assert doctest.testmod(normalization, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0
+
+
+@pytest.mark.parametrize("name", ["batch_norm", "batch_norm_eval", "layer_norm", "group_norm"])
+@pytest.mark.parametrize("needs", [(True, False, False), (False, True, False),
+                                   (False, False, True), (False, True, True)])
+def test_gradients_of_some_inputs_only(name, needs):
+    """The derivative computes only what is asked; each gradient as when all are asked."""
+    rng = np.random.default_rng(4)
+    x, w, b = rng.standard_normal((3, 4, 2)), rng.standard_normal(4), rng.standard_normal(4)
+    g = retrograd.tensor(rng.standard_normal((3, 4, 2)))
+    calls = {"batch_norm": lambda x, w, b: F.batch_norm(x, None, None, w, b, True),
+             "batch_norm_eval": lambda x, w, b: F.batch_norm(
+                 x, retrograd.tensor(np.append(RM, 0.0)), retrograd.tensor(np.append(RV, 1.0)),
+                 w, b),
+             "layer_norm": lambda x, w, b: F.layer_norm(x.transpose(1, 2), (4,), w, b),
+             "group_norm": lambda x, w, b: F.group_norm(x, 2, w, b)}
+    full = [retrograd.tensor(v, requires_grad=True) for v in (x, w, b)]
+    some = [retrograd.tensor(v, requires_grad=n) for v, n in zip((x, w, b), needs)]
+    for ts in (full, some):
+        y = calls[name](*ts)
+        y.backward(g if name != "layer_norm" else g.transpose(1, 2))
+    for t_full, t_some, n in zip(full, some, needs):
+        if n:
+            np.testing.assert_allclose(t_some.grad.numpy(), t_full.grad.numpy(), rtol=1e-12)
+        else:
+            assert t_some.grad is None
+
+
+F = nnf(retrograd)

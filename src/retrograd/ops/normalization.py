@@ -133,86 +133,91 @@ def _norm_vjp(node, g, saved):
 
 
 def _norm_vjp_arrays(node, g, saved):
-    """First order on arrays, fewer passes over the data than the general formula."""
+    """First order on arrays, with as few full-size passes as the formula allows: the input
+    centred once (``xc``, not divided by the std: rstd goes into the per-row or
+    per-channel factors), one product ``g * xc`` for both weight and input gradients, and
+    the per-channel sums it needs reused."""
     if isinstance(g, Tensor):
         return _norm_vjp(node, g, saved)
     x, w, b, mean, rstd = saved
     p = node.params[0]
     nx, nw, nb = node.next
     xp = namespace(g)
-    xs = x.reshape(p.stat_shape)
-    xhat = xs - mean
-    xhat *= rstd
     ga = g.reshape(p.aff_shape)
-    xa = xhat.reshape(p.aff_shape)
-    dx = dw = db = None
-    # the per-channel sums sum(g) and sum(g * xhat) give the weight's and bias's gradients
-    # and, when the stats view is the affine view, the two means of dx's formula too
-    same = p.stat_shape == p.aff_shape and p.stat_axes == p.aff_axes  # batch_norm
-    gsum = gxsum = prod = None
-    if nb or (nx and same and not p.fixed):
-        gsum = _sum_kept(ga, p.aff_axes)
-    if nw or (nx and not p.fixed):
-        prod = ga * xa
-    if nw or (nx and same and not p.fixed):
-        gxsum = _sum_kept(prod, p.aff_axes)
-    if nx:
-        wb = None if w is None else w.reshape(p.w_shape)
-        if p.fixed:
-            dx = ga * (rstd if wb is None else rstd * wb)
-        elif same:
-            n = math.prod(p.stat_shape[a] for a in p.stat_axes)
-            k = rstd if wb is None else rstd * wb
-            with quiet(xp):
-                xhat *= gxsum / n
-                xhat += gsum / n
-                dx = xp.subtract(ga, xhat, out=prod)  # (prod's memory: one allocation less)
-                dx *= k
+    wb = None if w is None else w.reshape(p.w_shape)
+    xc = x.reshape(p.stat_shape) - mean
+    prod = ga * xc.reshape(p.aff_shape) if nw or (nx and not p.fixed) else None
+    with quiet(xp):
+        if p.stat_axes == p.aff_axes:  # batch_norm: statistics per channel, as the affine
+            dx, dw, db = _bn_grads(ga, xc, prod, wb, rstd, p, nx, nw, nb, xp)
         else:
-            dx = _dx_grouped(ga, xa, prod, wb, rstd, p)
-        dx = dx.reshape(x.shape)
-    if nw:
-        dw = gxsum.reshape(w.shape)
-    if nb:
-        db = gsum.reshape(b.shape)
-    return dx, dw, db
+            dx, dw, db = _grouped_grads(ga, xc, prod, wb, rstd, p, nx, nw, nb, xp)
+    return (None if dx is None else dx.reshape(x.shape), None if dw is None else
+            dw.reshape(w.shape), None if db is None else db.reshape(b.shape))
 
 
-def _dx_grouped(ga, xa, prod, wb, rstd, p):
-    """dx of layer_norm and group_norm on arrays: the two means of the formula from partial
-    sums per (row, channel), weighted by the channel's weight (a matrix-vector product for
-    layer_norm), and the rest as few full-size passes as possible.  ``prod`` is ``ga * xa``
-    (shared with the weight's gradient), overwritten here."""
-    xp = namespace(ga)
-    if len(p.aff_shape) == 2:  # layer_norm: (M, K), one statistic per row
-        k = p.aff_shape[1]
+def _bn_grads(ga, xc, prod, wb, rstd, p, nx, nw, nb, xp):
+    gsum = _sum_kept(ga, p.aff_axes) if nb or (nx and not p.fixed) else None
+    gxsum = None if prod is None else _sum_kept(prod, p.aff_axes) * rstd  # sum(g * xhat)
+    dx = None
+    if nx:
+        k = rstd if wb is None else rstd * wb
+        if p.fixed:  # eval: the statistics are constants
+            dx = ga * k
+        else:  # rstd * w * (g - mean(g) - xhat * mean(g * xhat))
+            n = math.prod(p.stat_shape[a] for a in p.stat_axes)
+            xc *= rstd * gxsum / n
+            xc += gsum / n
+            dx = xp.subtract(ga, xc, out=prod)  # (prod's memory: one allocation less)
+            dx *= k
+    return dx, gxsum if nw else None, gsum if nb else None
+
+
+def _grouped_grads(ga, xc, prod, wb, rstd, p, nx, nw, nb, xp):
+    """layer_norm ((M, K), one statistic per row: the weighted row sums are matrix-vector
+    products) and group_norm ((N, C, L) for the affine, (N, G, D) for the statistics: sums
+    per (sample, channel) first, then per group)."""
+    dx = dw = db = None
+    if len(p.aff_shape) == 2:  # layer_norm
+        m, k = p.aff_shape
         wf = None if wb is None else wb.reshape(k)
-        s0 = (ga.sum(axis=1) if wf is None else ga @ wf)[:, None] / k
-        s1 = (prod.sum(axis=1) if wf is None else prod @ wf)[:, None] / k
-        r = rstd
-    else:  # group_norm: (N, C, L) for the affine, (N, G, D) for the statistics
+        r = rstd  # (M, 1)
+        if nw:
+            dw = rstd.reshape(m) @ prod  # sum over rows of g * xhat
+        if nb:
+            db = ga.sum(axis=0)
+        if nx:
+            s0 = (ga.sum(axis=1) if wf is None else ga @ wf)[:, None] / k  # mean(gx)
+            # mean(gx * xhat), xhat = xc * rstd
+            s1 = (prod.sum(axis=1) if wf is None else prod @ wf)[:, None] * (r / k)
+    else:  # group_norm
         n, c, _ = p.aff_shape
         groups, d = p.stat_shape[1], p.stat_shape[2]
-        gc = ga.sum(axis=2)  # (N, C)
-        pc = prod.sum(axis=2)
-        if wb is not None:
-            gc = gc * wb.reshape(1, c)
-            pc = pc * wb.reshape(1, c)
         per = c // groups
 
         def spread(v):  # (N, G) -> (N, C, 1), each group's value on its channels
-            return xp.repeat(v, per, axis=1).reshape(n, c, 1)
+            return xp.repeat(v.reshape(n, groups), per, axis=1).reshape(n, c, 1)
 
-        s0 = spread(gc.reshape(n, groups, per).sum(axis=2) / d)
-        s1 = spread(pc.reshape(n, groups, per).sum(axis=2) / d)
-        r = spread(rstd.reshape(n, groups))
-    with quiet(xp):
+        r = spread(rstd)
+        pc = None if prod is None else prod.sum(axis=2)  # (N, C): sums of g * xc
+        gc = ga.sum(axis=2) if nb or nx else None
+        if nw:
+            dw = (pc * r[:, :, 0]).sum(axis=0)
+        if nb:
+            db = gc.sum(axis=0)
+        if nx:
+            if wb is not None:
+                gc = gc * wb.reshape(1, c)
+                pc = pc * wb.reshape(1, c)
+            s0 = spread(gc.reshape(n, groups, per).sum(axis=2) / d)
+            s1 = spread(pc.reshape(n, groups, per).sum(axis=2) / d) * r
+    if nx:
+        xa = xc.reshape(p.aff_shape)
         dx = ga * wb if wb is not None else ga.copy()
         dx -= s0
-        t = xp.multiply(xa, s1, out=prod)
-        dx -= t
+        dx -= xp.multiply(xa, s1 * r, out=prod)  # xhat * mean(gx * xhat)
         dx *= r
-    return dx
+    return dx, dw, db
 
 
 def _data(t):
