@@ -1022,3 +1022,128 @@ def test_where_uint8_condition_warns_as_torch():
         with pytest.warns(UserWarning, match="uint8 condition"):
             out = m.where(m.tensor([1, 0, 2]).to(m.uint8), _f32(m), -_f32(m))
         assert out.tolist() == [1.0, -2.0, 3.0]
+
+
+# ---- normalization, activations, dropout (issue 8, norm): bad shapes, sizes, p, dtypes
+
+
+def _x3(m):
+    return a(m, 2, 3, 4)
+
+
+NORM_CASES = [
+    ("batch_norm weight size", lambda m: m.nn.functional.batch_norm(
+        _x3(m), m.zeros(3), m.ones(3), m.ones(4), None, True), ["weight", "3", "4"]),
+    ("batch_norm bias size", lambda m: m.nn.functional.batch_norm(
+        _x3(m), None, None, None, m.ones(2), True), ["bias", "3", "2"]),
+    ("batch_norm running_mean size", lambda m: m.nn.functional.batch_norm(
+        _x3(m), m.zeros(4), m.ones(3), training=True), ["running_mean", "3", "4"]),
+    ("batch_norm running_var size eval", lambda m: m.nn.functional.batch_norm(
+        _x3(m), m.zeros(3), m.ones(5)), ["running_var", "5"]),
+    ("batch_norm one value per channel", lambda m: m.nn.functional.batch_norm(
+        a(m, 1, 3), None, None, training=True), ["more than 1 value", "batch_norm"]),
+    ("batch_norm one value spatial", lambda m: m.nn.functional.batch_norm(
+        a(m, 1, 3, 1), m.zeros(3), m.ones(3), training=True), ["more than 1 value"]),
+    ("batch_norm one value eval ok", lambda m: m.nn.functional.batch_norm(
+        a(m, 1, 3), m.zeros(3), m.ones(3)), None),
+    ("batch_norm eval without stats", lambda m: m.nn.functional.batch_norm(
+        _x3(m), None, None), ["running_mean", "evaluation"]),
+    ("batch_norm 1-d", lambda m: m.nn.functional.batch_norm(a(m, 3), None, None,
+                                                            training=True), ["batch_norm"]),
+    ("batch_norm long", lambda m: m.nn.functional.batch_norm(
+        _long(m).reshape(3, 1).expand(3, 2), None, None, training=True), ["batch_norm"]),
+    ("batch_norm mixed dtypes", lambda m: m.nn.functional.batch_norm(
+        _x3(m).double(), None, None, m.ones(3), None, True), ["mixed dtype", "batch_norm"]),
+    ("batch_norm stats dtype", lambda m: m.nn.functional.batch_norm(
+        _x3(m), m.zeros(3).double(), m.ones(3).double(), training=True), ["batch_norm"]),
+    ("batch_norm momentum None", lambda m: m.nn.functional.batch_norm(
+        _x3(m), m.zeros(3), m.ones(3), training=True, momentum=None), ["momentum"]),
+    ("torch.batch_norm ok", lambda m: m.batch_norm(
+        _x3(m), None, None, m.zeros(3), m.ones(3), False, 0.1, 1e-5, False), None),
+    ("layer_norm shape", lambda m: m.nn.functional.layer_norm(_x3(m), (3,)),
+     ["normalized_shape", "[2, 3, 4]", "layer_norm"]),
+    ("layer_norm too long", lambda m: m.nn.functional.layer_norm(_x3(m), (1, 2, 3, 4)),
+     ["normalized_shape"]),
+    ("layer_norm int shape", lambda m: m.nn.functional.layer_norm(_x3(m), 4),
+     ["layer_norm", "normalized_shape"]),
+    ("layer_norm weight", lambda m: m.nn.functional.layer_norm(_x3(m), (4,), m.ones(3)),
+     ["weight", "[3]", "[4]"]),
+    ("layer_norm bias", lambda m: m.nn.functional.layer_norm(_x3(m), [4], None, m.ones(2)),
+     ["bias", "[2]"]),
+    ("layer_norm long", lambda m: m.nn.functional.layer_norm(_long(m), (3,)), ["layer_norm"]),
+    ("layer_norm mixed dtypes", lambda m: m.layer_norm(_x3(m).double(), (4,), m.ones(4)),
+     ["mixed dtype"]),
+    ("group_norm groups", lambda m: m.nn.functional.group_norm(_x3(m), 2),
+     ["num_groups=2", "[2, 3, 4]"]),
+    ("group_norm weight", lambda m: m.nn.functional.group_norm(_x3(m), 3, m.ones(2)),
+     ["weight", "[2]", "[2, 3, 4]"]),
+    ("group_norm 1-d", lambda m: m.nn.functional.group_norm(a(m, 3), 3), ["2 dimensions"]),
+    ("group_norm one per group", lambda m: m.nn.functional.group_norm(a(m, 1, 3), 3),
+     ["more than 1 value"]),
+    ("group_norm 2-d ok", lambda m: m.nn.functional.group_norm(a(m, 2, 4), 2), None),
+    ("instance_norm 2-d", lambda m: m.nn.functional.instance_norm(a(m, 2, 3)),
+     ["spatial", "instance_norm"]),
+    ("instance_norm running size", lambda m: m.nn.functional.instance_norm(
+        _x3(m), m.zeros(4), m.ones(4)), ["running_mean", "6 elements not 8", "instance_norm"]),
+    ("instance_norm weight size", lambda m: m.nn.functional.instance_norm(
+        _x3(m), weight=m.ones(2)), ["weight", "instance_norm"]),
+    ("instance_norm eval no stats", lambda m: m.nn.functional.instance_norm(
+        _x3(m), use_input_stats=False), ["running_mean", "use_input_stats"]),
+    ("rms_norm shape", lambda m: m.rms_norm(_x3(m), (3,)), ["normalized_shape", "rms_norm"]),
+    ("rms_norm weight", lambda m: m.nn.functional.rms_norm(_x3(m), (4,), m.ones(3)),
+     ["weight", "[3]"]),
+    ("rms_norm long", lambda m: m.nn.functional.rms_norm(_long(m), (3,)), ["rms_norm"]),
+    ("local_response_norm 2-d", lambda m: m.nn.functional.local_response_norm(a(m, 2, 3), 2),
+     ["3d", "local_response_norm"]),
+    ("local_response_norm size 0", lambda m: m.nn.functional.local_response_norm(_x3(m), 0),
+     ["kernel size", "local_response_norm"]),
+    ("normalize dim", lambda m: m.nn.functional.normalize(_x3(m), dim=5), ["dimension", "5"]),
+    ("normalize long", lambda m: m.nn.functional.normalize(_long(m).reshape(1, 3)),
+     ["vector_norm", "long"]),
+    ("glu odd", lambda m: m.nn.functional.glu(_x3(m), 1), ["halving", "size 3"]),
+    ("glu 0-d", lambda m: m.nn.functional.glu(a(m)), ["glu", "scalars"]),
+    ("glu dim", lambda m: m.nn.functional.glu(_x3(m), 4), ["dimension", "4"]),
+    ("glu long", lambda m: m.nn.functional.glu(_long(m)[:2]), ["glu", "long"]),
+    ("prelu weight size", lambda m: m.prelu(_x3(m), m.ones(2)), ["parameter numbers = 2",
+                                                                 "channel size = 3"]),
+    ("prelu weight 2-d", lambda m: m.prelu(_x3(m), m.ones(3, 1)), ["prelu", "ndim = 2"]),
+    ("prelu dtypes", lambda m: m.prelu(_x3(m), m.ones(1).double()), ["prelu", "double"]),
+    ("prelu long", lambda m: m.nn.functional.prelu(_long(m), _long(m)[:1]), ["prelu"]),
+    ("rrelu bounds", lambda m: m.nn.functional.rrelu(_x3(m), 0.5, 0.1, True),
+     ["lower bound", "upper bound"]),
+    ("rrelu long", lambda m: m.nn.functional.rrelu(_long(m)), ["leaky_relu"]),
+    ("softshrink negative", lambda m: m.nn.functional.softshrink(_x3(m), -1.0),
+     ["lambda", "-1"]),
+    ("hardshrink negative ok", lambda m: m.hardshrink(_x3(m), -1.0), None),
+    ("softmin long", lambda m: m.nn.functional.softmin(_long(m), 0), ["softmax"]),
+    ("threshold long ok", lambda m: m.threshold(_long(m), 1, 5), None),
+    ("celu long", lambda m: m.celu(_long(m)), ["elu", "long"]),
+    ("selu long", lambda m: m.selu(_long(m)), ["elu", "long"]),
+    ("mish long", lambda m: m.nn.functional.mish(_long(m)), ["mish"]),
+    ("hardsigmoid long", lambda m: m.nn.functional.hardsigmoid(_long(m)), ["hardsigmoid"]),
+    ("hardswish long", lambda m: m.nn.functional.hardswish(_long(m)), ["hardswish"]),
+    ("hardshrink long", lambda m: m.nn.functional.hardshrink(_long(m)), ["hardshrink"]),
+    ("dropout1d p", lambda m: m.nn.functional.dropout1d(_x3(m), 1.5), ["dropout", "1.5"]),
+    ("dropout1d 4-d", lambda m: m.nn.functional.dropout1d(a(m, 1, 2, 3, 4), 0.5),
+     ["dropout1d", "4d"]),
+    ("dropout2d p", lambda m: m.nn.functional.dropout2d(a(m, 2, 3, 2, 2), -0.5),
+     ["dropout", "-0.5"]),
+    ("dropout3d p eval", lambda m: m.nn.functional.dropout3d(a(m, 1, 2, 3, 4, 5), 2.0, False),
+     ["dropout"]),
+    ("alpha_dropout p", lambda m: m.nn.functional.alpha_dropout(_x3(m), -0.1, True),
+     ["dropout"]),
+    ("feature_alpha_dropout 1-d", lambda m: m.nn.functional.feature_alpha_dropout(
+        a(m, 3), 0.5, True), ["feature dropout", "2 dimensions"]),
+    ("dropout1d long", lambda m: m.nn.functional.dropout1d(_long(m).reshape(1, 3), 0.5),
+     ["long"]),
+    ("alpha_dropout long", lambda m: m.nn.functional.alpha_dropout(_long(m), 0.5, True),
+     ["long"]),
+    ("torch.dropout p", lambda m: m.dropout(_x3(m), 1.5, False), ["dropout", "1.5"]),
+    ("torch.feature_dropout 1-d", lambda m: m.feature_dropout(a(m, 3), 0.5, True),
+     ["feature dropout"]),
+]
+
+
+@pytest.mark.parametrize("fn,words", [c[1:] for c in NORM_CASES], ids=[c[0] for c in NORM_CASES])
+def test_normalization_activation_dropout_arguments_match_torch(fn, words):
+    check(fn, words)

@@ -237,3 +237,4 @@ from . import random_ops  # noqa: E402, F401  (normal, bernoulli, the random fil
 from . import scatter, take_put  # noqa: F401, E402
 from . import conv  # noqa: F401, E402 - convolutions, unfold / fold (issue 8)
 from . import pooling, pooling_adaptive  # noqa: F401, E402 - pooling, max_unpool (issue 8)
+from . import activation_more, dropout, normalization  # noqa: F401, E402 - issue 8 (norm)
