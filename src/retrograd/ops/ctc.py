@@ -1,0 +1,265 @@
+"""ctc_loss: the connectionist temporal classification loss, its own record (CtcLossBackward0).
+
+The forward is the alpha recursion over time in log space, all samples of the batch at
+once (each sample's extended label ``blank l1 blank l2 ... blank`` padded to the longest);
+the backward runs the beta recursion and gives PyTorch's gradient for ``log_probs``::
+
+    grad[t, n, c] = exp(lp[t, n, c]) - exp(log(sum_{s: l'(s) = c} alpha_t(s) beta_t(s))
+                                            + nll[n] - lp[t, n, c])
+
+for t below the sample's input length, 0 after it.  Note the ``exp(lp)`` term: PyTorch's
+gradient is the derivative with respect to ``log_probs`` *plus* ``softmax`` of them, which
+``log_softmax``'s backward removes again (its rows sum to one), so the gradient reaching the
+logits is exact when ``log_probs = log_softmax(logits)``, as ctc_loss expects.  retrograd
+keeps PyTorch's convention so ``log_probs.grad`` is the same in both.
+
+As in PyTorch, the derivative has no derivative of its own: a second backward through it
+raises.  Reductions are composed as PyTorch's: ``'mean'`` divides each sample's loss by
+its target length (at least 1) and averages (DivBackward0, MeanBackward0), ``'sum'`` sums.
+"""
+
+from __future__ import annotations
+
+from ..backend import namespace
+from ..tensor import Tensor, make_tensor
+from ._apply import NOTHING, defop
+from ._errors import scalar_type_name
+from .losses import check_reduction
+
+
+def _logaddexp(xp, *terms):
+    out = terms[0]
+    for t in terms[1:]:
+        with xp.errstate(invalid="ignore"):
+            out = xp.logaddexp(out, t)
+    return out
+
+
+def _extended(xp, targets, target_lengths, blank):
+    """The labels with blanks between and around them, (N, 2 S + 1), and where s - 2 -> s
+    transitions are allowed (a label different from the one two before)."""
+    n = len(target_lengths)
+    s_max = int(target_lengths.max()) if n else 0
+    ext = xp.full((n, 2 * s_max + 1), blank, dtype="int64")
+    ext[:, 1::2] = targets[:, :s_max] if s_max else ext[:, 1::2]
+    skip = xp.zeros(ext.shape, bool)
+    skip[:, 2:] = (ext[:, 2:] != blank) & (ext[:, 2:] != ext[:, :-2])
+    # positions past a sample's own extended length are never reachable
+    valid = xp.arange(ext.shape[1])[None, :] < (2 * target_lengths + 1)[:, None]
+    return ext, skip, valid
+
+
+def _alphas(lp, ext, skip, valid, input_lengths):
+    """log alpha, (T, N, S'), -inf where unreachable."""
+    xp = namespace(lp)
+    t_max, n = lp.shape[:2]
+    rows = xp.arange(n)[:, None]
+    emit = lp[:, rows, ext]  # (T, N, S'): lp of each extended label
+    neg_inf = xp.asarray(-xp.inf, lp.dtype)
+    alpha = xp.full(emit.shape, neg_inf, lp.dtype)
+    if t_max == 0:
+        return alpha, emit
+    alpha[0, :, :2] = emit[0, :, :2]
+    alpha[0] = xp.where(valid, alpha[0], neg_inf)
+    for t in range(1, t_max):
+        prev = alpha[t - 1]
+        one = xp.concatenate([xp.full((n, 1), neg_inf, lp.dtype), prev[:, :-1]], 1)
+        two = xp.concatenate([xp.full((n, 2), neg_inf, lp.dtype), prev[:, :-2]], 1)
+        two = xp.where(skip, two, neg_inf)
+        alpha[t] = xp.where(valid, _logaddexp(xp, prev, one, two) + emit[t], neg_inf)
+    return alpha, emit
+
+
+def _nll(alpha, input_lengths, target_lengths):
+    xp = namespace(alpha)
+    n = alpha.shape[1]
+    rows = xp.arange(n)
+    last = alpha[xp.maximum(input_lengths - 1, 0), rows]  # (N, S')
+    end = 2 * target_lengths
+    a = last[rows, end]
+    b = xp.where(target_lengths > 0, last[rows, xp.maximum(end - 1, 0)], -xp.inf)
+    nll = -_logaddexp(xp, a, b)
+    return xp.where(input_lengths > 0, nll, xp.where(target_lengths > 0, xp.inf, 0.0))
+
+
+def _ctc_fwd(lp, targets, input_lengths, target_lengths, blank, zero_infinity):
+    xp = namespace(lp)
+    ext, skip, valid = _extended(xp, targets, target_lengths, blank)
+    alpha, _ = _alphas(lp, ext, skip, valid, input_lengths)
+    nll = _nll(alpha, input_lengths, target_lengths).astype(lp.dtype)
+    out = xp.where(xp.isinf(nll), xp.zeros((), lp.dtype), nll) if zero_infinity else nll
+    return out, (alpha, nll)
+
+
+def _ctc_grad(lp, alpha, nll, targets, input_lengths, target_lengths, blank, zero_infinity):
+    """PyTorch's ctc gradient for ``log_probs`` per unit of each sample's loss (T, N, C)."""
+    xp = namespace(lp)
+    t_max, n, c = lp.shape
+    ext, skip, valid = _extended(xp, targets, target_lengths, blank)
+    rows = xp.arange(n)[:, None]
+    emit = lp[:, rows, ext]
+    neg_inf = xp.asarray(-xp.inf, lp.dtype)
+    beta = xp.full(emit.shape, neg_inf, lp.dtype)
+    end = 2 * target_lengths
+    width = ext.shape[1]
+    pos = xp.arange(width)[None, :]
+    at_end = (pos == end[:, None]) | ((pos == end[:, None] - 1) & (target_lengths[:, None] > 0))
+    # the transition s + 2 -> s is allowed where s + 2 may skip back to s
+    skip_back = xp.concatenate([skip[:, 2:], xp.zeros((n, 2), bool)], 1)
+    for t in range(t_max - 1, -1, -1):
+        start = (input_lengths - 1 == t)[:, None]
+        inside = (t < input_lengths - 1)[:, None]
+        init = xp.where(at_end, emit[t], neg_inf)
+        if t + 1 < t_max:
+            nxt = beta[t + 1]
+            one = xp.concatenate([nxt[:, 1:], xp.full((n, 1), neg_inf, lp.dtype)], 1)
+            two = xp.concatenate([nxt[:, 2:], xp.full((n, 2), neg_inf, lp.dtype)], 1)
+            two = xp.where(skip_back, two, neg_inf)
+            step = _logaddexp(xp, nxt, one, two) + emit[t]
+        else:
+            step = xp.full(emit[t].shape, neg_inf, lp.dtype)
+        beta[t] = xp.where(valid & start, init, xp.where(valid & inside, step, neg_inf))
+    ab = alpha + beta  # (T, N, S')
+    # log sum over the positions s carrying each class c
+    lcab = xp.full(lp.shape, neg_inf, lp.dtype)
+    tt = xp.arange(t_max)[:, None]
+    for s in range(width):
+        idx = (tt, rows.T, ext[None, :, s])
+        lcab[idx] = _logaddexp(xp, lcab[idx], ab[:, :, s])
+    with xp.errstate(over="ignore", invalid="ignore"):
+        grad = xp.exp(lp) - xp.exp(lcab + nll[None, :, None] - lp)
+    in_time = (xp.arange(t_max)[:, None] < input_lengths[None, :])[:, :, None]
+    grad = xp.where(in_time, grad, 0)
+    if zero_infinity:
+        grad = xp.where(xp.isinf(nll)[None, :, None], 0, grad)
+    return grad.astype(lp.dtype)
+
+
+def _no_double_backward(node, g, saved):
+    raise RuntimeError("the derivative for '_ctc_loss_backward' is not implemented (as in "
+                       "PyTorch: ctc_loss has first derivatives only); differentiate ctc_loss "
+                       "once, without create_graph=True through it")
+
+
+def _scale_fwd(g, grad):
+    return g[None, :, None] * grad
+
+
+# create_graph=True: the gradient is recorded by this node, whose own backward raises
+_ctc_backward = defop("_ctc_loss_backward", _scale_fwd, _no_double_backward,
+                      "CtcLossBackwardBackward0", 1, NOTHING)
+
+
+def _ctc_fwd_saving(lp, *params):
+    nll, extras = _ctc_fwd(lp, *params)
+    return nll, ((lp, extras),)
+
+
+def _ctc_node_vjp(node, g, saved):
+    lpd, (alpha, nll) = saved[0]
+    grad = _ctc_grad(lpd, alpha, nll, *node.params)
+    return (_ctc_backward(g, grad),)
+
+
+_ctc_record = defop("ctc_loss", _ctc_fwd_saving, _ctc_node_vjp, "CtcLossBackward0", 1, NOTHING,
+                    extras=True)
+
+
+def _lengths(value, name):
+    xp_value = value._data if isinstance(value, Tensor) else value
+    import numpy as np  # lengths are host values (PyTorch moves them to the CPU too)
+
+    arr = np.asarray(xp_value if not isinstance(xp_value, (list, tuple)) else list(xp_value))
+    if arr.dtype.kind not in "iu":
+        raise RuntimeError(f"ctc_loss(): {name} must be integers, got "
+                           f"{scalar_type_name(arr.dtype)}")
+    return arr.reshape(-1).astype("int64")
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0,
+             reduction="mean", zero_infinity=False):
+    """The connectionist temporal classification loss of ``log_probs`` (T, N, C) or (T, C)
+    (log-softmax outputs) for the label sequences ``targets``: (N, S) padded, or the
+    concatenation of every sample's labels (1-d).  ``zero_infinity`` turns infinite losses
+    (impossible alignments) and their gradients into 0.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> lp = T.zeros(3, 1, 2).log_softmax(2)
+    >>> T.nn.functional.ctc_loss(lp, T.tensor([[1]]), [3], [1], reduction="sum")
+    tensor(0.2877)
+    """
+    check_reduction(reduction, "ctc_loss")
+    if not isinstance(log_probs, Tensor) or log_probs._data.dtype.kind != "f":
+        raise RuntimeError("ctc_loss(): log_probs must be a floating tensor (log-softmax "
+                           "outputs of shape (T, N, C) or (T, C))")
+    if log_probs.ndim not in (2, 3):
+        raise RuntimeError(f"ctc_loss(): log_probs must be 2-d (T, C) or 3-d (T, N, C), got "
+                           f"shape {list(log_probs.shape)}")
+    unbatched = log_probs.ndim == 2
+    lp = log_probs.unsqueeze(1) if unbatched else log_probs
+    tg = targets._data if isinstance(targets, Tensor) else targets
+    if tg.dtype.kind not in "iu":
+        raise RuntimeError(f"ctc_loss(): targets must be integers (Long or Int), got "
+                           f"{scalar_type_name(tg.dtype)}")
+    il = _lengths(input_lengths, "input_lengths")
+    tl = _lengths(target_lengths, "target_lengths")
+    t_max, n, c = lp.shape
+    if unbatched and tg.ndim == 1:
+        tg = tg[None]
+    if not 0 <= blank < c:
+        raise RuntimeError(f"blank must be in label range (ctc_loss got blank={blank} for "
+                           f"{c} classes)")
+    if len(il) != n:
+        raise RuntimeError(f"input_lengths must be of size batch_size (ctc_loss got "
+                           f"{len(il)} lengths for a batch of {n})")
+    if len(tl) != n:
+        raise RuntimeError(f"target_lengths must be of size batch_size (ctc_loss got "
+                           f"{len(tl)} lengths for a batch of {n})")
+    if (il > t_max).any() or (il < 0).any():
+        bad = int(il.max() if (il > t_max).any() else il.min())
+        raise RuntimeError(f"Expected input_lengths to have value at most {t_max}, but got "
+                           f"value {bad} (ctc_loss: lengths must be in [0, T])")
+    xp = namespace(tg)
+    if tg.ndim == 1:  # concatenated labels: split them into padded rows
+        if tg.shape[0] < tl.sum():
+            raise RuntimeError(f"ctc_loss(): targets has {tg.shape[0]} labels, fewer than the "
+                               f"sum of target_lengths ({int(tl.sum())})")
+        width = int(tl.max()) if n else 0
+        padded = xp.full((n, width), blank, dtype="int64")
+        starts = xp.concatenate([[0], xp.cumsum(tl)[:-1]]).astype("int64")
+        for i in range(n):
+            padded[i, :tl[i]] = tg[starts[i]:starts[i] + tl[i]]
+        tg = padded
+    elif tg.ndim == 2:
+        if tg.shape[0] != n:
+            raise RuntimeError(f"ctc_loss(): targets has batch size {tg.shape[0]}, log_probs "
+                               f"{n}")
+        if (tl > tg.shape[1]).any():
+            raise RuntimeError(f"Expected tensor to have size at least {int(tl.max())} at "
+                               f"dimension 1, but got size {tg.shape[1]} for argument #2 "
+                               "'targets' (while checking arguments for ctc_loss_cpu)")
+    else:
+        raise RuntimeError(f"ctc_loss(): targets must be 1-d (concatenated) or 2-d (N, S), "
+                           f"got shape {list(tg.shape)}")
+    tg = tg.astype("int64")
+    used = xp.arange(tg.shape[1])[None, :] < tl[:, None]
+    if tg.size and used.any() and ((tg[used] < 0).any() or (tg[used] >= c).any()):
+        raise IndexError(f"ctc_loss(): a target label is out of range for {c} classes (labels "
+                         f"must be in [0, {c - 1}])")
+    losses = _ctc_record(lp, tg, il, tl, blank, bool(zero_infinity))
+    if unbatched:
+        losses = losses.squeeze(0)
+    if reduction == "sum":
+        return losses.sum()
+    if reduction == "mean":
+        lengths = make_tensor(xp.maximum(tl, 1).astype(lp._data.dtype))
+        return (losses / (lengths[0] if unbatched else lengths)).mean()
+    return losses
+
+
+# ----------------------------------------------------------------- public names (registry.py)
+from .registry import register  # noqa: E402
+
+register(ctc_loss, function=False, method=False, functional=("ctc_loss",))
