@@ -22,9 +22,10 @@ from __future__ import annotations
 
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
-from ._apply import NOTHING, defop
+from ._apply import INPUTS, NOTHING, defop
 from ._errors import scalar_type_name
 from .losses import check_reduction
+from .pointwise import where
 
 
 def _logaddexp(xp, *terms):
@@ -87,8 +88,7 @@ def _ctc_fwd(lp, targets, input_lengths, target_lengths, blank, zero_infinity):
     ext, skip, valid = _extended(xp, targets, target_lengths, blank)
     alpha, _ = _alphas(lp, ext, skip, valid, input_lengths)
     nll = _nll(alpha, input_lengths, target_lengths).astype(lp.dtype)
-    out = xp.where(xp.isinf(nll), xp.zeros((), lp.dtype), nll) if zero_infinity else nll
-    return out, (alpha, nll)
+    return nll, ((alpha, nll),)  # (zero_infinity's zeros: a where after it, as PyTorch)
 
 
 def _ctc_grad(lp, alpha, nll, targets, input_lengths, target_lengths, blank, zero_infinity):
@@ -141,28 +141,24 @@ def _no_double_backward(node, g, saved):
                        "once, without create_graph=True through it")
 
 
-def _scale_fwd(g, grad):
+def _scale_fwd(g, lp, grad):
     return g[None, :, None] * grad
 
 
-# create_graph=True: the gradient is recorded by this node, whose own backward raises
+# create_graph=True: the gradient is recorded by this node (linked to log_probs, as PyTorch's
+# _ctc_loss_backward), whose own backward raises
 _ctc_backward = defop("_ctc_loss_backward", _scale_fwd, _no_double_backward,
-                      "CtcLossBackwardBackward0", 1, NOTHING)
+                      "CtcLossBackwardBackward0", 2, NOTHING)
 
 
-def _ctc_fwd_saving(lp, *params):
-    nll, extras = _ctc_fwd(lp, *params)
-    return nll, ((lp, extras),)
-
-
-def _ctc_node_vjp(node, g, saved):
-    lpd, (alpha, nll) = saved[0]
+def _ctc_vjp(node, g, saved):
+    lp, (alpha, nll) = saved
+    lpd = lp._data if isinstance(lp, Tensor) else lp
     grad = _ctc_grad(lpd, alpha, nll, *node.params)
-    return (_ctc_backward(g, grad),)
+    return (_ctc_backward(g, lp, grad),)
 
 
-_ctc_record = defop("ctc_loss", _ctc_fwd_saving, _ctc_node_vjp, "CtcLossBackward0", 1, NOTHING,
-                    extras=True)
+_ctc_record = defop("ctc_loss", _ctc_fwd, _ctc_vjp, "CtcLossBackward0", 1, INPUTS, extras=True)
 
 
 def _lengths(value, name):
@@ -249,6 +245,9 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0,
         raise IndexError(f"ctc_loss(): a target label is out of range for {c} classes (labels "
                          f"must be in [0, {c - 1}])")
     losses = _ctc_record(lp, tg, il, tl, blank, bool(zero_infinity))
+    if zero_infinity:
+        inf = xp.isinf(losses._data)
+        losses = where(inf, make_tensor(xp.zeros((), lp._data.dtype)), losses)
     if unbatched:
         losses = losses.squeeze(0)
     if reduction == "sum":

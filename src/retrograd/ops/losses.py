@@ -24,7 +24,7 @@ from ._apply import INPUTS, defop
 from ._errors import float_only, scalar_type_name
 from .activation import logsigmoid
 from .arrange import broadcast_tensors
-from .nn import cross_entropy, l1_loss
+from .nn import cross_entropy, l1_loss, legacy_reduction
 from .binary import xlogy
 from .pointwise import exp, log, sigmoid, sign, sqrt, sub, where
 from .pointwise import abs as abs_
@@ -34,19 +34,6 @@ _REDUCTIONS = ("none", "mean", "sum")
 
 
 # ----------------------------------------------------------------- shared pieces
-
-
-def legacy_reduction(size_average, reduce, reduction):
-    """PyTorch's ``_Reduction.legacy_get_string``: the deprecated ``size_average`` /
-    ``reduce`` flags, when either is given, decide the reduction (with its warning)."""
-    if size_average is None and reduce is None:
-        return reduction
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    ret = "mean" if size_average and reduce else "sum" if reduce else "none"
-    warnings.warn(f"size_average and reduce args will be deprecated, please use "
-                  f"reduction='{ret}' instead.", UserWarning, stacklevel=3)
-    return ret
 
 
 def check_reduction(reduction, name):
@@ -481,7 +468,7 @@ def _multilabel_pairs(x, counts):
 def _multilabel_fwd(x, counts, reduction, shape):
     x2 = x[None] if x.ndim == 1 else x
     z, w = _multilabel_pairs(x2, counts)
-    loss = (z * w).sum((1, 2)) / x2.shape[1]
+    loss = (z * w.astype(x.dtype)).sum((1, 2)) / x2.shape[1]
     if reduction == "mean":
         return loss.mean()
     return loss.sum() if reduction == "sum" else loss.reshape(shape)
@@ -687,6 +674,7 @@ def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None,  # n
     0.1269
     """
     logits = linear(input, linear_weight, linear_bias)
+    logits = logits.view(*logits.shape)  # PyTorch's view of the logits to their own shape
     return cross_entropy(logits, target, weight, -100 if ignore_index is None else ignore_index,
                          reduction, label_smoothing)
 
