@@ -232,4 +232,4 @@ from . import inplace_forms  # noqa: E402, F401  (the in-place forms of the ops 
 from . import random_ops  # noqa: E402, F401  (normal, bernoulli, the random fills)
 # scatter, index_add, take... (their registrations; after inplace, whose machinery they use)
 from . import scatter, take_put  # noqa: F401, E402
-from . import ctc, losses  # noqa: F401, E402 - issue 8: losses, distances, embeddings, bilinear
+from . import bilinear, ctc, embedding, losses  # noqa: F401, E402 - issue 8: losses, distances, embeddings, bilinear
