@@ -148,6 +148,9 @@ case("ctc_loss_log_probs_leaf", lambda m, a: nnf(m).ctc_loss(
     xfail={"gradcheck": "PyTorch's ctc gradient for log_probs adds softmax(log_probs) (removed "
                         "by log_softmax's backward): not the derivative for a leaf",
            "gradgradcheck": "ctc_loss has no second derivative"})
+case("ctc_loss_unbatched", lambda m, a: nnf(m).ctc_loss(
+    a.log_softmax(1), m.tensor([1, 2]).int(), m.tensor(6), m.tensor(2)), ((6, 4),),
+    xfail={"gradgradcheck": "ctc_loss has no second derivative"})
 case("linear_cross_entropy_default", lambda m, a, w: nnf(m).linear_cross_entropy(
     a, w, m.tensor(CLASSES)), ((3, 5), (4, 5)))
 
@@ -207,3 +210,22 @@ def test_gaussian_nll_var_clamp_passes_gradient(torch):
         grads.append(v.grad.numpy())
     np.testing.assert_allclose(grads[0], grads[1])
     assert grads[1][0] != 0
+
+
+def test_docstring_examples_run():
+    """The Examples sections of issue 8's op modules are true."""
+    import doctest
+    import importlib
+
+    for name in ("losses", "ctc", "distance", "embedding", "bilinear"):
+        mod = importlib.import_module(f"retrograd.ops.{name}")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert result.failed == 0, name
+
+
+def test_soft_margin_target_is_not_differentiable(torch):
+    for m in (torch, retrograd):
+        with pytest.raises(RuntimeError, match="not differentiable with respect to argument"):
+            nnf(m).soft_margin_loss(m.zeros(2), m.ones(2, requires_grad=True))

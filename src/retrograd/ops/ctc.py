@@ -248,14 +248,12 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0,
     if zero_infinity:
         inf = xp.isinf(losses._data)
         losses = where(inf, make_tensor(xp.zeros((), lp._data.dtype)), losses)
-    if unbatched:
-        losses = losses.squeeze(0)
     if reduction == "sum":
         return losses.sum()
     if reduction == "mean":
         lengths = make_tensor(xp.maximum(tl, 1).astype(lp._data.dtype))
-        return (losses / (lengths[0] if unbatched else lengths)).mean()
-    return losses
+        return (losses / lengths).mean()
+    return losses.squeeze(0) if unbatched else losses  # (unbatched: only 'none' squeezes)
 
 
 # ----------------------------------------------------------------- public names (registry.py)

@@ -238,6 +238,9 @@ def soft_margin_loss(input, target, size_average=None, reduce=None,  # noqa: A00
     _float_pair(input, target, "soft_margin_loss")
     reduction = legacy_reduction(size_average, reduce, reduction)
     check_reduction(reduction, "soft_margin_loss")
+    if target.requires_grad:
+        raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect "
+                           "to argument 'target'. This input cannot have requires_grad True.")
     y = _data(target)
     if tuple(y.shape) != tuple(input.shape):
         y = namespace(y).broadcast_to(y, input.shape) if y.ndim <= input.ndim else y
