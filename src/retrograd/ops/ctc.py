@@ -31,8 +31,7 @@ from .pointwise import where
 def _logaddexp(xp, *terms):
     out = terms[0]
     for t in terms[1:]:
-        with xp.errstate(invalid="ignore"):
-            out = xp.logaddexp(out, t)
+        out = xp.logaddexp(out, t)
     return out
 
 
@@ -50,25 +49,44 @@ def _extended(xp, targets, target_lengths, blank):
     return ext, skip, valid
 
 
+def _recursion(xp, emit, first, skip, valid, step_order):
+    """The forward (alpha) or, on time- and label-reversed inputs, backward (beta) recursion
+    in log space: ``out[t, s] = logsumexp(out[t-1, s], out[t-1, s-1], out[t-1, s-2] where
+    skip) + emit[t, s]``, -inf outside ``valid``; ``first`` (N,) bool per step says where a
+    sample starts (its row of ``emit`` is taken as is, on its two first positions)."""
+    t_max, n, width = emit.shape
+    neg_inf = -xp.inf
+    out = xp.full(emit.shape, neg_inf, emit.dtype)
+    one = xp.full((n, width), neg_inf, emit.dtype)  # buffers shifted by one and two labels
+    two = xp.full((n, width), neg_inf, emit.dtype)
+    invalid, no_skip = ~valid, ~skip
+    start = xp.full((n, width), neg_inf, emit.dtype)
+    with xp.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        for k, t in enumerate(step_order):
+            row = out[t]
+            if k:
+                prev = out[step_order[k - 1]]
+                one[:, 1:] = prev[:, :-1]
+                two[:, 2:] = prev[:, :-2]
+                xp.putmask(two, no_skip, neg_inf)
+                xp.logaddexp(prev, one, out=row)
+                xp.logaddexp(row, two, out=row)
+                row += emit[t]
+            starts = first[k]
+            if starts.any():
+                start[:, :2] = emit[t][:, :2]
+                row[starts] = start[starts]
+            xp.putmask(row, invalid, neg_inf)
+    return out
+
+
 def _alphas(lp, ext, skip, valid, input_lengths):
     """log alpha, (T, N, S'), -inf where unreachable."""
     xp = namespace(lp)
     t_max, n = lp.shape[:2]
-    rows = xp.arange(n)[:, None]
-    emit = lp[:, rows, ext]  # (T, N, S'): lp of each extended label
-    neg_inf = xp.asarray(-xp.inf, lp.dtype)
-    alpha = xp.full(emit.shape, neg_inf, lp.dtype)
-    if t_max == 0:
-        return alpha, emit
-    alpha[0, :, :2] = emit[0, :, :2]
-    alpha[0] = xp.where(valid, alpha[0], neg_inf)
-    for t in range(1, t_max):
-        prev = alpha[t - 1]
-        one = xp.concatenate([xp.full((n, 1), neg_inf, lp.dtype), prev[:, :-1]], 1)
-        two = xp.concatenate([xp.full((n, 2), neg_inf, lp.dtype), prev[:, :-2]], 1)
-        two = xp.where(skip, two, neg_inf)
-        alpha[t] = xp.where(valid, _logaddexp(xp, prev, one, two) + emit[t], neg_inf)
-    return alpha, emit
+    emit = lp[:, xp.arange(n)[:, None], ext]  # (T, N, S'): lp of each extended label
+    first = [xp.full(n, k == 0) for k in range(t_max)]
+    return _recursion(xp, emit, first, skip, valid, list(range(t_max))), emit
 
 
 def _nll(alpha, input_lengths, target_lengths):
@@ -98,35 +116,31 @@ def _ctc_grad(lp, alpha, nll, targets, input_lengths, target_lengths, blank, zer
     ext, skip, valid = _extended(xp, targets, target_lengths, blank)
     rows = xp.arange(n)[:, None]
     emit = lp[:, rows, ext]
-    neg_inf = xp.asarray(-xp.inf, lp.dtype)
-    beta = xp.full(emit.shape, neg_inf, lp.dtype)
-    end = 2 * target_lengths
+    # beta is alpha's recursion run backwards in time on the labels reversed per sample
     width = ext.shape[1]
-    pos = xp.arange(width)[None, :]
-    at_end = (pos == end[:, None]) | ((pos == end[:, None] - 1) & (target_lengths[:, None] > 0))
-    # the transition s + 2 -> s is allowed where s + 2 may skip back to s
-    skip_back = xp.concatenate([skip[:, 2:], xp.zeros((n, 2), bool)], 1)
-    for t in range(t_max - 1, -1, -1):
-        start = (input_lengths - 1 == t)[:, None]
-        inside = (t < input_lengths - 1)[:, None]
-        init = xp.where(at_end, emit[t], neg_inf)
-        if t + 1 < t_max:
-            nxt = beta[t + 1]
-            one = xp.concatenate([nxt[:, 1:], xp.full((n, 1), neg_inf, lp.dtype)], 1)
-            two = xp.concatenate([nxt[:, 2:], xp.full((n, 2), neg_inf, lp.dtype)], 1)
-            two = xp.where(skip_back, two, neg_inf)
-            step = _logaddexp(xp, nxt, one, two) + emit[t]
-        else:
-            step = xp.full(emit[t].shape, neg_inf, lp.dtype)
-        beta[t] = xp.where(valid & start, init, xp.where(valid & inside, step, neg_inf))
+    rev = (2 * target_lengths)[:, None] - xp.arange(width)[None, :]  # s -> L' - 1 - s
+    rev_ok = rev >= 0
+    rev_idx = xp.where(rev_ok, rev, 0)
+    emit_rev = xp.take_along_axis(emit, xp.broadcast_to(rev_idx, emit.shape), axis=2)
+    skip_rev = xp.take_along_axis(skip, xp.where(rev_ok, rev_idx + 2, 0).clip(0, width - 1),
+                                  axis=1) & rev_ok & (rev_idx + 2 < width)
+    first = [(input_lengths - 1) == t for t in range(t_max - 1, -1, -1)]
+    beta_rev = _recursion(xp, emit_rev, first, skip_rev, valid & rev_ok,
+                          list(range(t_max - 1, -1, -1)))
+    beta = xp.take_along_axis(beta_rev, xp.broadcast_to(rev_idx, emit.shape), axis=2)
+    beta = xp.where(valid & rev_ok, beta, -xp.inf)
+    beta = xp.where((xp.arange(t_max)[:, None] < input_lengths[None, :])[:, :, None], beta,
+                    -xp.inf)
     ab = alpha + beta  # (T, N, S')
-    # log sum over the positions s carrying each class c
-    lcab = xp.full(lp.shape, neg_inf, lp.dtype)
-    tt = xp.arange(t_max)[:, None]
-    for s in range(width):
-        idx = (tt, rows.T, ext[None, :, s])
-        lcab[idx] = _logaddexp(xp, lcab[idx], ab[:, :, s])
-    with xp.errstate(over="ignore", invalid="ignore"):
+    # log sum over the positions s carrying each class c: shifted by the largest term per
+    # (t, n), summed through a one-hot product (terms below it by > ~700 underflow: they
+    # are that much smaller than the gradient's other terms)
+    with xp.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        top = ab.max(2, keepdims=True)
+        top = xp.where(xp.isfinite(top), top, 0)
+        onehot = (ext[:, :, None] == xp.arange(c)).astype(lp.dtype)  # (N, S', C)
+        summed = xp.einsum("tns,nsc->tnc", xp.exp(ab - top), onehot)
+        lcab = xp.log(summed) + top
         grad = xp.exp(lp) - xp.exp(lcab + nll[None, :, None] - lp)
     in_time = (xp.arange(t_max)[:, None] < input_lengths[None, :])[:, :, None]
     grad = xp.where(in_time, grad, 0)

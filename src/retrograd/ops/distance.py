@@ -181,13 +181,13 @@ def _pair_index(xp, n):
 def _pdist_fwd(x, p):
     xp = namespace(x)
     i, j = _pair_index(xp, x.shape[0])
-    diff = xp.abs(x[i] - x[j])
+    diff = xp.abs(xp.take(x, i, 0) - xp.take(x, j, 0))  # (take: ~10x faster than x[i])
     if p == 0:
         return (diff != 0).sum(-1).astype(x.dtype)
     if p == 1:
         return diff.sum(-1)
     if p == 2:
-        return xp.sqrt((diff * diff).sum(-1))
+        return xp.sqrt(xp.einsum("pm,pm->p", diff, diff))
     if math.isinf(p):
         return diff.max(-1, initial=0) if diff.shape[-1] else diff.sum(-1)
     return ((diff ** p).sum(-1)) ** (1.0 / p)
@@ -216,6 +216,22 @@ def _pair_grad(g, diff, d, p):
     return where(zero, 0.0, sign(diff) * ad ** (p - 1) * (gg / safe_d ** (p - 1)))
 
 
+def _pair_sums(xp, gp, n, out):
+    """``out[i] += gp[k]``, ``out[j] -= gp[k]`` for each pair k = (i, j), as segment sums:
+    the pairs are grouped by i already (row-major), and by j in the order of
+    ``tril_indices`` (np.add.at, unbuffered, is ~20x slower)."""
+    if n < 2:
+        return out
+    sizes = xp.arange(n - 1, 0, -1)
+    starts = xp.concatenate([xp.zeros(1, "int64"), xp.cumsum(sizes)[:-1]])
+    out[:-1] += xp.add.reduceat(gp, starts, axis=0)
+    jj, ii = xp.tril_indices(n, -1)  # by j, then i
+    order = ii * (2 * n - ii - 1) // 2 + (jj - ii - 1)  # their row-major pair numbers
+    starts = xp.concatenate([xp.zeros(1, "int64"), xp.cumsum(xp.arange(1, n - 1))])
+    out[1:] -= xp.add.reduceat(xp.take(gp, order, 0), starts, axis=0)
+    return out
+
+
 def _pdist_vjp(node, g, saved):
     from .layout import index_select
     from .scatter import index_add
@@ -224,6 +240,16 @@ def _pdist_vjp(node, g, saved):
     p = node.params[0]
     xp = namespace(d._data if isinstance(d, Tensor) else d)
     n = x.shape[0]
+    if p == 2 and not isinstance(g, Tensor):
+        # first order, p = 2: grad_i = sum_j r_ij (x_i - x_j) with r = g / d (0 where d = 0)
+        # in one symmetric (N, N) matrix and a product, no (pairs, M) arrays
+        with xp.errstate(divide="ignore", invalid="ignore"):
+            ratio = xp.where(d == 0, 0, g / d)
+        i, j = _pair_index(xp, n)
+        r = xp.zeros((n, n), x.dtype)
+        r[i, j] = ratio
+        r += r.T
+        return (r.sum(1)[:, None] * x - r @ x,)
     i, j = (xp.asarray(k, dtype="int64") for k in _pair_index(xp, n))
     if isinstance(x, Tensor):
         from ..tensor import make_tensor
@@ -232,14 +258,11 @@ def _pdist_vjp(node, g, saved):
         diff = index_select(x, 0, i) - index_select(x, 0, j)
         zeros = make_tensor(xp.zeros(tuple(x.shape), x._data.dtype))
     else:
-        diff = x[i] - x[j]
+        diff = xp.take(x, i, 0) - xp.take(x, j, 0)
         zeros = xp.zeros(x.shape, x.dtype)
     gp = _pair_grad(g, diff, d, p)
-    if not isinstance(gp, Tensor):  # (arrays: one unbuffered scatter-add per side)
-        out = zeros
-        xp.add.at(out, i, gp)
-        xp.subtract.at(out, j, gp)
-        return (out,)
+    if not isinstance(gp, Tensor):
+        return (_pair_sums(xp, gp, n, zeros),)
     return (index_add(index_add(zeros, 0, i, gp), 0, j, gp, alpha=-1),)
 
 

@@ -32,8 +32,18 @@ def _index_add_rows(xp, shape, dtype, index, rows):
 
         zeros = make_tensor(xp.zeros(shape, dtype))
         return index_add(zeros, 0, make_tensor(index), rows)
-    out = xp.zeros(shape, rows.dtype)
-    xp.add.at(out, index, rows)
+    return segment_sums(xp, shape, rows.dtype, index, rows)
+
+
+def segment_sums(xp, shape, dtype, index, rows):
+    """``zeros(shape)`` with ``rows[k]`` added at ``index[k]``: sorted by index and summed
+    per run (np.add.reduceat), several times faster than the unbuffered np.add.at."""
+    out = xp.zeros(shape, dtype)
+    if index.shape[0] == 0:
+        return out
+    order = xp.argsort(index, kind="stable")
+    uniq, starts = xp.unique(index[order], return_index=True)
+    out[uniq] = xp.add.reduceat(xp.take(rows, order, 0), starts, axis=0)
     return out
 
 
@@ -50,7 +60,7 @@ def _take_rows(x, index):
 
 
 def _embedding_fwd(weight, indices, padding_idx, scale_grad_by_freq, num, dim):
-    return weight[indices]
+    return namespace(weight).take(weight, indices, 0)  # (take: much faster than weight[idx])
 
 
 def _embedding_vjp(node, g, saved):
@@ -180,7 +190,7 @@ def _bag_fwd(weight, psw, idx, bag_of, bags, keep, mode, freq_scale):
     xp = namespace(weight)
     dim = weight.shape[1]
     used = xp.nonzero(keep)[0]
-    rows = weight[idx[used]]
+    rows = xp.take(weight, idx[used], 0)
     if psw is not None:
         rows = rows * psw[used][:, None]
     if mode == 2:
@@ -194,8 +204,7 @@ def _bag_fwd(weight, psw, idx, bag_of, bags, keep, mode, freq_scale):
                 out[b] = block[which, xp.arange(dim)]
                 arg[b] = idx[sel][which]
         return out, (arg,)
-    out = xp.zeros((bags, dim), weight.dtype)
-    xp.add.at(out, bag_of[used], rows)
+    out = segment_sums(xp, (bags, dim), weight.dtype, bag_of[used], rows)
     if mode == 1:
         counts = xp.bincount(bag_of[used], minlength=bags)
         out = out / xp.maximum(counts, 1)[:, None].astype(weight.dtype)
