@@ -345,7 +345,7 @@ def _class_rows(x, target):
     return (x[None], target.reshape(1)) if x.ndim == 1 else (x, target)
 
 
-def _multi_margin_terms(x, y, p, margin):
+def _multi_margin_terms(x, y, margin):
     """``z = margin - x[y] + x`` per class and the mask of the terms that count."""
     xp = namespace(_data(x))
     rows = xp.arange(len(y))
@@ -359,7 +359,7 @@ def _multi_margin_terms(x, y, p, margin):
 def _multi_margin_fwd(x, y, weight, p, margin, reduction, shape):
     xp = namespace(x)
     x2, y2 = _class_rows(x, y)
-    z, mask = _multi_margin_terms(x2, y2, p, margin)
+    z, mask = _multi_margin_terms(x2, y2, margin)
     h = xp.where(mask, z, 0) ** p
     if weight is not None:
         h = h * weight[y2][:, None]
@@ -377,7 +377,7 @@ def _multi_margin_vjp(node, g, saved):
     xp = namespace(y)
     x2, y2 = _class_rows(x, y)
     n, c = x2.shape
-    z, mask = _multi_margin_terms(x2, y2, p, margin)
+    z, mask = _multi_margin_terms(x2, y2, margin)
     # d/dx[j] = p z^(p-1) w[y] / C for each counted j; x[y] gets minus their sum
     coef = where(mask, z * 2.0, 0.0) if p == 2 else mask.astype(_data(x).dtype)
     if weight is not None:
