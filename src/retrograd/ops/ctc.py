@@ -273,4 +273,16 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0,
 # ----------------------------------------------------------------- public names (registry.py)
 from .registry import register  # noqa: E402
 
+
+
+def _ctc_loss_aten(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0,
+                   zero_infinity=False):
+    """``retrograd.ctc_loss``: PyTorch's top-level spelling (an int reduction)."""
+    from .losses import reduction_name
+
+    return ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
+                    reduction_name(reduction, "ctc_loss"), zero_infinity)
+
+
 register(ctc_loss, function=False, method=False, functional=("ctc_loss",))
+register(_ctc_loss_aten, "ctc_loss", method=False)

@@ -464,7 +464,17 @@ __all__ = ["cdist", "cosine_similarity", "pairwise_distance", "pdist", "triplet_
 # ----------------------------------------------------------------- public names (registry.py)
 from .registry import register  # noqa: E402
 
+def _triplet_margin_aten(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False,
+                         reduction=0):
+    """``retrograd.triplet_margin_loss``: PyTorch's top-level spelling (an int reduction)."""
+    from .losses import reduction_name
+
+    return triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
+                               reduction=reduction_name(reduction, "triplet_margin_loss"))
+
+
 register(cdist, method=False)
+register(_triplet_margin_aten, "triplet_margin_loss", method=False)
 for _fn in (pdist, pairwise_distance, cosine_similarity):
     register(_fn, method=False, functional=(_fn.__name__,))
 for _fn in (triplet_margin_loss, triplet_margin_with_distance_loss):

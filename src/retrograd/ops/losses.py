@@ -623,6 +623,12 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6,  # noqa: A002
     return reduce_loss(loss, reduction)
 
 
+def _kl_terms(input, target, log_target):  # noqa: A002
+    if log_target:
+        return exp(target) * (target - input)
+    return xlogy(target, target) - target * input
+
+
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean",  # noqa: A002
            log_target=False):
     """The Kullback-Leibler divergence ``target * (log target - input)`` of log-probabilities
@@ -651,11 +657,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean",  # n
             raise ValueError(f"{reduction} is not a valid value for reduction (kl_div takes "
                              "'none', 'batchmean', 'mean' or 'sum')")
         mode = "sum" if reduction == "batchmean" else reduction
-    if log_target:
-        out = exp(target) * (target - input)
-    else:
-        out = xlogy(target, target) - target * input
-    reduced = reduce_loss(out, mode)
+    reduced = reduce_loss(_kl_terms(input, target, log_target), mode)
     if reduction == "batchmean" and input.ndim != 0:
         reduced = reduced / input.shape[0]
     return reduced
@@ -682,8 +684,73 @@ def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None,  # n
                          reduction, label_smoothing)
 
 
+# ----------------------------------------------------------------- torch.* spellings
+
+_ENUM = ("none", "mean", "sum")  # PyTorch's at::Reduction: 0, 1, 2
+# (their reduction defaults to 0, none: what torch 2.13's top-level bindings do, although
+# the ATen schemas say Mean)
+
+
+def reduction_name(reduction, name):
+    """The reduction of PyTorch's top-level (ATen) loss functions: an int, 0 / 1 / 2."""
+    if isinstance(reduction, bool) or not isinstance(reduction, int) or not 0 <= reduction < 3:
+        raise (TypeError if not isinstance(reduction, int) else RuntimeError)(
+            f"{name}(): argument 'reduction' must be an int, 0 (none), 1 (mean) or 2 (sum), "
+            f"got {reduction!r} (nn.functional.{name} takes the names)")
+    return _ENUM[reduction]
+
+
+def _kl_div_aten(input, target, reduction=0, *, log_target=False):  # noqa: A002
+    """``retrograd.kl_div``: PyTorch's ``torch.kl_div`` (an int reduction, no 'batchmean'
+    and no warning; see ``nn.functional.kl_div``)."""
+    return reduce_loss(_kl_terms(input, target, log_target), reduction_name(reduction, "kl_div"))
+
+
+def _margin_ranking_aten(input1, input2, target, margin=0.0, reduction=0):
+    """``retrograd.margin_ranking_loss``: PyTorch's top-level spelling (an int reduction)."""
+    return margin_ranking_loss(input1, input2, target, margin,
+                               reduction=reduction_name(reduction, "margin_ranking_loss"))
+
+
+def _hinge_embedding_aten(input, target, margin=1.0, reduction=0):  # noqa: A002
+    """``retrograd.hinge_embedding_loss``: PyTorch's top-level spelling (an int reduction)."""
+    return hinge_embedding_loss(input, target, margin,
+                                reduction=reduction_name(reduction, "hinge_embedding_loss"))
+
+
+def _cosine_embedding_aten(input1, input2, target, margin=0.0, reduction=0):
+    """``retrograd.cosine_embedding_loss``: PyTorch's top-level spelling (an int
+    reduction)."""
+    return cosine_embedding_loss(input1, input2, target, margin,
+                                 reduction=reduction_name(reduction, "cosine_embedding_loss"))
+
+
+def _poisson_nll_aten(input, target, log_input, full, eps, reduction):  # noqa: A002
+    """``retrograd.poisson_nll_loss``: PyTorch's top-level spelling (every argument
+    required, an int reduction)."""
+    return poisson_nll_loss(input, target, log_input, full, eps=eps,
+                            reduction=reduction_name(reduction, "poisson_nll_loss"))
+
+
+def _bce_logits_aten(input, target, weight=None, pos_weight=None, reduction=0):  # noqa: A002
+    """``retrograd.binary_cross_entropy_with_logits``: PyTorch's top-level spelling
+    (``pos_weight`` before an int reduction)."""
+    from .nn import binary_cross_entropy_with_logits
+
+    return binary_cross_entropy_with_logits(
+        input, target, weight, reduction=reduction_name(
+            reduction, "binary_cross_entropy_with_logits"), pos_weight=pos_weight)
+
+
 # ----------------------------------------------------------------- public names (registry.py)
 from .registry import register  # noqa: E402
+
+for _fn, _name in ((_kl_div_aten, "kl_div"), (_margin_ranking_aten, "margin_ranking_loss"),
+                   (_hinge_embedding_aten, "hinge_embedding_loss"),
+                   (_cosine_embedding_aten, "cosine_embedding_loss"),
+                   (_poisson_nll_aten, "poisson_nll_loss"),
+                   (_bce_logits_aten, "binary_cross_entropy_with_logits")):
+    register(_fn, _name, method=False)
 
 for _fn in (smooth_l1_loss, huber_loss, soft_margin_loss, margin_ranking_loss,
             hinge_embedding_loss, cosine_embedding_loss, multi_margin_loss,
