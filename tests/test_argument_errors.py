@@ -918,6 +918,10 @@ LOSS_CASES = [
         a(m, 4, 1, 3).log_softmax(2), i(m, [[1]]), [4, 4], [1]), ["input_lengths"]),
     ("ctc input_lengths > T", lambda m: f(m).ctc_loss(
         a(m, 4, 1, 3).log_softmax(2), i(m, [[1]]), [5], [1]), ["input_lengths"]),
+    ("ctc float targets ok", lambda m: f(m).ctc_loss(a(m, 4, 1, 3).log_softmax(2),
+                                                      m.tensor([[1.7]]), [4], [1]), None),
+    ("ctc target lengths > width", lambda m: f(m).ctc_loss(
+        a(m, 4, 1, 3).log_softmax(2), i(m, [[1]]), [4], [2]), ["targets"]),
     ("ctc reduction", lambda m: f(m).ctc_loss(a(m, 4, 1, 3).log_softmax(2), i(m, [[1]]), [4],
                                                [1], reduction="x"), ["reduction"]),
     ("cosine_similarity dim oob", lambda m: m.cosine_similarity(a(m, 2, 3), a(m, 2, 3), dim=2),

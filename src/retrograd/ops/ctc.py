@@ -210,6 +210,8 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0,
     unbatched = log_probs.ndim == 2
     lp = log_probs.unsqueeze(1) if unbatched else log_probs
     tg = targets._data if isinstance(targets, Tensor) else targets
+    if tg.dtype.kind == "f":  # PyTorch truncates floating labels to integers
+        tg = tg.astype("int64")
     if tg.dtype.kind not in "iu":
         raise RuntimeError(f"ctc_loss(): targets must be integers (Long or Int), got "
                            f"{scalar_type_name(tg.dtype)}")
