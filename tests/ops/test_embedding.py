@@ -105,6 +105,18 @@ def test_max_norm_renormalises_the_weight_in_place_as_torch(norm_type, torch):
         np.testing.assert_allclose(g, want, rtol=1e-12)
 
 
+@pytest.mark.parametrize("mode", ["sum", "max"])
+def test_embedding_bag_max_norm_as_torch(mode, torch):
+    got = []
+    for m in (retrograd, torch):
+        w = m.tensor(np.arange(18.0).reshape(6, 3) / 4 - 1, requires_grad=True)
+        out = nnf(m).embedding_bag(m.tensor([[0, 5], [5, 3]]), w, max_norm=1.5, mode=mode)
+        out.sum().backward()
+        got.append((out.detach().numpy(), w.detach().numpy(), w.grad.numpy()))
+    for g, want in zip(*got):
+        np.testing.assert_allclose(g, want, rtol=1e-12)
+
+
 # ----------------------------------------------------------------------------- one_hot
 
 
@@ -142,6 +154,8 @@ BAD = [
      "offsets"),
     ("bag 2d with offsets", lambda m: nnf(m).embedding_bag(m.tensor([[1, 2]]), m.tensor(W),
                                                            m.tensor([0])), "offsets"),
+    ("bag 2d width 0", lambda m: nnf(m).embedding_bag(m.zeros(3, 0, dtype=m.int64),
+                                                      m.tensor(W)), "step"),
     ("bag mode", lambda m: nnf(m).embedding_bag(m.tensor([[1, 2]]), m.tensor(W), mode="avg"),
      "mode"),
     ("bag max freq", lambda m: nnf(m).embedding_bag(m.tensor([[1, 2]]), m.tensor(W),

@@ -279,7 +279,11 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,  # no
             raise ValueError(f"if input is 2D, then offsets has to be None, as input is treated "
                              f"is a mini-batch of fixed length sequences. However, found "
                              f"offsets of type {type(offsets)}")
-        offs = np.arange(0, idx.size, max(idx.shape[1], 1), dtype="int64")[:idx.shape[0]]
+        if idx.shape[1] == 0:  # (PyTorch's arange of offsets fails: step must be nonzero)
+            raise RuntimeError(f"embedding_bag(): a 2-D input of {idx.shape[0]} empty bags "
+                               "(width 0) is refused, as PyTorch (step must be nonzero); pass "
+                               "1-D indices with offsets for empty bags")
+        offs = np.arange(idx.shape[0], dtype="int64") * idx.shape[1]
         include_last_offset = False
         idx = idx.reshape(-1)
         if psw is not None:
