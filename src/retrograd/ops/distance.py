@@ -174,8 +174,19 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
 # ----------------------------------------------------------------- pdist (PdistBackward0)
 
 
+_PAIRS: dict = {}
+
+
 def _pair_index(xp, n):
-    return xp.triu_indices(n, 1)
+    """The (i, j), i < j, of pdist's pairs in row-major order, kept for the last few sizes
+    (building them costs as much as the distances of a few hundred rows)."""
+    key = (xp.__name__, n)
+    pairs = _PAIRS.get(key)
+    if pairs is None:
+        if len(_PAIRS) > 8:
+            _PAIRS.clear()
+        pairs = _PAIRS[key] = xp.triu_indices(n, 1)
+    return pairs
 
 
 def _pdist_fwd(x, p):
