@@ -1147,3 +1147,90 @@ NORM_CASES = [
 @pytest.mark.parametrize("fn,words", [c[1:] for c in NORM_CASES], ids=[c[0] for c in NORM_CASES])
 def test_normalization_activation_dropout_arguments_match_torch(fn, words):
     check(fn, words)
+# ---- losses, distances, embeddings (issue 8): bad reductions, target shapes and dtypes,
+# indices out of range.  Their own test; CASES also lists them, for the coverage check above.
+
+
+def f(m):
+    return m.nn.functional
+
+
+LOSS_CASES = [
+    ("smooth_l1 reduction", lambda m: f(m).smooth_l1_loss(a(m, 2), a(m, 2), reduction="avg"),
+     ["avg"]),
+    ("smooth_l1 beta<0", lambda m: f(m).smooth_l1_loss(a(m, 2), a(m, 2), beta=-1.0), ["beta"]),
+    ("huber delta=0", lambda m: f(m).huber_loss(a(m, 2), a(m, 2), delta=0.0), ["delta"]),
+    ("huber weight shape", lambda m: f(m).huber_loss(a(m, 2, 3), a(m, 2, 3), weight=a(m, 3)),
+     ["weight"]),
+    ("soft_margin reduction", lambda m: f(m).soft_margin_loss(a(m, 2), a(m, 2), reduction="x"),
+     ["reduction"]),
+    ("margin_ranking ndim", lambda m: f(m).margin_ranking_loss(a(m, 2), a(m, 2), a(m, 2, 1)),
+     ["margin_ranking_loss"]),
+    ("hinge reduction", lambda m: f(m).hinge_embedding_loss(a(m, 2), a(m, 2), reduction="x"),
+     ["reduction"]),
+    ("cosine_embedding 2-d target", lambda m: f(m).cosine_embedding_loss(
+        a(m, 2, 3), a(m, 2, 3), a(m, 2, 1)), ["target"]),
+    ("cosine_embedding 1-d target 1-d inputs", lambda m: f(m).cosine_embedding_loss(
+        a(m, 3), a(m, 3), a(m, 1)), ["2d input"]),
+    ("multi_margin p=3", lambda m: f(m).multi_margin_loss(a(m, 2, 3), i(m, [0, 1]), p=3),
+     ["p == 1"]),
+    ("multi_margin float target", lambda m: f(m).multi_margin_loss(a(m, 2, 3), a(m, 2)),
+     ["long"]),
+    ("multi_margin target shape", lambda m: f(m).multi_margin_loss(a(m, 2, 3), i(m, [0])),
+     ["target"]),
+    ("multi_margin 2-d weight", lambda m: f(m).multi_margin_loss(
+        a(m, 2, 3), i(m, [0, 1]), weight=a(m, 1, 3)), ["weight"]),
+    ("multilabel_margin shape", lambda m: f(m).multilabel_margin_loss(
+        a(m, 2, 3), i(m, [[0, -1, 0]])), ["target"]),
+    ("multilabel_soft_margin reduction", lambda m: f(m).multilabel_soft_margin_loss(
+        a(m, 2, 3), a(m, 2, 3), reduction="x"), ["not valid"]),
+    ("poisson_nll reduction", lambda m: f(m).poisson_nll_loss(a(m, 2), a(m, 2), reduction="x"),
+     ["reduction"]),
+    ("gaussian_nll var size", lambda m: f(m).gaussian_nll_loss(a(m, 2, 3), a(m, 2, 3),
+                                                                a(m, 2, 2) + 1), ["var"]),
+    ("gaussian_nll negative var", lambda m: f(m).gaussian_nll_loss(a(m, 2), a(m, 2), -a(m, 2)
+                                                                    - 1), ["negative"]),
+    ("gaussian_nll negative float var", lambda m: f(m).gaussian_nll_loss(a(m, 2), a(m, 2),
+                                                                          -1.0), ["negative"]),
+    ("kl_div reduction", lambda m: f(m).kl_div(a(m, 2), a(m, 2), reduction="x"), ["reduction"]),
+    ("bce logits pos_weight shape", lambda m: f(m).binary_cross_entropy_with_logits(
+        a(m, 2, 3), a(m, 2, 3), pos_weight=a(m, 2)), ["pos_weight", "[2]"]),
+    ("ctc blank", lambda m: f(m).ctc_loss(a(m, 4, 1, 3).log_softmax(2), i(m, [[1]]), [4], [1],
+                                           blank=3), ["blank"]),
+    ("ctc input_lengths count", lambda m: f(m).ctc_loss(
+        a(m, 4, 1, 3).log_softmax(2), i(m, [[1]]), [4, 4], [1]), ["input_lengths"]),
+    ("ctc input_lengths > T", lambda m: f(m).ctc_loss(
+        a(m, 4, 1, 3).log_softmax(2), i(m, [[1]]), [5], [1]), ["input_lengths"]),
+    ("ctc float targets ok", lambda m: f(m).ctc_loss(a(m, 4, 1, 3).log_softmax(2),
+                                                      m.tensor([[1.7]]), [4], [1]), None),
+    ("ctc target lengths > width", lambda m: f(m).ctc_loss(
+        a(m, 4, 1, 3).log_softmax(2), i(m, [[1]]), [4], [2]), ["targets"]),
+    ("ctc reduction", lambda m: f(m).ctc_loss(a(m, 4, 1, 3).log_softmax(2), i(m, [[1]]), [4],
+                                               [1], reduction="x"), ["reduction"]),
+    ("cosine_similarity dim oob", lambda m: m.cosine_similarity(a(m, 2, 3), a(m, 2, 3), dim=2),
+     ["cosine_similarity"]),
+    ("cosine_similarity ok", lambda m: m.cosine_similarity(a(m, 2, 3), a(m, 2, 3), 0), None),
+    ("cosine_similarity no broadcast", lambda m: m.cosine_similarity(a(m, 2, 3), a(m, 4, 3)),
+     ["size"]),
+    ("pdist 1-d", lambda m: m.pdist(a(m, 3)), ["pdist"]),
+    ("pairwise_distance shapes", lambda m: m.pairwise_distance(a(m, 2, 3), a(m, 4, 3)),
+     ["size"]),
+    ("triplet margin<=0", lambda m: f(m).triplet_margin_loss(a(m, 2), a(m, 2), a(m, 2),
+                                                              margin=0.0), ["margin"]),
+    ("embedding index oob", lambda m: f(m).embedding(i(m, [3]), a(m, 3, 2)),
+     ["index out of range"]),
+    ("embedding float index", lambda m: f(m).embedding(a(m, 2), a(m, 3, 2)), ["indices"]),
+    ("one_hot oob", lambda m: f(m).one_hot(i(m, [3]), 3), ["num_classes"]),
+    ("bilinear sizes", lambda m: m.bilinear(a(m, 2, 3), a(m, 2, 3), a(m, 1, 2, 3)),
+     ["bilinear"]),
+]
+CASES += LOSS_CASES
+
+
+@pytest.mark.parametrize("fn,words", [c[1:] for c in LOSS_CASES], ids=[c[0] for c in LOSS_CASES])
+def test_losses_refuse_as_torch(fn, words):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(fn, words)

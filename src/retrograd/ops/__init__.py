@@ -238,3 +238,4 @@ from . import scatter, take_put  # noqa: F401, E402
 from . import conv  # noqa: F401, E402 - convolutions, unfold / fold (issue 8)
 from . import pooling, pooling_adaptive  # noqa: F401, E402 - pooling, max_unpool (issue 8)
 from . import activation_more, dropout, normalization  # noqa: F401, E402 - issue 8 (norm)
+from . import bilinear, ctc, embedding, losses  # noqa: F401, E402 - issue 8: losses, distances, embeddings, bilinear
