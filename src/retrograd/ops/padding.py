@@ -70,20 +70,22 @@ def _check(x, mode, pad, k):
                 f"input dimension, but got: padding ({lo}, {hi}) at dimension {d} of input "
                 f"{shape} (reflect padding mirrors the input without its edge; use "
                 "mode='replicate' or 'circular', or a smaller pad)")
+        out = size + lo + hi
         if mode == "circular":
             if lo > size or hi > size:
                 raise RuntimeError(
                     f"Padding value causes wrapping around more than once: padding ({lo}, "
                     f"{hi}) at dimension {d} of input {shape} (circular padding can copy at "
                     "most the whole dimension)")
-            if size + min(lo, 0) + min(hi, 0) < 0:
+            if out < 0 or (out > 0 and size + min(lo, 0) + min(hi, 0) <= 0):
                 raise RuntimeError(
                     f"Negative padding value is resulting in an empty dimension: padding "
-                    f"({lo}, {hi}) at dimension {d} of input {shape}")
-        if size + lo + hi < 0:
+                    f"({lo}, {hi}) at dimension {d} of input {shape} (in pad(mode='circular'))")
+        if out < (1 if k == 1 and mode != "circular" else 0):  # (PyTorch's 1-d kernels: >= 1)
             raise RuntimeError(
-                f"input (size {size} at dimension {d}) is too small for padding ({lo}, {hi}): "
-                f"calculated output size {size + lo + hi} (in pad(mode={mode!r}))")
+                f"input ({'DHW'[3 - k + i] if k > 1 else 'W'}: {size}) is too small. "
+                f"Calculated output {'DHW'[3 - k + i] if k > 1 else 'W'}: {out} (in "
+                f"pad(mode={mode!r}) with padding ({lo}, {hi}) at dimension {d})")
 
 
 def pad(input, pad, mode="constant", value=None):  # noqa: A002 - PyTorch's names

@@ -43,13 +43,9 @@ def _nearest_taps(in_size, out_size, scale, exact):
     else:
         s = f32(in_size) / f32(out_size)
     o = np.arange(out_size)
-    if exact:  # (o + 0.5) is a double in C++, times the float scale, then floorf
-        src = np.floor((o + 0.5) * np.float64(s)).astype(f32)
+    if exact:  # (o + 0.5) is a double in C++, times the float scale, then floorf (of a float)
+        src = np.floor(((o + 0.5) * np.float64(s)).astype(f32))
     else:
-        if scale is None and out_size == in_size:
-            return o[None, :]
-        if scale is None and out_size == 2 * in_size:
-            return (o >> 1)[None, :]
         src = np.floor(o.astype(f32) * s)
     return np.minimum(src.astype(np.int64), in_size - 1)[None, :]
 
@@ -241,7 +237,13 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest",  # noqa: A0
     for i in range(k):
         axis = i - k  # spatial dims counted from the end
         n_in, n_out, sf = x.shape[2 + i], out[i], factors[i]
-        if mode.startswith("nearest"):
+        if n_in == n_out and (mode in ("linear", "bilinear", "trilinear")
+                              or (mode == "nearest" and k == 2)):
+            # PyTorch's kernels copy an axis whose size does not change, whatever the scale
+            # factor says (these modes only: bicubic, nearest-exact, 1-d and 3-d nearest
+            # resample it)
+            maps.append(AxisMap(axis, np.arange(n_in)[None, :], None, n_in))
+        elif mode.startswith("nearest"):
             maps.append(AxisMap(axis, _nearest_taps(n_in, n_out, sf, mode != "nearest"),
                                 None, n_in))
         elif mode == "area":
@@ -378,8 +380,27 @@ _channel_unshuffle = defop(
     "ChannelShuffleBackward0", 1, NOTHING)
 
 
+def _no_derivative(node, g, saved):
+    raise RuntimeError("derivative for aten::native_channel_shuffle is not implemented (as in "
+                       "PyTorch); use channel_shuffle, whose derivative exists")
+
+
+# PyTorch's native_channel_shuffle has no derivative: its grad_fn raises at backward
+_native_channel_shuffle = defop("native_channel_shuffle", _channel_shuffle_fwd, _no_derivative,
+                                "NotImplemented", 1, NOTHING)
+
+
 def channel_shuffle(input, groups):  # noqa: A002
     """Interleave the channels of (N, C, *) in ``groups`` groups: (g, C/g) -> (C/g, g)."""
+    return _channel_shuffle(_check_channel_shuffle(input, groups), groups)
+
+
+def native_channel_shuffle(input, groups):  # noqa: A002
+    """:func:`channel_shuffle` without a derivative (PyTorch's native kernel)."""
+    return _native_channel_shuffle(_check_channel_shuffle(input, groups), groups)
+
+
+def _check_channel_shuffle(input, groups):  # noqa: A002
     g = _factor(groups, "groups", "channel_shuffle")
     x = input
     if x.ndim <= 2:
@@ -391,7 +412,7 @@ def channel_shuffle(input, groups):  # noqa: A002
     if x.shape[1] % g:
         raise RuntimeError(f"Number of channels must be divisible by groups. Got "
                            f"{x.shape[1]} channels and {g} groups.")
-    return _channel_shuffle(x, g)
+    return x
 
 
 # ----------------------------------------------------------------- public names (registry.py)
@@ -401,5 +422,6 @@ for _fn in (interpolate, upsample, upsample_nearest, upsample_bilinear):
     register(_fn, function=False, method=False, functional=(_fn.__name__,))
 register(pixel_shuffle, method=False, functional=("pixel_shuffle",))
 register(pixel_unshuffle, method=False, functional=("pixel_unshuffle",))
-register(channel_shuffle, method=False, functional=("channel_shuffle", "native_channel_shuffle"),
-         aliases=("native_channel_shuffle",))
+register(channel_shuffle, method=False, functional=("channel_shuffle",))
+register(native_channel_shuffle, method=False, functional=("native_channel_shuffle",),
+         differentiable=False)
