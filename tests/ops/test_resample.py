@@ -84,9 +84,46 @@ case("native_channel_shuffle", lambda m, a: m.native_channel_shuffle(a, 2) * a, 
 case("native_channel_shuffle_F", lambda m, a: nnf(m).native_channel_shuffle(a, 4),
      ((2, 4, 1),), xfail=_NO_DERIVATIVE)
 
+
+
+
+# ----------------------------------------------------------------- grid_sample, affine_grid
+def _grid(m, g, scale=1.4):
+    """A grid reaching past [-1, 1] (so the padding modes matter), from a tanh."""
+    return g.tanh() * scale
+
+
+_GS_SHAPES = {4: ((1, 2, 3, 4), (1, 2, 3, 2)), 5: ((1, 1, 2, 3, 3), (1, 2, 1, 2, 3))}
+# every mode with every padding (align_corners alternating); 3-d: bilinear, and nearest once
+for _nd, _modes in ((4, ("bilinear", "nearest", "bicubic")), (5, ("bilinear", "nearest"))):
+    for _i, _mode in enumerate(_modes):
+        for _j, _pad in enumerate(("zeros", "border", "reflection")):
+            if _nd == 5 and _mode == "nearest" and _pad != "zeros":
+                continue
+            _ac = bool((_i + _j + _nd) % 2)
+            kw = {"mode": _mode, "padding_mode": _pad, "align_corners": _ac}
+            case(f"grid_sample_{_nd}d_{_mode}_{_pad}_ac{_ac}",
+                 lambda m, a, g, **kw: nnf(m).grid_sample(a, _grid(m, g), **kw),
+                 ((1, 1, 3, 3), (1, 2, 2, 2)) if _mode == "bicubic" else _GS_SHAPES[_nd],
+                 params=kw)
+case("grid_sample_batch2", lambda m, a, g: nnf(m).grid_sample(a, _grid(m, g, 0.9),
+                                                               align_corners=False),
+     ((2, 1, 3, 3), (2, 2, 2, 2)))
+case("affine_grid", lambda m, t: nnf(m).affine_grid(t, (2, 3, 3, 4), align_corners=False),
+     ((2, 2, 3),))
+case("affine_grid_ac", lambda m, t: nnf(m).affine_grid(t, [1, 1, 2, 3], align_corners=True),
+     ((1, 2, 3),))
+case("affine_grid_3d", lambda m, t: nnf(m).affine_grid(t, (1, 2, 2, 3, 2), align_corners=False),
+     ((1, 3, 4),))
+case("affine_grid_3d_ac_unit", lambda m, t: nnf(m).affine_grid(t, (2, 1, 1, 2, 3),
+                                                               align_corners=True), ((2, 3, 4),))
+case("affine_then_sample", lambda m, a, t: nnf(m).grid_sample(
+    a, nnf(m).affine_grid(t, (1, 2, 3, 3), align_corners=False), align_corners=False,
+    padding_mode="border"), ((1, 2, 4, 4), (1, 2, 3)))
+
+
 (test_gradcheck, test_gradgradcheck, test_values_vs_torch, test_grads_vs_torch,
  test_grad_fn_name_vs_torch, test_graph_structure_vs_torch) = case_checks(CASES)
-
 
 # ----------------------------------------------------------------- index arithmetic
 
@@ -132,3 +169,4 @@ def test_empty_batch(torch):
     got = retrograd.nn.functional.interpolate(retrograd.zeros(0, 2, 3, 3), scale_factor=2,
                                               mode="bilinear")
     assert tuple(got.shape) == (0, 2, 6, 6)
+
