@@ -16,6 +16,7 @@ import warnings
 
 import numpy as np
 
+from ..backend import namespace
 from ._errors import scalar_type_name
 from .linalg import linear
 from .nn import dropout, softmax
@@ -93,9 +94,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     n_q, n_k = q.shape[-2], k.shape[-2]
     s = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
     scores = (q @ k.swapaxes(-2, -1)) * s
+    xp = namespace(scores._data)
     keep = None
     if is_causal:
-        keep = np.tril(np.ones((n_q, n_k), dtype=bool))
+        keep = xp.tril(xp.ones((n_q, n_k), dtype=bool))
     elif attn_mask is not None:
         if attn_mask._data.dtype.kind == "b":
             keep = attn_mask._data
@@ -103,7 +105,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             scores = scores + attn_mask
     if keep is not None:
         scores = scores.masked_fill(~keep, float("-inf"))
-    dead = np.isneginf(scores._data).all(axis=-1, keepdims=True)
+    dead = xp.isneginf(scores._data).all(axis=-1, keepdims=True)
     if dead.any():
         # rows with nothing to attend to: a finite softmax (of zeros), then zeroed, so the
         # output and every gradient through them are 0 (PyTorch's safe softmax)
@@ -171,7 +173,8 @@ def _canonical_mask(mask, name, other, other_name, target_dtype, check_other=Tru
     if kind == "b":
         from ..tensor import make_tensor
 
-        data = np.where(mask._data, -np.inf, 0.0).astype(target_dtype)
+        xp = namespace(mask._data)
+        data = xp.where(mask._data, -xp.inf, 0.0).astype(target_dtype)
         return make_tensor(data)
     return mask
 
@@ -316,12 +319,12 @@ def multi_head_attention_forward(
     else:
         v = _static(static_v, "static_v", bsz * num_heads, head_dim)
     if add_zero_attn:
-        from .._creation import zeros
+        from ..tensor import make_tensor
         from .shape import cat
 
         shape = (bsz * num_heads, 1, head_dim)
-        k = cat([k, zeros(shape, dtype=k.dtype)], dim=1)
-        v = cat([v, zeros(shape, dtype=v.dtype)], dim=1)
+        k = cat([k, make_tensor(namespace(k._data).zeros(shape, dtype=k._data.dtype))], dim=1)
+        v = cat([v, make_tensor(namespace(v._data).zeros(shape, dtype=v._data.dtype))], dim=1)
         if attn_mask is not None:
             attn_mask = pad(attn_mask, (0, 1))
         if key_padding_mask is not None:
