@@ -45,6 +45,11 @@ def _check_sdpa(q, k, v, attn_mask, dropout_p, is_causal):
         raise RuntimeError(f"expected scalar type Float but found "
                            f"{scalar_type_name(q._data.dtype)} (scaled_dot_product_attention "
                            "needs floating query, key and value)")
+    if q.shape[-1] != k.shape[-1] or k.shape[-2] != v.shape[-2]:
+        raise RuntimeError(
+            f"scaled_dot_product_attention: size mismatch: query {list(q.shape)}, key "
+            f"{list(k.shape)}, value {list(v.shape)}; query and key need the same last "
+            "dimension (E), key and value the same second-to-last (S)")
     if attn_mask is not None:
         md = attn_mask._data.dtype
         if not (md.kind == "b" or md == q._data.dtype or md == np.float32):

@@ -121,7 +121,7 @@ def pad(input, pad, mode="constant", value=None):  # noqa: A002 - PyTorch's name
                 f"Padding length should be less than or equal to two times the input "
                 f"dimension but got padding length {len(pad)} and input of dimension {x.ndim}")
         return constant_pad_nd(x, pad, 0 if value is None else value)
-    if value is not None:
+    if value is not None and value != 0:  # (PyTorch lets a value of 0 pass)
         raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument (only '
                            'mode="constant" fills with a value)')
     k = len(pad) // 2
