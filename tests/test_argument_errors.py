@@ -10,6 +10,7 @@ dims out of range (on 0-d tensors too), duplicate dims, negative sizes, wrong co
 from __future__ import annotations
 
 import inspect
+import warnings
 
 import numpy as np
 import pytest
@@ -1233,4 +1234,139 @@ def test_losses_refuse_as_torch(fn, words):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+# ---- padding, resampling, attention (issue 8: ops/padding.py, resample.py, grid_sample.py,
+# attention.py)
+def _nnf(m):
+    return m.nn.functional
+
+
+def _mha(m, q_shape=(3, 2, 4), kv_shape=(5, 2, 4), e=4, heads=2, **kw):
+    return _nnf(m).multi_head_attention_forward(
+        a(m, *q_shape), a(m, *kv_shape), a(m, *kv_shape), e, heads, a(m, 3 * e, e), None, None,
+        None, False, 0.0, a(m, e, e), None, **kw)
+
+
+# (a table of its own: the CASES test above is parametrized before this point)
+RESAMPLE_CASES = [
+    ("pad bad mode", lambda m: _nnf(m).pad(a(m, 1, 2, 3), (1, 1), mode="wrap"), ["padding mode"]),
+    ("pad odd length", lambda m: _nnf(m).pad(a(m, 1, 2, 3), (1, 1, 1)), ["divisible by 2"]),
+    ("pad too long", lambda m: _nnf(m).pad(a(m, 2, 3), (1,) * 6), ["padding length"]),
+    ("pad float entry", lambda m: _nnf(m).pad(a(m, 2, 3), (1.5, 1)), ["pad"]),
+    ("pad reflect too wide", lambda m: _nnf(m).pad(a(m, 1, 2, 3), (3, 0), mode="reflect"),
+     ["padding size", "(3, 0)"]),
+    ("pad reflect 2d ok", lambda m: _nnf(m).pad(a(m, 1, 3, 3), (2, 2, 1, 1), "reflect"), None),
+    ("pad replicate dims", lambda m: _nnf(m).pad(a(m, 2, 3), (1, 1, 1, 1), mode="replicate"),
+     ["padding size 4", "2d input"]),
+    ("pad replicate 1-d input", lambda m: _nnf(m).pad(a(m, 3), (1, 1), mode="replicate"),
+     ["not supported"]),
+    ("pad circular wraps twice", lambda m: _nnf(m).pad(a(m, 1, 2), (3, 0), mode="circular"),
+     ["wrapping"]),
+    ("pad value with reflect", lambda m: _nnf(m).pad(a(m, 1, 3), (1, 1), "reflect", 1.0),
+     ["value"]),
+    ("pad value 0 with reflect ok", lambda m: _nnf(m).pad(a(m, 1, 3), (1, 1), "reflect", 0.0),
+     None),
+    ("pad replicate crop all", lambda m: _nnf(m).pad(a(m, 1, 3), (-2, -1), mode="replicate"),
+     ["too small"]),
+    ("pad reflect empty channel", lambda m: _nnf(m).pad(a(m, 2, 0, 3), (1, 1), mode="reflect"),
+     ["non-zero"]),
+    ("interpolate bad mode", lambda m: _nnf(m).interpolate(a(m, 1, 1, 2, 2), scale_factor=2,
+                                                           mode="cubic"), ["cubic"]),
+    ("interpolate size and scale", lambda m: _nnf(m).interpolate(a(m, 1, 1, 2), size=3,
+                                                                 scale_factor=2), ["only one"]),
+    ("interpolate neither", lambda m: _nnf(m).interpolate(a(m, 1, 1, 2)), ["either size"]),
+    ("interpolate 2-d input", lambda m: _nnf(m).interpolate(a(m, 2, 2), scale_factor=2),
+     ["only 3d, 4d and 5d"]),
+    ("interpolate linear on 4-d", lambda m: _nnf(m).interpolate(
+        a(m, 1, 1, 2, 2), scale_factor=2, mode="linear"), ["linear", "3d"]),
+    ("interpolate bilinear on 5-d", lambda m: _nnf(m).interpolate(
+        a(m, 1, 1, 2, 2, 2), size=3, mode="bilinear"), ["bilinear", "4d"]),
+    ("interpolate size length", lambda m: _nnf(m).interpolate(a(m, 1, 1, 2, 2), size=(3,)),
+     ["spatial dimensions"]),
+    ("interpolate scale length", lambda m: _nnf(m).interpolate(a(m, 1, 1, 2, 2),
+                                                               scale_factor=(2, 2, 2)),
+     ["scale_factor"]),
+    ("interpolate float size", lambda m: _nnf(m).interpolate(a(m, 1, 1, 2, 2), size=(3.0, 2)),
+     ["size"]),
+    ("interpolate align nearest", lambda m: _nnf(m).interpolate(
+        a(m, 1, 1, 2), scale_factor=2, align_corners=True), ["align_corners"]),
+    ("interpolate recompute with size", lambda m: _nnf(m).interpolate(
+        a(m, 1, 1, 2), size=4, recompute_scale_factor=True), ["recompute_scale_factor"]),
+    ("interpolate zero output", lambda m: _nnf(m).interpolate(a(m, 1, 1, 2, 2), scale_factor=0.2),
+     ["greater than 0"]),
+    ("interpolate antialias nearest", lambda m: _nnf(m).interpolate(
+        a(m, 1, 1, 2, 2), scale_factor=2, antialias=True), ["anti-alias"]),
+    ("interpolate integer bilinear", lambda m: _nnf(m).interpolate(
+        i(m, [[[1, 2]]]), scale_factor=2, mode="linear"), ["not implemented"]),
+    ("interpolate area ok", lambda m: _nnf(m).interpolate(a(m, 1, 2, 5), size=2, mode="area"),
+     None),
+    ("grid_sample bad mode", lambda m: _nnf(m).grid_sample(
+        a(m, 1, 1, 2, 2), a(m, 1, 1, 1, 2), mode="linear", align_corners=False), ["mode"]),
+    ("grid_sample bad padding", lambda m: _nnf(m).grid_sample(
+        a(m, 1, 1, 2, 2), a(m, 1, 1, 1, 2), padding_mode="wrap", align_corners=False),
+     ["padding_mode"]),
+    ("grid_sample batch", lambda m: _nnf(m).grid_sample(
+        a(m, 2, 1, 2, 2), a(m, 1, 1, 1, 2), align_corners=False), ["batch size"]),
+    ("grid_sample last dim", lambda m: _nnf(m).grid_sample(
+        a(m, 1, 1, 2, 2), a(m, 1, 1, 1, 3), align_corners=False), ["last dimension"]),
+    ("grid_sample grid rank", lambda m: _nnf(m).grid_sample(
+        a(m, 1, 1, 2, 2), a(m, 1, 1, 1, 1, 2), align_corners=False), ["same number"]),
+    ("grid_sample dtype", lambda m: _nnf(m).grid_sample(
+        a(m, 1, 1, 2, 2), a(m, 1, 1, 1, 2).double(), align_corners=False), ["double"]),
+    ("grid_sample bicubic 5-d", lambda m: _nnf(m).grid_sample(
+        a(m, 1, 1, 2, 2, 2), a(m, 1, 1, 1, 1, 3), mode="bicubic", align_corners=False),
+     ["bicubic"]),
+    ("grid_sample empty image", lambda m: _nnf(m).grid_sample(
+        a(m, 1, 1, 0, 2), a(m, 1, 1, 1, 2), align_corners=False), ["empty"]),
+    ("affine_grid theta shape", lambda m: _nnf(m).affine_grid(a(m, 1, 2, 3), (1, 1, 2, 2, 2),
+                                                              align_corners=False), ["nx3x4"]),
+    ("affine_grid size rank", lambda m: _nnf(m).affine_grid(a(m, 1, 2, 3), (1, 1, 2),
+                                                            align_corners=False), ["4d and 5d"]),
+    ("affine_grid integer theta", lambda m: _nnf(m).affine_grid(
+        i(m, [[[1, 0, 0], [0, 1, 0]]]), (1, 1, 2, 2), align_corners=False), ["floating"]),
+    ("affine_grid zero size", lambda m: _nnf(m).affine_grid(a(m, 1, 2, 3), (1, 1, 0, 2),
+                                                            align_corners=False), ["positive"]),
+    ("pixel_shuffle channels", lambda m: m.pixel_shuffle(a(m, 1, 3, 2, 2), 2), ["divisible"]),
+    ("pixel_shuffle 2-d", lambda m: m.pixel_shuffle(a(m, 4, 2), 2), ["3 dimensions"]),
+    ("pixel_unshuffle height", lambda m: m.pixel_unshuffle(a(m, 1, 1, 3, 4), 2), ["height"]),
+    ("pixel_unshuffle width", lambda m: m.pixel_unshuffle(a(m, 1, 1, 4, 3), 2), ["width"]),
+    ("channel_shuffle groups", lambda m: m.channel_shuffle(a(m, 1, 4, 2), 3), ["divisible"]),
+    ("channel_shuffle zero groups", lambda m: m.channel_shuffle(a(m, 1, 4, 2), 0), ["groups"]),
+    ("sdpa dtypes", lambda m: _nnf(m).scaled_dot_product_attention(
+        a(m, 2, 3), a(m, 2, 3).double(), a(m, 2, 3)), ["same dtype"]),
+    ("sdpa 1-d query", lambda m: _nnf(m).scaled_dot_product_attention(
+        a(m, 3), a(m, 2, 3), a(m, 2, 3)), ["2 dimensional"]),
+    ("sdpa key width", lambda m: _nnf(m).scaled_dot_product_attention(
+        a(m, 2, 3), a(m, 2, 4), a(m, 2, 3)), ["scaled_dot_product_attention", "[2, 4]"]),
+    ("sdpa value length", lambda m: _nnf(m).scaled_dot_product_attention(
+        a(m, 2, 3), a(m, 4, 3), a(m, 3, 3)), ["scaled_dot_product_attention", "[3, 3]"]),
+    ("sdpa mask shape", lambda m: _nnf(m).scaled_dot_product_attention(
+        a(m, 1, 2, 3), a(m, 1, 4, 3), a(m, 1, 4, 3), attn_mask=m.ones(3, 4, dtype=m.bool)),
+     ["size"]),
+    ("sdpa mask dtype", lambda m: _nnf(m).scaled_dot_product_attention(
+        a(m, 2, 3), a(m, 2, 3), a(m, 2, 3), attn_mask=i(m, [[1, 0], [0, 1]])), ["attn_mask"]),
+    ("sdpa causal and mask", lambda m: _nnf(m).scaled_dot_product_attention(
+        a(m, 2, 3), a(m, 2, 3), a(m, 2, 3), attn_mask=m.ones(2, 2, dtype=m.bool),
+        is_causal=True), ["is_causal"]),
+    ("sdpa gqa heads", lambda m: _nnf(m).scaled_dot_product_attention(
+        a(m, 1, 3, 2, 2), a(m, 1, 2, 2, 2), a(m, 1, 2, 2, 2), enable_gqa=True), ["heads"]),
+    ("sdpa dropout > 1", lambda m: _nnf(m).scaled_dot_product_attention(
+        a(m, 2, 3), a(m, 2, 3), a(m, 2, 3), dropout_p=1.5), ["dropout"]),
+    ("mha embed dim", lambda m: _mha(m, e=4, q_shape=(3, 2, 6), kv_shape=(5, 2, 6)),
+     ["embedding dimension"]),
+    ("mha heads", lambda m: _mha(m, heads=3), ["divisible"]),
+    ("mha 4-d query", lambda m: _mha(m, q_shape=(1, 3, 2, 4)), ["query"]),
+    ("mha attn_mask shape", lambda m: _mha(m, attn_mask=a(m, 3, 4)), ["2d attn_mask"]),
+    ("mha attn_mask 3-d shape", lambda m: _mha(m, attn_mask=a(m, 2, 3, 5)), ["3d attn_mask"]),
+    ("mha key_padding_mask shape", lambda m: _mha(
+        m, key_padding_mask=m.zeros(2, 4, dtype=m.bool)), ["key_padded_mask"]),
+    ("mha causal without mask", lambda m: _mha(m, is_causal=True), ["attn_mask"]),
+    ("mha integer mask", lambda m: _mha(m, attn_mask=m.zeros(3, 5, dtype=m.int64)), ["bool"]),
+]
+
+
+@pytest.mark.parametrize("fn,words", [c[1:] for c in RESAMPLE_CASES],
+                         ids=[c[0] for c in RESAMPLE_CASES])
+def test_bad_resampling_and_attention_arguments_match_torch(fn, words):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # (MHA's mask dtype notice)
         check(fn, words)

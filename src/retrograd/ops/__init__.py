@@ -29,6 +29,7 @@ from . import (  # noqa: F401 - imported for their registrations
 from . import arrange, distance  # noqa: F401, E402 - shape and view ops, cdist
 from . import special  # noqa: F401, E402 - its registrations (after unary and inplace)
 from . import quantiles, scans, statistics  # noqa: F401, E402 - reductions and scans (issue 6)
+from . import attention, grid_sample, padding, resample  # noqa: F401, E402 - nn.functional (issue 8)
 from .registry import reflected, register
 
 
