@@ -1193,6 +1193,7 @@ LOSS_CASES = [
                                                                     - 1), ["negative"]),
     ("gaussian_nll negative float var", lambda m: f(m).gaussian_nll_loss(a(m, 2), a(m, 2),
                                                                           -1.0), ["negative"]),
+    ("gaussian_nll int var", lambda m: f(m).gaussian_nll_loss(a(m, 2), a(m, 2), 1), ["var"]),
     ("kl_div reduction", lambda m: f(m).kl_div(a(m, 2), a(m, 2), reduction="x"), ["reduction"]),
     ("bce logits pos_weight shape", lambda m: f(m).binary_cross_entropy_with_logits(
         a(m, 2, 3), a(m, 2, 3), pos_weight=a(m, 2)), ["pos_weight", "[2]"]),

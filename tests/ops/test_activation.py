@@ -154,3 +154,24 @@ def test_docstring_examples_run():
     from retrograd.ops import activation_more
 
     assert doctest.testmod(activation_more, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0
+
+
+_SPECIAL = [0.0, -0.0, 1.0, -1.0, 2.0, float("inf"), float("-inf"), float("nan"), 3.0, -3.0,
+            0.5, -0.5, 40.0, -40.0]
+
+
+@pytest.mark.parametrize("name,fn,points", KINKS, ids=[k[0] for k in KINKS])
+def test_values_and_derivatives_at_inf_nan_and_zeros_match_torch(torch, name, fn, points):
+    """Values at +-0, +-inf and nan (nan where PyTorch gives nan); first derivatives at all
+    but nan (PyTorch's own kernels disagree there between float32 and float64)."""
+    got = []
+    for m in (retrograd, torch):
+        x = m.tensor(_SPECIAL, dtype=m.float64, requires_grad=True)
+        with np.errstate(all="ignore"):
+            y = fn(m, x)
+            (g,) = m.autograd.grad(y.sum(), x)
+        got.append((y.detach().numpy(), g.numpy()))
+    (y, g), (ty, tg) = got
+    np.testing.assert_allclose(y, ty, rtol=1e-14)  # (nan where torch has nan)
+    finite = ~np.isnan(_SPECIAL)
+    np.testing.assert_allclose(g[finite], tg[finite], rtol=1e-14)

@@ -223,3 +223,42 @@ def test_gradients_of_some_inputs_only(name, needs):
 
 
 F = nnf(retrograd)
+
+
+# ----------------------------------------------------------------- random shapes (hypothesis)
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+# (the torch fixture only imports torch: the same module for every example)
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(n=st.integers(1, 3), groups=st.integers(1, 3), per_group=st.integers(1, 3),
+       spatial=st.lists(st.integers(1, 3), max_size=2), which=st.sampled_from(
+           ["batch_norm", "layer_norm", "group_norm", "instance_norm"]),
+       affine=st.booleans(), seed=st.integers(0, 2 ** 16))
+def test_random_shapes_match_torch(torch, n, groups, per_group, spatial, which, affine, seed):
+    c = groups * per_group
+    shape = (n, c, *spatial)
+    if which == "batch_norm" and n * int(np.prod(spatial)) == 1:
+        n, shape = 2, (2, c, *spatial)  # (one value per channel: refused in training)
+    if which == "instance_norm" and int(np.prod(spatial)) == 1:
+        spatial, shape = [2], (n, c, 2)
+    rng = np.random.default_rng(seed)
+    k = shape[-1]
+    wshape = {"layer_norm": (k,)}.get(which, (c,))
+    x, w, b = rng.standard_normal(shape), rng.standard_normal(wshape), rng.standard_normal(wshape)
+    g = rng.standard_normal(shape)
+    calls = {"batch_norm": lambda m, x, w, b: nnf(m).batch_norm(x, None, None, w, b, True),
+             "layer_norm": lambda m, x, w, b: nnf(m).layer_norm(x, (k,), w, b),
+             "group_norm": lambda m, x, w, b: nnf(m).group_norm(x, groups, w, b),
+             "instance_norm": lambda m, x, w, b: nnf(m).instance_norm(x, weight=w, bias=b)}
+    got = []
+    for m in (retrograd, torch):
+        ts = [m.tensor(v, requires_grad=True) for v in (x, w, b)]
+        y = calls[which](m, ts[0], *(ts[1:] if affine else (None, None)))
+        y.backward(m.tensor(g))
+        got.append([y.detach().numpy(), ts[0].grad.numpy()]
+                   + ([ts[1].grad.numpy(), ts[2].grad.numpy()] if affine else []))
+    for r, t in zip(*got):
+        np.testing.assert_allclose(r, t, rtol=1e-9, atol=1e-9)

@@ -406,12 +406,13 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
 
 def _threshold_fwd(a, threshold, value):
     xp = namespace(a)
-    return xp.where(a > threshold, a, xp.asarray(value).astype(a.dtype))
+    # PyTorch's test is x <= threshold: nan is kept (and its gradient passes)
+    return xp.where(a <= threshold, xp.asarray(value).astype(a.dtype), a)
 
 
 def _threshold_vjp(node, g, saved):
     (a,) = saved
-    return (where(a > node.params[0], g, 0.0),)  # threshold'(threshold) = 0
+    return (where(a <= node.params[0], 0.0, g),)  # threshold'(threshold) = 0
 
 
 _threshold = defop("threshold", _threshold_fwd, _threshold_vjp, "ThresholdBackward0", 1, INPUTS)
@@ -459,8 +460,8 @@ def _hardshrink_fwd(a, lambd):
 
 def _softshrink_fwd(a, lambd):
     xp = namespace(a)
-    return xp.where(a > lambd, a - lambd, xp.where(a < -lambd, a + lambd, 0)).astype(
-        a.dtype, copy=False)
+    # (a - a in the dead zone: +0 there, and nan stays nan, as PyTorch)
+    return xp.where(a > lambd, a - lambd, xp.where(a < -lambd, a + lambd, a - a))
 
 
 _hardshrink = defop("hardshrink", _hardshrink_fwd, _shrink_vjp, "HardshrinkBackward0", 1, INPUTS)

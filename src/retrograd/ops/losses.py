@@ -598,6 +598,9 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6,  # noqa: A002
         if var < 0:
             raise ValueError("var has negative entry/entries")
         var = var * make_tensor(namespace(input._data).ones(input.shape, input._data.dtype))
+    elif not isinstance(var, Tensor):
+        raise TypeError(f"gaussian_nll_loss(): var must be a Tensor or a float, not "
+                        f"{type(var).__name__}")
     elif bool((_data(var) < 0).any()):
         raise ValueError("var has negative entry/entries")
     if tuple(var.shape) != tuple(input.shape):
