@@ -92,6 +92,15 @@ def _view_regenerated(prog, failure):
     return failure.kind == "grad_fn" and failure.detail[:1] == ("AsStridedBackward0",)
 
 
+@known("a view taken before requires_grad_() on its base, with the memory changed in place in "
+       "between: PyTorch regenerates the view's grad_fn (AsStridedBackward0, not a leaf), "
+       "retrograd makes it a leaf whose gradient goes nowhere (the view's creation version is "
+       "not kept)")
+def _view_before_requires_grad_changed(prog, failure):
+    return failure.kind == "flags" and "requires_grad_" in _ops(prog) and any(
+        st.kind == "inplace" for st in prog.steps)
+
+
 
 
 
