@@ -354,3 +354,28 @@ def test_state_dict_round_trip_between_libraries(torch):
     ours2.load_state_dict({k: to_rg(v) for k, v in theirs.state_dict().items()})
     for (n, a), (_, b) in zip(ours.state_dict().items(), ours2.state_dict().items()):
         np.testing.assert_array_equal(a.numpy(), b.numpy(), err_msg=n)
+
+
+def test_uninitialized_buffer_materializes():
+    b = nn.UninitializedBuffer()
+    assert nn.parameter.is_lazy(b) and repr(b) == "<UninitializedBuffer>"
+    b.materialize((2, 3))
+    assert isinstance(b, T.Tensor) and b.shape == (2, 3) and not nn.parameter.is_lazy(b)
+    p = nn.UninitializedParameter()
+    p.materialize((4,), dtype=T.float64)
+    assert type(p) is nn.Parameter and p.dtype == T.float64 and p.requires_grad
+
+
+def test_parameter_shares_memory_and_versions_with_its_data():
+    t = T.zeros(3)
+    p = nn.Parameter(t)
+    with T.no_grad():
+        p.add_(1.0)
+    assert t.tolist() == [1.0, 1.0, 1.0] and t._version == p._version > 0
+    q = nn.Parameter(p, requires_grad=False)
+    assert not q.requires_grad and q.data_ptr() == p.data_ptr()
+    clone = copy.deepcopy(q)
+    assert type(clone) is nn.Parameter and not clone.requires_grad
+    assert clone.data_ptr() != q.data_ptr()
+    with pytest.raises(TypeError, match="must be a Tensor"):
+        nn.Parameter([1.0, 2.0])
