@@ -204,3 +204,23 @@ def test_linear_keeps_float32_and_dtype_argument():
     m = nn.Linear(2, 3, dtype=T.float64)
     assert m.weight.dtype == T.float64 and m.bias.dtype == T.float64
     assert m(T.zeros(1, 2, dtype=T.float64)).dtype == T.float64
+
+
+@pytest.mark.parametrize("factory", [
+    lambda nn: nn.ReLU(True), lambda nn: nn.ReLU6(inplace=True),
+    lambda nn: nn.ELU(0.5, inplace=True), lambda nn: nn.LeakyReLU(0.1, True),
+    lambda nn: nn.Hardtanh(-0.5, 0.5, True), lambda nn: nn.SiLU(inplace=True),
+], ids=["ReLU", "ReLU6", "ELU", "LeakyReLU", "Hardtanh", "SiLU"])
+def test_inplace_activations_match_torch(torch, factory):
+    x0 = real(3, 4) * 2
+    results = []
+    for m, mnn in ((T, nn), (torch, torch.nn)):
+        x = m.tensor(x0, requires_grad=True)
+        h = x * 1.5
+        y = factory(mnn)(h)
+        assert y is h  # modified in place and returned, as PyTorch
+        (y * m.tensor(x0)).sum().backward()
+        results.append((y.detach().numpy(), x.grad.numpy(), y.grad_fn.name()))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-12)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-12)
+    assert results[0][2] == results[1][2]

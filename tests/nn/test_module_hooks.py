@@ -278,3 +278,20 @@ def test_legacy_backward_hook_matches_torch(torch):
 
     logs = [run(*b) for b in both(torch)]
     assert logs[0] == logs[1]
+
+
+def test_backward_hooks_keep_double_backward_working():
+    from retrograd.autograd import gradcheck, gradgradcheck
+
+    lin = nn.Linear(3, 2).double()
+    seen = []
+    lin.register_full_backward_hook(lambda mod, gi, go: seen.append(len(gi)))
+    lin.register_full_backward_pre_hook(lambda mod, go: None)
+    x = T.randn(4, 3, dtype=T.float64, requires_grad=True)
+
+    def f(x):
+        return T.tanh(lin(x))
+
+    assert gradcheck(f, (x,))
+    assert gradgradcheck(f, (x,))
+    assert seen and set(seen) == {1}

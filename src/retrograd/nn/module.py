@@ -709,7 +709,9 @@ class Module:
 
         return add_ordered(self._state_dict_hooks, no_result, False)
 
-    _register_state_dict_hook = register_state_dict_post_hook
+    def _register_state_dict_hook(self, hook) -> RemovableHandle:
+        """The older, private form: ``hook`` may return a new state_dict (used at the root)."""
+        return add_ordered(self._state_dict_hooks, hook, False)
 
     def register_load_state_dict_pre_hook(self, hook) -> RemovableHandle:
         """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
