@@ -24,11 +24,10 @@ from ._apply import BOTH, defop
 from .linalg import matmul
 from . import stats as _stats
 from .pointwise import abs as abs_, minimum, sign, sub as _sub, where
+from .pointwise import add_number as _add_number
 from .reduce import _sum_dim
 from .shape import clone, expand, reshape, transpose, unsqueeze, view
 
-# PyTorch's C++ ``x + number`` (AddBackward1: one edge, the number a parameter)
-_add_number = defop("add", lambda a, s: a + s, lambda node, g, saved: (g,), "AddBackward1", 1)
 
 _MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
           "donot_use_mm_for_euclid_dist")

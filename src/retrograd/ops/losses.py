@@ -26,7 +26,7 @@ from .activation import logsigmoid
 from .arrange import broadcast_tensors
 from .nn import cross_entropy, l1_loss, legacy_reduction
 from .binary import xlogy
-from .pointwise import exp, log, sigmoid, sign, sqrt, sub, where
+from .pointwise import add_number, exp, log, mul_number, sigmoid, sign, sqrt, sub, sub_number, where
 from .pointwise import abs as abs_
 from .linalg import linear
 
@@ -73,11 +73,6 @@ def _size(t):
     return f"torch.Size({list(t.shape)})"
 
 
-# C++ composites' number operands: one edge, the number a parameter (PyTorch's *Backward1)
-add_number = defop("add", lambda a, s: a + s, lambda node, g, saved: (g,), "AddBackward1", 1)
-sub_number = defop("sub", lambda a, s: a - s, lambda node, g, saved: (g,), "SubBackward1", 1)
-mul_number = defop("mul", lambda a, s: a * s, lambda node, g, saved: (g * node.params[0],),
-                   "MulBackward1", 1)
 
 
 def _number_minus(number, x):

@@ -6,12 +6,14 @@ log_softmax followed by nll_loss, as PyTorch records it.
 
 from __future__ import annotations
 
-from ..backend import namespace
+from ..backend import as_array, namespace
+from ..tensor import make_tensor as _make_tensor
 from .stats import quiet
 from ._errors import float_only
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from .index import scatter_along
 from .reduce import sum as _sum
+from .pointwise import add_number, mul_number
 from .shape import _norm_dim, expand_op, input_meta, reshape_op
 
 
@@ -269,15 +271,20 @@ def cross_entropy(input, target, weight=None, ignore_index=-100,  # noqa: A002
     >>> round(loss.item(), 4)
     0.1269
     """
-    if label_smoothing:
-        raise NotImplementedError(
-            "cross_entropy(label_smoothing=...) is not implemented in retrograd; compute "
-            "(1 - eps) * cross_entropy(x, t) + eps * -log_softmax(x, 1).mean(1) yourself"
-        )
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                           f"{label_smoothing}")
     _check_reduction(reduction)
     class_dim = 1 if input.ndim >= 2 else 0
     logp = log_softmax(input, class_dim)
     t = target._data if hasattr(target, "_data") else target
+    if label_smoothing and t.dtype.kind == "f":
+        # probabilities: mixed with the uniform distribution, as PyTorch does
+        n_classes = input.shape[class_dim]
+        target = add_number(mul_number(target, 1 - label_smoothing), label_smoothing / n_classes)
+    elif label_smoothing:
+        return _label_smoothed(logp, target, weight, ignore_index, reduction,
+                               label_smoothing, class_dim)
     if t.dtype.kind == "f":
         if tuple(t.shape) != tuple(input.shape):
             raise RuntimeError(
@@ -296,6 +303,34 @@ def cross_entropy(input, target, weight=None, ignore_index=-100,  # noqa: A002
             return loss
         return _div_count(loss, input.shape[0] if input.ndim >= 2 else 1)
     return nll_loss(logp, target, weight, ignore_index, reduction)
+
+
+def _label_smoothed(logp, target, weight, ignore_index, reduction, eps, class_dim):
+    """PyTorch's label smoothing for class indices: ``(1 - eps) * nll + eps / C * smooth``,
+    where ``smooth`` is ``-sum(log_softmax)`` over the classes (weighted per class), 0 at
+    ignored targets, and its mean divides by the targets' total weight (as nll_loss's)."""
+    nll = nll_loss(logp, target, weight, ignore_index, reduction)
+    n_classes = logp.shape[class_dim]
+    t = target._data if hasattr(target, "_data") else as_array(target)
+    ignored = t == ignore_index
+    if weight is not None:
+        shape = [1] * logp.ndim
+        shape[class_dim] = n_classes
+        smooth = -(logp * weight.reshape(shape)).sum(class_dim)
+    else:
+        smooth = -logp.sum(class_dim)
+    smooth = smooth.masked_fill(_make_tensor(namespace(t).asarray(ignored)), 0.0)
+    if reduction == "mean":
+        kept = t[~ignored]
+        if weight is not None:
+            total = weight.gather(0, _make_tensor(kept.reshape(-1))).sum()
+        else:
+            total = _make_tensor(namespace(t).asarray(kept.size, dtype="int64"))
+        smooth = smooth.sum() / total
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    # (ATen's Tensor * Scalar: MulBackward1)
+    return mul_number(nll, 1 - eps) + mul_number(smooth, eps / n_classes)
 
 
 def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002 - PyTorch's names

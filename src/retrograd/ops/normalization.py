@@ -28,6 +28,7 @@ from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, NOTHING, defop
 from ._errors import dim_error, float_only, scalar_type_name
+from .pointwise import add_number
 from .stats import quiet
 
 
@@ -509,8 +510,7 @@ def instance_norm_aten(input, weight, bias, running_mean, running_var,  # noqa: 
 
 
 # ``x + eps`` as ATen's add(Tensor, Scalar) records it: AddBackward1
-_add_number = defop("add", lambda a, c: a + c, lambda node, g, saved: (g,), "AddBackward1", 1,
-                    NOTHING)
+_add_number = add_number
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002
