@@ -24,6 +24,7 @@ from .. import init
 from ..module import Module
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
+from ._rnn_fused import LSTMGates
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -47,9 +48,8 @@ def _relu_step(gi, h, c, weights):
 def _lstm_step(gi, h, c, weights):
     """``gi`` already holds x @ W_ih.T + b_ih + b_hh; gates in PyTorch's order i, f, g, o."""
     w_hh_t, _, w_hr_t = weights
-    i, f, g, o = _mm(gi, h, w_hh_t).chunk(4, 1)
-    c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-    h = o.sigmoid() * c.tanh()
+    # the gate arithmetic is one node (_rnn_fused.py): ten small ops per step cost more
+    h, c = LSTMGates.apply(_mm(gi, h, w_hh_t), c)
     if w_hr_t is not None:
         h = h.matmul(w_hr_t)
     return h, c
@@ -90,9 +90,9 @@ def _run_direction(step, gi, batch_sizes, h0, c0, weights, reverse):
     (decreasing).  Returns the outputs (rows, hidden) in the same layout and the final
     states (batch, hidden) of each sequence (the state after its own last step).
     """
-    offsets = [0]
-    for bs in batch_sizes:
-        offsets.append(offsets[-1] + bs)
+    # one split for all steps: its backward is one cat (slicing per step would allocate a
+    # zero gradient of the whole projection at every step)
+    steps_in = gi.split(batch_sizes, 0) if len(batch_sizes) > 1 else (gi,)
     uniform = batch_sizes[0] == batch_sizes[-1]
     outputs = [None] * len(batch_sizes)
     if not reverse:
@@ -106,8 +106,7 @@ def _run_direction(step, gi, batch_sizes, h0, c0, weights, reverse):
                     finished_c.append(c[bs:running])
                     c = c[:bs]
                 running = bs
-            h, c = step(gi[offsets[t]:offsets[t + 1]] if len(batch_sizes) > 1 else gi, h, c,
-                        weights)
+            h, c = step(steps_in[t], h, c, weights)
             outputs[t] = h
         if not uniform:
             h = cat([h] + finished_h[::-1], 0)
@@ -123,8 +122,7 @@ def _run_direction(step, gi, batch_sizes, h0, c0, weights, reverse):
                 if c is not None:
                     c = cat([c, c0[running:bs]], 0)
                 running = bs
-            h, c = step(gi[offsets[t]:offsets[t + 1]] if len(batch_sizes) > 1 else gi, h, c,
-                        weights)
+            h, c = step(steps_in[t], h, c, weights)
             outputs[t] = h
     return cat(outputs, 0) if len(outputs) > 1 else outputs[0], h, c
 
