@@ -190,32 +190,64 @@ def test_cells_match_torch(torch, name, kwargs, batched, with_states, dtype):
 
 
 # ------------------------------------------------------------------ gradcheck
-def test_lstm_gradcheck_and_gradgradcheck():
-    T.manual_seed(0)
-    lstm = nn.LSTM(2, 3, num_layers=2, bidirectional=True, proj_size=2).double()
-    params = list(lstm.parameters())
-    x = T.randn(3, 2, 2, dtype=T.float64, requires_grad=True)
-    h0 = T.randn(4, 2, 2, dtype=T.float64, requires_grad=True)
-    c0 = T.randn(4, 2, 3, dtype=T.float64, requires_grad=True)
+def _lstm_function(lstm, names):
+    """The LSTM as a function of (x, h0, c0, *weights named ``names``)."""
 
-    def f(x, h0, c0, w_ih, w_hh):
+    def f(x, h0, c0, *weights):
         # the weights as plain tensors in the parameter slots, so gradcheck differentiates
         # through them (a Parameter built from them would be a new leaf)
-        lstm._parameters["weight_ih_l0"] = w_ih
-        lstm._parameters["weight_hh_l1_reverse"] = w_hh
+        for name, w in zip(names, weights):
+            lstm._parameters[name] = w
         out, (h, c) = lstm(x, (h0, c0))
         return out, h, c
 
-    w_ih = params[0].detach().clone().requires_grad_(True)
-    w_hh = lstm.weight_hh_l1_reverse.detach().clone().requires_grad_(True)
-    assert gradcheck(f, (x, h0, c0, w_ih, w_hh))
-    assert gradgradcheck(f, (x, h0, c0, w_ih, w_hh))
+    return f
+
+
+def _leaf(*shape):
+    return T.randn(*shape, dtype=T.float64, requires_grad=True)
+
+
+def test_lstm_gradcheck():
+    T.manual_seed(0)
+    lstm = nn.LSTM(2, 2, num_layers=2, bidirectional=True, proj_size=1).double()
+    names = ["weight_ih_l0", "weight_hh_l1_reverse", "bias_hh_l1", "weight_hr_l0_reverse"]
+    weights = [getattr(lstm, n).detach().clone().requires_grad_(True) for n in names]
+    assert gradcheck(_lstm_function(lstm, names),
+                     (_leaf(2, 2, 2), _leaf(4, 2, 1), _leaf(4, 2, 2), *weights))
+
+
+def test_lstm_gradgradcheck():
+    T.manual_seed(0)
+    lstm = nn.LSTM(2, 2).double()
+    names = ["weight_hh_l0"]
+    weights = [lstm.weight_hh_l0.detach().clone().requires_grad_(True)]
+    assert gradgradcheck(_lstm_function(lstm, names),
+                         (_leaf(2, 1, 2), _leaf(1, 1, 2), _leaf(1, 1, 2), *weights))
+
+
+def test_lstm_create_graph_gradients_equal_first_order_ones():
+    # the fused gate node has two derivative forms (arrays; retrograd ops under create_graph)
+    T.manual_seed(2)
+    lstm = nn.LSTM(3, 4, proj_size=2).double()
+    x, h0, c0 = _leaf(3, 2, 3), _leaf(1, 2, 2), _leaf(1, 2, 4)
+    inputs = [x, h0, c0] + list(lstm.parameters())
+
+    def loss():
+        out, (h, c) = lstm(x, (h0, c0))
+        return (out * out).sum() + (h * c[..., :2]).sum() + c.sum()
+
+    plain = T.autograd.grad(loss(), inputs)
+    recorded = T.autograd.grad(loss(), inputs, create_graph=True)
+    for a, b in zip(plain, recorded):
+        close(a, b, 1e-12)
+    assert recorded[0].requires_grad
 
 
 @pytest.mark.parametrize("mode", ["GRU", "RNN"])
 def test_packed_gradcheck(mode):
     T.manual_seed(1)
-    layer = getattr(nn, mode)(2, 3, bidirectional=True).double()
+    layer = getattr(nn, mode)(2, 2, bidirectional=True).double()
     x = T.randn(3, 2, 2, dtype=T.float64, requires_grad=True)
 
     def f(x):
