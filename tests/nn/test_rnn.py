@@ -226,16 +226,19 @@ def test_lstm_gradgradcheck():
                          (_leaf(2, 1, 2), _leaf(1, 1, 2), _leaf(1, 1, 2), *weights))
 
 
-def test_lstm_create_graph_gradients_equal_first_order_ones():
-    # the fused gate node has two derivative forms (arrays; retrograd ops under create_graph)
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+def test_create_graph_gradients_equal_first_order_ones(mode):
+    # the fused gate nodes have two derivative forms (arrays; retrograd ops under
+    # create_graph): both must give the same gradients
     T.manual_seed(2)
-    lstm = nn.LSTM(3, 4, proj_size=2).double()
-    x, h0, c0 = _leaf(3, 2, 3), _leaf(1, 2, 2), _leaf(1, 2, 4)
-    inputs = [x, h0, c0] + list(lstm.parameters())
+    layer = getattr(nn, mode)(3, 4, bidirectional=True).double()
+    x, h0, c0 = _leaf(3, 2, 3), _leaf(2, 2, 4), _leaf(2, 2, 4)
+    inputs = [x, h0] + ([c0] if mode == "LSTM" else []) + list(layer.parameters())
 
     def loss():
-        out, (h, c) = lstm(x, (h0, c0))
-        return (out * out).sum() + (h * c[..., :2]).sum() + c.sum()
+        out, state = layer(x, (h0, c0) if mode == "LSTM" else h0)
+        h, c = state if mode == "LSTM" else (state, state)
+        return (out * out).sum() + (h * c).sum() + c.sum()
 
     plain = T.autograd.grad(loss(), inputs)
     recorded = T.autograd.grad(loss(), inputs, create_graph=True)

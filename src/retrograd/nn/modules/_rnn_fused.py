@@ -1,8 +1,9 @@
-"""The LSTM's gate arithmetic as one recorded node (speed), for nn/modules/rnn.py.
+"""The LSTM's and GRU's gate arithmetic as one recorded node each (speed), for
+nn/modules/rnn.py.
 
 Composed from separate ops, one LSTM time step is ten nodes (sigmoid, chunk, slice, tanh,
-three muls, an add...), each paying dispatch and engine overhead on small arrays; this is
-one node.  Its derivative has two forms:
+three muls, an add...) and a GRU step thirteen, each paying dispatch and engine overhead
+on small arrays; here each is one node.  Each derivative has two forms:
 
 * first order (the engine runs without recording): NumPy/CuPy arithmetic on the arrays the
   forward kept, no re-computation;
@@ -70,3 +71,48 @@ def _backward_recorded(ctx, grad_h, grad_c):
     d_gates = cat([dc * g * i * (1 - i), dc * c * f * (1 - f), dc * i * (1 - g * g),
                    grad_h * tc * o * (1 - o)], 1)
     return d_gates, dc * f
+
+
+class GRUGates(Function):
+    """``(gi, gh, h) -> h'`` with gi = x W_ih^T + b_ih and gh = h W_hh^T + b_hh (batch,
+    3 * hidden) in PyTorch's order r, z, n: ``r, z = sigmoid(gi + gh)``,
+    ``n = tanh(gi_n + r * gh_n)``, ``h' = (1 - z) * n + z * h``."""
+
+    @staticmethod
+    def forward(ctx, gi, gh, h):
+        a, b, hd = gi._data, gh._data, h._data
+        xp = namespace(a)
+        hidden = hd.shape[1]
+        rz = _sigmoid(xp, a[:, :2 * hidden] + b[:, :2 * hidden])
+        r, z = rz[:, :hidden], rz[:, hidden:]
+        gh_n = b[:, 2 * hidden:]
+        n = xp.tanh(a[:, 2 * hidden:] + r * gh_n)
+        ctx.save_for_backward(gi, gh, h)
+        ctx.activations = (r, z, n, gh_n, hd)
+        return make_tensor(n + z * (hd - n))
+
+    @staticmethod
+    def backward(ctx, grad):
+        if state.enabled:  # create_graph: differentiable formulas on the saved tensors
+            return _gru_backward_recorded(ctx, grad)
+        ctx.saved_tensors  # noqa: B018 - raises as PyTorch if freed or modified in place
+        r, z, n, gh_n, h = ctx.activations
+        g = grad._data
+        xp = namespace(g)
+        dn = g * (1 - z) * (1 - n * n)
+        dr = dn * gh_n * r * (1 - r)
+        dz = g * (h - n) * z * (1 - z)
+        return (make_tensor(xp.concatenate([dr, dz, dn], axis=1)),
+                make_tensor(xp.concatenate([dr, dz, dn * r], axis=1)), make_tensor(g * z))
+
+
+def _gru_backward_recorded(ctx, grad):
+    gi, gh, h = ctx.saved_tensors
+    i_r, i_z, i_n = gi.chunk(3, 1)
+    h_r, h_z, h_n = gh.chunk(3, 1)
+    r, z = (i_r + h_r).sigmoid(), (i_z + h_z).sigmoid()
+    n = (i_n + r * h_n).tanh()
+    dn = grad * (1 - z) * (1 - n * n)
+    dr = dn * h_n * r * (1 - r)
+    dz = grad * (h - n) * z * (1 - z)
+    return cat([dr, dz, dn], 1), cat([dr, dz, dn * r], 1), grad * z

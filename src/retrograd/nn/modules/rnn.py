@@ -24,7 +24,7 @@ from .. import init
 from ..module import Module
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
-from ._rnn_fused import LSTMGates
+from ._rnn_fused import GRUGates, LSTMGates
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -59,12 +59,7 @@ def _gru_step(gi, h, c, weights):
     """``gi`` holds x @ W_ih.T + b_ih; b_hh stays inside (r multiplies its n part)."""
     w_hh_t, b_hh, _ = weights
     gh = h.matmul(w_hh_t) if b_hh is None else addmm(b_hh, h, w_hh_t)
-    i_r, i_z, i_n = gi.chunk(3, 1)
-    h_r, h_z, h_n = gh.chunk(3, 1)
-    r = (i_r + h_r).sigmoid()
-    z = (i_z + h_z).sigmoid()
-    n = (i_n + r * h_n).tanh()
-    return n + z * (h - n), None
+    return GRUGates.apply(gi, gh, h), None  # one node for the gate arithmetic
 
 
 _STEPS = {"LSTM": _lstm_step, "GRU": _gru_step, "RNN_TANH": _tanh_step,
