@@ -44,16 +44,16 @@ class LSTMGates(Function):
         g = xp.tanh(a[:, 2 * hidden:3 * hidden])
         c_new = f * cd + i * g
         tc = xp.tanh(c_new)
-        ctx.save_for_backward(gates, c)
-        ctx.activations = (i, f, g, o, cd, tc)
+        # the activations are saved too (as tensors, so the engine frees them with the
+        # rest once backward has run without retain_graph)
+        ctx.save_for_backward(gates, c, *[make_tensor(v) for v in (i, f, g, o, tc)])
         return make_tensor(o * tc), make_tensor(c_new)
 
     @staticmethod
     def backward(ctx, grad_h, grad_c):
         if state.enabled:  # create_graph: differentiable formulas on the saved tensors
             return _backward_recorded(ctx, grad_h, grad_c)
-        ctx.saved_tensors  # noqa: B018 - raises as PyTorch if freed or modified in place
-        i, f, g, o, c, tc = ctx.activations
+        _, c, i, f, g, o, tc = [t._data for t in ctx.saved_tensors]
         gh, gc = grad_h._data, grad_c._data
         xp = namespace(gh)
         dc = gc + gh * o * (1 - tc * tc)
@@ -63,7 +63,7 @@ class LSTMGates(Function):
 
 
 def _backward_recorded(ctx, grad_h, grad_c):
-    gates, c = ctx.saved_tensors
+    gates, c = ctx.saved_tensors[:2]
     i, f, g, o = gates.chunk(4, 1)
     i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
     tc = (f * c + i * g).tanh()
@@ -87,16 +87,15 @@ class GRUGates(Function):
         r, z = rz[:, :hidden], rz[:, hidden:]
         gh_n = b[:, 2 * hidden:]
         n = xp.tanh(a[:, 2 * hidden:] + r * gh_n)
-        ctx.save_for_backward(gi, gh, h)
-        ctx.activations = (r, z, n, gh_n, hd)
+        ctx.save_for_backward(gi, gh, h, *[make_tensor(v) for v in (r, z, n)])
         return make_tensor(n + z * (hd - n))
 
     @staticmethod
     def backward(ctx, grad):
         if state.enabled:  # create_graph: differentiable formulas on the saved tensors
             return _gru_backward_recorded(ctx, grad)
-        ctx.saved_tensors  # noqa: B018 - raises as PyTorch if freed or modified in place
-        r, z, n, gh_n, h = ctx.activations
+        _, gh, h, r, z, n = [t._data for t in ctx.saved_tensors]
+        gh_n = gh[:, 2 * h.shape[1]:]
         g = grad._data
         xp = namespace(g)
         dn = g * (1 - z) * (1 - n * n)
@@ -107,7 +106,7 @@ class GRUGates(Function):
 
 
 def _gru_backward_recorded(ctx, grad):
-    gi, gh, h = ctx.saved_tensors
+    gi, gh, h = ctx.saved_tensors[:3]
     i_r, i_z, i_n = gi.chunk(3, 1)
     h_r, h_z, h_n = gh.chunk(3, 1)
     r, z = (i_r + h_r).sigmoid(), (i_z + h_z).sigmoid()

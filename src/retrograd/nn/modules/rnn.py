@@ -365,13 +365,14 @@ class RNNBase(Module):
         directions = 2 if self.bidirectional else 1
         dropout = self.dropout if self.training else 0.0
         finals_h, finals_c = [], []
+        all_weights = self.all_weights
         for layer in range(self.num_layers):
             if layer > 0 and dropout > 0:
                 flat = F.dropout(flat, dropout, True)
             outs = []
             for direction in range(directions):
                 k = layer * directions + direction
-                weights = self.all_weights[k]
+                weights = all_weights[k]
                 w_ih, w_hh = weights[0], weights[1]
                 b_ih, b_hh = (weights[2], weights[3]) if self.bias else (None, None)
                 w_hr = weights[-1] if self.proj_size > 0 else None
@@ -444,6 +445,10 @@ class LSTM(RNNBase):
 
     def __init__(self, *args, **kwargs):
         super().__init__("LSTM", *args, **kwargs)
+
+    def check_forward_args(self, input, hidden, batch_sizes) -> None:
+        """``hidden`` is the pair (h, c): h as the other layers' state, c of hidden_size."""
+        self._check_states(input, hidden, batch_sizes, lstm=True)
 
     def get_expected_cell_size(self, input, batch_sizes):
         expected = self.get_expected_hidden_size(input, batch_sizes)
