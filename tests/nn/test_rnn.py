@@ -354,6 +354,7 @@ ERRORS = [
     ("rnn-input-dims", lambda n: n.RNN(3, 4), lambda lib, m: m(lib.zeros(3)), ValueError),
     ("dtype", lambda n: n.GRU(3, 4), lambda lib, m: m(lib.zeros(5, 2, 3, dtype=lib.float64)),
      ValueError),
+    ("no-steps", lambda n: n.GRU(3, 4), lambda lib, m: m(lib.zeros(0, 2, 3)), RuntimeError),
     ("cell-input-size", lambda n: n.LSTMCell(3, 4), lambda lib, m: m(lib.zeros(2, 5)),
      RuntimeError),
     ("cell-batch", lambda n: n.LSTMCell(3, 4),

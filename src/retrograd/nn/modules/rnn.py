@@ -1,8 +1,11 @@
 """Recurrent layers: RNN, LSTM, GRU and their one-step cells, as ``torch.nn``.
 
 Written with retrograd's differentiable ops, so backward (and double backward) come from
-the ops' own derivatives.  Every sequence, padded or packed, runs through one loop over a
-flat ``(rows, features)`` layout: the rows of time step ``t`` are the ``batch_sizes[t]``
+the ops' own derivatives; only the LSTM's and GRU's per-step gate arithmetic is one node
+each with a hand-written derivative (``_rnn_fused.py``, for speed).
+
+Every sequence, padded or packed, runs through one loop over a flat ``(rows, features)``
+layout: the rows of time step ``t`` are the ``batch_sizes[t]``
 sequences still running (a padded batch is the case where every step has the whole batch),
 so packed input needs no second implementation.  For speed the input projection of all
 time steps is one matmul before the loop (with both biases folded into it where the
@@ -341,6 +344,9 @@ class RNNBase(Module):
             if self.batch_first:
                 x = x.transpose(0, 1)
             steps, batch = x.shape[0], x.shape[1]
+            if steps == 0:
+                raise RuntimeError("Expected sequence length to be larger than 0 in RNN; the "
+                                   f"input of shape {list(input.shape)} has no time steps")
             steps_sizes = [batch] * steps
             flat = x.reshape(steps * batch, x.shape[2])
         out, h_n, c_n = self._layers(flat, steps_sizes, h0, c0)
