@@ -201,3 +201,13 @@ def test_errors_torch_does_not_catch():
         rnn.pack_padded_sequence(T.zeros(5, 3, 2), [6, 3, 1])
     with pytest.raises(RuntimeError, match="sequence 1 has shape"):
         rnn.pad_sequence([T.zeros(3, 2), T.zeros(2, 3)])
+
+
+@pytest.mark.parametrize("module", ["retrograd.nn.modules.rnn", "retrograd.nn.utils.rnn"])
+def test_docstring_examples_run(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module),
+                             optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0 and result.attempted > 0
