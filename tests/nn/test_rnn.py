@@ -39,7 +39,8 @@ def _states(torch, mode, dtype, layers, directions, batch, proj, seed, unbatched
 
 
 def _run_both(torch, mode, *, layers=1, bidirectional=False, batch_first=False, packed=False,
-              proj=0, with_states=True, unbatched=False, dtype="float64", bias=True):
+              proj=0, with_states=True, unbatched=False, dtype="float64", bias=True,
+              lengths=LENGTHS):
     kwargs = dict(num_layers=layers, bidirectional=bidirectional, batch_first=batch_first,
                   bias=bias)
     if proj:
@@ -58,7 +59,7 @@ def _run_both(torch, mode, *, layers=1, bidirectional=False, batch_first=False, 
 
     def call(lib, utils, module, x, hx):
         if packed:
-            x = utils.pack_padded_sequence(x, LENGTHS, batch_first=batch_first,
+            x = utils.pack_padded_sequence(x, lengths, batch_first=batch_first,
                                            enforce_sorted=False)
         if not hx:
             hx = None
@@ -68,8 +69,8 @@ def _run_both(torch, mode, *, layers=1, bidirectional=False, batch_first=False, 
             hx = hx[0]
         out, state = module(x, hx)
         if packed:
-            out, lengths = utils.pad_packed_sequence(out, batch_first=batch_first)
-            assert lengths.tolist() == LENGTHS
+            out, got_lengths = utils.pad_packed_sequence(out, batch_first=batch_first)
+            assert got_lengths.tolist() == list(lengths)
         return out, (list(state) if mode == "LSTM" else [state])
 
     out_rg, st_rg = call(T, rnn_utils, rg, x_rg, hx_rg)
@@ -106,6 +107,13 @@ GRID = list(itertools.product(["RNN", "LSTM", "GRU"], [1, 2], [False, True], [Fa
 def test_sequence_layers_match_torch(torch, mode, layers, bidirectional, batch_first, packed):
     _run_both(torch, mode, layers=layers, bidirectional=bidirectional, batch_first=batch_first,
               packed=packed)
+
+
+@pytest.mark.parametrize("mode", ["RNN", "LSTM", "GRU"])
+@pytest.mark.parametrize("lengths", [[4, 4, 4], [1, 4, 1], [3, 1, 3], [1, 1, 1]])
+def test_packed_lengths_with_ties_and_ones(torch, mode, lengths):
+    _run_both(torch, mode, layers=2, bidirectional=True, packed=True, lengths=lengths,
+              proj=2 if mode == "LSTM" else 0)
 
 
 @pytest.mark.parametrize("mode", ["RNN", "LSTM", "GRU"])
