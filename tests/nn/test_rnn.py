@@ -255,6 +255,19 @@ def test_create_graph_gradients_equal_first_order_ones(mode):
     assert recorded[0].requires_grad
 
 
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+def test_retain_graph_and_freed_graph(mode):
+    layer = getattr(nn, mode)(3, 4).double()
+    x = _leaf(3, 2, 3)
+    out = layer(x)[0].sum()
+    out.backward(retain_graph=True)
+    first = x.grad.detach().clone()
+    out.backward()
+    close(x.grad, 2 * first.numpy(), 1e-12)
+    with pytest.raises(RuntimeError, match="second time"):
+        out.backward()
+
+
 @pytest.mark.parametrize("mode", ["GRU", "RNN"])
 def test_packed_gradcheck(mode):
     T.manual_seed(1)

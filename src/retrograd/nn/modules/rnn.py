@@ -1,8 +1,9 @@
 """Recurrent layers: RNN, LSTM, GRU and their one-step cells, as ``torch.nn``.
 
 Written with retrograd's differentiable ops, so backward (and double backward) come from
-the ops' own derivatives; only the LSTM's and GRU's per-step gate arithmetic is one node
-each with a hand-written derivative (``_rnn_fused.py``, for speed).
+the ops' own derivatives, except where one node with a hand-written derivative is much
+faster (``_rnn_fused.py``): an LSTM direction over a padded batch, and the LSTM's and GRU's
+per-step gate arithmetic.
 
 Every sequence, padded or packed, runs through one loop over a flat ``(rows, features)``
 layout: the rows of time step ``t`` are the ``batch_sizes[t]``
@@ -27,7 +28,7 @@ from .. import init
 from ..module import Module
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
-from ._rnn_fused import GRUGates, LSTMGates
+from ._rnn_fused import GRUGates, LSTMDirection, LSTMGates
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -383,6 +384,14 @@ class RNNBase(Module):
                 b_ih, b_hh = (weights[2], weights[3]) if self.bias else (None, None)
                 w_hr = weights[-1] if self.proj_size > 0 else None
                 gi = _input_projection(self.mode, flat, w_ih, b_ih, b_hh)
+                if self.mode == "LSTM" and batch_sizes[0] == batch_sizes[-1]:
+                    # a padded batch: the whole direction is one node (_rnn_fused.py)
+                    out, h, c = LSTMDirection.apply(gi, h0[k], c0[k], w_hh, w_hr,
+                                                    direction == 1)
+                    outs.append(out)
+                    finals_h.append(h)
+                    finals_c.append(c)
+                    continue
                 out, h, c = _run_direction(
                     step, gi, batch_sizes, h0[k], None if c0 is None else c0[k],
                     _step_weights(self.mode, w_hh, b_hh, w_hr), reverse=direction == 1)
