@@ -5,10 +5,12 @@ over the kernel's offsets (4 for 2x2, 9 for 3x3), one strided slice of the input
 over output positions.
 
 * max-pooling keeps, per output, the offset of its window's max (PyTorch's rule: the first
-  of tied values, the last NaN; padding is -inf and never wins).  Its derivative routes the
-  gradient to that offset; the derivative of the routing gathers from it (adjoint records,
-  see pool_common.adjoint_pair), so double backward works.  Indices (flat positions in the
-  input plane, as PyTorch's) are worked out only when asked for.
+  of tied values, the last NaN; padding is -inf and never wins), as int8.  Its derivative
+  adds the gradient at the argmax's position in the input plane (one bincount; the
+  position is the window's start plus the offset's displacement, two small tables); the
+  derivative of that gathers from the same positions (adjoint records, see
+  pool_common.adjoint_pair), so double backward works.  Indices (the same positions, as
+  PyTorch returns them) are worked out only when asked for.
 * average-pooling sums the window's slices and divides by PyTorch's divisor (the window
   clipped to the padded input, or to the input with ``count_include_pad=False``, or
   ``divisor_override``); its derivative spreads the gradient back (windows_adjoint).
