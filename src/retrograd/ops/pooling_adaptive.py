@@ -80,11 +80,11 @@ def _output_size(x, n, output_size, fn):
         raise RuntimeError(f"{fn}() argument 'output_size' should contain one int (got "
                            f"{len(output_size)})")
     if hasattr(output_size, "__len__"):
-        if len(output_size) != n and len(output_size) != 1:
+        if len(output_size) != n:  # (a sequence is not repeated, unlike a kernel_size)
             raise RuntimeError(f"{fn}: output_size must be {n} (got output_size="
-                               f"{list(output_size)})")
-        sizes = tuple(x.shape[-n + i] if v is None else v
-                      for i, v in enumerate(output_size * (n if len(output_size) == 1 else 1)))
+                               f"{list(output_size)}); pass one int or {n} ints")
+        sizes = tuple(x.shape[x.ndim - n + i] if v is None else v
+                      for i, v in enumerate(output_size))
     else:
         sizes = (output_size,) * n
     sizes = expand(sizes, n, "output_size", fn)
