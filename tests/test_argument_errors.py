@@ -756,6 +756,14 @@ CASES += [
         a(m, 1, 2, 5, 5, 5), 2, output_ratio=(0.5, 0.5)), ["output_ratio"]),
     ("fractional_max_pool2d size 0 ok", lambda m: _pool(m, "fractional_max_pool2d")(
         a(m, 1, 2, 5, 5), 2, output_size=(0, 2), _random_samples=m.zeros(1, 2, 2)), None),
+    ("adaptive_avg_pool2d one size", lambda m: _pool(m, "adaptive_avg_pool2d")(
+        a(m, 1, 2, 5, 5), [3]), ["adaptive_avg_pool2d", "output_size"]),
+    ("adaptive_max_pool2d one size", lambda m: _pool(m, "adaptive_max_pool2d")(
+        a(m, 1, 2, 5, 5), [3]), ["adaptive_max_pool2d", "output_size"]),
+    ("adaptive_max_pool2d None size ok", lambda m: _pool(m, "adaptive_max_pool2d")(
+        a(m, 1, 2, 5, 5), (3, None)), None),
+    ("adaptive_max_pool1d tuple ok", lambda m: _pool(m, "adaptive_max_pool1d")(
+        a(m, 2, 5), (3,)), None),
     ("max_unpool3d index oob", lambda m: _pool(m, "max_unpool3d")(
         a(m, 1, 1, 1, 1, 2), m.full((1, 1, 1, 1, 2), 100), 2), ["max_unpool3d", "100"]),
 ]

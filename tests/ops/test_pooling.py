@@ -44,7 +44,7 @@ _MAX2 = [
     ("k2_d2", (2,), {"dilation": 2, "stride": 1}),
 ]
 for _i, (_name, _args, _kw) in enumerate(_MAX2):  # batched and unbatched in turn
-    _shape = ((2, 2, 5, 6), (2, 5, 5))[_i % 2]
+    _shape = ((2 if _i == 0 else 1, 2, 5, 6), (2, 5, 5))[_i % 2]  # (batch 2 once: time)
     case(f"max_pool2d_{_name}_{len(_shape)}d", lambda m, a, args, kw: nnf(m).max_pool2d(
         a, *args, return_indices=True, **kw), (_shape,), "spread",
         params={"args": _args, "kw": _kw})
@@ -81,7 +81,7 @@ _AVG2 = [
     ("k2_divisor", (2, 1), {"divisor_override": 3}),
 ]
 for _i, (_name, _args, _kw) in enumerate(_AVG2):
-    _shape = ((2, 2, 5, 6), (2, 4, 5))[_i % 2]
+    _shape = ((2 if _i == 0 else 1, 2, 5, 6), (2, 4, 5))[_i % 2]  # (batch 2 once: time)
     case(f"avg_pool2d_{_name}_{len(_shape)}d",
          lambda m, a, args, kw: nnf(m).avg_pool2d(a, *args, **kw), (_shape,),
          params={"args": _args, "kw": _kw})
@@ -108,7 +108,7 @@ case("lp_pool3d", lambda m, a: nnf(m).lp_pool3d(a, 2, 2, 1), ((1, 2, 3, 3, 3),),
 # ---- adaptive pooling: shrinking, growing, unchanged and (1, 1) outputs
 for _i, _size in enumerate((3, (2, 4), (None, 3), 1, (7, 2))):
     _tag = str(_size).replace(" ", "")
-    _shape = ((2, 2, 5, 6), (2, 5, 6))[_i % 2]
+    _shape = ((2 if _i == 0 else 1, 2, 5, 6), (2, 5, 6))[_i % 2]  # (batch 2 once: time)
     case(f"adaptive_avg_pool2d_{_tag}_{len(_shape)}d",
          lambda m, a, size: nnf(m).adaptive_avg_pool2d(a, size), (_shape,),
          params={"size": _size})

@@ -8,6 +8,7 @@ from .modules import (
     ModuleDict, ModuleList, MSELoss, NLLLoss, ParameterDict, ParameterList, ReLU, ReLU6,
     Sequential, Sigmoid, SiLU, Softmax, Softplus, Tanh, Unflatten,
 )
+from .modules import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
 __all__ = [
@@ -17,4 +18,5 @@ __all__ = [
     "ELU", "GELU", "LeakyReLU", "Hardtanh", "Sigmoid", "Tanh", "SiLU", "Softplus",
     "LogSigmoid", "Softmax", "LogSoftmax", "L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss",
     "BCELoss", "BCEWithLogitsLoss", "functional", "init", "utils",
+    "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
 ]

@@ -10,6 +10,8 @@ VJP calling the other, so every order of derivative works with two hand-written 
 
 from __future__ import annotations
 
+import math
+
 from ..autograd.grad_mode import state
 from ..backend import namespace
 from ..tensor import make_tensor
@@ -135,3 +137,33 @@ def running_max(candidates, count: int):
 def lowest(dtype, xp):
     """What padding may never beat in a max: -inf, or an integer dtype's minimum."""
     return -xp.inf if dtype.kind == "f" else xp.iinfo(dtype).min
+
+
+# ----------------------------------------------------------------- positions in the plane
+
+
+def take_plane(a, idx, spatial):
+    """``a`` (..., *spatial) at flat plane positions ``idx`` (..., *out)."""
+    xp = namespace(a)
+    n = len(spatial)
+    lead = a.shape[:a.ndim - n]
+    plane = a.reshape(lead + (-1,))
+    flat = idx.reshape(idx.shape[:len(lead)] + (-1,))
+    return xp.take_along_axis(plane, flat, axis=-1).reshape(idx.shape)
+
+
+def scatter_add_plane(g, idx, spatial):
+    """The adjoint of :func:`take_plane`: ``g`` added into zeros (..., *spatial) at ``idx``."""
+    xp = namespace(g)
+    n = len(spatial)
+    lead = g.shape[:g.ndim - n]
+    rows = math.prod(lead)
+    size = math.prod(spatial)
+    if rows == 0 or size == 0:
+        return xp.zeros(lead + tuple(spatial), dtype=g.dtype)
+    # one bincount over positions made global (row * size + idx): for a 3x3 stride-2
+    # max-pool 4x faster than adding the gradient back one kernel offset at a time (strided
+    # slices), 5x faster than np.add.at
+    flat = idx.reshape(rows, -1) + (xp.arange(rows) * size)[:, None]
+    total = xp.bincount(flat.reshape(-1), weights=g.reshape(-1), minlength=rows * size)
+    return total.astype(g.dtype, copy=False).reshape(lead + tuple(spatial))

@@ -5,10 +5,12 @@ over the kernel's offsets (4 for 2x2, 9 for 3x3), one strided slice of the input
 over output positions.
 
 * max-pooling keeps, per output, the offset of its window's max (PyTorch's rule: the first
-  of tied values, the last NaN; padding is -inf and never wins).  Its derivative routes the
-  gradient to that offset; the derivative of the routing gathers from it (adjoint records,
-  see pool_common.adjoint_pair), so double backward works.  Indices (flat positions in the
-  input plane, as PyTorch's) are worked out only when asked for.
+  of tied values, the last NaN; padding is -inf and never wins), as int8.  Its derivative
+  adds the gradient at the argmax's position in the input plane (one bincount; the
+  position is the window's start plus the offset's displacement, two small tables); the
+  derivative of that gathers from the same positions (adjoint records, see
+  pool_common.adjoint_pair), so double backward works.  Indices (the same positions, as
+  PyTorch returns them) are worked out only when asked for.
 * average-pooling sums the window's slices and divides by PyTorch's divisor (the window
   clipped to the padded input, or to the input with ``count_include_pad=False``, or
   ``divisor_override``); its derivative spreads the gradient back (windows_adjoint).
@@ -19,6 +21,7 @@ over output positions.
 from __future__ import annotations
 
 import itertools
+import math
 
 from ..backend import namespace
 from ..tensor import make_tensor
@@ -26,6 +29,7 @@ from .pointwise import abs as _abs
 from .pointwise import relu, sign
 from .pool_common import (
     adjoint_pair, check_input, expand, lowest, recorded, refuse_dtype, running_max,
+    scatter_add_plane, take_plane,
 )
 from .shape import squeeze, unsqueeze
 from .windows import offset_slices, output_shape, sliding_windows, windows_adjoint
@@ -115,68 +119,34 @@ def _first_inside(geom, xp):
     return flat
 
 
-def _flat_indices(arg, spatial, geom, xp):
-    """The argmax offsets as PyTorch's indices: flat positions in the input's plane."""
+def _plane_index(arg, geom, spatial, xp):
+    """The argmax offsets as positions in the input's plane (PyTorch's indices): each
+    output's window start plus its argmax offset's displacement, one table look-up."""
     kernel, stride, padding, dilation, _, out = geom
     n = len(kernel)
-    arg = arg.astype(xp.int64)
-    idx = 0
-    inner = 1
-    for d in range(n - 1, -1, -1):
-        k = (arg // inner) % kernel[d]
-        inner *= kernel[d]
-        o = xp.arange(out[d], dtype=xp.int64).reshape((-1,) + (1,) * (n - 1 - d))
-        coord = o * stride[d] - padding[d] + k * dilation[d]
-        size = 1
-        for s in spatial[d + 1:]:
-            size *= s
-        idx = idx + coord * size
-    return idx
+    inner = [math.prod(spatial[d + 1:]) for d in range(n)]
+    base = 0
+    for d in range(n):
+        start = (xp.arange(out[d], dtype=xp.int64) * stride[d] - padding[d]) * inner[d]
+        base = base + start.reshape((-1,) + (1,) * (n - 1 - d))
+    delta = xp.asarray([sum(k * dl * st for k, dl, st in zip(o, dilation, inner))
+                        for o in _offsets(kernel)], dtype=xp.int64)
+    return xp.take(delta, arg) + base
 
 
 def _pick(a, arg, geom, in_shape):
-    """Each output's value at its argmax offset, from input-shaped ``a`` (the adjoint of
+    """Each output's value at its argmax, from input-shaped ``a`` (the adjoint of
     :func:`_route`; max-pool's double backward)."""
-    kernel, stride, padding, dilation, ceil_mode, out = geom
-    xp = namespace(a)
-    win = sliding_windows(a, kernel, stride, padding, dilation, ceil_mode, 0)
-    res = xp.zeros(win.shape[:a.ndim], dtype=a.dtype)
-    for k, o in enumerate(_offsets(kernel)):
-        xp.copyto(res, win[(Ellipsis, *o)], where=arg == k)
-    return res
-
-
-def _tiles(geom, spatial) -> bool:
-    """Whether the windows cover the input exactly once (no padding, stride = kernel, the
-    last window ending at the input's end): a gradient then writes every element once."""
-    kernel, stride, padding, dilation, _, out = geom[:6]
-    return all(p == 0 and s == k and d == 1 and o * k == size for k, s, p, d, o, size in zip(
-        kernel, stride, padding, dilation, out, spatial))
+    n = len(geom[0])
+    spatial = tuple(in_shape[len(in_shape) - n:])
+    return take_plane(a, _plane_index(arg, geom, spatial, namespace(a)), spatial)
 
 
 def _route(g, arg, geom, in_shape):
-    """Each output's gradient sent to its argmax offset: an input-shaped array."""
-    kernel, stride, padding, dilation, ceil_mode, out = geom
-    xp = namespace(g)
-    n = len(kernel)
-    shape, pieces = offset_slices(in_shape, kernel, stride, padding, dilation, out)
-    tiles = _tiles(geom, in_shape[len(in_shape) - n:])
-    # windows that tile the input write each element once: no zeros to start from
-    acc = xp.empty(shape, dtype=g.dtype) if tiles else xp.zeros(shape, dtype=g.dtype)
-    # windows that never overlap write each element at most once: no read-add needed
-    disjoint = all(s >= (k - 1) * d + 1 for k, s, d in zip(kernel, stride, dilation))
-    zero = xp.zeros((), dtype=g.dtype)
-    for k, (_, index) in enumerate(pieces):
-        part = xp.where(arg == k, g, zero)
-        if disjoint:
-            acc[index] = part
-        else:
-            acc[index] += part
-    if shape == tuple(in_shape):
-        return acc
-    lead = len(in_shape) - n
-    crop = (Ellipsis,) + tuple(slice(p, p + s) for p, s in zip(padding, in_shape[lead:]))
-    return xp.ascontiguousarray(acc[crop])
+    """Each output's gradient added at its argmax: an input-shaped array."""
+    n = len(geom[0])
+    spatial = tuple(in_shape[len(in_shape) - n:])
+    return scatter_add_plane(g, _plane_index(arg, geom, spatial, namespace(g)), spatial)
 
 
 _max_records = {n: adjoint_pair(f"max_pool{n}d", _pick, _route,
@@ -199,7 +169,7 @@ def _max_pool(x, n, fn, kernel_size, stride, padding, dilation, ceil_mode, retur
     out = recorded(pick.op.node_cls, x, values, (arg, geom, tuple(a.shape)))
     if not return_indices:
         return out
-    return out, make_tensor(_flat_indices(arg, a.shape[-n:], geom, namespace(a)))
+    return out, make_tensor(_plane_index(arg, geom, a.shape[-n:], namespace(a)))
 
 
 def _args_1d(x, fn, kernel_size, stride, padding, dilation=1):
@@ -322,6 +292,14 @@ def _avg_fwd(a, geom, div):
     for o in offsets[1:]:
         total += win[(Ellipsis, *o)]
     return _divide(total, div, xp)
+
+
+def _tiles(geom, spatial) -> bool:
+    """Whether the windows cover the input exactly once (no padding, stride = kernel, the
+    last window ending at the input's end): a gradient then writes every element once."""
+    kernel, stride, padding, dilation, _, out = geom[:6]
+    return all(p == 0 and s == k and d == 1 and o * k == size for k, s, p, d, o, size in zip(
+        kernel, stride, padding, dilation, out, spatial))
 
 
 def _avg_bwd(g, geom, div):

@@ -22,7 +22,10 @@ import math
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import NOTHING, defop
-from .pool_common import adjoint_pair, check_input, expand, recorded, refuse_dtype, running_max
+from .pool_common import (
+    adjoint_pair, check_input, expand, recorded, refuse_dtype, running_max, scatter_add_plane,
+    take_plane,
+)
 from .reduce import mean
 from .shape import squeeze, unsqueeze
 
@@ -77,11 +80,11 @@ def _output_size(x, n, output_size, fn):
         raise RuntimeError(f"{fn}() argument 'output_size' should contain one int (got "
                            f"{len(output_size)})")
     if hasattr(output_size, "__len__"):
-        if len(output_size) != n and len(output_size) != 1:
+        if len(output_size) != n:  # (a sequence is not repeated, unlike a kernel_size)
             raise RuntimeError(f"{fn}: output_size must be {n} (got output_size="
-                               f"{list(output_size)})")
-        sizes = tuple(x.shape[-n + i] if v is None else v
-                      for i, v in enumerate(output_size * (n if len(output_size) == 1 else 1)))
+                               f"{list(output_size)}); pass one int or {n} ints")
+        sizes = tuple(x.shape[x.ndim - n + i] if v is None else v
+                      for i, v in enumerate(output_size))
     else:
         sizes = (output_size,) * n
     sizes = expand(sizes, n, "output_size", fn)
@@ -148,30 +151,6 @@ def adaptive_avg_pool1d(input, output_size):  # noqa: A002
 # ----------------------------------------------------------------- gathers at flat indices
 
 
-def _take(a, idx, spatial):
-    """``a`` (..., *spatial) at flat plane positions ``idx`` (..., *out)."""
-    xp = namespace(a)
-    n = len(spatial)
-    lead = a.shape[:a.ndim - n]
-    plane = a.reshape(lead + (-1,))
-    flat = idx.reshape(idx.shape[:len(lead)] + (-1,))
-    return xp.take_along_axis(plane, flat, axis=-1).reshape(idx.shape)
-
-
-def _scatter_add(g, idx, spatial):
-    """The adjoint of :func:`_take`: ``g`` added into zeros (..., *spatial) at ``idx``."""
-    xp = namespace(g)
-    n = len(spatial)
-    lead = g.shape[:g.ndim - n]
-    rows = math.prod(lead)
-    size = math.prod(spatial)
-    if rows == 0 or size == 0:
-        return xp.zeros(lead + tuple(spatial), dtype=g.dtype)
-    flat = idx.reshape(rows, -1) + (xp.arange(rows) * size)[:, None]
-    total = xp.bincount(flat.reshape(-1), weights=g.reshape(-1), minlength=rows * size)
-    return total.astype(g.dtype, copy=False).reshape(lead + tuple(spatial))
-
-
 def _scatter_set(v, idx, spatial):
     """max_unpool: each value written at its flat index of a zero plane."""
     xp = namespace(v)
@@ -184,7 +163,7 @@ def _scatter_set(v, idx, spatial):
     return out.reshape(lead + tuple(spatial))
 
 
-_gather_records = {name: adjoint_pair(name, _take, _scatter_add, f"{node}Backward0",
+_gather_records = {name: adjoint_pair(name, take_plane, scatter_add_plane, f"{node}Backward0",
                                       f"{node}BackwardBackward0")
                    for name, node in [(f"{kind}_max_pool{n}d", f"{Kind}MaxPool{n}D")
                                       for kind, Kind in (("adaptive", "Adaptive"),
@@ -194,8 +173,8 @@ _gather_records = {name: adjoint_pair(name, _take, _scatter_add, f"{node}Backwar
 
 # max_unpool's derivative gathers at the indices (PyTorch: GatherBackward0); the gather's
 # derivative scatter-adds (the adjoint of the unpool's scatter when indices do not repeat)
-_unpool_gather, _ = adjoint_pair("max_unpool_backward", _take, _scatter_add, "GatherBackward0",
-                                 "ScatterAddBackward0")
+_unpool_gather, _ = adjoint_pair("max_unpool_backward", take_plane, scatter_add_plane,
+                                 "GatherBackward0", "ScatterAddBackward0")
 
 
 def _unpool_vjp(node, g, saved):
