@@ -144,10 +144,15 @@ def test_weighted_losses_keep_weight_as_buffer(torch):
     compare_module(torch, nn.BCELoss(weight=T.tensor([2.0, 0.5])),
                    torch.nn.BCELoss(weight=torch.tensor([2.0, 0.5])),
                    [prob(3, 2), prob(3, 2)], dtype="float64")
-    # the module holds pos_weight as a buffer, as PyTorch, even while F refuses it
+    # the module holds pos_weight as a buffer, as PyTorch
     pos = nn.BCEWithLogitsLoss(pos_weight=T.tensor([2.0, 0.5]))
     assert list(pos.state_dict()) == list(torch.nn.BCEWithLogitsLoss(
         pos_weight=torch.tensor([2.0, 0.5])).state_dict()) == ["pos_weight"]
+    compare_module(torch, pos, torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor([2.0, 0.5])),
+                   [real(3, 2), prob(3, 2)], dtype="float64")
+    compare_module(torch, nn.CrossEntropyLoss(weight=T.tensor(w), label_smoothing=0.1),
+                   torch.nn.CrossEntropyLoss(weight=torch.tensor(w), label_smoothing=0.1),
+                   [real(4, 3), labels(4, 3)], dtype="float64")
 
 
 def test_legacy_reduction_flags(torch):
