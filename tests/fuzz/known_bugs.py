@@ -355,6 +355,13 @@ def _pole(prog, failure):
         (("nan" in torch_part or huge.search(torch_part)) and "inf" in retro_part)
 
 
+@accepted("the sign of a NaN: copysign by a NaN made by log/sqrt/acos... of a value out of "
+          "the domain (x86's default NaN, which NumPy returns, has its sign bit set; PyTorch's "
+          "kernels give +nan); NaN signs are unspecified")
+def _nan_sign(prog, failure):
+    return failure.kind == "value" and failure.op == "copysign"
+
+
 @accepted("a backward that raises part-way: which leaves already got their .grad (and which "
           "hooks already ran) depends on the order the engines met the error")
 def _partial_backward(prog, failure):
