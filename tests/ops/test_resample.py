@@ -170,3 +170,14 @@ def test_empty_batch(torch):
                                               mode="bilinear")
     assert tuple(got.shape) == (0, 2, 6, 6)
 
+
+
+@pytest.mark.parametrize("module", ["padding", "resample", "grid_sample", "attention"])
+def test_docstring_examples_run(module):
+    """The Examples sections of issue 8's op modules are true."""
+    import doctest
+    import importlib
+
+    mod = importlib.import_module(f"retrograd.ops.{module}")
+    result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0 and result.attempted > 0
