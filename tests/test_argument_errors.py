@@ -924,6 +924,8 @@ RESAMPLE_CASES = [
         a(m, 1, 1, 2), size=4, recompute_scale_factor=True), ["recompute_scale_factor"]),
     ("interpolate zero output", lambda m: _nnf(m).interpolate(a(m, 1, 1, 2, 2), scale_factor=0.2),
      ["greater than 0"]),
+    ("interpolate antialias bicubic ok", lambda m: _nnf(m).interpolate(
+        a(m, 1, 1, 4, 4), scale_factor=0.5, mode="bicubic", antialias=True), None),
     ("interpolate antialias nearest", lambda m: _nnf(m).interpolate(
         a(m, 1, 1, 2, 2), scale_factor=2, antialias=True), ["anti-alias"]),
     ("interpolate integer bilinear", lambda m: _nnf(m).interpolate(

@@ -54,6 +54,12 @@ for _i, (_mode, _shape) in enumerate(_RANKS):
             kw = dict(_skw, mode=_mode, align_corners=_ac)
             case(f"interpolate_{_mode}_{len(_shape) - 2}d_{_sname}_ac{_ac}", _interp, (_shape,),
                  params=kw)
+for _mode in ("bilinear", "bicubic"):  # antialias (outputs wider than 1: see interpolate)
+    case(f"interpolate_{_mode}_antialias_down", _interp, ((1, 2, 5, 6),),
+         params={"size": (2, 3), "mode": _mode, "antialias": True})
+    case(f"interpolate_{_mode}_antialias_mixed_ac", _interp, ((1, 1, 3, 5),),
+         params={"scale_factor": (1.7, 0.5), "mode": _mode, "antialias": True,
+                 "align_corners": True})
 case("interpolate_tuple_scale", _interp, ((1, 1, 3, 4),),
      params={"scale_factor": (1.5, 0.5), "mode": "bilinear"})
 case("interpolate_tuple_size", _interp, ((1, 2, 3, 4),),
@@ -129,6 +135,21 @@ case("affine_then_sample", lambda m, a, t: nnf(m).grid_sample(
  test_grad_fn_name_vs_torch, test_graph_structure_vs_torch) = case_checks(CASES)
 
 # ----------------------------------------------------------------- index arithmetic
+
+
+def test_antialias_many_sizes_match_torch(torch):
+    rng = np.random.default_rng(1)
+    for mode in ("bilinear", "bicubic"):
+        for n_in in (2, 3, 5, 8, 13):
+            x = rng.standard_normal((1, 1, n_in, 4)).astype(np.float32)
+            for n_out in (1, 2, 3, 4, 7, 11, 20):
+                for ac in (False, True):
+                    kw = {"size": (n_out, 2), "mode": mode, "antialias": True,
+                          "align_corners": ac}
+                    want = torch.nn.functional.interpolate(torch.tensor(x), **kw).numpy()
+                    got = retrograd.nn.functional.interpolate(retrograd.tensor(x), **kw)
+                    np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-6,
+                                               err_msg=f"{mode} {n_in} {kw}")
 
 
 @pytest.mark.parametrize("mode", ["nearest", "nearest-exact", "linear", "area"])
