@@ -926,6 +926,13 @@ RESAMPLE_CASES = [
      ["greater than 0"]),
     ("interpolate antialias bicubic ok", lambda m: _nnf(m).interpolate(
         a(m, 1, 1, 4, 4), scale_factor=0.5, mode="bicubic", antialias=True), None),
+    ("interpolate lanczos no antialias", lambda m: _nnf(m).interpolate(
+        a(m, 1, 1, 4, 4), scale_factor=0.5, mode="lanczos"), ["antialias"]),
+    ("interpolate lanczos align", lambda m: _nnf(m).interpolate(
+        a(m, 1, 1, 4, 4), size=2, mode="lanczos", antialias=True, align_corners=True),
+     ["align_corners"]),
+    ("interpolate lanczos 3-d", lambda m: _nnf(m).interpolate(
+        a(m, 1, 1, 4), size=2, mode="lanczos"), ["lanczos"]),
     ("interpolate antialias nearest", lambda m: _nnf(m).interpolate(
         a(m, 1, 1, 2, 2), scale_factor=2, antialias=True), ["anti-alias"]),
     ("interpolate integer bilinear", lambda m: _nnf(m).interpolate(

@@ -60,6 +60,8 @@ for _mode in ("bilinear", "bicubic"):  # antialias (outputs wider than 1: see in
     case(f"interpolate_{_mode}_antialias_mixed_ac", _interp, ((1, 1, 3, 5),),
          params={"scale_factor": (1.7, 0.5), "mode": _mode, "antialias": True,
                  "align_corners": True})
+case("interpolate_lanczos", _interp, ((1, 2, 7, 5),),
+     params={"size": (3, 8), "mode": "lanczos", "antialias": True})
 case("interpolate_tuple_scale", _interp, ((1, 1, 3, 4),),
      params={"scale_factor": (1.5, 0.5), "mode": "bilinear"})
 case("interpolate_tuple_size", _interp, ((1, 2, 3, 4),),
@@ -139,11 +141,11 @@ case("affine_then_sample", lambda m, a, t: nnf(m).grid_sample(
 
 def test_antialias_many_sizes_match_torch(torch):
     rng = np.random.default_rng(1)
-    for mode in ("bilinear", "bicubic"):
+    for mode in ("bilinear", "bicubic", "lanczos"):
         for n_in in (2, 3, 5, 8, 13):
             x = rng.standard_normal((1, 1, n_in, 4)).astype(np.float32)
             for n_out in (1, 2, 3, 4, 7, 11, 20):
-                for ac in (False, True):
+                for ac in (False, True) if mode != "lanczos" else (False,):
                     kw = {"size": (n_out, 2), "mode": mode, "antialias": True,
                           "align_corners": ac}
                     want = torch.nn.functional.interpolate(torch.tensor(x), **kw).numpy()
