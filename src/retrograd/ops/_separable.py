@@ -98,8 +98,9 @@ class AxisMap:
             # for the small axes of most images (and there is no ufunc.reduceat on every
             # backend); not for an inf or nan gradient, which the zeros would spread
             m = xp.asarray(self._dense_matrix(), dtype=g.dtype)
-            if self.axis == -1:
-                return g @ m
+            if self.axis == -1:  # one (rows, O) @ (O, I) product rather than one per matrix
+                g2 = xp.ascontiguousarray(g)
+                return (g2.reshape(-1, self.out_size) @ m).reshape(*g.shape[:-1], self.in_size)
             if self.axis == -2:
                 return m.T @ g
             return xp.moveaxis(xp.moveaxis(g, self.axis, -1) @ m, -1, self.axis)
