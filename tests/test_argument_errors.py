@@ -10,7 +10,6 @@ dims out of range (on 0-d tensors too), duplicate dims, negative sizes, wrong co
 from __future__ import annotations
 
 import inspect
-import warnings
 
 import numpy as np
 import pytest
@@ -1007,6 +1006,8 @@ RESAMPLE_CASES = [
 @pytest.mark.parametrize("fn,words", [c[1:] for c in RESAMPLE_CASES],
                          ids=[c[0] for c in RESAMPLE_CASES])
 def test_bad_resampling_and_attention_arguments_match_torch(fn, words):
+    import warnings
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # (MHA's mask dtype notice)
         check(fn, words)
