@@ -10,7 +10,6 @@ dims out of range (on 0-d tensors too), duplicate dims, negative sizes, wrong co
 from __future__ import annotations
 
 import inspect
-import warnings
 
 import numpy as np
 import pytest
@@ -1302,6 +1301,15 @@ RESAMPLE_CASES = [
         a(m, 1, 1, 2), size=4, recompute_scale_factor=True), ["recompute_scale_factor"]),
     ("interpolate zero output", lambda m: _nnf(m).interpolate(a(m, 1, 1, 2, 2), scale_factor=0.2),
      ["greater than 0"]),
+    ("interpolate antialias bicubic ok", lambda m: _nnf(m).interpolate(
+        a(m, 1, 1, 4, 4), scale_factor=0.5, mode="bicubic", antialias=True), None),
+    ("interpolate lanczos no antialias", lambda m: _nnf(m).interpolate(
+        a(m, 1, 1, 4, 4), scale_factor=0.5, mode="lanczos"), ["antialias"]),
+    ("interpolate lanczos align", lambda m: _nnf(m).interpolate(
+        a(m, 1, 1, 4, 4), size=2, mode="lanczos", antialias=True, align_corners=True),
+     ["align_corners"]),
+    ("interpolate lanczos 3-d", lambda m: _nnf(m).interpolate(
+        a(m, 1, 1, 4), size=2, mode="lanczos"), ["lanczos"]),
     ("interpolate antialias nearest", lambda m: _nnf(m).interpolate(
         a(m, 1, 1, 2, 2), scale_factor=2, antialias=True), ["anti-alias"]),
     ("interpolate integer bilinear", lambda m: _nnf(m).interpolate(
@@ -1376,6 +1384,8 @@ RESAMPLE_CASES = [
 @pytest.mark.parametrize("fn,words", [c[1:] for c in RESAMPLE_CASES],
                          ids=[c[0] for c in RESAMPLE_CASES])
 def test_bad_resampling_and_attention_arguments_match_torch(fn, words):
+    import warnings
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # (MHA's mask dtype notice)
         check(fn, words)

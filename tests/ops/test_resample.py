@@ -42,15 +42,26 @@ _SIZES = {"x2": {"scale_factor": 2}, "x0.6": {"scale_factor": 0.6},
           "x1.7": {"scale_factor": 1.7}, "size": {"size": 4},
           "recompute": {"scale_factor": 1.5, "recompute_scale_factor": True}}
 _SPECS = list(_SIZES.items())
+_LINEAR = ("linear", "bilinear", "bicubic", "trilinear")
 for _i, (_mode, _shape) in enumerate(_RANKS):
-    # two ways of sizing per mode and rank (rotating through them), both align_corners
-    for _sname, _skw in (_SPECS[_i % 5], _SPECS[(_i + 2) % 5]):
+    # ways of sizing (rotating through them): two for the linear modes, with both
+    # align_corners, one for the others (test_many_sizes_match_torch covers the rest)
+    _specs = (_SPECS[_i % 5], _SPECS[(_i + 2) % 5])
+    for _sname, _skw in _specs if _mode in _LINEAR else _specs[:1]:
         if _mode == "area" and _sname == "x0.6" and len(_shape) == 3:
             _skw = {"scale_factor": 0.5}
         for _ac in ((None,) if _mode in ("nearest", "nearest-exact", "area") else (False, True)):
             kw = dict(_skw, mode=_mode, align_corners=_ac)
             case(f"interpolate_{_mode}_{len(_shape) - 2}d_{_sname}_ac{_ac}", _interp, (_shape,),
                  params=kw)
+for _mode in ("bilinear", "bicubic"):  # antialias (outputs wider than 1: see interpolate)
+    case(f"interpolate_{_mode}_antialias_down", _interp, ((1, 2, 5, 6),),
+         params={"size": (2, 3), "mode": _mode, "antialias": True})
+    case(f"interpolate_{_mode}_antialias_mixed_ac", _interp, ((1, 1, 3, 5),),
+         params={"scale_factor": (1.7, 0.5), "mode": _mode, "antialias": True,
+                 "align_corners": True})
+case("interpolate_lanczos", _interp, ((1, 2, 7, 5),),
+     params={"size": (3, 8), "mode": "lanczos", "antialias": True})
 case("interpolate_tuple_scale", _interp, ((1, 1, 3, 4),),
      params={"scale_factor": (1.5, 0.5), "mode": "bilinear"})
 case("interpolate_tuple_size", _interp, ((1, 2, 3, 4),),
@@ -128,6 +139,21 @@ case("affine_then_sample", lambda m, a, t: nnf(m).grid_sample(
 # ----------------------------------------------------------------- index arithmetic
 
 
+def test_antialias_many_sizes_match_torch(torch):
+    rng = np.random.default_rng(1)
+    for mode in ("bilinear", "bicubic", "lanczos"):
+        for n_in in (2, 3, 5, 8, 13):
+            x = rng.standard_normal((1, 1, n_in, 4)).astype(np.float32)
+            for n_out in (1, 2, 3, 4, 7, 11, 20):
+                for ac in (False, True) if mode != "lanczos" else (False,):
+                    kw = {"size": (n_out, 2), "mode": mode, "antialias": True,
+                          "align_corners": ac}
+                    want = torch.nn.functional.interpolate(torch.tensor(x), **kw).numpy()
+                    got = retrograd.nn.functional.interpolate(retrograd.tensor(x), **kw)
+                    np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-6,
+                                               err_msg=f"{mode} {n_in} {kw}")
+
+
 @pytest.mark.parametrize("mode", ["nearest", "nearest-exact", "linear", "area"])
 def test_many_sizes_match_torch(mode, torch):
     """Every input size to every output size (and many scale factors): PyTorch's index
@@ -170,3 +196,14 @@ def test_empty_batch(torch):
                                               mode="bilinear")
     assert tuple(got.shape) == (0, 2, 6, 6)
 
+
+
+@pytest.mark.parametrize("module", ["padding", "resample", "grid_sample", "attention"])
+def test_docstring_examples_run(module):
+    """The Examples sections of issue 8's op modules are true."""
+    import doctest
+    import importlib
+
+    mod = importlib.import_module(f"retrograd.ops.{module}")
+    result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0 and result.attempted > 0

@@ -82,7 +82,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     >>> v = T.tensor([[1.0], [3.0]])
     >>> T.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
     tensor([[1.0000],
-            [2.3302]])
+            [2.3395]])
     """
     q, k, v = query, key, value
     _check_sdpa(q, k, v, attn_mask, dropout_p, is_causal)

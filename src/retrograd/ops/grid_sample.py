@@ -153,7 +153,7 @@ def _axes(grid, sizes, mode, padding, align_corners):
             for d in range(k)]
 
 
-def _combine(axes, fracs):
+def _combine(axes, fracs, derivatives=True):
     """Every combination of one tap per axis: (flat pixel index (N, P) per combination,
     weight per combination, d weight / d frac_d per axis and combination).  ``fracs``
     holds each axis's fraction (N, P) (arrays, or tensors that carry the grid's gradient)."""
@@ -173,7 +173,7 @@ def _combine(axes, fracs):
         for d, t in enumerate(combo):
             w = per_axis[d][0][t] if w is None else w * per_axis[d][0][t]
         weight.append(w)
-        for j in range(len(axes)):
+        for j in range(len(axes) if derivatives else 0):
             dw = None
             for d, t in enumerate(combo):
                 f = per_axis[d][1 if d == j else 0][t]
@@ -195,7 +195,7 @@ def _plan(inp_shape, grid_data, mode, padding, align_corners):
     g = grid_data.reshape(n, -1, len(sizes))
     axes = _axes(g, sizes, mode, padding, align_corners)
     p = g.shape[1]
-    flat, _, _ = _combine(axes, [a.frac for a in axes])
+    flat, _, _ = _combine(axes, [a.frac for a in axes], False)
     k = len(flat)
     xp = namespace(grid_data)
     idx = xp.broadcast_to(xp.concatenate(flat, axis=1)[:, None, :], (n, c, k * p))
@@ -205,15 +205,38 @@ def _plan(inp_shape, grid_data, mode, padding, align_corners):
 def _taps_values(inp, idx, n, c, p, k):
     """The input's pixels at every tap: (N, C, K, P)."""
     flat = inp.reshape(n, c, -1)
+    if not isinstance(inp, Tensor):  # arrays: one 1-d take per image (~5x a 3-index gather)
+        xp = namespace(inp)
+        return xp.stack([xp.take(flat[b], idx[b, 0], axis=1) for b in range(n)]).reshape(
+            n, c, k, p)
     return _gather(flat, idx, 2, tuple(flat.shape)).reshape(n, c, k, p)
+
+
+def _scatter_taps(contrib, idx, n, c, size):
+    """``contrib`` (N, C, K*P) added up at the pixels ``idx`` names: (N, C, size)."""
+    if isinstance(contrib, Tensor):
+        return scatter_along(contrib, idx, 2, (n, c, size))
+    xp = namespace(contrib)
+    if xp is not np:
+        return scatter_along(contrib, idx, 2, (n, c, size))
+    out = np.empty((n, c, size), dtype=contrib.dtype)
+    rows = (np.arange(c) * size)[:, None]
+    for b in range(n):  # one bincount per image: its (channel, pixel) bins
+        out[b] = np.bincount((rows + idx[b, 0][None, :]).ravel(), contrib[b].ravel(),
+                             minlength=c * size).reshape(c, size)
+    return out
 
 
 def _grid_sample_fwd(inp, grid, mode, padding, align_corners):
     axes, idx, n, c, p, k = _plan(inp.shape, grid, mode, padding, align_corners)
-    _, weight, _ = _combine(axes, [a.frac for a in axes])
-    w = np.stack(weight, axis=1)[:, None]  # (N, 1, K, P)
-    vals = _taps_values(inp, idx, n, c, p, k)
-    out = (vals * w.astype(inp.dtype)).sum(axis=2)
+    _, weight, _ = _combine(axes, [a.frac for a in axes], False)
+    xp = namespace(inp)
+    w = xp.stack(weight, axis=1).astype(inp.dtype)  # (N, K, P)
+    flat = inp.reshape(n, c, -1)
+    out = xp.empty((n, c, p), dtype=inp.dtype)
+    for b in range(n):  # per image: one take of every tap, then the weighted sum over taps
+        vals = xp.take(flat[b], idx[b, 0], axis=1).reshape(c, k, p)
+        out[b] = xp.einsum("ckp,kp->cp", vals, w[b])
     return out.reshape(n, c, *grid.shape[1:-1])
 
 
@@ -239,7 +262,7 @@ def _grid_sample_vjp(node, g, saved):
         w = _stack(weight, 1).reshape(n, 1, k, p)
         contrib = (g * w).reshape(n, c, k * p)
         shape = tuple(inp.shape)
-        grad_in = scatter_along(contrib, idx, 2, (n, c, int(np.prod(shape[2:])))).reshape(shape)
+        grad_in = _scatter_taps(contrib, idx, n, c, int(np.prod(shape[2:]))).reshape(shape)
     if ng:
         gv = (g * _taps_values(inp, idx, n, c, p, k)).sum(1)  # (N, K, P)
         parts = []

@@ -22,13 +22,14 @@ from ._apply import NOTHING, defop
 from ._separable import AxisMap, apply_maps
 from .shape import squeeze, unsqueeze
 
-_MODES = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
+_MODES = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact",
+          "lanczos")
 _LINEAR_RANK = {"linear": 3, "bilinear": 4, "trilinear": 5, "bicubic": 4}
 _NAMES = {"nearest": "UpsampleNearest{k}DBackward0",
           "nearest-exact": "UpsampleNearestExact{k}DBackward0",
           "linear": "UpsampleLinear1DBackward0", "bilinear": "UpsampleBilinear2DBackward0",
           "trilinear": "UpsampleTrilinear3DBackward0", "bicubic": "UpsampleBicubic2DBackward0",
-          "area": "AdaptiveAvgPool{k}DBackward0"}
+          "area": "AdaptiveAvgPool{k}DBackward0", "lanczos": "UpsampleLanczos2DBackward0"}
 _CUBIC_A = -0.75  # PyTorch's (and OpenCV's) cubic convolution coefficient
 
 
@@ -96,6 +97,32 @@ def _cubic_taps(in_size, out_size, align_corners, scale, dt):
     t = np.clip(src - i, 0, 1).astype(np.float64)
     idx = np.clip(i[None, :] + np.arange(-1, 3)[:, None], 0, in_size - 1)
     return idx, _cubic_weights(t)
+
+
+def _aa_taps(in_size, out_size, align_corners, scale, dt, kind):
+    """Antialiased taps (PIL's and PyTorch's): when shrinking, the filter (triangle, or
+    Keys' cubic with a = -0.5) is widened by the scale, and each output's weights sum to 1."""
+    s = float(_linear_scale(in_size, out_size, align_corners, scale, dt))
+    half = {"bilinear": 1.0, "bicubic": 2.0, "lanczos": 3.0}[kind]
+    support = half * s if s >= 1.0 else half
+    inv = 1.0 / s if s >= 1.0 else 1.0
+    center = s * (np.arange(out_size) + 0.5)
+    lo = np.maximum((center - support + 0.5).astype(np.int64), 0)
+    hi = np.minimum((center + support + 0.5).astype(np.int64), in_size)
+    taps = np.arange(max(int((hi - lo).max()), 1))[:, None]
+    x = np.abs((taps + lo[None, :] - center[None, :] + 0.5) * inv)
+    if kind == "lanczos":  # sinc(x) sinc(x / 3) inside |x| < 3
+        w = np.where(x < 3, np.sinc(x) * np.sinc(x / 3), 0.0)
+    elif kind == "bicubic":
+        a = -0.5
+        w = np.where(x < 1, ((a + 2) * x - (a + 3)) * x * x + 1,
+                     np.where(x < 2, ((a * x - 5 * a) * x + 8 * a) * x - 4 * a, 0.0))
+    else:
+        w = np.where(x < 1, 1 - x, 0.0)
+    w = np.where(taps < (hi - lo)[None, :], w, 0.0)
+    total = w.sum(0)
+    w = np.where(total != 0, w / np.where(total != 0, total, 1), w)
+    return np.minimum(lo[None, :] + taps, in_size - 1), w
 
 
 def _area_taps(in_size, out_size):
@@ -185,10 +212,14 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest",  # noqa: A0
 
     Give the output ``size`` (an int or one per spatial dim) or a ``scale_factor``.
     ``mode``: ``"nearest"``, ``"nearest-exact"``, ``"linear"`` (3-D input),
-    ``"bilinear"`` / ``"bicubic"`` (4-D), ``"trilinear"`` (5-D), ``"area"`` (adaptive
+    ``"bilinear"`` / ``"bicubic"`` / ``"lanczos"`` (4-D; lanczos only with
+    ``antialias=True``), ``"trilinear"`` (5-D), ``"area"`` (adaptive
     average pooling).  ``align_corners`` (linear-type modes) maps the corner pixels' centres
     onto each other; ``recompute_scale_factor=True`` derives the scales from the rounded
-    output size instead of using ``scale_factor``.
+    output size instead of using ``scale_factor``.  ``antialias=True`` (bilinear, bicubic,
+    lanczos) widens the filter when shrinking, as PIL does.  (PyTorch 2.13's antialiased kernels
+    return the first row for every row when the output width is 1; retrograd does not copy
+    that.)
 
     Examples
     --------
@@ -204,7 +235,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest",  # noqa: A0
                              "modes: linear | bilinear | bicubic | trilinear")
     elif align_corners is None:
         align_corners = False
-    if mode in _MODES and x.ndim in (3, 4, 5):
+    if mode in _MODES and x.ndim in (3, 4, 5) and (mode != "lanczos" or x.ndim == 4):
         if mode in _LINEAR_RANK and x.ndim != _LINEAR_RANK[mode]:
             need = _LINEAR_RANK[mode]
             raise NotImplementedError(f"Got {x.ndim}D input, but {mode} mode needs {need}D "
@@ -216,12 +247,14 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest",  # noqa: A0
             f"lanczos | area | nearest-exact (got {mode})")
     out, factors = _sizes(x, size, scale_factor, mode, recompute_scale_factor)
     if antialias:
-        if not (mode in ("bilinear", "bicubic") and x.ndim == 4):
+        if not (mode in ("bilinear", "bicubic", "lanczos") and x.ndim == 4):
             raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and "
                              "lanczos modes and requires a 4-D tensor as input")
-        raise NotImplementedError("interpolate(antialias=True) is not implemented in "
-                                  "retrograd; resize with antialias=False (blur first to "
-                                  "avoid aliasing when downsampling)")
+    if mode == "lanczos":
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
     _check_sizes(x, out, mode)
     kind = x._data.dtype.kind
     if kind != "f" and not (kind == "u" and x._data.dtype.itemsize == 1
@@ -237,7 +270,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest",  # noqa: A0
     for i in range(k):
         axis = i - k  # spatial dims counted from the end
         n_in, n_out, sf = x.shape[2 + i], out[i], factors[i]
-        if n_in == n_out and (mode in ("linear", "bilinear", "trilinear")
+        if antialias:
+            maps.append(AxisMap(axis, *_aa_taps(n_in, n_out, align_corners, sf, dt, mode),
+                                n_in))
+        elif n_in == n_out and (mode in ("linear", "bilinear", "trilinear")
                               or (mode == "nearest" and k == 2)):
             # PyTorch's kernels copy an axis whose size does not change, whatever the scale
             # factor says (these modes only: bicubic, nearest-exact, 1-d and 3-d nearest
@@ -254,7 +290,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest",  # noqa: A0
             maps.append(AxisMap(axis, *_linear_taps(n_in, n_out, align_corners, sf, dt), n_in))
     if mode == "area" and k == 1:  # PyTorch pools a 3-D input as an (N, C, 1, W) image
         return squeeze(apply_maps(unsqueeze(x, -2), maps, "AdaptiveAvgPool2DBackward0"), -2)
-    return apply_maps(x, maps, _NAMES[mode].format(k=k))
+    name = _NAMES[mode].format(k=k)
+    return apply_maps(x, maps, name.replace("2DBackward0", "2DAaBackward0") if antialias else name)
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest",  # noqa: A002
