@@ -8,6 +8,10 @@ from .modules import (
     ModuleDict, ModuleList, MSELoss, NLLLoss, ParameterDict, ParameterList, ReLU, ReLU6,
     Sequential, Sigmoid, SiLU, Softmax, Softplus, Tanh, Unflatten,
 )
+from .modules import (
+    MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
+    TransformerEncoder, TransformerEncoderLayer,
+)
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
 __all__ = [
@@ -17,4 +21,6 @@ __all__ = [
     "ELU", "GELU", "LeakyReLU", "Hardtanh", "Sigmoid", "Tanh", "SiLU", "Softplus",
     "LogSigmoid", "Softmax", "LogSoftmax", "L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss",
     "BCELoss", "BCEWithLogitsLoss", "functional", "init", "utils",
+    "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder",
+    "TransformerEncoderLayer", "TransformerDecoderLayer",
 ]

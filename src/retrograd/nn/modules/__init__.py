@@ -5,11 +5,16 @@ from .activation import (
     ELU, GELU, Hardtanh, LeakyReLU, LogSigmoid, LogSoftmax, ReLU, ReLU6, Sigmoid, SiLU, Softmax,
     Softplus, Tanh,
 )
+from .attention import MultiheadAttention
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .dropout import Dropout
 from .flatten import Flatten, Unflatten
 from .linear import Bilinear, Identity, LazyLinear, Linear
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+from .transformer import (
+    Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,
+    TransformerEncoderLayer,
+)
 
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
@@ -17,4 +22,6 @@ __all__ = [
     "ReLU", "ReLU6", "ELU", "GELU", "LeakyReLU", "Hardtanh", "Sigmoid", "Tanh", "SiLU",
     "Softplus", "LogSigmoid", "Softmax", "LogSoftmax",
     "L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss",
+    "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder",
+    "TransformerEncoderLayer", "TransformerDecoderLayer",
 ]
