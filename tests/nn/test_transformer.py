@@ -256,6 +256,33 @@ def test_encoder_nested_tensor_warning_as_torch(torch, kw):
     assert build(nn, enable_nested_tensor=False)[1] == []
 
 
+@pytest.mark.parametrize("nested", [True, False])
+@pytest.mark.parametrize("pad", [[[0, 0, 0, 1], [0, 0, 0, 0], [1, 1, 1, 1]],  # left-aligned
+                                 [[0, 1, 0, 1], [0, 0, 0, 0], [0, 0, 1, 1]]])
+def test_encoder_inference_matches_torch_fast_path(torch, pad, nested):
+    """Under no_grad in eval mode PyTorch runs batch_first encoders on nested tensors: the
+    padded positions of left-aligned sequences come out 0 (before the final norm).  Without
+    nested tensors its fused layer gives NaN for a sequence with every key padded (where its
+    own masked path, and retrograd, give numbers): those rows are not compared."""
+    def build(lib_nn):
+        return lib_nn.TransformerEncoder(lib_nn.TransformerEncoderLayer(D, H, FF,
+                                                                        batch_first=True),
+                                         2, lib_nn.LayerNorm(D),
+                                         enable_nested_tensor=nested).eval()
+
+    th, rg = build(_TorchNN(torch)), build(_rg_nn())
+    copy_weights(rg, th)
+    x, pad = real(3, S, D).astype(np.float32), np.array(pad, bool)
+    with torch.no_grad():
+        want = th(torch.tensor(x), src_key_padding_mask=torch.tensor(pad))
+    with T.no_grad():
+        got = rg(T.tensor(x), src_key_padding_mask=T.tensor(pad))
+    rows = slice(None) if nested else ~pad.all(1)
+    close(got[rows], want[rows], 1e-5)
+    with_grad = rg(T.tensor(x), src_key_padding_mask=T.tensor(pad))  # the masked path
+    close(with_grad, th(torch.tensor(x), src_key_padding_mask=torch.tensor(pad)), 1e-5)
+
+
 def test_layers_are_independent_copies():
     layer = nn.TransformerEncoderLayer(D, H, FF)
     enc = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
@@ -294,6 +321,33 @@ def test_errors(torch):
             lib.TransformerEncoderLayer(D, H, FF, activation="tanh")
         with pytest.raises(RuntimeError, match="activation should be relu/gelu, not tanh"):
             lib.TransformerDecoderLayer(D, H, FF, activation="tanh")
+
+
+def test_layer_errors_as_torch(torch):
+    for lib in (torch, T):
+        layer = lib.nn.TransformerEncoderLayer(D, H, FF)
+        x = lib.zeros(S, N, D)
+        with pytest.raises(AssertionError, match="only bool and floating types of "
+                                                 "src_key_padding_mask are supported"):
+            layer(x, src_key_padding_mask=lib.zeros(N, S, dtype=lib.int64))
+        with pytest.raises(AssertionError, match="only bool and floating types of src_mask"):
+            layer(x, src_mask=lib.zeros(S, S, dtype=lib.int64))
+        with pytest.raises(RuntimeError, match="The shape of the 2D attn_mask is"):
+            layer(x, src_mask=lib.zeros(S + 1, S + 1))
+        with pytest.raises(AssertionError, match="was expecting embedding dimension of 4"):
+            layer(lib.zeros(S, N, D + 1))
+
+
+def test_custom_encoder_and_decoder(torch):
+    def build(lib_nn):
+        return lib_nn.Transformer(
+            D, H, custom_encoder=lib_nn.TransformerEncoder(
+                lib_nn.TransformerEncoderLayer(D, H, FF, norm_first=True), 1),
+            custom_decoder=lib_nn.TransformerDecoder(
+                lib_nn.TransformerDecoderLayer(D, H, 3), 2))
+
+    rg, th = _compare(torch, build, [seq(S), seq(TG)], {"tgt_mask": causal(TG)}, "float64")
+    assert repr(rg) == repr(th)
 
 
 def test_dropout_in_training_uses_retrograd_generator():

@@ -14,9 +14,11 @@ import copy
 import warnings
 
 from ..._creation import empty, full
+from ...autograd.grad_mode import is_grad_enabled
 from ...backend import namespace
 from ...ops.attention import _canonical_mask
 from ...ops.layout import triu
+from ...tensor import make_tensor
 from .. import functional as F
 from .. import init
 from ..module import Module
@@ -267,9 +269,40 @@ class TransformerEncoder(Module):
         for mod in self.layers:
             output = mod(output, src_mask=mask, is_causal=is_causal,
                          src_key_padding_mask=src_key_padding_mask)
+        keep = self._nested_tensor_keep(src, mask, src_key_padding_mask)
+        if keep is not None:
+            output = output * keep
         if self.norm is not None:
             output = self.norm(output)
         return output
+
+    def _nested_tensor_keep(self, src, mask, padding):
+        """Where PyTorch's inference would run its nested-tensor path, the (N, S, 1) array
+        that zeroes the padded positions, as that path's output has them (its valid
+        positions equal the masked computation's); None elsewhere.
+
+        PyTorch takes it with ``use_nested_tensor``, eval mode, a batched ``src``, a key
+        padding mask that leaves each sequence a prefix (left-aligned), no ``mask``, and no
+        gradient wanted from the first layer's tensors.
+        """
+        first = self.layers[0]
+        if (not getattr(self, "use_nested_tensor", False) or first.training or src.ndim != 3
+                or padding is None or mask is not None):
+            return None
+        if is_grad_enabled():
+            attn, tensors = first.self_attn, [src]
+            tensors += [attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight,
+                        attn.out_proj.bias]
+            for sub in (first.norm1, first.norm2, first.linear1, first.linear2):
+                tensors += [sub.weight, sub.bias]
+            if any(t is not None and t.requires_grad for t in tensors):
+                return None
+        xp = namespace(padding._data)
+        valid = padding._data == 0  # (N, S); PyTorch's ``logical_not`` of the float mask
+        left_aligned = (xp.cumprod(valid, axis=1) == valid).all()
+        if not left_aligned:  # PyTorch's mask check sends these down the masked path
+            return None
+        return make_tensor(valid[:, :, None].astype(src._data.dtype))
 
 
 # ----------------------------------------------------------------- decoder
