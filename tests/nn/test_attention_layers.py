@@ -227,3 +227,44 @@ def test_mha_double_backward():
     (g,) = T.autograd.grad(out.square().sum(), q, create_graph=True)
     g.sum().backward()
     assert m.in_proj_weight.grad is not None
+
+
+# ----------------------------------------------------------------- random shapes (hypothesis)
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=20, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(heads=st.integers(1, 3), head_dim=st.integers(1, 3), lq=st.integers(1, 4),
+       lk=st.integers(1, 4), n=st.integers(1, 3), batch_first=st.booleans(),
+       same_kv=st.booleans(), need_weights=st.booleans(), pad=st.booleans(),
+       seed=st.integers(0, 2 ** 16))
+def test_random_shapes_match_torch(torch, heads, head_dim, lq, lk, n, batch_first, same_kv,
+                                   need_weights, pad, seed):
+    rng = np.random.default_rng(seed)
+    e = heads * head_dim
+    shape = (lambda length: (n, length, e)) if batch_first else (lambda length: (length, n, e))
+    tensors = {"q": rng.standard_normal(shape(lq)), "k": rng.standard_normal(shape(lk))}
+    names = ("q", "k", "k")
+    if not same_kv:
+        tensors["v"], names = rng.standard_normal(shape(lk)), ("q", "k", "v")
+    call = {"need_weights": need_weights}
+    if pad:
+        mask = rng.uniform(size=(n, lk)) < 0.4
+        mask[:, 0] = False
+        call["key_padding_mask"] = mask
+    th = torch.nn.MultiheadAttention(e, heads, batch_first=batch_first).double()
+    rg = nn.MultiheadAttention(e, heads, batch_first=batch_first).double()
+    copy_weights(rg, th)
+    results = []
+    for lib, module in ((T, rg), (torch, th)):
+        ins, out, weights = _run(lib, module, tensors, names, call, "float64")
+        loss = out.square().sum() + (0 if weights is None else weights.square().sum())
+        loss.backward()
+        results.append([out] + ([] if weights is None else [weights])
+                       + [ins[k].grad for k in tensors]
+                       + [p.grad for p in module.parameters()])
+    assert len(results[0]) == len(results[1])
+    for a, b in zip(*results):
+        close(a, b, 1e-10)
