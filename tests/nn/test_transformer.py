@@ -18,7 +18,8 @@ from retrograd.autograd import gradcheck, gradgradcheck
 from .helpers import close, copy_weights
 
 pytestmark = pytest.mark.filterwarnings("ignore:enable_nested_tensor is True",
-                                        "ignore:Support for mismatched")
+                                        "ignore:Support for mismatched",
+                                        "ignore:The PyTorch API of nested tensors")
 
 RNG = np.random.default_rng(3)
 D, H, FF = 4, 2, 6  # d_model, heads, feed-forward width
