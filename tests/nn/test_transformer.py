@@ -385,3 +385,14 @@ def test_docstring_examples_run(module):
     mod = importlib.import_module(f"retrograd.nn.modules.{module}")
     result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_pickle_round_trip():
+    import pickle
+
+    model = nn.Transformer(D, H, 1, 1, FF, activation="gelu").eval()
+    copy = pickle.loads(pickle.dumps(model))
+    src, tgt = T.randn(S, N, D), T.randn(TG, N, D)
+    np.testing.assert_array_equal(model(src, tgt).detach().numpy(),
+                                  copy(src, tgt).detach().numpy())
+    assert copy.encoder.layers[0].activation is nn.functional.gelu
