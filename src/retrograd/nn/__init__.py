@@ -9,6 +9,10 @@ from .modules import (
     Sequential, Sigmoid, SiLU, Softmax, Softplus, Tanh, Unflatten,
 )
 from .modules import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from .modules import (
+    MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
+    TransformerEncoder, TransformerEncoderLayer,
+)
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
 __all__ = [
@@ -19,4 +23,6 @@ __all__ = [
     "LogSigmoid", "Softmax", "LogSoftmax", "L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss",
     "BCELoss", "BCEWithLogitsLoss", "functional", "init", "utils",
     "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
+    "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder",
+    "TransformerEncoderLayer", "TransformerDecoderLayer",
 ]
