@@ -11,8 +11,9 @@ Two workloads, each written three ways on the same inputs and the same initial w
 
 Contestants and timing as in bench/run.py (its helpers: round-robin repeats, paired median
 ratios, gradients checked equal before timing, one BLAS thread for NumPy); the NumPy
-contestant is the forward and backward written by hand (im2col by a strided window view and
-``tensordot``, col2im by one strided add per kernel offset), the floor for a NumPy library.
+contestant is the forward and backward written by hand with the best layout we know (im2col
+from a strided window view, one batched matmul per layer and direction, col2im by one strided
+add per kernel offset, columns reused for the weight gradient): the floor for a NumPy library.
 The max-pool is ``nn.functional.max_pool2d`` where retrograd has it, else written with
 retrograd ops (reshape + amax), and torch's ``F.max_pool2d``; the header says which ran.
 
@@ -88,24 +89,33 @@ def _sgd_step(lib, nnf, pool, params, xb, yb):
 
 
 # --------------------------------------------------------------------------- NumPy by hand
+# Written as a careful NumPy programmer would: im2col from a strided window view into a
+# (N, C*9, H*W) column buffer, one batched matmul per layer and direction (the output comes
+# out in NCHW, no transpose), col2im by one strided add per kernel offset, the columns kept
+# from the forward for the weight gradient, no input gradient for the first layer.
 def _np_conv(x, w, b):
-    """3x3, padding 1, stride 1: (output, columns) with columns (N, H, W, C, 3, 3)."""
+    """3x3, padding 1, stride 1: (output, columns (N, C*9, H*W))."""
+    n, c, h, wd = x.shape
     xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
-    cols = np.lib.stride_tricks.sliding_window_view(xp, (3, 3), axis=(2, 3))  # N C H W 3 3
-    cols = cols.transpose(0, 2, 3, 1, 4, 5)
-    y = np.tensordot(cols, w, axes=([3, 4, 5], [1, 2, 3]))  # N H W Cout (one copy: im2col)
-    return y.transpose(0, 3, 1, 2) + b[:, None, None], cols
+    win = np.lib.stride_tricks.sliding_window_view(xp, (3, 3), axis=(2, 3))  # N C H W 3 3
+    cols = win.transpose(0, 1, 4, 5, 2, 3).reshape(n, c * 9, h * wd)  # the one copy
+    y = np.matmul(w.reshape(w.shape[0], -1), cols).reshape(n, w.shape[0], h, wd)
+    y += b[:, None, None]
+    return y, cols
 
 
-def _np_conv_back(gy, cols, w, x_shape):
-    gw = np.tensordot(gy, cols, axes=([0, 2, 3], [0, 1, 2]))  # Cout C 3 3
-    gb = gy.sum(axis=(0, 2, 3))
-    gcols = np.tensordot(gy, w, axes=([1], [0]))  # N H W C 3 3
+def _np_conv_back(gy, cols, w, x_shape, input_grad=True):
     n, c, h, wd = x_shape
+    g2 = gy.reshape(n, w.shape[0], h * wd)
+    gw = np.matmul(g2, cols.transpose(0, 2, 1)).sum(axis=0).reshape(w.shape)
+    gb = gy.sum(axis=(0, 2, 3))
+    if not input_grad:
+        return None, gw, gb
+    gcols = np.matmul(w.reshape(w.shape[0], -1).T, g2).reshape(n, c, 3, 3, h, wd)
     gxp = np.zeros((n, c, h + 2, wd + 2), gy.dtype)
     for i in range(3):
         for j in range(3):
-            gxp[:, :, i:i + h, j:j + wd] += gcols[:, :, :, :, i, j].transpose(0, 3, 1, 2)
+            gxp[:, :, i:i + h, j:j + wd] += gcols[:, :, i, j]
     return gxp[:, :, 1:-1, 1:-1], gw, gb
 
 
@@ -117,11 +127,10 @@ def _np_pool(x):
 
 
 def _np_pool_back(g, mask):
-    # every tied maximum gets the gradient, as amax; the ties here are zeros after relu,
-    # whose gradient relu stops anyway, so torch's max_pool2d gives the same input gradient
-    share = g[:, :, :, None, :, None] * mask / mask.sum(axis=(3, 5), keepdims=True)
+    # every tied maximum gets the gradient; the only ties here are zeros after relu, whose
+    # gradient relu stops, so the input gradient is torch's max_pool2d's
     n, c, h2, _, w2, _ = mask.shape
-    return share.reshape(n, c, h2 * 2, w2 * 2)
+    return (g[:, :, :, None, :, None] * mask).reshape(n, c, h2 * 2, w2 * 2)
 
 
 def np_step(params, x, y):
@@ -130,8 +139,7 @@ def np_step(params, x, y):
     h = x
     for i in range(0, len(params) - 2, 2):
         z, cols = _np_conv(h, params[i], params[i + 1])
-        r = np.maximum(z, 0)
-        p, mask = _np_pool(r)
+        p, mask = _np_pool(np.maximum(z, 0))
         acts.append((h.shape, cols, z, mask))
         h = p
     flat = h.reshape(h.shape[0], -1)
@@ -149,7 +157,8 @@ def np_step(params, x, y):
     for k in reversed(range(len(acts))):
         x_shape, cols, z, mask = acts[k]
         g = _np_pool_back(g, mask) * (z > 0)
-        g, grads[2 * k], grads[2 * k + 1] = _np_conv_back(g, cols, params[2 * k], x_shape)
+        g, grads[2 * k], grads[2 * k + 1] = _np_conv_back(g, cols, params[2 * k], x_shape,
+                                                          input_grad=k > 0)
     for p, gr in zip(params, grads):
         p -= LR * gr
     return grads

@@ -104,6 +104,11 @@ case("torch.conv_transpose2d", lambda m, x, w: m.conv_transpose2d(x, w, padding=
 case("torch.conv_transpose3d", lambda m, x, w: m.conv_transpose3d(x, w, groups=2),
      ((1, 2, 2, 2, 2), (2, 1, 1, 2, 1)))
 
+case("torch.convolution", lambda m, x, w, b: m.convolution(x, w, b, [2], [1], [1], False, [0], 2),
+     ((1, 4, 5), (2, 2, 3), (2,)))
+case("torch.convolution_transposed", lambda m, x, w: m.convolution(
+    x, w, None, [2, 1], [1, 0], [1, 1], True, [1, 0], 1), ((1, 2, 3, 3), (2, 3, 3, 2)))
+
 # ---- unfold / fold
 case("unfold", lambda m, x: nnf(m).unfold(x, 2), ((2, 3, 4, 4),))
 case("unfold_args", lambda m, x: nnf(m).unfold(x, (2, 3), dilation=(1, 2), padding=1,
@@ -207,6 +212,8 @@ BAD_CALLS = [
                                                          padding=2), ["conv_transpose2d", "size"]),
     ("t weight dims", lambda m: nnf(m).conv_transpose2d(_t(m, 1, 4, 5, 5), _t(m, 4, 3, 3)),
      ["weight"]),
+    ("convolution weight dims", lambda m: m.convolution(_t(m, 1, 2, 3), _t(m, 2, 2), None, [1],
+                                                        [0], [1], False, [0], 1), ["weight"]),
     ("unfold dims", lambda m: nnf(m).unfold(_t(m, 1, 2, 3, 4, 5), 2), ["[1, 2, 3, 4, 5]"]),
     ("unfold kernel", lambda m: nnf(m).unfold(_t(m, 1, 2, 3, 3), (2, 2, 2)), ["kernel_size"]),
     ("unfold too big", lambda m: nnf(m).unfold(_t(m, 1, 2, 3, 3), 4), ["sliding blocks"]),

@@ -75,7 +75,9 @@ def _conv_transposed(y, w, x_shape, pairs, stride, dilation, groups):
     big_n = y.shape[0]
     wm = w.reshape(groups, w.shape[0] // groups, -1)
     ym = y.reshape(big_n, groups, w.shape[0] // groups, math.prod(out))
-    cols = xp.matmul(wm.swapaxes(1, 2), ym)  # (N, g, Ci/g * K, L)
+    # (the weight transposed into a contiguous copy first: small, and the batched GEMM
+    # runs ~15% faster on it than on the transposed view)
+    cols = xp.matmul(xp.ascontiguousarray(wm.swapaxes(1, 2)), ym)  # (N, g, Ci/g * K, L)
     cols = cols.reshape((big_n, x_shape[1]) + kernel + out)
     perm = (0, 1, *range(2 + n, 2 + 2 * n), *range(2, 2 + n))  # (N, Ci, *O, *K), a view
     return windows_adjoint(cols.transpose(perm), x_shape, kernel, stride, pairs, dilation)
@@ -423,6 +425,29 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0,  # noqa: A00
                            output_padding, groups, dilation)
 
 
+def convolution(input, weight, bias, stride, padding, dilation, transposed,  # noqa: A002
+                output_padding, groups):
+    """PyTorch's generic ``torch.convolution``: :func:`conv1d`/2d/3d, or with ``transposed``
+    :func:`conv_transpose1d`/2d/3d, the number of spatial dimensions taken from ``weight``
+    (every argument required, as PyTorch).
+
+    >>> import retrograd as T
+    >>> T.convolution(T.ones(1, 1, 3), T.ones(1, 1, 2), None, [1], [0], [1], False, [0], 1)
+    tensor([[[2., 2.]]])
+    """
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"convolution(): argument 'weight' (position 2) must be Tensor, not "
+                        f"{type(weight).__name__}")
+    n = weight.ndim - 2
+    if n < 1 or n > 3:
+        raise RuntimeError(f"convolution(): expected a weight with 1 to 3 spatial dimensions "
+                           f"(3 to 5 dimensions), but got weight of size {_dims(weight)}")
+    if transposed:
+        return _conv_transpose("convolution", n, input, weight, bias, stride, padding,
+                               output_padding, groups, dilation)
+    return _conv("convolution", n, input, weight, bias, stride, padding, dilation, groups)
+
+
 # ----------------------------------------------------------------- unfold / fold
 # im2col and col2im of (N, C, H, W) (or unbatched (C, H, W)): each the other's derivative.
 # params: (spatial, kernel, dilation, pairs, stride), ``spatial`` the image's (H, W)
@@ -568,5 +593,6 @@ from .registry import register  # noqa: E402
 
 for _fn in (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d):
     register(_fn, method=False, functional=(_fn.__name__,))
+register(convolution, method=False)
 for _fn in (unfold, fold):
     register(_fn, function=False, method=False, functional=(_fn.__name__,))

@@ -154,8 +154,10 @@ def windows_adjoint(grad, input_shape, kernel, stride=None, padding=None, dilati
     """The transpose of :func:`sliding_windows`: ``grad`` (``(*lead, *out, *kernel)``, one
     value per window element) summed back onto an array of ``input_shape``.
 
-    One strided ``+=`` per kernel offset (overlapping windows add up); the padding is
-    cropped off.  ``grad`` may be any strided view (e.g. a transposed column buffer)."""
+    One strided ``+=`` per kernel offset (overlapping windows add up), straight into the
+    result: each offset's slice is trimmed to the positions that fall inside the input, so
+    what lands on the padding is never written (no padded buffer, no cropping copy).
+    ``grad`` may be any strided view (e.g. a transposed column buffer)."""
     n = len(kernel)
     stride = stride or (1,) * n
     dilation = dilation or (1,) * n
@@ -164,20 +166,21 @@ def windows_adjoint(grad, input_shape, kernel, stride=None, padding=None, dilati
     lead = len(input_shape) - n
     spatial = tuple(input_shape[lead:])
     out = tuple(grad.shape[lead:lead + n])
-    ext = _padded_extent(spatial, kernel, stride, pairs, dilation, out)
-    padded_shape = tuple(input_shape[:lead]) + tuple(
-        s + lo + hi for s, (lo, hi) in zip(spatial, ext))
-    acc = xp.zeros(padded_shape, dtype=grad.dtype)
+    acc = xp.zeros(tuple(input_shape), dtype=grad.dtype)
     every = (slice(None),) * lead
-    rest = (slice(None),) * n
     for offset in itertools.product(*(range(k) for k in kernel)):
-        dst = every + tuple(slice(k * d, k * d + (o - 1) * s + 1, s)
-                            for k, d, o, s in zip(offset, dilation, out, stride))
-        acc[dst] += grad[every + rest + offset]
-    if not any(lo or hi for lo, hi in ext):
-        return acc
-    crop = every + tuple(slice(lo, lo + s) for (lo, _), s in zip(ext, spatial))
-    return xp.ascontiguousarray(acc[crop])
+        dst, src = [], []
+        for k, d, o, s, (lo, _), size in zip(offset, dilation, out, stride, pairs, spatial):
+            first = k * d - lo  # input position of window 0's element at this offset
+            o0 = max(0, -(first // s) if first < 0 else 0)  # first window inside the input
+            o1 = min(o, (size - 1 - first) // s + 1) if size - 1 >= first else 0
+            if o1 <= o0:
+                break
+            dst.append(slice(first + o0 * s, first + (o1 - 1) * s + 1, s))
+            src.append(slice(o0, o1))
+        else:
+            acc[every + tuple(dst)] += grad[every + tuple(src) + offset]
+    return acc
 
 
 def offset_slices(input_shape, kernel, stride, padding, dilation, out):
