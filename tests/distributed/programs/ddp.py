@@ -66,10 +66,50 @@ for accumulate in (False, True):
         dist.all_gather_into_tensor(everyone, T.from_numpy(flat))
         assert (everyone.numpy() == flat).all(), "ranks ended with different parameters"
 
+# inside no_sync the gradients stay local (they differ across ranks); the next backward
+# outside averages what accumulated
+ddp = DDP(model(0))
+with ddp.no_sync():
+    nn.functional.mse_loss(ddp(X[0][SHARD]), Y[0][SHARD]).backward()
+local = ddp.module[0].weight.grad.detach().clone()
+ranks = T.zeros((SIZE,) + tuple(local.shape), dtype=local.dtype)
+dist.all_gather_into_tensor(ranks, local)
+assert SIZE == 1 or not (ranks[0] == ranks[1]).all(), "no_sync() still reduced"
+nn.functional.mse_loss(ddp(X[0][SHARD]), Y[0][SHARD]).backward()
+dist.all_gather_into_tensor(ranks, ddp.module[0].weight.grad)
+assert (ranks == ranks[0]).all(), "the backward after no_sync() did not reduce"
+
 # the wrapped module and its state_dict, with PyTorch's ``module.`` prefix
 ddp = DDP(model(0))
 assert isinstance(ddp.module, nn.Sequential)
 assert list(ddp.state_dict()) == ["module." + k for k in ddp.module.state_dict()]
+
+
+class WithBuffer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(5, 3)
+        self.register_buffer("count", T.zeros(2, dtype=T.int64))
+
+    def forward(self, x):
+        self.count += 1
+        return self.lin(x)
+
+
+# buffers: rank 0's are broadcast at construction and before each forward (they may drift
+# apart on the ranks in between: here rank 1 counts twice as fast)
+net = WithBuffer()
+ddp = DDP(net)
+for _ in range(3):
+    ddp(X[0][SHARD]).sum().backward()
+    if RANK:
+        net.count += 1
+ddp(X[0][SHARD])
+assert net.count.tolist() == [4, 4], net.count   # rank 0 counted 4 forwards
+ddp = DDP(WithBuffer(), broadcast_buffers=False)
+ddp.module.count += RANK
+ddp(X[0][SHARD])
+assert ddp.module.count.tolist() == [1 + RANK] * 2
 
 
 class TwoHeads(nn.Module):

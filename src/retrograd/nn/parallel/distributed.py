@@ -97,9 +97,23 @@ class DistributedDataParallel(Module):
 
     # ------------------------------------------------------------------ construction
     def _sync_states(self, tensors):
+        """Rank 0's values into every rank's tensors: one broadcast per dtype (the tensors
+        packed into one flat buffer), not one per tensor."""
+        if self.world_size == 1 or not tensors:
+            return
         root = self.process_group.ranks[0]
+        by_dtype = {}
         for t in tensors:
-            broadcast(t, root, group=self.process_group)
+            by_dtype.setdefault(t._data.dtype.str, []).append(t)
+        for group in by_dtype.values():
+            arrays = [t._data for t in group]
+            xp = namespace(arrays[0])
+            flat = xp.concatenate([a.reshape(-1) for a in arrays])
+            broadcast(make_tensor(flat), root, group=self.process_group)
+            offset = 0
+            for a in arrays:
+                a[...] = flat[offset:offset + a.size].reshape(a.shape)
+                offset += a.size
 
     def _make_buckets(self):
         buckets, current, positions, nbytes, dtype = [], [], [], 0, None
