@@ -64,3 +64,19 @@ def test_bad_rank_is_torchs_error():
             DistributedSampler(range(4), num_replicas=2, rank=rank)
     with pytest.raises(ValueError, match="init_process_group"):
         DistributedSampler(range(4))   # no group to ask for the world size
+
+
+def test_docstring_example_runs():
+    import doctest
+
+    import retrograd.utils.data.distributed as module
+
+    assert doctest.testmod(module).failed == 0
+
+
+def test_package_docstring_example_runs():
+    import doctest
+
+    import retrograd.distributed as module
+
+    assert doctest.testmod(module).failed == 0

@@ -3,6 +3,16 @@
 Launch with ``mpiexec -n 4 python train.py`` (or Slurm's ``srun``); plain ``python`` is a
 world of one.  mpi4py is optional: ``pip install retrograd[mpi]``; without it this module
 imports and ``init_process_group`` raises an ImportError saying what to install.
+
+On a cluster, use the system's MPI rather than the wheel: ``pip install mpi4py`` built
+against it (``MPICC=mpicc pip install --no-binary mpi4py mpi4py``), then launch as any MPI
+program, e.g. under Slurm ``srun -n 8 python train.py`` (or ``mpiexec`` inside an
+allocation).  An uncaught exception on one rank aborts the whole job (MPI_Abort) once the
+group is initialised, so no rank waits forever for a peer that died.
+
+>>> import retrograd.distributed as dist
+>>> dist.is_initialized()
+False
 """
 
 from .collectives import (
