@@ -169,5 +169,9 @@ def test_op_results_set_every_tensor_slot_like_make_tensor(grad_mode):
         assert not missing, f"{what}: slots never set by the op path: {missing}"
         if what.startswith("int"):
             assert not out.requires_grad and out.grad_fn is None
+        elif what == "unary_view" and not grad_mode:
+            # a view made under no_grad of a tensor that requires grad requires grad too (as
+            # PyTorch: a leaf whose gradient goes nowhere)
+            assert out.requires_grad and out.grad_fn is None
         else:
             assert out.requires_grad is grad_mode and (out.grad_fn is not None) is grad_mode
