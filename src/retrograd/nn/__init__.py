@@ -8,6 +8,8 @@ from .modules import (
     ModuleDict, ModuleList, MSELoss, NLLLoss, ParameterDict, ParameterList, ReLU, ReLU6,
     Sequential, Sigmoid, SiLU, Softmax, Softplus, Tanh, Unflatten,
 )
+from .modules import __all__ as _module_names
+from .modules import *  # noqa: F401,F403  (the layers of branch layers)
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
 __all__ = [
@@ -18,3 +20,4 @@ __all__ = [
     "LogSigmoid", "Softmax", "LogSoftmax", "L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss",
     "BCELoss", "BCEWithLogitsLoss", "functional", "init", "utils",
 ]
+__all__ += [n for n in _module_names if n not in __all__]
