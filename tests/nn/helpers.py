@@ -56,3 +56,19 @@ def compare_module(torch, rg_module, th_module, inputs, dtype="float32", tol=Non
         if p.grad is not None:
             close(p.grad, th_params[name].grad, tol)
     return out_rg, out_th
+
+
+def check_layer(torch, factory, inputs, dtype="float64", tol=None):
+    """One row of a layer table: the module built by ``factory(nn)`` for retrograd and for
+    PyTorch has the same repr, the same state_dict keys and shapes, and (torch's weights
+    copied in) the same outputs, input gradients and parameter gradients."""
+    from retrograd import nn
+
+    rg_module, th_module = factory(nn), factory(torch.nn)
+    assert repr(rg_module) == repr(th_module)
+    rg_state, th_state = rg_module.state_dict(), th_module.state_dict()
+    assert list(rg_state) == list(th_state)
+    for key, value in th_state.items():
+        assert tuple(rg_state[key].shape) == tuple(value.shape), key
+        assert str(rg_state[key].dtype).split(".")[-1] == str(value.dtype).split(".")[-1], key
+    return compare_module(torch, rg_module, th_module, inputs, dtype=dtype, tol=tol)
