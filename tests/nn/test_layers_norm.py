@@ -1,0 +1,172 @@
+"""Normalisation layers against PyTorch: repr, state_dict, outputs and gradients with the
+same weights (float64, tight), running statistics over train/eval steps (momentum, momentum
+None, no tracking), unbatched instance norm, argument errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import retrograd as T
+from retrograd import nn
+
+from .helpers import check_layer, close, compare_module, to_rg
+
+RNG = np.random.default_rng(5)
+
+
+def real(*shape):
+    return RNG.standard_normal(shape)
+
+
+def affine(nn, module):
+    """Random affine parameters (PyTorch's start at 1 and 0, which would hide mistakes)."""
+    import torch
+
+    if isinstance(module, torch.nn.Module):
+        with torch.no_grad():
+            for p in module.parameters():
+                p.copy_(torch.tensor(RNG.standard_normal(tuple(p.shape))))
+    return module
+
+
+LAYERS = [
+    ("BatchNorm1d-2d", lambda nn: nn.BatchNorm1d(3), [real(4, 3)]),
+    ("BatchNorm1d-3d", lambda nn: nn.BatchNorm1d(2, momentum=None), [real(3, 2, 4)]),
+    ("BatchNorm1d-eval", lambda nn: nn.BatchNorm1d(3).eval(), [real(4, 3)]),
+    ("BatchNorm2d", lambda nn: nn.BatchNorm2d(2, eps=1e-3, affine=False), [real(2, 2, 3, 3)]),
+    ("BatchNorm2d-nobias", lambda nn: nn.BatchNorm2d(2, bias=False), [real(2, 2, 2, 3)]),
+    ("BatchNorm3d", lambda nn: nn.BatchNorm3d(2, track_running_stats=False),
+     [real(2, 2, 2, 2, 2)]),
+    ("BatchNorm3d-notrack-eval", lambda nn: nn.BatchNorm3d(2, track_running_stats=False).eval(),
+     [real(2, 2, 2, 2, 2)]),
+    ("InstanceNorm1d", lambda nn: nn.InstanceNorm1d(2), [real(2, 2, 5)]),
+    ("InstanceNorm1d-unbatched", lambda nn: nn.InstanceNorm1d(2, affine=True), [real(2, 5)]),
+    ("InstanceNorm2d", lambda nn: nn.InstanceNorm2d(3, affine=True, bias=False),
+     [real(2, 3, 3, 3)]),
+    ("InstanceNorm2d-track", lambda nn: nn.InstanceNorm2d(2, track_running_stats=True),
+     [real(2, 2, 3, 3)]),
+    ("InstanceNorm3d", lambda nn: nn.InstanceNorm3d(2, affine=True), [real(1, 2, 2, 3, 2)]),
+    ("LayerNorm", lambda nn: nn.LayerNorm(4), [real(3, 4)]),
+    ("LayerNorm-2d", lambda nn: nn.LayerNorm([2, 3], eps=1e-3, bias=False), [real(2, 2, 3)]),
+    ("LayerNorm-noaffine", lambda nn: nn.LayerNorm((3,), elementwise_affine=False),
+     [real(2, 3)]),
+    ("GroupNorm", lambda nn: nn.GroupNorm(2, 4), [real(2, 4, 3)]),
+    ("GroupNorm-noaffine", lambda nn: nn.GroupNorm(3, 3, affine=False), [real(2, 3, 2, 2)]),
+    ("GroupNorm-nobias", lambda nn: nn.GroupNorm(1, 2, bias=False), [real(2, 2, 3)]),
+    ("RMSNorm", lambda nn: nn.RMSNorm(4), [real(3, 4)]),
+    ("RMSNorm-eps", lambda nn: nn.RMSNorm([2, 3], eps=1e-3), [real(2, 2, 3)]),
+    ("RMSNorm-noaffine", lambda nn: nn.RMSNorm(3, elementwise_affine=False), [real(2, 3)]),
+    ("LocalResponseNorm", lambda nn: nn.LocalResponseNorm(3, alpha=0.1, beta=0.6, k=2.0),
+     [real(2, 5, 3)]),
+    ("LocalResponseNorm-4d", lambda nn: nn.LocalResponseNorm(2), [real(1, 4, 2, 2)]),
+]
+
+
+@pytest.mark.parametrize("name, factory, inputs", LAYERS, ids=[c[0] for c in LAYERS])
+def test_layer_matches_torch(torch, name, factory, inputs):
+    check_layer(torch, lambda nn: affine(nn, factory(nn)), inputs)
+
+
+@pytest.mark.parametrize("factory, shape", [(lambda nn: nn.BatchNorm2d(2), (2, 2, 3, 3)),
+                                            (lambda nn: nn.LayerNorm(3), (2, 3)),
+                                            (lambda nn: nn.GroupNorm(2, 4), (2, 4, 2))])
+def test_float32_stays_float32(torch, factory, shape):
+    compare_module(torch, factory(nn), factory(torch.nn), [real(*shape)], dtype="float32")
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"momentum": None}, {"momentum": 0.3},
+                                    {"track_running_stats": False}, {"affine": False}])
+@pytest.mark.parametrize("cls, shape", [("BatchNorm1d", (4, 3)), ("BatchNorm2d", (2, 3, 2, 2)),
+                                        ("BatchNorm3d", (2, 3, 2, 1, 2)),
+                                        ("InstanceNorm1d", (2, 3, 4))])
+def test_running_stats_over_train_and_eval_steps(torch, cls, shape, kwargs):
+    """Three training steps, an eval step, another training step: running_mean,
+    running_var, num_batches_tracked and every output equal PyTorch's."""
+    if cls.startswith("Instance"):
+        kwargs = {**kwargs, "track_running_stats": kwargs.get("track_running_stats", True)}
+    rg_m = getattr(nn, cls)(3, **kwargs).double()
+    th_m = getattr(torch.nn, cls)(3, **kwargs).double()
+    for step, train in enumerate([True, True, True, False, True]):
+        rg_m.train(train)
+        th_m.train(train)
+        x = real(*shape) * (step + 1) + step
+        close(rg_m(T.tensor(x)), th_m(torch.tensor(x)).detach(), 1e-10)
+        th_state = th_m.state_dict()
+        rg_state = rg_m.state_dict()
+        assert list(rg_state) == list(th_state)
+        for key, value in th_state.items():
+            close(rg_state[key], value, 1e-10)
+            assert str(rg_state[key].dtype).split(".")[-1] == str(value.dtype).split(".")[-1]
+
+
+def test_momentum_none_is_cumulative_average():
+    bn = nn.BatchNorm1d(1, momentum=None, affine=False)
+    means = []
+    for k in range(4):
+        x = T.tensor([[float(k)], [float(k) + 2.0]])
+        means.append(k + 1.0)
+        bn(x)
+    assert int(bn.num_batches_tracked) == 4
+    np.testing.assert_allclose(bn.running_mean.numpy(), [np.mean(means)], rtol=1e-6)
+
+
+def test_reset_and_init():
+    bn = nn.BatchNorm2d(3)
+    assert bn.weight.detach().numpy().tolist() == [1.0] * 3
+    assert bn.bias.detach().numpy().tolist() == [0.0] * 3
+    bn(T.randn(2, 3, 2, 2))
+    assert int(bn.num_batches_tracked) == 1
+    bn.reset_running_stats()
+    assert int(bn.num_batches_tracked) == 0
+    assert bn.running_mean.numpy().tolist() == [0.0] * 3
+    assert bn.running_var.numpy().tolist() == [1.0] * 3
+    assert bn.num_batches_tracked.dtype == T.int64
+    for m in (nn.LayerNorm(3), nn.GroupNorm(1, 3), nn.RMSNorm(3),
+              nn.InstanceNorm1d(3, affine=True)):
+        assert m.weight.detach().numpy().tolist() == [1.0] * 3
+
+
+def test_old_checkpoint_without_num_batches_tracked_loads(torch):
+    bn = nn.BatchNorm1d(2)
+    th = torch.nn.BatchNorm1d(2)
+    state = {k: to_rg(v) for k, v in th.state_dict().items() if k != "num_batches_tracked"}
+    result = bn.load_state_dict(state)
+    assert not result.missing_keys and not result.unexpected_keys
+
+
+def test_batchnorm_eval_uses_running_stats(torch):
+    th = torch.nn.BatchNorm1d(3).double()
+    rg = nn.BatchNorm1d(3).double()
+    th.running_mean.copy_(torch.tensor([1.0, -2.0, 0.5], dtype=torch.float64))
+    th.running_var.copy_(torch.tensor([4.0, 0.25, 1.0], dtype=torch.float64))
+    compare_module(torch, rg.eval(), th.eval(), [real(4, 3)], dtype="float64")
+
+
+def test_reprs(torch):
+    for f in [lambda nn: nn.BatchNorm1d(3, momentum=None, track_running_stats=False),
+              lambda nn: nn.InstanceNorm3d(2, affine=True),
+              lambda nn: nn.LayerNorm([2, 3], elementwise_affine=False),
+              lambda nn: nn.RMSNorm([2], eps=1e-4), lambda nn: nn.GroupNorm(2, 4, affine=False),
+              lambda nn: nn.LocalResponseNorm(5)]:
+        assert repr(f(nn)) == repr(f(torch.nn))
+
+
+@pytest.mark.parametrize("call, exc, match", [
+    (lambda: nn.BatchNorm1d(3)(T.zeros(2, 3, 2, 2)), ValueError,
+     r"expected 2D or 3D input \(got 4D"),
+    (lambda: nn.BatchNorm2d(3)(T.zeros(2, 3)), ValueError, r"expected 4D input \(got 2D"),
+    (lambda: nn.BatchNorm3d(3)(T.zeros(2, 3)), ValueError, r"expected 5D input \(got 2D"),
+    (lambda: nn.InstanceNorm2d(3)(T.zeros(3, 3)), ValueError, r"expected 3D or 4D input"),
+    (lambda: nn.InstanceNorm1d(3, affine=True)(T.zeros(2, 4, 5)), ValueError,
+     r"expected input's size at dim=1 to match num_features \(3\), but got: 4"),
+    (lambda: nn.GroupNorm(3, 4), ValueError, r"num_channels \(4\) must be divisible"),
+])
+def test_errors_match_torch(torch, call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
+
+
+def test_instance_norm_feature_mismatch_warns_without_affine():
+    with pytest.warns(UserWarning, match="does not match num_features"):
+        nn.InstanceNorm1d(3)(T.randn(2, 4, 5))
