@@ -58,10 +58,11 @@ def compare_module(torch, rg_module, th_module, inputs, dtype="float32", tol=Non
     return out_rg, out_th
 
 
-def check_layer(torch, factory, inputs, dtype="float64", tol=None):
+def check_layer(torch, factory, inputs, dtype="float64", tol=None, constant=()):
     """One row of a layer table: the module built by ``factory(nn)`` for retrograd and for
     PyTorch has the same repr, the same state_dict keys and shapes, and (torch's weights
-    copied in) the same outputs, input gradients and parameter gradients."""
+    copied in) the same outputs, input gradients and parameter gradients. The inputs at the
+    positions in ``constant`` are passed detached (targets a loss cannot differentiate)."""
     from retrograd import nn
 
     rg_module, th_module = factory(nn), factory(torch.nn)
@@ -71,4 +72,12 @@ def check_layer(torch, factory, inputs, dtype="float64", tol=None):
     for key, value in th_state.items():
         assert tuple(rg_state[key].shape) == tuple(value.shape), key
         assert str(rg_state[key].dtype).split(".")[-1] == str(value.dtype).split(".")[-1], key
+    for module in (rg_module, th_module) if constant else ():
+        module.forward = _detaching(module.forward, constant)
     return compare_module(torch, rg_module, th_module, inputs, dtype=dtype, tol=tol)
+
+
+def _detaching(forward, positions):
+    def call(*args):
+        return forward(*(a.detach() if i in positions else a for i, a in enumerate(args)))
+    return call
