@@ -225,3 +225,42 @@ def test_conv_state_dict_round_trip(torch):
     rg.load_state_dict({k: to_rg(v) for k, v in th.state_dict().items()})
     for k, v in rg.state_dict().items():
         close(v, th.state_dict()[k], 0)
+
+
+@pytest.mark.parametrize("cls, kwargs, shape", [
+    ("LazyConv1d", dict(out_channels=3, kernel_size=2), (2, 4, 5)),
+    ("LazyConv2d", dict(out_channels=4, kernel_size=3, groups=2, padding=1), (1, 2, 4, 4)),
+    ("LazyConv3d", dict(out_channels=2, kernel_size=2, bias=False), (1, 2, 3, 3, 3)),
+    ("LazyConv1d", dict(out_channels=3, kernel_size=2), (4, 5)),
+    ("LazyConvTranspose1d", dict(out_channels=2, kernel_size=3, stride=2), (2, 3, 4)),
+    ("LazyConvTranspose2d", dict(out_channels=4, kernel_size=2, groups=2), (1, 2, 3, 3)),
+    ("LazyConvTranspose3d", dict(out_channels=2, kernel_size=2), (1, 1, 2, 2, 2)),
+])
+def test_lazy_conv_becomes_conv(torch, cls, kwargs, shape):
+    rg_m, th_m = getattr(nn, cls)(**kwargs), getattr(torch.nn, cls)(**kwargs)
+    assert repr(rg_m) == repr(th_m)
+    assert list(rg_m.state_dict()) == list(th_m.state_dict())
+    x = real(*shape).astype(np.float32)
+    rg_m(T.tensor(x))
+    th_m(torch.tensor(x))
+    assert type(rg_m).__name__ == type(th_m).__name__ == cls[4:]
+    assert repr(rg_m) == repr(th_m)
+    bound = 1 / math.sqrt(rg_m.weight.shape[1] * math.prod(rg_m.kernel_size))
+    assert np.abs(rg_m.weight.detach().numpy()).max() <= bound
+    compare_module(torch, rg_m, th_m, [real(*shape)], dtype="float64")
+
+
+def test_lazy_conv_loads_a_state_dict_before_its_first_call(torch):
+    th = torch.nn.Conv2d(3, 4, 2, groups=1)
+    rg = nn.LazyConv2d(4, 2)
+    rg.load_state_dict({k: to_rg(v) for k, v in th.state_dict().items()})
+    x = real(1, 3, 3, 3).astype(np.float32)
+    close(rg(T.tensor(x)), th(torch.tensor(x)), 1e-5)
+    assert rg.in_channels == 3 and type(rg) is nn.Conv2d
+
+
+def test_lazy_conv_errors():
+    with pytest.raises(RuntimeError, match=r"Expected 3D \(unbatched\) or 4D \(batched\) input"):
+        nn.LazyConv2d(2, 2)(T.zeros(2, 3))
+    with pytest.raises(ValueError, match="in_channels must be divisible by groups"):
+        nn.LazyConv1d(4, 2, groups=2)(T.zeros(1, 3, 4))

@@ -312,7 +312,7 @@ def test_errors_match_torch(torch, call, exc, match):
 
 @pytest.mark.parametrize("module", ["conv", "pooling", "batchnorm", "instancenorm",
                                     "normalization", "sparse", "pixelshuffle", "upsampling",
-                                    "padding", "distance", "fold"])
+                                    "padding", "distance", "fold", "lazy"])
 def test_docstring_examples_run(module):
     import doctest
     import importlib

@@ -170,3 +170,22 @@ def test_errors_match_torch(torch, call, exc, match):
 def test_instance_norm_feature_mismatch_warns_without_affine():
     with pytest.warns(UserWarning, match="does not match num_features"):
         nn.InstanceNorm1d(3)(T.randn(2, 4, 5))
+
+
+@pytest.mark.parametrize("cls, kwargs, shape", [
+    ("LazyBatchNorm1d", {}, (4, 3)), ("LazyBatchNorm2d", {"affine": False}, (2, 3, 2, 2)),
+    ("LazyBatchNorm3d", {"momentum": None, "bias": False}, (2, 2, 2, 1, 2)),
+    ("LazyInstanceNorm1d", {}, (2, 3, 4)),
+    ("LazyInstanceNorm2d", {"track_running_stats": False}, (2, 3, 2, 2)),
+    ("LazyInstanceNorm3d", {"affine": False}, (1, 2, 2, 2, 2)),
+])
+def test_lazy_norm_becomes_norm(torch, cls, kwargs, shape):
+    rg_m, th_m = getattr(nn, cls)(**kwargs), getattr(torch.nn, cls)(**kwargs)
+    assert repr(rg_m) == repr(th_m)
+    assert list(rg_m.state_dict()) == list(th_m.state_dict())
+    x = real(*shape).astype(np.float32)
+    close(rg_m(T.tensor(x)), th_m(torch.tensor(x)).detach(), 1e-5)
+    assert type(rg_m).__name__ == type(th_m).__name__ == cls[4:]
+    assert repr(rg_m) == repr(th_m)
+    for key, value in th_m.state_dict().items():
+        close(rg_m.state_dict()[key], value, 1e-5)
