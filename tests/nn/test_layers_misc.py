@@ -112,6 +112,13 @@ LOSSES = [
     ("TripletMarginWithDistanceLoss-fn", lambda nn: nn.TripletMarginWithDistanceLoss(
         distance_function=nn.PairwiseDistance(p=1.0), margin=2.0, swap=True,
         reduction="none"), [real(4, 3), real(4, 3), real(4, 3)]),
+    ("LinearCrossEntropyLoss", lambda nn: nn.LinearCrossEntropyLoss(4, 3),
+     [real(5, 4), ints(3, 5)]),
+    ("LinearCrossEntropyLoss-kd", lambda nn: nn.LinearCrossEntropyLoss(
+        4, 3, out_features=(2,), bias=True, weight=const(nn, [1.0, 2.0, 0.5]), ignore_index=1,
+        reduction="sum"), [real(5, 4), ints(3, 5, 2)]),
+    ("LinearCrossEntropyLoss-probs", lambda nn: nn.LinearCrossEntropyLoss(3, 4),
+     [real(2, 3), prob(2, 4)]),
     ("BCEWithLogitsLoss-posweight", lambda nn: nn.BCEWithLogitsLoss(
         pos_weight=const(nn, [1.0, 2.0, 0.5, 3.0])), [real(3, 4), prob(3, 4)]),
 ]
@@ -304,6 +311,12 @@ def test_from_pretrained(torch):
     (lambda: nn.TripletMarginLoss(margin=0), ValueError, "greater than 0"),
     (lambda: nn.TripletMarginWithDistanceLoss(margin=-1), ValueError, "greater than 0"),
     (lambda: nn.Dropout2d(1.5), ValueError, "between 0 and 1"),
+    (lambda: nn.LinearCrossEntropyLoss(3, 2, out_features=(2,))(T.zeros(3), T.zeros(2)),
+     RuntimeError, r"requires batched input, \(N, 3\), got unbatched input with shape \(3,\)"),
+    (lambda: nn.LinearCrossEntropyLoss(3, 2, weight=T.ones(3)), RuntimeError,
+     r"expected weight shape to be \(2,\), got \(3,\)"),
+    (lambda: nn.LinearCrossEntropyLoss(3, 2, label_smoothing=1.5), RuntimeError,
+     r"label_smoothing to be in range \[0, 1\]"),
 ])
 def test_errors_match_torch(torch, call, exc, match):
     with pytest.raises(exc, match=match):

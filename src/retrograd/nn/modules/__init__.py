@@ -29,8 +29,8 @@ from .lazy import (
 )
 from .loss import (
     CosineEmbeddingLoss, CTCLoss, GaussianNLLLoss, HingeEmbeddingLoss, HuberLoss, KLDivLoss,
-    MarginRankingLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss, MultiMarginLoss,
-    NLLLoss2d, PoissonNLLLoss, SmoothL1Loss, SoftMarginLoss, TripletMarginLoss,
+    LinearCrossEntropyLoss, MarginRankingLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,
+    MultiMarginLoss, NLLLoss2d, PoissonNLLLoss, SmoothL1Loss, SoftMarginLoss, TripletMarginLoss,
     TripletMarginWithDistanceLoss,
 )
 from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
@@ -80,4 +80,5 @@ __all__ += [
     "UpsamplingNearest2d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
     "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d",
     "LazyConvTranspose3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
+    "LinearCrossEntropyLoss",
 ]

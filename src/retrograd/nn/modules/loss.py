@@ -377,3 +377,69 @@ class TripletMarginWithDistanceLoss(_Loss):
         return F.triplet_margin_with_distance_loss(
             anchor, positive, negative, distance_function=self.distance_function,
             margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
+__all__ += ["LinearCrossEntropyLoss"]
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """Cross entropy of ``linear(input)`` logits against ``target``, with the projection
+    owned by the loss (``self.linear``, weight stored flat as (C * prod(out_features),
+    in_features), as PyTorch). ``options`` is kept and passed on; retrograd computes the
+    logits whole, so it changes no value."""
+
+    __constants__ = ["num_classes", "out_features", "reduction", "ignore_index",
+                     "label_smoothing"]
+
+    def __init__(self, in_features: int, num_classes: int, *, out_features: tuple = (),
+                 bias: bool = False, device=None, dtype=None, reduction: str = "mean",
+                 weight=None, ignore_index=None, label_smoothing: float = 0.0, options=None):
+        import math
+
+        from .linear import Linear
+
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got "
+                               f"{tuple(weight.shape)}")
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError(f"expected label_smoothing to be in range [0, 1], got "
+                               f"{label_smoothing}")
+        super().__init__(weight, None, None, reduction)
+        self.num_classes = num_classes
+        self.out_features = out_features
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+        self.linear = Linear(in_features, math.prod(out_features, start=num_classes),
+                             bias=bias, dtype=dtype)
+        self.options = options
+
+    def forward(self, input, target):
+        if self.out_features:
+            # TODO(F.linear_cross_entropy): it rejects a K-dimensional linear_weight (t() of a
+            # 3-D tensor); the logits reshaped to (N, C, *out_features) give the same values
+            if input.dim() != 2:
+                shape = (self.num_classes, *self.out_features, self.linear.in_features)
+                raise RuntimeError(f"K-dimensional loss defined by linear_weight shape {shape} "
+                                   f"requires batched input, (N, {self.linear.in_features}), "
+                                   f"got unbatched input with shape {tuple(input.shape)}")
+            logits = self.linear(input).reshape((input.shape[0], self.num_classes,
+                                                 *self.out_features))
+            ignore = -100 if self.ignore_index is None else self.ignore_index
+            return F.cross_entropy(logits, target, weight=self.weight, ignore_index=ignore,
+                                   reduction=self.reduction,
+                                   label_smoothing=self.label_smoothing)
+        linear_weight = self.linear.weight.reshape(
+            (self.num_classes, *self.out_features, self.linear.in_features))
+        linear_bias = (self.linear.bias.reshape((self.num_classes, *self.out_features))
+                       if self.linear.bias is not None else None)
+        return F.linear_cross_entropy(input, linear_weight, target, linear_bias=linear_bias,
+                                      weight=self.weight, reduction=self.reduction,
+                                      ignore_index=self.ignore_index,
+                                      label_smoothing=self.label_smoothing,
+                                      options=self.options)
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
+                f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
+                f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
+                f"label_smoothing={self.label_smoothing}, options={self.options}")
