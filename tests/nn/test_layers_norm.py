@@ -161,6 +161,8 @@ def test_reprs(torch):
     (lambda: nn.InstanceNorm1d(3, affine=True)(T.zeros(2, 4, 5)), ValueError,
      r"expected input's size at dim=1 to match num_features \(3\), but got: 4"),
     (lambda: nn.GroupNorm(3, 4), ValueError, r"num_channels \(4\) must be divisible"),
+    (lambda: nn.CrossMapLRN2d(3)(T.zeros(2, 3, 4)), ValueError,
+     "CrossMapLRN2d: Expected input to be 4D, got 3D instead"),
 ])
 def test_errors_match_torch(torch, call, exc, match):
     with pytest.raises(exc, match=match):
@@ -189,3 +191,22 @@ def test_lazy_norm_becomes_norm(torch, cls, kwargs, shape):
     assert repr(rg_m) == repr(th_m)
     for key, value in th_m.state_dict().items():
         close(rg_m.state_dict()[key], value, 1e-5)
+
+
+@pytest.mark.parametrize("args, shape", [((3,), (2, 5, 2, 3)), ((4, 0.5, 0.6, 2.0), (1, 6, 2, 2)),
+                                         ((5, 0.3, 0.9, 1.5), (1, 3, 2, 2)),
+                                         ((1, 0.3), (1, 3, 1, 2))])
+def test_cross_map_lrn2d(torch, args, shape):
+    """Values and repr as PyTorch's legacy CrossMapLRN2d (its uncentred window). Gradients
+    are checked against finite differences, not against PyTorch: PyTorch's hand-written
+    legacy backward is not the derivative of its forward (it fails torch's own gradcheck)."""
+    from retrograd.autograd import gradcheck, gradgradcheck
+
+    assert repr(nn.CrossMapLRN2d(*args)) == repr(torch.nn.CrossMapLRN2d(*args))
+    x = real(*shape)
+    close(nn.CrossMapLRN2d(*args)(T.tensor(x)),
+          torch.nn.CrossMapLRN2d(*args)(torch.tensor(x)), 1e-12)
+    xs = T.tensor(x[:1, :, :1], requires_grad=True)
+    m = nn.CrossMapLRN2d(*args)
+    assert gradcheck(m, (xs,))
+    assert gradgradcheck(m, (xs,))

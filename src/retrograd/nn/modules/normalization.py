@@ -154,3 +154,50 @@ class LocalResponseNorm(Module):
 
     def extra_repr(self) -> str:
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+__all__ += ["CrossMapLRN2d"]
+
+
+def _cross_map_windows(channels: int, size: int):
+    """Which channels' squares each channel's scale sums, as a (C, C) 0/1 matrix: the
+    running-window recurrence of PyTorch's legacy CrossMapLRN2d (its window is not centred
+    like local_response_norm's, so the values differ)."""
+    import numpy as np
+
+    pre_pad = int((size - 1) / 2 + 1)
+    windows = np.zeros((channels, channels))
+    windows[0, :min(pre_pad, channels)] = 1
+    for c in range(1, channels):
+        windows[c] = windows[c - 1]
+        if c < channels - pre_pad + 1:
+            windows[c, c + pre_pad - 1] += 1
+        if c > pre_pad:
+            windows[c, c - pre_pad] -= 1
+    return windows
+
+
+class CrossMapLRN2d(Module):
+    """Legacy (Lua Torch) local response normalisation across channels of 4-D inputs:
+    ``x * (k + alpha / size * window_sum(x ** 2)) ** -beta``."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1):
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input):
+        from ..._creation import tensor
+
+        if input.dim() != 4:
+            raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D "
+                             f"instead.")
+        n, c, h, w = input.shape
+        windows = tensor(_cross_map_windows(c, self.size), dtype=input.dtype)
+        sums = (windows @ (input * input).reshape(n, c, h * w)).reshape(n, c, h, w)
+        return input * (sums * (self.alpha / self.size) + self.k) ** -self.beta
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
