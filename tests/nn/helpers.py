@@ -81,3 +81,23 @@ def _detaching(forward, positions):
     def call(*args):
         return forward(*(a.detach() if i in positions else a for i, a in enumerate(args)))
     return call
+
+
+def compare_double_backward(torch, factory, inputs):
+    """Double backward through a layer against PyTorch: the gradient of
+    ``sum(grad(sum(out ** 2), inputs and params) ** 2)`` for inputs and parameters."""
+    import retrograd as T
+    from retrograd import nn
+
+    rg_module, th_module = factory(nn).double(), factory(torch.nn).double()
+    copy_weights(rg_module, th_module)
+    results = []
+    for lib, module in ((T, rg_module), (torch, th_module)):
+        xs = [lib.tensor(np.asarray(x, dtype=np.float64), requires_grad=True) for x in inputs]
+        leaves = xs + list(module.parameters())
+        out = module(*xs)
+        grads = lib.autograd.grad((out * out).sum(), leaves, create_graph=True)
+        sum(((g * g).sum() for g in grads)).backward()
+        results.append([leaf.grad for leaf in leaves])
+    for a, b in zip(*results):
+        close(a, b, 1e-9)

@@ -12,7 +12,7 @@ import pytest
 import retrograd as T
 from retrograd import nn
 
-from .helpers import check_layer, close, compare_module, to_rg
+from .helpers import check_layer, close, compare_double_backward, compare_module, to_rg
 
 RNG = np.random.default_rng(11)
 
@@ -264,3 +264,13 @@ def test_lazy_conv_errors():
         nn.LazyConv2d(2, 2)(T.zeros(2, 3))
     with pytest.raises(ValueError, match="in_channels must be divisible by groups"):
         nn.LazyConv1d(4, 2, groups=2)(T.zeros(1, 3, 4))
+
+
+@pytest.mark.parametrize("factory, shape", [
+    (lambda nn: nn.Conv2d(2, 2, 2, padding=1, padding_mode="reflect"), (1, 2, 3, 3)),
+    (lambda nn: nn.ConvTranspose1d(2, 2, 2, stride=2), (1, 2, 3)),
+    (lambda nn: nn.AvgPool2d(2), (1, 1, 4, 4)),
+    (lambda nn: nn.LPPool1d(2, 2), (1, 2, 4)),
+])
+def test_double_backward_matches_torch(torch, factory, shape):
+    compare_double_backward(torch, factory, [real(*shape)])

@@ -10,7 +10,7 @@ import pytest
 import retrograd as T
 from retrograd import nn
 
-from .helpers import check_layer, close, compare_module
+from .helpers import check_layer, close, compare_double_backward, compare_module
 
 RNG = np.random.default_rng(3)
 
@@ -333,3 +333,14 @@ def test_docstring_examples_run(module):
     mod = importlib.import_module(f"retrograd.nn.modules.{module}")
     result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0 and result.attempted > 0
+
+
+@pytest.mark.parametrize("factory, inputs", [
+    (lambda nn: nn.PReLU(2), [real(2, 2, 3)]), (lambda nn: nn.Mish(), [real(3, 2)]),
+    (lambda nn: nn.GLU(), [real(2, 4)]), (lambda nn: nn.CELU(0.5), [real(3, 2)]),
+    (lambda nn: nn.Upsample(scale_factor=2, mode="bilinear"), [real(1, 1, 2, 2)]),
+    (lambda nn: nn.ReflectionPad1d(1), [real(1, 2, 3)]),
+    (lambda nn: nn.PairwiseDistance(), [real(3, 2), real(3, 2)]),
+])
+def test_double_backward_matches_torch(torch, factory, inputs):
+    compare_double_backward(torch, factory, inputs)

@@ -10,7 +10,7 @@ import pytest
 import retrograd as T
 from retrograd import nn
 
-from .helpers import check_layer, close, compare_module, to_rg
+from .helpers import check_layer, close, compare_double_backward, compare_module, to_rg
 
 RNG = np.random.default_rng(5)
 
@@ -210,3 +210,13 @@ def test_cross_map_lrn2d(torch, args, shape):
     m = nn.CrossMapLRN2d(*args)
     assert gradcheck(m, (xs,))
     assert gradgradcheck(m, (xs,))
+
+
+@pytest.mark.parametrize("factory, shape", [
+    (lambda nn: nn.BatchNorm1d(3), (4, 3)), (lambda nn: nn.GroupNorm(2, 4), (2, 4, 2)),
+    (lambda nn: nn.LayerNorm(3), (2, 3)), (lambda nn: nn.InstanceNorm1d(2, affine=True),
+                                           (2, 2, 3)),
+    (lambda nn: nn.RMSNorm(3), (2, 3)),
+])
+def test_double_backward_matches_torch(torch, factory, shape):
+    compare_double_backward(torch, lambda nn: affine(nn, factory(nn)), [real(*shape)])
