@@ -274,3 +274,19 @@ def test_lazy_conv_errors():
 ])
 def test_double_backward_matches_torch(torch, factory, shape):
     compare_double_backward(torch, factory, [real(*shape)])
+
+
+def test_default_init_draws_from_retrograd_generator():
+    """Same seed, same weights; the next module draws new ones."""
+    T.manual_seed(3)
+    a = nn.Conv2d(2, 3, 3)
+    b = nn.Conv2d(2, 3, 3)
+    T.manual_seed(3)
+    c = nn.Conv2d(2, 3, 3)
+    np.testing.assert_array_equal(a.weight.detach().numpy(), c.weight.detach().numpy())
+    np.testing.assert_array_equal(a.bias.detach().numpy(), c.bias.detach().numpy())
+    assert not np.array_equal(a.weight.detach().numpy(), b.weight.detach().numpy())
+    g = T.Generator().manual_seed(5)
+    T.manual_seed(5)
+    e = nn.Embedding(4, 3)
+    np.testing.assert_array_equal(e.weight.detach().numpy(), T.randn(4, 3, generator=g).numpy())
