@@ -344,3 +344,19 @@ def test_docstring_examples_run(module):
 ])
 def test_double_backward_matches_torch(torch, factory, inputs):
     compare_double_backward(torch, factory, inputs)
+
+
+def test_network_repr_and_state_dict_keys_match_torch(torch):
+    def net(nn):
+        return nn.Sequential(
+            nn.Conv2d(3, 8, 3, padding="same", padding_mode="circular"), nn.BatchNorm2d(8),
+            nn.PReLU(8), nn.MaxPool2d(2, return_indices=False), nn.Dropout2d(0.1),
+            nn.ConvTranspose2d(8, 4, 2, stride=2), nn.GroupNorm(2, 4), nn.Hardswish(),
+            nn.AdaptiveAvgPool2d((1, 1)), nn.Flatten(), nn.LayerNorm(4), nn.Embedding(3, 4),
+            nn.ModuleDict({"loss": nn.TripletMarginWithDistanceLoss(), "up": nn.Upsample(
+                scale_factor=2, mode="bilinear")}))
+
+    rg, th = net(nn), net(torch.nn)
+    assert repr(rg) == repr(th)
+    assert [(k, tuple(v.shape)) for k, v in rg.state_dict().items()] == \
+        [(k, tuple(v.shape)) for k, v in th.state_dict().items()]
