@@ -40,6 +40,9 @@ LAYERS = [
      [real(2, 2, 2, 2, 2)]),
     ("BatchNorm3d-notrack-eval", lambda nn: nn.BatchNorm3d(2, track_running_stats=False).eval(),
      [real(2, 2, 2, 2, 2)]),
+    ("SyncBatchNorm", lambda nn: nn.SyncBatchNorm(3), [real(4, 3, 2)]),
+    ("SyncBatchNorm-4d", lambda nn: nn.SyncBatchNorm(2, momentum=None, bias=False),
+     [real(2, 2, 2, 2)]),
     ("InstanceNorm1d", lambda nn: nn.InstanceNorm1d(2), [real(2, 2, 5)]),
     ("InstanceNorm1d-unbatched", lambda nn: nn.InstanceNorm1d(2, affine=True), [real(2, 5)]),
     ("InstanceNorm2d", lambda nn: nn.InstanceNorm2d(3, affine=True, bias=False),
@@ -79,7 +82,8 @@ def test_float32_stays_float32(torch, factory, shape):
                                     {"track_running_stats": False}, {"affine": False}])
 @pytest.mark.parametrize("cls, shape", [("BatchNorm1d", (4, 3)), ("BatchNorm2d", (2, 3, 2, 2)),
                                         ("BatchNorm3d", (2, 3, 2, 1, 2)),
-                                        ("InstanceNorm1d", (2, 3, 4))])
+                                        ("InstanceNorm1d", (2, 3, 4)),
+                                        ("SyncBatchNorm", (2, 3, 2, 2))])
 def test_running_stats_over_train_and_eval_steps(torch, cls, shape, kwargs):
     """Three training steps, an eval step, another training step: running_mean,
     running_var, num_batches_tracked and every output equal PyTorch's."""
@@ -160,6 +164,8 @@ def test_reprs(torch):
     (lambda: nn.InstanceNorm2d(3)(T.zeros(3, 3)), ValueError, r"expected 3D or 4D input"),
     (lambda: nn.InstanceNorm1d(3, affine=True)(T.zeros(2, 4, 5)), ValueError,
      r"expected input's size at dim=1 to match num_features \(3\), but got: 4"),
+    (lambda: nn.SyncBatchNorm(3)(T.zeros(3)), ValueError, r"expected at least 2D input"),
+    (lambda: nn.SyncBatchNorm(0)(T.zeros(2, 0)), ValueError, "should be non-zero"),
     (lambda: nn.GroupNorm(3, 4), ValueError, r"num_channels \(4\) must be divisible"),
     (lambda: nn.CrossMapLRN2d(3)(T.zeros(2, 3, 4)), ValueError,
      "CrossMapLRN2d: Expected input to be 4D, got 3D instead"),
@@ -220,3 +226,18 @@ def test_cross_map_lrn2d(torch, args, shape):
 ])
 def test_double_backward_matches_torch(torch, factory, shape):
     compare_double_backward(torch, lambda nn: affine(nn, factory(nn)), [real(*shape)])
+
+
+def test_convert_sync_batchnorm_shares_parameters_and_stats(torch):
+    def net(nn):
+        return nn.Sequential(nn.Conv2d(1, 2, 1), nn.BatchNorm2d(2),
+                             nn.Sequential(nn.BatchNorm1d(3, bias=False).eval()))
+
+    rg = net(nn)
+    weight, stats = rg[1].weight, rg[1].running_mean
+    converted = nn.SyncBatchNorm.convert_sync_batchnorm(rg)
+    expected = torch.nn.SyncBatchNorm.convert_sync_batchnorm(net(torch.nn))
+    assert repr(converted) == repr(expected)
+    assert type(converted[1]) is nn.SyncBatchNorm and converted[1].weight is weight
+    assert converted[1].running_mean is stats and not converted[2][0].training
+    assert list(converted.state_dict()) == list(expected.state_dict())
