@@ -360,3 +360,51 @@ def test_network_repr_and_state_dict_keys_match_torch(torch):
     assert repr(rg) == repr(th)
     assert [(k, tuple(v.shape)) for k, v in rg.state_dict().items()] == \
         [(k, tuple(v.shape)) for k, v in th.state_dict().items()]
+
+
+@pytest.mark.parametrize("kwargs, target", [
+    (dict(in_features=8, n_classes=10, cutoffs=[3, 6], div_value=2.0),
+     np.array([0, 4, 9, 2, 7, 5, 1])),
+    (dict(in_features=6, n_classes=7, cutoffs=[2], head_bias=True), np.array([0, 1, 1, 0])),
+    (dict(in_features=6, n_classes=9, cutoffs=[2, 4, 8], div_value=1.5),
+     np.array([8, 3, 5, 1, 6])),
+])
+def test_adaptive_log_softmax_matches_torch(torch, kwargs, target):
+    rg_m = nn.AdaptiveLogSoftmaxWithLoss(**kwargs).double()
+    th_m = torch.nn.AdaptiveLogSoftmaxWithLoss(**kwargs).double()
+    assert repr(rg_m) == repr(th_m)
+    from .helpers import copy_weights
+
+    copy_weights(rg_m, th_m)
+    x = real(len(target), kwargs["in_features"])
+    xr, xt = T.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    rg_out, th_out = rg_m(xr, T.tensor(target)), th_m(xt, torch.tensor(target))
+    close(rg_out.output, th_out.output, 1e-12)
+    close(rg_out.loss, th_out.loss, 1e-12)
+    (rg_out.loss + rg_out.output[0]).backward()
+    (th_out.loss + th_out.output[0]).backward()
+    close(xr.grad, xt.grad, 1e-12)
+    th_params = dict(th_m.named_parameters())
+    for name, p in rg_m.named_parameters():
+        assert (p.grad is None) == (th_params[name].grad is None), name  # an unused cluster
+        if p.grad is not None:
+            close(p.grad, th_params[name].grad, 1e-12)
+    close(rg_m.log_prob(T.tensor(x)), th_m.log_prob(torch.tensor(x)), 1e-12)
+    np.testing.assert_array_equal(rg_m.predict(T.tensor(x)).numpy(),
+                                  th_m.predict(torch.tensor(x)).numpy())
+    one = rg_m(T.tensor(x[0]), T.tensor(target[0]))
+    close(one.output, th_m(torch.tensor(x[0]), torch.tensor(target[0])).output, 1e-12)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda m: m(T.zeros(3, 8), T.tensor([0, 1])), "same size in the batch dimension"),
+    (lambda m: m(T.zeros(1, 2, 8), T.tensor([0])), "1D target tensor expects 2D input"),
+    (lambda m: m(T.zeros(2, 8), T.tensor(0)), "0D target tensor expects 1D input"),
+    (lambda m: m(T.zeros(2, 8), T.tensor([[0]])), "multi-target not supported"),
+    (lambda m: m(T.zeros(2, 8), T.tensor([0, 10])), r"Target values should be in \[0, 9\]"),
+])
+def test_adaptive_log_softmax_errors(call, match):
+    with pytest.raises(RuntimeError, match=match):
+        call(nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 6]))
+    with pytest.raises(ValueError, match="cutoffs should be a sequence of unique"):
+        nn.AdaptiveLogSoftmaxWithLoss(8, 10, [6, 3])

@@ -16,6 +16,7 @@ from .activation import (
     CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Mish, PReLU, RReLU, Softmax2d, Softmin,
     Softshrink, Softsign, Tanhshrink, Threshold,
 )
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .distance import CosineSimilarity, PairwiseDistance
@@ -80,5 +81,5 @@ __all__ += [
     "UpsamplingNearest2d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
     "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d",
     "LazyConvTranspose3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
-    "LinearCrossEntropyLoss", "CrossMapLRN2d", "SyncBatchNorm",
+    "LinearCrossEntropyLoss", "CrossMapLRN2d", "SyncBatchNorm", "AdaptiveLogSoftmaxWithLoss",
 ]
