@@ -241,3 +241,17 @@ def test_convert_sync_batchnorm_shares_parameters_and_stats(torch):
     assert type(converted[1]) is nn.SyncBatchNorm and converted[1].weight is weight
     assert converted[1].running_mean is stats and not converted[2][0].training
     assert list(converted.state_dict()) == list(expected.state_dict())
+
+
+@pytest.mark.parametrize("make", [lambda: nn.LazyConv2d(4, 3), lambda: nn.LazyBatchNorm2d(),
+                                  lambda: nn.LazyInstanceNorm2d(affine=False)])
+def test_lazy_modules_pickle_and_deepcopy_before_first_call(make):
+    import copy
+    import pickle
+
+    x = T.randn(2, 3, 4, 4)
+    for clone in (pickle.loads(pickle.dumps(make())), copy.deepcopy(make())):
+        out = clone(x)
+        assert clone.weight is None or clone.weight.shape[0] in (3, 4)
+        assert out.shape[:2] in ((2, 4), (2, 3)) and not clone._forward_pre_hooks
+        assert not type(clone).__name__.startswith("Lazy")

@@ -48,6 +48,23 @@ class LazyModuleMixin:
     def _sizes_from_loaded_state(self) -> None:
         """Parameters materialised by load_state_dict leave the channel count at 0."""
 
+    def __getstate__(self):
+        # the hook's handle holds weak references, which pickle refuses; the hook itself
+        # stays in _forward_pre_hooks and gets a new handle in __setstate__
+        state = self.__dict__.copy()
+        state.pop("_initialize_hook", None)
+        return state
+
+    def __setstate__(self, state) -> None:
+        super().__setstate__(state)
+        hooks = self._forward_pre_hooks
+        stale = [k for k, h in hooks.items() if h == LazyModuleMixin._infer_parameters]
+        for key in stale:
+            del hooks[key]
+        if stale:
+            self._initialize_hook = self.register_forward_pre_hook(
+                LazyModuleMixin._infer_parameters)
+
 
 class _LazyConvXdMixin(LazyModuleMixin):
     _dims = 0
