@@ -117,6 +117,9 @@ LOSSES = [
     ("LinearCrossEntropyLoss-kd", lambda nn: nn.LinearCrossEntropyLoss(
         4, 3, out_features=(2,), bias=True, weight=const(nn, [1.0, 2.0, 0.5]), ignore_index=1,
         reduction="sum"), [real(5, 4), ints(3, 5, 2)]),
+    ("LinearCrossEntropyLoss-options", lambda nn: nn.LinearCrossEntropyLoss(
+        4, 5, bias=True, reduction="none", options=nn.LinearCrossEntropyOptions(
+            batch_chunk_size=2, allow_retain_graph=True)), [real(6, 4), ints(5, 6)]),
     ("LinearCrossEntropyLoss-probs", lambda nn: nn.LinearCrossEntropyLoss(3, 4),
      [real(2, 3), prob(2, 4)]),
     ("BCEWithLogitsLoss-posweight", lambda nn: nn.BCEWithLogitsLoss(
@@ -313,6 +316,13 @@ def test_from_pretrained(torch):
     (lambda: nn.Dropout2d(1.5), ValueError, "between 0 and 1"),
     (lambda: nn.LinearCrossEntropyLoss(3, 2, out_features=(2,))(T.zeros(3), T.zeros(2)),
      RuntimeError, r"requires batched input, \(N, 3\), got unbatched input with shape \(3,\)"),
+    (lambda: nn.LinearCrossEntropyOptions(acc_policy="fast"), ValueError, "invalid acc_policy"),
+    (lambda: nn.LinearCrossEntropyOptions(chunking_method="rows"), ValueError,
+     "invalid chunking_method: 'rows'"),
+    (lambda: nn.LinearCrossEntropyOptions(batch_chunk_size=0), ValueError,
+     "batch_chunk_size must be positive int or None, got 0"),
+    (lambda: nn.LinearCrossEntropyOptions(acc_dtype=T.int32), ValueError,
+     "acc_dtype must be one of"),
     (lambda: nn.LinearCrossEntropyLoss(3, 2, weight=T.ones(3)), RuntimeError,
      r"expected weight shape to be \(2,\), got \(3,\)"),
     (lambda: nn.LinearCrossEntropyLoss(3, 2, label_smoothing=1.5), RuntimeError,
@@ -403,6 +413,7 @@ def test_adaptive_log_softmax_matches_torch(torch, kwargs, target):
     (lambda m: m(T.zeros(2, 8), T.tensor([[0]])), "multi-target not supported"),
     (lambda m: m(T.zeros(2, 8), T.tensor([0, 10])), r"Target values should be in \[0, 9\]"),
 ])
+@pytest.mark.filterwarnings("ignore:Initializing zero-element tensors:UserWarning")
 def test_adaptive_log_softmax_errors(call, match):
     with pytest.raises(RuntimeError, match=match):
         call(nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 6]))

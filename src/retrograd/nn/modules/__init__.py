@@ -30,9 +30,9 @@ from .lazy import (
 )
 from .loss import (
     CosineEmbeddingLoss, CTCLoss, GaussianNLLLoss, HingeEmbeddingLoss, HuberLoss, KLDivLoss,
-    LinearCrossEntropyLoss, MarginRankingLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,
-    MultiMarginLoss, NLLLoss2d, PoissonNLLLoss, SmoothL1Loss, SoftMarginLoss, TripletMarginLoss,
-    TripletMarginWithDistanceLoss,
+    LinearCrossEntropyLoss, LinearCrossEntropyOptions, MarginRankingLoss, MultiLabelMarginLoss,
+    MultiLabelSoftMarginLoss, MultiMarginLoss, NLLLoss2d, PoissonNLLLoss, SmoothL1Loss,
+    SoftMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss,
 )
 from .normalization import CrossMapLRN2d, GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
 from .padding import (
@@ -82,4 +82,5 @@ __all__ += [
     "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d",
     "LazyConvTranspose3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
     "LinearCrossEntropyLoss", "CrossMapLRN2d", "SyncBatchNorm", "AdaptiveLogSoftmaxWithLoss",
+    "LinearCrossEntropyOptions",
 ]

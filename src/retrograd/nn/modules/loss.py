@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 from .. import functional as F
@@ -443,3 +444,40 @@ class LinearCrossEntropyLoss(_WeightedLoss):
                 f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
                 f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
                 f"label_smoothing={self.label_smoothing}, options={self.options}")
+
+
+__all__ += ["LinearCrossEntropyOptions"]
+
+
+@dataclasses.dataclass(slots=True, frozen=True)
+class LinearCrossEntropyOptions:
+    """PyTorch's settings for a chunked linear_cross_entropy (chunk size, accumulation
+    policy and dtype), validated as PyTorch validates them. retrograd always computes the
+    logits whole, so the settings change no value; they are accepted so code written for
+    PyTorch runs unchanged."""
+
+    allow_retain_graph: bool = False
+    batch_chunk_size: int | None = None
+    chunking_method: str | None = "auto"
+    acc_policy: str = "auto"
+    acc_dtype: object = None
+
+    def __post_init__(self):
+        from ... import dtypes
+
+        if self.acc_policy not in {"auto", "accurate", "balanced", "compact"}:
+            raise ValueError(f"invalid acc_policy: {self.acc_policy!r}")
+        if self.chunking_method is not None and self.chunking_method != "auto":
+            name, sep, factor = self.chunking_method.partition(":")
+            factor = factor if sep else "1"
+            if not (name == "aspect_ratio" and factor.isdigit() and int(factor) > 0):
+                raise ValueError(f"invalid chunking_method: {self.chunking_method!r}")
+        if not (self.batch_chunk_size is None or (isinstance(self.batch_chunk_size, int)
+                                                  and self.batch_chunk_size > 0)):
+            raise ValueError(f"batch_chunk_size must be positive int or None, got "
+                             f"{self.batch_chunk_size!r}")
+        supported = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
+        if self.acc_dtype is not None and self.acc_dtype not in supported:
+            raise ValueError(f"acc_dtype must be one of {{None, torch.float16, torch.bfloat16, "
+                             f"torch.float32, torch.float64}}, got {self.acc_dtype!r}. Pass "
+                             f"acc_dtype=None to let the op pick automatically.")
