@@ -255,3 +255,16 @@ def test_lazy_modules_pickle_and_deepcopy_before_first_call(make):
         assert clone.weight is None or clone.weight.shape[0] in (3, 4)
         assert out.shape[:2] in ((2, 4), (2, 3)) and not clone._forward_pre_hooks
         assert not type(clone).__name__.startswith("Lazy")
+
+
+def test_instance_norm_pre_0_4_checkpoint_with_running_stats(torch):
+    """A state dict without version metadata that carries running stats an untracked
+    InstanceNorm lacks: the same error as PyTorch's, the keys dropped."""
+    state = {"running_mean": T.zeros(3), "running_var": T.ones(3)}
+    th_state = {k: torch.tensor(v.numpy()) for k, v in state.items()}
+    with pytest.raises(RuntimeError) as rg_err:
+        nn.InstanceNorm1d(3).load_state_dict(state)
+    with pytest.raises(RuntimeError) as th_err:
+        torch.nn.InstanceNorm1d(3).load_state_dict(th_state)
+    message = 'Unexpected running stats buffer(s) "running_mean" and "running_var"'
+    assert message in str(rg_err.value) and message in str(th_err.value)

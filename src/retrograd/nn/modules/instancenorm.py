@@ -25,6 +25,29 @@ class _InstanceNorm(_NormBase):
         if input.dim() not in (n, n + 1):
             raise ValueError(f"expected {n}D or {n + 1}D input (got {input.dim()}D input)")
 
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs) -> None:
+        # checkpoints from before PyTorch 0.4 (no version) carry running stats that an
+        # untracked instance norm no longer has: report them and drop them, as PyTorch
+        if local_metadata.get("version", None) is None and not self.track_running_stats:
+            keys = [prefix + n for n in ("running_mean", "running_var")
+                    if prefix + n in state_dict]
+            if keys:
+                klass = type(self).__name__
+                names = " and ".join('"' + k + '"' for k in keys)
+                error_msgs.append(
+                    f"Unexpected running stats buffer(s) {names}"
+                    f" for {klass} with track_running_stats=False. If state_dict is a "
+                    f"checkpoint saved before 0.4.0, this may be expected because {klass} "
+                    f"does not track running stats by default since 0.4.0. Please remove "
+                    f"these keys from state_dict. If the running stats are actually needed, "
+                    f"instead set track_running_stats=True in {klass} to enable them. See the "
+                    f"documentation of {klass} for details.")
+                for key in keys:
+                    state_dict.pop(key)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
+
     def _apply_instance_norm(self, input):
         return F.instance_norm(input, self.running_mean, self.running_var, self.weight,
                                self.bias, self.training or not self.track_running_stats,
