@@ -9,7 +9,7 @@ from .modules import (
     Sequential, Sigmoid, SiLU, Softmax, Softplus, Tanh, Unflatten,
 )
 from .modules import __all__ as _module_names
-from .modules import *  # noqa: F401,F403  (the layers of branch layers)
+from .modules import *  # noqa: F401,F403  (every layer named in modules.__all__)
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
 __all__ = [

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import warnings
 
 from .. import functional as F
@@ -447,6 +446,8 @@ class LinearCrossEntropyLoss(_WeightedLoss):
 
 
 __all__ += ["LinearCrossEntropyOptions"]
+
+import dataclasses  # noqa: E402  (here, so the top of this shared file stays untouched)
 
 
 @dataclasses.dataclass(slots=True, frozen=True)
