@@ -32,6 +32,10 @@ LAYERS = [
     ("Conv1d-unbatched", lambda nn: nn.Conv1d(2, 3, 2, stride=2, bias=False), [real(2, 7)]),
     ("Conv1d-same-reflect", lambda nn: nn.Conv1d(2, 2, 4, padding="same", dilation=1,
                                                  padding_mode="reflect"), [real(1, 2, 6)]),
+    ("Conv1d-same-even", lambda nn: nn.Conv1d(2, 2, 4, padding="same"), [real(1, 2, 6)]),
+    ("Conv2d-same-even-circular", lambda nn: nn.Conv2d(1, 2, (2, 4), padding="same",
+                                                       padding_mode="circular"),
+     [real(1, 1, 4, 5)]),
     ("Conv1d-valid", lambda nn: nn.Conv1d(2, 2, 3, padding="valid"), [real(1, 2, 5)]),
     ("Conv1d-circular", lambda nn: nn.Conv1d(2, 4, 3, padding=2, padding_mode="circular",
                                              groups=2), [real(1, 2, 5)]),
@@ -76,6 +80,8 @@ LAYERS = [
 ]
 
 
+# both libraries warn that an even kernel with padding='same' pads a copy of the input
+@pytest.mark.filterwarnings("ignore:Using padding='same' with even kernel:UserWarning")
 @pytest.mark.parametrize("name, factory, inputs", LAYERS, ids=[c[0] for c in LAYERS])
 def test_layer_matches_torch(torch, name, factory, inputs):
     check_layer(torch, factory, inputs)
