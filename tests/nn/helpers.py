@@ -56,3 +56,48 @@ def compare_module(torch, rg_module, th_module, inputs, dtype="float32", tol=Non
         if p.grad is not None:
             close(p.grad, th_params[name].grad, tol)
     return out_rg, out_th
+
+
+def check_layer(torch, factory, inputs, dtype="float64", tol=None, constant=()):
+    """One row of a layer table: the module built by ``factory(nn)`` for retrograd and for
+    PyTorch has the same repr, the same state_dict keys and shapes, and (torch's weights
+    copied in) the same outputs, input gradients and parameter gradients. The inputs at the
+    positions in ``constant`` are passed detached (targets a loss cannot differentiate)."""
+    from retrograd import nn
+
+    rg_module, th_module = factory(nn), factory(torch.nn)
+    assert repr(rg_module) == repr(th_module)
+    rg_state, th_state = rg_module.state_dict(), th_module.state_dict()
+    assert list(rg_state) == list(th_state)
+    for key, value in th_state.items():
+        assert tuple(rg_state[key].shape) == tuple(value.shape), key
+        assert str(rg_state[key].dtype).split(".")[-1] == str(value.dtype).split(".")[-1], key
+    for module in (rg_module, th_module) if constant else ():
+        module.forward = _detaching(module.forward, constant)
+    return compare_module(torch, rg_module, th_module, inputs, dtype=dtype, tol=tol)
+
+
+def _detaching(forward, positions):
+    def call(*args):
+        return forward(*(a.detach() if i in positions else a for i, a in enumerate(args)))
+    return call
+
+
+def compare_double_backward(torch, factory, inputs):
+    """Double backward through a layer against PyTorch: the gradient of
+    ``sum(grad(sum(out ** 2), inputs and params) ** 2)`` for inputs and parameters."""
+    import retrograd as T
+    from retrograd import nn
+
+    rg_module, th_module = factory(nn).double(), factory(torch.nn).double()
+    copy_weights(rg_module, th_module)
+    results = []
+    for lib, module in ((T, rg_module), (torch, th_module)):
+        xs = [lib.tensor(np.asarray(x, dtype=np.float64), requires_grad=True) for x in inputs]
+        leaves = xs + list(module.parameters())
+        out = module(*xs)
+        grads = lib.autograd.grad((out * out).sum(), leaves, create_graph=True)
+        sum(((g * g).sum() for g in grads)).backward()
+        results.append([leaf.grad for leaf in leaves])
+    for a, b in zip(*results):
+        close(a, b, 1e-9)

@@ -14,6 +14,8 @@ from .modules import (
     MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
     TransformerEncoder, TransformerEncoderLayer,
 )
+from .modules import __all__ as _module_names
+from .modules import *  # noqa: F401,F403  (every layer named in modules.__all__)
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
 __all__ = [
@@ -27,3 +29,4 @@ __all__ = [
     "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder",
     "TransformerEncoderLayer", "TransformerDecoderLayer",
 ]
+__all__ += [n for n in _module_names if n not in __all__]

@@ -204,6 +204,15 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
     def __init__(self, requires_grad=False, device=None, dtype=None, persistent=True):
         pass
 
+    def __deepcopy__(self, memo):
+        # stays uninitialised, as UninitializedParameter's copy (a deep-copied lazy module
+        # must still be able to materialize it)
+        if id(self) in memo:
+            return memo[id(self)]
+        out = type(self)(self._requires_grad, dtype=self.dtype, persistent=self.persistent)
+        memo[id(self)] = out
+        return out
+
 
 def is_lazy(param) -> bool:
     """Whether ``param`` is an UninitializedParameter or UninitializedBuffer."""
