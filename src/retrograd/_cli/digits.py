@@ -16,7 +16,7 @@ import numpy as np
 import retrograd as torch
 from retrograd import nn, optim
 from retrograd.nn import functional as F
-from retrograd.utils.data import DataLoader, TensorDataset
+from retrograd.utils.data import DataLoader, Dataset, TensorDataset
 
 
 def load_digits_split(test_size: float = 0.2, split_seed: int = 0):
@@ -34,6 +34,24 @@ def load_digits_split(test_size: float = 0.2, split_seed: int = 0):
         x, y.astype(np.int64), test_size=test_size, random_state=split_seed, stratify=y)
     return (TensorDataset(torch.from_numpy(x_train), torch.from_numpy(y_train)),
             TensorDataset(torch.from_numpy(x_test), torch.from_numpy(y_test)))
+
+
+class RandomShift(Dataset):
+    """Each image moved by up to ``max_shift`` pixels up/down and left/right, at random
+    (``torch.roll``: the digits' blank border wraps around, so no ink is lost).  A 1-pixel
+    jitter is the cheap augmentation that lifts the CNN past 98% on these small images."""
+
+    def __init__(self, dataset, max_shift: int = 1, generator=None):
+        self.dataset, self.max_shift, self.generator = dataset, max_shift, generator
+
+    def __len__(self):
+        return len(self.dataset)
+
+    def __getitem__(self, i):
+        image, label = self.dataset[i]
+        dy, dx = torch.randint(-self.max_shift, self.max_shift + 1, (2,),
+                               generator=self.generator).tolist()
+        return torch.roll(image, shifts=(dy, dx), dims=(1, 2)), label
 
 
 class MLP(nn.Module):
@@ -101,14 +119,16 @@ def _layer(name: str):
 
 
 class CNN(nn.Module):
-    """Two 3x3 convolutions (32 and 64 channels), each with ReLU and 2x2 max-pooling
-    (8x8 -> 4x4 -> 2x2), then dropout and a linear layer from 64*2*2 features to 10 logits."""
+    """Three 3x3 convolutions (32, 32 and 64 channels) with ReLU, 2x2 max-pooling after the
+    second and the third (8x8 -> 4x4 -> 2x2), then dropout and a linear layer from the
+    64*2*2 features to 10 logits."""
 
     def __init__(self, dropout: float = 0.25):
         super().__init__()
         conv, pool = _layer("Conv2d"), _layer("MaxPool2d")
         self.features = nn.Sequential(
-            conv(1, 32, 3, padding=1), nn.ReLU(), pool(2),
+            conv(1, 32, 3, padding=1), nn.ReLU(),
+            conv(32, 32, 3, padding=1), nn.ReLU(), pool(2),
             conv(32, 64, 3, padding=1), nn.ReLU(), pool(2),
         )
         self.classifier = nn.Sequential(nn.Flatten(), nn.Dropout(dropout),
@@ -135,14 +155,18 @@ def evaluate(model, loader, loss_fn):
 
 
 def fit(model, train_set, test_set, epochs: int, seed: int, lr: float = 3e-3,
-        batch_size: int = 32, progress=None, on_epoch=None):
+        batch_size: int = 32, augment: bool = False, progress=None, on_epoch=None):
     """Train ``model`` with Adam and a cosine schedule; returns the per-epoch history.
+
+    ``augment`` trains on randomly shifted images (:class:`RandomShift`).
 
     ``progress(iterable, desc)`` wraps each epoch's batches (a tqdm bar in the command; it
     must have ``set_postfix``), and ``on_epoch(record)`` sees each epoch's record: train loss
     and accuracy, test loss and accuracy, learning rate.
     """
-    generator = torch.Generator().manual_seed(seed)  # the shuffling order
+    generator = torch.Generator().manual_seed(seed)  # the shuffling order (and the shifts)
+    if augment:
+        train_set = RandomShift(train_set, generator=generator)
     train_loader = DataLoader(train_set, batch_size=batch_size, shuffle=True,
                               generator=generator)
     test_loader = DataLoader(test_set, batch_size=256)
