@@ -1,7 +1,7 @@
 """Handwritten digits (scikit-learn's 8x8 set): the data, an MLP and a small CNN, and one
 training loop, written the way a PyTorch user writes them.
 
-Swap ``import retrograd as torch`` for ``import torch`` and this file is PyTorch code:
+Swap the four imports of ``retrograd`` below for ``torch`` and this file runs under PyTorch:
 ``nn.Module`` subclasses, a ``DataLoader`` over a ``TensorDataset``, ``optim.Adam`` with a
 cosine learning-rate schedule, ``nn.CrossEntropyLoss``, ``torch.no_grad()`` for evaluation.
 The command around it (options, plot, save and reload) is ``retrograd._cli.train``.

@@ -178,9 +178,8 @@ def add_parser(sub) -> None:
                        description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--epochs", type=int, default=None,
-                   help="epochs per model (default: MLP %(mlp)d, CNN %(cnn)d)"
-                   .replace("%(mlp)d", str(DEFAULT_EPOCHS["mlp"]))
-                   .replace("%(cnn)d", str(DEFAULT_EPOCHS["cnn"])))
+                   help=f"epochs per model (default: MLP {DEFAULT_EPOCHS['mlp']}, "
+                   f"CNN {DEFAULT_EPOCHS['cnn']})")
     p.add_argument("--out", default="out/train", metavar="DIR",
                    help="where the plot and the model files go (default out/train)")
     p.add_argument("--model", choices=("mlp", "cnn", "both"), default="both",
