@@ -15,7 +15,7 @@ $(VENV)/.core:
 	touch $@
 
 $(VENV)/.test: $(VENV)/.core pyproject.toml
-	$(PIP) install -q -e '.[test,viz,bench,examples]'
+	$(PIP) install -q -e '.[test,viz,bench,mpi,examples]'
 	-command -v dot >/dev/null 2>&1 || (command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz \
 		>/dev/null) || true)

@@ -293,6 +293,65 @@ def wl_mlp_train(quick):
     return {"retrograd": rg, "torch": th, "numpy": nump}, 5 if quick else 50, 1e-4, 1e-5
 
 
+def wl_mlp_module(quick):
+    """(m) workload (e) written with nn.Linear modules and F.cross_entropy (SGD by hand)."""
+    x, y = _digits()
+    batches = _batches(x, y, 64)
+    init = init_mlp([64, 128, 128, 10], 0)
+    lr = 0.05
+    rb = [(_r(a), _r(b)) for a, b in batches]
+    tb = [(_t(a), _t(b)) for a, b in batches]
+    pn = [p.copy() for p in init]
+
+    def build(nn, make):
+        layers = []
+        for i in range(0, len(init), 2):
+            w, b = init[i], init[i + 1]
+            lin = nn.Linear(w.shape[0], w.shape[1])
+            lin.weight = nn.Parameter(make(np.ascontiguousarray(w.T)))
+            lin.bias = nn.Parameter(make(b.copy()))
+            layers += [lin, nn.ReLU()]
+        return nn.Sequential(*layers[:-1])
+
+    mr, mt = build(R.nn, R.tensor), build(torch.nn, torch.tensor)
+    pr, pt = list(mr.parameters()), list(mt.parameters())
+    step = {"r": 0, "t": 0, "n": 0}
+
+    def rg():
+        xb, yb = rb[step["r"] % len(rb)]
+        step["r"] += 1
+        loss = RF.cross_entropy(mr(xb), yb)
+        loss.backward()
+        grads = [p.grad for p in pr]
+        with R.no_grad():
+            for p in pr:
+                p -= lr * p.grad
+        mr.zero_grad()
+        return grads
+
+    def th():
+        xb, yb = tb[step["t"] % len(tb)]
+        step["t"] += 1
+        loss = TF.cross_entropy(mt(xb), yb)
+        loss.backward()
+        grads = [p.grad for p in pt]
+        with torch.no_grad():
+            for p in pt:
+                p -= lr * p.grad
+        mt.zero_grad()
+        return grads
+
+    def nump():
+        xb, yb = batches[step["n"] % len(batches)]
+        step["n"] += 1
+        _loss, grads = _np_mlp_fwd_bwd(pn, xb, yb)
+        for p, g in zip(pn, grads):
+            p -= lr * g
+        return [g.T if g.ndim == 2 else g for g in grads]  # nn.Linear's (out, in) layout
+
+    return {"retrograd": rg, "torch": th, "numpy": nump}, 5 if quick else 50, 1e-4, 1e-5
+
+
 def wl_mlp_infer(quick):
     """(f) the same MLP's forward under no_grad (batch 64)."""
     x, _ = _digits()
@@ -378,6 +437,7 @@ WORKLOADS = [
     ("f", "MLP 64-128-128-10 forward, no_grad", wl_mlp_infer, ("numpy", 1.2)),
     ("g", "HVP of 64-64-10 tanh MLP loss", wl_hvp, ("torch1", 1.0)),
     ("h", "20,000-op chain on 0-d, backward", wl_long_chain, ("torch1", 1.0)),
+    ("m", "MLP step with nn.Linear modules (e)", wl_mlp_module, ("torch1", 1.0)),
 ]
 
 

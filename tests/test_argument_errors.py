@@ -599,6 +599,174 @@ CASES += [
     ("gradient size 1", lambda m: m.gradient(a(m, 1, 3), dim=0), ["gradient"]),
 ]
 
+# ---- pooling (issue 8: ops/pooling.py, ops/pooling_adaptive.py)
+
+
+def _pool(m, name):
+    return getattr(m.nn.functional, name)
+
+
+CASES += [
+    ("max_pool2d kernel > input", lambda m: _pool(m, "max_pool2d")(a(m, 1, 2, 3, 3), 4),
+     ["max_pool2d", "output size is too small", "kernel"]),
+    ("max_pool2d pad > kernel/2", lambda m: _pool(m, "max_pool2d")(a(m, 1, 2, 5, 5), 2, 1, 2),
+     ["max_pool2d", "pad", "half"]),
+    ("max_pool2d pad > kernel/2 dilated", lambda m: _pool(m, "max_pool2d")(
+        a(m, 1, 2, 9, 9), 2, 1, 2, 3), ["max_pool2d", "pad", "half"]),
+    ("max_pool2d negative pad", lambda m: _pool(m, "max_pool2d")(a(m, 1, 2, 5, 5), 2, 1, -1),
+     ["max_pool2d", "pad"]),
+    ("max_pool2d stride 0", lambda m: _pool(m, "max_pool2d")(a(m, 1, 2, 5, 5), 2, 0),
+     ["max_pool2d", "stride"]),
+    ("max_pool2d kernel 0", lambda m: _pool(m, "max_pool2d")(a(m, 1, 2, 5, 5), 0),
+     ["max_pool2d"]),
+    ("max_pool2d negative kernel", lambda m: _pool(m, "max_pool2d")(a(m, 1, 2, 5, 5), -1, 1),
+     ["max_pool2d", "kernel"]),
+    ("max_pool2d dilation 0", lambda m: _pool(m, "max_pool2d")(a(m, 1, 2, 5, 5), 2, 1, 0, 0),
+     ["max_pool2d", "dilation"]),
+    ("max_pool2d 2-d input", lambda m: _pool(m, "max_pool2d")(a(m, 5, 5), 2),
+     ["max_pool2d", "[5, 5]"]),
+    ("max_pool2d 5-d input", lambda m: _pool(m, "max_pool2d")(a(m, 1, 1, 1, 4, 4), 2),
+     ["max_pool2d"]),
+    ("max_pool2d empty channels", lambda m: _pool(m, "max_pool2d")(a(m, 1, 0, 4, 4), 2),
+     ["max_pool2d", "[1, 0, 4, 4]"]),
+    ("max_pool2d empty batch ok", lambda m: _pool(m, "max_pool2d")(a(m, 0, 2, 4, 4), 2), None),
+    ("max_pool2d kernel of 3", lambda m: _pool(m, "max_pool2d")(a(m, 1, 2, 5, 5), (2, 2, 2)),
+     ["max_pool2d", "kernel_size"]),
+    ("max_pool2d bool", lambda m: _pool(m, "max_pool2d")(a(m, 1, 2, 4, 4) > 3, 2),
+     ["max_pool2d", "bool"]),
+    ("max_pool2d_with_indices k>in", lambda m: _pool(m, "max_pool2d_with_indices")(
+        a(m, 2, 3, 3), 4), ["max_pool2d"]),
+    ("max_pool1d kernel > input", lambda m: _pool(m, "max_pool1d")(a(m, 1, 2, 3), 4),
+     ["max_pool1d"]),
+    ("max_pool1d 4-d input", lambda m: _pool(m, "max_pool1d")(a(m, 1, 2, 5, 5), 2),
+     ["max_pool1d", "[1, 2, 5, 5]"]),
+    ("max_pool1d long", lambda m: _pool(m, "max_pool1d")(m.ones(1, 2, 4, dtype=m.long), 2),
+     ["max_pool1d", "long"]),
+    ("torch.max_pool1d_with_indices k>in", lambda m: m.max_pool1d_with_indices(a(m, 2, 3), 4),
+     ["max_pool1d"]),
+    ("max_pool3d kernel > input", lambda m: _pool(m, "max_pool3d")(a(m, 1, 1, 3, 3, 3), 4),
+     ["max_pool3d"]),
+    ("max_pool3d 3-d input", lambda m: _pool(m, "max_pool3d")(a(m, 3, 3, 3), 2),
+     ["max_pool3d"]),
+    ("avg_pool2d kernel > input", lambda m: _pool(m, "avg_pool2d")(a(m, 1, 2, 5, 5), 6),
+     ["avg_pool2d", "output size is too small"]),
+    ("avg_pool2d pad > kernel/2", lambda m: _pool(m, "avg_pool2d")(a(m, 1, 2, 5, 5), 2, 1, 2),
+     ["avg_pool2d", "pad"]),
+    ("avg_pool2d divisor 0", lambda m: _pool(m, "avg_pool2d")(
+        a(m, 1, 2, 5, 5), 2, divisor_override=0), ["avg_pool2d", "divisor"]),
+    ("avg_pool2d int32", lambda m: _pool(m, "avg_pool2d")(m.ones(1, 2, 4, 4, dtype=m.int32), 2),
+     ["avg_pool2d", "int"]),
+    ("avg_pool1d kernel > input", lambda m: _pool(m, "avg_pool1d")(a(m, 1, 2, 3), 4),
+     ["avg_pool1d"]),
+    ("avg_pool1d pad", lambda m: _pool(m, "avg_pool1d")(a(m, 1, 2, 3), 2, 1, 2),
+     ["avg_pool1d", "pad"]),
+    ("torch.avg_pool1d 4-d", lambda m: m.avg_pool1d(a(m, 1, 2, 3, 3), 2), ["avg_pool1d"]),
+    ("avg_pool3d kernel > input", lambda m: _pool(m, "avg_pool3d")(a(m, 1, 1, 3, 3, 3), 4),
+     ["avg_pool3d"]),
+    ("lp_pool2d kernel > input", lambda m: _pool(m, "lp_pool2d")(a(m, 1, 2, 5, 5), 2, 6),
+     ["avg_pool2d"]),
+    ("lp_pool1d kernel > input", lambda m: _pool(m, "lp_pool1d")(a(m, 1, 2, 3), 2, 4),
+     ["avg_pool1d"]),
+    ("lp_pool3d kernel > input", lambda m: _pool(m, "lp_pool3d")(a(m, 1, 1, 3, 3, 3), 2, 4),
+     ["avg_pool3d"]),
+    ("adaptive_avg_pool2d negative", lambda m: _pool(m, "adaptive_avg_pool2d")(
+        a(m, 1, 2, 5, 5), -1), ["adaptive_avg_pool2d", "output_size"]),
+    ("adaptive_avg_pool2d 3 sizes", lambda m: _pool(m, "adaptive_avg_pool2d")(
+        a(m, 1, 2, 5, 5), (2, 2, 2)), ["adaptive_avg_pool2d", "output_size"]),
+    ("adaptive_avg_pool2d 2-d input", lambda m: _pool(m, "adaptive_avg_pool2d")(a(m, 5, 5), 2),
+     ["adaptive_avg_pool2d", "[5, 5]"]),
+    ("adaptive_avg_pool2d empty", lambda m: _pool(m, "adaptive_avg_pool2d")(
+        a(m, 1, 2, 0, 5), 2), ["adaptive_avg_pool2d", "[1, 2, 0, 5]"]),
+    ("adaptive_avg_pool2d long", lambda m: _pool(m, "adaptive_avg_pool2d")(
+        m.ones(1, 2, 4, 4, dtype=m.long), 2), ["adaptive_avg_pool2d", "long"]),
+    ("adaptive_avg_pool1d 2 sizes", lambda m: _pool(m, "adaptive_avg_pool1d")(
+        a(m, 2, 5), (2, 2)), ["adaptive_avg_pool1d", "output_size"]),
+    ("torch.adaptive_avg_pool1d 4-d", lambda m: m.adaptive_avg_pool1d(a(m, 1, 2, 5, 5), 2),
+     ["adaptive_avg_pool1d"]),
+    ("adaptive_avg_pool3d 3-d", lambda m: _pool(m, "adaptive_avg_pool3d")(a(m, 2, 5, 5), 2),
+     ["adaptive_avg_pool3d"]),
+    ("adaptive_avg_pool2d 0 ok", lambda m: _pool(m, "adaptive_avg_pool2d")(
+        a(m, 1, 2, 5, 5), 0), None),
+    ("adaptive_max_pool2d 2-d", lambda m: _pool(m, "adaptive_max_pool2d")(a(m, 5, 5), 2),
+     ["adaptive_max_pool2d", "[5, 5]"]),
+    ("adaptive_max_pool2d long", lambda m: _pool(m, "adaptive_max_pool2d")(
+        m.ones(1, 2, 4, 4, dtype=m.long), 2), ["adaptive_max_pool2d", "long"]),
+    ("adaptive_max_pool2d_with_indices neg", lambda m: _pool(
+        m, "adaptive_max_pool2d_with_indices")(a(m, 1, 2, 5, 5), -2), ["output_size"]),
+    ("adaptive_max_pool1d 4-d", lambda m: _pool(m, "adaptive_max_pool1d")(
+        a(m, 1, 2, 5, 5), 2), ["adaptive_max_pool1d"]),
+    ("torch.adaptive_max_pool1d 1-d", lambda m: m.adaptive_max_pool1d(a(m, 5), 2),
+     ["adaptive_max_pool1d"]),
+    ("adaptive_max_pool1d_with_indices 2", lambda m: _pool(
+        m, "adaptive_max_pool1d_with_indices")(a(m, 2, 5), (2, 2)), ["adaptive_max_pool1d"]),
+    ("adaptive_max_pool3d 3-d", lambda m: _pool(m, "adaptive_max_pool3d")(a(m, 2, 5, 5), 2),
+     ["adaptive_max_pool3d"]),
+    ("adaptive_max_pool3d_with_indices", lambda m: _pool(
+        m, "adaptive_max_pool3d_with_indices")(a(m, 1, 2, 0, 3, 3), 2), ["adaptive_max_pool3d"]),
+    ("fractional_max_pool2d no size", lambda m: _pool(m, "fractional_max_pool2d")(
+        a(m, 1, 2, 5, 5), 2), ["fractional_max_pool2d", "output_size"]),
+    ("fractional_max_pool2d too big", lambda m: _pool(m, "fractional_max_pool2d")(
+        a(m, 1, 2, 5, 5), 2, output_size=5), ["fractional_max_pool2d", "too large", "5"]),
+    ("fractional_max_pool2d kernel > input", lambda m: _pool(m, "fractional_max_pool2d")(
+        a(m, 1, 2, 5, 5), 6, output_size=2), ["fractional_max_pool2d", "too large"]),
+    ("fractional_max_pool2d samples", lambda m: _pool(m, "fractional_max_pool2d")(
+        a(m, 1, 2, 5, 5), 2, output_size=2, _random_samples=m.zeros(1, 2, 3)),
+     ["_random_samples"]),
+    ("fractional_max_pool2d samples channels", lambda m: _pool(m, "fractional_max_pool2d")(
+        a(m, 1, 2, 5, 5), 2, output_size=2, _random_samples=m.zeros(1, 3, 2)),
+     ["_random_samples"]),
+    ("fractional_max_pool2d float ratio", lambda m: _pool(m, "fractional_max_pool2d")(
+        a(m, 1, 2, 5, 5), 2, output_ratio=0.5), ["len"]),
+    ("fractional_max_pool2d_with_indices", lambda m: _pool(
+        m, "fractional_max_pool2d_with_indices")(a(m, 1, 2, 5, 5), 2), ["output_ratio"]),
+    ("fractional_max_pool3d too big", lambda m: _pool(m, "fractional_max_pool3d")(
+        a(m, 1, 1, 5, 5, 5), 2, output_size=4), ["fractional_max_pool3d", "too large"]),
+    ("fractional_max_pool3d_with_indices", lambda m: _pool(
+        m, "fractional_max_pool3d_with_indices")(a(m, 1, 1, 5, 5, 5), 2), ["output_ratio"]),
+    ("max_unpool2d bad size", lambda m: _pool(m, "max_unpool2d")(
+        a(m, 1, 1, 2, 2), m.zeros(1, 1, 2, 2, dtype=m.long), 2, output_size=(7, 7)),
+     ["output_size", "between"]),
+    ("max_unpool2d size length", lambda m: _pool(m, "max_unpool2d")(
+        a(m, 1, 1, 2, 2), m.zeros(1, 1, 2, 2, dtype=m.long), 2, output_size=(4, 4, 4)),
+     ["output_size"]),
+    ("max_unpool2d index oob", lambda m: _pool(m, "max_unpool2d")(
+        a(m, 1, 1, 2, 2), m.full((1, 1, 2, 2), 16), 2), ["max_unpool2d", "16", "4x4"]),
+    ("max_unpool2d negative index", lambda m: _pool(m, "max_unpool2d")(
+        a(m, 1, 1, 2, 2), m.full((1, 1, 2, 2), -1), 2), ["max_unpool2d", "-1"]),
+    ("max_unpool2d float indices", lambda m: _pool(m, "max_unpool2d")(
+        a(m, 1, 1, 2, 2), m.zeros(1, 1, 2, 2), 2), ["max_unpool2d", "int64"]),
+    ("max_unpool2d index shape", lambda m: _pool(m, "max_unpool2d")(
+        a(m, 1, 1, 2, 2), m.zeros(1, 1, 2, 3, dtype=m.long), 2), ["max_unpool2d", "shape"]),
+    ("max_unpool2d 2-d input", lambda m: _pool(m, "max_unpool2d")(
+        a(m, 2, 2), m.zeros(2, 2, dtype=m.long), 2), ["max_unpooling2d"]),
+    ("max_unpool1d index oob", lambda m: _pool(m, "max_unpool1d")(
+        a(m, 1, 1, 2), m.full((1, 1, 2), 4), 2), ["max_unpool1d", "4x1"]),
+    ("max_pool2d float kernel", lambda m: _pool(m, "max_pool2d")(a(m, 1, 1, 4, 4), (2.0, 2.0)),
+     ["max_pool2d", "kernel_size", "float"]),
+    ("avg_pool2d float kernel", lambda m: _pool(m, "avg_pool2d")(a(m, 1, 1, 4, 4), 2.0),
+     ["avg_pool2d", "kernel_size", "float"]),
+    ("max_pool2d bool kernel", lambda m: _pool(m, "max_pool2d")(a(m, 1, 1, 4, 4), True),
+     ["max_pool2d", "kernel_size", "bool"]),
+    ("max_pool2d padding of 3", lambda m: _pool(m, "max_pool2d")(
+        a(m, 1, 1, 4, 4), 2, padding=(1, 1, 1)), ["max_pool2d", "padding"]),
+    ("fractional_max_pool2d ratio of 1", lambda m: _pool(m, "fractional_max_pool2d")(
+        a(m, 1, 2, 5, 5), 2, output_ratio=(0.5,)), ["output_ratio"]),
+    ("fractional_max_pool3d ratio of 2", lambda m: _pool(m, "fractional_max_pool3d")(
+        a(m, 1, 2, 5, 5, 5), 2, output_ratio=(0.5, 0.5)), ["output_ratio"]),
+    ("fractional_max_pool2d size 0 ok", lambda m: _pool(m, "fractional_max_pool2d")(
+        a(m, 1, 2, 5, 5), 2, output_size=(0, 2), _random_samples=m.zeros(1, 2, 2)), None),
+    ("adaptive_avg_pool2d one size", lambda m: _pool(m, "adaptive_avg_pool2d")(
+        a(m, 1, 2, 5, 5), [3]), ["adaptive_avg_pool2d", "output_size"]),
+    ("adaptive_max_pool2d one size", lambda m: _pool(m, "adaptive_max_pool2d")(
+        a(m, 1, 2, 5, 5), [3]), ["adaptive_max_pool2d", "output_size"]),
+    ("adaptive_max_pool2d None size ok", lambda m: _pool(m, "adaptive_max_pool2d")(
+        a(m, 1, 2, 5, 5), (3, None)), None),
+    ("adaptive_max_pool1d tuple ok", lambda m: _pool(m, "adaptive_max_pool1d")(
+        a(m, 2, 5), (3,)), None),
+    ("max_unpool3d index oob", lambda m: _pool(m, "max_unpool3d")(
+        a(m, 1, 1, 1, 1, 2), m.full((1, 1, 1, 1, 2), 100), 2), ["max_unpool3d", "100"]),
+]
+
 # Shapes that do not broadcast: PyTorch's RuntimeError naming both shapes, never NumPy's
 # ValueError (whichever path the op takes: fast binary caller, general caller, own code).
 BROADCAST = [
@@ -862,3 +1030,362 @@ def test_where_uint8_condition_warns_as_torch():
         with pytest.warns(UserWarning, match="uint8 condition"):
             out = m.where(m.tensor([1, 0, 2]).to(m.uint8), _f32(m), -_f32(m))
         assert out.tolist() == [1.0, -2.0, 3.0]
+
+
+# ---- normalization, activations, dropout (issue 8, norm): bad shapes, sizes, p, dtypes
+
+
+def _x3(m):
+    return a(m, 2, 3, 4)
+
+
+NORM_CASES = [
+    ("batch_norm weight size", lambda m: m.nn.functional.batch_norm(
+        _x3(m), m.zeros(3), m.ones(3), m.ones(4), None, True), ["weight", "3", "4"]),
+    ("batch_norm bias size", lambda m: m.nn.functional.batch_norm(
+        _x3(m), None, None, None, m.ones(2), True), ["bias", "3", "2"]),
+    ("batch_norm running_mean size", lambda m: m.nn.functional.batch_norm(
+        _x3(m), m.zeros(4), m.ones(3), training=True), ["running_mean", "3", "4"]),
+    ("batch_norm running_var size eval", lambda m: m.nn.functional.batch_norm(
+        _x3(m), m.zeros(3), m.ones(5)), ["running_var", "5"]),
+    ("batch_norm one value per channel", lambda m: m.nn.functional.batch_norm(
+        a(m, 1, 3), None, None, training=True), ["more than 1 value", "batch_norm"]),
+    ("batch_norm one value spatial", lambda m: m.nn.functional.batch_norm(
+        a(m, 1, 3, 1), m.zeros(3), m.ones(3), training=True), ["more than 1 value"]),
+    ("batch_norm one value eval ok", lambda m: m.nn.functional.batch_norm(
+        a(m, 1, 3), m.zeros(3), m.ones(3)), None),
+    ("batch_norm eval without stats", lambda m: m.nn.functional.batch_norm(
+        _x3(m), None, None), ["running_mean", "evaluation"]),
+    ("batch_norm 1-d", lambda m: m.nn.functional.batch_norm(a(m, 3), None, None,
+                                                            training=True), ["batch_norm"]),
+    ("batch_norm long", lambda m: m.nn.functional.batch_norm(
+        _long(m).reshape(3, 1).expand(3, 2), None, None, training=True), ["batch_norm"]),
+    ("batch_norm mixed dtypes", lambda m: m.nn.functional.batch_norm(
+        _x3(m).double(), None, None, m.ones(3), None, True), ["mixed dtype", "batch_norm"]),
+    ("batch_norm stats dtype", lambda m: m.nn.functional.batch_norm(
+        _x3(m), m.zeros(3).double(), m.ones(3).double(), training=True), ["batch_norm"]),
+    ("batch_norm momentum None", lambda m: m.nn.functional.batch_norm(
+        _x3(m), m.zeros(3), m.ones(3), training=True, momentum=None), ["momentum"]),
+    ("torch.batch_norm ok", lambda m: m.batch_norm(
+        _x3(m), None, None, m.zeros(3), m.ones(3), False, 0.1, 1e-5, False), None),
+    ("layer_norm shape", lambda m: m.nn.functional.layer_norm(_x3(m), (3,)),
+     ["normalized_shape", "[2, 3, 4]", "layer_norm"]),
+    ("layer_norm too long", lambda m: m.nn.functional.layer_norm(_x3(m), (1, 2, 3, 4)),
+     ["normalized_shape"]),
+    ("layer_norm int shape", lambda m: m.nn.functional.layer_norm(_x3(m), 4),
+     ["layer_norm", "normalized_shape"]),
+    ("layer_norm weight", lambda m: m.nn.functional.layer_norm(_x3(m), (4,), m.ones(3)),
+     ["weight", "[3]", "[4]"]),
+    ("layer_norm bias", lambda m: m.nn.functional.layer_norm(_x3(m), [4], None, m.ones(2)),
+     ["bias", "[2]"]),
+    ("layer_norm long", lambda m: m.nn.functional.layer_norm(_long(m), (3,)), ["layer_norm"]),
+    ("layer_norm mixed dtypes", lambda m: m.layer_norm(_x3(m).double(), (4,), m.ones(4)),
+     ["mixed dtype"]),
+    ("group_norm groups", lambda m: m.nn.functional.group_norm(_x3(m), 2),
+     ["num_groups=2", "[2, 3, 4]"]),
+    ("group_norm weight", lambda m: m.nn.functional.group_norm(_x3(m), 3, m.ones(2)),
+     ["weight", "[2]", "[2, 3, 4]"]),
+    ("group_norm 1-d", lambda m: m.nn.functional.group_norm(a(m, 3), 3), ["2 dimensions"]),
+    ("group_norm one per group", lambda m: m.nn.functional.group_norm(a(m, 1, 3), 3),
+     ["more than 1 value"]),
+    ("group_norm 2-d ok", lambda m: m.nn.functional.group_norm(a(m, 2, 4), 2), None),
+    ("instance_norm 2-d", lambda m: m.nn.functional.instance_norm(a(m, 2, 3)),
+     ["spatial", "instance_norm"]),
+    ("instance_norm running size", lambda m: m.nn.functional.instance_norm(
+        _x3(m), m.zeros(4), m.ones(4)), ["running_mean", "6 elements not 8", "instance_norm"]),
+    ("instance_norm weight size", lambda m: m.nn.functional.instance_norm(
+        _x3(m), weight=m.ones(2)), ["weight", "instance_norm"]),
+    ("instance_norm eval no stats", lambda m: m.nn.functional.instance_norm(
+        _x3(m), use_input_stats=False), ["running_mean", "use_input_stats"]),
+    ("rms_norm shape", lambda m: m.rms_norm(_x3(m), (3,)), ["normalized_shape", "rms_norm"]),
+    ("rms_norm weight", lambda m: m.nn.functional.rms_norm(_x3(m), (4,), m.ones(3)),
+     ["weight", "[3]"]),
+    ("rms_norm long", lambda m: m.nn.functional.rms_norm(_long(m), (3,)), ["rms_norm"]),
+    ("local_response_norm 2-d", lambda m: m.nn.functional.local_response_norm(a(m, 2, 3), 2),
+     ["3d", "local_response_norm"]),
+    ("local_response_norm size 0", lambda m: m.nn.functional.local_response_norm(_x3(m), 0),
+     ["kernel size", "local_response_norm"]),
+    ("normalize dim", lambda m: m.nn.functional.normalize(_x3(m), dim=5), ["dimension", "5"]),
+    ("normalize long", lambda m: m.nn.functional.normalize(_long(m).reshape(1, 3)),
+     ["vector_norm", "long"]),
+    ("glu odd", lambda m: m.nn.functional.glu(_x3(m), 1), ["halving", "size 3"]),
+    ("glu 0-d", lambda m: m.nn.functional.glu(a(m)), ["glu", "scalars"]),
+    ("glu dim", lambda m: m.nn.functional.glu(_x3(m), 4), ["dimension", "4"]),
+    ("glu long", lambda m: m.nn.functional.glu(_long(m)[:2]), ["glu", "long"]),
+    ("prelu weight size", lambda m: m.prelu(_x3(m), m.ones(2)), ["parameter numbers = 2",
+                                                                 "channel size = 3"]),
+    ("prelu weight 2-d", lambda m: m.prelu(_x3(m), m.ones(3, 1)), ["prelu", "ndim = 2"]),
+    ("prelu dtypes", lambda m: m.prelu(_x3(m), m.ones(1).double()), ["prelu", "double"]),
+    ("prelu long", lambda m: m.nn.functional.prelu(_long(m), _long(m)[:1]), ["prelu"]),
+    ("rrelu bounds", lambda m: m.nn.functional.rrelu(_x3(m), 0.5, 0.1, True),
+     ["lower bound", "upper bound"]),
+    ("rrelu long", lambda m: m.nn.functional.rrelu(_long(m)), ["leaky_relu"]),
+    ("softshrink negative", lambda m: m.nn.functional.softshrink(_x3(m), -1.0),
+     ["lambda", "-1"]),
+    ("hardshrink negative ok", lambda m: m.hardshrink(_x3(m), -1.0), None),
+    ("softmin long", lambda m: m.nn.functional.softmin(_long(m), 0), ["softmax"]),
+    ("threshold long ok", lambda m: m.threshold(_long(m), 1, 5), None),
+    ("celu long", lambda m: m.celu(_long(m)), ["elu", "long"]),
+    ("selu long", lambda m: m.selu(_long(m)), ["elu", "long"]),
+    ("mish long", lambda m: m.nn.functional.mish(_long(m)), ["mish"]),
+    ("hardsigmoid long", lambda m: m.nn.functional.hardsigmoid(_long(m)), ["hardsigmoid"]),
+    ("hardswish long", lambda m: m.nn.functional.hardswish(_long(m)), ["hardswish"]),
+    ("hardshrink long", lambda m: m.nn.functional.hardshrink(_long(m)), ["hardshrink"]),
+    ("dropout1d p", lambda m: m.nn.functional.dropout1d(_x3(m), 1.5), ["dropout", "1.5"]),
+    ("dropout1d 4-d", lambda m: m.nn.functional.dropout1d(a(m, 1, 2, 3, 4), 0.5),
+     ["dropout1d", "4d"]),
+    ("dropout2d p", lambda m: m.nn.functional.dropout2d(a(m, 2, 3, 2, 2), -0.5),
+     ["dropout", "-0.5"]),
+    ("dropout3d p eval", lambda m: m.nn.functional.dropout3d(a(m, 1, 2, 3, 4, 5), 2.0, False),
+     ["dropout"]),
+    ("alpha_dropout p", lambda m: m.nn.functional.alpha_dropout(_x3(m), -0.1, True),
+     ["dropout"]),
+    ("feature_alpha_dropout 1-d", lambda m: m.nn.functional.feature_alpha_dropout(
+        a(m, 3), 0.5, True), ["feature dropout", "2 dimensions"]),
+    ("dropout1d long", lambda m: m.nn.functional.dropout1d(_long(m).reshape(1, 3), 0.5),
+     ["long"]),
+    ("alpha_dropout long", lambda m: m.nn.functional.alpha_dropout(_long(m), 0.5, True),
+     ["long"]),
+    ("torch.dropout p", lambda m: m.dropout(_x3(m), 1.5, False), ["dropout", "1.5"]),
+    ("torch.feature_dropout 1-d", lambda m: m.feature_dropout(a(m, 3), 0.5, True),
+     ["feature dropout"]),
+]
+
+
+@pytest.mark.parametrize("fn,words", [c[1:] for c in NORM_CASES], ids=[c[0] for c in NORM_CASES])
+def test_normalization_activation_dropout_arguments_match_torch(fn, words):
+    check(fn, words)
+# ---- losses, distances, embeddings (issue 8): bad reductions, target shapes and dtypes,
+# indices out of range.  Their own test; CASES also lists them, for the coverage check above.
+
+
+def f(m):
+    return m.nn.functional
+
+
+LOSS_CASES = [
+    ("smooth_l1 reduction", lambda m: f(m).smooth_l1_loss(a(m, 2), a(m, 2), reduction="avg"),
+     ["avg"]),
+    ("smooth_l1 beta<0", lambda m: f(m).smooth_l1_loss(a(m, 2), a(m, 2), beta=-1.0), ["beta"]),
+    ("huber delta=0", lambda m: f(m).huber_loss(a(m, 2), a(m, 2), delta=0.0), ["delta"]),
+    ("huber weight shape", lambda m: f(m).huber_loss(a(m, 2, 3), a(m, 2, 3), weight=a(m, 3)),
+     ["weight"]),
+    ("soft_margin reduction", lambda m: f(m).soft_margin_loss(a(m, 2), a(m, 2), reduction="x"),
+     ["reduction"]),
+    ("margin_ranking ndim", lambda m: f(m).margin_ranking_loss(a(m, 2), a(m, 2), a(m, 2, 1)),
+     ["margin_ranking_loss"]),
+    ("hinge reduction", lambda m: f(m).hinge_embedding_loss(a(m, 2), a(m, 2), reduction="x"),
+     ["reduction"]),
+    ("cosine_embedding 2-d target", lambda m: f(m).cosine_embedding_loss(
+        a(m, 2, 3), a(m, 2, 3), a(m, 2, 1)), ["target"]),
+    ("cosine_embedding 1-d target 1-d inputs", lambda m: f(m).cosine_embedding_loss(
+        a(m, 3), a(m, 3), a(m, 1)), ["2d input"]),
+    ("multi_margin p=3", lambda m: f(m).multi_margin_loss(a(m, 2, 3), i(m, [0, 1]), p=3),
+     ["p == 1"]),
+    ("multi_margin float target", lambda m: f(m).multi_margin_loss(a(m, 2, 3), a(m, 2)),
+     ["long"]),
+    ("multi_margin target shape", lambda m: f(m).multi_margin_loss(a(m, 2, 3), i(m, [0])),
+     ["target"]),
+    ("multi_margin 2-d weight", lambda m: f(m).multi_margin_loss(
+        a(m, 2, 3), i(m, [0, 1]), weight=a(m, 1, 3)), ["weight"]),
+    ("multilabel_margin shape", lambda m: f(m).multilabel_margin_loss(
+        a(m, 2, 3), i(m, [[0, -1, 0]])), ["target"]),
+    ("multilabel_soft_margin reduction", lambda m: f(m).multilabel_soft_margin_loss(
+        a(m, 2, 3), a(m, 2, 3), reduction="x"), ["not valid"]),
+    ("poisson_nll reduction", lambda m: f(m).poisson_nll_loss(a(m, 2), a(m, 2), reduction="x"),
+     ["reduction"]),
+    ("gaussian_nll var size", lambda m: f(m).gaussian_nll_loss(a(m, 2, 3), a(m, 2, 3),
+                                                                a(m, 2, 2) + 1), ["var"]),
+    ("gaussian_nll negative var", lambda m: f(m).gaussian_nll_loss(a(m, 2), a(m, 2), -a(m, 2)
+                                                                    - 1), ["negative"]),
+    ("gaussian_nll negative float var", lambda m: f(m).gaussian_nll_loss(a(m, 2), a(m, 2),
+                                                                          -1.0), ["negative"]),
+    ("gaussian_nll int var", lambda m: f(m).gaussian_nll_loss(a(m, 2), a(m, 2), 1), ["var"]),
+    ("kl_div reduction", lambda m: f(m).kl_div(a(m, 2), a(m, 2), reduction="x"), ["reduction"]),
+    ("bce logits pos_weight shape", lambda m: f(m).binary_cross_entropy_with_logits(
+        a(m, 2, 3), a(m, 2, 3), pos_weight=a(m, 2)), ["pos_weight", "[2]"]),
+    ("ctc blank", lambda m: f(m).ctc_loss(a(m, 4, 1, 3).log_softmax(2), i(m, [[1]]), [4], [1],
+                                           blank=3), ["blank"]),
+    ("ctc input_lengths count", lambda m: f(m).ctc_loss(
+        a(m, 4, 1, 3).log_softmax(2), i(m, [[1]]), [4, 4], [1]), ["input_lengths"]),
+    ("ctc input_lengths > T", lambda m: f(m).ctc_loss(
+        a(m, 4, 1, 3).log_softmax(2), i(m, [[1]]), [5], [1]), ["input_lengths"]),
+    ("ctc float targets ok", lambda m: f(m).ctc_loss(a(m, 4, 1, 3).log_softmax(2),
+                                                      m.tensor([[1.7]]), [4], [1]), None),
+    ("ctc target lengths > width", lambda m: f(m).ctc_loss(
+        a(m, 4, 1, 3).log_softmax(2), i(m, [[1]]), [4], [2]), ["targets"]),
+    ("ctc reduction", lambda m: f(m).ctc_loss(a(m, 4, 1, 3).log_softmax(2), i(m, [[1]]), [4],
+                                               [1], reduction="x"), ["reduction"]),
+    ("cosine_similarity dim oob", lambda m: m.cosine_similarity(a(m, 2, 3), a(m, 2, 3), dim=2),
+     ["cosine_similarity"]),
+    ("cosine_similarity ok", lambda m: m.cosine_similarity(a(m, 2, 3), a(m, 2, 3), 0), None),
+    ("cosine_similarity no broadcast", lambda m: m.cosine_similarity(a(m, 2, 3), a(m, 4, 3)),
+     ["size"]),
+    ("pdist 1-d", lambda m: m.pdist(a(m, 3)), ["pdist"]),
+    ("pairwise_distance shapes", lambda m: m.pairwise_distance(a(m, 2, 3), a(m, 4, 3)),
+     ["size"]),
+    ("triplet margin<=0", lambda m: f(m).triplet_margin_loss(a(m, 2), a(m, 2), a(m, 2),
+                                                              margin=0.0), ["margin"]),
+    ("embedding index oob", lambda m: f(m).embedding(i(m, [3]), a(m, 3, 2)),
+     ["index out of range"]),
+    ("embedding float index", lambda m: f(m).embedding(a(m, 2), a(m, 3, 2)), ["indices"]),
+    ("one_hot oob", lambda m: f(m).one_hot(i(m, [3]), 3), ["num_classes"]),
+    ("bilinear sizes", lambda m: m.bilinear(a(m, 2, 3), a(m, 2, 3), a(m, 1, 2, 3)),
+     ["bilinear"]),
+]
+CASES += LOSS_CASES
+
+
+@pytest.mark.parametrize("fn,words", [c[1:] for c in LOSS_CASES], ids=[c[0] for c in LOSS_CASES])
+def test_losses_refuse_as_torch(fn, words):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+# ---- padding, resampling, attention (issue 8: ops/padding.py, resample.py, grid_sample.py,
+# attention.py)
+def _nnf(m):
+    return m.nn.functional
+
+
+def _mha(m, q_shape=(3, 2, 4), kv_shape=(5, 2, 4), e=4, heads=2, **kw):
+    return _nnf(m).multi_head_attention_forward(
+        a(m, *q_shape), a(m, *kv_shape), a(m, *kv_shape), e, heads, a(m, 3 * e, e), None, None,
+        None, False, 0.0, a(m, e, e), None, **kw)
+
+
+# (a table of its own: the CASES test above is parametrized before this point)
+RESAMPLE_CASES = [
+    ("pad bad mode", lambda m: _nnf(m).pad(a(m, 1, 2, 3), (1, 1), mode="wrap"), ["padding mode"]),
+    ("pad odd length", lambda m: _nnf(m).pad(a(m, 1, 2, 3), (1, 1, 1)), ["divisible by 2"]),
+    ("pad too long", lambda m: _nnf(m).pad(a(m, 2, 3), (1,) * 6), ["padding length"]),
+    ("pad float entry", lambda m: _nnf(m).pad(a(m, 2, 3), (1.5, 1)), ["pad"]),
+    ("pad reflect too wide", lambda m: _nnf(m).pad(a(m, 1, 2, 3), (3, 0), mode="reflect"),
+     ["padding size", "(3, 0)"]),
+    ("pad reflect 2d ok", lambda m: _nnf(m).pad(a(m, 1, 3, 3), (2, 2, 1, 1), "reflect"), None),
+    ("pad replicate dims", lambda m: _nnf(m).pad(a(m, 2, 3), (1, 1, 1, 1), mode="replicate"),
+     ["padding size 4", "2d input"]),
+    ("pad replicate 1-d input", lambda m: _nnf(m).pad(a(m, 3), (1, 1), mode="replicate"),
+     ["not supported"]),
+    ("pad circular wraps twice", lambda m: _nnf(m).pad(a(m, 1, 2), (3, 0), mode="circular"),
+     ["wrapping"]),
+    ("pad value with reflect", lambda m: _nnf(m).pad(a(m, 1, 3), (1, 1), "reflect", 1.0),
+     ["value"]),
+    ("pad value 0 with reflect ok", lambda m: _nnf(m).pad(a(m, 1, 3), (1, 1), "reflect", 0.0),
+     None),
+    ("pad replicate crop all", lambda m: _nnf(m).pad(a(m, 1, 3), (-2, -1), mode="replicate"),
+     ["too small"]),
+    ("pad reflect empty channel", lambda m: _nnf(m).pad(a(m, 2, 0, 3), (1, 1), mode="reflect"),
+     ["non-zero"]),
+    ("interpolate bad mode", lambda m: _nnf(m).interpolate(a(m, 1, 1, 2, 2), scale_factor=2,
+                                                           mode="cubic"), ["cubic"]),
+    ("interpolate size and scale", lambda m: _nnf(m).interpolate(a(m, 1, 1, 2), size=3,
+                                                                 scale_factor=2), ["only one"]),
+    ("interpolate neither", lambda m: _nnf(m).interpolate(a(m, 1, 1, 2)), ["either size"]),
+    ("interpolate 2-d input", lambda m: _nnf(m).interpolate(a(m, 2, 2), scale_factor=2),
+     ["only 3d, 4d and 5d"]),
+    ("interpolate linear on 4-d", lambda m: _nnf(m).interpolate(
+        a(m, 1, 1, 2, 2), scale_factor=2, mode="linear"), ["linear", "3d"]),
+    ("interpolate bilinear on 5-d", lambda m: _nnf(m).interpolate(
+        a(m, 1, 1, 2, 2, 2), size=3, mode="bilinear"), ["bilinear", "4d"]),
+    ("interpolate size length", lambda m: _nnf(m).interpolate(a(m, 1, 1, 2, 2), size=(3,)),
+     ["spatial dimensions"]),
+    ("interpolate scale length", lambda m: _nnf(m).interpolate(a(m, 1, 1, 2, 2),
+                                                               scale_factor=(2, 2, 2)),
+     ["scale_factor"]),
+    ("interpolate float size", lambda m: _nnf(m).interpolate(a(m, 1, 1, 2, 2), size=(3.0, 2)),
+     ["size"]),
+    ("interpolate align nearest", lambda m: _nnf(m).interpolate(
+        a(m, 1, 1, 2), scale_factor=2, align_corners=True), ["align_corners"]),
+    ("interpolate recompute with size", lambda m: _nnf(m).interpolate(
+        a(m, 1, 1, 2), size=4, recompute_scale_factor=True), ["recompute_scale_factor"]),
+    ("interpolate zero output", lambda m: _nnf(m).interpolate(a(m, 1, 1, 2, 2), scale_factor=0.2),
+     ["greater than 0"]),
+    ("interpolate antialias bicubic ok", lambda m: _nnf(m).interpolate(
+        a(m, 1, 1, 4, 4), scale_factor=0.5, mode="bicubic", antialias=True), None),
+    ("interpolate lanczos no antialias", lambda m: _nnf(m).interpolate(
+        a(m, 1, 1, 4, 4), scale_factor=0.5, mode="lanczos"), ["antialias"]),
+    ("interpolate lanczos align", lambda m: _nnf(m).interpolate(
+        a(m, 1, 1, 4, 4), size=2, mode="lanczos", antialias=True, align_corners=True),
+     ["align_corners"]),
+    ("interpolate lanczos 3-d", lambda m: _nnf(m).interpolate(
+        a(m, 1, 1, 4), size=2, mode="lanczos"), ["lanczos"]),
+    ("interpolate antialias nearest", lambda m: _nnf(m).interpolate(
+        a(m, 1, 1, 2, 2), scale_factor=2, antialias=True), ["anti-alias"]),
+    ("interpolate integer bilinear", lambda m: _nnf(m).interpolate(
+        i(m, [[[1, 2]]]), scale_factor=2, mode="linear"), ["not implemented"]),
+    ("interpolate area ok", lambda m: _nnf(m).interpolate(a(m, 1, 2, 5), size=2, mode="area"),
+     None),
+    ("grid_sample bad mode", lambda m: _nnf(m).grid_sample(
+        a(m, 1, 1, 2, 2), a(m, 1, 1, 1, 2), mode="linear", align_corners=False), ["mode"]),
+    ("grid_sample bad padding", lambda m: _nnf(m).grid_sample(
+        a(m, 1, 1, 2, 2), a(m, 1, 1, 1, 2), padding_mode="wrap", align_corners=False),
+     ["padding_mode"]),
+    ("grid_sample batch", lambda m: _nnf(m).grid_sample(
+        a(m, 2, 1, 2, 2), a(m, 1, 1, 1, 2), align_corners=False), ["batch size"]),
+    ("grid_sample last dim", lambda m: _nnf(m).grid_sample(
+        a(m, 1, 1, 2, 2), a(m, 1, 1, 1, 3), align_corners=False), ["last dimension"]),
+    ("grid_sample grid rank", lambda m: _nnf(m).grid_sample(
+        a(m, 1, 1, 2, 2), a(m, 1, 1, 1, 1, 2), align_corners=False), ["same number"]),
+    ("grid_sample dtype", lambda m: _nnf(m).grid_sample(
+        a(m, 1, 1, 2, 2), a(m, 1, 1, 1, 2).double(), align_corners=False), ["double"]),
+    ("grid_sample bicubic 5-d", lambda m: _nnf(m).grid_sample(
+        a(m, 1, 1, 2, 2, 2), a(m, 1, 1, 1, 1, 3), mode="bicubic", align_corners=False),
+     ["bicubic"]),
+    ("grid_sample empty image", lambda m: _nnf(m).grid_sample(
+        a(m, 1, 1, 0, 2), a(m, 1, 1, 1, 2), align_corners=False), ["empty"]),
+    ("affine_grid theta shape", lambda m: _nnf(m).affine_grid(a(m, 1, 2, 3), (1, 1, 2, 2, 2),
+                                                              align_corners=False), ["nx3x4"]),
+    ("affine_grid size rank", lambda m: _nnf(m).affine_grid(a(m, 1, 2, 3), (1, 1, 2),
+                                                            align_corners=False), ["4d and 5d"]),
+    ("affine_grid integer theta", lambda m: _nnf(m).affine_grid(
+        i(m, [[[1, 0, 0], [0, 1, 0]]]), (1, 1, 2, 2), align_corners=False), ["floating"]),
+    ("affine_grid zero size", lambda m: _nnf(m).affine_grid(a(m, 1, 2, 3), (1, 1, 0, 2),
+                                                            align_corners=False), ["positive"]),
+    ("pixel_shuffle channels", lambda m: m.pixel_shuffle(a(m, 1, 3, 2, 2), 2), ["divisible"]),
+    ("pixel_shuffle 2-d", lambda m: m.pixel_shuffle(a(m, 4, 2), 2), ["3 dimensions"]),
+    ("pixel_unshuffle height", lambda m: m.pixel_unshuffle(a(m, 1, 1, 3, 4), 2), ["height"]),
+    ("pixel_unshuffle width", lambda m: m.pixel_unshuffle(a(m, 1, 1, 4, 3), 2), ["width"]),
+    ("channel_shuffle groups", lambda m: m.channel_shuffle(a(m, 1, 4, 2), 3), ["divisible"]),
+    ("channel_shuffle zero groups", lambda m: m.channel_shuffle(a(m, 1, 4, 2), 0), ["groups"]),
+    ("sdpa dtypes", lambda m: _nnf(m).scaled_dot_product_attention(
+        a(m, 2, 3), a(m, 2, 3).double(), a(m, 2, 3)), ["same dtype"]),
+    ("sdpa 1-d query", lambda m: _nnf(m).scaled_dot_product_attention(
+        a(m, 3), a(m, 2, 3), a(m, 2, 3)), ["2 dimensional"]),
+    ("sdpa key width", lambda m: _nnf(m).scaled_dot_product_attention(
+        a(m, 2, 3), a(m, 2, 4), a(m, 2, 3)), ["scaled_dot_product_attention", "[2, 4]"]),
+    ("sdpa value length", lambda m: _nnf(m).scaled_dot_product_attention(
+        a(m, 2, 3), a(m, 4, 3), a(m, 3, 3)), ["scaled_dot_product_attention", "[3, 3]"]),
+    ("sdpa mask shape", lambda m: _nnf(m).scaled_dot_product_attention(
+        a(m, 1, 2, 3), a(m, 1, 4, 3), a(m, 1, 4, 3), attn_mask=m.ones(3, 4, dtype=m.bool)),
+     ["size"]),
+    ("sdpa mask dtype", lambda m: _nnf(m).scaled_dot_product_attention(
+        a(m, 2, 3), a(m, 2, 3), a(m, 2, 3), attn_mask=i(m, [[1, 0], [0, 1]])), ["attn_mask"]),
+    ("sdpa causal and mask", lambda m: _nnf(m).scaled_dot_product_attention(
+        a(m, 2, 3), a(m, 2, 3), a(m, 2, 3), attn_mask=m.ones(2, 2, dtype=m.bool),
+        is_causal=True), ["is_causal"]),
+    ("sdpa gqa heads", lambda m: _nnf(m).scaled_dot_product_attention(
+        a(m, 1, 3, 2, 2), a(m, 1, 2, 2, 2), a(m, 1, 2, 2, 2), enable_gqa=True), ["heads"]),
+    ("sdpa dropout > 1", lambda m: _nnf(m).scaled_dot_product_attention(
+        a(m, 2, 3), a(m, 2, 3), a(m, 2, 3), dropout_p=1.5), ["dropout"]),
+    ("mha embed dim", lambda m: _mha(m, e=4, q_shape=(3, 2, 6), kv_shape=(5, 2, 6)),
+     ["embedding dimension"]),
+    ("mha heads", lambda m: _mha(m, heads=3), ["divisible"]),
+    ("mha 4-d query", lambda m: _mha(m, q_shape=(1, 3, 2, 4)), ["query"]),
+    ("mha attn_mask shape", lambda m: _mha(m, attn_mask=a(m, 3, 4)), ["2d attn_mask"]),
+    ("mha attn_mask 3-d shape", lambda m: _mha(m, attn_mask=a(m, 2, 3, 5)), ["3d attn_mask"]),
+    ("mha key_padding_mask shape", lambda m: _mha(
+        m, key_padding_mask=m.zeros(2, 4, dtype=m.bool)), ["key_padded_mask"]),
+    ("mha causal without mask", lambda m: _mha(m, is_causal=True), ["attn_mask"]),
+    ("mha integer mask", lambda m: _mha(m, attn_mask=m.zeros(3, 5, dtype=m.int64)), ["bool"]),
+]
+
+
+@pytest.mark.parametrize("fn,words", [c[1:] for c in RESAMPLE_CASES],
+                         ids=[c[0] for c in RESAMPLE_CASES])
+def test_bad_resampling_and_attention_arguments_match_torch(fn, words):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # (MHA's mask dtype notice)
+        check(fn, words)

@@ -99,3 +99,17 @@ def test_gpu_queries_answer_with_a_gpu():
     y = T.ones(2).to("cuda")
     assert y.device.type == "cuda" and T.cuda.is_initialized()
     assert T.cuda.memory_allocated() >= y.nbytes
+
+
+def test_moving_to_cuda_without_cupy_raises_torchs_class():
+    try:
+        import cupy  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("CuPy is installed: the move succeeds")
+    for m in (T, torch):
+        if m is torch and torch.cuda.is_available():
+            continue
+        with pytest.raises(AssertionError):
+            m.ones(2).to("cuda")

@@ -41,6 +41,7 @@ from ._assembly import *  # noqa: E402, F403
 
 from . import nn, special, viz  # noqa: E402, F401  (built on the names above)
 from . import cuda, optim, utils  # noqa: E402, F401  (the training stack, above nn)
+from . import distributed  # noqa: E402, F401  (torch.distributed over MPI)
 from .cuda import accelerator  # noqa: E402  (retrograd.accelerator, as torch.accelerator)
 from .serialization import load, save  # noqa: E402
 

@@ -92,6 +92,15 @@ def _view_regenerated(prog, failure):
     return failure.kind == "grad_fn" and failure.detail[:1] == ("AsStridedBackward0",)
 
 
+@known("a view taken before requires_grad_() on its base, with the memory changed in place in "
+       "between: PyTorch regenerates the view's grad_fn (AsStridedBackward0, not a leaf), "
+       "retrograd makes it a leaf whose gradient goes nowhere (the view's creation version is "
+       "not kept)")
+def _view_before_requires_grad_changed(prog, failure):
+    return failure.kind == "flags" and "requires_grad_" in _ops(prog) and any(
+        st.kind == "inplace" for st in prog.steps)
+
+
 
 
 
@@ -344,6 +353,13 @@ def _pole(prog, failure):
     huge = re.compile(r"e\+1[5-9]")  # 1/x of a 1-ulp rounding of 0
     return ("inf" in torch_part and ("nan" in retro_part or huge.search(retro_part))) or \
         (("nan" in torch_part or huge.search(torch_part)) and "inf" in retro_part)
+
+
+@accepted("the sign of a NaN: copysign by a NaN made by log/sqrt/acos... of a value out of "
+          "the domain (x86's default NaN, which NumPy returns, has its sign bit set; PyTorch's "
+          "kernels give +nan); NaN signs are unspecified")
+def _nan_sign(prog, failure):
+    return failure.kind == "value" and failure.op == "copysign"
 
 
 @accepted("a backward that raises part-way: which leaves already got their .grad (and which "

@@ -144,10 +144,15 @@ def test_weighted_losses_keep_weight_as_buffer(torch):
     compare_module(torch, nn.BCELoss(weight=T.tensor([2.0, 0.5])),
                    torch.nn.BCELoss(weight=torch.tensor([2.0, 0.5])),
                    [prob(3, 2), prob(3, 2)], dtype="float64")
-    # the module holds pos_weight as a buffer, as PyTorch, even while F refuses it
+    # the module holds pos_weight as a buffer, as PyTorch
     pos = nn.BCEWithLogitsLoss(pos_weight=T.tensor([2.0, 0.5]))
     assert list(pos.state_dict()) == list(torch.nn.BCEWithLogitsLoss(
         pos_weight=torch.tensor([2.0, 0.5])).state_dict()) == ["pos_weight"]
+    compare_module(torch, pos, torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor([2.0, 0.5])),
+                   [real(3, 2), prob(3, 2)], dtype="float64")
+    compare_module(torch, nn.CrossEntropyLoss(weight=T.tensor(w), label_smoothing=0.1),
+                   torch.nn.CrossEntropyLoss(weight=torch.tensor(w), label_smoothing=0.1),
+                   [real(4, 3), labels(4, 3)], dtype="float64")
 
 
 def test_legacy_reduction_flags(torch):
@@ -204,3 +209,23 @@ def test_linear_keeps_float32_and_dtype_argument():
     m = nn.Linear(2, 3, dtype=T.float64)
     assert m.weight.dtype == T.float64 and m.bias.dtype == T.float64
     assert m(T.zeros(1, 2, dtype=T.float64)).dtype == T.float64
+
+
+@pytest.mark.parametrize("factory", [
+    lambda nn: nn.ReLU(True), lambda nn: nn.ReLU6(inplace=True),
+    lambda nn: nn.ELU(0.5, inplace=True), lambda nn: nn.LeakyReLU(0.1, True),
+    lambda nn: nn.Hardtanh(-0.5, 0.5, True), lambda nn: nn.SiLU(inplace=True),
+], ids=["ReLU", "ReLU6", "ELU", "LeakyReLU", "Hardtanh", "SiLU"])
+def test_inplace_activations_match_torch(torch, factory):
+    x0 = real(3, 4) * 2
+    results = []
+    for m, mnn in ((T, nn), (torch, torch.nn)):
+        x = m.tensor(x0, requires_grad=True)
+        h = x * 1.5
+        y = factory(mnn)(h)
+        assert y is h  # modified in place and returned, as PyTorch
+        (y * m.tensor(x0)).sum().backward()
+        results.append((y.detach().numpy(), x.grad.numpy(), y.grad_fn.name()))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-12)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-12)
+    assert results[0][2] == results[1][2]

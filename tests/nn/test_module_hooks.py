@@ -231,3 +231,67 @@ def test_module_call_without_hooks_has_no_identity_nodes():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         out.sum().backward()
+
+
+def test_global_module_hooks_match_torch(torch):
+    def run(m, mnn):
+        from importlib import import_module
+
+        mod = import_module(f"{m.__name__}.nn.modules.module")
+        log = []
+        handles = [
+            mod.register_module_forward_pre_hook(
+                lambda module, args: log.append(("gpre", type(module).__name__))),
+            mod.register_module_forward_hook(
+                lambda module, args, out: log.append(("gfwd", type(module).__name__))),
+            mod.register_module_full_backward_hook(
+                lambda module, gi, go: log.append(("gbwd", type(module).__name__))),
+        ]
+        try:
+            net = mnn.Sequential(mnn.Linear(2, 2), mnn.Tanh())
+            net[1].register_forward_hook(lambda module, args, out: log.append(("own",)))
+            net(m.ones(1, 2, requires_grad=True)).sum().backward()
+        finally:
+            for h in handles:
+                h.remove()
+        net(m.ones(1, 2))
+        return log
+
+    logs = [run(*b) for b in both(torch)]
+    assert logs[0] == logs[1]
+    assert ("own",) in logs[0] and ("gbwd", "Linear") in logs[0]
+
+
+def test_legacy_backward_hook_matches_torch(torch):
+    def run(m, mnn):
+        log = []
+        act = mnn.Tanh()
+        act.register_backward_hook(
+            lambda module, gi, go: log.append(([arr(g) for g in gi], [arr(g) for g in go])))
+        with pytest.raises(RuntimeError) as info:
+            act.register_full_backward_hook(lambda *a: None)
+        log.append(str(info.value))
+        x = m.tensor([0.5, -1.0], requires_grad=True)
+        with pytest.warns(FutureWarning, match="multiple autograd Nodes"):
+            act(x).sum().backward()
+        return log
+
+    logs = [run(*b) for b in both(torch)]
+    assert logs[0] == logs[1]
+
+
+def test_backward_hooks_keep_double_backward_working():
+    from retrograd.autograd import gradcheck, gradgradcheck
+
+    lin = nn.Linear(3, 2).double()
+    seen = []
+    lin.register_full_backward_hook(lambda mod, gi, go: seen.append(len(gi)))
+    lin.register_full_backward_pre_hook(lambda mod, go: None)
+    x = T.randn(4, 3, dtype=T.float64, requires_grad=True)
+
+    def f(x):
+        return T.tanh(lin(x))
+
+    assert gradcheck(f, (x,))
+    assert gradgradcheck(f, (x,))
+    assert seen and set(seen) == {1}

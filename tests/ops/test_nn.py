@@ -41,6 +41,17 @@ for _red in ("mean", "sum", "none"):
          lambda m, a, b, reduction: nnf(m).mse_loss(a, b, reduction=reduction),
          ((3, 4), (3, 4)), params={"reduction": _red})
 case("nll_loss", lambda m, a: nnf(m).nll_loss(a, m.tensor(TARGET)), ((4, 5),))
+# label smoothing: PyTorch's formula, with weights and ignored targets (the mean divides by
+# the kept targets' weight), and mixed into class probabilities
+for _red in ("mean", "sum", "none"):
+    kw = {"reduction": _red, "label_smoothing": 0.2}
+    case(f"cross_entropy_smoothing_{_red}", lambda m, a, **kw: nnf(m).cross_entropy(
+        a, m.tensor(IGNORED), weight=m.tensor(WEIGHT, dtype=a.dtype), **kw), ((4, 5),),
+        params=kw)
+    case(f"cross_entropy_smoothing_probs_{_red}", lambda m, a, t, **kw: nnf(m).cross_entropy(
+        a, t.softmax(1), **kw), ((4, 5), (4, 5)), params=kw)
+case("cross_entropy_smoothing_1d", lambda m, a: nnf(m).cross_entropy(
+    a, m.tensor(3), label_smoothing=0.1), ((5,),))
 for _red in ("mean", "sum", "none"):
     kw = {"reduction": _red}
     case(f"bce_{_red}", lambda m, a, **kw: nnf(m).binary_cross_entropy(

@@ -1,12 +1,18 @@
 """retrograd.nn: neural-network building blocks on the public API, as ``torch.nn``."""
 
 from . import functional, init, parameter, utils  # noqa: F401
+from . import parallel  # noqa: F401  (DistributedDataParallel, over retrograd.distributed)
 from .module import Module
 from .modules import (
     ELU, GELU, BCELoss, BCEWithLogitsLoss, Bilinear, CrossEntropyLoss, Dropout, Flatten,
     Hardtanh, Identity, L1Loss, LazyLinear, LeakyReLU, Linear, LogSigmoid, LogSoftmax,
     ModuleDict, ModuleList, MSELoss, NLLLoss, ParameterDict, ParameterList, ReLU, ReLU6,
     Sequential, Sigmoid, SiLU, Softmax, Softplus, Tanh, Unflatten,
+)
+from .modules import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from .modules import (
+    MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
+    TransformerEncoder, TransformerEncoderLayer,
 )
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
@@ -17,4 +23,7 @@ __all__ = [
     "ELU", "GELU", "LeakyReLU", "Hardtanh", "Sigmoid", "Tanh", "SiLU", "Softplus",
     "LogSigmoid", "Softmax", "LogSoftmax", "L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss",
     "BCELoss", "BCEWithLogitsLoss", "functional", "init", "utils",
+    "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
+    "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder",
+    "TransformerEncoderLayer", "TransformerDecoderLayer",
 ]

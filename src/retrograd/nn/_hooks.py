@@ -9,6 +9,7 @@ hooks see and may replace.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import warnings
 import weakref
@@ -181,3 +182,164 @@ class BackwardHook:
         self.n_outputs = len(args)
         self.output_tensors_index = idx
         return res[0] if single else res
+
+
+# hooks that run for every module (register_module_*_hook); __call__ checks these four dicts
+_global_forward_pre_hooks: OrderedDict = OrderedDict()
+_global_forward_hooks: OrderedDict = OrderedDict()
+_global_forward_hooks_always_called: OrderedDict = OrderedDict()
+_global_backward_pre_hooks: OrderedDict = OrderedDict()
+_global_backward_hooks: OrderedDict = OrderedDict()
+
+
+def register_module_forward_pre_hook(hook) -> RemovableHandle:
+    """``hook(module, args)`` before every module's forward (before its own pre-hooks)."""
+    return add_ordered(_global_forward_pre_hooks, hook, False)
+
+
+def register_module_forward_hook(hook, *, always_call: bool = False) -> RemovableHandle:
+    """``hook(module, args, output)`` after every module's forward (before its own hooks)."""
+    handle = add_ordered(_global_forward_hooks, hook, False,
+                         extra=_global_forward_hooks_always_called)
+    if always_call:
+        _global_forward_hooks_always_called[handle.id] = True
+    return handle
+
+
+def register_module_full_backward_pre_hook(hook) -> RemovableHandle:
+    """``hook(module, grad_output)`` for every module (before its own backward pre-hooks)."""
+    return add_ordered(_global_backward_pre_hooks, hook, False)
+
+
+def register_module_full_backward_hook(hook) -> RemovableHandle:
+    """``hook(module, grad_input, grad_output)`` for every module (before its own)."""
+    return add_ordered(_global_backward_hooks, hook, False)
+
+
+def _call_legacy_hook(hook, module, grad_input, grad_output):
+    return hook(module, grad_input, grad_output)
+
+
+def call_with_hooks(self, args, kwargs):
+    """Module.__call__ when any hook is registered: forward pre-hooks, backward hook
+    set-up on the inputs, forward, forward hooks, backward hook set-up on the outputs
+    (PyTorch's ``_call_impl``); always_call forward hooks run even when forward raises."""
+    called_always = set()
+    result = None
+    forward_hooks = [*_global_forward_hooks.items(), *self._forward_hooks.items()]
+    try:
+        for hook_id, hook in [*_global_forward_pre_hooks.items(),
+                              *self._forward_pre_hooks.items()]:
+            if hook_id in self._forward_pre_hooks_with_kwargs:
+                out = hook(self, args, kwargs)
+                if out is not None:
+                    if isinstance(out, tuple) and len(out) == 2:
+                        args, kwargs = out
+                    else:
+                        raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                           f"(new_args, new_kwargs), but got {out}.")
+            else:
+                out = hook(self, args)
+                if out is not None:
+                    args = out if isinstance(out, tuple) else (out,)
+        full = self._is_full_backward_hook is not False
+        own = list(self._backward_hooks.values())
+        post_hooks = [*_global_backward_hooks.values(), *(own if full else [])]
+        pre_hooks = [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
+        bw_hook = None
+        if post_hooks or pre_hooks:
+            bw_hook = BackwardHook(self, post_hooks, pre_hooks)
+            args = bw_hook.setup_input_hook(args)
+        result = self.forward(*args, **kwargs)
+        for hook_id, hook in forward_hooks:
+            if hook_id in self._forward_hooks_always_called or \
+                    hook_id in _global_forward_hooks_always_called:
+                called_always.add(hook_id)
+            if hook_id in self._forward_hooks_with_kwargs:
+                out = hook(self, args, kwargs, result)
+            else:
+                out = hook(self, args, result)
+            if out is not None:
+                result = out
+        if bw_hook is not None:
+            if not isinstance(result, (Tensor, tuple)):
+                warnings.warn("For backward hooks to be called, module output should be a "
+                              f"Tensor or a tuple of Tensors but received {type(result)}",
+                              stacklevel=2)
+            result = bw_hook.setup_output_hook(result)
+        if own and not full:
+            _attach_legacy_backward_hooks(self, args, result, own)
+        return result
+    except Exception:
+        for hook_id, hook in forward_hooks:
+            if hook_id in called_always or not (
+                    hook_id in self._forward_hooks_always_called
+                    or hook_id in _global_forward_hooks_always_called):
+                continue
+            try:
+                if hook_id in self._forward_hooks_with_kwargs:
+                    out = hook(self, args, kwargs, result)
+                else:
+                    out = hook(self, args, result)
+                if out is not None:
+                    result = out
+            except Exception as e:
+                warnings.warn("module forward hook with ``always_call=True`` raised an "
+                              "exception that was silenced as another error was raised "
+                              f"in forward: {e}", stacklevel=2)
+        raise
+
+
+def _attach_legacy_backward_hooks(self, inputs, result, hooks) -> None:
+    """register_backward_hook's (deprecated) hooks go on the node that made the output."""
+    var = result
+    while not isinstance(var, Tensor):
+        var = next(v for v in var.values() if isinstance(v, Tensor)) \
+            if isinstance(var, dict) else var[0]
+    grad_fn = var.grad_fn
+    if grad_fn is None:
+        return
+    for hook in hooks:
+        grad_fn.register_hook(functools.partial(_call_legacy_hook, hook, self))
+    _warn_legacy_backward_hook(inputs, result, grad_fn)
+
+
+_LEGACY = ("Using non-full backward hooks on a Module that does not {} is deprecated and will "
+           "be removed in future versions. This hook will be missing some of the {}. Please use "
+           "register_full_backward_hook to get the documented behavior.")
+
+
+def _warn_legacy_backward_hook(inputs, result, grad_fn) -> None:
+    """PyTorch's warnings where a non-full hook sees incomplete gradients."""
+    def warn(text):
+        warnings.warn(text, FutureWarning, stacklevel=4)
+
+    def all_tensors(x):
+        return isinstance(x, tuple) and all(isinstance(r, Tensor) for r in x)
+
+    if isinstance(result, Tensor):
+        result = (result,)
+    elif not all_tensors(result):
+        return warn(_LEGACY.format("return a single Tensor or a tuple of Tensors",
+                                   "grad_output"))
+    if isinstance(inputs, Tensor):
+        inputs = (inputs,)
+    elif not all_tensors(inputs):
+        return warn(_LEGACY.format("take as input a single Tensor or a tuple of Tensors",
+                                   "grad_input"))
+    out_fns = {r.grad_fn for r in result if r.grad_fn is not None}
+    if not out_fns or (len(out_fns) == 1 and grad_fn not in out_fns):
+        warn("Using a non-full backward hook when outputs are nested in python data structure "
+             "is deprecated and will be removed in future versions. This hook will be missing "
+             "some grad_output.")
+    elif len(out_fns) > 1:
+        warn("Using a non-full backward hook when outputs are generated by different autograd "
+             "Nodes is deprecated and will be removed in future versions. This hook will be "
+             "missing some grad_output. Please use register_full_backward_hook to get the "
+             "documented behavior.")
+    elif {i.grad_fn for i in inputs if i.grad_fn is not None} != \
+            {n for n, _ in grad_fn.next_functions}:
+        warn("Using a non-full backward hook when the forward contains multiple autograd Nodes "
+             "is deprecated and will be removed in future versions. This hook will be missing "
+             "some grad_input. Please use register_full_backward_hook to get the documented "
+             "behavior.")

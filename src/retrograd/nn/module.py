@@ -17,13 +17,18 @@ from collections.abc import Mapping
 from .. import dtypes
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
-from ._hooks import BackwardHook, RemovableHandle, add_ordered
+from ._hooks import (
+    RemovableHandle, _global_backward_hooks, _global_backward_pre_hooks,
+    _global_forward_hooks, _global_forward_pre_hooks, add_ordered, call_with_hooks,
+    register_module_forward_hook, register_module_forward_pre_hook,
+    register_module_full_backward_hook, register_module_full_backward_pre_hook,
+)
 from .parameter import Buffer, Parameter, buffer_persistent, is_lazy
 
-__all__ = ["Module"]
+__all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
+           "register_module_full_backward_pre_hook", "register_module_full_backward_hook"]
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
-
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     """What ``load_state_dict`` returns; prints "<All keys matched successfully>" when clean."""
@@ -704,7 +709,9 @@ class Module:
 
         return add_ordered(self._state_dict_hooks, no_result, False)
 
-    _register_state_dict_hook = register_state_dict_post_hook
+    def _register_state_dict_hook(self, hook) -> RemovableHandle:
+        """The older, private form: ``hook`` may return a new state_dict (used at the root)."""
+        return add_ordered(self._state_dict_hooks, hook, False)
 
     def register_load_state_dict_pre_hook(self, hook) -> RemovableHandle:
         """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
@@ -717,65 +724,29 @@ class Module:
         the key lists in place."""
         return add_ordered(self._load_state_dict_post_hooks, hook, False)
 
-    def _call_with_hooks(self, args, kwargs):
-        called_always = set()
-        result = None
-        try:
-            for hook_id, hook in list(self._forward_pre_hooks.items()):
-                if hook_id in self._forward_pre_hooks_with_kwargs:
-                    out = hook(self, args, kwargs)
-                    if out is not None:
-                        if isinstance(out, tuple) and len(out) == 2:
-                            args, kwargs = out
-                        else:
-                            raise RuntimeError("forward pre-hook must return None or a tuple of "
-                                               f"(new_args, new_kwargs), but got {out}.")
-                else:
-                    out = hook(self, args)
-                    if out is not None:
-                        args = out if isinstance(out, tuple) else (out,)
-            bw_hook = None
-            if self._backward_hooks or self._backward_pre_hooks:
-                bw_hook = BackwardHook(self, list(self._backward_hooks.values()),
-                                       list(self._backward_pre_hooks.values()))
-                args = bw_hook.setup_input_hook(args)
-            result = self.forward(*args, **kwargs)
-            for hook_id, hook in list(self._forward_hooks.items()):
-                if hook_id in self._forward_hooks_always_called:
-                    called_always.add(hook_id)
-                if hook_id in self._forward_hooks_with_kwargs:
-                    out = hook(self, args, kwargs, result)
-                else:
-                    out = hook(self, args, result)
-                if out is not None:
-                    result = out
-            if bw_hook is not None:
-                result = bw_hook.setup_output_hook(result)
-            return result
-        except Exception:
-            import warnings
+    def register_backward_hook(self, hook) -> RemovableHandle:
+        """Deprecated (as in PyTorch): ``hook(module, grad_input, grad_output)`` on the node
+        that made the output, whose grad_input are that node's input gradients; use
+        :meth:`register_full_backward_hook`."""
+        if self._is_full_backward_hook is True:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
+                               "on a single Module. Please use only one of them.")
+        self._is_full_backward_hook = False
+        return add_ordered(self._backward_hooks, hook, False)
 
-            for hook_id, hook in list(self._forward_hooks.items()):
-                if hook_id in self._forward_hooks_always_called and hook_id not in called_always:
-                    try:
-                        if hook_id in self._forward_hooks_with_kwargs:
-                            out = hook(self, args, kwargs, result)
-                        else:
-                            out = hook(self, args, result)
-                        if out is not None:
-                            result = out
-                    except Exception as e:
-                        warnings.warn("module forward hook with ``always_call=True`` raised an "
-                                      "exception that was silenced as another error was raised "
-                                      f"in forward: {e}", stacklevel=2)
-            raise
+    def _call_with_hooks(self, args, kwargs):
+        return call_with_hooks(self, args, kwargs)
 
     def __call__(self, *args, **kwargs):
         d = self.__dict__
         if (d["_forward_pre_hooks"] or d["_forward_hooks"] or d["_backward_hooks"]
-                or d["_backward_pre_hooks"]):
+                or d["_backward_pre_hooks"] or _global_forward_pre_hooks
+                or _global_forward_hooks or _global_backward_hooks
+                or _global_backward_pre_hooks):
             return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
+
+    _call_impl = __call__
 
     # ------------------------------------------------------------------ repr
     def _get_name(self) -> str:

@@ -29,6 +29,7 @@ from . import (  # noqa: F401 - imported for their registrations
 from . import arrange, distance  # noqa: F401, E402 - shape and view ops, cdist
 from . import special  # noqa: F401, E402 - its registrations (after unary and inplace)
 from . import quantiles, scans, statistics  # noqa: F401, E402 - reductions and scans (issue 6)
+from . import attention, grid_sample, padding, resample  # noqa: F401, E402 - nn.functional (issue 8)
 from .registry import reflected, register
 
 
@@ -111,9 +112,12 @@ def move_to_device(tensor, target):
         try:
             import cupy
         except ImportError:
-            raise RuntimeError(
+            # AssertionError, as PyTorch's CPU-only build raises ("Torch not compiled with
+            # CUDA enabled"), so code that catches it keeps working
+            raise AssertionError(
                 "retrograd's CUDA path needs CuPy: pip install cupy-cuda12x (or the wheel for "
-                "your CUDA version); without it tensors stay on the CPU"
+                "your CUDA version); without it tensors stay on the CPU (check "
+                "retrograd.cuda.is_available() first)"
             ) from None
         global _to_cuda, _to_cpu
         if _to_cuda is None:
@@ -232,3 +236,7 @@ from . import inplace_forms  # noqa: E402, F401  (the in-place forms of the ops 
 from . import random_ops  # noqa: E402, F401  (normal, bernoulli, the random fills)
 # scatter, index_add, take... (their registrations; after inplace, whose machinery they use)
 from . import scatter, take_put  # noqa: F401, E402
+from . import conv  # noqa: F401, E402 - convolutions, unfold / fold (issue 8)
+from . import pooling, pooling_adaptive  # noqa: F401, E402 - pooling, max_unpool (issue 8)
+from . import activation_more, dropout, normalization  # noqa: F401, E402 - issue 8 (norm)
+from . import bilinear, ctc, embedding, losses  # noqa: F401, E402 - issue 8: losses, distances, embeddings, bilinear

@@ -6,12 +6,14 @@ log_softmax followed by nll_loss, as PyTorch records it.
 
 from __future__ import annotations
 
-from ..backend import namespace
+from ..backend import as_array, namespace
+from ..tensor import make_tensor as _make_tensor
 from .stats import quiet
 from ._errors import float_only
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from .index import scatter_along
 from .reduce import sum as _sum
+from .pointwise import add_number, mul_number
 from .shape import _norm_dim, expand_op, input_meta, reshape_op
 
 
@@ -269,15 +271,20 @@ def cross_entropy(input, target, weight=None, ignore_index=-100,  # noqa: A002
     >>> round(loss.item(), 4)
     0.1269
     """
-    if label_smoothing:
-        raise NotImplementedError(
-            "cross_entropy(label_smoothing=...) is not implemented in retrograd; compute "
-            "(1 - eps) * cross_entropy(x, t) + eps * -log_softmax(x, 1).mean(1) yourself"
-        )
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                           f"{label_smoothing}")
     _check_reduction(reduction)
     class_dim = 1 if input.ndim >= 2 else 0
     logp = log_softmax(input, class_dim)
     t = target._data if hasattr(target, "_data") else target
+    if label_smoothing and t.dtype.kind == "f":
+        # probabilities: mixed with the uniform distribution, as PyTorch does
+        n_classes = input.shape[class_dim]
+        target = add_number(mul_number(target, 1 - label_smoothing), label_smoothing / n_classes)
+    elif label_smoothing:
+        return _label_smoothed(logp, target, weight, ignore_index, reduction,
+                               label_smoothing, class_dim)
     if t.dtype.kind == "f":
         if tuple(t.shape) != tuple(input.shape):
             raise RuntimeError(
@@ -296,6 +303,34 @@ def cross_entropy(input, target, weight=None, ignore_index=-100,  # noqa: A002
             return loss
         return _div_count(loss, input.shape[0] if input.ndim >= 2 else 1)
     return nll_loss(logp, target, weight, ignore_index, reduction)
+
+
+def _label_smoothed(logp, target, weight, ignore_index, reduction, eps, class_dim):
+    """PyTorch's label smoothing for class indices: ``(1 - eps) * nll + eps / C * smooth``,
+    where ``smooth`` is ``-sum(log_softmax)`` over the classes (weighted per class), 0 at
+    ignored targets, and its mean divides by the targets' total weight (as nll_loss's)."""
+    nll = nll_loss(logp, target, weight, ignore_index, reduction)
+    n_classes = logp.shape[class_dim]
+    t = target._data if hasattr(target, "_data") else as_array(target)
+    ignored = t == ignore_index
+    if weight is not None:
+        shape = [1] * logp.ndim
+        shape[class_dim] = n_classes
+        smooth = -(logp * weight.reshape(shape)).sum(class_dim)
+    else:
+        smooth = -logp.sum(class_dim)
+    smooth = smooth.masked_fill(_make_tensor(namespace(t).asarray(ignored)), 0.0)
+    if reduction == "mean":
+        kept = t[~ignored]
+        if weight is not None:
+            total = weight.gather(0, _make_tensor(kept.reshape(-1))).sum()
+        else:
+            total = _make_tensor(namespace(t).asarray(kept.size, dtype="int64"))
+        smooth = smooth.sum() / total
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    # (ATen's Tensor * Scalar: MulBackward1)
+    return mul_number(nll, 1 - eps) + mul_number(smooth, eps / n_classes)
 
 
 def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002 - PyTorch's names
@@ -380,30 +415,62 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):  # noqa:
     return _bce(input, target, None if weight is None else _as_data(weight), reduction)
 
 
-def _bce_logits_fwd(x, t, weight, reduction):
+def _bce_logits_fwd(x, t, weight, reduction, pos_weight=None):
     xp = namespace(x)
     # max(x, 0) - x t + log(1 + exp(-|x|)): stable for any x
-    loss = xp.maximum(x, 0) - x * t + xp.log1p(xp.exp(-xp.abs(x)))
+    if pos_weight is None:
+        loss = xp.maximum(x, 0) - x * t + xp.log1p(xp.exp(-xp.abs(x)))
+    else:  # (1 - t) x + (1 + (pw - 1) t) softplus(-x), PyTorch's form
+        scale = 1 + (pos_weight - 1) * t
+        loss = (1 - t) * x + scale * (xp.log1p(xp.exp(-xp.abs(x))) + xp.maximum(-x, 0))
     return _reduce_loss(loss if weight is None else loss * weight, reduction)
 
 
 def _bce_logits_vjp(node, g, saved):
     x, t = saved
-    weight, reduction = node.params
+    weight, reduction, *rest = node.params
+    pos_weight = rest[0] if rest else None
     from .pointwise import sigmoid
 
     nx, nt = node.next
     g = _spread_loss_grad(g, x, weight, reduction)
-    return (g * (sigmoid(x) - t) if nx else None, -g * x if nt else None)
+    if pos_weight is None:
+        return (g * (sigmoid(x) - t) if nx else None, -g * x if nt else None)
+    # d/dx = (1 + (pw - 1) t) sigmoid(x) - pw t;  d/dt = (pw - 1) softplus(-x) - x
+    from .activation import logsigmoid
+
+    gx = g * ((1 + (pos_weight - 1) * t) * sigmoid(x) - pos_weight * t) if nx else None
+    gt = g * ((1 - pos_weight) * logsigmoid(x) - x) if nt else None
+    return (gx, gt)
 
 
 _bce_logits = defop("binary_cross_entropy_with_logits", _bce_logits_fwd, _bce_logits_vjp,
                     "BinaryCrossEntropyWithLogitsBackward0", 2, INPUTS, "promote")
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean",  # noqa: A002
-                                     pos_weight=None):
+def legacy_reduction(size_average, reduce, reduction):
+    """PyTorch's ``_Reduction.legacy_get_string``: the deprecated ``size_average`` /
+    ``reduce`` flags, when either is given, decide the reduction (with its warning)."""
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    ret = "mean" if size_average and reduce else "sum" if reduce else "none"
+    import warnings
+
+    warnings.warn(f"size_average and reduce args will be deprecated, please use "
+                  f"reduction='{ret}' instead.", UserWarning, stacklevel=3)
+    return ret
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,  # noqa: A002
+                                     reduce=None, reduction="mean", pos_weight=None):
     """``binary_cross_entropy(sigmoid(x), t)`` computed stably from the logits ``x``.
+
+    ``pos_weight`` (broadcast against the input, typically one per class along the last
+    dimension) weighs the positive term: ``-(pw t log sigmoid(x) + (1 - t) log(1 -
+    sigmoid(x)))``.  Like ``weight``, it is a constant: PyTorch refuses one that requires
+    grad.
 
     Examples
     --------
@@ -411,16 +478,33 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
     >>> F = T.nn.functional
     >>> F.binary_cross_entropy_with_logits(T.tensor([0.0]), T.tensor([1.0]))
     tensor(0.6931)
+    >>> F.binary_cross_entropy_with_logits(T.tensor([0.0]), T.tensor([1.0]),
+    ...                                    pos_weight=T.tensor([2.0]))
+    tensor(1.3863)
     """
+    reduction = legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     float_only(input, "log_sigmoid_cpu", "binary_cross_entropy_with_logits")
-    if pos_weight is not None:
-        raise NotImplementedError("binary_cross_entropy_with_logits(pos_weight=...) is not "
-                                  "implemented in retrograd; weight the terms yourself")
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({list(target.shape)}) must be the same as input size "
                          f"({list(input.shape)})")
-    return _bce_logits(input, target, None if weight is None else _as_data(weight), reduction)
+    for name, v in (("weight", weight), ("pos_weight", pos_weight)):
+        if getattr(v, "requires_grad", False):
+            raise RuntimeError(
+                f"The function 'binary_cross_entropy_with_logits' is not differentiable with "
+                f"respect to argument '{name}'. This input cannot have requires_grad True.")
+    w = None if weight is None else _as_data(weight)
+    if pos_weight is None:
+        return _bce_logits(input, target, w, reduction)
+    pw = _as_data(pos_weight)
+    try:
+        namespace(pw).broadcast_shapes(tuple(pw.shape), tuple(input.shape))
+    except ValueError:
+        raise RuntimeError(
+            f"binary_cross_entropy_with_logits(): pos_weight of shape {list(pw.shape)} does "
+            f"not broadcast to the input's {list(input.shape)}; give one weight per class "
+            "along the last dimension") from None
+    return _bce_logits(input, target, w, reduction, pw.astype(input._data.dtype))
 
 
 def l1_loss(input, target, reduction="mean"):  # noqa: A002

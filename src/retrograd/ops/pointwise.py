@@ -166,6 +166,15 @@ def _rsub_number_fwd(a, c):
     return _number_minus(a, c)
 
 
+# ATen's tensor-with-a-number ops (add(Tensor, Scalar)...), as C++ composites record them:
+# AddBackward1 / SubBackward1 / MulBackward1 with one edge, the number a parameter (Python's
+# ``x * c`` records MulBackward0 instead)
+add_number = defop("add", lambda a, c: a + c, lambda node, g, saved: (g,), "AddBackward1", 1)
+sub_number = defop("sub", lambda a, c: a - c, lambda node, g, saved: (g,), "SubBackward1", 1)
+mul_number = defop("mul", lambda a, c: a * c, lambda node, g, saved: (g * node.params[0],),
+                   "MulBackward1", 1)
+
+
 rsub = defop("rsub", _rsub_number_fwd, lambda node, g, saved: (-g,), "RsubBackward1", 1,
              NOTHING)
 

@@ -22,7 +22,7 @@ from ..tensor import Tensor
 from . import unary
 from ._apply import BOTH, INPUTS, NOTHING, OUTPUT, defop
 from .inplace import inplace
-from .pointwise import broadcast_error, exp, log, where
+from .pointwise import add_number, broadcast_error, exp, log, mul_number, where
 from .stats import quiet
 
 _SCIPY = {}  # array module name -> its scipy.special, filled on first use
@@ -273,10 +273,7 @@ i1e = defop("special_i1e", _scipy_fn("special.i1e", "i1e"), _i1e_vjp, "SpecialI1
 
 # ndtr is a composite in PyTorch, (1 + erf(x / sqrt(2))) * 0.5, recorded as its pieces: the
 # scalar multiply and add are MulBackward1 / AddBackward1 nodes with one input each
-_mul_number = defop("mul", lambda a, c: a * c, lambda node, g, saved: (g * node.params[0],),
-                    "MulBackward1", 1, NOTHING)
-_add_number = defop("add", lambda a, c: a + c, lambda node, g, saved: (g,), "AddBackward1", 1,
-                    NOTHING)
+_mul_number, _add_number = mul_number, add_number
 
 
 def ndtr(input):  # noqa: A002

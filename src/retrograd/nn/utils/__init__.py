@@ -1,6 +1,7 @@
 """``retrograd.nn.utils``: gradient clipping and parameter/vector conversion."""
 
 from . import clip_grad, convert_parameters  # noqa: F401
+from . import rnn  # noqa: F401
 from .clip_grad import (
     clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm,
 )

@@ -1,0 +1,34 @@
+"""retrograd.distributed: torch.distributed's API over MPI (mpi4py).
+
+Launch with ``mpiexec -n 4 python train.py`` (or Slurm's ``srun``); plain ``python`` is a
+world of one.  mpi4py is optional: ``pip install retrograd[mpi]``; without it this module
+imports and ``init_process_group`` raises an ImportError saying what to install.
+
+On a cluster, use the system's MPI rather than the wheel: ``pip install mpi4py`` built
+against it (``MPICC=mpicc pip install --no-binary mpi4py mpi4py``), then launch as any MPI
+program, e.g. under Slurm ``srun -n 8 python train.py`` (or ``mpiexec`` inside an
+allocation).  An uncaught exception on one rank aborts the whole job (MPI_Abort) once the
+group is initialised, so no rank waits forever for a peer that died.
+
+>>> import retrograd.distributed as dist
+>>> dist.is_initialized()
+False
+"""
+
+from .collectives import (
+    ReduceOp, Work, all_gather, all_gather_into_tensor, all_reduce, barrier, broadcast,
+    gather, irecv, isend, recv, reduce, reduce_scatter, reduce_scatter_tensor, scatter, send,
+)
+from .process_group import (
+    GroupMember, ProcessGroup, destroy_process_group, get_backend, get_process_group_ranks,
+    get_rank, get_world_size, init_process_group, is_available, is_initialized,
+    is_mpi_available, new_group,
+)
+
+__all__ = [
+    "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_gather", "all_gather_into_tensor",
+    "all_reduce", "barrier", "broadcast", "destroy_process_group", "gather", "get_backend",
+    "get_process_group_ranks", "get_rank", "get_world_size", "init_process_group", "irecv",
+    "is_available", "is_initialized", "is_mpi_available", "isend", "new_group", "recv",
+    "reduce", "reduce_scatter", "reduce_scatter_tensor", "scatter", "send",
+]

@@ -1,0 +1,530 @@
+"""More activation functions: selu, celu, glu, prelu, rrelu, hardsigmoid, hardswish, mish,
+softsign, tanhshrink, threshold, softshrink, hardshrink, softmin, and the in-place forms
+``F.relu_``, ``F.elu_``, ``F.selu_``... (activation.py holds the first ones).
+
+Each elementwise one is its own record, named as PyTorch's grad_fn; an in-place form whose
+input is gone afterwards reads its derivative from the result (PyTorch's ``...Backward1``).
+Derivatives at kinks follow PyTorch's kernels and are written beside each.  Where a
+derivative is piecewise, its own derivative is cut at the same points as PyTorch's
+(:func:`_flat_outside`), so second derivatives at the boundaries agree too.
+"""
+
+from __future__ import annotations
+
+import struct
+
+from ..backend import namespace
+from ..tensor import Tensor
+from ._apply import INPUTS, OUTPUT, defop
+from ._errors import dim_error, float_only, scalar_type_name
+from .activation import _elu_, _hardtanh_, _leaky_relu_, _softplus
+from .inplace import inplace as _inplace
+from .inplace import relu_ as _relu_
+from .pointwise import exp, sigmoid, tanh, where
+
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _flat_outside(a, mask):
+    """``a`` whose own derivative is zero where ``mask`` is False: for a piecewise derivative
+    whose pieces PyTorch differentiates only inside (hardswish at x = +-3).  Arrays (a
+    first-order backward) pass through."""
+    if isinstance(a, Tensor):
+        return where(mask, a, a.detach())
+    return a
+
+
+# ----------------------------------------------------------------- selu, celu (the elu family)
+
+
+def _elu3_fwd(a, alpha, scale, input_scale, backward_input_scale):
+    xp = namespace(a)
+    return xp.where(a > 0, a * scale, (scale * alpha) * xp.expm1(xp.minimum(a, 0) * input_scale))
+
+
+def _elu3_vjp(node, g, saved):
+    (a,) = saved
+    alpha, scale, _, input_scale = node.params
+    # PyTorch's elu_backward: the x <= 0 branch at 0 (slope scale * alpha * input_scale);
+    # its derivative there is 0 (the exp sees a constant for x >= 0), as activation.elu
+    neg = g * (scale * alpha * input_scale) * exp(where(a >= 0, 0.0, a) * input_scale)
+    return (where(a > 0, g * scale, neg),)
+
+
+def _elu3_result_vjp(node, g, saved):
+    (out,) = saved
+    alpha, scale, _, input_scale = node.params
+    # from the result (the input is overwritten): input_scale * (out + scale * alpha) for
+    # out <= 0; PyTorch differentiates that only where out < 0
+    neg = g * input_scale * (_flat_outside(out, out < 0) + scale * alpha)
+    return (where(out > 0, g * scale, neg),)
+
+
+_selu = defop("selu", _elu3_fwd, _elu3_vjp, "EluBackward0", 1, INPUTS, "float")
+_selu_ = _inplace(defop("selu", _elu3_fwd, _elu3_result_vjp, "EluBackward1", 1, OUTPUT,
+                        "float"), "selu_", False)
+_celu = defop("celu", _elu3_fwd, _elu3_vjp, "CeluBackward0", 1, INPUTS, "float")
+_celu_ = _inplace(defop("celu", _elu3_fwd, _elu3_result_vjp, "CeluBackward1", 1, OUTPUT,
+                        "float"), "celu_", False)
+
+
+def selu(input, inplace=False):  # noqa: A002 - PyTorch's names
+    """``scale * (max(0, x) + min(0, alpha * (exp(x) - 1)))`` with SELU's fixed alpha and
+    scale (self-normalizing networks).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.selu(T.tensor([1.0, 0.0]))
+    tensor([1.0507, 0.0000])
+    """
+    float_only(input, "elu_cpu", "selu")
+    return (_selu_ if inplace else _selu)(input, SELU_ALPHA, SELU_SCALE, 1.0, 1.0)
+
+
+def selu_(input):  # noqa: A002
+    """:func:`selu` in place."""
+    return selu(input, True)
+
+
+def celu(input, alpha=1.0, inplace=False):  # noqa: A002
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.celu(T.tensor([-1.0, 2.0]), alpha=2.0)
+    tensor([-0.7869,  2.0000])
+    """
+    float_only(input, "elu_cpu", "celu")
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: celu's alpha must not be 0 (it divides x)")
+    # PyTorch's derivative divides by alpha rounded to float32 (derivatives.yaml:
+    # 1.0 / alpha.toFloat()); the forward by alpha itself
+    backward_scale = 1.0 / struct.unpack("f", struct.pack("f", alpha))[0]
+    return (_celu_ if inplace else _celu)(input, alpha, 1.0, 1.0 / alpha, backward_scale)
+
+
+def celu_(input, alpha=1.0):  # noqa: A002
+    """:func:`celu` in place."""
+    return celu(input, alpha, True)
+
+
+# ----------------------------------------------------------------- glu
+
+
+def _glu_fwd(a, dim):
+    xp = namespace(a)
+    h = a.shape[dim] // 2
+    first = xp.take(a, xp.arange(h), axis=dim)
+    second = xp.take(a, xp.arange(h, 2 * h), axis=dim)
+    return first / (1 + xp.exp(-second))
+
+
+def _glu_vjp(node, g, saved):
+    (a,) = saved
+    dim = node.params[0]
+    h = a.shape[dim] // 2
+    if isinstance(a, Tensor):
+        first, second = a.narrow(dim, 0, h), a.narrow(dim, h, h)
+    else:
+        xp = namespace(a)
+        first = xp.take(a, xp.arange(h), axis=dim)
+        second = xp.take(a, xp.arange(h, 2 * h), axis=dim)
+    s = sigmoid(second)
+    d_first = g * s
+    d_second = d_first * first * (1 - s)
+    if isinstance(d_first, Tensor):
+        from .shape import cat
+
+        return (cat([d_first, d_second], dim),)
+    return (namespace(d_first).concatenate([d_first, d_second], axis=dim),)
+
+
+_glu = defop("glu", _glu_fwd, _glu_vjp, "GluBackward0", 1, INPUTS)
+
+
+def glu(input, dim=-1):  # noqa: A002
+    """The gated linear unit: ``a * sigmoid(b)``, ``a`` and ``b`` the two halves of ``input``
+    along ``dim``.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.nn.functional.glu(T.tensor([2.0, 0.0]))
+    tensor([1.])
+    """
+    float_only(input, "glu_cpu", "glu")
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    if not -input.ndim <= dim < input.ndim:
+        raise dim_error(dim, input.ndim)
+    dim %= input.ndim
+    if input.shape[dim] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size "
+                           f"{input.shape[dim]} (glu splits it into two halves)")
+    return _glu(input, dim)
+
+
+# ----------------------------------------------------------------- prelu
+
+
+def _prelu_fwd(a, w):
+    return namespace(a).where(a > 0, a, w * a)
+
+
+def _sum_to(a, shape):
+    """``a`` summed down to ``shape`` (which broadcasts to it, same rank)."""
+    if tuple(a.shape) == tuple(shape):
+        return a
+    if isinstance(a, Tensor):
+        return a.sum_to_size(*shape)
+    axes = tuple(i for i, (n, m) in enumerate(zip(a.shape, shape)) if m == 1 and n != 1)
+    return a.sum(axis=axes, keepdims=True)
+
+
+def _prelu_vjp(node, g, saved):
+    a, w = saved
+    na, nw = node.next
+    # PyTorch's _prelu_kernel_backward: the x <= 0 branch at 0 (slope w, weight grad 0)
+    pos = a > 0
+    da = where(pos, g, w * g) if na else None
+    dw = _sum_to(where(pos, 0.0, a * g), tuple(w.shape)) if nw else None
+    return (da, dw)
+
+
+_prelu_kernel = defop("prelu", _prelu_fwd, _prelu_vjp, "PreluKernelBackward0", 2, INPUTS)
+
+
+def prelu(input, weight):  # noqa: A002
+    """``x`` where positive, ``weight * x`` elsewhere; ``weight`` holds one slope, or one per
+    channel (dimension 1).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.prelu(T.tensor([[-2.0, 3.0]]), T.tensor([0.25, 0.5]))
+    tensor([[-0.5000,  3.0000]])
+    """
+    float_only(input, "prelu_cpu", "prelu")
+    if input._data.dtype != weight._data.dtype:
+        raise RuntimeError(
+            f"prelu: Type promoting not supported. Got {scalar_type_name(input._data.dtype)} "
+            f"and {scalar_type_name(weight._data.dtype)} (convert the weight: w.to(x.dtype))")
+    ndim, count = input.ndim, weight.numel()
+    if count != 1:
+        if ndim == 0:
+            raise RuntimeError("Not allow zero-dim input tensor. (prelu with one weight per "
+                               "channel needs an input with a channel dimension)")
+        channels = input.shape[1] if ndim > 1 else 1
+        if channels != count:
+            raise RuntimeError(
+                f"Mismatch of parameter numbers and input channel size. Found parameter numbers "
+                f"= {count} and channel size = {channels}. (prelu's weight has one slope per "
+                "channel, dimension 1 of the input)")
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.ndim}")
+    if ndim != weight.ndim:
+        shape = [1] * ndim
+        if ndim > 1:
+            shape[1] = count
+        weight = weight.reshape(tuple(shape))
+    return _prelu_kernel(input, weight)
+
+
+# ----------------------------------------------------------------- rrelu
+
+
+def _rrelu_fwd(a, slope, noise):
+    if noise is not None:
+        return a * noise
+    return namespace(a).where(a > 0, a, a * slope)
+
+
+def _rrelu_vjp(node, g, saved):
+    (a,) = saved
+    slope, noise = node.params
+    if noise is not None:  # training: the slopes drawn in the forward
+        return (g * noise,)
+    return (where(a > 0, g, g * slope),)  # eval: leaky_relu's, slope (lower + upper) / 2
+
+
+_rrelu = defop("rrelu", _rrelu_fwd, _rrelu_vjp, "RreluWithNoiseBackward0", 1, INPUTS)
+# in place the input is gone: the same derivative read from the result's sign
+_rrelu_ = _inplace(defop("rrelu", _rrelu_fwd, _rrelu_vjp, "RreluWithNoiseBackward1", 1,
+                         OUTPUT), "rrelu_", False)
+
+
+def _rrelu_call(x, lower, upper, training, inplace, gen):
+    float_only(x, "leaky_relu_cpu" if not training else "rrelu_with_noise_out_cpu", "rrelu")
+    if lower > upper:
+        raise RuntimeError(f"Lower bound should be less than or equal to the upper bound (rrelu "
+                           f"got lower={lower}, upper={upper})")
+    noise = None
+    if training and upper - lower > 1e-6:  # (PyTorch's test; below it, leaky_relu's slope)
+        from ..random import generator
+
+        rng = generator() if gen is None else gen._rng
+        data = x._data
+        xp = namespace(data)
+        # one slope per element, uniform in [lower, upper], where x <= 0; 1 elsewhere
+        drawn = xp.asarray(rng.uniform(lower, upper, data.shape)).astype(data.dtype)
+        noise = xp.where(data > 0, xp.ones((), data.dtype), drawn)
+    slope = (lower + upper) / 2
+    return (_rrelu_ if inplace else _rrelu)(x, slope, noise)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):  # noqa: A002
+    """The randomized leaky ReLU: in training each negative element gets a slope drawn
+    uniformly from ``[lower, upper]`` (retrograd's generator: ``manual_seed`` repeats them;
+    backward uses the same slopes); in evaluation the slope is ``(lower + upper) / 2``.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.nn.functional.rrelu(T.tensor([-1.0, 2.0]), 0.25, 0.75)
+    tensor([-0.5000,  2.0000])
+    """
+    return _rrelu_call(input, lower, upper, training, inplace, None)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):  # noqa: A002
+    """:func:`rrelu` in place."""
+    return _rrelu_call(input, lower, upper, training, True, generator)
+
+
+def rrelu_aten(input, lower=1.0 / 8, upper=1.0 / 3, training=False,  # noqa: A002
+               generator=None):
+    """``retrograd.rrelu``: PyTorch's top-level form (a ``generator`` instead of ``inplace``)."""
+    return _rrelu_call(input, lower, upper, training, False, generator)
+
+
+# ----------------------------------------------------------------- hardsigmoid, hardswish, mish
+
+
+_ONE_SIXTH = 0.16666667163372040  # float(numpy.float32(1 / 6))
+
+
+def _hardsigmoid_fwd(a):
+    return namespace(a).clip(a + 3, 0, 6) / 6
+
+
+def _hardsigmoid_vjp(node, g, saved):
+    (a,) = saved
+    # PyTorch: 1/6 strictly inside (-3, 3), 0 at the ends and outside
+    # (times 1/6 rounded to float32, as PyTorch's kernel: float64 results agree to the bit)
+    return (where((a > -3) & (a < 3), g * _ONE_SIXTH, 0.0),)
+
+
+_hardsigmoid = defop("hardsigmoid", _hardsigmoid_fwd, _hardsigmoid_vjp, "HardsigmoidBackward0",
+                     1, INPUTS)
+_hardsigmoid_ = _inplace(_hardsigmoid, "hardsigmoid_", True)
+
+
+def hardsigmoid(input, inplace=False):  # noqa: A002
+    """``clip(x + 3, 0, 6) / 6``, a piecewise-linear sigmoid."""
+    float_only(input, "hardsigmoid_cpu", "hardsigmoid")
+    return (_hardsigmoid_ if inplace else _hardsigmoid)(input)
+
+
+def _hardswish_fwd(a):
+    return a * namespace(a).clip(a + 3, 0, 6) / 6
+
+
+def _hardswish_vjp(node, g, saved):
+    (a,) = saved
+    # PyTorch's hardswish_backward: 0 up to -3, x / 3 + 1/2 strictly between, 1 from 3 on;
+    # its own derivative (1/3) only strictly inside
+    inside = (a > -3) & (a < 3)
+    return (where(a <= -3, 0.0, where(inside, g * (_flat_outside(a, inside) / 3 + 0.5), g)),)
+
+
+_hardswish = defop("hardswish", _hardswish_fwd, _hardswish_vjp, "HardswishBackward0", 1, INPUTS)
+_hardswish_ = _inplace(_hardswish, "hardswish_", True)
+
+
+def hardswish(input, inplace=False):  # noqa: A002
+    """``x * clip(x + 3, 0, 6) / 6`` (MobileNetV3)."""
+    float_only(input, "hardswish_cpu", "hardswish")
+    return (_hardswish_ if inplace else _hardswish)(input)
+
+
+def _mish_fwd(a):
+    xp = namespace(a)
+    softplus = xp.maximum(a, 0) + xp.log1p(xp.exp(-xp.abs(a)))
+    return a * xp.tanh(softplus)
+
+
+def _mish_vjp(node, g, saved):
+    (a,) = saved
+    t = tanh(_softplus(a, 1.0, 20.0))
+    return (g * (t + a * sigmoid(a) * (1 - t * t)),)
+
+
+_mish = defop("mish", _mish_fwd, _mish_vjp, "MishBackward0", 1, INPUTS)
+_mish_ = _inplace(_mish, "mish_", True)
+
+
+def mish(input, inplace=False):  # noqa: A002
+    """``x * tanh(softplus(x))``."""
+    float_only(input, "mish_cpu", "mish")
+    return (_mish_ if inplace else _mish)(input)
+
+
+# ----------------------------------------------------------------- softsign, tanhshrink, softmin
+
+
+def softsign(input):  # noqa: A002
+    """``x / (1 + |x|)`` (composed, as PyTorch)."""
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input):  # noqa: A002
+    """``x - tanh(x)`` (composed, as PyTorch)."""
+    return input - input.tanh()
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
+    """``softmax(-x, dim)``.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.nn.functional.softmin(T.tensor([0.0, 0.0]), dim=0)
+    tensor([0.5000, 0.5000])
+    """
+    from .nn import _dim_for, softmax
+
+    dim = _dim_for(input, dim, "softmin")
+    return softmax(-input, dim, dtype)
+
+
+# ----------------------------------------------------------------- threshold, shrinks
+
+
+def _threshold_fwd(a, threshold, value):
+    xp = namespace(a)
+    # PyTorch's test is x <= threshold: nan is kept (and its gradient passes)
+    return xp.where(a <= threshold, xp.asarray(value).astype(a.dtype), a)
+
+
+def _threshold_vjp(node, g, saved):
+    (a,) = saved
+    return (where(a <= node.params[0], 0.0, g),)  # threshold'(threshold) = 0
+
+
+_threshold = defop("threshold", _threshold_fwd, _threshold_vjp, "ThresholdBackward0", 1, INPUTS)
+# in place PyTorch keeps a copy of the input (not the result: value may exceed threshold)
+_threshold_ = _inplace(defop("threshold", _threshold_fwd, _threshold_vjp, "ThresholdBackward1",
+                             1, INPUTS), "threshold_", True)
+
+
+def threshold(input, threshold, value, inplace=False):  # noqa: A002
+    """``x`` where ``x > threshold``, ``value`` elsewhere.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.threshold(T.tensor([0.5, 2.0]), 1.0, -1.0)
+    tensor([-1.,  2.])
+    """
+    return _threshold_call(input, threshold, value, inplace)
+
+
+def threshold_(input, threshold, value):  # noqa: A002
+    """:func:`threshold` in place."""
+    return _threshold_call(input, threshold, value, True)
+
+
+def _threshold_call(x, th, value, inplace):
+    if x._data.dtype.kind == "b":
+        raise RuntimeError("\"threshold_cpu\" not implemented for 'Bool' (convert with x.float())")
+    return (_threshold_ if inplace else _threshold)(x, th, value)
+
+
+def _dead_zone(a, lambd):
+    return (a >= -lambd) & (a <= lambd)
+
+
+def _shrink_vjp(node, g, saved):
+    (a,) = saved
+    # PyTorch: 0 on [-lambd, lambd] (ends included), g outside
+    return (where(_dead_zone(a, node.params[0]), 0.0, g),)
+
+
+def _hardshrink_fwd(a, lambd):
+    return namespace(a).where(_dead_zone(a, lambd), 0, a).astype(a.dtype, copy=False)
+
+
+def _softshrink_fwd(a, lambd):
+    xp = namespace(a)
+    # (a - a in the dead zone: +0 there, and nan stays nan, as PyTorch)
+    return xp.where(a > lambd, a - lambd, xp.where(a < -lambd, a + lambd, a - a))
+
+
+_hardshrink = defop("hardshrink", _hardshrink_fwd, _shrink_vjp, "HardshrinkBackward0", 1, INPUTS)
+_softshrink = defop("softshrink", _softshrink_fwd, _shrink_vjp, "SoftshrinkBackward0", 1, INPUTS)
+
+
+def hardshrink(input, lambd=0.5):  # noqa: A002
+    """``x`` where ``|x| > lambd``, 0 elsewhere.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.tensor([-1.0, 0.25, 0.75]).hardshrink()
+    tensor([-1.0000,  0.0000,  0.7500])
+    """
+    float_only(input, "hardshrink_cpu", "hardshrink")
+    return _hardshrink(input, lambd)
+
+
+def softshrink(input, lambd=0.5):  # noqa: A002
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between."""
+    float_only(input, "softshrink_check", "softshrink")
+    if not lambd >= 0:
+        raise RuntimeError(f"lambda must be in range [0, 3.40282e+38] for input dtype "
+                           f"{scalar_type_name(input._data.dtype)}, but found {lambd} "
+                           "(softshrink's lambd)")
+    return _softshrink(input, lambd)
+
+
+# ----------------------------------------------------------------- in-place forms of activation.py
+
+
+def relu_(input):  # noqa: A002
+    """``F.relu_``: relu in place."""
+    return _relu_(input)
+
+
+def elu_(input, alpha=1.0):  # noqa: A002
+    """``F.elu_``: elu in place."""
+    float_only(input, "elu_cpu", "elu_")
+    return _elu_(input, alpha)
+
+
+def leaky_relu_(input, negative_slope=0.01):  # noqa: A002
+    """``F.leaky_relu_``: leaky_relu in place."""
+    float_only(input, "leaky_relu_cpu", "leaky_relu_")
+    return _leaky_relu_(input, negative_slope)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):  # noqa: A002
+    """``F.hardtanh_``: hardtanh in place."""
+    return _hardtanh_(input, min_val, max_val)
+
+
+# ----------------------------------------------------------------- public names (registry.py)
+from .registry import register  # noqa: E402
+
+for _fn in (selu, celu, threshold, selu_, celu_, threshold_, rrelu_):
+    register(_fn, method=False, functional=(_fn.__name__,))
+register(prelu, functional=("prelu",))
+register(hardshrink, functional=("hardshrink",))
+register(rrelu, function=False, method=False, functional=("rrelu",))
+register(rrelu_aten, "rrelu", method=False)
+for _fn in (glu, hardsigmoid, hardswish, mish, softsign, tanhshrink, softmin, softshrink,
+            relu_, elu_, leaky_relu_, hardtanh_):
+    register(_fn, function=False, method=False, functional=(_fn.__name__,))

@@ -1,0 +1,760 @@
+"""Losses beyond ops/nn.py's (nll, cross_entropy, bce, mse, l1), as torch.nn.functional.
+
+PyTorch computes some of these in one kernel with its own derivative (``SmoothL1Loss``,
+``HuberLoss``, ``SoftMarginLoss``, ``MultiMarginLoss``, ``MultilabelMarginLoss``,
+``CtcLoss``): they get their own record here, derivative written with retrograd's ops so
+double backward works (ctc's excepted, as PyTorch's).  The others PyTorch composes from
+small ops (in C++ or in Python); they are composed here from the same ops in the same
+order, so values, gradients and the recorded graph are PyTorch's.  C++ composites record
+a Python number operand as ``AddBackward1`` / ``MulBackward1`` / ``SubBackward1`` (no edge
+for the number), Python ones as ``AddBackward0`` with an empty edge: both are kept.
+
+The ctc_loss record is in ops/ctc.py.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+from ..autograd.grad_mode import no_grad
+from ..backend import namespace
+from ..tensor import Tensor, make_tensor
+from ._apply import INPUTS, defop
+from ._errors import float_only, scalar_type_name
+from .activation import logsigmoid
+from .arrange import broadcast_tensors
+from .nn import cross_entropy, l1_loss, legacy_reduction
+from .binary import xlogy
+from .pointwise import add_number, exp, log, mul_number, sigmoid, sign, sqrt, sub, sub_number, where
+from .pointwise import abs as abs_
+from .linalg import linear
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+# ----------------------------------------------------------------- shared pieces
+
+
+def check_reduction(reduction, name):
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction ({name}() takes "
+                         "reduction='none', 'mean' or 'sum')")
+
+
+def reduce_loss(loss, reduction):
+    """PyTorch's ``apply_loss_reduction``: MeanBackward0 / SumBackward0 / the loss itself."""
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def _data(v):
+    return v._data if isinstance(v, Tensor) else v
+
+
+def _tensor_arg(value, name, arg, position):
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be Tensor, not "
+                        f"{type(value).__name__}")
+
+
+def _warn_sizes(input, target):  # noqa: A002
+    if tuple(input.shape) != tuple(target.shape):
+        warnings.warn(
+            f"Using a target size ({_size(target)}) that is different to the input size "
+            f"({_size(input)}). This will likely lead to incorrect results due to "
+            "broadcasting. Please ensure they have the same size.", UserWarning, stacklevel=3)
+
+
+def _size(t):
+    return f"torch.Size({list(t.shape)})"
+
+
+
+
+def _number_minus(number, x):
+    """``number - x`` as PyTorch's C++ spells it: SubBackward0 with an empty first edge."""
+    return sub(make_tensor(namespace(x._data).asarray(number, dtype=x._data.dtype)), x)
+
+
+def _spread(g, reduction, n):
+    """The gradient reaching each element of a loss reduced by ``reduction`` over ``n``."""
+    if reduction == "mean":
+        return g / n if n else g * 0.0
+    return g
+
+
+def _numel(a):
+    return a.numel() if isinstance(a, Tensor) else a.size
+
+
+# ----------------------------------------------------------------- smooth_l1, huber
+
+
+def _smooth_l1_elems(xp, d, beta):
+    ad = xp.abs(d)
+    return xp.where(ad < beta, 0.5 * d * d / beta, ad - 0.5 * beta)
+
+
+def _huber_elems(xp, d, delta):
+    ad = xp.abs(d)
+    return xp.where(ad < delta, 0.5 * d * d, delta * (ad - 0.5 * delta))
+
+
+def _elementwise_loss_fwd(elems):
+    def forward(x, t, reduction, param):
+        loss = elems(namespace(x), x - t, param)
+        if reduction == "mean":
+            return loss.mean()
+        return loss.sum() if reduction == "sum" else loss
+    return forward
+
+
+def _smooth_l1_slope(d, beta):
+    # PyTorch: d / beta inside (-beta, beta), sign(d) outside (equal at the ends); 0 at d = 0
+    return where(abs_(d) < beta, d / beta, sign(d))
+
+
+def _huber_slope(d, delta):
+    return where(abs_(d) <= delta, d, sign(d) * delta)
+
+
+def _elementwise_loss_vjp(slope):
+    def vjp(node, g, saved):
+        x, t = saved
+        reduction, param = node.params
+        nx, nt = node.next
+        d = x - t
+        gd = _spread(g, reduction, _numel(d)) * slope(d, param)
+        return (gd if nx else None, -gd if nt else None)
+    return vjp
+
+
+_smooth_l1 = defop("smooth_l1_loss", _elementwise_loss_fwd(_smooth_l1_elems),
+                   _elementwise_loss_vjp(_smooth_l1_slope), "SmoothL1LossBackward0", 2, INPUTS,
+                   "promote")
+_huber = defop("huber_loss", _elementwise_loss_fwd(_huber_elems),
+               _elementwise_loss_vjp(_huber_slope), "HuberLossBackward0", 2, INPUTS, "promote")
+
+
+def _float_pair(input, target, name):  # noqa: A002
+    _tensor_arg(input, name, "input", 1)
+    _tensor_arg(target, name, "target", 2)
+    float_only(input, f"{name}_cpu", name)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None,  # noqa: A002
+                   reduction="mean", beta=1.0):
+    """``0.5 d^2 / beta`` where ``|d| < beta``, ``|d| - 0.5 beta`` elsewhere (``d = x - t``);
+    ``beta = 0`` is ``l1_loss``.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.nn.functional.smooth_l1_loss(T.tensor([0.5, 3.0]), T.tensor([0.0, 0.0]))
+    tensor(1.3125)
+    """
+    _float_pair(input, target, "smooth_l1_loss")
+    _warn_sizes(input, target)
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    check_reduction(reduction, "smooth_l1_loss")
+    if beta < 0:
+        raise RuntimeError(f"smooth_l1_loss does not support negative values for beta (got "
+                           f"beta={beta}); pass beta >= 0")
+    if tuple(input.shape) != tuple(target.shape):
+        input, target = broadcast_tensors(input, target)  # noqa: A001
+    if beta == 0:
+        return l1_loss(input, target, reduction=reduction)
+    return _smooth_l1(input, target, reduction, float(beta))
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):  # noqa: A002
+    """``0.5 d^2`` where ``|d| < delta``, ``delta (|d| - 0.5 delta)`` elsewhere; ``weight``
+    (the input's shape) scales each element before the reduction.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.nn.functional.huber_loss(T.tensor([0.5, 3.0]), T.tensor([0.0, 0.0]), delta=2.0)
+    tensor(2.0625)
+    """
+    _float_pair(input, target, "huber_loss")
+    _warn_sizes(input, target)
+    check_reduction(reduction, "huber_loss")
+    if delta <= 0:
+        raise RuntimeError(f"huber_loss does not support non-positive values for delta (got "
+                           f"delta={delta}); pass delta > 0")
+    if tuple(input.shape) != tuple(target.shape):
+        input, target = broadcast_tensors(input, target)  # noqa: A001
+    if weight is None:
+        return _huber(input, target, reduction, float(delta))
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError(f"Weights and input must have the same size (huber_loss got weight "
+                         f"{list(weight.shape)} and input {list(input.shape)})")
+    return reduce_loss(_huber(input, target, "none", float(delta)) * weight, reduction)
+
+
+# ----------------------------------------------------------------- soft_margin
+
+
+def _soft_margin_fwd(x, y, reduction):
+    xp = namespace(x)
+    z = -y * x
+    loss = xp.maximum(z, 0) + xp.log1p(xp.exp(-xp.abs(z)))  # log(1 + exp(-y x)), stably
+    if reduction == "mean":
+        return loss.mean()
+    return loss.sum() if reduction == "sum" else loss
+
+
+def _soft_margin_vjp(node, g, saved):
+    (x,) = saved
+    y, reduction = node.params
+    return (_spread(g, reduction, _numel(x)) * -y * sigmoid(-y * x),)
+
+
+_soft_margin = defop("soft_margin_loss", _soft_margin_fwd, _soft_margin_vjp,
+                     "SoftMarginLossBackward0", 1, INPUTS)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None,  # noqa: A002
+                     reduction="mean"):
+    """``log(1 + exp(-y x))`` for labels ``y`` of +-1 (the target is not differentiated, as
+    PyTorch's SoftMarginLossBackward0).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.nn.functional.soft_margin_loss(T.tensor([0.0]), T.tensor([1.0]))
+    tensor(0.6931)
+    """
+    _float_pair(input, target, "soft_margin_loss")
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    check_reduction(reduction, "soft_margin_loss")
+    if target.requires_grad:
+        raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect "
+                           "to argument 'target'. This input cannot have requires_grad True.")
+    y = _data(target)
+    if tuple(y.shape) != tuple(input.shape):
+        y = namespace(y).broadcast_to(y, input.shape) if y.ndim <= input.ndim else y
+    if tuple(y.shape) != tuple(input.shape):
+        raise RuntimeError(f"soft_margin_loss(): the target's shape {list(y.shape)} does not "
+                           f"broadcast to the input's {list(input.shape)}")
+    return _soft_margin(input, y.astype(input._data.dtype), reduction)
+
+
+# ----------------------------------------------------------------- margin-based composites
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None,  # noqa: A002
+                        reduce=None, reduction="mean"):
+    """``max(0, -y (x1 - x2) + margin)``: x1 should rank above x2 where y = 1, below where
+    y = -1.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> F = T.nn.functional
+    >>> F.margin_ranking_loss(T.tensor([1.0, 0.0]), T.tensor([0.0, 1.0]), T.tensor([1.0, 1.0]))
+    tensor(0.5000)
+    """
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    check_reduction(reduction, "margin_ranking_loss")
+    if input1.ndim != input2.ndim or input1.ndim != target.ndim:
+        raise RuntimeError(
+            f"margin_ranking_loss : All input tensors should have same dimension but got "
+            f"sizes: input1: {_size(input1)}, input2: {_size(input2)}, target: "
+            f"{_size(target)} ")
+    loss = add_number(-target * (input1 - input2), float(margin)).clamp_min(0)
+    return reduce_loss(loss, reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None,  # noqa: A002
+                         reduce=None, reduction="mean"):
+    """``x`` where y = 1, ``max(0, margin - x)`` where y = -1 (both where y is neither).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.nn.functional.hinge_embedding_loss(T.tensor([0.3, 2.0]), T.tensor([-1.0, 1.0]))
+    tensor(1.3500)
+    """
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    check_reduction(reduction, "hinge_embedding_loss")
+    y = _data(target)
+    xp = namespace(input._data)
+    zeros = make_tensor(xp.zeros(input.shape, input._data.dtype))
+    margin_clamp = _number_minus(float(margin), input).clamp_min(0)
+    output_margin = where(make_tensor(y != 1), margin_clamp, zeros)
+    output_self = where(make_tensor(y != -1), input, zeros)
+    return reduce_loss(output_margin + output_self, reduction)
+
+
+_EPSILON = 1e-12  # PyTorch's cosine_embedding_loss EPSILON
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None,  # noqa: A002
+                          reduce=None, reduction="mean"):
+    """``1 - cos(x1, x2)`` where y = 1, ``max(0, cos(x1, x2) - margin)`` where y = -1.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> a, b = T.tensor([[1.0, 0.0]]), T.tensor([[0.0, 1.0]])
+    >>> T.nn.functional.cosine_embedding_loss(a, b, T.tensor([1.0]))
+    tensor(1.)
+    """
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    check_reduction(reduction, "cosine_embedding_loss")
+    td = target.ndim
+    if td not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported "
+                           f"(cosine_embedding_loss got a target of shape {list(target.shape)})")
+    want = 2 if td == 1 else 1
+    if input1.ndim != want or input2.ndim != want:
+        raise RuntimeError(f"{td}D target tensor expects {want}D input tensors, but found "
+                           f"inputs with sizes {list(input1.shape)} and {list(input2.shape)}.")
+    if tuple(input1.shape) != tuple(input2.shape):
+        raise RuntimeError(f"cosine_embedding_loss(): the inputs' sizes must match, got "
+                           f"{list(input1.shape)} and {list(input2.shape)}")
+    prod_sum = (input1 * input2).sum(td)
+    mag_square1 = add_number((input1 * input1).sum(td), _EPSILON)
+    mag_square2 = add_number((input2 * input2).sum(td), _EPSILON)
+    cos = prod_sum / sqrt(mag_square1 * mag_square2)
+    xp = namespace(cos._data)
+    zeros = make_tensor(xp.zeros(cos.shape, cos._data.dtype))
+    y = _data(target)
+    output_pos = where(make_tensor(xp.asarray(y == 1)), _number_minus(1.0, cos), zeros)
+    output_neg = where(make_tensor(xp.asarray(y == -1)),
+                       sub_number(cos, float(margin)).clamp_min(0), zeros)
+    return reduce_loss(output_pos + output_neg, reduction)
+
+
+# ----------------------------------------------------------------- multi_margin
+
+
+def _class_rows(x, target):
+    """(input as (N, C), target as (N,)) for an input of (N, C) or (C,)."""
+    return (x[None], target.reshape(1)) if x.ndim == 1 else (x, target)
+
+
+def _multi_margin_terms(x, y, margin):
+    """``z = margin - x[y] + x`` per class and the mask of the terms that count."""
+    xp = namespace(_data(x))
+    rows = xp.arange(len(y))
+    z = margin - x[rows, y][:, None] + x
+    zd = _data(z)
+    other = xp.ones(zd.shape, bool)
+    other[rows, y] = False
+    return z, other & (zd > 0)
+
+
+def _multi_margin_fwd(x, y, weight, p, margin, reduction, shape):
+    xp = namespace(x)
+    x2, y2 = _class_rows(x, y)
+    z, mask = _multi_margin_terms(x2, y2, margin)
+    h = xp.where(mask, z, 0) ** p
+    if weight is not None:
+        h = h * weight[y2][:, None]
+    loss = h.sum(1) / x2.shape[1]
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss.reshape(shape)
+
+
+def _multi_margin_vjp(node, g, saved):
+    (x,) = saved
+    y, weight, p, margin, reduction, shape = node.params
+    xp = namespace(y)
+    x2, y2 = _class_rows(x, y)
+    n, c = x2.shape
+    z, mask = _multi_margin_terms(x2, y2, margin)
+    # d/dx[j] = p z^(p-1) w[y] / C for each counted j; x[y] gets minus their sum
+    coef = where(mask, z * 2.0, 0.0) if p == 2 else mask.astype(_data(x).dtype)
+    if weight is not None:
+        coef = coef * weight[y2][:, None]
+    onehot = xp.zeros((n, c), _data(x).dtype)
+    onehot[xp.arange(n), y2] = 1.0
+    row = coef - coef.sum(1)[:, None] * onehot
+    gl = _spread(g, reduction, n)
+    gl = gl.reshape(n, 1) if reduction == "none" else gl.reshape(1, 1)
+    return ((row * (gl / c)).reshape(x.shape),)
+
+
+_multi_margin = defop("multi_margin_loss", _multi_margin_fwd, _multi_margin_vjp,
+                      "MultiMarginLossBackward0", 1, INPUTS)
+
+
+def _class_targets(input, target, name):  # noqa: A002
+    """The class-index target of a (N, C) or (C,) input, checked as PyTorch's kernels do."""
+    t = _data(target)
+    if t.dtype.kind not in "iu":
+        raise RuntimeError(f"{name}(): expected scalar type Long but found "
+                           f"{scalar_type_name(t.dtype)} for the target; class indices must "
+                           "be integers (use target.long())")
+    nd = input.ndim
+    if nd not in (1, 2) or input.shape[-1] == 0:
+        raise RuntimeError(f"{name}(): Expected non-empty vector or matrix with optional 0-dim "
+                           f"batch size, but got: {list(input.shape)}")
+    want = () if nd == 1 else (input.shape[0],)
+    if tuple(t.shape) != want and not (nd == 1 and tuple(t.shape) == (1,)):
+        raise RuntimeError(f"{name}(): inconsistent target size: {list(t.shape)} for input of "
+                           f"size: {list(input.shape)}")
+    return t
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None,  # noqa: A002
+                      size_average=None, reduce=None, reduction="mean"):
+    """The multi-class hinge loss: ``sum_{j != y} max(0, margin - x[y] + x[j])^p / C``
+    (times ``weight[y]``), for an input (N, C) or (C,) and class indices ``y``.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.nn.functional.multi_margin_loss(T.tensor([[0.1, 0.2, 0.4, 0.8]]), T.tensor([3]))
+    tensor(0.3250)
+    """
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    check_reduction(reduction, "multi_margin_loss")
+    if p not in (1, 2):
+        raise ValueError(f"only p == 1 and p == 2 supported (multi_margin_loss got p={p})")
+    if weight is not None and weight.ndim != 1:
+        raise ValueError(f"weight must be one-dimensional (multi_margin_loss got a weight of "
+                         f"shape {list(weight.shape)})")
+    float_only(input, "multi_margin_loss_cpu", "multi_margin_loss")
+    t = _class_targets(input, target, "multi_margin_loss")
+    c = input.shape[-1]
+    if t.size and (t.min() < 0 or t.max() >= c):
+        bad = int(t.max() if t.max() >= c else t.min())
+        raise IndexError(f"multi_margin_loss(): target index {bad} is out of bounds for {c} "
+                         f"classes (targets must be in [0, {c - 1}])")
+    if weight is not None and weight.shape[0] != c:
+        raise RuntimeError(f"multi_margin_loss(): weight has {weight.shape[0]} elements, the "
+                           f"input {c} classes; pass one weight per class")
+    w = None if weight is None else _data(weight).astype(input._data.dtype)
+    shape = () if input.ndim == 1 else (input.shape[0],)
+    return _multi_margin(input, t.reshape(()) if input.ndim == 1 else t, w, int(p),
+                         float(margin), reduction, shape)
+
+
+# ----------------------------------------------------------------- multilabel_margin
+
+
+def _multilabel_counts(target, c):
+    """How many times each class is listed as a target of each sample (up to the first -1)."""
+    xp = namespace(target)
+    valid = xp.cumprod(target >= 0, axis=1).astype(bool)  # before the first negative
+    counts = xp.zeros((target.shape[0], c + 1), dtype="int64")
+    rows = xp.broadcast_to(xp.arange(target.shape[0])[:, None], target.shape)
+    xp.add.at(counts, (rows, xp.where(valid, target, c)), 1)
+    return counts[:, :c]
+
+
+def _multilabel_pairs(x, counts):
+    """``z[n, j, k] = 1 - x[j] + x[k]`` and its weight: counts[j] for target j, non-target
+    k, where z > 0."""
+    is_t = counts > 0
+    z = 1.0 - x[:, :, None] + x[:, None, :]
+    w = counts[:, :, None] * (~is_t)[:, None, :] * (_data(z) > 0)
+    return z, w
+
+
+def _multilabel_fwd(x, counts, reduction, shape):
+    x2 = x[None] if x.ndim == 1 else x
+    z, w = _multilabel_pairs(x2, counts)
+    loss = (z * w.astype(x.dtype)).sum((1, 2)) / x2.shape[1]
+    if reduction == "mean":
+        return loss.mean()
+    return loss.sum() if reduction == "sum" else loss.reshape(shape)
+
+
+def _multilabel_vjp(node, g, saved):
+    (x,) = saved
+    counts, reduction, shape = node.params
+    x2 = x[None] if x.ndim == 1 else x
+    n, c = x2.shape
+    _, w = _multilabel_pairs(_data(x2), counts)
+    w = w.astype(_data(x).dtype)
+    row = w.sum(1) - w.sum(2)  # d/dx[k]: +w[j, k]; d/dx[j]: -w[j, k]
+    gl = _spread(g, reduction, n)
+    gl = gl.reshape(n, 1) if reduction == "none" else gl.reshape(1, 1)
+    return ((gl * (row / c)).reshape(x.shape),)
+
+
+_multilabel = defop("multilabel_margin_loss", _multilabel_fwd, _multilabel_vjp,
+                    "MultilabelMarginLossBackward0", 1, INPUTS)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None,  # noqa: A002
+                           reduction="mean"):
+    """The multi-label hinge loss: ``sum_{j in y, k not in y} max(0, 1 - (x[j] - x[k])) / C``;
+    ``target`` (the input's shape) lists each sample's classes, ended by the first -1.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> x, y = T.tensor([[0.1, 0.2, 0.4, 0.8]]), T.tensor([[3, 0, -1, 1]])
+    >>> T.nn.functional.multilabel_margin_loss(x, y)
+    tensor(0.8500)
+    """
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    check_reduction(reduction, "multilabel_margin_loss")
+    float_only(input, "multilabel_margin_loss_forward_out_frame", "multilabel_margin_loss")
+    t = _data(target)
+    if t.dtype.kind not in "iu":
+        raise RuntimeError(f"multilabel_margin_loss(): expected scalar type Long but found "
+                           f"{scalar_type_name(t.dtype)} for the target (use target.long())")
+    if input.ndim not in (1, 2) or input.shape[-1] == 0 or tuple(t.shape) != tuple(input.shape):
+        raise RuntimeError(f"multilabel_margin_loss(): inconsistent target size: "
+                           f"{list(t.shape)} for input of size: {list(input.shape)} (the target "
+                           "has the input's shape: class indices ended by -1)")
+    c = input.shape[-1]
+    t2 = t[None] if t.ndim == 1 else t
+    xp = namespace(t2)
+    valid = xp.cumprod(t2 >= 0, axis=1).astype(bool)
+    if (t2[valid] >= c).any():
+        raise IndexError(f"multilabel_margin_loss(): target index {int(t2[valid].max())} is out "
+                         f"of bounds for {c} classes (targets must be in [0, {c - 1}], then -1)")
+    shape = () if input.ndim == 1 else (input.shape[0],)
+    return _multilabel(input, _multilabel_counts(t2, c), reduction, shape)
+
+
+# ----------------------------------------------------------------- Python composites
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None,  # noqa: A002
+                                reduce=None, reduction="mean"):
+    """``-mean_c(y log sigmoid(x) + (1 - y) log sigmoid(-x))`` per sample (times ``weight``
+    per class).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.nn.functional.multilabel_soft_margin_loss(T.tensor([[0.0, 0.0]]), T.tensor([[1.0, 0.0]]))
+    tensor(0.6931)
+    """
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.ndim - 1
+    loss = loss.sum(class_dim) / input.shape[class_dim]
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not valid (multilabel_soft_margin_loss takes "
+                         "reduction='none', 'mean' or 'sum')")
+    return reduce_loss(loss, reduction)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False,  # noqa: A002
+                     size_average=None, eps=1e-8, reduce=None, reduction="mean"):
+    """The negative log-likelihood of ``target`` under a Poisson distribution of rate
+    ``exp(input)`` (``log_input``) or ``input``; ``full`` adds Stirling's term for targets > 1.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.nn.functional.poisson_nll_loss(T.tensor([0.0]), T.tensor([2.0]))
+    tensor(1.)
+    """
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction (poisson_nll_loss "
+                         "takes 'none', 'mean' or 'sum')")
+    if log_input:
+        loss = exp(input) - target * input
+    else:
+        loss = input - target * log(add_number(input, float(eps)))
+    if full:
+        stirling = (target * log(target) - target
+                    + mul_number(log(mul_number(target, 2 * math.pi)), 0.5))
+        loss = loss + stirling.masked_fill(_data(target) <= 1, 0)
+    return reduce_loss(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6,  # noqa: A002
+                      reduction="mean"):
+    """The negative log-likelihood of ``target`` under normal distributions of mean
+    ``input`` and variance ``var``: ``0.5 (log var + (x - t)^2 / var)`` (+ ``0.5 log 2 pi``
+    with ``full``).  ``var`` has the input's shape, or it without the last dimension, or one
+    dimension of size 1 (shared variance), or is a float; it is clamped at ``eps`` (the
+    gradient passes the clamp unchanged, as PyTorch's).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.nn.functional.gaussian_nll_loss(T.tensor([1.0]), T.tensor([1.0]), T.tensor([1.0]))
+    tensor(0.)
+    """
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * make_tensor(namespace(input._data).ones(input.shape, input._data.dtype))
+    elif not isinstance(var, Tensor):
+        raise TypeError(f"gaussian_nll_loss(): var must be a Tensor or a float, not "
+                        f"{type(var).__name__}")
+    elif bool((_data(var) < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif input.ndim == var.ndim and sum(
+                y for x, y in zip(input.shape, var.shape) if x != y) == 1:
+            pass  # heteroscedastic: one dimension of size 1, broadcast
+        else:
+            raise ValueError(f"var is of incorrect size (gaussian_nll_loss got var "
+                             f"{list(var.shape)} for input {list(input.shape)}: give it the "
+                             "input's shape, that shape without the last dimension, or one "
+                             "dimension of size 1)")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not valid (gaussian_nll_loss takes reduction='none', "
+                         "'mean' or 'sum')")
+    var = var.clone()
+    with no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (log(var) + (input - target) ** 2 / var)
+    if full:
+        loss += 0.5 * math.log(2 * math.pi)
+    return reduce_loss(loss, reduction)
+
+
+def _kl_terms(input, target, log_target):  # noqa: A002
+    if log_target:
+        return exp(target) * (target - input)
+    return xlogy(target, target) - target * input
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean",  # noqa: A002
+           log_target=False):
+    """The Kullback-Leibler divergence ``target * (log target - input)`` of log-probabilities
+    ``input`` from ``target`` (log-probabilities too with ``log_target``).  ``'batchmean'``
+    divides the sum by the batch size (the mathematical KL divergence); ``'mean'`` by every
+    element, with PyTorch's warning.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> x = T.tensor([0.5, 0.5]).log()
+    >>> T.nn.functional.kl_div(x, T.tensor([0.25, 0.75]), reduction="batchmean")
+    tensor(0.0654)
+    """
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce, reduction)
+        mode = reduction
+    else:
+        if reduction == "mean":
+            warnings.warn(
+                "reduction: 'mean' divides the total loss by both the batch size and the "
+                "support size.'batchmean' divides only by the batch size, and aligns with the "
+                "KL div math definition.'mean' will be changed to behave the same as "
+                "'batchmean' in the next major release.", UserWarning, stacklevel=2)
+        if reduction not in (*_REDUCTIONS, "batchmean"):
+            raise ValueError(f"{reduction} is not a valid value for reduction (kl_div takes "
+                             "'none', 'batchmean', 'mean' or 'sum')")
+        mode = "sum" if reduction == "batchmean" else reduction
+    reduced = reduce_loss(_kl_terms(input, target, log_target), mode)
+    if reduction == "batchmean" and input.ndim != 0:
+        reduced = reduced / input.shape[0]
+    return reduced
+
+
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None,  # noqa: A002
+                         weight=None, reduction="mean", ignore_index=None,
+                         label_smoothing=0.0, options=None):
+    """``cross_entropy(linear(input, linear_weight, linear_bias), target, ...)``.
+
+    PyTorch's ``options`` chooses a chunked computation that saves memory; retrograd always
+    computes the logits whole (same values and gradients), so ``options`` changes nothing.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> x, w = T.tensor([[1.0, 0.0]]), T.tensor([[2.0, 0.0], [0.0, 2.0]])
+    >>> round(T.nn.functional.linear_cross_entropy(x, w, T.tensor([0])).item(), 4)
+    0.1269
+    """
+    logits = linear(input, linear_weight, linear_bias)
+    logits = logits.view(*logits.shape)  # PyTorch's view of the logits to their own shape
+    return cross_entropy(logits, target, weight, -100 if ignore_index is None else ignore_index,
+                         reduction, label_smoothing)
+
+
+# ----------------------------------------------------------------- torch.* spellings
+
+_ENUM = ("none", "mean", "sum")  # PyTorch's at::Reduction: 0, 1, 2
+# (their reduction defaults to 0, none: what torch 2.13's top-level bindings do, although
+# the ATen schemas say Mean)
+
+
+def reduction_name(reduction, name):
+    """The reduction of PyTorch's top-level (ATen) loss functions: an int, 0 / 1 / 2."""
+    if isinstance(reduction, bool) or not isinstance(reduction, int) or not 0 <= reduction < 3:
+        raise (TypeError if not isinstance(reduction, int) else RuntimeError)(
+            f"{name}(): argument 'reduction' must be an int, 0 (none), 1 (mean) or 2 (sum), "
+            f"got {reduction!r} (nn.functional.{name} takes the names)")
+    return _ENUM[reduction]
+
+
+def _kl_div_aten(input, target, reduction=0, *, log_target=False):  # noqa: A002
+    """``retrograd.kl_div``: PyTorch's ``torch.kl_div`` (an int reduction, no 'batchmean'
+    and no warning; see ``nn.functional.kl_div``)."""
+    return reduce_loss(_kl_terms(input, target, log_target), reduction_name(reduction, "kl_div"))
+
+
+def _margin_ranking_aten(input1, input2, target, margin=0.0, reduction=0):
+    """``retrograd.margin_ranking_loss``: PyTorch's top-level spelling (an int reduction)."""
+    return margin_ranking_loss(input1, input2, target, margin,
+                               reduction=reduction_name(reduction, "margin_ranking_loss"))
+
+
+def _hinge_embedding_aten(input, target, margin=1.0, reduction=0):  # noqa: A002
+    """``retrograd.hinge_embedding_loss``: PyTorch's top-level spelling (an int reduction)."""
+    return hinge_embedding_loss(input, target, margin,
+                                reduction=reduction_name(reduction, "hinge_embedding_loss"))
+
+
+def _cosine_embedding_aten(input1, input2, target, margin=0.0, reduction=0):
+    """``retrograd.cosine_embedding_loss``: PyTorch's top-level spelling (an int
+    reduction)."""
+    return cosine_embedding_loss(input1, input2, target, margin,
+                                 reduction=reduction_name(reduction, "cosine_embedding_loss"))
+
+
+def _poisson_nll_aten(input, target, log_input, full, eps, reduction):  # noqa: A002
+    """``retrograd.poisson_nll_loss``: PyTorch's top-level spelling (every argument
+    required, an int reduction)."""
+    return poisson_nll_loss(input, target, log_input, full, eps=eps,
+                            reduction=reduction_name(reduction, "poisson_nll_loss"))
+
+
+def _bce_logits_aten(input, target, weight=None, pos_weight=None, reduction=0):  # noqa: A002
+    """``retrograd.binary_cross_entropy_with_logits``: PyTorch's top-level spelling
+    (``pos_weight`` before an int reduction)."""
+    from .nn import binary_cross_entropy_with_logits
+
+    return binary_cross_entropy_with_logits(
+        input, target, weight, reduction=reduction_name(
+            reduction, "binary_cross_entropy_with_logits"), pos_weight=pos_weight)
+
+
+# ----------------------------------------------------------------- public names (registry.py)
+from .registry import register  # noqa: E402
+
+for _fn, _name in ((_kl_div_aten, "kl_div"), (_margin_ranking_aten, "margin_ranking_loss"),
+                   (_hinge_embedding_aten, "hinge_embedding_loss"),
+                   (_cosine_embedding_aten, "cosine_embedding_loss"),
+                   (_poisson_nll_aten, "poisson_nll_loss"),
+                   (_bce_logits_aten, "binary_cross_entropy_with_logits")):
+    register(_fn, _name, method=False)
+
+for _fn in (smooth_l1_loss, huber_loss, soft_margin_loss, margin_ranking_loss,
+            hinge_embedding_loss, cosine_embedding_loss, multi_margin_loss,
+            multilabel_margin_loss, multilabel_soft_margin_loss, poisson_nll_loss,
+            gaussian_nll_loss, kl_div, linear_cross_entropy):
+    register(_fn, function=False, method=False, functional=(_fn.__name__,))
+
+__all__ = ["add_number", "check_reduction", "legacy_reduction", "mul_number", "reduce_loss",
+           "sub_number"]

@@ -1,0 +1,620 @@
+"""Normalization ops: batch_norm, layer_norm, group_norm (each its own record with a
+hand-written derivative), and instance_norm, rms_norm, local_response_norm, normalize
+(composed from other ops, as PyTorch records them).
+
+The three records share one forward and one derivative.  Each normalizes ``x`` over some
+axes of a *statistics view* of it (batch_norm: ``(N, C, L)`` over axes 0 and 2; layer_norm:
+``(M, K)`` over axis 1; group_norm: ``(N, G, D)`` over axis 2) and applies ``weight`` and
+``bias`` in an *affine view* (per channel, or per normalized element).  The derivative is
+PyTorch's (``native_batch_norm_backward`` and friends)::
+
+    xhat = (x - mean) * rstd
+    dx = rstd * (gx - mean(gx) - xhat * mean(gx * xhat)),   gx = g * weight
+    dweight = sum(g * xhat), dbias = sum(g)
+
+The records' forward also updates batch_norm's running statistics in place (training), so
+a replayed forward does too.  A first-order backward runs on arrays with the saved mean and
+rstd; with ``create_graph=True`` the statistics are recomputed from the saved input with
+retrograd ops, so the derivative is itself differentiable (gradient penalties through a
+normalized layer).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from ..backend import namespace
+from ..tensor import Tensor, make_tensor
+from ._apply import INPUTS, NOTHING, defop
+from ._errors import dim_error, float_only, scalar_type_name
+from .pointwise import add_number
+from .stats import quiet
+
+
+class _Layout(NamedTuple):
+    """How a record views its input (see the module docstring)."""
+
+    stat_shape: tuple  # x viewed for the statistics
+    stat_axes: tuple  # the axes normalized over, in that view
+    aff_shape: tuple  # x viewed for weight and bias
+    w_shape: tuple  # weight and bias viewed to broadcast there
+    aff_axes: tuple  # the axes summed for their gradients
+    eps: float
+    fixed: bool  # batch_norm in eval mode: mean and rstd are constants (the running stats)
+
+
+def _mean(a, axes):
+    if isinstance(a, Tensor):
+        return a.mean(axes, keepdim=True)
+    return a.mean(axis=axes, keepdims=True)
+
+
+def _sum(a, axes):
+    if isinstance(a, Tensor):
+        return a.sum(axes)
+    return a.sum(axis=axes)
+
+
+def _sum_kept(a, axes):
+    """``a.sum(axis=axes, keepdims=True)`` on an array; over the outer and inner axes (0, 2)
+    of (N, C, L) one axis at a time, the inner first: NumPy's one-call reduction over
+    non-adjacent axes takes ~20x longer on a (32, 64, 1024) float32 input."""
+    if axes == (0, 2):
+        return a.sum(axis=2, keepdims=True).sum(axis=0, keepdims=True)
+    return a.sum(axis=axes, keepdims=True)
+
+
+def _mean_kept(a, axes):
+    return _sum_kept(a, axes) / math.prod(a.shape[i] for i in axes)
+
+
+def _moments(xs, axes):
+    """(mean, biased variance) over ``axes``, both kept as size-1 axes."""
+    mean = _mean(xs, axes)
+    xc = xs - mean
+    return mean, _mean(xc * xc, axes)
+
+
+def _norm_fwd(x, w, b, p: _Layout, fixed=None):
+    """The normalized, scaled and shifted ``x``; and (mean, rstd, var) in the stats view.
+    (Every full-size pass counts on big inputs: the centred input becomes the result.)"""
+    xp = namespace(x)
+    xs = x.reshape(p.stat_shape)
+    with quiet(xp):  # (an empty batch: nan statistics, as PyTorch)
+        if fixed is None:
+            mean = _mean_kept(xs, p.stat_axes)
+            y = xs - mean
+            var = _mean_kept(y * y, p.stat_axes)
+            rstd = 1 / xp.sqrt(var + p.eps)
+        else:
+            mean, rstd = fixed
+            var = None
+            y = xs - mean
+        if w is not None and p.stat_axes == p.aff_axes:  # batch_norm: one scale per channel
+            y *= rstd * w.reshape(p.w_shape)
+        else:
+            y *= rstd
+            y = y.reshape(p.aff_shape)
+            if w is not None:
+                y *= w.reshape(p.w_shape)
+        if b is not None:
+            y = y.reshape(p.aff_shape)
+            y += b.reshape(p.w_shape)
+    return y.reshape(x.shape), mean, rstd, var
+
+
+def _norm_vjp(node, g, saved):
+    x, w, b, mean, rstd = saved
+    p = node.params[0]
+    nx, nw, nb = node.next
+    if isinstance(g, Tensor) and not p.fixed:
+        # create_graph: the statistics as functions of x, so that dx is differentiable in x
+        xs = x.reshape(p.stat_shape)
+        mean, var = _moments(xs, p.stat_axes)
+        rstd = (var + p.eps).rsqrt()
+    else:
+        xs = x.reshape(p.stat_shape)
+    xhat = (xs - mean) * rstd
+    ga = g.reshape(p.aff_shape)
+    dx = dw = db = None
+    if nx:
+        gx = ga if w is None else ga * w.reshape(p.w_shape)
+        gx = gx.reshape(p.stat_shape)
+        if p.fixed:
+            dx = gx * rstd
+        else:
+            dx = (gx - _mean(gx, p.stat_axes) - xhat * _mean(gx * xhat, p.stat_axes)) * rstd
+        dx = dx.reshape(tuple(x.shape))
+    if nw:
+        dw = _sum(ga * xhat.reshape(p.aff_shape), p.aff_axes).reshape(tuple(w.shape))
+    if nb:
+        db = _sum(ga, p.aff_axes).reshape(tuple(b.shape))
+    return dx, dw, db
+
+
+def _norm_vjp_arrays(node, g, saved):
+    """First order on arrays, with as few full-size passes as the formula allows: the input
+    centred once (``xc``, not divided by the std: rstd goes into the per-row or
+    per-channel factors), one product ``g * xc`` for both weight and input gradients, and
+    the per-channel sums it needs reused."""
+    if isinstance(g, Tensor):
+        return _norm_vjp(node, g, saved)
+    x, w, b, mean, rstd = saved
+    p = node.params[0]
+    nx, nw, nb = node.next
+    xp = namespace(g)
+    ga = g.reshape(p.aff_shape)
+    wb = None if w is None else w.reshape(p.w_shape)
+    xc = x.reshape(p.stat_shape) - mean
+    prod = ga * xc.reshape(p.aff_shape) if nw or (nx and not p.fixed) else None
+    with quiet(xp):
+        if p.stat_axes == p.aff_axes:  # batch_norm: statistics per channel, as the affine
+            dx, dw, db = _bn_grads(ga, xc, prod, wb, rstd, p, nx, nw, nb, xp)
+        else:
+            dx, dw, db = _grouped_grads(ga, xc, prod, wb, rstd, p, nx, nw, nb, xp)
+    return (None if dx is None else dx.reshape(x.shape), None if dw is None else
+            dw.reshape(w.shape), None if db is None else db.reshape(b.shape))
+
+
+def _bn_grads(ga, xc, prod, wb, rstd, p, nx, nw, nb, xp):
+    gsum = _sum_kept(ga, p.aff_axes) if nb or (nx and not p.fixed) else None
+    gxsum = None if prod is None else _sum_kept(prod, p.aff_axes) * rstd  # sum(g * xhat)
+    dx = None
+    if nx:
+        k = rstd if wb is None else rstd * wb
+        if p.fixed:  # eval: the statistics are constants
+            dx = ga * k
+        else:  # rstd * w * (g - mean(g) - xhat * mean(g * xhat))
+            n = math.prod(p.stat_shape[a] for a in p.stat_axes)
+            xc *= rstd * gxsum / n
+            xc += gsum / n
+            dx = xp.subtract(ga, xc, out=prod)  # (prod's memory: one allocation less)
+            dx *= k
+    return dx, gxsum if nw else None, gsum if nb else None
+
+
+def _grouped_grads(ga, xc, prod, wb, rstd, p, nx, nw, nb, xp):
+    """layer_norm ((M, K), one statistic per row: the weighted row sums are matrix-vector
+    products) and group_norm ((N, C, L) for the affine, (N, G, D) for the statistics: sums
+    per (sample, channel) first, then per group)."""
+    dx = dw = db = None
+    if len(p.aff_shape) == 2:  # layer_norm
+        m, k = p.aff_shape
+        wf = None if wb is None else wb.reshape(k)
+        r = rstd  # (M, 1)
+        if nw:
+            dw = rstd.reshape(m) @ prod  # sum over rows of g * xhat
+        if nb:
+            db = ga.sum(axis=0)
+        if nx:
+            s0 = (ga.sum(axis=1) if wf is None else ga @ wf)[:, None] / k  # mean(gx)
+            # mean(gx * xhat), xhat = xc * rstd
+            s1 = (prod.sum(axis=1) if wf is None else prod @ wf)[:, None] * (r / k)
+    else:  # group_norm
+        n, c, _ = p.aff_shape
+        groups, d = p.stat_shape[1], p.stat_shape[2]
+        per = c // groups
+
+        def spread(v):  # (N, G) -> (N, C, 1), each group's value on its channels
+            return xp.repeat(v.reshape(n, groups), per, axis=1).reshape(n, c, 1)
+
+        r = spread(rstd)
+        pc = None if prod is None else prod.sum(axis=2)  # (N, C): sums of g * xc
+        gc = ga.sum(axis=2) if nb or nx else None
+        if nw:
+            dw = (pc * r[:, :, 0]).sum(axis=0)
+        if nb:
+            db = gc.sum(axis=0)
+        if nx:
+            if wb is not None:
+                gc = gc * wb.reshape(1, c)
+                pc = pc * wb.reshape(1, c)
+            s0 = spread(gc.reshape(n, groups, per).sum(axis=2) / d)
+            s1 = spread(pc.reshape(n, groups, per).sum(axis=2) / d) * r
+    if nx:
+        xa = xc.reshape(p.aff_shape)
+        dx = ga * wb if wb is not None else ga.copy()
+        dx -= s0
+        dx -= xp.multiply(xa, s1 * r, out=prod)  # xhat * mean(gx * xhat)
+        dx *= r
+    return dx, dw, db
+
+
+def _data(t):
+    return None if t is None else t._data
+
+
+def _norm_op_fwd(x, w, b, p: _Layout, fixed, running, momentum):
+    """The records' forward on arrays: ``(y, (mean, rstd))``, the two saved for the
+    derivative; ``running`` (batch_norm in training): the running stats' arrays, updated in
+    place here, so that a replayed forward updates them too."""
+    y, mean, rstd, var = _norm_fwd(x, w, b, p, fixed)
+    count = math.prod(p.stat_shape[a] for a in p.stat_axes)
+    if running is not None and count:  # (an empty batch leaves them, as PyTorch)
+        rm, rv = running
+        with quiet(namespace(x)):
+            # momentum, the unbiased variance; and, as PyTorch's kernel, no new version (the
+            # stats are buffers, not graph inputs)
+            if rm is not None:
+                rm *= 1 - momentum
+                rm += momentum * mean.reshape(rm.shape)
+            if rv is not None:
+                unbiased = var * (count / (count - 1)) if count > 1 else var * math.inf
+                rv *= 1 - momentum
+                rv += momentum * unbiased.reshape(rv.shape)
+    # (eval mode: the running stats' values now, not the arrays, which may change later)
+    return y, (mean if fixed is None else mean.copy(), rstd)
+
+
+_batch_norm_op = defop("batch_norm", _norm_op_fwd, _norm_vjp_arrays, "NativeBatchNormBackward0",
+                       3, INPUTS, extras=True)
+_layer_norm_op = defop("layer_norm", _norm_op_fwd, _norm_vjp_arrays, "NativeLayerNormBackward0",
+                       3, INPUTS, extras=True)
+_group_norm_op = defop("group_norm", _norm_op_fwd, _norm_vjp_arrays, "NativeGroupNormBackward0",
+                       3, INPUTS, extras=True)
+
+
+def _check_same_dtype(x, name, *params):
+    for t in params:
+        if t is not None and t._data.dtype != x._data.dtype:
+            raise RuntimeError(
+                f"mixed dtype (CPU): all inputs must share same datatype. ({name} got input "
+                f"{scalar_type_name(x._data.dtype)} and a weight or bias "
+                f"{scalar_type_name(t._data.dtype)}; convert them with .to(x.dtype))")
+
+
+def _check_numel(t, what, n, name):
+    if t is not None and t._data.size != n:
+        raise RuntimeError(f"{what} should contain {n} elements not {t._data.size} ({name}'s "
+                           f"{what} has one value per channel: dimension 1 of the input)")
+
+
+# ----------------------------------------------------------------- batch_norm
+
+
+def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, eps,
+                name="batch_norm"):
+    float_only(x, "batch_norm", name)
+    if x.ndim < 2:
+        raise dim_error(1, x.ndim)
+    n, c = x.shape[0], x.shape[1]
+    length = math.prod(x.shape[2:])
+    for t, what in ((weight, "weight"), (bias, "bias"), (running_mean, "running_mean"),
+                    (running_var, "running_var")):
+        _check_numel(t, what, c, name)
+    _check_same_dtype(x, name, weight, bias)
+    for t in (running_mean, running_var):
+        if t is not None and t._data.dtype != x._data.dtype:
+            raise RuntimeError(
+                f"mixed dtype (CPU): expect parameter to have scalar type of "
+                f"{scalar_type_name(x._data.dtype)} ({name} got running stats of "
+                f"{scalar_type_name(t._data.dtype)}; keep them in the input's dtype)")
+    p = _Layout((n, c, length), (0, 2), (n, c, length), (1, c, 1), (0, 2), eps,
+                not training)
+    if training:
+        running = (_data(running_mean), _data(running_var))
+        return _batch_norm_op(x, weight, bias, p, None, running, momentum)
+    if running_mean is None or running_var is None:
+        raise RuntimeError("running_mean must be defined in evaluation mode (batch_norm with "
+                           "training=False normalizes with the running statistics; pass them, "
+                           "or training=True)")
+    xp = namespace(x._data)
+    rm = running_mean._data.reshape(1, c, 1)
+    rstd = 1 / xp.sqrt(running_var._data.reshape(1, c, 1) + eps)
+    return _batch_norm_op(x, weight, bias, p, (rm, rstd), None, momentum)
+
+
+def _verify_batch_size(size):
+    count = size[0] * math.prod(size[2:])
+    if count == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                         f"{size} (batch_norm and group_norm need more than one value to "
+                         "normalize over; use eval mode, or a bigger batch)")
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None,  # noqa: A002
+               training=False, momentum=0.1, eps=1e-05):
+    """Normalize each channel (dimension 1) of ``input`` ``(N, C, *)`` to zero mean and unit
+    variance, then scale by ``weight`` and shift by ``bias`` (each ``(C,)``).
+
+    In training the statistics are the batch's, and ``running_mean`` / ``running_var`` (when
+    given) are updated in place: ``r = (1 - momentum) * r + momentum * stat``, the variance
+    unbiased.  In evaluation (``training=False``) the running statistics normalize.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> x = T.tensor([[1.0], [3.0]])
+    >>> rm, rv = T.zeros(1), T.ones(1)
+    >>> T.nn.functional.batch_norm(x, rm, rv, training=True)
+    tensor([[-1.0000],
+            [ 1.0000]])
+    >>> rm, rv
+    (tensor([0.2000]), tensor([1.1000]))
+    """
+    if momentum is None:
+        raise TypeError("batch_norm(): argument 'momentum' (position 7) must be float, not "
+                        "NoneType (nn.BatchNorm's momentum=None, a cumulative average, is the "
+                        "module's to compute)")
+    if training:
+        _verify_batch_size(input.shape)
+    return _batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+def batch_norm_aten(input, weight, bias, running_mean, running_var, training,  # noqa: A002
+                    momentum, eps, cudnn_enabled):
+    """``retrograd.batch_norm``: PyTorch's top-level form (argument order of ATen's op)."""
+    return _batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+# ----------------------------------------------------------------- layer_norm, group_norm
+
+
+def _normalized_shape(shape, name):
+    if isinstance(shape, int) or not isinstance(shape, (tuple, list)) and not hasattr(
+            shape, "__len__"):
+        raise TypeError(f"{name}(): argument 'normalized_shape' (position 2) must be tuple of "
+                        f"ints, not {type(shape).__name__} (write ({shape},) for one dimension)")
+    return tuple(int(s) for s in shape)
+
+
+def _check_normalized(x, shape, weight, bias, name, sep=", "):
+    k = len(shape)
+    if k == 0 or k > x.ndim or tuple(x.shape[x.ndim - k:]) != shape:
+        raise RuntimeError(
+            f"Given normalized_shape={list(shape)}, expected input with shape "
+            f"[*{sep if name == 'layer_norm' else ''}{', '.join(map(str, shape))}], but got "
+            f"input of size{list(x.shape)} ({name} normalizes the last dimensions of its input)")
+    for t, what in ((weight, "weight"), (bias, "bias")):
+        if t is not None and tuple(t.shape) != shape:
+            raise RuntimeError(
+                f"Expected {what} to be of same shape as normalized_shape, but got {what} of "
+                f"shape {list(t.shape)} and normalized_shape = {list(shape)} ({name})")
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):  # noqa: A002
+    """Normalize over the last ``len(normalized_shape)`` dimensions of ``input`` (each sample
+    to zero mean and unit variance), then scale by ``weight`` and shift by ``bias`` (both of
+    ``normalized_shape``).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.nn.functional.layer_norm(T.tensor([[1.0, 3.0]]), (2,))
+    tensor([[-1.0000,  1.0000]])
+    """
+    shape = _normalized_shape(normalized_shape, "layer_norm")
+    float_only(input, "LayerNormKernelImpl", "layer_norm")
+    _check_normalized(input, shape, weight, bias, "layer_norm")
+    _check_same_dtype(input, "layer_norm", weight, bias)
+    k = math.prod(shape)
+    m = math.prod(input.shape[:input.ndim - len(shape)])
+    p = _Layout((m, k), (1,), (m, k), (1, k), (0,), eps, False)
+    return _layer_norm_op(input, weight, bias, p, None, None, None)
+
+
+def layer_norm_aten(input, normalized_shape, weight=None, bias=None, eps=1e-05,  # noqa: A002
+                    cudnn_enable=True):
+    """``retrograd.layer_norm``: PyTorch's top-level form (with ``cudnn_enable``)."""
+    return layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def _group_norm(x, num_groups, weight, bias, eps):
+    float_only(x, "group_norm", "group_norm")
+    if x.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{x.ndim} (group_norm takes (N, C, *))")
+    n, c = x.shape[0], x.shape[1]
+    if num_groups <= 0 or c % num_groups:
+        raise RuntimeError(
+            f"Expected number of channels in input to be divisible by num_groups, but got input "
+            f"of shape {list(x.shape)} and num_groups={num_groups} (group_norm)")
+    for t in (weight, bias):
+        if t is not None and (t.ndim != 1 or t.shape[0] != c):
+            raise RuntimeError(
+                f"Expected weight to be a vector of size equal to the number of channels in "
+                f"input, but got weight of shape {list(t.shape)} and input of shape "
+                f"{list(x.shape)} (group_norm)")
+    _check_same_dtype(x, "group_norm", weight, bias)
+    length = math.prod(x.shape[2:])
+    p = _Layout((n, num_groups, c // num_groups * length), (2,), (n, c, length), (1, c, 1),
+                (0, 2), eps, False)
+    return _group_norm_op(x, weight, bias, p, None, None, None)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):  # noqa: A002
+    """Split the channels of ``input`` ``(N, C, *)`` into ``num_groups`` groups and normalize
+    each group of each sample; then scale and shift per channel (``weight``, ``bias``: ``(C,)``).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.nn.functional.group_norm(T.tensor([[1.0, 3.0]]), 1)
+    tensor([[-1.0000,  1.0000]])
+    """
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{input.ndim} (group_norm takes (N, C, *))")
+    if num_groups > 0 and input.shape[1] % num_groups == 0:
+        _verify_batch_size([input.shape[0] * input.shape[1] // num_groups, num_groups]
+                           + list(input.shape[2:]))
+    return _group_norm(input, num_groups, weight, bias, eps)
+
+
+def group_norm_aten(input, num_groups, weight=None, bias=None, eps=1e-05,  # noqa: A002
+                    cudnn_enabled=True):
+    """``retrograd.group_norm``: PyTorch's top-level form (with ``cudnn_enabled``)."""
+    return _group_norm(input, num_groups, weight, bias, eps)
+
+
+# ----------------------------------------------------------------- instance_norm
+
+
+def _instance_norm(x, weight, bias, running_mean, running_var, use_input_stats, momentum, eps):
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false (instance_norm)")
+    if x.ndim < 2:
+        raise dim_error(1, x.ndim)
+    n, c = x.shape[0], x.shape[1]
+    # PyTorch's composite: batch_norm of x viewed (1, N * C, *), the parameters repeated
+    shape = tuple(x.shape)
+    xv = x.reshape((1, n * c) + shape[2:])
+    w = None if weight is None else weight.repeat(n)
+    b = None if bias is None else bias.repeat(n)
+    rm = None if running_mean is None else make_tensor(
+        namespace(running_mean._data).tile(running_mean._data, n))
+    rv = None if running_var is None else make_tensor(
+        namespace(running_var._data).tile(running_var._data, n))
+    # (its checks see the repeated parameters, as PyTorch's: N * C values each)
+    out = _batch_norm(xv, w, b, rm, rv, use_input_stats, momentum, eps, "instance_norm")
+    for repeated, target in ((rm, running_mean), (rv, running_var)):
+        if target is not None:
+            target._data[...] = repeated._data.reshape(n, c).mean(axis=0)
+            target._bump_version()
+    return out.reshape(shape)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None,  # noqa: A002
+                  bias=None, use_input_stats=True, momentum=0.1, eps=1e-05):
+    """Normalize each channel of each sample of ``input`` ``(N, C, *)`` over its spatial
+    dimensions; scale and shift per channel.  ``running_mean`` / ``running_var`` (``(C,)``)
+    are updated in place with the batch's average statistics, and normalize instead when
+    ``use_input_stats=False``.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.nn.functional.instance_norm(T.tensor([[[1.0, 3.0]]]))
+    tensor([[[-1.0000,  1.0000]]])
+    """
+    if use_input_stats:
+        size = tuple(input.shape)
+        if math.prod(size[2:]) == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input "
+                             f"size {input.shape} (instance_norm normalizes over the spatial "
+                             "dimensions)")
+    return _instance_norm(input, weight, bias, running_mean, running_var, use_input_stats,
+                          momentum, eps)
+
+
+def instance_norm_aten(input, weight, bias, running_mean, running_var,  # noqa: A002
+                       use_input_stats, momentum, eps, cudnn_enabled):
+    """``retrograd.instance_norm``: PyTorch's top-level form (ATen's argument order)."""
+    return _instance_norm(input, weight, bias, running_mean, running_var, use_input_stats,
+                          momentum, eps)
+
+
+# ----------------------------------------------------------------- rms_norm
+
+
+# ``x + eps`` as ATen's add(Tensor, Scalar) records it: AddBackward1
+_add_number = add_number
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002
+    """``x / sqrt(mean(x ** 2) + eps) * weight``, the mean over the last
+    ``len(normalized_shape)`` dimensions (``eps`` default: the dtype's machine epsilon).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.nn.functional.rms_norm(T.tensor([[3.0, 4.0]]), (2,), eps=0.0)
+    tensor([[0.8485, 1.1314]])
+    """
+    shape = _normalized_shape(normalized_shape, "rms_norm")
+    float_only(input, "rms_norm", "rms_norm")
+    _check_normalized(input, shape, weight, None, "rms_norm", sep="")
+    if eps is None:
+        eps = float(namespace(input._data).finfo(input._data.dtype).eps)
+    dims = tuple(range(input.ndim - len(shape), input.ndim))
+    out = input * _add_number(input.pow(2).mean(dims, keepdim=True), eps).rsqrt()
+    return out if weight is None else out * weight
+
+
+# ----------------------------------------------------------------- local_response_norm
+
+
+def _window_fwd(a, size, mirrored):
+    """The mean of ``a`` over a window of ``size`` channels (dimension 1) around each one,
+    zero-padded: ``size // 2`` before, ``(size - 1) // 2`` after (PyTorch's avg_pool).
+    ``mirrored``: the window flipped, the adjoint (the derivative of the window mean).
+    One shifted slice-add per offset: exact sums, and few passes for the usual sizes."""
+    xp = namespace(a)
+    c = a.shape[1]
+    out = xp.zeros_like(a)
+    for j in range(-(size // 2), (size - 1) // 2 + 1):
+        j = -j if mirrored else j
+        lo, hi = max(0, -j), min(c, c - j)  # out[:, k] += a[:, k + j] where both exist
+        if lo < hi:
+            out[:, lo:hi] += a[:, lo + j:hi + j]
+    out /= size
+    return out
+
+
+def _window_vjp(node, g, saved):
+    size, mirrored = node.params
+    return (_channel_window(g, size, not mirrored),)
+
+
+# (PyTorch records constant_pad_nd, avg_pool2d/3d and views here; one linear record instead)
+_channel_window = defop("local_response_norm", _window_fwd, _window_vjp,
+                        "AvgPool2DBackward0", 1, NOTHING)
+
+
+def local_response_norm(input, size, alpha=0.0001, beta=0.75, k=1.0):  # noqa: A002
+    """``x / (k + alpha * mean(x ** 2 over size neighbouring channels)) ** beta``.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.nn.functional.local_response_norm(T.ones(1, 2, 1), 1, alpha=1.0, beta=1.0)
+    tensor([[[0.5000],
+             [0.5000]]])
+    """
+    if input.ndim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.ndim} "
+                         "dimensions): local_response_norm takes (N, C, *)")
+    if input.numel() == 0:
+        return input
+    if size <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {size} kW: 1 "
+                           "(local_response_norm's size)")
+    div = _channel_window(input * input, size, False)
+    return input / (div * alpha + k) ** beta
+
+
+# ----------------------------------------------------------------- normalize
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):  # noqa: A002
+    """``x / max(||x||_p, eps)``, the norm along ``dim``.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.nn.functional.normalize(T.tensor([[3.0, 4.0]]))
+    tensor([[0.6000, 0.8000]])
+    """
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {scalar_type_name(input._data.dtype)} (normalize)")
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    if out is None:
+        return input / denom
+    from .pointwise import div
+
+    return div(input, denom, out=out)
+
+
+# ----------------------------------------------------------------- public names (registry.py)
+from .registry import register  # noqa: E402
+
+for _fn in (batch_norm, layer_norm, group_norm, instance_norm):
+    register(_fn, function=False, method=False, functional=(_fn.__name__,))
+for _fn in (batch_norm_aten, layer_norm_aten, group_norm_aten, instance_norm_aten):
+    register(_fn, _fn.__name__[:-5], method=False)
+register(rms_norm, method=False, functional=("rms_norm",))
+register(local_response_norm, function=False, method=False, functional=("local_response_norm",))
+register(normalize, function=False, method=False, functional=("normalize",))

@@ -1,0 +1,142 @@
+"""Run under mpiexec (any number of ranks dividing 8): DistributedDataParallel training
+equals single-process training on the full global batch, with and without no_sync."""
+
+import numpy as np
+
+import retrograd as T
+import retrograd.distributed as dist
+from retrograd import nn
+from retrograd.nn.parallel import DistributedDataParallel as DDP  # noqa: N817
+
+T.set_default_dtype(T.float64)
+dist.init_process_group("mpi")
+RANK, SIZE = dist.get_rank(), dist.get_world_size()
+BATCH = 8
+rng = np.random.default_rng(0)
+X = T.from_numpy(rng.standard_normal((4, BATCH, 5)))    # 4 global batches
+Y = T.from_numpy(rng.standard_normal((4, BATCH, 3)))
+SHARD = slice(RANK * BATCH // SIZE, (RANK + 1) * BATCH // SIZE)
+
+
+def model(seed):
+    T.manual_seed(seed)
+    return nn.Sequential(nn.Linear(5, 7), nn.Tanh(), nn.Linear(7, 6), nn.Tanh(),
+                         nn.Linear(6, 3))
+
+
+def train(net, accumulate, shard, ddp=None):
+    """SGD steps over the 4 batches; with accumulate, two batches per step."""
+    opt = T.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+    per_step = 2 if accumulate else 1
+    for step in range(0, 4, per_step):
+        opt.zero_grad()
+        for k in range(step, step + per_step):
+            last = k == step + per_step - 1
+            context = ddp.no_sync() if (ddp is not None and not last) else _nothing()
+            with context:
+                loss = nn.functional.mse_loss(net(X[k][shard]), Y[k][shard])
+                loss.backward()
+        opt.step()
+    return [p.detach().numpy().copy() for p in net.parameters()]
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def close(a, b):
+    return all(np.allclose(x, y, rtol=1e-10, atol=1e-12) for x, y in zip(a, b))
+
+
+for accumulate in (False, True):
+    for cap in (None, 1e-4):   # one bucket; a bucket per parameter or two (100-byte cap)
+        want = train(model(0), accumulate, slice(None))
+        # the other ranks start elsewhere: construction broadcasts rank 0's parameters
+        ddp = DDP(model(0 if RANK == 0 else 100 + RANK), bucket_cap_mb=cap)
+        if cap is not None:
+            assert len(ddp._buckets) > 2, len(ddp._buckets)
+        got = train(ddp, accumulate, SHARD, ddp)
+        assert close(got, want), (accumulate, cap, [abs(a - b).max() for a, b in zip(got, want)])
+        flat = np.concatenate([g.ravel() for g in got])
+        everyone = dist.get_world_size() and T.zeros(SIZE, flat.size)
+        dist.all_gather_into_tensor(everyone, T.from_numpy(flat))
+        assert (everyone.numpy() == flat).all(), "ranks ended with different parameters"
+
+# inside no_sync the gradients stay local (they differ across ranks); the next backward
+# outside averages what accumulated
+ddp = DDP(model(0))
+with ddp.no_sync():
+    nn.functional.mse_loss(ddp(X[0][SHARD]), Y[0][SHARD]).backward()
+local = ddp.module[0].weight.grad.detach().clone()
+ranks = T.zeros((SIZE,) + tuple(local.shape), dtype=local.dtype)
+dist.all_gather_into_tensor(ranks, local)
+assert SIZE == 1 or not (ranks[0] == ranks[1]).all(), "no_sync() still reduced"
+nn.functional.mse_loss(ddp(X[0][SHARD]), Y[0][SHARD]).backward()
+dist.all_gather_into_tensor(ranks, ddp.module[0].weight.grad)
+assert (ranks == ranks[0]).all(), "the backward after no_sync() did not reduce"
+
+# the wrapped module and its state_dict, with PyTorch's ``module.`` prefix
+ddp = DDP(model(0))
+assert isinstance(ddp.module, nn.Sequential)
+assert list(ddp.state_dict()) == ["module." + k for k in ddp.module.state_dict()]
+
+
+class WithBuffer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(5, 3)
+        self.register_buffer("count", T.zeros(2, dtype=T.int64))
+
+    def forward(self, x):
+        self.count += 1
+        return self.lin(x)
+
+
+# buffers: rank 0's are broadcast at construction and before each forward (they may drift
+# apart on the ranks in between: here rank 1 counts twice as fast)
+net = WithBuffer()
+ddp = DDP(net)
+for _ in range(3):
+    ddp(X[0][SHARD]).sum().backward()
+    if RANK:
+        net.count += 1
+ddp(X[0][SHARD])
+assert net.count.tolist() == [4, 4], net.count   # rank 0 counted 4 forwards
+ddp = DDP(WithBuffer(), broadcast_buffers=False)
+ddp.module.count += RANK
+ddp(X[0][SHARD])
+assert ddp.module.count.tolist() == [1 + RANK] * 2
+
+
+class TwoHeads(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.used = nn.Linear(5, 3)
+        self.unused = nn.Linear(5, 3)
+
+    def forward(self, x):
+        return self.used(x)
+
+
+# an unused parameter: with find_unused_parameters the reduction completes, its grad stays
+# None; without, the next forward says what happened
+T.manual_seed(0)
+ddp = DDP(TwoHeads(), find_unused_parameters=True)
+for _ in range(2):
+    ddp(X[0][SHARD]).sum().backward()
+assert ddp.module.unused.weight.grad is None and ddp.module.used.weight.grad is not None
+ddp = DDP(TwoHeads())
+ddp(X[0][SHARD]).sum().backward()
+try:
+    ddp(X[0][SHARD])
+except RuntimeError as exc:
+    assert "find_unused_parameters=True" in str(exc), exc
+else:
+    raise AssertionError("an unfinished reduction went unnoticed")
+
+dist.destroy_process_group()
+print(f"OK rank {RANK} of {SIZE}")

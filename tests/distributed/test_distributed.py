@@ -1,0 +1,100 @@
+"""retrograd.distributed, DistributedDataParallel: MPI programs run under ``mpiexec -n 2``
+(and alone, a world of one) by ordinary tests.
+
+mpi4py and mpiexec come with the ``mpi`` extra (``pip install retrograd[mpi]``, which
+``make test`` installs); without them these tests are skipped and say why.
+"""
+
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+PROGRAMS = pathlib.Path(__file__).parent / "programs"
+SRC = pathlib.Path(__file__).resolve().parents[2] / "src"
+MPIEXEC = pathlib.Path(sys.executable).parent / "mpiexec"
+
+needs_mpi = pytest.mark.skipif(
+    not MPIEXEC.exists(),
+    reason="needs the mpi extra (pip install retrograd[mpi]): no mpiexec next to "
+           f"{sys.executable}")
+
+
+def _env():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), env.get("PYTHONPATH")]))
+    return env
+
+
+def run(program, ranks, timeout=60):
+    cmd = [str(MPIEXEC), "-n", str(ranks), sys.executable, str(PROGRAMS / program)]
+    if ranks == 1:
+        cmd = cmd[3:]   # plain python: a world of one
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=_env())
+
+
+def _check(result, ranks):
+    assert result.returncode == 0, result.stdout + result.stderr
+    for r in range(ranks):
+        assert f"OK rank {r} of {ranks}" in result.stdout, result.stdout + result.stderr
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks", [1, 2])
+def test_collectives_match_numpy(ranks):
+    _check(run("collectives.py", ranks), ranks)
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks", [1, 2])
+def test_ddp_training_matches_the_global_batch(ranks):
+    _check(run("ddp.py", ranks), ranks)
+
+
+@needs_mpi
+def test_a_failing_rank_ends_the_job():
+    try:
+        result = run("fault.py", 2, timeout=30)
+    except subprocess.TimeoutExpired as exc:
+        raise AssertionError("one rank raised and the job hung for 30 s") from exc
+    assert result.returncode != 0
+    assert "rank 1 fails on purpose" in result.stderr
+    assert "rank 1 raised; aborting" in result.stderr
+
+
+def test_imports_and_explains_without_mpi4py():
+    # mpi4py blocked: the package imports, and init_process_group says what to install
+    code = ("import sys; sys.modules['mpi4py'] = None\n"
+            "import retrograd.distributed as dist\n"
+            "assert not dist.is_available() and not dist.is_initialized()\n"
+            "try:\n"
+            "    dist.init_process_group('mpi')\n"
+            "except ImportError as exc:\n"
+            "    assert 'pip install retrograd[mpi]' in str(exc), exc\n"
+            "    print('explained')\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=60, env=_env())
+    assert result.returncode == 0 and "explained" in result.stdout, result.stderr
+
+
+def test_argument_errors_without_a_group():
+    import retrograd as T
+    import retrograd.distributed as dist
+
+    assert not dist.is_initialized()
+    with pytest.raises(ValueError, match="init_process_group"):
+        dist.all_reduce(T.ones(2))
+    with pytest.raises(ValueError, match="init_process_group"):
+        dist.get_rank()
+    with pytest.raises(ValueError, match="backend='gloo'"):
+        dist.init_process_group("gloo")
+
+
+
+@needs_mpi
+def test_init_checks_world_size_and_rank_against_mpi():
+    # in a process of its own: MPI, once started, stays for the life of the process (and
+    # the rest of the suite forks DataLoader workers)
+    _check(run("init_checks.py", 1), 1)
