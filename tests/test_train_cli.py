@@ -109,3 +109,38 @@ def test_bad_options_are_refused(capsys, tmp_path):
         main(["train", "--model", "rnn"])
     assert e.value.code == 2
     assert "invalid choice: 'rnn'" in capsys.readouterr().err
+
+
+def test_cnn_forward_backward_on_a_batch():
+    from retrograd._cli.digits import CNN
+
+    T.manual_seed(0)
+    model = CNN()
+    x = T.rand(4, 1, 8, 8)
+    logits = model(x)
+    assert tuple(logits.shape) == (4, 10) and logits.dtype == T.float32
+    T.nn.CrossEntropyLoss()(logits, T.tensor([0, 1, 2, 3])).backward()
+    for name, p in model.named_parameters():
+        assert p.grad is not None and tuple(p.grad.shape) == tuple(p.shape), name
+    # the layers print as torch.nn's do
+    text = repr(model)
+    assert "Conv2d(1, 32, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1))" in text
+    assert "MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)" in text
+
+
+def test_random_shift_moves_each_image_by_at_most_a_pixel():
+    from retrograd._cli.digits import RandomShift
+
+    images = T.rand(6, 1, 8, 8)
+    base = T.utils.data.TensorDataset(images, T.arange(6))
+    draws = []
+    for _ in range(2):
+        shifted = RandomShift(base, generator=T.Generator().manual_seed(3))
+        draws.append([shifted[i] for i in range(6)])
+    for i, ((a, la), (b, lb)) in enumerate(zip(*draws)):
+        assert la.item() == lb.item() == i
+        np.testing.assert_array_equal(a.numpy(), b.numpy())  # same generator, same shifts
+        img = images[i].numpy()
+        candidates = [np.roll(img, (dy, dx), axis=(1, 2)) for dy in (-1, 0, 1)
+                      for dx in (-1, 0, 1)]
+        assert any(np.array_equal(a.numpy(), c) for c in candidates)
