@@ -121,7 +121,7 @@ LAYERS = [
     # the training stack above nn: optimizers, data loading, save/load, device queries
     ["retrograd.optim", "retrograd.optim.*", "retrograd.utils", "retrograd.utils.*",
      "retrograd.serialization", "retrograd.cuda", "retrograd.cuda.*"],
-    ["retrograd", "retrograd.__main__"],
+    ["retrograd", "retrograd.__main__", "retrograd._cli", "retrograd._cli.*"],
 ]
 
 
