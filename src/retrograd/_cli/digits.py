@@ -9,13 +9,11 @@ The command around it (options, plot, save and reload) is ``retrograd._cli.train
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
 import retrograd as torch
 from retrograd import nn, optim
-from retrograd.nn import functional as F
 from retrograd.utils.data import DataLoader, Dataset, TensorDataset
 
 
@@ -70,54 +68,6 @@ class MLP(nn.Module):
         return self.net(x)
 
 
-class Conv2d(nn.Module):
-    """A 2-D convolution layer over ``F.conv2d``, initialized as ``torch.nn.Conv2d``
-    (kaiming-uniform weight with a = sqrt(5), bias uniform in +-1/sqrt(fan_in)).
-
-    Used only while ``retrograd.nn`` has no ``Conv2d`` of its own (see ``_layer``).
-    """
-
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: int,
-                 padding: int = 0):
-        super().__init__()
-        self.in_channels, self.out_channels = in_channels, out_channels
-        self.kernel_size, self.padding = kernel_size, padding
-        self.weight = nn.Parameter(
-            torch.empty(out_channels, in_channels, kernel_size, kernel_size))
-        self.bias = nn.Parameter(torch.empty(out_channels))
-        nn.init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        bound = 1 / math.sqrt(in_channels * kernel_size * kernel_size)
-        nn.init.uniform_(self.bias, -bound, bound)
-
-    def forward(self, x):
-        return F.conv2d(x, self.weight, self.bias, padding=self.padding)
-
-    def extra_repr(self) -> str:
-        k, p = self.kernel_size, self.padding
-        return (f"{self.in_channels}, {self.out_channels}, kernel_size=({k}, {k}), "
-                f"stride=(1, 1), padding=({p}, {p})")
-
-
-class MaxPool2d(nn.Module):
-    """``F.max_pool2d`` as a layer; used only while ``retrograd.nn`` has no ``MaxPool2d``."""
-
-    def __init__(self, kernel_size: int):
-        super().__init__()
-        self.kernel_size = kernel_size
-
-    def forward(self, x):
-        return F.max_pool2d(x, self.kernel_size)
-
-    def extra_repr(self) -> str:
-        return (f"kernel_size={self.kernel_size}, stride={self.kernel_size}, padding=0, "
-                f"dilation=1, ceil_mode=False")
-
-
-def _layer(name: str):
-    """``nn.<name>`` when retrograd.nn has it, else this module's small stand-in."""
-    return getattr(nn, name, None) or globals()[name]
-
-
 class CNN(nn.Module):
     """Three 3x3 convolutions (32, 32 and 64 channels) with ReLU, 2x2 max-pooling after the
     second and the third (8x8 -> 4x4 -> 2x2), then dropout and a linear layer from the
@@ -125,7 +75,7 @@ class CNN(nn.Module):
 
     def __init__(self, dropout: float = 0.25):
         super().__init__()
-        conv, pool = _layer("Conv2d"), _layer("MaxPool2d")
+        conv, pool = nn.Conv2d, nn.MaxPool2d
         self.features = nn.Sequential(
             conv(1, 32, 3, padding=1), nn.ReLU(),
             conv(32, 32, 3, padding=1), nn.ReLU(), pool(2),

@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import warnings
 
-from ..._creation import empty, full
+from ..._creation import full
 from ...autograd.grad_mode import is_grad_enabled
 from ...backend import namespace
 from ...ops.attention import _canonical_mask
@@ -22,60 +22,17 @@ from ...tensor import make_tensor
 from .. import functional as F
 from .. import init
 from ..module import Module
-from ..parameter import Parameter
 from .activation import GELU, ReLU
 from .attention import MultiheadAttention
 from .container import ModuleList
 from .dropout import Dropout
 from .linear import Linear
+from .normalization import LayerNorm
 
 __all__ = ["Transformer", "TransformerEncoder", "TransformerDecoder",
            "TransformerEncoderLayer", "TransformerDecoderLayer"]
 
 
-class _LayerNorm(Module):
-    """A minimal ``nn.LayerNorm`` (same arguments, parameters, repr and state_dict keys)
-    until the layers branch's ``nn.LayerNorm`` is on main; then this becomes that class."""
-
-    __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
-
-    def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True,
-                 bias: bool = True, device=None, dtype=None):
-        super().__init__()
-        if isinstance(normalized_shape, int):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
-        self.eps = eps
-        self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(empty(self.normalized_shape, dtype=dtype))
-            if bias:
-                self.bias = Parameter(empty(self.normalized_shape, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
-
-    def forward(self, input):
-        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
-
-    def _get_name(self) -> str:
-        return "LayerNorm"
-
-    def extra_repr(self) -> str:
-        return (f"{self.normalized_shape}, eps={self.eps}, "
-                f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
-
-
-LayerNorm = _LayerNorm
 
 
 # ----------------------------------------------------------------- helpers (PyTorch's)
