@@ -115,7 +115,8 @@ LAYERS = [
     ["retrograd.ops", "retrograd.ops.*"],
     ["retrograd._creation", "retrograd.autograd", "retrograd.autograd.*"],
     ["retrograd.viz", "retrograd.viz.*"],
-    ["retrograd._assembly", "retrograd.special", "retrograd.nn", "retrograd.nn.*"],
+    ["retrograd._assembly", "retrograd.special", "retrograd.linalg", "retrograd.nn",
+     "retrograd.nn.*"],
     # the training stack above nn: optimizers, data loading, save/load, device queries
     ["retrograd.optim", "retrograd.optim.*", "retrograd.utils", "retrograd.utils.*",
      "retrograd.serialization", "retrograd.cuda", "retrograd.cuda.*"],

@@ -1,0 +1,246 @@
+"""Scalars of a matrix (issue 11): linalg.det / det, logdet, linalg.slogdet / slogdet,
+linalg.vector_norm, linalg.matrix_norm, linalg.norm.
+
+det and slogdet have records of their own (the derivative of log|det A| is A^-T, written
+with ``linalg.inv`` so it is differentiable again); the norms reuse the vector-norm records
+of ``stats.py`` and compose the matrix norms from them, amax/amin and the singular values,
+as PyTorch does (so the grad_fn names are PyTorch's).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+from ..autograd.grad_mode import state
+from ..backend import namespace
+from ..tensor import make_tensor
+from ._apply import BOTH, multi_output_class, record_multi
+from ._errors import scalar_type_name, tensor_arg
+from .linalg import _mT
+from .linalg_solve import check_square, inv
+from .pointwise import defop, where
+from .reduce import _dims
+from .reduce import sum as _sum
+from .shape import permute, unsqueeze
+from .stats import _svd, _svdvals, _vector_norm, amax, amin
+
+slogdet_type = namedtuple("slogdet", ["sign", "logabsdet"])
+
+
+# ----------------------------------------------------------------- det, slogdet, logdet
+
+
+def _inv_t(a):
+    return _mT(inv(a))
+
+
+def _det_vjp(node, g, saved):
+    # d det A = det A * tr(A^-1 dA): gA = g det(A) A^-T (A non-singular)
+    a, d = saved
+    return (unsqueeze(unsqueeze(g * d, -1), -1) * _inv_t(a),)
+
+
+_det = defop("linalg.det", lambda a: namespace(a).linalg.det(a), _det_vjp,
+             "LinalgDetBackward0", 1, BOTH)
+
+
+def det(A):  # noqa: N803 - PyTorch's name
+    """The determinant of each square matrix of ``A`` (..., n, n).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.linalg.det(T.tensor([[2.0, 1.0], [1.0, 3.0]]))
+    tensor(5.)
+    """
+    check_square("linalg.det", A)
+    return _det(A)
+
+
+def _slogdet_vjp(node, grads, saved):
+    # the sign is locally constant; d log|det A| = tr(A^-1 dA)
+    (a,) = saved
+    g = grads[1]
+    if g is None:
+        return (None,)
+    return (unsqueeze(unsqueeze(g, -1), -1) * _inv_t(a),)
+
+
+_SlogdetNode = multi_output_class("LinalgSlogdetBackward0", _slogdet_vjp)
+
+
+def slogdet(A):  # noqa: N803 - PyTorch's name
+    """``(sign, logabsdet)`` of the determinant of each matrix (sign 0 and logabsdet -inf
+    for a singular one): log|det| without overflow.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.linalg.slogdet(T.tensor([[-2.0, 0.0], [0.0, 3.0]]))
+    slogdet(sign=tensor(-1.), logabsdet=tensor(1.7918))
+    """
+    check_square("linalg.slogdet", A)
+    sign, logabs = namespace(A._data).linalg.slogdet(A._data)
+    outs = [make_tensor(namespace(A._data).asarray(v, dtype=A._data.dtype)) for v in
+            (sign, logabs)]
+    if A._requires_grad and state.enabled:
+        record_multi(_SlogdetNode, A, outs, (), saved=(A,))
+    return slogdet_type(*outs)
+
+
+def _slogdet_old(input):  # noqa: A002 - PyTorch's name (torch.slogdet(input))
+    return slogdet(input)
+
+
+def logdet(input):  # noqa: A002 - PyTorch's name
+    """log det of each matrix: nan for a negative determinant, -inf for a singular one."""
+    check_square("logdet", input, "input")
+    sign, logabs = slogdet(input)
+    return where(sign._data < 0, math.nan, logabs)
+
+
+# ----------------------------------------------------------------- norms
+
+
+def _float_input(name, x, dtype):
+    if dtype is not None:
+        x = x.to(dtype=dtype)
+    if x._data.dtype.kind != "f":
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
+                           f"{scalar_type_name(x._data.dtype)} (convert first, e.g. x.float())")
+    return x
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+    """The vector ``ord``-norm of ``x`` over ``dim`` (all elements by default): ord > 0,
+    0 (the count of nonzeros), +-inf (the largest / smallest magnitude), or negative.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.linalg.vector_norm(T.tensor([3.0, -4.0])), T.linalg.vector_norm(T.tensor([3.0, -4.0]), 1)
+    (tensor(5.), tensor(7.))
+    """
+    tensor_arg(x, "x")
+    x = _float_input("linalg.vector_norm", x, dtype)
+    if isinstance(ord, str) or isinstance(ord, bool):
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not "
+                        f"{type(ord).__name__}")
+    if isinstance(dim, int):
+        dim = (dim,)
+    if x.numel() == 0 and ord < 0 or (x.numel() == 0 and ord == math.inf and (
+            dim is None or any(x.shape[d] == 0 for d in dim))):
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty "
+                           "tensor because the operation does not have an identity")
+    axes = _dims(dim, x.ndim)
+    return _vector_norm(x, float(ord), axes, keepdim)
+
+
+def _matrix_dims(name, A, dim):  # noqa: N803
+    if len(dim) != 2:
+        raise RuntimeError(f"{name}: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
+    nd = A.ndim
+    for d in dim:
+        if not -nd <= d < nd:
+            raise IndexError(f"{name}(): Dimension out of range (expected to be in range of "
+                             f"[{-nd}, {nd - 1}], but got {d})")
+    d0, d1 = dim[0] % nd, dim[1] % nd
+    if d0 == d1:
+        raise RuntimeError(f"{name}: dims must be different. Got ({dim[0]}, {dim[1]})")
+    return d0, d1
+
+
+def _spectral(A, d0, d1, reduce, keepdim):  # noqa: N803
+    """``reduce`` over the singular values of the (d0, d1) matrices, as PyTorch records it:
+    the matrix dims permuted last, the singular values, the reduction, and with ``keepdim``
+    an unsqueeze and the inverse permutation."""
+    perm = [i for i in range(A.ndim) if i not in (d0, d1)] + [d0, d1]
+    moved = permute(A, *perm)
+    wants = state.enabled and moved.requires_grad
+    out = reduce(_svd(moved) if wants else _svdvals(moved), keepdim)
+    if not keepdim:
+        return out
+    back = [perm.index(i) for i in range(A.ndim)]
+    return permute(unsqueeze(out, -1), *back)
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # noqa: A002,N803
+    """The matrix norm of each matrix of ``A`` over the two dims ``dim``: ``'fro'``,
+    ``'nuc'`` (sum of singular values), 2 / -2 (largest / smallest singular value), 1 / -1
+    (largest / smallest column sum of magnitudes), inf / -inf (rows).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.linalg.matrix_norm(T.tensor([[1.0, -2.0], [3.0, 4.0]]), 1)
+    tensor(6.)
+    """
+    tensor_arg(A, "A")
+    A = _float_input("linalg.matrix_norm", A, dtype)  # noqa: N806
+    if A.ndim < 2:
+        raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 "
+                           f"dimensions (got shape {list(A.shape)})")
+    d0, d1 = _matrix_dims("linalg.matrix_norm", A, tuple(dim))
+    if isinstance(ord, str):
+        if ord == "fro":
+            return _vector_norm(A, 2.0, (d0, d1), keepdim)
+        if ord == "nuc":
+            return _spectral(A, d0, d1, lambda s, k: _sum(s, -1, keepdim=k), keepdim)
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported (use 'fro', 'nuc', "
+                           "1, -1, 2, -2, inf or -inf)")
+    if ord not in (1, -1, 2, -2, math.inf, -math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported (use 'fro', 'nuc', "
+                           "1, -1, 2, -2, inf or -inf)")
+    if A.numel() == 0 and ord in (-1, -2, -math.inf):
+        raise RuntimeError(f"linalg.matrix_norm cannot compute the {ord} norm on an empty "
+                           "tensor because the operation does not have an identity")
+    if abs(ord) == 2:
+        pick = amax if ord > 0 else amin
+        return _spectral(A, d0, d1, lambda s, k: pick(s, -1, keepdim=k), keepdim)
+    # 1: the largest column sum (the 1-norms over rows d0, then the max over columns d1);
+    # inf: the same with the dims swapped (PyTorch's composition)
+    summed, other = (d0, d1) if abs(ord) == 1 else (d1, d0)
+    if not keepdim and summed < other:
+        other -= 1
+    col = _vector_norm(A, 1.0, (summed,), keepdim)
+    return amax(col, other, keepdim) if ord > 0 else amin(col, other, keepdim)
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002,N803
+    """A vector norm or a matrix norm, as ``ord`` and ``dim`` say: with ``ord=None``, the
+    2-norm of all elements (``dim=None``), of vectors (an int ``dim``) or the Frobenius norm
+    (two dims); a string ``ord`` or a 2-tuple ``dim`` (or a 2-D input) means a matrix norm."""
+    tensor_arg(A, "A")
+    if isinstance(dim, int):
+        dim = (dim,)
+    if dim is not None and len(dim) not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. "
+                           f"Got {list(dim)}")
+    if ord is None:
+        if dim is not None and len(dim) == 2:
+            return matrix_norm(A, "fro", dim, keepdim, dtype=dtype)
+        return vector_norm(A, 2, dim, keepdim, dtype=dtype)
+    if dim is None:
+        if A.ndim not in (1, 2):
+            raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input "
+                               f"must be 1D or 2D. Got {A.ndim}D.")
+        dim = tuple(range(A.ndim))
+    if isinstance(ord, str) or len(dim) == 2:
+        if len(dim) != 2:
+            raise RuntimeError(f"linalg.norm: If ord is a string ({ord}), the input must be 2D "
+                               f"or dim must be a 2-tuple (got dim={list(dim)})")
+        return matrix_norm(A, ord, dim, keepdim, dtype=dtype)
+    return vector_norm(A, ord, dim, keepdim, dtype=dtype)
+
+
+# ----------------------------------------------------------------- public names (registry.py)
+from .registry import register  # noqa: E402
+
+register(det, "det", function=True, method=True, linalg=("det",))
+register(_slogdet_old, "slogdet", function=True, method=True)
+register(slogdet, "slogdet", function=False, method=False, linalg=("slogdet",))
+register(logdet, signature="input")
+register(vector_norm, function=False, method=False, linalg=("vector_norm",))
+register(matrix_norm, function=False, method=False, linalg=("matrix_norm",))
+register(norm, "norm", function=False, method=False, linalg=("norm",))
