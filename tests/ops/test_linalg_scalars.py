@@ -107,3 +107,22 @@ def test_argument_errors_match_torch(call, torch):
         call(torch)
     with pytest.raises(type(want.value)):
         call(retrograd)
+
+
+def test_singular_determinant_gradient_as_torch(torch):
+    a = np.array([[[1.0, 2.0], [2.0, 4.0]], [[2.0, 1.0], [1.0, 3.0]]])
+    grads = []
+    for m in (retrograd, torch):
+        x = m.tensor(a, requires_grad=True)
+        m.linalg.det(x).sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], atol=1e-12)
+
+
+@pytest.mark.parametrize("module", ["linalg_products", "linalg_solve", "linalg_scalars"])
+def test_docstring_examples_run(module):
+    import doctest
+    import importlib
+
+    mod = importlib.import_module(f"retrograd.ops.{module}")
+    assert doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0

@@ -36,9 +36,16 @@ def _inv_t(a):
 
 
 def _det_vjp(node, g, saved):
-    # d det A = det A * tr(A^-1 dA): gA = g det(A) A^-T (A non-singular)
+    # d det A = det A * tr(A^-1 dA): gA = g det(A) A^-T.  A singular matrix (det exactly 0)
+    # gets a zero gradient, as PyTorch's: the identity stands in for it in the inverse
     a, d = saved
-    return (unsqueeze(unsqueeze(g * d, -1), -1) * _inv_t(a),)
+    scale = unsqueeze(unsqueeze(g * d, -1), -1)
+    data = getattr(d, "_data", d)
+    if bool((data == 0).any()):
+        xp = namespace(data)
+        singular = (data == 0)[..., None, None]
+        a = where(singular, xp.eye(a.shape[-1], dtype=data.dtype), a)
+    return (scale * _inv_t(a),)
 
 
 _det = defop("linalg.det", lambda a: namespace(a).linalg.det(a), _det_vjp,
