@@ -83,6 +83,14 @@ case("linalg.diagonal_offset", lambda m, a: m.linalg.diagonal(a, offset=1, dim1=
      ((3, 2, 4),))
 
 
+# the in-place forms, on a non-leaf copy of the first input
+for _name, _shapes in (("addmv_", ((2,), (2, 3), (3,))), ("addr_", ((2, 3), (2,), (3,))),
+                       ("addbmm_", ((2, 4), (3, 2, 3), (3, 3, 4))),
+                       ("baddbmm_", ((3, 2, 4), (3, 2, 3), (3, 3, 4)))):
+    case(f"{_name} inplace", lambda m, c, a, b, n=_name: getattr(c * 1, n)(a, b, alpha=0.5),
+         _shapes)
+
+
 (test_gradcheck, test_gradgradcheck, test_values_vs_torch, test_grads_vs_torch,
  test_grad_fn_name_vs_torch, test_graph_structure_vs_torch) = case_checks(CASES)
 

@@ -126,3 +126,38 @@ def test_docstring_examples_run(module):
 
     mod = importlib.import_module(f"retrograd.ops.{module}")
     assert doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0
+
+
+_OUT_CALLS = [
+    lambda m, a, **o: m.linalg.inv(a, **o),
+    lambda m, a, **o: m.linalg.solve(a, a[:, :1], **o),
+    lambda m, a, **o: m.linalg.solve_triangular(a, a, upper=True, **o),
+    lambda m, a, **o: m.linalg.pinv(a, **o),
+    lambda m, a, **o: m.linalg.det(a, **o),
+    lambda m, a, **o: m.linalg.vector_norm(a, 3, dim=0, **o),
+    lambda m, a, **o: m.linalg.matrix_norm(a, 1, **o),
+    lambda m, a, **o: m.linalg.norm(a, **o),
+    lambda m, a, **o: m.linalg.vecdot(a, a, **o),
+    lambda m, a, **o: m.linalg.matrix_power(a, 2, **o),
+    lambda m, a, **o: m.linalg.cross(a, a.flip(0), **o),
+]
+_COMPOSITE_OUT = _OUT_CALLS[6:8]  # matrix_norm and norm: PyTorch composes them
+
+
+@pytest.mark.parametrize("call", _OUT_CALLS)
+def test_out_keyword_as_torch(call, torch):
+    a = np.random.default_rng(3).standard_normal((3, 3)) + 4 * np.eye(3)
+    outs = []
+    for m in (retrograd, torch):
+        want = call(m, m.tensor(a))
+        out = m.empty(tuple(want.shape), dtype=m.float64)
+        got = call(m, m.tensor(a), out=out)
+        assert got is out
+        outs.append(out.numpy())
+        x = m.tensor(a, requires_grad=True)
+        if call in _COMPOSITE_OUT:  # copied in, recorded (CopyBackwards)
+            assert call(m, x, out=out).requires_grad
+        else:
+            with pytest.raises(RuntimeError):  # no out= when the result needs a gradient
+                call(m, x, out=out)
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-12, atol=1e-12)

@@ -512,8 +512,18 @@ register(inner, signature="input, other")
 register(kron, signature="input, other")
 register(tensordot, method=False)
 register(cross, signature="input, other, dim=None")
-register(vecdot, "vecdot", function=False, method=False, linalg=("vecdot",))
+register(vecdot, "vecdot", function=False, method=False, linalg=("vecdot",),
+         signature="x, y, *, dim=-1")
 register(multi_dot, function=False, method=False, linalg=("multi_dot",))
-register(matrix_power, function=True, method=True, linalg=("matrix_power",))
-register(linalg_cross, "cross", function=False, method=False, linalg=("cross",))
+register(matrix_power, function=True, method=True, linalg=("matrix_power",),
+         signature="A, n")
+register(linalg_cross, "cross", function=False, method=False, linalg=("cross",),
+         signature="input, other, *, dim=-1")
 register(linalg_diagonal, "diagonal", function=False, method=False, linalg=("diagonal",))
+
+# the in-place forms (x.addmv_(mat, vec)...): the result written into x, recorded as the op
+from .inplace import inplace  # noqa: E402
+
+for _fn in (addmv, addr, addbmm, baddbmm):
+    register(inplace(_fn, _fn.__name__ + "_", True), _fn.__name__ + "_", function=False,
+             inplace_of=_fn.__name__)

@@ -241,13 +241,32 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002,N80
     return vector_norm(A, ord, dim, keepdim, dtype=dtype)
 
 
+def _out_copied(fn):
+    """``fn`` with ``out=``, copied in as PyTorch's composite ops do: recorded
+    (CopyBackwards) even when the result needs a gradient."""
+    import functools
+
+    @functools.wraps(fn)
+    def call(*args, out=None, **kwargs):
+        res = fn(*args, **kwargs)
+        if out is None:
+            return res
+        from .inplace import copy_
+
+        return copy_(out, res)  # (out must have the result's shape: no resizing)
+
+    return call
+
+
 # ----------------------------------------------------------------- public names (registry.py)
 from .registry import register  # noqa: E402
 
-register(det, "det", function=True, method=True, linalg=("det",))
+register(det, "det", function=True, method=True, linalg=("det",), signature="A")
 register(_slogdet_old, "slogdet", function=True, method=True)
 register(slogdet, "slogdet", function=False, method=False, linalg=("slogdet",))
 register(logdet, signature="input")
-register(vector_norm, function=False, method=False, linalg=("vector_norm",))
-register(matrix_norm, function=False, method=False, linalg=("matrix_norm",))
-register(norm, "norm", function=False, method=False, linalg=("norm",))
+register(vector_norm, function=False, method=False, linalg=("vector_norm",),
+         signature="x, ord=2, dim=None, keepdim=False, *, dtype=None")
+register(_out_copied(matrix_norm), "matrix_norm", function=False, method=False,
+         linalg=("matrix_norm",))
+register(_out_copied(norm), "norm", function=False, method=False, linalg=("norm",))

@@ -443,11 +443,14 @@ def pinverse(input, rcond=1e-15):  # noqa: A002 - PyTorch's names
 # ----------------------------------------------------------------- public names (registry.py)
 from .registry import register  # noqa: E402
 
-register(inv, function=False, method=False, linalg=("inv",))
+register(inv, function=False, method=False, linalg=("inv",), signature="A")
 register(inv_ex, function=False, method=False, linalg=("inv_ex",))
-register(solve, function=False, method=False, linalg=("solve",))
+register(solve, function=False, method=False, linalg=("solve",),
+         signature="A, B, *, left=True")
 register(solve_ex, function=False, method=False, linalg=("solve_ex",))
-register(solve_triangular, function=False, method=False, linalg=("solve_triangular",))
+register(solve_triangular, function=False, method=False, linalg=("solve_triangular",),
+         signature="A, B, *, upper, left=True, unitriangular=False")
 register(triangular_solve)
-register(_pinv_rcond, "pinv", function=False, method=False, linalg=("pinv",))
+register(_pinv_rcond, "pinv", function=False, method=False, linalg=("pinv",),
+         signature="A, rcond=None, hermitian=False, *, atol=None, rtol=None")
 register(pinverse, signature="input, rcond=1e-15")
