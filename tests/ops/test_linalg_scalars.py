@@ -161,3 +161,58 @@ def test_out_keyword_as_torch(call, torch):
             with pytest.raises(RuntimeError):  # no out= when the result needs a gradient
                 call(m, x, out=out)
     np.testing.assert_allclose(outs[0], outs[1], rtol=1e-12, atol=1e-12)
+
+
+def _e(m, *shape):
+    return m.zeros(*shape, dtype=m.float64)
+
+
+# empty, 1x1 and broadcast shapes, float32 dtypes, across the linalg modules
+EDGE_CALLS = [
+    lambda m: m.linalg.det(_e(m, 2, 0, 0)), lambda m: m.linalg.slogdet(_e(m, 2, 0, 0)),
+    lambda m: m.logdet(_e(m, 0, 0)), lambda m: m.linalg.solve(_e(m, 0, 0), _e(m, 0, 2)),
+    lambda m: m.linalg.inv_ex(_e(m, 3, 0, 0)),
+    lambda m: m.linalg.solve_triangular(_e(m, 0, 0), _e(m, 0, 3), upper=True),
+    lambda m: m.linalg.vector_norm(_e(m, 0)), lambda m: m.linalg.vector_norm(_e(m, 0), math.inf),
+    lambda m: m.linalg.matrix_norm(_e(m, 0, 0)), lambda m: m.linalg.matrix_norm(_e(m, 2, 0, 0), 1),
+    lambda m: m.linalg.matrix_norm(_e(m, 0, 3), "nuc"),
+    lambda m: m.linalg.matrix_norm(_e(m, 3, 0), 2), lambda m: m.linalg.pinv(_e(m, 2, 3)),
+    lambda m: m.mv(_e(m, 0, 3), _e(m, 3)), lambda m: m.kron(_e(m, 0, 2), _e(m, 2, 2)),
+    lambda m: m.tensordot(_e(m, 2, 0), _e(m, 0, 3), 1),
+    lambda m: m.linalg.multi_dot([_e(m, 2, 0), _e(m, 0, 3)]),
+    lambda m: m.linalg.matrix_power(_e(m, 0, 0), 3),
+    lambda m: m.linalg.vecdot(_e(m, 2, 0), _e(m, 2, 0)),
+    lambda m: m.linalg.solve(m.eye(2, dtype=m.float32), m.ones(2)),
+    lambda m: m.linalg.det(2 * m.eye(3, dtype=m.float32)),
+    lambda m: m.linalg.slogdet(m.eye(3, dtype=m.float32)),
+    lambda m: m.linalg.pinv(m.ones(2, 3, dtype=m.float32)),
+    lambda m: m.linalg.pinv(m.ones(3, 3), hermitian=True),
+    lambda m: m.linalg.inv(m.tensor([[1.0, 2.0], [3.0, 4.0]])),
+    lambda m: m.linalg.solve(m.ones(3, 3) * m.eye(3), m.ones(2, 1, 3, 1)),
+    lambda m: m.linalg.solve(m.ones(2, 3, 3) + m.eye(3), m.ones(3, 3)),
+    lambda m: m.linalg.solve(m.eye(3), m.ones(3, 2, 2)),
+    lambda m: m.addmv(m.ones(1), m.ones(2, 3), m.ones(3)),
+    lambda m: m.addr(m.ones(3, 1), m.ones(2), m.ones(3)),
+    lambda m: m.linalg.matrix_norm(m.ones(2, 3, 4), dim=(0, 2)),
+    lambda m: m.linalg.norm(m.ones(2, 3, 4), dim=(2, 0), ord=-math.inf),
+    lambda m: m.linalg.vector_norm(m.ones(2, 3, dtype=m.float32), dtype=m.float64),
+    lambda m: m.linalg.norm(m.ones(2, 3), ord=0, dim=1),
+]
+
+
+@pytest.mark.parametrize("call", EDGE_CALLS)
+def test_edge_shapes_and_dtypes_as_torch(call, torch):
+    try:
+        call(torch)
+    except RuntimeError as e:  # (refused shapes: retrograd refuses them too)
+        with pytest.raises(type(e)):
+            call(retrograd)
+        return
+    results = []
+    for m in (retrograd, torch):
+        r = call(m)
+        results.append([(tuple(x.shape), str(x.dtype).split(".")[-1], x.numpy())
+                        for x in (r if isinstance(r, tuple) else (r,))])
+    for (s1, d1, v1), (s2, d2, v2) in zip(*results):
+        assert (s1, d1) == (s2, d2)
+        np.testing.assert_allclose(v1, v2, rtol=1e-6, atol=1e-6)

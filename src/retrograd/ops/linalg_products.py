@@ -267,8 +267,13 @@ def tensordot(a, b, dims=2, out=None):
     k = 1
     for d in da:
         k *= a.shape[d]
-    am = reshape(permute(a, *free_a, *da), -1, k) if a.ndim else reshape(a, 1, 1)
-    bm = reshape(permute(b, *db, *free_b), k, -1) if b.ndim else reshape(b, 1, 1)
+    na = nb = 1  # (explicit sizes: -1 cannot be inferred when k is 0)
+    for d in free_a:
+        na *= a.shape[d]
+    for d in free_b:
+        nb *= b.shape[d]
+    am = reshape(permute(a, *free_a, *da), na, k) if a.ndim else reshape(a, 1, 1)
+    bm = reshape(permute(b, *db, *free_b), k, nb) if b.ndim else reshape(b, 1, 1)
     res = reshape(matmul(am, bm), tuple([a.shape[d] for d in free_a] +
                                             [b.shape[d] for d in free_b]))
     if out is not None:

@@ -202,6 +202,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # no
     if A.numel() == 0 and ord in (-1, -2, -math.inf):
         raise RuntimeError(f"linalg.matrix_norm cannot compute the {ord} norm on an empty "
                            "tensor because the operation does not have an identity")
+    if A.numel() == 0:  # an empty matrix: norm 0 for ord 1, 2, inf (as PyTorch)
+        return _vector_norm(A, 2.0, (d0, d1), keepdim)
     if abs(ord) == 2:
         pick = amax if ord > 0 else amin
         return _spectral(A, d0, d1, lambda s, k: pick(s, -1, keepdim=k), keepdim)
