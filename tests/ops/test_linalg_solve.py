@@ -153,3 +153,19 @@ def test_gaussian_process_hyperparameter_gradients_match_torch(torch):
         hess = m.autograd.grad(grads[0], params)
         results.append([nll.item()] + [g.item() for g in grads] + [h.item() for h in hess])
     np.testing.assert_allclose(results[0], results[1], rtol=1e-9)
+
+
+def test_pinv_tolerances_as_torch(torch):
+    # singular values 3, 1, 1e-3 (and 2, 0.5, 0.1 in a second matrix): tolerances decide
+    # which count as zero
+    rng = np.random.default_rng(5)
+    q1, _ = np.linalg.qr(rng.standard_normal((3, 3)))
+    q2, _ = np.linalg.qr(rng.standard_normal((3, 3)))
+    a = np.stack([q1 @ np.diag([3.0, 1.0, 1e-3]) @ q2, q2 @ np.diag([2.0, 0.5, 0.1]) @ q1])
+    for kwargs in ({}, {"atol": 0.01}, {"rtol": 0.1}, {"atol": 0.2, "rtol": 0.01},
+                   {"atol": [0.01, 0.3]}, {"rtol": [0.5, 0.01]}, {"atol": 0.0}):
+        got, want = [
+            m.linalg.pinv(m.tensor(a), **{k: m.tensor(v) if isinstance(v, list) else v
+                                          for k, v in kwargs.items()}).numpy()
+            for m in (retrograd, torch)]
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12, err_msg=str(kwargs))

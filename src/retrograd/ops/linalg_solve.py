@@ -377,7 +377,10 @@ def _pinv_fwd(a, atol, rtol, hermitian):
     else:
         u, s, vh = xp.linalg.svd(a, full_matrices=False)
     top = s.max(axis=-1, keepdims=True)
-    cutoff = xp.maximum(xp.asarray(atol, dtype=a.dtype), xp.asarray(rtol, dtype=a.dtype) * top)
+    # atol / rtol: numbers, or arrays broadcasting against the batch (one per matrix)
+    atol = xp.asarray(atol, dtype=a.dtype)[..., None]
+    rtol = xp.asarray(rtol, dtype=a.dtype)[..., None]
+    cutoff = xp.maximum(atol, rtol * top)
     keep = s > cutoff
     with np.errstate(divide="ignore"):
         s_inv = xp.where(keep, 1 / xp.where(keep, s if not hermitian else w, 1), 0)
@@ -406,7 +409,8 @@ _pinv = defop("linalg.pinv", _pinv_fwd, _pinv_vjp, "LinalgPinvBackward0", 1, BOT
 def pinv(A, *, atol=None, rtol=None, hermitian=False):  # noqa: N803 - PyTorch's names
     """The Moore-Penrose pseudoinverse of each matrix of ``A`` (..., m, n): singular values
     at or below ``max(atol, rtol * largest)`` count as zero (``rtol`` defaults to
-    ``eps * max(m, n)`` when ``atol`` is not given or is 0, else to 0).  ``hermitian`` uses
+    ``eps * max(m, n)``, or 0 where a positive ``atol`` is given); each a number or a tensor
+    broadcasting against the batch (one tolerance per matrix).  ``hermitian`` uses
     the symmetric eigendecomposition (A is assumed symmetric, not checked)."""
     tensor_arg(A, "A")
     if A.ndim < 2:
@@ -418,15 +422,16 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):  # noqa: N803 - PyTorch's
     if hermitian and A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"linalg.pinv(A, hermitian=True): A must be batches of square "
                            f"matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices")
-    for name, v in (("atol", atol), ("rtol", rtol)):
-        if isinstance(v, Tensor):
-            raise NotImplementedError(f"linalg.pinv: a tensor {name} is not supported by "
-                                      "retrograd; pass a float")
-    eps = float(np.finfo(A._data.dtype).eps)
-    if rtol is None:
-        rtol = eps * max(A.shape[-2:]) if not atol else 0.0
-    atol = 0.0 if atol is None else float(atol)
-    return _pinv(A, atol, float(rtol), bool(hermitian))
+    xp = namespace(A._data)
+    # tolerances: numbers or tensors (one per matrix of the batch, broadcasting)
+    atol_a = xp.asarray(0.0 if atol is None else getattr(atol, "_data", atol), dtype=A._data.dtype)
+    if rtol is None:  # eps * max(m, n), or 0 where a positive atol is given (PyTorch's rule)
+        default = float(np.finfo(A._data.dtype).eps) * max(A.shape[-2:])
+        rtol_a = xp.where(atol_a > 0, 0.0, default) if atol is not None else \
+            xp.asarray(default, dtype=A._data.dtype)
+    else:
+        rtol_a = xp.asarray(getattr(rtol, "_data", rtol), dtype=A._data.dtype)
+    return _pinv(A, atol_a.astype(A._data.dtype), rtol_a.astype(A._data.dtype), bool(hermitian))
 
 
 def _pinv_rcond(A, rcond=None, hermitian=False, *, atol=None, rtol=None):  # noqa: N803
