@@ -108,6 +108,7 @@ def test_argument_errors_match_torch(torch):
         lambda m: m.linalg.solve_triangular(m.ones(2, 2), m.ones(3, 1), upper=True),
         lambda m: m.linalg.solve_triangular(m.ones(2, 2), m.ones(2), upper=True),
         lambda m: m.linalg.pinv(m.ones(3)),
+        lambda m: m.linalg.solve(m.eye(3), m.ones(3), left=False),
     ]
     for call in calls:
         with pytest.raises(Exception) as want:
@@ -169,3 +170,14 @@ def test_pinv_tolerances_as_torch(torch):
                                           for k, v in kwargs.items()}).numpy()
             for m in (retrograd, torch)]
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12, err_msg=str(kwargs))
+
+
+def test_result_types_as_torch(torch):
+    a = np.eye(3)
+    for call in (lambda m: m.linalg.inv_ex(m.tensor(a)),
+                 lambda m: m.linalg.solve_ex(m.tensor(a), m.tensor(a)),
+                 lambda m: m.linalg.slogdet(m.tensor(a)), lambda m: m.slogdet(m.tensor(a)),
+                 lambda m: m.triangular_solve(m.tensor(a), m.tensor(a))):
+        got, want = call(retrograd), call(torch)
+        assert type(got).__name__ == type(want).__name__
+        assert all(hasattr(want, f) for f in got._fields) and len(got) == len(want)

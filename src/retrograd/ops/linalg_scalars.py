@@ -25,7 +25,7 @@ from .reduce import sum as _sum
 from .shape import permute, unsqueeze
 from .stats import _svd, _svdvals, _vector_norm, amax, amin
 
-slogdet_type = namedtuple("slogdet", ["sign", "logabsdet"])
+slogdet_type = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
 
 
 # ----------------------------------------------------------------- det, slogdet, logdet
@@ -85,7 +85,7 @@ def slogdet(A):  # noqa: N803 - PyTorch's name
     --------
     >>> import retrograd as T
     >>> T.linalg.slogdet(T.tensor([[-2.0, 0.0], [0.0, 3.0]]))
-    slogdet(sign=tensor(-1.), logabsdet=tensor(1.7918))
+    linalg_slogdet(sign=tensor(-1.), logabsdet=tensor(1.7918))
     """
     check_square("linalg.slogdet", A)
     sign, logabs = namespace(A._data).linalg.slogdet(A._data)
@@ -96,8 +96,11 @@ def slogdet(A):  # noqa: N803 - PyTorch's name
     return slogdet_type(*outs)
 
 
+_slogdet_old_type = namedtuple("slogdet", ["sign", "logabsdet"])
+
+
 def _slogdet_old(input):  # noqa: A002 - PyTorch's name (torch.slogdet(input))
-    return slogdet(input)
+    return _slogdet_old_type(*slogdet(input))
 
 
 def logdet(input):  # noqa: A002 - PyTorch's name

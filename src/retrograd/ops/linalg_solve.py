@@ -33,8 +33,8 @@ class LinAlgError(RuntimeError):
 
 LinAlgError.__module__ = "retrograd.linalg"
 
-inv_ex_type = namedtuple("inv_ex", ["inverse", "info"])
-solve_ex_type = namedtuple("solve_ex", ["result", "info"])
+inv_ex_type = namedtuple("linalg_inv_ex", ["inverse", "info"])
+solve_ex_type = namedtuple("linalg_solve_ex", ["result", "info"])
 triangular_solve_type = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
 
 
@@ -217,6 +217,9 @@ def _solve_args(name, A, B, left):  # noqa: N803 - PyTorch's names
     # PyTorch's rule: B is a (batch of) vector(s) when it is 1-D or A's shape less one dim
     vec = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
     n = A.shape[-1]
+    if vec and not left:  # PyTorch takes B as a column there, which XA = B cannot use
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
+                           f"XA = B ({A.shape[-2]}x{A.shape[-1]} and {B.shape[-1]}x1)")
     if vec:
         if B.shape[-1] != n:
             eq = "AX = B" if left else "XA = B"
