@@ -139,11 +139,16 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
                         f"{type(ord).__name__}")
     if isinstance(dim, int):
         dim = (dim,)
-    if x.numel() == 0 and ord < 0 or (x.numel() == 0 and ord == math.inf and (
-            dim is None or any(x.shape[d] == 0 for d in dim))):
-        raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty "
-                           "tensor because the operation does not have an identity")
     axes = _dims(dim, x.ndim)
+    if (ord < 0 or ord == math.inf) and x.numel() == 0:  # a max or min over nothing
+        if dim is None:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty "
+                               "tensor because the operation does not have an identity")
+        for d in axes:
+            if x.shape[d] == 0:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on the "
+                                   f"dimension {d} because this dimension is zero-size (the "
+                                   "operation has no identity)")
     return _vector_norm(x, float(ord), axes, keepdim)
 
 
@@ -202,11 +207,17 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # no
     if ord not in (1, -1, 2, -2, math.inf, -math.inf):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported (use 'fro', 'nuc', "
                            "1, -1, 2, -2, inf or -inf)")
-    if A.numel() == 0 and ord in (-1, -2, -math.inf):
-        raise RuntimeError(f"linalg.matrix_norm cannot compute the {ord} norm on an empty "
-                           "tensor because the operation does not have an identity")
-    if A.numel() == 0:  # an empty matrix: norm 0 for ord 1, 2, inf (as PyTorch)
-        return _vector_norm(A, 2.0, (d0, d1), keepdim)
+    if A.numel() == 0 and ord == -2:  # (no singular values to take the smallest of)
+        raise IndexError("linalg.matrix_norm: amin(): Expected reduction dim -1 to have "
+                         "non-zero size (the -2 norm of an empty matrix has no value)")
+    # the max over nothing (no singular values; no columns for ord 1, no rows for inf) is
+    # 0 for PyTorch, a constant that does not require grad
+    over = min(A.shape[d0], A.shape[d1]) if abs(ord) == 2 else \
+        A.shape[d1] if abs(ord) == 1 else A.shape[d0]
+    if over == 0 and ord > 0:
+        shape = [1 if i in (d0, d1) else n for i, n in enumerate(A.shape)
+                 if keepdim or i not in (d0, d1)]
+        return make_tensor(namespace(A._data).zeros(tuple(shape), dtype=A._data.dtype))
     if abs(ord) == 2:
         pick = amax if ord > 0 else amin
         return _spectral(A, d0, d1, lambda s, k: pick(s, -1, keepdim=k), keepdim)
