@@ -14,7 +14,7 @@ from collections import namedtuple
 
 from ..autograd.grad_mode import state
 from ..backend import namespace
-from ..tensor import make_tensor
+from ..tensor import Tensor, make_tensor
 from ..autograd.graph import SavedOutput
 from ._apply import BOTH, multi_output_class, record_multi
 from ._errors import scalar_type_name, tensor_arg
@@ -174,6 +174,9 @@ def _svd_factors_vjp(node, grads, saved):
     #      + (I - U U^T) gU S^-1 V^T + U S^-1 gV^T (I - V V^T),  F_ij = 1 / (s_j^2 - s_i^2)
     u, s, v = saved
     gu, gs, gv = grads
+    if not isinstance(gs, Tensor) and not gu.any() and not gv.any():
+        # first order, only the singular values used (the norms): U diag(gS) V^T
+        return ((u * gs[..., None, :]) @ v.swapaxes(-1, -2),)
     m, n = node.params
     k = s.shape[-1]
     data = getattr(s, "_data", s)
