@@ -28,6 +28,8 @@ def wc(m, a):
 
 case("inv", lambda m, a: m.linalg.inv(wc(m, a)), ((3, 3),))
 case("inv_batched", lambda m, a: m.linalg.inv(wc(m, a)), ((2, 2, 2),))
+case("inverse", lambda m, a: m.inverse(wc(m, a)), ((2, 3, 3),))
+case("inverse_method", lambda m, a: wc(m, a).inverse(), ((2, 2),))
 case("inv_1x1", lambda m, a: m.linalg.inv(wc(m, a)), ((1, 1),))
 case("inv_ex", lambda m, a: m.linalg.inv_ex(wc(m, a))[0], ((2, 3, 3),))
 case("solve", lambda m, a, b: m.linalg.solve(wc(m, a), b), ((3, 3), (3, 2)))

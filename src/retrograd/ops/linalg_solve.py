@@ -145,6 +145,11 @@ def inv(A):  # noqa: N803 - PyTorch's name
     return _inv(A, "linalg.inv", True)
 
 
+def inverse(input):  # noqa: A002 - PyTorch's name
+    """``linalg.inv`` under its older name (``torch.inverse``, ``Tensor.inverse``)."""
+    return inv(input)
+
+
 def inv_ex(A, *, check_errors=False):  # noqa: N803 - PyTorch's name
     """``(inverse, info)``: ``info`` (int32, one per matrix) is 0, or the 1-based index of
     the zero pivot of a singular matrix (whose inverse is then not meaningful)."""
@@ -452,6 +457,7 @@ def pinverse(input, rcond=1e-15):  # noqa: A002 - PyTorch's names
 from .registry import register  # noqa: E402
 
 register(inv, function=False, method=False, linalg=("inv",), signature="A")
+register(inverse, signature="input")
 register(inv_ex, function=False, method=False, linalg=("inv_ex",))
 register(solve, function=False, method=False, linalg=("solve",),
          signature="A, B, *, left=True")
