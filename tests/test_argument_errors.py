@@ -1389,3 +1389,37 @@ def test_bad_resampling_and_attention_arguments_match_torch(fn, words):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # (MHA's mask dtype notice)
         check(fn, words)
+
+
+# ---- linear algebra (issue 11): products taking dims, matrix powers
+LINALG_CASES = [
+    ("cross dim oob", lambda m: m.cross(a(m, 2, 3), a(m, 2, 3), dim=2), ["cross"]),
+    ("cross dim not 3", lambda m: m.cross(a(m, 2, 3), a(m, 2, 3), dim=0), ["cross", "3"]),
+    ("cross ranks differ", lambda m: m.linalg.cross(a(m, 2, 3), a(m, 3)), ["cross"]),
+    ("cross broadcast ok", lambda m: m.linalg.cross(a(m, 2, 1, 3), a(m, 1, 4, 3)), None),
+    ("cross method ok", lambda m: a(m, 3, 2).cross(a(m, 3, 2), dim=0), None),
+    ("tensordot sizes differ", lambda m: m.tensordot(a(m, 2, 3), a(m, 2, 3), dims=1),
+     ["contracted"]),
+    ("tensordot negative", lambda m: m.tensordot(a(m, 2, 3), a(m, 3, 2), dims=-1),
+     ["tensordot"]),
+    ("tensordot too many", lambda m: m.tensordot(a(m, 2, 3), a(m, 3, 2), dims=3),
+     ["tensordot"]),
+    ("tensordot dim oob", lambda m: m.tensordot(a(m, 2, 3), a(m, 3, 2), dims=([2], [0])),
+     ["tensordot"]),
+    ("tensordot lists differ", lambda m: m.tensordot(a(m, 2, 3), a(m, 3, 2),
+                                                     dims=([1], [0, 1])), ["tensordot"]),
+    ("tensordot pairs ok", lambda m: m.tensordot(a(m, 2, 3), a(m, 3, 2), dims=([1, 0], [0, 1])),
+     None),
+    ("matrix_power not square", lambda m: m.matrix_power(a(m, 2, 3), 2), ["matrix_power"]),
+    ("matrix_power 1-d", lambda m: m.linalg.matrix_power(a(m, 3), 2), ["matrix_power"]),
+    ("matrix_power float n", lambda m: m.linalg.matrix_power(a(m, 2, 2), 1.5),
+     ["matrix_power"]),
+    ("matrix_power ok", lambda m: a(m, 2, 2).matrix_power(3), None),
+]
+CASES.extend(LINALG_CASES)  # (the coverage test above reads CASES when it runs)
+
+
+@pytest.mark.parametrize("fn,words", [c[1:] for c in LINALG_CASES],
+                         ids=[c[0] for c in LINALG_CASES])
+def test_linalg_arguments_match_torch(fn, words):
+    check(fn, words)

@@ -39,7 +39,7 @@ from .tensor import Size, Tensor, is_floating_point, is_tensor, numel
 # every op's top-level function (retrograd.add, retrograd.clip...), named in the op registry
 from ._assembly import *  # noqa: E402, F403
 
-from . import nn, special, viz  # noqa: E402, F401  (built on the names above)
+from . import linalg, nn, special, viz  # noqa: E402, F401  (built on the names above)
 from . import cuda, optim, utils  # noqa: E402, F401  (the training stack, above nn)
 from . import distributed  # noqa: E402, F401  (torch.distributed over MPI)
 from .cuda import accelerator  # noqa: E402  (retrograd.accelerator, as torch.accelerator)

@@ -125,7 +125,12 @@ def _call(m, x, name):
     return getattr(x, name)(*filled)
 
 
-@pytest.mark.parametrize("name", [n for n in _forms() if n not in _INTEGER_ONLY])
+# forms whose tensor is not 2-D (the generic test's): tested at the end of this file
+_OTHER_RANKS = {"addmv_": (3,), "baddbmm_": (2, 3, 3)}
+
+
+@pytest.mark.parametrize("name", [n for n in _forms()
+                                  if n not in _INTEGER_ONLY and n not in _OTHER_RANKS])
 def test_inplace_form_rules_like_torch(name, torch):
     """Each form: same object back, the version one further (shared by views), on a leaf
     that requires grad a RuntimeError, under no_grad allowed; on a view the base's grad_fn
@@ -308,3 +313,38 @@ def test_inplace_view_form_after_a_saved_result_raises_like_torch(torch):
         y.t_()
         with pytest.raises(RuntimeError, match="modified by an inplace operation"):
             y.sum().backward()
+
+
+# ---- the matrix-product forms (issue 11): addr_ and addbmm_ on the generic 2-D tensor,
+# addmv_ (1-D) and baddbmm_ (3-D) on tensors of their own rank
+INDEXING_ARGS["addr_"] = lambda m, x: (m.ones(x.shape[0], dtype=x.dtype),
+                                       m.ones(x.shape[1], dtype=x.dtype))
+INDEXING_ARGS["addbmm_"] = lambda m, x: (m.ones(2, x.shape[0], 2, dtype=x.dtype),
+                                         m.ones(2, 2, x.shape[1], dtype=x.dtype))
+
+
+def _product_args(m, x, name):
+    if name == "addmv_":
+        return (m.ones(x.shape[0], 2, dtype=x.dtype), m.ones(2, dtype=x.dtype))
+    return (m.ones(x.shape[0], x.shape[1], 2, dtype=x.dtype),
+            m.ones(x.shape[0], 2, x.shape[2], dtype=x.dtype))
+
+
+@pytest.mark.parametrize("name", sorted(_OTHER_RANKS))
+def test_product_inplace_forms_of_other_ranks_like_torch(name, torch):
+    res = []
+    data = np.random.default_rng(0).uniform(0.2, 0.9, _OTHER_RANKS[name])
+    for m in (retrograd, torch):
+        rec = []
+        leaf = m.tensor(data, requires_grad=True)
+        with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+            getattr(leaf, name)(*_product_args(m, leaf, name))
+        with m.no_grad():
+            out = getattr(leaf, name)(*_product_args(m, leaf, name))
+        rec += [out is leaf, leaf._version, leaf.grad_fn is None, out.tolist()]
+        y = m.tensor(data, requires_grad=True) * 1
+        view = y[1:]
+        getattr(view, name)(*_product_args(m, view, name))
+        rec += [view._version == y._version, y.grad_fn.name().replace("torch::autograd::", "")]
+        res.append(rec)
+    assert res[0] == res[1]

@@ -30,7 +30,7 @@ from retrograd.tensor import Tensor
 from . import test_dtypes, test_inplace
 
 NAMESPACE_MODULES = {"torch": retrograd, "special": retrograd.special,
-                     "nn.functional": retrograd.nn.functional}
+                     "linalg": retrograd.linalg, "nn.functional": retrograd.nn.functional}
 
 
 def _spellings():
@@ -182,7 +182,8 @@ NOT_IN_TORCH = {"torch.expand"}
 
 
 def test_every_public_name_is_pytorchs(torch):
-    owners = {"torch": torch, "special": torch.special, "nn.functional": torch.nn.functional}
+    owners = {"torch": torch, "special": torch.special, "linalg": torch.linalg,
+              "nn.functional": torch.nn.functional}
     extra = set()
     for e in registry.entries():
         for ns, names in e.names.items():

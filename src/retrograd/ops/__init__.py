@@ -240,3 +240,4 @@ from . import conv  # noqa: F401, E402 - convolutions, unfold / fold (issue 8)
 from . import pooling, pooling_adaptive  # noqa: F401, E402 - pooling, max_unpool (issue 8)
 from . import activation_more, dropout, normalization  # noqa: F401, E402 - issue 8 (norm)
 from . import bilinear, ctc, embedding, losses  # noqa: F401, E402 - issue 8: losses, distances, embeddings, bilinear
+from . import linalg_products, linalg_scalars, linalg_solve  # noqa: F401, E402 - issue 11 (linalg)

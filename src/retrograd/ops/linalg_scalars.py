@@ -1,0 +1,338 @@
+"""Scalars of a matrix (issue 11): linalg.det / det, logdet, linalg.slogdet / slogdet,
+linalg.vector_norm, linalg.matrix_norm, linalg.norm.
+
+det and slogdet have records of their own (the derivative of log|det A| is A^-T, written
+with ``linalg.inv`` so it is differentiable again); the norms reuse the vector-norm records
+of ``stats.py`` and compose the matrix norms from them, amax/amin and the singular values,
+as PyTorch does (so the grad_fn names are PyTorch's).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+from ..autograd.grad_mode import state
+from ..backend import namespace
+from ..tensor import Tensor, make_tensor
+from ..autograd.graph import SavedOutput
+from ._apply import BOTH, multi_output_class, record_multi
+from ._errors import scalar_type_name, tensor_arg
+from .linalg import _mT, matmul
+from .linalg_solve import check_square, inv
+from .pointwise import defop, where
+from .reduce import _dims
+from .reduce import sum as _sum
+from .shape import permute, unsqueeze
+from .stats import _svdvals, _vector_norm, amax, amin
+
+slogdet_type = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
+
+
+# ----------------------------------------------------------------- det, slogdet, logdet
+
+
+def _inv_t(a):
+    return _mT(inv(a))
+
+
+def _det_vjp(node, g, saved):
+    # d det A = det A * tr(A^-1 dA): gA = g det(A) A^-T.  A singular matrix (det exactly 0)
+    # gets a zero gradient, as PyTorch's: the identity stands in for it in the inverse
+    a, d = saved
+    scale = unsqueeze(unsqueeze(g * d, -1), -1)
+    data = getattr(d, "_data", d)
+    if bool((data == 0).any()):
+        xp = namespace(data)
+        singular = (data == 0)[..., None, None]
+        a = where(singular, xp.eye(a.shape[-1], dtype=data.dtype), a)
+    return (scale * _inv_t(a),)
+
+
+_det = defop("linalg.det", lambda a: namespace(a).linalg.det(a), _det_vjp,
+             "LinalgDetBackward0", 1, BOTH)
+
+
+def det(A):  # noqa: N803 - PyTorch's name
+    """The determinant of each square matrix of ``A`` (..., n, n).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.linalg.det(T.tensor([[2.0, 1.0], [1.0, 3.0]]))
+    tensor(5.)
+    """
+    check_square("linalg.det", A)
+    return _det(A)
+
+
+def _slogdet_vjp(node, grads, saved):
+    # the sign is locally constant; d log|det A| = tr(A^-1 dA)
+    (a,) = saved
+    g = grads[1]
+    if g is None:
+        return (None,)
+    return (unsqueeze(unsqueeze(g, -1), -1) * _inv_t(a),)
+
+
+_SlogdetNode = multi_output_class("LinalgSlogdetBackward0", _slogdet_vjp)
+
+
+def slogdet(A):  # noqa: N803 - PyTorch's name
+    """``(sign, logabsdet)`` of the determinant of each matrix (sign 0 and logabsdet -inf
+    for a singular one): log|det| without overflow.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.linalg.slogdet(T.tensor([[-2.0, 0.0], [0.0, 3.0]]))
+    linalg_slogdet(sign=tensor(-1.), logabsdet=tensor(1.7918))
+    """
+    check_square("linalg.slogdet", A)
+    sign, logabs = namespace(A._data).linalg.slogdet(A._data)
+    outs = [make_tensor(namespace(A._data).asarray(v, dtype=A._data.dtype)) for v in
+            (sign, logabs)]
+    if A._requires_grad and state.enabled:
+        record_multi(_SlogdetNode, A, outs, (), saved=(A,))
+    return slogdet_type(*outs)
+
+
+_slogdet_old_type = namedtuple("slogdet", ["sign", "logabsdet"])
+
+
+def _slogdet_old(input):  # noqa: A002 - PyTorch's name (torch.slogdet(input))
+    return _slogdet_old_type(*slogdet(input))
+
+
+def logdet(input):  # noqa: A002 - PyTorch's name
+    """log det of each matrix: nan for a negative determinant, -inf for a singular one."""
+    check_square("logdet", input, "input")
+    sign, logabs = slogdet(input)
+    return where(sign._data < 0, math.nan, logabs)
+
+
+# ----------------------------------------------------------------- norms
+
+
+def _float_input(name, x, dtype):
+    if dtype is not None:
+        x = x.to(dtype=dtype)
+    if x._data.dtype.kind != "f":
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
+                           f"{scalar_type_name(x._data.dtype)} (convert first, e.g. x.float())")
+    return x
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+    """The vector ``ord``-norm of ``x`` over ``dim`` (all elements by default): ord > 0,
+    0 (the count of nonzeros), +-inf (the largest / smallest magnitude), or negative.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.linalg.vector_norm(T.tensor([3.0, -4.0])), T.linalg.vector_norm(T.tensor([3.0, -4.0]), 1)
+    (tensor(5.), tensor(7.))
+    """
+    tensor_arg(x, "x")
+    x = _float_input("linalg.vector_norm", x, dtype)
+    if isinstance(ord, str) or isinstance(ord, bool):
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not "
+                        f"{type(ord).__name__}")
+    if isinstance(dim, int):
+        dim = (dim,)
+    axes = _dims(dim, x.ndim)
+    if (ord < 0 or ord == math.inf) and x.numel() == 0:  # a max or min over nothing
+        if dim is None:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty "
+                               "tensor because the operation does not have an identity")
+        for d in axes:
+            if x.shape[d] == 0:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on the "
+                                   f"dimension {d} because this dimension is zero-size (the "
+                                   "operation has no identity)")
+    return _vector_norm(x, float(ord), axes, keepdim)
+
+
+def _matrix_dims(name, A, dim):  # noqa: N803
+    if len(dim) != 2:
+        raise RuntimeError(f"{name}: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
+    nd = A.ndim
+    for d in dim:
+        if not -nd <= d < nd:
+            raise IndexError(f"{name}(): Dimension out of range (expected to be in range of "
+                             f"[{-nd}, {nd - 1}], but got {d})")
+    d0, d1 = dim[0] % nd, dim[1] % nd
+    if d0 == d1:
+        raise RuntimeError(f"{name}: dims must be different. Got ({dim[0]}, {dim[1]})")
+    return d0, d1
+
+
+def _svd_factors_vjp(node, grads, saved):
+    # Townsend, "Differentiating the singular value decomposition" (thin SVD, distinct
+    # nonzero singular values), written with retrograd ops so it differentiates again:
+    # gA = U [(F o (U^T gU - gU^T U)) S + diag(gS) + S (F o (V^T gV - gV^T V))] V^T
+    #      + (I - U U^T) gU S^-1 V^T + U S^-1 gV^T (I - V V^T),  F_ij = 1 / (s_j^2 - s_i^2)
+    u, s, v = saved
+    gu, gs, gv = grads
+    if not isinstance(gs, Tensor) and not gu.any() and not gv.any():
+        # first order, only the singular values used (the norms): U diag(gS) V^T
+        return ((u * gs[..., None, :]) @ v.swapaxes(-1, -2),)
+    m, n = node.params
+    k = s.shape[-1]
+    data = getattr(s, "_data", s)
+    xp = namespace(data)
+    eye = xp.eye(k, dtype=data.dtype)
+    s_row, s_col = unsqueeze(s, -2), unsqueeze(s, -1)
+    s2 = s * s
+    f = where(eye.astype(bool), 0.0, 1 / (unsqueeze(s2, -2) - unsqueeze(s2, -1) + eye))
+    ut, vt = _mT(u), _mT(v)
+    uu, vv = matmul(ut, gu), matmul(vt, gv)
+    inner = (f * (uu - _mT(uu))) * s_row + s_col * (f * (vv - _mT(vv))) + unsqueeze(gs, -1) * eye
+    ga = matmul(matmul(u, inner), vt)
+    if m > k:  # the part of gU outside U's columns
+        ga = ga + matmul((gu - matmul(u, uu)) / s_row, vt)
+    if n > k:  # the part of gV outside V's columns
+        ga = ga + matmul(u / s_row, _mT(gv) - matmul(_mT(vv), vt))
+    return (ga,)
+
+
+_SvdNode = multi_output_class("LinalgSvdBackward0", _svd_factors_vjp)
+
+
+def _svd_factors(A):  # noqa: N803
+    """``(U, S, V)`` of the thin SVD of ``A`` (a tensor), recorded as one node whose
+    derivative (Townsend's) is differentiable again: the singular values' derivatives of
+    every order (the matrix norms 2, -2 and 'nuc')."""
+    xp = namespace(A._data)
+    u, s, vh = xp.linalg.svd(A._data, full_matrices=False)
+    outs = [make_tensor(x) for x in (u, s, vh.swapaxes(-1, -2).copy())]
+    if A._requires_grad and state.enabled:
+        for o in outs:
+            o._vc = [0]
+        node = record_multi(_SvdNode, A, outs, tuple(A.shape[-2:]))
+        # its own outputs, saved as arrays with their version counters (no reference cycle)
+        node.saved = tuple(SavedOutput(o._data, o._vc, nr) for nr, o in enumerate(outs))
+    return outs
+
+
+def _spectral(A, d0, d1, reduce, keepdim):  # noqa: N803
+    """``reduce`` over the singular values of the (d0, d1) matrices, as PyTorch records it:
+    the matrix dims permuted last, the singular values, the reduction, and with ``keepdim``
+    an unsqueeze and the inverse permutation."""
+    perm = [i for i in range(A.ndim) if i not in (d0, d1)] + [d0, d1]
+    moved = permute(A, *perm)
+    wants = state.enabled and moved.requires_grad
+    out = reduce(_svd_factors(moved)[1] if wants and min(A.shape[d0], A.shape[d1]) else
+                 _svdvals(moved), keepdim)
+    if not keepdim:
+        return out
+    back = [perm.index(i) for i in range(A.ndim)]
+    return permute(unsqueeze(out, -1), *back)
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # noqa: A002,N803
+    """The matrix norm of each matrix of ``A`` over the two dims ``dim``: ``'fro'``,
+    ``'nuc'`` (sum of singular values), 2 / -2 (largest / smallest singular value), 1 / -1
+    (largest / smallest column sum of magnitudes), inf / -inf (rows).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.linalg.matrix_norm(T.tensor([[1.0, -2.0], [3.0, 4.0]]), 1)
+    tensor(6.)
+    """
+    tensor_arg(A, "A")
+    A = _float_input("linalg.matrix_norm", A, dtype)  # noqa: N806
+    if A.ndim < 2:
+        raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 "
+                           f"dimensions (got shape {list(A.shape)})")
+    d0, d1 = _matrix_dims("linalg.matrix_norm", A, tuple(dim))
+    if isinstance(ord, str):
+        if ord == "fro":
+            return _vector_norm(A, 2.0, (d0, d1), keepdim)
+        if ord == "nuc":
+            return _spectral(A, d0, d1, lambda s, k: _sum(s, -1, keepdim=k), keepdim)
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported (use 'fro', 'nuc', "
+                           "1, -1, 2, -2, inf or -inf)")
+    if ord not in (1, -1, 2, -2, math.inf, -math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported (use 'fro', 'nuc', "
+                           "1, -1, 2, -2, inf or -inf)")
+    if A.numel() == 0 and ord == -2:  # (no singular values to take the smallest of)
+        raise IndexError("linalg.matrix_norm: amin(): Expected reduction dim -1 to have "
+                         "non-zero size (the -2 norm of an empty matrix has no value)")
+    # the max over nothing (no singular values; no columns for ord 1, no rows for inf) is
+    # 0 for PyTorch, a constant that does not require grad
+    over = min(A.shape[d0], A.shape[d1]) if abs(ord) == 2 else \
+        A.shape[d1] if abs(ord) == 1 else A.shape[d0]
+    if over == 0 and ord > 0:
+        shape = [1 if i in (d0, d1) else n for i, n in enumerate(A.shape)
+                 if keepdim or i not in (d0, d1)]
+        return make_tensor(namespace(A._data).zeros(tuple(shape), dtype=A._data.dtype))
+    if abs(ord) == 2:
+        pick = amax if ord > 0 else amin
+        return _spectral(A, d0, d1, lambda s, k: pick(s, -1, keepdim=k), keepdim)
+    # 1: the largest column sum (the 1-norms over rows d0, then the max over columns d1);
+    # inf: the same with the dims swapped (PyTorch's composition)
+    summed, other = (d0, d1) if abs(ord) == 1 else (d1, d0)
+    if not keepdim and summed < other:
+        other -= 1
+    col = _vector_norm(A, 1.0, (summed,), keepdim)
+    return amax(col, other, keepdim) if ord > 0 else amin(col, other, keepdim)
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002,N803
+    """A vector norm or a matrix norm, as ``ord`` and ``dim`` say: with ``ord=None``, the
+    2-norm of all elements (``dim=None``), of vectors (an int ``dim``) or the Frobenius norm
+    (two dims); a string ``ord`` or a 2-tuple ``dim`` (or a 2-D input) means a matrix norm."""
+    tensor_arg(A, "A")
+    if isinstance(dim, int):
+        dim = (dim,)
+    if dim is not None and len(dim) not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. "
+                           f"Got {list(dim)}")
+    if ord is None:
+        if dim is not None and len(dim) == 2:
+            return matrix_norm(A, "fro", dim, keepdim, dtype=dtype)
+        return vector_norm(A, 2, dim, keepdim, dtype=dtype)
+    if dim is None:
+        if A.ndim not in (1, 2):
+            raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input "
+                               f"must be 1D or 2D. Got {A.ndim}D.")
+        dim = tuple(range(A.ndim))
+    if isinstance(ord, str) or len(dim) == 2:
+        if len(dim) != 2:
+            raise RuntimeError(f"linalg.norm: If ord is a string ({ord}), the input must be 2D "
+                               f"or dim must be a 2-tuple (got dim={list(dim)})")
+        return matrix_norm(A, ord, dim, keepdim, dtype=dtype)
+    return vector_norm(A, ord, dim, keepdim, dtype=dtype)
+
+
+def _out_copied(fn):
+    """``fn`` with ``out=``, copied in as PyTorch's composite ops do: recorded
+    (CopyBackwards) even when the result needs a gradient."""
+    import functools
+
+    @functools.wraps(fn)
+    def call(*args, out=None, **kwargs):
+        res = fn(*args, **kwargs)
+        if out is None:
+            return res
+        from .inplace import copy_
+
+        return copy_(out, res)  # (out must have the result's shape: no resizing)
+
+    return call
+
+
+# ----------------------------------------------------------------- public names (registry.py)
+from .registry import register  # noqa: E402
+
+register(det, "det", function=True, method=True, linalg=("det",), signature="A")
+register(_slogdet_old, "slogdet", function=True, method=True)
+register(slogdet, "slogdet", function=False, method=False, linalg=("slogdet",))
+register(logdet, signature="input")
+register(vector_norm, function=False, method=False, linalg=("vector_norm",),
+         signature="x, ord=2, dim=None, keepdim=False, *, dtype=None")
+register(_out_copied(matrix_norm), "matrix_norm", function=False, method=False,
+         linalg=("matrix_norm",))
+register(_out_copied(norm), "norm", function=False, method=False, linalg=("norm",))
