@@ -14,7 +14,8 @@ import warnings
 import numpy as np
 
 from . import dtypes
-from .autograd.graph import NO_EDGE
+from .autograd.grad_mode import state as _grad_state
+from .autograd.graph import NO_EDGE, InferenceVersion, check_inplace_allowed
 
 __all__ = ["Tensor", "Size", "make_tensor", "is_tensor", "is_floating_point", "numel"]
 
@@ -87,7 +88,8 @@ def make_tensor(data, grad_fn=None):
     t._grad_fn = grad_fn
     t._requires_grad = grad_fn is not None
     t._grad = None
-    t._vc = None
+    # made under inference_mode: an inference tensor (its own version counter marks it)
+    t._vc = InferenceVersion((1,)) if _grad_state.inference else None
     t._nr = 0
     t._acc = None
     t._extra = None
@@ -461,7 +463,13 @@ class Tensor:
     def _version(self) -> int:
         return self._vc[0] if self._vc is not None else 0
 
+    def is_inference(self) -> bool:
+        """True for a tensor made under ``inference_mode()`` (or a view of one)."""
+        return type(self._vc) is InferenceVersion
+
     def _bump_version(self) -> None:
+        if type(self._vc) is InferenceVersion:
+            check_inplace_allowed(self._vc)
         if self._vc is None:
             self._vc = [1]
         else:

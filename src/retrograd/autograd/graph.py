@@ -74,13 +74,52 @@ def add_hook(table: dict, fn) -> RemovableHandle:
 class NodeHooks:
     """Hooks of one node; allocated only when someone registers one (keeps nodes small)."""
 
-    __slots__ = ("pre", "post", "tensor", "retain")
+    __slots__ = ("pre", "post", "tensor", "retain", "metadata")
 
     def __init__(self):
         self.pre = {}  # fn(grad_outputs) -> new grad_outputs or None
         self.post = {}  # fn(grad_inputs, grad_outputs) -> new grad_inputs or None
         self.tensor = {}  # output_nr -> {id: fn(grad) -> new grad or None}
         self.retain = {}  # output_nr -> weakref to the non-leaf tensor that retains .grad
+        self.metadata = {}  # grad_fn.metadata: the user's dict, one per node
+
+
+class InferenceVersion(list):
+    """The version counter of a tensor made under ``inference_mode()``: marks it an inference
+    tensor (views and detach() share the counter, so they are inference tensors too, as in
+    PyTorch).  It starts at 1, so that saving one for backward takes the op machinery's
+    rare "saved at a non-zero version" branch, where :func:`check_saveable` runs: ordinary
+    tensors pay nothing for the check."""
+
+    __slots__ = ()
+
+
+INFERENCE_SAVE_ERROR = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`.")
+
+INFERENCE_INPLACE_ERROR = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+
+def check_saveable(vc) -> None:
+    """Raise PyTorch's error for an inference tensor (version counter ``vc``) being saved."""
+    if type(vc) is InferenceVersion:
+        raise RuntimeError(INFERENCE_SAVE_ERROR)
+
+
+def check_inplace_allowed(vc) -> None:
+    """Raise PyTorch's error for an in-place change of an inference tensor outside
+    inference mode."""
+    if type(vc) is InferenceVersion:
+        from .grad_mode import state
+
+        if not state.inference:
+            raise RuntimeError(INFERENCE_INPLACE_ERROR)
 
 
 class SavedOutput:
@@ -141,7 +180,8 @@ class Node:
 
     @property
     def metadata(self) -> dict:
-        return {}
+        """A dict of your own on this node (the same one on every access, as PyTorch)."""
+        return self._hook_table().metadata
 
     def _hook_table(self) -> NodeHooks:
         return create_once(self, "hooks", NodeHooks)

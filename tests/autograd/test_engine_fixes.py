@@ -1,0 +1,155 @@
+"""Issue 10's "also fix" list, each checked against PyTorch: inference tensors,
+grad_fn.metadata, a gradient for a non-tensor input, the legacy Function() call."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+import retrograd as T
+
+
+def _outcome(call):
+    try:
+        call()
+    except Exception as e:  # noqa: BLE001 - the class and text are what is compared
+        return type(e), str(e)
+    return None
+
+
+def _both(torch, build):
+    ours, theirs = _outcome(lambda: build(T)), _outcome(lambda: build(torch))
+    assert ours == theirs, (ours, theirs)
+    return ours
+
+
+def test_is_inference(torch):
+    for m in (T, torch):
+        x = m.ones(2)
+        with m.inference_mode():
+            z = m.ones(2)
+            w = z * 2
+            v = z[:1]
+        with m.no_grad():
+            n = m.ones(2)
+        flags = [t.is_inference() for t in (x, z, w, v, z.detach(), z.clone(), n, w + x)]
+        if m is T:
+            ours = flags
+    assert ours == flags
+
+
+SAVES = [
+    # (op, raises): an op's result outside inference mode is a normal tensor again
+    (lambda m, x, z: x * z, True),
+    (lambda m, x, z: z * x, True),
+    (lambda m, x, z: m.matmul(x, z), True),
+    (lambda m, x, z: x.sin() * z.exp(), False),
+    (lambda m, x, z: m.stack([x, z]).prod(0), False),
+    (lambda m, x, z: m.where(x > 0, x, z).exp(), False),
+]
+
+
+@pytest.mark.parametrize("k", range(len(SAVES)))
+def test_inference_tensor_cannot_be_saved(torch, k):
+    def build(m):
+        x = m.ones(2, requires_grad=True)
+        with m.inference_mode():
+            z = m.ones(2) * 3
+        return SAVES[k][0](m, x, z)
+
+    outcome = _both(torch, build)
+    assert (outcome is not None and outcome[0] is RuntimeError) == SAVES[k][1]
+
+
+def test_inference_tensor_in_an_op_that_saves_nothing(torch):
+    def build(m):
+        x = m.ones(2, requires_grad=True)
+        with m.inference_mode():
+            z = m.ones(2)
+        (x + z).sum().backward()
+
+    assert _both(torch, build) is None
+
+
+def test_custom_function_saving_an_inference_tensor(torch):
+    def build(m):
+        class Keep(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, z):
+                ctx.save_for_backward(z)
+                return x * 1
+
+            @staticmethod
+            def backward(ctx, g):
+                return g, None
+
+        x = m.ones(2, requires_grad=True)
+        with m.inference_mode():
+            z = m.ones(2)
+        return Keep.apply(x, z)
+
+    assert _both(torch, build)[0] is RuntimeError
+
+
+@pytest.mark.parametrize("where", ["grad", "no_grad", "inference"])
+def test_inference_tensor_modified_in_place(torch, where):
+    values = []
+
+    def build(m):
+        with m.inference_mode():
+            z = m.ones(2)
+        ctx = {"grad": m.enable_grad, "no_grad": m.no_grad, "inference": m.inference_mode}
+        with ctx[where]():
+            try:
+                z.mul_(2)
+            finally:
+                values.append(z.tolist())
+
+    _both(torch, build)
+    assert values[0] == values[1]  # PyTorch writes, then raises
+
+
+def test_metadata_is_one_dict_per_node(torch):
+    for m in (T, torch):
+        x = m.ones(2, requires_grad=True)
+        y = x * 2
+        y.grad_fn.metadata["k"] = 1
+        assert y.grad_fn.metadata == {"k": 1}
+        assert y.grad_fn.metadata is y.grad_fn.metadata
+        assert (x * 3).grad_fn.metadata == {}
+
+
+def test_gradient_for_a_non_tensor_input(torch):
+    def build(m):
+        class Scale(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, k):
+                return x * k
+
+            @staticmethod
+            def backward(ctx, g):
+                return g, g
+
+        x = m.ones(2, requires_grad=True)
+        Scale.apply(x, 2.0).sum().backward()
+
+    ours, theirs = _outcome(lambda: build(T)), _outcome(lambda: build(torch))
+    assert ours[0] is theirs[0] is RuntimeError
+    assert ours[1].startswith(theirs[1])  # ours adds what to do
+
+
+def test_legacy_function_call(torch):
+    def build(m):
+        class Double(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fn = Double()
+        assert [w.category for w in caught] == [DeprecationWarning]
+        fn(m.ones(2))
+
+    assert _both(torch, build)[0] is RuntimeError
