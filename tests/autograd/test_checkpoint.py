@@ -180,3 +180,19 @@ def test_non_reentrant_captured_non_leaf_is_refused():
     w = T.ones(2, requires_grad=True) * 2  # a non-leaf, captured by the closure
     with pytest.raises(NotImplementedError, match="Pass that tensor to checkpoint"):
         checkpoint(lambda a: a * w, T.ones(2, requires_grad=True), use_reentrant=False)
+
+
+def test_reentrant_refuses_grad_as_torch(torch):
+    errors = []
+    for m, ck in ((T, checkpoint), (torch, torch.utils.checkpoint.checkpoint)):
+        x = m.ones(2, requires_grad=True)
+        y = ck(lambda a: a.sin(), x, use_reentrant=True).sum()
+        with pytest.raises(RuntimeError) as info:
+            m.autograd.grad(y, x, retain_graph=True)
+        errors.append(str(info.value))
+        with pytest.raises(RuntimeError) as info:
+            y.backward(inputs=[x], retain_graph=True)
+        errors.append(str(info.value))
+        y.backward()  # a plain backward still works afterwards
+        assert x.grad is not None
+    assert errors[:2] == errors[2:]

@@ -9,7 +9,8 @@ recompute (``preserve_rng_state``), so dropout draws the same mask twice.
 * ``use_reentrant=True`` (PyTorch's old default): the forward runs under no_grad; backward
   recomputes and calls ``autograd.backward`` on the recomputed outputs, so parameters the
   function captures (module weights) get their ``.grad`` from that inner backward.  As in
-  PyTorch, use it with ``.backward()``; ``autograd.grad`` sees only the explicit inputs.
+  PyTorch, only ``.backward()`` without ``inputs`` may run through it: ``autograd.grad``
+  raises PyTorch's RuntimeError.
 * ``use_reentrant=False``: the forward runs once with recording on, to find the leaf tensors
   the function captures (parameters); that graph is dropped at once.  The checkpoint node
   takes the inputs *and* those leaves as its inputs, so ``autograd.grad``, ``create_graph``
@@ -105,6 +106,13 @@ class CheckpointFunction(Function):
 
     @staticmethod
     def backward(ctx, *grads):
+        if not state.checkpoint_valid:
+            # the inner backward would accumulate into the parameters' .grad behind grad()
+            raise RuntimeError(
+                "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() "
+                "or passing an `inputs` parameter to .backward(). To resolve this error, you "
+                "can either set use_reentrant=False, or call .backward() without passing the "
+                "`inputs` argument.")
         inputs = list(ctx.inputs)
         for i, t in zip(ctx.tensor_indices, ctx.saved_tensors):
             inputs[i] = t
