@@ -384,6 +384,9 @@ class Tensor:
                 f"only Tensors of floating point dtype can require gradients (this tensor is "
                 f"{self.dtype}); convert it first, e.g. x.float().requires_grad_()"
             )
+        if flag and type(self._vc) is InferenceVersion and not _grad_state.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         if self._acc is NO_EDGE:
             return  # a view made under no_grad: it requires grad as its base does (PyTorch)
         self._requires_grad = flag
@@ -461,6 +464,8 @@ class Tensor:
 
     @property
     def _version(self) -> int:
+        if type(self._vc) is InferenceVersion:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._vc[0] if self._vc is not None else 0
 
     def is_inference(self) -> bool:

@@ -153,3 +153,31 @@ def test_legacy_function_call(torch):
         fn(m.ones(2))
 
     assert _both(torch, build)[0] is RuntimeError
+
+
+def test_what_inference_mode_makes(torch):
+    # creation, ops, views of normal tensors (stay normal), dtype casts, no-op casts
+    def made(m):
+        x = m.ones(3)
+        with m.inference_mode():
+            outs = [m.tensor([1.0, 2.0]), m.zeros(2), m.randn(2), m.arange(3), x.clone(),
+                    x * 2, x[0:2], x.view(3), x.reshape(3, 1), m.matmul(m.ones(2, 2), m.ones(2)),
+                    x.sum(), m.cat([x, x]), x.detach(), m.full((2,), 1.0), m.eye(2), x.exp(),
+                    m.nn.functional.relu(x), m.stack([x, x]), m.ones_like(x), x.to(m.float64),
+                    x.float(), x.t(), m.where(x > 0, x, x)]
+        return [o.is_inference() for o in outs]
+
+    assert made(T) == made(torch)
+
+
+def test_inference_tensor_version_and_requires_grad(torch):
+    def build(m, what):
+        with m.inference_mode():
+            z = m.ones(2)
+            inside = m.ones(2).requires_grad_()  # allowed inside
+            assert inside.requires_grad
+        return z._version if what == "version" else z.requires_grad_()
+
+    for what in ("version", "requires_grad"):
+        outcome = _both(torch, lambda m, w=what: build(m, w))
+        assert outcome[0] is RuntimeError
