@@ -202,3 +202,14 @@ def test_results_detached_and_grad_mode_kept():
     assert T.is_grad_enabled()
     jac = RF.jacobian(lambda a: a * a, x)
     assert jac.grad_fn is None and jac.dtype == T.float32
+
+
+@pytest.mark.parametrize("module", ["retrograd.autograd.functional",
+                                    "retrograd.utils.checkpoint"])
+def test_docstring_examples_run(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module),
+                             optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0 and result.attempted > 0

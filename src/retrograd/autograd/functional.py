@@ -247,6 +247,16 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     Result structure as PyTorch: a Tensor for one input and one output; a tuple over inputs
     (or outputs) when one side is a tuple; a tuple (outputs) of tuples (inputs) when both are.
     Entry ``[i][j]`` has shape ``outputs[i].shape + inputs[j].shape``.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> from retrograd.autograd.functional import jacobian
+    >>> jacobian(lambda x: x ** 2, T.tensor([1.0, 3.0]))
+    tensor([[2., 0.],
+            [0., 6.]])
+    >>> [j.shape for j in jacobian(lambda x, y: x * y, (T.ones(2), T.ones(2)))]
+    [retrograd.Size([2, 2]), retrograd.Size([2, 2])]
     """
     _check_strategy(strategy, create_graph, "jacobian", "strategy")
     with enable_grad():
@@ -362,7 +372,15 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
-    """(func(inputs), H v), by the double-backward trick over ``vhp``'s graph."""
+    """(func(inputs), H v), by the double-backward trick over ``vhp``'s graph.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> from retrograd.autograd.functional import hvp
+    >>> hvp(lambda x: (x ** 3).sum(), T.tensor([1.0, 2.0]), T.tensor([1.0, 1.0]))
+    (tensor(9.), tensor([ 6., 12.]))
+    """
     with enable_grad():
         is_inputs_tuple, inputs, v, outputs, is_outputs_tuple, jac = _scalar_function_grad(
             func, inputs, v, create_graph, strict, "hvp")
