@@ -15,6 +15,7 @@ import numpy as np
 
 from . import dtypes
 from .autograd.grad_mode import state as _grad_state
+from .autograd import graph as _graph
 from .autograd.graph import NO_EDGE, InferenceVersion, check_inplace_allowed
 
 __all__ = ["Tensor", "Size", "make_tensor", "is_tensor", "is_floating_point", "numel"]
@@ -94,6 +95,9 @@ def make_tensor(data, grad_fn=None):
     t._acc = None
     t._extra = None
     return t
+
+
+_graph.wrap_array = make_tensor  # for grad_fn._saved_result (the graph layer sits below)
 
 
 #: dtype name -> the legacy class name that ``Tensor.type()`` reports

@@ -149,6 +149,40 @@ def freed_error(node) -> RuntimeError:
     )
 
 
+#: PyTorch's names of what a node class saves, in the order of ``node.saved`` (inputs, then
+#: the result): ``y.grad_fn._saved_self`` and the like.  Only the classes checked against
+#: PyTorch (tests/autograd/test_engine_fixes.py) are listed; others have no ``_saved_``
+#: attributes yet.
+SAVED_NAMES = {
+    "MulBackward0": ("self", "other"), "DivBackward0": ("self", "other"),
+    "MmBackward0": ("self", "mat2"), "PowBackward0": ("self",),
+    "PowBackward1": ("self", "exponent", "result"),
+    **{name: ("self",) for name in ("SinBackward0", "CosBackward0", "LogBackward0",
+                                    "AbsBackward0")},
+    **{name: ("result",) for name in ("ExpBackward0", "TanhBackward0", "SigmoidBackward0",
+                                      "ReluBackward0", "SqrtBackward0", "RsqrtBackward0")},
+}
+
+
+def saved_value(node, name: str):
+    """``node._saved_<name>``: the saved tensor (None where the op did not need it)."""
+    names = SAVED_NAMES.get(type(node).__name__, ())
+    if name not in names:
+        raise AttributeError(f"'{type(node).__name__}' object has no attribute '_saved_{name}'")
+    if node.saved is None:
+        raise freed_error(node)
+    value = node.saved[names.index(name)]
+    if isinstance(value, SavedOutput):
+        return wrap_array(value.data)
+    return value
+
+
+def wrap_array(data):
+    """An array as a Tensor: retrograd.tensor puts its ``make_tensor`` here when it loads
+    (it sits above this module, which cannot import it)."""
+    raise RuntimeError("retrograd.tensor is not loaded")
+
+
 class Node:
     """One recorded operation: PyTorch's ``grad_fn``.
 
@@ -196,6 +230,12 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<{self.name()} object at {id(self):#x}>"
+
+    def __getattr__(self, name: str):
+        # only for attributes not found otherwise: PyTorch's _saved_<name> of this op
+        if name.startswith("_saved_"):
+            return saved_value(self, name[7:])
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     @property
     def _saved_freed(self) -> bool:
