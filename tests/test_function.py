@@ -463,7 +463,7 @@ def test_function_gradient_for_a_non_tensor_input_raises_like_torch():
         errors.append((lambda f=NumberGrad, a=a: f.apply(2.0, a).sum().backward(),
                        lambda f=TooFew, a=a: f.apply(2.0, a).sum().backward(), a.grad.tolist()))
     (r_num, r_few, r_grad), (t_num, t_few, t_grad) = errors
-    both_raise(r_num, t_num, match="returned a gradient different than None at position 0, "
+    both_raise(r_num, t_num, match="returned a gradient different than None at position 1, "
                                    "but the corresponding forward input was not a Variable")
     both_raise(r_few, t_few, match=r"incorrect number of gradients \(expected 2, got 1\)")
     assert r_grad == t_grad

@@ -14,7 +14,9 @@ import warnings
 import numpy as np
 
 from . import dtypes
-from .autograd.graph import NO_EDGE
+from .autograd.grad_mode import state as _grad_state
+from .autograd import graph as _graph
+from .autograd.graph import NO_EDGE, InferenceVersion, check_inplace_allowed
 
 __all__ = ["Tensor", "Size", "make_tensor", "is_tensor", "is_floating_point", "numel"]
 
@@ -87,11 +89,15 @@ def make_tensor(data, grad_fn=None):
     t._grad_fn = grad_fn
     t._requires_grad = grad_fn is not None
     t._grad = None
-    t._vc = None
+    # made under inference_mode: an inference tensor (its own version counter marks it)
+    t._vc = InferenceVersion((1,)) if _grad_state.inference else None
     t._nr = 0
     t._acc = None
     t._extra = None
     return t
+
+
+_graph.wrap_array = make_tensor  # for grad_fn._saved_result (the graph layer sits below)
 
 
 #: dtype name -> the legacy class name that ``Tensor.type()`` reports
@@ -382,6 +388,9 @@ class Tensor:
                 f"only Tensors of floating point dtype can require gradients (this tensor is "
                 f"{self.dtype}); convert it first, e.g. x.float().requires_grad_()"
             )
+        if flag and type(self._vc) is InferenceVersion and not _grad_state.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         if self._acc is NO_EDGE:
             return  # a view made under no_grad: it requires grad as its base does (PyTorch)
         self._requires_grad = flag
@@ -459,9 +468,17 @@ class Tensor:
 
     @property
     def _version(self) -> int:
+        if type(self._vc) is InferenceVersion:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._vc[0] if self._vc is not None else 0
 
+    def is_inference(self) -> bool:
+        """True for a tensor made under ``inference_mode()`` (or a view of one)."""
+        return type(self._vc) is InferenceVersion
+
     def _bump_version(self) -> None:
+        if type(self._vc) is InferenceVersion:
+            check_inplace_allowed(self._vc)
         if self._vc is None:
             self._vc = [1]
         else:

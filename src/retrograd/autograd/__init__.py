@@ -18,6 +18,7 @@ from .graph import accumulator_of  # noqa: F401
 from .function import Function, FunctionCtx
 from .gradcheck import gradcheck, gradgradcheck
 from .variable import Variable
+from . import functional  # noqa: F401
 
 
 def trace(params=None):
@@ -31,5 +32,5 @@ __all__ = [
     "backward", "grad", "Variable", "Function", "no_grad", "enable_grad", "set_grad_enabled",
     "is_grad_enabled", "inference_mode", "is_inference_mode_enabled", "gradcheck",
     "gradgradcheck", "trace", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
-    "is_anomaly_check_nan_enabled", "FunctionCtx",
+    "is_anomaly_check_nan_enabled", "FunctionCtx", "functional",
 ]

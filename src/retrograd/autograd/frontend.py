@@ -154,6 +154,17 @@ def _input_targets(inputs, what):
     return targets
 
 
+def _run_marked(checkpoint_valid, *args, **kwargs):
+    """engine.run_backward, telling a reentrant checkpoint whether it may run inside (only
+    for a backward() without inputs, as PyTorch's ``_is_checkpoint_valid``)."""
+    prev = _state.checkpoint_valid
+    _state.checkpoint_valid = checkpoint_valid
+    try:
+        return engine.run_backward(*args, **kwargs)
+    finally:
+        _state.checkpoint_valid = prev
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              grad_variables=None, inputs=None, **legacy):
     """Accumulate the gradients of ``tensors`` w.r.t. the graph leaves into their ``.grad``.
@@ -201,8 +212,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
                   enumerate(zip(outputs, grads))]
     roots, root_grads = _multi_output_roots(outputs, roots, root_grads)
     targets = _input_targets(inputs, "backward") if inputs is not None else None
-    captured = engine.run_backward(roots, root_grads, retain_graph, create_graph, targets,
-                                   accumulate=True)
+    captured = _run_marked(inputs is None, roots, root_grads, retain_graph, create_graph,
+                           targets, accumulate=True)
     if inputs is not None:
         from .engine import _accumulate_into_grad
 
@@ -269,8 +280,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                   enumerate(zip(outs, gos))]
     roots, root_grads = _multi_output_roots(outs, roots, root_grads)
     targets = _input_targets(ins, "grad")
-    captured = engine.run_backward(roots, root_grads, retain_graph, create_graph, targets,
-                                   accumulate=False)
+    captured = _run_marked(False, roots, root_grads, retain_graph, create_graph, targets,
+                           accumulate=False)
     results = []
     for i, (t, g) in enumerate(zip(ins, captured)):
         if g is None:

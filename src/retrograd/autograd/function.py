@@ -8,11 +8,14 @@ It lowers onto the same Node machinery as the built-in ops: the engine calls its
 from __future__ import annotations
 
 import threading
+import warnings
 
 import numpy as np
 
 from .grad_mode import anomaly, state
-from .graph import Node, SavedOutput, accumulator_of, next_sequence_nr, remember_forward
+from .graph import (
+    Node, SavedOutput, accumulator_of, check_saveable, next_sequence_nr, remember_forward,
+)
 
 
 def _tensor_mod():
@@ -122,7 +125,7 @@ def _function_vjp(node, g, saved):
             if r is not None and i not in positions:
                 raise RuntimeError(
                     f"function {node.name()} returned a gradient different than None at "
-                    f"position {i}, but the corresponding forward input was not a Variable "
+                    f"position {i + 1}, but the corresponding forward input was not a Variable "
                     "(return None for a non-tensor input)"
                 )
         result = [result[i] for i in positions]
@@ -184,6 +187,20 @@ class Function(metaclass=_FunctionMeta):
         )
 
     vjp = backward
+
+    def __init__(self, *args, **kwargs):
+        warnings.warn(
+            f"{self.__class__} should not be instantiated. Methods on autograd functions are "
+            "all static, so you should invoke them on the class itself. Instantiating an "
+            "autograd function will raise an error in a future version of PyTorch.",
+            DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        # the legacy style (an instance called like a module) is gone in PyTorch too
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use "
+            "new-style autograd function with static forward method. (Example: "
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
 
     @staticmethod
     def setup_context(ctx, inputs, output):
@@ -288,6 +305,9 @@ class Function(metaclass=_FunctionMeta):
             ctx.saved = tuple(saved)
             ctx._to_save = ()
             if any(isinstance(t, Tensor) and t._vc for t in to_save):
+                for t in to_save:
+                    if isinstance(t, Tensor):
+                        check_saveable(t._vc)
                 ctx.versions = tuple(t._vc[0] if isinstance(t, Tensor) and t._vc else 0
                                      for t in to_save)
         for o in results:

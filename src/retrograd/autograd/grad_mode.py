@@ -29,6 +29,8 @@ class _State(threading.local):
     enabled = True
     inference = False
     tracer = None  # the autograd.trace() recorder active in this thread (engine reads it)
+    # False while a grad() or backward(inputs=...) runs: a reentrant checkpoint refuses then
+    checkpoint_valid = True
 
 
 state = _State()

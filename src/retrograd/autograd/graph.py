@@ -74,13 +74,52 @@ def add_hook(table: dict, fn) -> RemovableHandle:
 class NodeHooks:
     """Hooks of one node; allocated only when someone registers one (keeps nodes small)."""
 
-    __slots__ = ("pre", "post", "tensor", "retain")
+    __slots__ = ("pre", "post", "tensor", "retain", "metadata")
 
     def __init__(self):
         self.pre = {}  # fn(grad_outputs) -> new grad_outputs or None
         self.post = {}  # fn(grad_inputs, grad_outputs) -> new grad_inputs or None
         self.tensor = {}  # output_nr -> {id: fn(grad) -> new grad or None}
         self.retain = {}  # output_nr -> weakref to the non-leaf tensor that retains .grad
+        self.metadata = {}  # grad_fn.metadata: the user's dict, one per node
+
+
+class InferenceVersion(list):
+    """The version counter of a tensor made under ``inference_mode()``: marks it an inference
+    tensor (views and detach() share the counter, so they are inference tensors too, as in
+    PyTorch).  It starts at 1, so that saving one for backward takes the op machinery's
+    rare "saved at a non-zero version" branch, where :func:`check_saveable` runs: ordinary
+    tensors pay nothing for the check."""
+
+    __slots__ = ()
+
+
+INFERENCE_SAVE_ERROR = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`.")
+
+INFERENCE_INPLACE_ERROR = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+
+def check_saveable(vc) -> None:
+    """Raise PyTorch's error for an inference tensor (version counter ``vc``) being saved."""
+    if type(vc) is InferenceVersion:
+        raise RuntimeError(INFERENCE_SAVE_ERROR)
+
+
+def check_inplace_allowed(vc) -> None:
+    """Raise PyTorch's error for an in-place change of an inference tensor outside
+    inference mode."""
+    if type(vc) is InferenceVersion:
+        from .grad_mode import state
+
+        if not state.inference:
+            raise RuntimeError(INFERENCE_INPLACE_ERROR)
 
 
 class SavedOutput:
@@ -108,6 +147,40 @@ def freed_error(node) -> RuntimeError:
         "first backward (or autograd.grad) call if you need to backward through the graph "
         "a second time or to access saved tensors after calling backward."
     )
+
+
+#: PyTorch's names of what a node class saves, in the order of ``node.saved`` (inputs, then
+#: the result): ``y.grad_fn._saved_self`` and the like.  Only the classes checked against
+#: PyTorch (tests/autograd/test_engine_fixes.py) are listed; others have no ``_saved_``
+#: attributes yet.
+SAVED_NAMES = {
+    "MulBackward0": ("self", "other"), "DivBackward0": ("self", "other"),
+    "MmBackward0": ("self", "mat2"), "PowBackward0": ("self",),
+    "PowBackward1": ("self", "exponent", "result"),
+    **{name: ("self",) for name in ("SinBackward0", "CosBackward0", "LogBackward0",
+                                    "AbsBackward0")},
+    **{name: ("result",) for name in ("ExpBackward0", "TanhBackward0", "SigmoidBackward0",
+                                      "ReluBackward0", "SqrtBackward0", "RsqrtBackward0")},
+}
+
+
+def saved_value(node, name: str):
+    """``node._saved_<name>``: the saved tensor (None where the op did not need it)."""
+    names = SAVED_NAMES.get(type(node).__name__, ())
+    if name not in names:
+        raise AttributeError(f"'{type(node).__name__}' object has no attribute '_saved_{name}'")
+    if node.saved is None:
+        raise freed_error(node)
+    value = node.saved[names.index(name)]
+    if isinstance(value, SavedOutput):
+        return wrap_array(value.data)
+    return value
+
+
+def wrap_array(data):
+    """An array as a Tensor: retrograd.tensor puts its ``make_tensor`` here when it loads
+    (it sits above this module, which cannot import it)."""
+    raise RuntimeError("retrograd.tensor is not loaded")
 
 
 class Node:
@@ -141,7 +214,8 @@ class Node:
 
     @property
     def metadata(self) -> dict:
-        return {}
+        """A dict of your own on this node (the same one on every access, as PyTorch)."""
+        return self._hook_table().metadata
 
     def _hook_table(self) -> NodeHooks:
         return create_once(self, "hooks", NodeHooks)
@@ -156,6 +230,12 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<{self.name()} object at {id(self):#x}>"
+
+    def __getattr__(self, name: str):
+        # only for attributes not found otherwise: PyTorch's _saved_<name> of this op
+        if name.startswith("_saved_"):
+            return saved_value(self, name[7:])
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     @property
     def _saved_freed(self) -> bool:

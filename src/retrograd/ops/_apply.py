@@ -20,7 +20,9 @@ import numpy as np
 
 from .. import dtypes
 from ..autograd.grad_mode import state
-from ..autograd.graph import Node, SavedOutput, accumulator_of, next_sequence_nr
+from ..autograd.graph import (
+    InferenceVersion, Node, SavedOutput, accumulator_of, check_saveable, next_sequence_nr,
+)
 from ..backend import as_array
 from ..tensor import Tensor, make_tensor
 from ._errors import forward_error
@@ -111,6 +113,9 @@ def record(node_cls, inputs, out, params, extras=()):
         if saves & INPUTS:
             versions = [x._vc[0] if isinstance(x, Tensor) and x._vc else 0 for x in saved]
             if any(versions):
+                for x in saved:
+                    if isinstance(x, Tensor):
+                        check_saveable(x._vc)
                 node.versions = tuple(versions)
         if saves & OUTPUT:
             if out._vc is None:
@@ -139,6 +144,9 @@ def record_multi(node_cls, x, outs, params, saved=()):
     node.params = params
     node.hooks = None
     versions = tuple(s._vc[0] if s._vc else 0 for s in saved)
+    if any(versions):
+        for s in saved:
+            check_saveable(s._vc)
     node.versions = versions if any(versions) else None
     node.saved = tuple(saved)
     node.out_shape = [o._data.shape for o in outs]
@@ -365,7 +373,7 @@ def _unary_caller(op):
                 vc = x._vc = [0]
             out._vc = vc
         else:
-            out._vc = None
+            out._vc = InferenceVersion((1,)) if state.inference else None
         if not (x._requires_grad and differentiable and state.enabled
                 and data.dtype.kind == "f"):
             out._grad_fn = None
@@ -384,6 +392,7 @@ def _unary_caller(op):
         if saves_input:
             vc = x._vc
             if vc is not None and vc[0]:
+                check_saveable(vc)
                 node.versions = (vc[0],)
             if saves_output:
                 vc = out._vc
@@ -495,7 +504,7 @@ def _binary_caller(op):
         out = _new(Tensor)
         out._data = data
         out._grad = None
-        out._vc = None
+        out._vc = InferenceVersion((1,)) if state.inference else None
         out._nr = 0
         out._acc = None
         out._extra = None
@@ -539,6 +548,8 @@ def _binary_caller(op):
             va = a._vc[0] if a_is_t and a._vc is not None else 0
             vb = b._vc[0] if b_is_t and b._vc is not None else 0
             if va or vb:
+                check_saveable(a._vc if a_is_t else None)
+                check_saveable(b._vc if b_is_t else None)
                 node.versions = (va, vb)
             if saves_output:
                 out._vc = [0]
