@@ -118,12 +118,6 @@ def _derivative_requires_grad(prog, failure):
 
 
 
-@known("addcmul/addcdiv of integer tensors with a fractional value: PyTorch truncates value")
-def _int_addcmul(prog, failure):
-    return failure.kind == "value" and any(
-        st.op in ("addcmul", "addcmul_") and "value=" in st.text for st in prog.steps)
-
-
 
 
 def _texts_all(prog):

@@ -335,6 +335,14 @@ loss = (v9 * v9.detach().tanh()).sum()
 loss.backward()
 loss.backward()
 """,
+    # addcmul of integer tensors casts a fractional value to the integer type first, as
+    # PyTorch (truncates: 0.5 -> 0, -1.7 -> -1) (seed 5000216)
+    "addcmul_int_fractional_value": """
+v1 = T.tensor(-1, dtype=T.int64)
+v1.addcmul_(v1, v1, value=0.5)
+v2 = T.addcmul(T.tensor([-1, 2, 3]), T.tensor([1, 2, -3]), T.tensor([1, 2, -3]), value=-1.7)
+v3 = T.tensor([1.0, 2.0]).addcmul(T.tensor([1, 2]), T.tensor([1, 2]), value=0.5)
+""",
     # views taken before requires_grad_() on their base require grad too (seeds 5002398,
     # 5001187)
     "view_before_requires_grad": """

@@ -41,6 +41,10 @@ def addcmul(input, tensor1, tensor2, *, value=1):  # noqa: A002 - PyTorch's name
     if all(getattr(t, "_data", t).dtype.kind == "b" for t in (input, tensor1, tensor2)
            if hasattr(getattr(t, "_data", t), "dtype")):
         raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
+    if isinstance(value, float) and all(
+            getattr(getattr(t, "_data", t), "dtype", None) is not None
+            and getattr(t, "_data", t).dtype.kind in "iub" for t in (input, tensor1, tensor2)):
+        value = int(value)  # PyTorch casts value to the integer result type first (truncates)
     return _addcmul(input, tensor1, tensor2, value)
 
 
