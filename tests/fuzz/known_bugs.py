@@ -83,7 +83,11 @@ def _saved_tensors(prog, failure):
     if failure.kind in ("grad", "log"):  # the .grad / hooks of an output PyTorch's
         # derivative reads (so it is part of the second backward's graph)
         return failure.op not in ("leaf", "autograd.grad") and "backward2" in _ops(prog)
-    return failure.kind == "raise" and "modified by an inplace operation" in failure.message
+    # (PyTorch's sgn saves its input: unpacking a split piece whose base changed in place
+    # raises there, where retrograd's sgn saves nothing)
+    m = failure.message
+    return failure.kind == "raise" and ("modified by an inplace operation" in m or
+                                        "another view of its base has been modified" in m)
 
 
 @known("after an in-place change of its base, a view's grad_fn is AsStridedBackward0 in "

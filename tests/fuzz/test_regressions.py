@@ -343,6 +343,20 @@ v1.addcmul_(v1, v1, value=0.5)
 v2 = T.addcmul(T.tensor([-1, 2, 3]), T.tensor([1, 2, -3]), T.tensor([1, 2, -3]), value=-1.7)
 v3 = T.tensor([1.0, 2.0]).addcmul(T.tensor([1, 2]), T.tensor([1, 2]), value=0.5)
 """,
+    # tile(()) of a 0-d tensor is a copy (repeat of nothing), as PyTorch (seed 7009700); a
+    # node whose gradients all go nowhere is skipped even when its saved values are kept
+    # (retain_graph: sort's derivative read its missing input, seed 7011163)
+    "tile_0d_and_dead_end_sort": """
+v2 = T.tensor(False, dtype=T.bool)
+v9 = v2.tile(())
+v3 = T.tensor(-0.0, dtype=T.float64, requires_grad=True)
+with T.set_grad_enabled(False):
+    v4 = v3.flatten()
+v7 = v4.sort(dim=0, descending=True).values
+loss = (v3 * v3.detach().tanh()).sum() + (v4 * v4.detach().tanh()).sum()
+loss = loss + (v7 * v7.detach().tanh()).sum()
+loss.backward(retain_graph=True)
+""",
     # views taken before requires_grad_() on their base require grad too (seeds 5002398,
     # 5001187)
     "view_before_requires_grad": """

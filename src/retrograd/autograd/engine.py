@@ -399,9 +399,10 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
             if g is None or (node.multi_output and all(x is None for x in g)):
                 _release_children(node, deps, ready)
                 continue
-            if node.saved is None and all(c is None for c in node.next):
+            nxt = node.next
+            if nxt.count(None) == len(nxt):
                 # its gradients go nowhere (its inputs are views made under no_grad): PyTorch
-                # computes no output, so never reads the freed values
+                # computes no output, so it reads no saved (maybe freed) value
                 _release_children(node, deps, ready)
                 continue
             saved = unpack_saved(node, as_tensors)

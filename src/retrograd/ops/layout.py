@@ -236,7 +236,8 @@ def tile(x, *dims):
     if not dims:
         raise TypeError('tile() missing 1 required positional arguments: "dims"')
     dims = _shape_arg(dims)  # tile(2, 3), tile((2, 3)) or tile([2, 3])
-    return repeat(x, *((1,) * (x.ndim - len(dims)) + dims))
+    # (one tuple argument: for a 0-d tensor and tile(()) it is empty, which repeat takes)
+    return repeat(x, (1,) * (x.ndim - len(dims)) + tuple(dims))
 
 
 # ----------------------------------------------------------------- triangles
