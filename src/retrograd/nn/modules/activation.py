@@ -183,8 +183,8 @@ class LogSigmoid(Module):
         return F.logsigmoid(input)
 
 
-class Softmax(Module):
-    """``exp(x) / exp(x).sum(dim)`` along ``dim``."""
+class _AlongDim(Module):
+    """An activation along one ``dim`` (None: PyTorch's legacy implicit choice)."""
 
     __constants__ = ["dim"]
 
@@ -194,35 +194,25 @@ class Softmax(Module):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        if not hasattr(self, "dim"):
+        if not hasattr(self, "dim"):  # pickled before ``dim`` existed (as PyTorch)
             self.dim = None
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Softmax(_AlongDim):
+    """``exp(x) / exp(x).sum(dim)`` along ``dim``."""
 
     def forward(self, input):
         return F.softmax(input, self.dim)
 
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
 
-
-class LogSoftmax(Module):
+class LogSoftmax(_AlongDim):
     """``log(softmax(x, dim))``, computed stably."""
-
-    __constants__ = ["dim"]
-
-    def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
-
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        if not hasattr(self, "dim"):
-            self.dim = None
 
     def forward(self, input):
         return F.log_softmax(input, self.dim)
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
 
 
 # --- the rest of torch.nn's activations (Threshold ... Softmax2d) ---
@@ -446,25 +436,11 @@ class Tanhshrink(Module):
         return F.tanhshrink(input)
 
 
-class Softmin(Module):
+class Softmin(_AlongDim):
     """``softmax(-x, dim)``."""
-
-    __constants__ = ["dim"]
-
-    def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
-
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        if not hasattr(self, "dim"):
-            self.dim = None
 
     def forward(self, input):
         return F.softmin(input, self.dim)
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
 
 
 class Softmax2d(Module):

@@ -4,11 +4,10 @@ shares (``running_mean``, ``running_var``, ``num_batches_tracked``), as ``torch.
 from __future__ import annotations
 
 from ... import dtypes
-from ..._creation import empty, ones, tensor, zeros
+from ..._creation import ones, tensor, zeros
 from .. import functional as F
-from .. import init
 from ..module import Module
-from ..parameter import Parameter
+from .normalization import make_affine, reset_affine
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
 
@@ -28,15 +27,7 @@ class _NormBase(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(empty(num_features, dtype=dtype))
-            if bias:
-                self.bias = Parameter(empty(num_features, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        make_affine(self, num_features, affine, bias, dtype)
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, dtype=dtype))
             self.register_buffer("running_var", ones(num_features, dtype=dtype))
@@ -57,10 +48,7 @@ class _NormBase(Module):
     def reset_parameters(self) -> None:
         """Reset the running statistics, and the affine weight to 1 and bias to 0."""
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine(self)
 
     def _check_input_dim(self, input) -> None:
         raise NotImplementedError
