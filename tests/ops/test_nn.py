@@ -133,3 +133,25 @@ def test_dropout_gradcheck():
 
     assert retrograd.autograd.gradcheck(f, (x,))
     assert retrograd.autograd.gradgradcheck(f, (x,))
+
+
+@pytest.mark.parametrize("eps,probabilities", [(1.5, True), (1.5, False)])
+def test_label_smoothing_out_of_range_raises_as_torch(eps, probabilities, torch):
+    # (PyTorch checks the range only when label_smoothing > 0: see below)
+    messages = []
+    for m in (retrograd, torch):
+        target = m.full((2, 3), 1 / 3) if probabilities else m.tensor([0, 1])
+        with pytest.raises(RuntimeError) as info:
+            m.nn.functional.cross_entropy(m.zeros(2, 3), target, label_smoothing=eps)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1] and "between 0.0 and 1.0" in messages[0]
+
+
+@pytest.mark.parametrize("probabilities", [True, False])
+def test_negative_label_smoothing_means_none_as_torch(probabilities, torch):
+    got = []
+    for m in (retrograd, torch):
+        target = m.tensor([[0.2, 0.5, 0.3]]) if probabilities else m.tensor([1])
+        got.append(m.nn.functional.cross_entropy(m.tensor([[0.5, 1.0, -1.0]]), target,
+                                                 label_smoothing=-0.1).item())
+    assert got[0] == pytest.approx(got[1], rel=1e-6)

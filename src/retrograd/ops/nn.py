@@ -271,18 +271,19 @@ def cross_entropy(input, target, weight=None, ignore_index=-100,  # noqa: A002
     >>> round(loss.item(), 4)
     0.1269
     """
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
-                           f"{label_smoothing}")
     _check_reduction(reduction)
     class_dim = 1 if input.ndim >= 2 else 0
     logp = log_softmax(input, class_dim)
     t = target._data if hasattr(target, "_data") else target
-    if label_smoothing and t.dtype.kind == "f":
+    # PyTorch checks the range only when label_smoothing > 0: a negative one means none
+    if label_smoothing > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                           f"{label_smoothing}")
+    if label_smoothing > 0 and t.dtype.kind == "f":
         # probabilities: mixed with the uniform distribution, as PyTorch does
         n_classes = input.shape[class_dim]
         target = add_number(mul_number(target, 1 - label_smoothing), label_smoothing / n_classes)
-    elif label_smoothing:
+    elif label_smoothing > 0:
         return _label_smoothed(logp, target, weight, ignore_index, reduction,
                                label_smoothing, class_dim)
     if t.dtype.kind == "f":
