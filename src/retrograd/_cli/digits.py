@@ -105,20 +105,46 @@ def evaluate(model, loader, loss_fn):
 
 
 def fit(model, train_set, test_set, epochs: int, seed: int, lr: float = 3e-3,
-        batch_size: int = 32, augment: bool = False, progress=None, on_epoch=None):
+        batch_size: int = 32, augment: bool = False, progress=None, on_epoch=None,
+        distributed: bool = False):
     """Train ``model`` with Adam and a cosine schedule; returns the per-epoch history.
 
     ``augment`` trains on randomly shifted images (:class:`RandomShift`).
+
+    ``distributed``: data-parallel over the initialised process group, as a PyTorch user
+    writes it: the model wrapped in ``DistributedDataParallel``, each rank reading its share
+    of every epoch through a ``DistributedSampler``.  ``batch_size`` stays the *global*
+    batch (each rank takes ``batch_size / world_size``), so the optimiser takes the same
+    steps as one process would, and the train loss and accuracy of each epoch are summed
+    over the ranks.
 
     ``progress(iterable, desc)`` wraps each epoch's batches (a tqdm bar in the command; it
     must have ``set_postfix``), and ``on_epoch(record)`` sees each epoch's record: train loss
     and accuracy, test loss and accuracy, learning rate.
     """
-    generator = torch.Generator().manual_seed(seed)  # the shuffling order (and the shifts)
+    world, rank = 1, 0
+    if distributed:
+        import retrograd.distributed as dist
+        from retrograd.nn.parallel import DistributedDataParallel
+        from retrograd.utils.data import DistributedSampler
+
+        world, rank = dist.get_world_size(), dist.get_rank()
+        if batch_size % world:
+            raise ValueError(f"the global batch of {batch_size} does not split evenly over "
+                             f"{world} processes; launch a number of processes that "
+                             f"divides it")
+        model = DistributedDataParallel(model)
+    # the shuffling order (and the shifts; each rank shifts its own images differently)
+    generator = torch.Generator().manual_seed(seed + rank)
     if augment:
         train_set = RandomShift(train_set, generator=generator)
-    train_loader = DataLoader(train_set, batch_size=batch_size, shuffle=True,
-                              generator=generator)
+    if distributed:
+        sampler = DistributedSampler(train_set, num_replicas=world, rank=rank, seed=seed)
+        train_loader = DataLoader(train_set, batch_size=batch_size // world, sampler=sampler)
+    else:
+        sampler = None
+        train_loader = DataLoader(train_set, batch_size=batch_size, shuffle=True,
+                                  generator=generator)
     test_loader = DataLoader(test_set, batch_size=256)
     loss_fn = nn.CrossEntropyLoss()
     optimizer = optim.Adam(model.parameters(), lr=lr)
@@ -126,6 +152,8 @@ def fit(model, train_set, test_set, epochs: int, seed: int, lr: float = 3e-3,
     history = []
     for epoch in range(1, epochs + 1):
         model.train()
+        if sampler is not None:
+            sampler.set_epoch(epoch)  # a new shuffle each epoch, the same on every rank
         total_loss, correct, seen = 0.0, 0, 0
         batches = train_loader if progress is None else progress(
             train_loader, f"epoch {epoch}/{epochs}")
@@ -141,6 +169,10 @@ def fit(model, train_set, test_set, epochs: int, seed: int, lr: float = 3e-3,
             if progress is not None:
                 batches.set_postfix(loss=f"{total_loss / seen:.4f}",
                                     acc=f"{100 * correct / seen:.1f}%")
+        if distributed:  # the epoch's figures over every rank's share
+            sums = torch.tensor([total_loss, correct, seen], dtype=torch.float64)
+            dist.all_reduce(sums)
+            total_loss, correct, seen = sums.tolist()
         record = {"epoch": epoch, "lr": scheduler.get_last_lr()[0],
                   "train_loss": total_loss / seen, "train_acc": correct / seen}
         scheduler.step()
