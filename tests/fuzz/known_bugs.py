@@ -149,19 +149,6 @@ def _read_only(prog, failure):
 
 
 
-@known("item 5 (argument checks): add/sub of integer tensors with a float alpha, an integer "
-       "tensor to a negative integer power (also when empty), kthvalue/topk of bool, "
-       "permute(), tril of 0-d, cumsum(dim) out of range must raise (PyTorch's class)")
-def _int_alpha(prog, failure):
-    if failure.kind != "raise" or not failure.torch_exc:
-        return False
-    m = failure.message
-    return (not failure.retro_exc or failure.retro_exc != failure.torch_exc) and (
-        "alpha" in m or "negative integer powers" in m or "not implemented for 'Bool'" in m
-        or "does not support bool" in m or "missing 1 required positional" in m
-        or "at least 2 dimensions" in m or "Dimension out of range" in m)
-
-
 @known("empty tensors: PyTorch skips checks (an index or dim out of range, bool mm) where "
        "retrograd raises")
 def _empty_index(prog, failure):

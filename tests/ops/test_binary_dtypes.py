@@ -217,3 +217,29 @@ def test_mixed_second_derivatives_vs_torch(op, torch):
             np.testing.assert_allclose(u, v, rtol=1e-10, atol=1e-12, err_msg=f"item {i}")
         else:
             assert u == v or (u is None and v is None), f"item {i}: {u!r} vs {v!r}"
+
+
+ALPHAS = [2, 1.5, True, False, 0, np.float64(2.0), np.int64(-1)]
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "add_", "sub_"])
+@pytest.mark.parametrize("dtype_a,dtype_b", [("int64", "int64"), ("bool", "bool"),
+                                             ("int64", "float32"), ("float32", "float32"),
+                                             ("uint8", "bool")])
+@pytest.mark.parametrize("alpha", ALPHAS, ids=repr)
+def test_alpha_of_add_and_sub_follows_pytorch(op, dtype_a, dtype_b, alpha):
+    # a fractional alpha with an integer result raises, a bool alpha needs a bool result,
+    # and with a bool result alpha counts as a bool (NumPy would compute True + 2 = 3)
+    torch = pytest.importorskip("torch")
+    results = []
+    for m in (retrograd, torch):
+        a = m.tensor([True, False, True] if dtype_a == "bool" else [3, 0, -2],
+                     dtype=getattr(m, dtype_a))
+        b = m.tensor([True, True, False] if dtype_b == "bool" else [1, 4, 2],
+                     dtype=getattr(m, dtype_b))
+        try:
+            out = getattr(a, op)(b, alpha=alpha)
+            results.append((str(out.dtype).split(".")[-1], out.tolist()))
+        except (RuntimeError, TypeError) as e:
+            results.append(type(e).__name__)
+    assert results[0] == results[1]

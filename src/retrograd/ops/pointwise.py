@@ -8,6 +8,7 @@ Broadcasting is not undone here: the engine reduces each gradient to its input's
 from __future__ import annotations
 
 import math
+import numbers
 
 from .. import dtypes
 from ..backend import namespace
@@ -97,7 +98,27 @@ def add(input, other, *, alpha=1):  # noqa: A002 - PyTorch's names
     >>> T.add(T.tensor([1.0, 2.0]), T.tensor([1.0, 1.0]), alpha=2)
     tensor([3., 4.])
     """
-    return add_op(input, other) if alpha == 1 else add_op(input, other, alpha)
+    if alpha.__class__ is int and alpha == 1:
+        return add_op(input, other)
+    return add_op(input, other, check_alpha(input, other, alpha))
+
+
+def check_alpha(input, other, alpha):  # noqa: A002 - PyTorch's names
+    """``alpha`` for add/sub as PyTorch takes it: no fractional alpha when the result is an
+    integer or bool tensor (NumPy would silently compute in float), no bool alpha unless
+    the result is bool, and for a bool result alpha counts as a bool (True + 2 * True is
+    True, where NumPy would give the integer 3)."""
+    kind = dtypes.result_type(input, other).numpy.kind
+    if type(alpha).__module__ == "numpy":  # a NumPy scalar counts as the Python number
+        alpha = alpha.item()             # (np.float64 would make float32 data float64)
+    if alpha.__class__ is bool:
+        if kind != "b":
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    elif kind in "biu" and not isinstance(alpha, numbers.Integral):
+        raise RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating point number "
+            f"(alpha={alpha!r}); pass an integer alpha, or convert the tensors with .float()")
+    return bool(alpha) if kind == "b" else alpha
 
 
 def _sub_vjp(node, g, saved):
@@ -138,7 +159,9 @@ sub_op = defop("sub", _sub_fwd, _sub_vjp, "SubBackward0", 2, NOTHING, "promote")
 
 def sub(input, other, *, alpha=1):  # noqa: A002 - PyTorch's names
     """``input - alpha * other``, broadcasting; either may be a Python number."""
-    return sub_op(input, other) if alpha == 1 else sub_op(input, other, alpha)
+    if alpha.__class__ is int and alpha == 1:
+        return sub_op(input, other)
+    return sub_op(input, other, check_alpha(input, other, alpha))
 # ``2 - x``: PyTorch records it as RsubBackward1
 def _with_number(fn):
     """``fn(tensor_array, number)`` with PyTorch's promotion (NumPy's differs for integer
@@ -317,6 +340,8 @@ def _pow_exponent_fwd(a, p):
         # PyTorch computes x ** -0.5 as rsqrt(x): -inf at -0.0 and nan at -inf, where
         # NumPy's pow gives inf and 0
         return 1 / namespace(a).sqrt(a)
+    if a.size == 0 and a.dtype.kind in "biu" and p.__class__ is int and p < 0:
+        return _int_pow_negative(a, p)  # raises as PyTorch, also with nothing to compute
     return _pow_fwd(a, p)
 
 
