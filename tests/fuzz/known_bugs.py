@@ -111,8 +111,9 @@ def _view_before_requires_grad_changed(prog, failure):
 
 
 
-@known("create_graph: whether a derivative requires grad differs (relu's does in PyTorch, "
-       "sign's does not)")
+@known("create_graph: whether a derivative requires grad differs where it is not yet its own "
+       "record (prelu's and hardsigmoid's do in PyTorch; relu, leaky_relu, hardtanh, "
+       "threshold, hard/softshrink and rrelu match: tests/test_derivative_records.py)")
 def _derivative_requires_grad(prog, failure):
     if failure.kind == "raise":
         return failure.op == "backward2" and "does not require grad" in failure.message

@@ -11,7 +11,7 @@ from ._apply import INPUTS, OUTPUT, defop
 from ._errors import float_only
 from .inplace import inplace as _inplace
 from .inplace import relu_ as _relu_
-from .pointwise import exp, sigmoid, where
+from .pointwise import derivative_record, exp, sigmoid, where
 from .pointwise import relu as _relu
 
 
@@ -24,10 +24,13 @@ def _leaky_fwd(a, slope):
     return namespace(a).where(a > 0, a, a * slope)
 
 
+# leaky_relu'(0) = negative_slope, as PyTorch (the test is x > 0)
+_leaky_backward = derivative_record("LeakyReluBackwardBackward0",
+                                    lambda g, a, slope: where(a > 0, g, g * slope))
+
+
 def _leaky_vjp(node, g, saved):
-    (a,) = saved
-    # leaky_relu'(0) = negative_slope, as PyTorch (the test is x > 0)
-    return (where(a > 0, g, g * node.params[0]),)
+    return (_leaky_backward(g, saved[0], node.params[0]),)
 
 
 _leaky_relu = defop("leaky_relu", _leaky_fwd, _leaky_vjp, "LeakyReluBackward0", 1, INPUTS)
@@ -185,13 +188,15 @@ def _hardtanh_fwd(a, lo, hi):
     return namespace(a).clip(a, lo, hi)
 
 
+# unlike clamp, the gradient stops at the bounds themselves (PyTorch: lo < x < hi), and
+# at nan (as PyTorch's vectorised kernel; its scalar tail, tensors of < 8 elements,
+# passes g there); 0, not g * 0, outside
+_hardtanh_backward = derivative_record(
+    "HardtanhBackwardBackward0", lambda g, a, lo, hi: where((a > lo) & (a < hi), g, 0.0))
+
+
 def _hardtanh_vjp(node, g, saved):
-    (a,) = saved
-    lo, hi = node.params
-    # unlike clamp, the gradient stops at the bounds themselves (PyTorch: lo < x < hi), and
-    # at nan (as PyTorch's vectorised kernel; its scalar tail, tensors of < 8 elements,
-    # passes g there); 0, not g * 0, outside
-    return (where((a > lo) & (a < hi), g, 0.0),)
+    return (_hardtanh_backward(g, saved[0], *node.params),)
 
 
 _hardtanh = defop("hardtanh", _hardtanh_fwd, _hardtanh_vjp, "HardtanhBackward0", 1, INPUTS)

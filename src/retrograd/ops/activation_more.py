@@ -20,7 +20,7 @@ from ._errors import dim_error, float_only, scalar_type_name
 from .activation import _elu_, _hardtanh_, _leaky_relu_, _softplus
 from .inplace import inplace as _inplace
 from .inplace import relu_ as _relu_
-from .pointwise import exp, sigmoid, tanh, where
+from .pointwise import derivative_record, exp, sigmoid, tanh, where
 
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
@@ -243,12 +243,16 @@ def _rrelu_fwd(a, slope, noise):
     return namespace(a).where(a > 0, a, a * slope)
 
 
+_rrelu_backward = derivative_record("RreluWithNoiseBackwardBackward0",
+                                   lambda g, a, slope: where(a > 0, g, g * slope))
+
+
 def _rrelu_vjp(node, g, saved):
     (a,) = saved
     slope, noise = node.params
     if noise is not None:  # training: the slopes drawn in the forward
         return (g * noise,)
-    return (where(a > 0, g, g * slope),)  # eval: leaky_relu's, slope (lower + upper) / 2
+    return (_rrelu_backward(g, a, slope),)  # eval: leaky_relu's, slope (lower + upper) / 2
 
 
 _rrelu = defop("rrelu", _rrelu_fwd, _rrelu_vjp, "RreluWithNoiseBackward0", 1, INPUTS)
@@ -410,9 +414,13 @@ def _threshold_fwd(a, threshold, value):
     return xp.where(a <= threshold, xp.asarray(value).astype(a.dtype), a)
 
 
+# threshold'(threshold) = 0
+_threshold_backward = derivative_record(
+    "ThresholdBackwardBackward0", lambda g, a, threshold: where(a <= threshold, 0.0, g))
+
+
 def _threshold_vjp(node, g, saved):
-    (a,) = saved
-    return (where(a <= node.params[0], 0.0, g),)  # threshold'(threshold) = 0
+    return (_threshold_backward(g, saved[0], node.params[0]),)
 
 
 _threshold = defop("threshold", _threshold_fwd, _threshold_vjp, "ThresholdBackward0", 1, INPUTS)
@@ -448,10 +456,10 @@ def _dead_zone(a, lambd):
     return (a >= -lambd) & (a <= lambd)
 
 
-def _shrink_vjp(node, g, saved):
-    (a,) = saved
+def _shrink_backward(name):
     # PyTorch: 0 on [-lambd, lambd] (ends included), g outside
-    return (where(_dead_zone(a, node.params[0]), 0.0, g),)
+    d = derivative_record(name, lambda g, a, lambd: where(_dead_zone(a, lambd), 0.0, g))
+    return lambda node, g, saved: (d(g, saved[0], node.params[0]),)
 
 
 def _hardshrink_fwd(a, lambd):
@@ -464,8 +472,10 @@ def _softshrink_fwd(a, lambd):
     return xp.where(a > lambd, a - lambd, xp.where(a < -lambd, a + lambd, a - a))
 
 
-_hardshrink = defop("hardshrink", _hardshrink_fwd, _shrink_vjp, "HardshrinkBackward0", 1, INPUTS)
-_softshrink = defop("softshrink", _softshrink_fwd, _shrink_vjp, "SoftshrinkBackward0", 1, INPUTS)
+_hardshrink = defop("hardshrink", _hardshrink_fwd, _shrink_backward(
+    "HardshrinkBackwardBackward0"), "HardshrinkBackward0", 1, INPUTS)
+_softshrink = defop("softshrink", _softshrink_fwd, _shrink_backward(
+    "SoftshrinkBackwardBackward0"), "SoftshrinkBackward0", 1, INPUTS)
 
 
 def hardshrink(input, lambd=0.5):  # noqa: A002

@@ -508,11 +508,34 @@ def _sigmoid_vjp(node, g, saved):
 sigmoid = defop("sigmoid", _sigmoid_fwd, _sigmoid_vjp, "SigmoidBackward0", 1, OUTPUT, "float")
 
 
+def derivative_record(backward_name, rule):
+    """The first derivative of a piecewise-linear op as an op of its own, as PyTorch's
+    ``threshold_backward``, ``leaky_relu_backward``...: ``d(g, x, *params) = rule(g, x,
+    *params)``, linear in the incoming gradient ``g`` and a step function of ``x`` (the
+    op's input or output).  Under ``create_graph`` its node (``backward_name``, e.g.
+    ``ThresholdBackwardBackward0``) has edges to both, so the gradient requires grad
+    whenever ``x`` does, as torch's does, with a derivative of zero through ``x``; with
+    arrays (a first-order backward) it is just ``rule``."""
+
+    def vjp(node, gg, saved):
+        _, x = saved  # (g is not kept: the derivative is linear in it)
+        n_grad, n_x = node.next
+        return (rule(gg, x, *node.params) if n_grad else None,
+                zeros_like_grad(gg) if n_x else None)
+
+    return defop(backward_name, rule, vjp, backward_name, 2, INPUTS,
+                 saved_for=lambda needs: (False, needs[0]))
+
+
+# PyTorch's threshold_backward: 0 where out <= 0 (relu'(0) = 0), else g; so a nan input
+# passes g, and an inf or nan gradient does not leak into the zeros (g * mask would)
+threshold_backward = derivative_record("ThresholdBackwardBackward0",
+                                       lambda g, out: grad_where(~(out <= 0), g))
+
+
 def _relu_vjp(node, g, saved):
     (out,) = saved
-    # PyTorch's threshold_backward: 0 where out <= 0 (relu'(0) = 0), else g; so a nan input
-    # passes g, and an inf or nan gradient does not leak into the zeros (g * mask would)
-    return (grad_where(~(out <= 0), g),)
+    return (threshold_backward(g, out),)
 
 
 relu = defop("relu", refuse_bool(lambda a: namespace(a).maximum(a, 0),
