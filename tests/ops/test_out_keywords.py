@@ -242,3 +242,67 @@ def test_cumsum_refuses_a_bool_dtype_as_torch(torch):
     for m in (retrograd, torch):
         with pytest.raises(NotImplementedError, match="cumsum_out_cpu"):
             m.tensor([1.0, 0.0]).cumsum(0, dtype=m.bool)
+
+
+# ops returning a namedtuple take out=(values, indices...): one tensor per field
+TUPLE_CALLS = {
+    "max_dim": lambda m, x, **o: m.max(x, 1, **o),
+    "min_dim_keepdim": lambda m, x, **o: m.min(x, dim=0, keepdim=True, **o),
+    "sort": lambda m, x, **o: m.sort(x, 1, descending=True, **o),
+    "topk": lambda m, x, **o: m.topk(x, 2, **o),
+    "kthvalue": lambda m, x, **o: m.kthvalue(x, 2, 1, **o),
+    "median_dim": lambda m, x, **o: m.median(x, 1, **o),
+    "nanmedian_dim": lambda m, x, **o: m.nanmedian(x, 0, **o),
+    "mode": lambda m, x, **o: m.mode(x, 1, **o),
+    "cummax": lambda m, x, **o: m.cummax(x, 1, **o),
+    "cummin": lambda m, x, **o: m.cummin(x, 0, **o),
+    "aminmax": lambda m, x, **o: m.aminmax(x, dim=1, **o),
+}
+# ops returning one tensor that now take out= too
+TENSOR_CALLS = {
+    "max_all": lambda m, x, **o: m.max(x, **o),
+    "max_binary": lambda m, x, **o: m.max(x, x * 2, **o),
+    "quantile": lambda m, x, **o: m.quantile(x, 0.3, dim=1, **o),
+    "cumprod": lambda m, x, **o: m.cumprod(x, 1, **o),
+    "logcumsumexp": lambda m, x, **o: m.logcumsumexp(x, 0, **o),
+    "nansum": lambda m, x, **o: m.nansum(x, 1, **o),
+    "norm": lambda m, x, **o: m.norm(input=x, p="fro", dim=(0, 1), keepdim=True, **o),
+}
+
+
+def _fields(m, name, x, out):
+    r = TUPLE_CALLS[name](m, x, out=out) if name in TUPLE_CALLS else \
+        TENSOR_CALLS[name](m, x, out=out)
+    got = tuple(r) if isinstance(r, tuple) else (r,)
+    outs = out if isinstance(out, tuple) else (out,)
+    # the result's fields are the out tensors themselves, holding the values
+    assert all(g is o for g, o in zip(got, outs))
+    return [(str(o.dtype).split(".")[-1], o.tolist()) for o in outs]
+
+
+@pytest.mark.parametrize("name", sorted(TUPLE_CALLS) + sorted(TENSOR_CALLS))
+def test_out_of_ops_with_several_results(name):
+    torch = pytest.importorskip("torch")
+    results = []
+    for m in (retrograd, torch):
+        x = m.tensor(X)
+        probe = (TUPLE_CALLS.get(name) or TENSOR_CALLS[name])(m, x)
+        if isinstance(probe, tuple):
+            out = tuple(m.empty(0, dtype=p.dtype) for p in probe)
+        else:
+            out = m.empty(0, dtype=probe.dtype)
+        results.append(_fields(m, name, x, out))
+    assert results[0] == results[1]
+
+
+def test_tuple_out_errors_as_pytorch():
+    torch = pytest.importorskip("torch")
+    for m in (retrograd, torch):
+        x = m.tensor(X)
+        with pytest.raises(TypeError):  # a tensor where the call gives (values, indices)
+            m.max(x, 1, out=m.empty(0))
+        with pytest.raises(RuntimeError):  # float indices: can't hold int64
+            m.max(x, 1, out=(m.empty(0), m.empty(0, dtype=m.float16).to(m.bool)))
+        with pytest.raises(RuntimeError):  # out= is not differentiable
+            m.max(m.tensor(X, requires_grad=True), 1,
+                  out=(m.empty(0), m.empty(0, dtype=m.int64)))

@@ -339,4 +339,4 @@ __all__ = ["median", "nanmedian", "mode", "quantile", "nanquantile"]
 from .registry import register  # noqa: E402
 
 for _name in __all__:
-    register(globals()[_name], _name)
+    register(globals()[_name], _name, tuple_out=True)

@@ -336,7 +336,7 @@ from .registry import register  # noqa: E402
 for _fn in (sum, mean):
     register(_fn, signature="input, dim=None, keepdim=False, *, dtype=None")
 for _fn in (max, min):
-    register(_fn)
+    register(_fn, tuple_out=True)
 register(argmax, differentiable=False, signature="input, dim=None, keepdim=False")
 register(argmin, differentiable=False, signature="input, dim=None, keepdim=False")
 register(all, function=False, differentiable=False)

@@ -102,7 +102,7 @@ def _names(value, default):
 
 def register(fn, name=None, *, function=True, method=True, aliases=(), dunders=(),
              tensor=None, special=(), linalg=(), functional=(), inplace_of=None,
-             differentiable=None, signature=None):
+             differentiable=None, signature=None, tuple_out=False):
     """Add ``fn`` to the registry under its public names; returns ``fn``.
 
     Parameters
@@ -132,6 +132,10 @@ def register(fn, name=None, *, function=True, method=True, aliases=(), dunders=(
         wrapper: its functions then take those keyword names and ``out=`` (see
         :func:`with_signature`).  Ops made by ``defop`` take ``input``/``other`` and
         ``out=`` themselves, with no wrapper.
+    tuple_out : bool
+        The function returns a namedtuple (``max(x, dim)``: values, indices) and takes
+        PyTorch's ``out=(values, indices)``, one tensor per field (or one tensor where the
+        call returns one, ``max(x)``); see :func:`with_tuple_out`.
     """
     name = name or fn.__name__
     methods_fn = fn
@@ -140,6 +144,8 @@ def register(fn, name=None, *, function=True, method=True, aliases=(), dunders=(
         differentiable = op.differentiable if op is not None else True
     if signature is not None:
         fn = with_signature(fn, name, signature, differentiable)
+    if tuple_out:
+        fn = with_tuple_out(fn, name, differentiable)
     kind = sys._getframe(1).f_globals["__name__"].rpartition(".")[2]
     names = {}
     spelled = (name, *aliases)
@@ -211,6 +217,38 @@ def with_signature(fn, name, signature, differentiable=True):
     if hasattr(fn, "op"):
         public.op = fn.op
     return public
+
+
+def with_tuple_out(fn, name, differentiable=True):
+    """``fn`` taking ``out=``: a tuple of tensors, one per field of the namedtuple ``fn``
+    returns (each written with PyTorch's out= rules, as :data:`out_writer`), or a tensor
+    where the call returns a tensor (``max(x)``, ``max(x, y)``).  Returns the namedtuple
+    of the ``out`` tensors."""
+
+    def call(*args, out=None, **kwargs):
+        result = fn(*args, **kwargs)
+        if out is None:
+            return result
+        inputs = args + tuple(kwargs.values())
+        if not isinstance(result, tuple):
+            return out_writer(name, inputs, result, out, differentiable)
+        fields = getattr(result, "_fields", None) or tuple(f"out[{i}]" for i in
+                                                            range(len(result)))
+        if not isinstance(out, (tuple, list)) or len(out) != len(result):
+            got = f"a tuple of {len(out)}" if isinstance(out, (tuple, list)) else \
+                type(out).__name__
+            raise TypeError(f"{name}(): argument 'out' must be a tuple of {len(result)} "
+                            f"tensors ({', '.join(fields)}), got {got}")
+        written = [out_writer(name, inputs, r, o, differentiable)
+                   for r, o in zip(result, out)]
+        return type(result)(*written)
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = fn.__doc__
+    call.__wrapped__ = fn
+    if hasattr(fn, "op"):
+        call.op = fn.op
+    return call
 
 
 def entries() -> list:

@@ -445,5 +445,6 @@ from .registry import register  # noqa: E402
 
 for _name in __all__:
     register(globals()[_name], _name, method=_name not in (
-        "trapezoid", "trapz", "cumulative_trapezoid"))
+        "trapezoid", "trapz", "cumulative_trapezoid"),
+        tuple_out=_name in ("cumprod", "cummax", "cummin", "logcumsumexp", "diff"))
 register(cumprod_, function=False, inplace_of="cumprod")

@@ -184,4 +184,5 @@ __all__ = ["sort", "argsort", "topk", "kthvalue", "nonzero"]
 from .registry import register  # noqa: E402
 
 for _name in __all__:
-    register(globals()[_name], _name, differentiable=_name in ("sort", "topk", "kthvalue"))
+    register(globals()[_name], _name, differentiable=_name in ("sort", "topk", "kthvalue"),
+             tuple_out=_name != "argsort")  # (torch.argsort takes no out=)

@@ -570,5 +570,6 @@ renorm_ = inplace(renorm, "renorm_", True)
 
 for _name in __all__:
     register(globals()[_name], _name,
-             method=_name not in ("var_mean", "std_mean", "gradient"))
+             method=_name not in ("var_mean", "std_mean", "gradient"),
+             tuple_out=_name in ("aminmax", "nansum", "nanmean"))
 register(renorm_, function=False, inplace_of="renorm")

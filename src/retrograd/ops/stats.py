@@ -592,6 +592,8 @@ _SIGNATURES = {"prod": "input, dim=None, keepdim=False, *, dtype=None",
                "logsumexp": "input, dim, keepdim=False",
                "amax": "input, dim=(), keepdim=False", "amin": "input, dim=(), keepdim=False",
                "cumsum": "input, dim, *, dtype=None",
+               # (PyTorch's fifth positional parameter is out; dtype is keyword-only here)
+               "norm": "input, p='fro', dim=None, keepdim=False, *, dtype=None",
                # both of PyTorch's overloads: var(input, dim, unbiased, keepdim) and
                # var(input, dim, *, correction, keepdim)
                "var": "input, dim=None, unbiased=None, keepdim=False, *, correction=None",
