@@ -283,7 +283,7 @@ def qr(A, mode="reduced"):  # noqa: N803 - PyTorch's name
     >>> import retrograd as T
     >>> T.linalg.qr(T.tensor([[3.0, 1.0], [4.0, 2.0]])).R
     tensor([[-5.0000, -2.2000],
-            [ 0.0000, -0.4000]])
+            [ 0.0000,  0.4000]])
     """
     return qr_type(*_qr(A, mode))
 
