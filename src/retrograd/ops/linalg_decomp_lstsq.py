@@ -260,5 +260,6 @@ def cond(A, p=None):  # noqa: N803 - PyTorch's names
 from .registry import register  # noqa: E402
 
 register(lstsq, function=False, method=False, linalg=("lstsq",))
-register(matrix_rank, function=False, method=False, linalg=("matrix_rank",))
+register(matrix_rank, function=False, method=False, linalg=("matrix_rank",),
+         differentiable=False)
 register(cond, function=False, method=False, linalg=("cond",))
