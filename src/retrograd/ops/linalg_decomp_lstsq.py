@@ -49,7 +49,7 @@ def _lstsq_arrays(a, b, rcond, driver):
     if a.size == 0 or b.size == 0:
         x = xp.zeros(batch + (n, k), dtype=dtype)
         s = xp.zeros(batch + (min(m, n),), dtype=dtype)
-        rank = np.zeros(batch, dtype=np.int64)
+        rank = xp.zeros(batch, dtype=np.int64)
     else:
         u, s, vh = xp.linalg.svd(a, full_matrices=False)
         top = s[..., :1]
@@ -59,8 +59,7 @@ def _lstsq_arrays(a, b, rcond, driver):
             s_inv = xp.where(keep, 1 / xp.where(keep, s, 1), 0).astype(dtype)
         x = (_mT(vh) * s_inv[..., None, :]) @ (_mT(u) @ b)
         x = xp.broadcast_to(x, batch + (n, k)).astype(dtype, copy=False)
-        rank = np.asarray(keep.sum(-1), dtype=np.int64)
-        rank = np.broadcast_to(rank, batch)
+        rank = xp.broadcast_to(keep.sum(-1).astype(np.int64), batch)
     full_rank = bool((rank == n).all())
     if m > n and driver != "gelsy" and (driver == "gels" or full_rank):
         res = (((a @ x) - b) ** 2).sum(-2).astype(dtype, copy=False)
@@ -68,7 +67,7 @@ def _lstsq_arrays(a, b, rcond, driver):
             res = xp.zeros_like(res)
     else:
         res = xp.zeros((0,), dtype=dtype)
-    rank_out = xp.asarray(rank) if driver != "gels" else xp.zeros((0,), dtype=np.int64)
+    rank_out = rank.copy() if driver != "gels" else xp.zeros((0,), dtype=np.int64)
     if driver in ("gelsd", "gelss"):
         sv = xp.broadcast_to(s, batch + s.shape[-1:]).astype(dtype, copy=True)
     else:
