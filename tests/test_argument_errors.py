@@ -1423,3 +1423,56 @@ CASES.extend(LINALG_CASES)  # (the coverage test above reads CASES when it runs)
                          ids=[c[0] for c in LINALG_CASES])
 def test_linalg_arguments_match_torch(fn, words):
     check(fn, words)
+
+
+# ---- decompositions, least squares, rank, condition numbers (ops/linalg_decomp*.py)
+DECOMP_CASES = [
+    ("cholesky not square", lambda m: m.linalg.cholesky(a(m, 2, 3)), ["cholesky", "square"]),
+    ("cholesky 1-d", lambda m: m.linalg.cholesky(a(m, 3)), ["cholesky", "2 dimensions"]),
+    ("cholesky int", lambda m: m.linalg.cholesky(m.ones(2, 2, dtype=m.int64)),
+     ["cholesky", "long"]),
+    ("cholesky upper int", lambda m: m.linalg.cholesky(m.eye(2), upper=1), ["upper", "bool"]),
+    ("cholesky_ex not square", lambda m: m.linalg.cholesky_ex(a(m, 3, 2)), ["square"]),
+    ("old cholesky not square", lambda m: m.cholesky(a(m, 2, 3)), ["cholesky", "square"]),
+    ("qr 1-d", lambda m: m.linalg.qr(a(m, 3)), ["qr", "2 dimensions"]),
+    ("qr bad mode", lambda m: m.linalg.qr(a(m, 3, 2), mode="x"), ["mode", "'x'"]),
+    ("qr int", lambda m: m.linalg.qr(m.ones(2, 2, dtype=m.int64)), ["qr", "long"]),
+    ("eigh not square", lambda m: m.linalg.eigh(a(m, 2, 3)), ["eigh", "square"]),
+    ("eigh bad UPLO", lambda m: m.linalg.eigh(m.eye(2), UPLO="X"), ["uplo", "x"]),
+    ("eigvalsh not square", lambda m: m.linalg.eigvalsh(a(m, 3, 2)), ["eigvalsh", "square"]),
+    ("svd 1-d", lambda m: m.linalg.svd(a(m, 3)), ["svd", "2 dimensions"]),
+    ("svd int", lambda m: m.linalg.svd(m.ones(2, 2, dtype=m.int64)), ["svd", "long"]),
+    ("svdvals 1-d", lambda m: m.linalg.svdvals(a(m, 3)), ["2 dimensions"]),
+    ("old svd 1-d", lambda m: m.svd(a(m, 3)), ["svd", "2 dimensions"]),
+    ("lstsq rows differ", lambda m: m.linalg.lstsq(a(m, 3, 2), a(m, 2, 2)),
+     ["lstsq", "size(-2)"]),
+    ("lstsq vector rows differ", lambda m: m.linalg.lstsq(a(m, 3, 2), a(m, 2)),
+     ["lstsq", "size(-1)"]),
+    ("lstsq 1-d", lambda m: m.linalg.lstsq(a(m, 3), a(m, 3)), ["lstsq", "2 dimensions"]),
+    ("lstsq ranks", lambda m: m.linalg.lstsq(a(m, 2, 4, 2), a(m, 4)), ["lstsq", "dim()"]),
+    ("lstsq bad driver", lambda m: m.linalg.lstsq(a(m, 3, 2), a(m, 3, 1), driver="foo"),
+     ["driver", "gelsd"]),
+    ("lstsq dtypes differ", lambda m: m.linalg.lstsq(a(m, 3, 2).double(), a(m, 3, 1)),
+     ["lstsq", "dtype"]),
+    ("lstsq int", lambda m: m.linalg.lstsq(m.ones(3, 2, dtype=m.int64),
+                                           m.ones(3, 2, dtype=m.int64)), ["float"]),
+    ("lstsq ok", lambda m: m.linalg.lstsq(2 * m.eye(3)[:, :2], a(m, 3, 1), driver="gelsd"),
+     None),
+    ("matrix_rank 1-d", lambda m: m.linalg.matrix_rank(a(m, 3)), ["matrix_rank", "2 dim"]),
+    ("matrix_rank hermitian wide", lambda m: m.linalg.matrix_rank(a(m, 2, 3), hermitian=True),
+     ["square"]),
+    ("matrix_rank tol and atol", lambda m: m.linalg.matrix_rank(m.eye(3), tol=0.5, atol=0.1),
+     ["tol"]),
+    ("cond 1-d", lambda m: m.linalg.cond(a(m, 3)), ["cond", "2 dimensions"]),
+    ("cond 1 not square", lambda m: m.linalg.cond(a(m, 2, 3), 1), ["cond", "square"]),
+    ("cond bad p", lambda m: m.linalg.cond(m.eye(2), 3), ["cond", "norm type"]),
+    ("cond bad name", lambda m: m.linalg.cond(m.eye(2), "abc"), ["cond", "abc"]),
+    ("cond wide ok", lambda m: m.linalg.cond(a(m, 2, 3)), None),
+]
+CASES.extend(DECOMP_CASES)  # (the coverage test above reads CASES when it runs)
+
+
+@pytest.mark.parametrize("fn,words", [c[1:] for c in DECOMP_CASES],
+                         ids=[c[0] for c in DECOMP_CASES])
+def test_decomposition_arguments_match_torch(fn, words):
+    check(fn, words)

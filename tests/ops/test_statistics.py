@@ -153,13 +153,17 @@ def test_dist_p0_vs_torch(torch):
                grad=False)
 
 
-def test_nuclear_norm_second_order_is_refused():
-    # the nuclear norm's first derivative is checked against torch above; its second needs
-    # the SVD's derivative, which retrograd lacks: a clear error, never a wrong value
+def test_nuclear_norm_second_order_as_torch(torch):
+    # the nuclear norm goes through the SVD's node (ops/linalg_decomp.py), whose derivative
+    # is differentiable again: its second derivative matches PyTorch's
     import retrograd
 
-    x = retrograd.tensor([[1.0, 2.0], [0.5, 3.0]], dtype=retrograd.float64, requires_grad=True)
-    (g,) = retrograd.autograd.grad(x.norm("nuc"), x)
-    assert g.shape == (2, 2)
-    with pytest.raises(NotImplementedError, match="nuc"):
-        retrograd.autograd.grad(x.norm("nuc"), x, create_graph=True)
+    a = np.array([[1.0, 2.0], [0.5, 3.0]])
+    hv = []
+    for m in (retrograd, torch):
+        x = m.tensor(a, dtype=m.float64, requires_grad=True)
+        (g,) = m.autograd.grad(x.norm("nuc"), x, create_graph=True)
+        (h,) = m.autograd.grad((g * m.tensor([[1.0, -2.0], [0.5, 1.0]],
+                                              dtype=m.float64)).sum(), x)
+        hv.append(h.detach().numpy())
+    np.testing.assert_allclose(hv[0], hv[1], rtol=1e-10, atol=1e-12)

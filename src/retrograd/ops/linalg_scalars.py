@@ -14,17 +14,17 @@ from collections import namedtuple
 
 from ..autograd.grad_mode import state
 from ..backend import namespace
-from ..tensor import Tensor, make_tensor
-from ..autograd.graph import SavedOutput
+from ..tensor import make_tensor
 from ._apply import BOTH, multi_output_class, record_multi
 from ._errors import scalar_type_name, tensor_arg
-from .linalg import _mT, matmul
+from .linalg import _mT
 from .linalg_solve import check_square, inv
 from .pointwise import defop, where
 from .reduce import _dims
 from .reduce import sum as _sum
 from .shape import permute, unsqueeze
-from .stats import _svdvals, _vector_norm, amax, amin
+from .linalg_decomp import svdvals
+from .stats import _vector_norm, amax, amin
 
 slogdet_type = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
 
@@ -167,63 +167,13 @@ def _matrix_dims(name, A, dim):  # noqa: N803
     return d0, d1
 
 
-def _svd_factors_vjp(node, grads, saved):
-    # Townsend, "Differentiating the singular value decomposition" (thin SVD, distinct
-    # nonzero singular values), written with retrograd ops so it differentiates again:
-    # gA = U [(F o (U^T gU - gU^T U)) S + diag(gS) + S (F o (V^T gV - gV^T V))] V^T
-    #      + (I - U U^T) gU S^-1 V^T + U S^-1 gV^T (I - V V^T),  F_ij = 1 / (s_j^2 - s_i^2)
-    u, s, v = saved
-    gu, gs, gv = grads
-    if not isinstance(gs, Tensor) and not gu.any() and not gv.any():
-        # first order, only the singular values used (the norms): U diag(gS) V^T
-        return ((u * gs[..., None, :]) @ v.swapaxes(-1, -2),)
-    m, n = node.params
-    k = s.shape[-1]
-    data = getattr(s, "_data", s)
-    xp = namespace(data)
-    eye = xp.eye(k, dtype=data.dtype)
-    s_row, s_col = unsqueeze(s, -2), unsqueeze(s, -1)
-    s2 = s * s
-    f = where(eye.astype(bool), 0.0, 1 / (unsqueeze(s2, -2) - unsqueeze(s2, -1) + eye))
-    ut, vt = _mT(u), _mT(v)
-    uu, vv = matmul(ut, gu), matmul(vt, gv)
-    inner = (f * (uu - _mT(uu))) * s_row + s_col * (f * (vv - _mT(vv))) + unsqueeze(gs, -1) * eye
-    ga = matmul(matmul(u, inner), vt)
-    if m > k:  # the part of gU outside U's columns
-        ga = ga + matmul((gu - matmul(u, uu)) / s_row, vt)
-    if n > k:  # the part of gV outside V's columns
-        ga = ga + matmul(u / s_row, _mT(gv) - matmul(_mT(vv), vt))
-    return (ga,)
-
-
-_SvdNode = multi_output_class("LinalgSvdBackward0", _svd_factors_vjp)
-
-
-def _svd_factors(A):  # noqa: N803
-    """``(U, S, V)`` of the thin SVD of ``A`` (a tensor), recorded as one node whose
-    derivative (Townsend's) is differentiable again: the singular values' derivatives of
-    every order (the matrix norms 2, -2 and 'nuc')."""
-    xp = namespace(A._data)
-    u, s, vh = xp.linalg.svd(A._data, full_matrices=False)
-    outs = [make_tensor(x) for x in (u, s, vh.swapaxes(-1, -2).copy())]
-    if A._requires_grad and state.enabled:
-        for o in outs:
-            o._vc = [0]
-        node = record_multi(_SvdNode, A, outs, tuple(A.shape[-2:]))
-        # its own outputs, saved as arrays with their version counters (no reference cycle)
-        node.saved = tuple(SavedOutput(o._data, o._vc, nr) for nr, o in enumerate(outs))
-    return outs
-
-
 def _spectral(A, d0, d1, reduce, keepdim):  # noqa: N803
     """``reduce`` over the singular values of the (d0, d1) matrices, as PyTorch records it:
     the matrix dims permuted last, the singular values, the reduction, and with ``keepdim``
     an unsqueeze and the inverse permutation."""
     perm = [i for i in range(A.ndim) if i not in (d0, d1)] + [d0, d1]
     moved = permute(A, *perm)
-    wants = state.enabled and moved.requires_grad
-    out = reduce(_svd_factors(moved)[1] if wants and min(A.shape[d0], A.shape[d1]) else
-                 _svdvals(moved), keepdim)
+    out = reduce(svdvals(moved), keepdim)
     if not keepdim:
         return out
     back = [perm.index(i) for i in range(A.ndim)]

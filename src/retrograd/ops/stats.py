@@ -343,42 +343,6 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
     return _norm(x, p, axes, keepdim)  # (p < 0 too: 0 when an element is 0, as PyTorch)
 
 
-def _svdvals_vjp(node, g, saved):
-    # the singular values' derivative U diag(g) V^T (distinct singular values); its own
-    # derivative needs SVD's, which retrograd does not have
-    (a,) = saved
-    if isinstance(a, Tensor):
-        raise NotImplementedError(
-            "norm(p='nuc'): derivatives of second and higher order are not implemented in "
-            "retrograd (they need the SVD's own derivative); use create_graph=False")
-    xp = namespace(a)
-    u, _, vh = xp.linalg.svd(a, full_matrices=False)
-    return ((u * g[..., None, :]) @ vh,)
-
-
-_svdvals = defop("svdvals", lambda a: namespace(a).linalg.svd(a, compute_uv=False),
-                 _svdvals_vjp, "LinalgSvdBackward0", 1, INPUTS)
-
-
-def _svd_fwd(a):
-    u, sv, vh = namespace(a).linalg.svd(a, full_matrices=False)
-    return sv, (u, vh)
-
-
-def _svd_vjp(node, g, saved):
-    # U diag(g) V^T from the factors the forward kept (as PyTorch's LinalgSvdBackward0,
-    # which saves U, S, Vh): no second SVD
-    if isinstance(g, Tensor):
-        raise NotImplementedError(
-            "norm(p='nuc'): derivatives of second and higher order are not implemented in "
-            "retrograd (they need the SVD's own derivative); use create_graph=False")
-    u, vh = saved
-    return ((u * g[..., None, :]) @ vh,)
-
-
-_svd = defop("svdvals", _svd_fwd, _svd_vjp, "LinalgSvdBackward0", 1, NOTHING, extras=True)
-
-
 def _nuclear(x, dim, keepdim):
     """The nuclear norm (sum of singular values) over two dims, as PyTorch: the matrix dims
     permuted last, singular values, summed (SumBackward1 of LinalgSvdBackward0)."""
@@ -395,12 +359,10 @@ def _nuclear(x, dim, keepdim):
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple of different dims "
                            f"(got {dim})")
     perm = tuple(i for i in range(x.ndim) if i not in axes) + tuple(axes)
-    from ..autograd.grad_mode import state
+    from .linalg_decomp import svdvals  # (the SVD's node: derivatives of every order)
 
     moved = permute_op(x, perm)
-    # the factors only where a gradient will be asked for (values alone are cheaper)
-    wants = state.enabled and moved._requires_grad
-    out = _sum(_svd(moved) if wants else _svdvals(moved), -1)
+    out = _sum(svdvals(moved), -1)
     if keepdim:
         out = reshape(out, tuple(1 if i in axes else s for i, s in enumerate(x.shape)))
     return out
