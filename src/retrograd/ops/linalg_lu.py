@@ -89,7 +89,7 @@ def getrf(a):
     """``(LU, pivots, info)`` of ``a`` (..., m, n): LAPACK's getrf for every matrix."""
     batch, (m, n) = a.shape[:-2], a.shape[-2:]
     k = min(m, n)
-    flat = a.reshape(-1, m, n)
+    flat = a.reshape(int(np.prod(batch, dtype=np.int64)), m, n)
     if flat.shape[0] == 0 or k == 0:
         lu, piv = flat.copy(), np.zeros((flat.shape[0], k), dtype=np.int32)
         info = np.zeros(flat.shape[0], dtype=np.int32)
@@ -114,7 +114,7 @@ def permutation(piv, m):
     """The row order ``perm`` (..., m) the pivots (1-based swaps, as getrf's) give: row i of
     ``P^T A`` is row ``perm[i]`` of A, and ``P = eye(m)[:, perm]``."""
     host = np.asarray(piv.get() if hasattr(piv, "get") else piv)
-    flat = host.reshape(-1, host.shape[-1]) if host.ndim else host.reshape(1, 0)
+    flat = host.reshape(int(np.prod(host.shape[:-1], dtype=np.int64)), host.shape[-1])
     perm = np.broadcast_to(np.arange(m), (flat.shape[0], m)).copy()
     rows = np.arange(flat.shape[0])
     for j in range(flat.shape[1]):
