@@ -20,7 +20,7 @@ import numpy as np
 from ..autograd.grad_mode import state
 from ..autograd.graph import SavedOutput
 from ..backend import namespace
-from ..tensor import Tensor, make_tensor
+from ..tensor import make_tensor
 from ._apply import BOTH, OUTPUT, defop, multi_output_class, node_class, record, record_multi
 from ._errors import scalar_type_name, tensor_arg
 from .layout import tril, triu
