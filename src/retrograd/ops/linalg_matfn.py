@@ -157,11 +157,11 @@ def tensorsolve(A, B, dims=None):  # noqa: N803 - PyTorch's names
         dims = [dims] if isinstance(dims, int) else list(dims)
         A = movedim(A, dims, list(range(A.ndim - len(dims), A.ndim)))  # noqa: N806
     out_shape = tuple(A.shape[B.ndim:])
-    p_out, p_b = math.prod(out_shape), math.prod(A.shape[:B.ndim])
+    p_out, p_b = math.prod(out_shape), B.numel()
     if p_out != p_b:
         raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim"
                            f":]) == prod(self.shape[:other.ndim]), but got {p_out} != {p_b}")
-    return reshape(solve(reshape(A, p_b, p_out), reshape(B, p_b)), *out_shape)
+    return reshape(solve(reshape(A, p_out, p_out), reshape(B, p_b)), *out_shape)
 
 
 # ----------------------------------------------------------------- Householder reflectors
