@@ -122,6 +122,18 @@ def test_large_matrices_match_torch(torch):
     want = torch.linalg.lu_factor(torch.tensor(a))
     np.testing.assert_array_equal(got.pivots.numpy(), want.pivots.numpy())
     np.testing.assert_allclose(got.LU.numpy(), want.LU.numpy(), rtol=1e-9, atol=1e-12)
+    # and the solves with SciPy's triangular solves (both orientations), values and grads
+    b = rng.standard_normal((60, 3))
+    for adjoint in (False, True):
+        res = []
+        for m in (retrograd, torch):
+            x = m.tensor(a, requires_grad=True)
+            y = m.tensor(b, requires_grad=True)
+            out = m.linalg.lu_solve(*m.linalg.lu_factor(x), y, adjoint=adjoint)
+            out.sin().sum().backward()
+            res.append([out.detach().numpy(), x.grad.numpy(), y.grad.numpy()])
+        for g, w in zip(*res):
+            np.testing.assert_allclose(g, w, rtol=1e-8, atol=1e-10)
 
 
 def test_lu_solve_accepts_torch_lu_factors_and_reconstructs(torch):

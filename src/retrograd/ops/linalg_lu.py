@@ -20,13 +20,14 @@ import numpy as np
 from ..autograd.grad_mode import state
 from ..autograd.graph import SavedOutput
 from ..backend import namespace
-from ..tensor import make_tensor
+from ..tensor import Tensor, make_tensor
 from ._apply import BOTH, OUTPUT, defop, multi_output_class, node_class, record, record_multi
 from ._errors import scalar_type_name, tensor_arg
 from .layout import tril, triu
 from .linalg import _mT, _same_dtype, matmul
 from .linalg_solve import LinAlgError, _solve_triangular, _solve_triangular_fwd, check_square
-from .shape import cat
+from .index import gather
+from .shape import cat, expand
 
 lu_factor_type = namedtuple("linalg_lu_factor", ["LU", "pivots"])
 lu_factor_ex_type = namedtuple("linalg_lu_factor_ex", ["LU", "pivots", "info"])
@@ -132,6 +133,21 @@ def perm_matrix(perm, dtype, xp=np):
     return xp.asarray(np.moveaxis(eye[perm], -1, -2))
 
 
+def permute_rows(x, perm, transposed=False):
+    """``P x`` (``P^T x`` with ``transposed``) for P = perm_matrix(perm): a gather of rows, not
+    a product (O(n^2)); ``x`` an array or a tensor (then recorded, differentiable)."""
+    if not transposed:  # (P x)[perm[i]] = x[i]: P x = x[inverse of perm]
+        perm = np.argsort(perm, axis=-1)
+    batch = np.broadcast_shapes(perm.shape[:-1], tuple(x.shape[:-2]))
+    idx = np.ascontiguousarray(np.broadcast_to(perm[..., None], batch + tuple(x.shape[-2:])))
+    if isinstance(x, Tensor):
+        if tuple(x.shape[:-2]) != batch:
+            x = expand(x, *(batch + tuple(x.shape[-2:])))
+        return gather(x, -2, make_tensor(namespace(x._data).asarray(idx)))
+    xp = namespace(x)
+    return xp.take_along_axis(xp.broadcast_to(x, idx.shape), xp.asarray(idx), axis=-2)
+
+
 def _unpack_arrays(lu):
     """L (unit lower, m x k) and U (upper, k x n) of the packed factors (arrays or tensors)."""
     m, n = lu.shape[-2:]
@@ -144,7 +160,7 @@ def _unpack_arrays(lu):
 # ----------------------------------------------------------------- the LU derivative
 
 
-def _lu_backward(gl, gu, p, low, up):
+def _lu_backward(gl, gu, perm, low, up):
     """gA for A = P L U (L m x k unit lower, U k x n upper) from gL and gU (None for none):
     PyTorch's linalg_lu_backward (square, wide and tall), with retrograd ops."""
     m, n = low.shape[-2], up.shape[-1]
@@ -186,22 +202,22 @@ def _lu_backward(gl, gu, p, low, up):
             data = getattr(ga, "_data", ga)
             ga = cat([ga, namespace(data).zeros(ga.shape[:-2] + (m - k, n), dtype=data.dtype)],
                      -2)
-    return matmul(p, ga)
+    return permute_rows(ga, perm)
 
 
 def _lu_factor_vjp(node, g, saved):
-    lu, p = saved
+    lu, perm = saved
     low, up = _unpack_arrays(lu)
     k = min(lu.shape[-2:])
-    return (_lu_backward(g[..., :, :k], g[..., :k, :], p, low, up),)
+    return (_lu_backward(g[..., :, :k], g[..., :k, :], perm, low, up),)
 
 
 _LuFactorNode = node_class("LinalgLuFactorExBackward0", _lu_factor_vjp, OUTPUT)
 
 
 def _lu_vjp(node, grads, saved):
-    low, up, p = saved
-    return (_lu_backward(grads[0], grads[1], p, low, up),)
+    low, up, perm = saved
+    return (_lu_backward(grads[0], grads[1], perm, low, up),)
 
 
 _LuNode = multi_output_class("LinalgLuBackward0", _lu_vjp)
@@ -234,8 +250,7 @@ def _lu_factor(name, A, check):  # noqa: N803
             "calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
     out = make_tensor(lu)
     if A._requires_grad and state.enabled:
-        p = perm_matrix(permutation(piv, A.shape[-2]), lu.dtype, namespace(lu))
-        record(_LuFactorNode, (A,), out, (), (p,))
+        record(_LuFactorNode, (A,), out, (), (permutation(piv, A.shape[-2]),))
     return out, make_tensor(piv), make_tensor(info)
 
 
@@ -288,13 +303,14 @@ def lu(A, *, pivot=True):  # noqa: N803 - PyTorch's names
     xp = namespace(A._data)
     lu_data, piv, _ = getrf(A._data)
     low, up = _unpack_arrays(lu_data)
-    p = perm_matrix(permutation(piv, A.shape[-2]), lu_data.dtype, xp)
+    perm = permutation(piv, A.shape[-2])
+    p = perm_matrix(perm, lu_data.dtype, xp)
     outs = [make_tensor(xp.ascontiguousarray(low)), make_tensor(xp.ascontiguousarray(up))]
     if A._requires_grad and state.enabled:
         for o in outs:
             o._vc = [0]
         node = record_multi(_LuNode, A, outs, ())
-        node.saved = tuple(SavedOutput(o._data, o._vc, nr) for nr, o in enumerate(outs)) + (p,)
+        node.saved = tuple(SavedOutput(o._data, o._vc, nr) for nr, o in enumerate(outs)) + (perm,)
     return lu_type(make_tensor(p), *outs)
 
 
@@ -372,14 +388,46 @@ def _lu_solve_fwd(lu, b, perm, left, adjoint):
     perm = xp.asarray(np.broadcast_to(perm, batch + perm.shape[-1:]))
     if not adjoint:  # U X = L^-1 P^T B
         pb = xp.take_along_axis(b, perm[..., None], axis=-2)
+        fast = _getrs_scipy(lu, pb, False)
+        if fast is not None:
+            return fast
         y = _solve_triangular_fwd(lu, pb, False, True, True)
         return _solve_triangular_fwd(lu, y, True)
     # A^T X = B: U^T L^T P^T X = B, so X = P L^-T U^-T B
-    y = _solve_triangular_fwd(lu.swapaxes(-1, -2), b, False)
-    z = _solve_triangular_fwd(lu.swapaxes(-1, -2), y, True, True, True)
+    z = _getrs_scipy(lu, b, True)
+    if z is None:
+        y = _solve_triangular_fwd(lu.swapaxes(-1, -2), b, False)
+        z = _solve_triangular_fwd(lu.swapaxes(-1, -2), y, True, True, True)
     out = xp.empty_like(z)
     xp.put_along_axis(out, perm[..., None], z, axis=-2)
     return out
+
+
+def _getrs_scipy(lu, b, trans):
+    """The two triangular solves of getrs with SciPy's trsm (O(n^2) per column, where
+    NumPy's general solve refactors each triangle), for big matrices; None where SciPy is
+    missing, the matrices are small, or a pivot is zero (the substitution handles that)."""
+    n = lu.shape[-1]
+    if n < _SCIPY_FROM or type(lu) is not np.ndarray or not _have_scipy():
+        return None
+    from scipy.linalg import solve_triangular as trsm
+
+    diag = np.diagonal(lu, axis1=-2, axis2=-1)
+    if not diag.all():
+        return None
+    batch = b.shape[:-2]
+    flat_lu = np.broadcast_to(lu, batch + lu.shape[-2:]).reshape(-1, n, n)
+    flat_b = b.reshape(-1, *b.shape[-2:])
+    out = np.empty(flat_b.shape, dtype=np.result_type(lu, b))
+    for i in range(flat_b.shape[0]):
+        if trans:  # U^T Y = B, then L^T Z = Y
+            y = trsm(flat_lu[i], flat_b[i], trans=1, lower=False, check_finite=False)
+            out[i] = trsm(flat_lu[i], y, trans=1, lower=True, unit_diagonal=True,
+                          check_finite=False)
+        else:  # L Y = B, then U X = Y
+            y = trsm(flat_lu[i], flat_b[i], lower=True, unit_diagonal=True, check_finite=False)
+            out[i] = trsm(flat_lu[i], y, lower=False, check_finite=False)
+    return out.reshape(b.shape)
 
 
 def _lu_solve_vjp(node, g, saved):
@@ -394,10 +442,8 @@ def _lu_solve_vjp(node, g, saved):
         ga = -matmul(gb, _mT(x)) if not adjoint else -matmul(x, _mT(gb))
     else:
         ga = -matmul(_mT(x), gb) if not adjoint else -matmul(_mT(gb), x)
-    data = getattr(lu, "_data", lu)
-    p = perm_matrix(perm, data.dtype, namespace(data))
     low, up = _unpack_arrays(lu)
-    pga = matmul(_mT(p), ga)
+    pga = permute_rows(ga, perm, transposed=True)
     glu = tril(matmul(pga, _mT(up)), -1) + triu(matmul(_mT(low), pga))
     return (glu, gb if nb else None)
 
