@@ -65,7 +65,7 @@ def _getrf_numpy(a):
             # getrf leaves the column of a zero pivot as it is (it is all zeros then)
             col = lu[:, j + 1:, j] / xp.where(zero, 1, d)[:, None]
             lu[:, j + 1:, j] = col
-            lu[:, j + 1:, j + 1:] -= col[:, :, None] * lu[:, j, None, j + 1:]
+            lu[:, j + 1:, j + 1:] -= col[:, :, None] @ lu[:, j, None, j + 1:]  # (outer products)
     return lu, piv, info
 
 
@@ -160,6 +160,55 @@ def _unpack_arrays(lu):
 # ----------------------------------------------------------------- the LU derivative
 
 
+def substitute(t, b, upper, unit=False):
+    """``t^-1 b`` for triangular ``t`` (..., n, n) by substitution, one row at a time over
+    the whole batch: for small n far cheaper than a general solve per matrix (arrays, a
+    nonzero diagonal)."""
+    xp = namespace(t)
+    n = t.shape[-1]
+    batch = np.broadcast_shapes(t.shape[:-2], b.shape[:-2])
+    x = xp.empty(batch + b.shape[-2:], dtype=xp.result_type(t, b))
+    for i in (range(n - 1, -1, -1) if upper else range(n)):
+        done = slice(i + 1, n) if upper else slice(0, i)
+        row = b[..., i, :] - (t[..., i:i + 1, done] @ x[..., done, :])[..., 0, :]
+        x[..., i, :] = row if unit else row / t[..., i, i, None]
+    return x
+
+
+_SUBSTITUTE_UP_TO = 16  # up to this size the row loop beats NumPy's batched solve
+
+
+def _tri(a, b, upper, left, unit=False):
+    """``solve_triangular`` for the derivatives: recorded on tensors (create_graph); on
+    arrays (a first-order backward) a substitution for small matrices, SciPy's trsm for big
+    ones (NumPy's general solve refactors the triangle)."""
+    n = a.shape[-1]
+    if (type(a) is not np.ndarray or type(b) is not np.ndarray
+            or not np.diagonal(a, axis1=-2, axis2=-1).all()):
+        return _solve_triangular(a, b, upper, left, unit)
+    if n <= _SUBSTITUTE_UP_TO:
+        if left:
+            return substitute(a, b, upper, unit)
+        return substitute(a.swapaxes(-1, -2), b.swapaxes(-1, -2), not upper, unit
+                          ).swapaxes(-1, -2)
+    if n < _SCIPY_FROM or not _have_scipy():
+        return _solve_triangular(a, b, upper, left, unit)
+    from scipy.linalg import solve_triangular as trsm
+
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    flat_a = np.broadcast_to(a, batch + a.shape[-2:]).reshape(-1, n, n)
+    flat_b = np.broadcast_to(b, batch + b.shape[-2:]).reshape(-1, *b.shape[-2:])
+    out = np.empty(flat_b.shape, dtype=np.result_type(a, b))
+    for i in range(flat_b.shape[0]):
+        if left:
+            out[i] = trsm(flat_a[i], flat_b[i], lower=not upper, unit_diagonal=unit,
+                          check_finite=False)
+        else:  # X A = B  <=>  A^T X^T = B^T
+            out[i] = trsm(flat_a[i], flat_b[i].T, trans=1, lower=not upper, unit_diagonal=unit,
+                          check_finite=False).T
+    return out.reshape(batch + b.shape[-2:])
+
+
 def _lu_backward(gl, gu, perm, low, up):
     """gA for A = P L U (L m x k unit lower, U k x n upper) from gL and gU (None for none):
     PyTorch's linalg_lu_backward (square, wide and tall), with retrograd ops."""
@@ -172,18 +221,18 @@ def _lu_backward(gl, gu, perm, low, up):
         if gu is not None:
             term = triu(matmul(gu, _mT(up)))
             ga = term if ga is None else ga + term
-        ga = _solve_triangular(_mT(up), ga, False, False, False)
-        ga = _solve_triangular(_mT(low), ga, True, True, True)
+        ga = _tri(_mT(up), ga, False, False, False)
+        ga = _tri(_mT(low), ga, True, True, True)
     elif m < n:  # wide: U = [U1 U2], U1 square
         u1 = up[..., :, :k]
         ga = matmul(_mT(low), gl) if gl is not None else None
         if gu is not None:
             term = matmul(triu(gu), _mT(up))
             ga = -term if ga is None else ga - term
-        ga = _solve_triangular(_mT(u1), tril(ga, -1), False, False, False)
+        ga = _tri(_mT(u1), tril(ga, -1), False, False, False)
         if gu is not None:
             ga = cat([ga + triu(gu[..., :, :k]), gu[..., :, k:]], -1)
-        ga = _solve_triangular(_mT(low), ga, True, True, True)
+        ga = _tri(_mT(low), ga, True, True, True)
         if gu is None:
             data = getattr(ga, "_data", ga)
             ga = cat([ga, namespace(data).zeros(ga.shape[:-1] + (n - k,), dtype=data.dtype)],
@@ -194,10 +243,10 @@ def _lu_backward(gl, gu, perm, low, up):
         if gl is not None:
             term = matmul(_mT(low), tril(gl, -1))
             ga = -term if ga is None else ga - term
-        ga = _solve_triangular(_mT(l1), triu(ga), True, True, True)
+        ga = _tri(_mT(l1), triu(ga), True, True, True)
         if gl is not None:
             ga = cat([ga + tril(gl[..., :k, :], -1), gl[..., k:, :]], -2)
-        ga = _solve_triangular(_mT(up), ga, False, False, False)
+        ga = _tri(_mT(up), ga, False, False, False)
         if gl is None:
             data = getattr(ga, "_data", ga)
             ga = cat([ga, namespace(data).zeros(ga.shape[:-2] + (m - k, n), dtype=data.dtype)],
@@ -404,17 +453,22 @@ def _lu_solve_fwd(lu, b, perm, left, adjoint):
 
 
 def _getrs_scipy(lu, b, trans):
-    """The two triangular solves of getrs with SciPy's trsm (O(n^2) per column, where
-    NumPy's general solve refactors each triangle), for big matrices; None where SciPy is
-    missing, the matrices are small, or a pivot is zero (the substitution handles that)."""
+    """The two triangular solves of getrs, by substitution for small matrices or with
+    SciPy's trsm for big ones (O(n^2) per column, where NumPy's general solve refactors each
+    triangle); None where a pivot is zero (the solves of linalg_solve handle that as
+    LAPACK), or for mid sizes / without SciPy."""
     n = lu.shape[-1]
-    if n < _SCIPY_FROM or type(lu) is not np.ndarray or not _have_scipy():
+    if type(lu) is not np.ndarray or not np.diagonal(lu, axis1=-2, axis2=-1).all():
+        return None
+    if n <= _SUBSTITUTE_UP_TO:
+        if trans:
+            t = lu.swapaxes(-1, -2)
+            return substitute(t, substitute(t, b, False), True, True)
+        return substitute(lu, substitute(lu, b, False, True), True)
+    if n < _SCIPY_FROM or not _have_scipy():
         return None
     from scipy.linalg import solve_triangular as trsm
 
-    diag = np.diagonal(lu, axis1=-2, axis2=-1)
-    if not diag.all():
-        return None
     batch = b.shape[:-2]
     flat_lu = np.broadcast_to(lu, batch + lu.shape[-2:]).reshape(-1, n, n)
     flat_b = b.reshape(-1, *b.shape[-2:])
