@@ -75,6 +75,15 @@ case("cholesky_solve broadcast", lambda m, b, a: m.cholesky_solve(b, chol(m, a))
 case("Tensor.cholesky_solve", lambda m, b, a: b.cholesky_solve(chol(m, a)), ((2, 2), (2, 2)))
 case("Tensor.cholesky_inverse", lambda m, a: chol(m, a).cholesky_inverse(), ((1, 1),))
 
+# LDL (ops/linalg_ldl.py): no derivative, as PyTorch's (a NotImplemented node that raises)
+_NO_DERIVATIVE = {k: "no derivative, as PyTorch's (its NotImplemented node raises)"
+                  for k in ("gradcheck", "gradgradcheck", "grads")}
+case("ldl_factor", lambda m, a: m.linalg.ldl_factor(a + a.mT), ((2, 3, 3),), xfail=_NO_DERIVATIVE)
+case("ldl_factor_ex", lambda m, a: m.linalg.ldl_factor_ex(a + a.mT, hermitian=True), ((4, 4),),
+     xfail=_NO_DERIVATIVE)
+case("ldl_solve", lambda m, a, b: m.linalg.ldl_solve(*m.linalg.ldl_factor(a + a.mT), b),
+     ((2, 3, 3), (3, 2)), xfail=_NO_DERIVATIVE)
+
 
 (test_gradcheck, test_gradgradcheck, test_values_vs_torch, test_grads_vs_torch,
  test_grad_fn_name_vs_torch, test_graph_structure_vs_torch) = case_checks(CASES)
@@ -255,3 +264,29 @@ def test_slogdet_gradient_at_a_singular_matrix_is_not_finite(torch):
     # and twice differentiable where it is defined (create_graph goes through lu_factor)
     x = retrograd.tensor([[2.0, 1.0], [1.0, 3.0]], dtype=retrograd.float64, requires_grad=True)
     assert retrograd.autograd.gradgradcheck(lambda t: retrograd.linalg.slogdet(t)[1], (x,))
+
+
+def test_ldl_as_torch(torch):
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((3, 5, 5))
+    a = a + a.swapaxes(-1, -2)
+    a[2] = 0.0  # an exactly singular D: info, and an error without _ex
+    b = rng.standard_normal((5, 2))
+    got, want = [(m.linalg.ldl_factor_ex(m.tensor(a)),
+                  m.linalg.ldl_solve(*m.linalg.ldl_factor(m.tensor(a[:2])), m.tensor(b)))
+                 for m in (retrograd, torch)]
+    for g, w in zip(list(got[0]) + [got[1]], list(want[0]) + [want[1]]):
+        assert str(g.dtype)[-5:] == str(w.dtype)[-5:] and tuple(g.shape) == tuple(w.shape)
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-10, atol=1e-12)
+    with pytest.raises(RuntimeError):
+        torch.linalg.ldl_factor(torch.tensor(a))
+    with pytest.raises(retrograd.linalg.LinAlgError, match="Batch element 2"):
+        retrograd.linalg.ldl_factor(retrograd.tensor(a))
+    for m in (retrograd, torch):
+        ld = m.linalg.ldl_factor(m.tensor(a[:2], requires_grad=True)).LD
+        with pytest.raises(RuntimeError, match="derivative for aten::linalg_ldl_factor_ex"):
+            ld.sum().backward()
+        with pytest.raises(RuntimeError):
+            m.linalg.ldl_factor(m.ones(3, 4))
+        with pytest.raises(RuntimeError):
+            m.linalg.ldl_solve(m.eye(3), m.ones(3, dtype=m.int32), m.ones(4, 2))
