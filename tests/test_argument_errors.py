@@ -1476,3 +1476,52 @@ CASES.extend(DECOMP_CASES)  # (the coverage test above reads CASES when it runs)
                          ids=[c[0] for c in DECOMP_CASES])
 def test_decomposition_arguments_match_torch(fn, words):
     check(fn, words)
+
+
+# ---- linear algebra (issue 11): the LU family, Cholesky solves, matrix functions (sizes, dims)
+def _piv(m, *values):
+    return m.tensor(list(values), dtype=m.int32)
+
+
+LU_CASES = [
+    ("lu_factor 1-d", lambda m: m.linalg.lu_factor(a(m, 3)), ["lu_factor", "2 or more"]),
+    ("lu_factor no pivot", lambda m: m.linalg.lu_factor(a(m, 2, 2), pivot=False), ["pivot"]),
+    ("lu_factor wide ok", lambda m: m.linalg.lu_factor(a(m, 2, 3) + 1), None),
+    ("lu 1-d", lambda m: m.linalg.lu(a(m, 3)), ["2 or more"]),
+    ("lu_unpack pivots dtype", lambda m: m.lu_unpack(m.eye(3), m.ones(3)), ["int32"]),
+    ("lu_solve rows differ", lambda m: m.linalg.lu_solve(m.eye(3), _piv(m, 1, 2, 3),
+                                                         a(m, 4, 2)), ["incompatible"]),
+    ("lu_solve right cols differ", lambda m: m.linalg.lu_solve(
+        m.eye(3), _piv(m, 1, 2, 3), a(m, 2, 4), left=False), ["incompatible"]),
+    ("lu_solve not square", lambda m: m.linalg.lu_solve(a(m, 3, 2), _piv(m, 1, 2), a(m, 3, 1)),
+     ["square"]),
+    ("lu_solve pivots int64", lambda m: m.linalg.lu_solve(m.eye(3), m.tensor([1, 2, 3]),
+                                                          a(m, 3, 1)), ["int32"]),
+    ("lu_solve batch broadcast ok", lambda m: m.linalg.lu_solve(
+        m.eye(2).expand(3, 2, 2), _piv(m, 1, 2).expand(3, 2), a(m, 2, 1, 2, 1)), None),
+    ("cholesky_solve sizes", lambda m: m.cholesky_solve(a(m, 3, 2), m.eye(4)),
+     ["cholesky_solve", "4 by 4", "3 by 2"]),
+    ("cholesky_solve 1-d b", lambda m: m.cholesky_solve(a(m, 3), m.eye(3)), ["cholesky_solve"]),
+    ("cholesky_inverse not square", lambda m: m.cholesky_inverse(a(m, 3, 4)), ["square"]),
+    ("matrix_exp not square", lambda m: m.linalg.matrix_exp(a(m, 3, 4)), ["square"]),
+    ("vander N=1", lambda m: m.linalg.vander(a(m, 3), N=1), ["n must be greater than 1"]),
+    ("vander N ok", lambda m: m.linalg.vander(a(m, 2, 3), N=5), None),
+    ("tensorinv ind=0", lambda m: m.linalg.tensorinv(a(m, 2, 2), ind=0), ["ind"]),
+    ("tensorinv sizes", lambda m: m.linalg.tensorinv(a(m, 4, 6, 8), ind=2), ["prod", "8 != 24"]),
+    ("tensorsolve sizes", lambda m: m.linalg.tensorsolve(a(m, 2, 3, 6), a(m, 2, 2)),
+     ["prod", "6 != 4"]),
+    ("householder wide", lambda m: m.linalg.householder_product(a(m, 3, 4), a(m, 2)),
+     ["householder_product", "input.shape[-2]"]),
+    ("householder tau long", lambda m: m.linalg.householder_product(a(m, 4, 3), a(m, 4)),
+     ["householder_product", "tau.shape[-1]"]),
+    ("ormqr other rows", lambda m: m.ormqr(a(m, 4, 3), a(m, 3), a(m, 3, 2)),
+     ["ormqr", "other.shape[-2]"]),
+    ("ormqr tau size", lambda m: m.ormqr(a(m, 4, 3), a(m, 2), a(m, 4, 2)), ["ormqr", "tau"]),
+    ("geqrf 1-d", lambda m: m.geqrf(a(m, 3)), ["geqrf"]),
+]
+CASES.extend(LU_CASES)  # (the coverage test above reads CASES when it runs)
+
+
+@pytest.mark.parametrize("fn,words", [c[1:] for c in LU_CASES], ids=[c[0] for c in LU_CASES])
+def test_lu_and_matrix_function_arguments_match_torch(fn, words):
+    check(fn, words)

@@ -242,3 +242,4 @@ from . import activation_more, dropout, normalization  # noqa: F401, E402 - issu
 from . import bilinear, ctc, embedding, losses  # noqa: F401, E402 - issue 8: losses, distances, embeddings, bilinear
 from . import linalg_products, linalg_scalars, linalg_solve  # noqa: F401, E402 - issue 11 (linalg)
 from . import linalg_decomp, linalg_decomp_lstsq  # noqa: F401, E402 - issue 11 (decompositions)
+from . import linalg_ldl, linalg_lu, linalg_matfn  # noqa: F401, E402 - issue 11: LU, LDL, matrix functions

@@ -14,11 +14,12 @@ from collections import namedtuple
 
 from ..autograd.grad_mode import state
 from ..backend import namespace
-from ..tensor import make_tensor
+from ..tensor import Tensor, make_tensor
 from ._apply import BOTH, multi_output_class, record_multi
 from ._errors import scalar_type_name, tensor_arg
 from .linalg import _mT
-from .linalg_solve import check_square, inv
+from .linalg_lu import _lu_solve, getrf, lu_factor_ex, permutation
+from .linalg_solve import LinAlgError, check_square, inv
 from .pointwise import defop, where
 from .reduce import _dims
 from .reduce import sum as _sum
@@ -72,7 +73,20 @@ def _slogdet_vjp(node, grads, saved):
     g = grads[1]
     if g is None:
         return (None,)
-    return (unsqueeze(unsqueeze(g, -1), -1) * _inv_t(a),)
+    scale = unsqueeze(unsqueeze(g, -1), -1)
+    try:
+        return (scale * _inv_t(a),)
+    except LinAlgError:
+        # a singular matrix: PyTorch solves A^T X = g I with A's LU factors, whose zero
+        # pivot gives inf and nan (no error); the same solve here, the same values
+        data = getattr(a, "_data", a)
+        if isinstance(a, Tensor):  # create_graph: the factorisation recorded too
+            lu, piv = lu_factor_ex(a)[:2]
+            piv = piv._data
+        else:
+            lu, piv, _ = getrf(a)
+        eye = namespace(data).eye(a.shape[-1], dtype=data.dtype)
+        return (_lu_solve(lu, scale * eye, permutation(piv, a.shape[-1]), True, True),)
 
 
 _SlogdetNode = multi_output_class("LinalgSlogdetBackward0", _slogdet_vjp)
@@ -277,7 +291,8 @@ def _out_copied(fn):
 # ----------------------------------------------------------------- public names (registry.py)
 from .registry import register  # noqa: E402
 
-register(det, "det", function=True, method=True, linalg=("det",), signature="A")
+register(det, "det", function=True, method=True, signature="input")  # torch.det(input)
+register(det, "det", function=False, method=False, linalg=("det",), signature="A")
 register(_slogdet_old, "slogdet", function=True, method=True)
 register(slogdet, "slogdet", function=False, method=False, linalg=("slogdet",))
 register(logdet, signature="input")

@@ -1,0 +1,305 @@
+"""Matrix functions and Householder products (issue 11): linalg.matrix_exp / matrix_exp,
+linalg.vander, linalg.tensorinv, linalg.tensorsolve, linalg.householder_product, ormqr,
+geqrf.
+
+matrix_exp is Higham's Pade-13 scaling and squaring (per matrix of the batch); its
+derivative is the block-matrix identity exp([[A^T, G], [0, A^T]]) = [[., gA], [0, .]],
+computed with matrix_exp itself, so every order of derivative works.  vander, tensorinv and
+tensorsolve are PyTorch's compositions (the same grad_fn names).  householder_product and
+ormqr apply the reflectors one by one with retrograd ops (their derivatives come from the
+composition); geqrf is NumPy's QR in LAPACK's raw form, with no derivative, as PyTorch.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+import numpy as np
+
+from ..autograd.grad_mode import state
+from ..backend import namespace
+from ..tensor import make_tensor
+from ._apply import INPUTS, defop, multi_output_class, record_multi
+from ._errors import scalar_type_name, tensor_arg
+from .layout import movedim, tril
+from .linalg import _mT, _same_dtype, matmul
+from .linalg_solve import check_square, inv, solve
+from .scans import cumprod
+from .shape import cat, expand, reshape, unsqueeze
+
+geqrf_type = namedtuple("geqrf", ["a", "tau"])
+
+# ----------------------------------------------------------------- matrix_exp
+
+# Higham (2005), "The scaling and squaring method for the matrix exponential revisited":
+# the [13/13] Pade coefficients and the 1-norm up to which it is accurate without scaling
+_PADE13 = (64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0,
+           129060195264000.0, 10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0,
+           40840800.0, 960960.0, 16380.0, 182.0, 1.0)
+_THETA13 = 5.371920351148152
+
+
+def _expm(a):
+    """exp of each matrix of ``a`` (..., n, n), in float64 (cast back after)."""
+    xp = namespace(a)
+    n = a.shape[-1]
+    if a.size == 0:
+        return a.copy()
+    x = a.astype(np.float64)
+    norm1 = xp.abs(x).sum(axis=-2).max(axis=-1)  # the 1-norm of each matrix
+    with np.errstate(divide="ignore"):
+        s = xp.maximum(0, xp.ceil(xp.log2(norm1 / _THETA13)))
+    s = xp.where(xp.isfinite(s), s, 0).astype(np.int64)
+    x = x / (2.0 ** s)[..., None, None]
+    b = _PADE13
+    eye = xp.eye(n)
+    x2 = x @ x
+    x4 = x2 @ x2
+    x6 = x4 @ x2
+    u = x @ (x6 @ (b[13] * x6 + b[11] * x4 + b[9] * x2) + b[7] * x6 + b[5] * x4 + b[3] * x2
+             + b[1] * eye)
+    v = x6 @ (b[12] * x6 + b[10] * x4 + b[8] * x2) + b[6] * x6 + b[4] * x4 + b[2] * x2 \
+        + b[0] * eye
+    r = xp.linalg.solve(v - u, v + u)
+    for j in range(int(s.max()) if s.size else 0):  # square back, each matrix its s times
+        r = xp.where((j < s)[..., None, None], r @ r, r)
+    return r.astype(a.dtype, copy=False)
+
+
+def _matrix_exp_vjp(node, g, saved):
+    # gA is the upper-right block of exp([[A^T, g], [0, A^T]]) (Mathias; Najfeld and Havel)
+    (a,) = saved
+    n = a.shape[-1]
+    at = _mT(a)
+    data = getattr(a, "_data", a)
+    zeros = namespace(data).zeros(a.shape, dtype=data.dtype)
+    big = cat([cat([at, g], -1), cat([zeros, at], -1)], -2)
+    return (_matrix_exp(big)[..., :n, n:],)
+
+
+_matrix_exp = defop("linalg.matrix_exp", _expm, _matrix_exp_vjp, "LinalgMatrixExpBackward0", 1,
+                    INPUTS)
+
+
+def matrix_exp(A):  # noqa: N803 - PyTorch's name
+    """The matrix exponential of each square matrix of ``A`` (..., n, n).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.linalg.matrix_exp(T.tensor([[0.0, 1.0], [0.0, 0.0]]))
+    tensor([[1., 1.],
+            [0., 1.]])
+    """
+    check_square("linalg.matrix_exp", A)
+    return _matrix_exp(A)
+
+
+# ----------------------------------------------------------------- vander
+
+
+def vander(x, *, N=None):  # noqa: N803 - PyTorch's name
+    """The Vandermonde matrix of ``x`` (..., n): columns x^0, x^1, ..., x^(N-1) (N defaults
+    to n), as PyTorch composes it (a column of ones and a cumulative product).
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.linalg.vander(T.tensor([1, 2, 3]))
+    tensor([[1, 1, 1],
+            [1, 2, 4],
+            [1, 3, 9]])
+    """
+    tensor_arg(x, "x")
+    if x.ndim == 0:
+        raise RuntimeError("N must be greater than 1. (linalg.vander takes a vector or a batch "
+                           "of them, got a 0-d tensor)")
+    n = x.shape[-1] if N is None else int(N)
+    if n <= 1:
+        raise RuntimeError(f"N must be greater than 1. (linalg.vander got N={n})")
+    if x._data.dtype.kind == "b":
+        raise RuntimeError("linalg.vander supports floating point, complex, and integer "
+                           "tensors, but got Bool")
+    if x._data.dtype.kind in "iu":
+        x = x.to(dtype=np.int64)  # (PyTorch's cumprod: integers give int64)
+    shape = tuple(x.shape) + (n - 1,)
+    powers = cumprod(expand(unsqueeze(x, -1), *shape), -1)
+    xp = namespace(x._data)
+    ones = make_tensor(xp.ones(tuple(x.shape) + (1,), dtype=powers._data.dtype))
+    return cat([ones, powers], -1)
+
+
+# ----------------------------------------------------------------- tensorinv, tensorsolve
+
+
+def tensorinv(A, ind=2):  # noqa: N803 - PyTorch's name
+    """The inverse of ``A`` for ``tensordot(A, ., ind)``: A reshaped to a square matrix
+    (the first ``ind`` dims its rows), inverted, and shaped ``A.shape[ind:] +
+    A.shape[:ind]``."""
+    tensor_arg(A, "A")
+    if not isinstance(ind, int) or isinstance(ind, bool) or ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    rows, cols = tuple(A.shape[:ind]), tuple(A.shape[ind:])
+    p_rows, p_cols = math.prod(rows), math.prod(cols)
+    if p_rows != p_cols:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {p_cols} != {p_rows}")
+    return reshape(inv(reshape(A, p_rows, p_cols)), *(cols + rows))
+
+
+def tensorsolve(A, B, dims=None):  # noqa: N803 - PyTorch's names
+    """X with ``tensordot(A, X, X.ndim) == B``: A's dims ``dims`` (if given) moved last,
+    A reshaped to a square matrix, and one linear solve; X has shape ``A.shape[B.ndim:]``."""
+    tensor_arg(A, "A")
+    tensor_arg(B, "B", 1)
+    if dims is not None:
+        dims = [dims] if isinstance(dims, int) else list(dims)
+        A = movedim(A, dims, list(range(A.ndim - len(dims), A.ndim)))  # noqa: N806
+    out_shape = tuple(A.shape[B.ndim:])
+    p_out, p_b = math.prod(out_shape), B.numel()
+    if p_out != p_b:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim"
+                           f":]) == prod(self.shape[:other.ndim]), but got {p_out} != {p_b}")
+    return reshape(solve(reshape(A, p_out, p_out), reshape(B, p_b)), *out_shape)
+
+
+# ----------------------------------------------------------------- Householder reflectors
+
+
+def _reflectors(name, A, tau):  # noqa: N803
+    """V (..., m, k): the reflectors' vectors, ones on the diagonal and A's strictly lower
+    part below it (as LAPACK stores them)."""
+    k = tau.shape[-1]
+    m = A.shape[-2]
+    xp = namespace(A._data)
+    return tril(A[..., :, :k], -1) + make_tensor(xp.eye(m, k, dtype=A._data.dtype))
+
+
+def _apply_reflector(c, v, t, left):
+    """H c (``left``) or c H for H = I - t v v^T (v (..., m), t (...,))."""
+    t = unsqueeze(unsqueeze(t, -1), -1)
+    if left:
+        return c - t * matmul(unsqueeze(v, -1), matmul(unsqueeze(v, -2), c))
+    return c - t * matmul(matmul(c, unsqueeze(v, -1)), unsqueeze(v, -2))
+
+
+def _check_householder(name, A, tau):  # noqa: N803
+    tensor_arg(A, "input")
+    tensor_arg(tau, "tau", 1)
+    if A.ndim < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if tau.ndim != A.ndim - 1:
+        raise RuntimeError(f"{name}: input.dim() must be greater than or equal to tau.dim() "
+                           f"+ 1 and tau must have one dim less than input (got {A.ndim} and "
+                           f"{tau.ndim})")
+    if tuple(tau.shape[:-1]) != tuple(A.shape[:-2]):
+        raise RuntimeError(f"{name}: Expected batch dimensions of tau to be equal to "
+                           f"input.shape[:-2], but got {list(tau.shape[:-1])} and "
+                           f"{list(A.shape[:-2])}")
+    _same_dtype(name, (A, tau), name + ": tau dtype {1} does not match input dtype {0}")
+    if A._data.dtype.kind != "f":
+        raise RuntimeError(f"{name}: Expected a floating point tensor as input. Got "
+                           f"{scalar_type_name(A._data.dtype)}")
+
+
+def householder_product(A, tau):  # noqa: N803 - PyTorch's names
+    """The first n columns of H_1 H_2 ... H_k, H_i = I - tau_i v_i v_i^T, v_i the i-th
+    reflector stored below the diagonal of ``A`` (..., m, n) as geqrf gives it."""
+    name = "torch.linalg.householder_product"
+    _check_householder(name, A, tau)
+    m, n = A.shape[-2:]
+    if m < n:
+        raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to "
+                           f"input.shape[-1] (got {m} and {n})")
+    if n < tau.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to "
+                           f"tau.shape[-1] (got {n} and {tau.shape[-1]})")
+    v = _reflectors(name, A, tau)
+    xp = namespace(A._data)
+    q = make_tensor(xp.broadcast_to(xp.eye(m, n, dtype=A._data.dtype), A.shape).copy())
+    for i in range(tau.shape[-1] - 1, -1, -1):  # H_1 (H_2 (... (H_k E)))
+        q = _apply_reflector(q, v[..., :, i], tau[..., i], True)
+    return q
+
+
+def ormqr(input, input2, input3, left=True, transpose=False):  # noqa: A002 - PyTorch's names
+    """``Q C``, ``Q^T C``, ``C Q`` or ``C Q^T`` (``left``, ``transpose``) for C = ``input3``
+    and Q = H_1 ... H_k the m x m product of the reflectors of ``input`` and ``input2``
+    (geqrf's ``a`` and ``tau``), without forming Q."""
+    name = "torch.ormqr"
+    _check_householder(name, input, input2)
+    tensor_arg(input3, "other", 2)
+    _same_dtype(name, (input, input3), name + ": Expected input and other to have the same "
+                "dtype, but other has dtype {1} instead of {0}")
+    m = input.shape[-2]
+    k = input2.shape[-1]
+    if input3.ndim < 2:
+        raise RuntimeError(f"{name}: other must have at least 2 dimensions.")
+    side = input3.shape[-2] if left else input3.shape[-1]
+    if side != m:
+        raise RuntimeError(f"{name}: other.shape[{-2 if left else -1}] must be equal to "
+                           f"input.shape[-2] (got {side} and {m})")
+    if k != min(side, input.shape[-1]):  # (PyTorch 2.13 wants every reflector used)
+        raise RuntimeError(f"{name}: tau.shape[-1] must be equal to min(other.shape["
+                           f"{-2 if left else -1}], input.shape[-1]) (got {k}, "
+                           f"{side} and {input.shape[-1]})")
+    if tuple(input3.shape[:-2]) != tuple(input.shape[:-2]):
+        raise RuntimeError(f"{name}: Expected batch dimensions of other to be equal to "
+                           f"input.shape[:-2], but got {list(input3.shape[:-2])}")
+    v = _reflectors(name, input, input2)
+    # Q C = H_1 (... (H_k C)); Q^T C = H_k (... (H_1 C)); C Q = ((C H_1) ...) H_k
+    order = range(k) if left == transpose else range(k - 1, -1, -1)
+    c = input3
+    for i in order:
+        c = _apply_reflector(c, v[..., :, i], input2[..., i], left)
+    return c
+
+
+def _geqrf_vjp(node, grads, saved):
+    raise RuntimeError("the derivative for 'geqrf' is not implemented.")
+
+
+_GeqrfNode = multi_output_class("GeqrfBackward0", _geqrf_vjp)
+
+
+def geqrf(input):  # noqa: A002 - PyTorch's name
+    """``(a, tau)``: the QR factorisation in LAPACK's compact form (R on and above the
+    diagonal of ``a``, the reflectors below it and in ``tau``); not differentiable, as
+    PyTorch's."""
+    tensor_arg(input, "input")
+    if input.ndim < 2:
+        raise RuntimeError(f"torch.geqrf: input must have at least 2 dimensions. (got shape "
+                           f"{list(input.shape)})")
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(f'"geqrf_cpu" not implemented for '
+                           f"'{scalar_type_name(input._data.dtype)}'")
+    xp = namespace(input._data)
+    data = input._data
+    m, n = data.shape[-2:]
+    k = min(m, n)
+    if data.size == 0:
+        a = data.copy()
+        tau = xp.zeros(data.shape[:-2] + (k,), dtype=data.dtype)
+    else:
+        h, tau = xp.linalg.qr(data, mode="raw")
+        a = xp.ascontiguousarray(h.swapaxes(-1, -2)).astype(data.dtype, copy=False)
+        tau = tau.astype(data.dtype, copy=False)
+    outs = [make_tensor(a), make_tensor(tau)]
+    if input._requires_grad and state.enabled:
+        record_multi(_GeqrfNode, input, outs, ())
+    return geqrf_type(*outs)
+
+
+# ----------------------------------------------------------------- public names (registry.py)
+from .registry import register  # noqa: E402
+
+register(matrix_exp, "matrix_exp", function=True, method=True, signature="input")
+register(matrix_exp, "matrix_exp", function=False, method=False, linalg=("matrix_exp",),
+         signature="A")
+register(vander, function=False, method=False, linalg=("vander",))
+register(tensorinv, function=False, method=False, linalg=("tensorinv",))
+register(tensorsolve, function=False, method=False, linalg=("tensorsolve",))
+register(householder_product, function=False, method=False, linalg=("householder_product",))
+register(ormqr, signature="input, input2, input3, left=True, transpose=False")
+register(geqrf, differentiable=False)
