@@ -12,9 +12,9 @@ import warnings
 
 import numpy as np
 
-from .grad_mode import anomaly, state
+from .grad_mode import record_extras, state
 from .graph import (
-    Node, SavedOutput, accumulator_of, check_saveable, next_sequence_nr, remember_forward,
+    Node, SavedOutput, accumulator_of, check_saveable, next_sequence_nr, on_record,
 )
 
 
@@ -273,8 +273,6 @@ class Function(metaclass=_FunctionMeta):
                     nrs[i] = a._nr
             ctx.next = tuple(nxt)
             ctx.next_nr = nrs
-            if anomaly.enabled:
-                remember_forward(ctx)
             tensor_outs = [o for o in results if isinstance(o, Tensor)]
             if len(results) > 1:
                 ctx.multi_output = True
@@ -310,6 +308,8 @@ class Function(metaclass=_FunctionMeta):
                         check_saveable(t._vc)
                 ctx.versions = tuple(t._vc[0] if isinstance(t, Tensor) and t._vc else 0
                                      for t in to_save)
+            if record_extras:  # saved-tensor hooks (save_for_backward), anomaly mode
+                on_record(ctx, results)
         for o in results:
             if isinstance(o, Tensor) and id(o) in dirty and o._vc is not None and len(o._vc) > 1:
                 # a view changed in place: its base gets CopySlices and the other views are
