@@ -188,6 +188,18 @@ class Function(metaclass=_FunctionMeta):
 
     vjp = backward
 
+    #: True: ``func.vmap`` batches this Function by running its forward and backward on the
+    #: batched tensors (they must be written with retrograd ops); False: write ``vmap``.
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        """Override: how this Function runs under ``func.vmap`` (``info.batch_size``,
+        ``info.randomness``; one in_dim per argument); returns ``(output, out_dims)``."""
+        raise NotImplementedError(
+            "To use autograd.Function with vmap, you must either override the vmap "
+            "staticmethod or set generate_vmap_rule=True.")
+
     def __init__(self, *args, **kwargs):
         warnings.warn(
             f"{self.__class__} should not be instantiated. Methods on autograd functions are "
