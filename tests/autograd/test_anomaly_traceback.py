@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
+
 import pytest
 
 import retrograd as T
@@ -112,4 +114,4 @@ def test_stacks_are_kept_only_in_anomaly_mode():
         with T.autograd.detect_anomaly(check_nan=False):
             w = T.tensor([0.0], requires_grad=True)
             (w.sqrt() * 0).sum().backward()
-    assert w.grad.isnan().all()
+    assert np.isnan(w.grad.numpy()).all()
