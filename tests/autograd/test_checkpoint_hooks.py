@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import retrograd as T
-from retrograd.utils.checkpoint import CheckpointError, checkpoint
+from retrograd.utils.checkpoint import CheckpointError, checkpoint, set_checkpoint_early_stop
 
 
 def _ck(m):
@@ -132,3 +132,16 @@ def test_user_hooks_outside_see_no_checkpointed_tensor():
     e = np.exp(x.detach().numpy())
     np.testing.assert_allclose(x.grad.numpy(), 2 * np.tanh(e) * (1 - np.tanh(e) ** 2) * e,
                                rtol=1e-12)
+
+
+def test_set_checkpoint_early_stop_overrides_the_argument(torch):
+    logs = []
+    for m, setter in ((T, set_checkpoint_early_stop),
+                      (torch, torch.utils.checkpoint.set_checkpoint_early_stop)):
+        log = []
+        w = m.eye(2, dtype=m.float64, requires_grad=True)
+        with setter(False):
+            y = _ck(m)(_logged(log), _x(m), w, use_reentrant=False, early_stop=True)
+        y.sum().backward()
+        logs.append(log)
+    assert logs[0] == logs[1] == ["start", "saved all"] * 2

@@ -34,11 +34,28 @@ from ..autograd.graph import current_graph_task_id, saved_tensors_hooks
 from ..random import get_rng_state, set_rng_state
 from ..tensor import Tensor
 
-__all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError"]
+__all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "set_checkpoint_early_stop"]
 
 
 class CheckpointError(RuntimeError):
     """The recomputation differs from the original forward (``determinism_check``)."""
+
+
+#: set by ``set_checkpoint_early_stop``: overrides every checkpoint's ``early_stop``
+_early_stop_override = None
+
+
+@contextlib.contextmanager
+def set_checkpoint_early_stop(enable: bool):
+    """Inside it, non-reentrant checkpoints stop (or not) recomputing once every saved
+    tensor is back, whatever their ``early_stop`` argument says (as PyTorch's)."""
+    global _early_stop_override
+    prev = _early_stop_override
+    _early_stop_override = enable
+    try:
+        yield
+    finally:
+        _early_stop_override = prev
 
 
 def noop_context_fn():
@@ -269,6 +286,8 @@ def _checkpoint_without_reentrant(function, preserve, context_fn, determinism_ch
 
     if not state.enabled:
         return function(*args, **kwargs)
+    if _early_stop_override is not None:
+        early_stop = _early_stop_override
     frame = _Frame(recompute, early_stop,
                    _metadata if determinism_check == "default" else None)
     raised = False
