@@ -268,3 +268,25 @@ def test_no_hook_left_active_after_the_blocks():
         with saved_tensors_hooks(lambda x: x, lambda x: x):
             raise ValueError
     assert grad_mode.record_extras == []
+
+
+def test_allow_mutation_on_saved_tensors(torch):
+    results = []
+    for m in (T, torch):
+        graph = _graph(m)
+        a = m.tensor([1.0, 2.0], dtype=m.float64, requires_grad=True)
+        with graph.allow_mutation_on_saved_tensors():
+            b = a.clone()
+            y = b.sin()
+            with m.no_grad():
+                b.mul_(10)  # after sin saved it: backward still uses the old value
+            y.sum().backward()
+            with pytest.raises(RuntimeError, match="cannot be nested"):
+                with graph.allow_mutation_on_saved_tensors():
+                    pass
+            y = (a * 1).sin()
+        with pytest.raises(AssertionError) as info:
+            y.sum().backward()
+        results.append((a.grad.numpy(), str(info.value)))
+    np.testing.assert_allclose(results[0][0], results[1][0])
+    assert results[0][1] == results[1][1]

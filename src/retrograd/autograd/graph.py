@@ -10,10 +10,17 @@ information the engine needs:
 * ``out_shape`` / ``out_dtype`` -- what a gradient arriving at this node must look like
   (the engine reduces broadcast gradients to this shape, in one place);
 * ``saved`` -- what the derivative needs, freed after backward unless ``retain_graph``.
+
+Also here, as in PyTorch's ``torch.autograd.graph``: saved-tensor hooks
+(``saved_tensors_hooks`` and what is built on them: ``save_on_cpu``,
+``allow_mutation_on_saved_tensors``, non-reentrant checkpointing), which replace a saved
+value by what a pack hook returns (:class:`PackedSaved`) when the node is recorded; and the
+hooks that need to know the running backward pass (``register_multi_grad_hook``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import sys
 import threading
@@ -22,7 +29,7 @@ import weakref
 __all__ = ["Node", "AccumulateGrad", "SavedOutput", "RemovableHandle", "freed_error",
            "move_retain_grad", "saved_tensors_hooks", "save_on_cpu",
            "disable_saved_tensors_hooks", "register_multi_grad_hook", "increment_version",
-           "SavedTensor"]
+           "SavedTensor", "allow_mutation_on_saved_tensors"]
 
 _handle_ids = itertools.count()
 
@@ -521,6 +528,45 @@ class disable_saved_tensors_hooks:  # noqa: N801 - PyTorch's name
     def __exit__(self, *exc):
         saved_hooks_state.disabled = self._prev
         return False
+
+
+class _AllowMutationOnSavedContext:
+    """The value ``allow_mutation_on_saved_tensors()`` yields; closed when the block ends."""
+
+    def __init__(self):
+        self.closed = False
+
+
+_mutation_state = threading.local()
+
+
+@contextlib.contextmanager
+def allow_mutation_on_saved_tensors():
+    """Inside it, a tensor saved for backward may be changed in place afterwards: backward
+    uses the value it had when it was saved.  (PyTorch copies a saved tensor when it is
+    first changed; retrograd copies each saved tensor when it is saved, which gives the
+    same values at the cost of the copies.)  Backward must run inside the block."""
+    if getattr(_mutation_state, "active", False):
+        raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+    ctx = _AllowMutationOnSavedContext()
+
+    def pack(tensor):
+        return tensor.detach().clone()
+
+    def unpack(copy):
+        if ctx.closed:
+            raise AssertionError(
+                "Trying to backward outside of the 'allow_mutation_on_saved_tensors' context"
+                "in which the graph was originally recorded.")
+        return copy
+
+    _mutation_state.active = True
+    try:
+        with saved_tensors_hooks(pack, unpack):
+            yield ctx
+    finally:
+        ctx.closed = True
+        _mutation_state.active = False
 
 
 class SavedTensor:
