@@ -10,6 +10,7 @@ hooks, as PyTorch); the same with ``use_reentrant=True``.  Reported per way:
   in place): saved values, activations and the gradients in flight;
 * saved after forward: the bytes of the arrays the graph keeps for backward once the
   forward is done (walking ``grad_fn`` nodes; a checkpointed region keeps none);
+* gradients: checked equal (bit for bit) to the plain run's before anything is timed;
 * time: median of forward + backward over repeats (interleaved, without tracemalloc), and
   its ratio to the plain run.
 
@@ -30,6 +31,8 @@ import sys  # noqa: E402
 import time  # noqa: E402
 import tracemalloc  # noqa: E402
 import warnings  # noqa: E402
+
+import numpy as np  # noqa: E402
 
 
 try:
@@ -92,8 +95,16 @@ def main():
     warnings.simplefilter("ignore")
     ways = ("plain", "non-reentrant", "reentrant")
     times = {how: [] for how in ways}
-    for how in ways:
-        step(model, x, how)  # warm up
+    reference = None
+    for how in ways:  # warm up, and check that every way gives the plain run's gradients
+        model.zero_grad(set_to_none=True)
+        x.grad = None
+        step(model, x, how)
+        grads = [x.grad.numpy().copy()] + [p.grad.numpy().copy() for p in model.parameters()]
+        if reference is None:
+            reference = grads
+        elif not all(np.array_equal(a, b) for a, b in zip(grads, reference)):
+            raise SystemExit(f"{how}: gradients differ from the plain run's")
     for _ in range(REPEATS):  # interleaved: a change in the machine's load hits every way
         for how in ways:
             t0 = time.perf_counter()
