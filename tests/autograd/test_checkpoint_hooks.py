@@ -145,3 +145,21 @@ def test_set_checkpoint_early_stop_overrides_the_argument(torch):
         y.sum().backward()
         logs.append(log)
     assert logs[0] == logs[1] == ["start", "saved all"] * 2
+
+
+def test_nested_checkpoints(torch):
+    results = []
+    for m in (T, torch):
+        x = _x(m)
+        w = m.tensor([[1.0, 0.5], [-0.5, 2.0]], dtype=m.float64, requires_grad=True)
+
+        def inner(a, w=w):
+            return (a @ w).tanh().exp()
+
+        def outer(a, m=m, inner=inner):
+            return _ck(m)(inner, a.sin(), use_reentrant=False).cos() * a
+
+        _ck(m)(outer, x, use_reentrant=False).sum().backward()
+        results.append((x.grad.numpy(), w.grad.numpy()))
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
