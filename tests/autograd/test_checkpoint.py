@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import retrograd as T
-from retrograd.autograd.graph import AccumulateGrad
+from retrograd.autograd.graph import AccumulateGrad, PackedSaved
 from retrograd.utils.checkpoint import checkpoint, checkpoint_sequential
 
 MODES = [True, False]
@@ -66,10 +66,13 @@ def test_inner_values_are_not_kept(reentrant):
     y = checkpoint(fn, x, use_reentrant=reentrant)
     gc.collect()
     assert inner[0]() is None  # the intermediate died with the forward
-    # the graph from y: one checkpoint node, then leaves (x and, non-reentrant, parameters)
     node = y.grad_fn
-    assert node.name() in ("CheckpointFunctionBackward", "CheckpointBackward")
-    assert all(isinstance(n, AccumulateGrad) for n, _ in node.next_functions)
+    if reentrant:  # the graph from y: one checkpoint node, then leaves
+        assert node.name() == "CheckpointFunctionBackward"
+        assert all(isinstance(n, AccumulateGrad) for n, _ in node.next_functions)
+    else:  # as PyTorch: the function's own last op, every saved value a hook's holder
+        assert node.name() == "AddmmBackward0"
+        assert all(type(s) is PackedSaved for s in node.saved if s is not None)
     y.sum().backward()
     assert len(inner) == 2 and x.grad is not None  # recomputed once, in backward
 
@@ -176,10 +179,20 @@ def test_non_reentrant_kwargs_and_context_fn():
     np.testing.assert_allclose(x.grad.numpy(), 3 * np.cos(1.0) * np.ones(2))
 
 
-def test_non_reentrant_captured_non_leaf_is_refused():
-    w = T.ones(2, requires_grad=True) * 2  # a non-leaf, captured by the closure
-    with pytest.raises(NotImplementedError, match="Pass that tensor to checkpoint"):
-        checkpoint(lambda a: a * w, T.ones(2, requires_grad=True), use_reentrant=False)
+def test_non_reentrant_captured_non_leaf_gets_its_gradient(torch):
+    # PyTorch's non-reentrant checkpoint is made of saved-tensor hooks: a non-leaf captured
+    # by the function is part of the ordinary graph
+    grads = []
+    for m, ck in ((T, checkpoint), (torch, torch.utils.checkpoint.checkpoint)):
+        w0 = m.tensor([0.5, -1.5], dtype=m.float64, requires_grad=True)
+        w = w0 * 2
+        x = m.tensor([1.0, 2.0], dtype=m.float64, requires_grad=True)
+        y = ck(lambda a, w=w: (a * w).sin(), x, use_reentrant=False)
+        y.sum().backward()
+        grads.append((y.grad_fn.name(), x.grad.numpy(), w0.grad.numpy()))
+    assert grads[0][0] == grads[1][0] == "SinBackward0"
+    for a, b in zip(grads[0][1:], grads[1][1:]):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
 
 
 def test_reentrant_refuses_grad_as_torch(torch):

@@ -19,6 +19,7 @@ from .function import Function, FunctionCtx
 from .gradcheck import gradcheck, gradgradcheck
 from .variable import Variable
 from . import functional  # noqa: F401
+from . import graph  # noqa: F401 - saved-tensor hooks, multi-grad hooks (torch.autograd.graph)
 
 
 def trace(params=None):
@@ -32,5 +33,5 @@ __all__ = [
     "backward", "grad", "Variable", "Function", "no_grad", "enable_grad", "set_grad_enabled",
     "is_grad_enabled", "inference_mode", "is_inference_mode_enabled", "gradcheck",
     "gradgradcheck", "trace", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
-    "is_anomaly_check_nan_enabled", "FunctionCtx", "functional",
+    "is_anomaly_check_nan_enabled", "FunctionCtx", "functional", "graph",
 ]

@@ -38,7 +38,10 @@ import numpy as np
 
 from ..backend import as_array, namespace
 from .grad_mode import anomaly, state
-from .graph import AccumulateGrad, Node, SavedOutput, forward_traces, freed_error
+from .graph import (
+    AccumulateGrad, Node, PackedSaved, SavedOutput, forward_traces, freed_error, graph_tasks,
+    next_task_id, unpack_packed,
+)
 
 __all__ = ["run_backward", "call_node", "grad_lock"]
 
@@ -128,6 +131,8 @@ def unpack_saved(node, as_tensors: bool):
                 out.append(t)
             else:
                 out.append(s.data)
+        elif type(s) is PackedSaved:  # a saved-tensor hook packed it
+            out.append(unpack_packed(s, node, as_tensors))
         else:
             out.append(s)
     return out
@@ -360,6 +365,9 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
     trace = state.tracer
     check_nan = anomaly.enabled and anomaly.check_nan
     node = None
+    # for register_multi_grad_hook: which pass runs, and which nodes it will run
+    tasks = graph_tasks.stack
+    tasks.append((next_task_id(), deps, needed, captures))
     try:
         # a heap keyed on creation order: the most recently created ready node runs first,
         # as in PyTorch (it decides the order of hooks on sibling branches); ties (leaves)
@@ -456,6 +464,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
         raise
     finally:
         state.enabled = prev_mode
+        tasks.pop()
     if inputs is None:
         return None
     return captured
@@ -476,8 +485,7 @@ def _check_nan(node, grads, as_tensors):
 def _report_forward_trace(node):
     import warnings
 
-    # built-in ops don't record their forward stack (that would cost every op a check);
-    # custom Functions applied in anomaly mode do
+    # every node recorded while anomaly mode was on kept its forward stack (graph.on_record)
     stack = forward_traces.get(node)
     where = f" Traceback of forward call that caused the error:\n{stack}" if stack else ""
     warnings.warn(f"Error detected in {node.name()}.{where}", UserWarning, stacklevel=4)
@@ -609,6 +617,7 @@ def _run_pre_hooks(node, hooks, g, as_tensors):
             if tracer is not None:
                 tracer.hook(f"pre-hook of {node.name()}", fn, wrapped, result)
             if result is not None:
+                _check_hook_result(fn, result, wrapped)
                 grads = [_unwrap(x, as_tensors) for x in result]
     return grads if multi else grads[0]
 
@@ -622,8 +631,28 @@ def _run_post_hooks(node, hooks, grads, g, as_tensors):
         if tracer is not None:
             tracer.hook(f"post-hook of {node.name()}", fn, given, result)
         if result is not None:
+            _check_hook_result(fn, result, given)
             grads = tuple(_unwrap(x, as_tensors) for x in result)
     return grads
+
+
+def _check_hook_result(fn, result, given):
+    """A node hook's replacement gradients: a tuple of as many values, each of the same
+    size as the one it replaces (PyTorch's checks and messages)."""
+    if not isinstance(result, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
+    name = getattr(fn, "__name__", repr(fn))
+    if len(result) != len(given):
+        raise RuntimeError(f"hook '{name}' has returned an incorrect number of values (got "
+                           f"{len(result)}, but expected {len(given)})")
+    for new, old in zip(result, given):
+        if new is None or old is None:
+            continue
+        if not hasattr(new, "_data"):
+            raise TypeError(f"hook '{name}' returned {type(new).__name__} in its tuple; "
+                            "expected Tensor or None")
+        if new._data.shape != old._data.shape:
+            raise RuntimeError(f"hook '{name}' has changed the size of value")
 
 
 def call_node(node, grads):

@@ -12,9 +12,9 @@ import warnings
 
 import numpy as np
 
-from .grad_mode import anomaly, state
+from .grad_mode import record_extras, state
 from .graph import (
-    Node, SavedOutput, accumulator_of, check_saveable, next_sequence_nr, remember_forward,
+    Node, SavedOutput, accumulator_of, check_saveable, next_sequence_nr, on_record,
 )
 
 
@@ -188,6 +188,18 @@ class Function(metaclass=_FunctionMeta):
 
     vjp = backward
 
+    #: True: ``func.vmap`` batches this Function by running its forward and backward on the
+    #: batched tensors (they must be written with retrograd ops); False: write ``vmap``.
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        """Override: how this Function runs under ``func.vmap`` (``info.batch_size``,
+        ``info.randomness``; one in_dim per argument); returns ``(output, out_dims)``."""
+        raise NotImplementedError(
+            "To use autograd.Function with vmap, you must either override the vmap "
+            "staticmethod or set generate_vmap_rule=True.")
+
     def __init__(self, *args, **kwargs):
         warnings.warn(
             f"{self.__class__} should not be instantiated. Methods on autograd functions are "
@@ -273,8 +285,6 @@ class Function(metaclass=_FunctionMeta):
                     nrs[i] = a._nr
             ctx.next = tuple(nxt)
             ctx.next_nr = nrs
-            if anomaly.enabled:
-                remember_forward(ctx)
             tensor_outs = [o for o in results if isinstance(o, Tensor)]
             if len(results) > 1:
                 ctx.multi_output = True
@@ -310,6 +320,8 @@ class Function(metaclass=_FunctionMeta):
                         check_saveable(t._vc)
                 ctx.versions = tuple(t._vc[0] if isinstance(t, Tensor) and t._vc else 0
                                      for t in to_save)
+            if record_extras:  # saved-tensor hooks (save_for_backward), anomaly mode
+                on_record(ctx, results)
         for o in results:
             if isinstance(o, Tensor) and id(o) in dirty and o._vc is not None and len(o._vc) > 1:
                 # a view changed in place: its base gets CopySlices and the other views are

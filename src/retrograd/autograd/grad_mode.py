@@ -221,11 +221,30 @@ class _ModeContext(_GradModeContext):
 
 
 # --------------------------------------------------------------------------- anomaly mode
+#: Non-empty while something must see every node an op records (``graph.on_record``):
+#: active saved-tensor hooks (one entry per open ``saved_tensors_hooks`` block, in any
+#: thread) and anomaly mode (which keeps each node's forward traceback).  The op machinery
+#: tests only this list's truth, so recording costs one check when neither is on.
+record_extras = []
+
+
 class _Anomaly:
     """Anomaly detection is process-wide in PyTorch (not per thread): so here."""
 
-    enabled = False
     check_nan = True
+    _enabled = False
+
+    @property
+    def enabled(self) -> bool:
+        return self._enabled
+
+    @enabled.setter
+    def enabled(self, value: bool) -> None:
+        if value and not self._enabled:
+            record_extras.append(self)
+        elif not value and self._enabled:
+            record_extras.remove(self)
+        self._enabled = value
 
 
 anomaly = _Anomaly()

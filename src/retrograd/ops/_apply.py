@@ -19,9 +19,10 @@ import numbers
 import numpy as np
 
 from .. import dtypes
-from ..autograd.grad_mode import state
+from ..autograd.grad_mode import record_extras, state
 from ..autograd.graph import (
     InferenceVersion, Node, SavedOutput, accumulator_of, check_saveable, next_sequence_nr,
+    on_record,
 )
 from ..backend import as_array
 from ..tensor import Tensor, make_tensor
@@ -124,6 +125,8 @@ def record(node_cls, inputs, out, params, extras=()):
         node.saved = tuple(saved) + tuple(extras)
     out._grad_fn = node
     out._requires_grad = True
+    if record_extras:
+        on_record(node, (out,))
     return node
 
 
@@ -156,6 +159,8 @@ def record_multi(node_cls, x, outs, params, saved=()):
         o._grad_fn = node
         o._requires_grad = True
         o._nr = nr
+    if record_extras:
+        on_record(node, outs)
     return node
 
 
@@ -410,6 +415,8 @@ def _unary_caller(op):
             node.saved = ()
         out._grad_fn = node
         out._requires_grad = True
+        if record_extras:  # saved-tensor hooks or anomaly mode: see graph.on_record
+            on_record(node, (out,))
         return out
 
     return call
@@ -563,6 +570,8 @@ def _binary_caller(op):
             node.saved = ()
         out._grad_fn = node
         out._requires_grad = True
+        if record_extras:  # saved-tensor hooks or anomaly mode: see graph.on_record
+            on_record(node, (out,))
         return out
 
     return call

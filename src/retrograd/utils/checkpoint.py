@@ -1,42 +1,61 @@
 """Activation checkpointing, as ``torch.utils.checkpoint``: trade compute for memory.
 
 ``checkpoint(fn, *args)`` runs ``fn`` without keeping the values its ops save for backward;
-the graph from its outputs holds one node (a custom :class:`~retrograd.autograd.Function`)
-whose backward runs ``fn`` again, with recording on, and differentiates that recomputation.
-Gradients equal those of the un-checkpointed run; the generator state is restored for the
-recompute (``preserve_rng_state``), so dropout draws the same mask twice.
+backward runs ``fn`` again to get them back.  Gradients equal those of the un-checkpointed
+run; the generator state is restored for the recompute (``preserve_rng_state``), so dropout
+draws the same mask twice.
 
 * ``use_reentrant=True`` (PyTorch's old default): the forward runs under no_grad; backward
   recomputes and calls ``autograd.backward`` on the recomputed outputs, so parameters the
   function captures (module weights) get their ``.grad`` from that inner backward.  As in
   PyTorch, only ``.backward()`` without ``inputs`` may run through it: ``autograd.grad``
   raises PyTorch's RuntimeError.
-* ``use_reentrant=False``: the forward runs once with recording on, to find the leaf tensors
-  the function captures (parameters); that graph is dropped at once.  The checkpoint node
-  takes the inputs *and* those leaves as its inputs, so ``autograd.grad``, ``create_graph``
-  and double backward work.  (PyTorch implements it with saved-tensor hooks, so its outputs'
-  grad_fn is the function's last op; here it is ``CheckpointBackward``.)  A captured
-  *non-leaf* tensor that requires grad is not supported: pass it as an argument.
+* ``use_reentrant=False`` (as PyTorch, with saved-tensor hooks): the function runs once on
+  the real inputs, recording its graph, under ``saved_tensors_hooks`` whose pack keeps a
+  small holder instead of each saved tensor.  The outputs are the function's own (their
+  grad_fn is its last op); captured tensors, leaves or not, get their gradients through the
+  ordinary graph; ``autograd.grad``, ``create_graph`` and double backward work.  In
+  backward, the first node to unpack a holder runs the function again under hooks that
+  collect the recomputed saved tensors by position (stopping early once all are back), and
+  each node then takes its own.  ``determinism_check='default'`` compares their shapes,
+  dtypes and devices with the forward's.
 """
 
 from __future__ import annotations
 
 import contextlib
 import warnings
+import weakref
 
 from ..autograd import Function
 from ..autograd.frontend import backward as _backward
-from ..autograd.frontend import grad as _grad
 from ..autograd.grad_mode import enable_grad, no_grad, state
-from ..autograd.graph import AccumulateGrad
+from ..autograd.graph import current_graph_task_id, saved_tensors_hooks
 from ..random import get_rng_state, set_rng_state
 from ..tensor import Tensor
 
-__all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError"]
+__all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "set_checkpoint_early_stop"]
 
 
 class CheckpointError(RuntimeError):
     """The recomputation differs from the original forward (``determinism_check``)."""
+
+
+#: set by ``set_checkpoint_early_stop``: overrides every checkpoint's ``early_stop``
+_early_stop_override = None
+
+
+@contextlib.contextmanager
+def set_checkpoint_early_stop(enable: bool):
+    """Inside it, non-reentrant checkpoints stop (or not) recomputing once every saved
+    tensor is back, whatever their ``early_stop`` argument says (as PyTorch's)."""
+    global _early_stop_override
+    prev = _early_stop_override
+    _early_stop_override = enable
+    try:
+        yield
+    finally:
+        _early_stop_override = prev
 
 
 def noop_context_fn():
@@ -131,104 +150,160 @@ class CheckpointFunction(Function):
                                     for x in detached)
 
 
-class Checkpoint(Function):
-    """use_reentrant=False: inputs plus captured leaves in, outputs computed beforehand."""
-
-    @staticmethod
-    def forward(ctx, plan, *tensors):
-        ctx.plan = plan
-        ctx.save_for_backward(*tensors[:len(plan.tensor_indices)])
-        outputs = plan.outputs
-        plan.outputs = None  # the node must not keep them (they point back at it)
-        return outputs
-
-    @staticmethod
-    def backward(ctx, *grads):
-        plan = ctx.plan
-        # the leaves themselves (the recompute uses them, not copies); the inputs saved
-        args, leaves = ctx.saved_tensors[:len(plan.tensor_indices)], plan.leaves
-        inputs = list(plan.inputs)
-        for i, t in zip(plan.tensor_indices, args):
-            inputs[i] = t
-        detached = _detached_inputs(inputs, plan.requires)
-        create_graph = state.enabled  # engine turned recording on: create_graph=True
-        _, recompute_ctx = plan.context_fn()
-        with _rng_restored(plan.rng_state, plan.preserve), recompute_ctx, enable_grad():
-            outputs = _as_tuple(plan.function(*detached, **plan.kwargs))
-        _check_same(outputs, plan.out_meta, plan.determinism_check)
-        pairs = [(o, g) for o, g in zip(outputs, grads)
-                 if isinstance(o, Tensor) and o.requires_grad and g is not None]
-        wrt = [detached[i] for i in plan.tensor_indices] + list(leaves)
-        targets = [(k, t) for k, t in enumerate(wrt) if t.requires_grad]
-        result = [None] * len(wrt)
-        if pairs and targets:
-            got = _grad([o for o, _ in pairs], [t for _, t in targets], [g for _, g in pairs],
-                        create_graph=create_graph, allow_unused=True)
-            for (k, _), g in zip(targets, got):
-                result[k] = g
-        return (None,) + tuple(result)
+class _StopRecomputationError(Exception):
+    """Raised by the recompute's pack hook once every value still needed is back (early
+    stop): the rest of the function need not run."""
 
 
-class _Plan:
-    """What the non-reentrant backward needs to recompute (kept off the tensors' graph)."""
+class _Holder:
+    """What the forward's pack hook keeps in place of a saved tensor: per backward pass
+    (graph task id), the index of its recomputed value, None once unpacked."""
 
-    __slots__ = ("function", "inputs", "tensor_indices", "kwargs", "preserve", "rng_state",
-                 "context_fn", "determinism_check", "out_meta", "outputs", "requires",
-                 "leaves")
+    __slots__ = ("handles", "__weakref__")
 
-
-def _captured_leaves(outputs, inputs, start_seq):
-    """Leaf tensors requiring grad that the recorded graph of ``outputs`` reaches, other than
-    ``inputs``; raises for a captured non-leaf (its history would be cut)."""
-    own = {id(t) for t in inputs if isinstance(t, Tensor)}
-    leaves, seen = [], set()
-    stack = [o.grad_fn for o in outputs if isinstance(o, Tensor) and o.grad_fn is not None]
-    while stack:
-        node = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, AccumulateGrad):
-            if id(node.variable) not in own:
-                leaves.append(node.variable)
-            continue
-        if node.seq < start_seq:
-            raise NotImplementedError(
-                "checkpoint(use_reentrant=False): the checkpointed function uses a tensor "
-                f"that requires grad and was computed outside it (its grad_fn is "
-                f"{node.name()}); retrograd cannot route gradients into it. Pass that tensor "
-                "to checkpoint as an argument, or use use_reentrant=True.")
-        stack.extend(node.next)
-    return leaves
+    def __init__(self):
+        self.handles = {}
 
 
-def _checkpoint_without_reentrant(function, preserve, context_fn, determinism_check, args,
-                                  kwargs):
-    from ..autograd.graph import next_sequence_nr
+def _metadata(x):
+    return {"shape": tuple(x.shape), "dtype": x.dtype, "device": x.device}
 
-    plan = _Plan()
-    plan.function, plan.kwargs, plan.preserve = function, kwargs, preserve
-    plan.context_fn, plan.determinism_check = context_fn, determinism_check
-    plan.rng_state = get_rng_state() if preserve else None
-    plan.tensor_indices = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-    plan.inputs = [None if isinstance(a, Tensor) else a for a in args]
-    detached = _detached_inputs(args)
-    plan.requires = [isinstance(a, Tensor) and a.requires_grad for a in args]
-    start_seq = next_sequence_nr()
-    forward_ctx, _ = context_fn()
-    with forward_ctx:
-        recording = state.enabled
-        outputs = function(*detached, **kwargs)
-    outs = _as_tuple(outputs)
-    leaves = _captured_leaves(outs, detached, start_seq) if recording else []
-    plan.leaves = leaves
-    plan.out_meta = [(tuple(o.shape), o.dtype) if isinstance(o, Tensor) else None
-                     for o in outs]
-    # only the values go on: the graph just recorded (and what it saved) dies here
-    plain = tuple(o.detach() if isinstance(o, Tensor) else o for o in outs)
-    plan.outputs = plain if isinstance(outputs, tuple) else plain[0]
-    del outputs, outs
-    return Checkpoint.apply(plan, *[args[i] for i in plan.tensor_indices], *leaves)
+
+class _Frame:
+    """One checkpointed call: how to recompute it and what its forward saved."""
+
+    def __init__(self, recompute, early_stop, metadata_fn):
+        self.recompute = recompute
+        self.early_stop = early_stop
+        self.metadata_fn = metadata_fn
+        self.weak_holders = []  # one weakref per tensor the forward saved, in pack order
+        self.x_metadatas = []
+        self.recomputed = {}  # graph task id -> {index: recomputed tensor}
+        self.recomp_counter = {}
+        self.is_recomputed = set()
+        self.forward_completed = False
+
+    def check_recomputed_tensors_match(self, gid):
+        if len(self.weak_holders) != self.recomp_counter[gid]:
+            raise CheckpointError(
+                "torch.utils.checkpoint: A different number of tensors was saved during the "
+                "original forward and recomputation.\n"
+                f"Number of tensors saved during forward: {len(self.weak_holders)}\n"
+                f"Number of tensors saved during recomputation: {self.recomp_counter[gid]}.\n"
+                "Make the checkpointed function run the same ops each time (or pass "
+                "determinism_check='none').")
+        if self.metadata_fn is None:
+            return
+        different = ""
+        for idx, ref in enumerate(self.weak_holders):
+            holder = ref()
+            if holder is None:
+                continue
+            now = self.metadata_fn(self.recomputed[gid][holder.handles[gid]])
+            if now != self.x_metadatas[idx]:
+                different += (f"tensor at position {idx}:\nsaved metadata: "
+                              f"{self.x_metadatas[idx]}\nrecomputed metadata: {now}\n")
+        if different:
+            raise CheckpointError(
+                "torch.utils.checkpoint: Recomputed values for the following tensors have "
+                f"different metadata than during the forward pass.\n{different}.\n"
+                "Make the checkpointed function deterministic in its shapes and dtypes, or "
+                "pass determinism_check='none'.")
+
+
+def _recomputation_hooks(frame, gid):
+    """The hooks active while the function runs again in backward: each tensor saved is
+    matched, by position, to the holder the forward left for it."""
+
+    def pack(x):
+        x = x.detach() if x.requires_grad else x
+        idx = frame.recomp_counter[gid]
+        frame.recomp_counter[gid] = idx + 1
+        if idx >= len(frame.weak_holders):
+            raise CheckpointError(
+                "torch.utils.checkpoint: trying to save more tensors during recomputation "
+                "than during the original forward pass.")
+        holder = frame.weak_holders[idx]()
+        if holder is not None:  # None: the node that saved it is gone, nothing to keep
+            holder.handles[gid] = idx
+            frame.recomputed[gid][idx] = x
+        if frame.early_stop and frame.recomp_counter[gid] == len(frame.weak_holders):
+            raise _StopRecomputationError
+        return x
+
+    return saved_tensors_hooks(pack, lambda x: x)
+
+
+def _checkpoint_hooks(frame):
+    """The hooks active while the checkpointed function runs forward: saved tensors are
+    dropped (a holder stands in); the first unpack in a backward pass recomputes them."""
+
+    def pack(x):
+        frame.weak_holders.append(weakref.ref(holder := _Holder()))
+        if frame.metadata_fn is not None:
+            frame.x_metadatas.append(frame.metadata_fn(x))
+        return holder
+
+    def unpack(holder):
+        gid = current_graph_task_id()
+        if gid == -1:  # unpacked outside backward (grad_fn._saved_self): a one-off id
+            gid = object()
+        if gid not in frame.is_recomputed:
+            frame.recomputed[gid] = {}
+            frame.recomp_counter[gid] = 0
+            try:
+                with _recomputation_hooks(frame, gid), enable_grad():
+                    frame.recompute()
+            except _StopRecomputationError:
+                pass
+            frame.is_recomputed.add(gid)
+            frame.check_recomputed_tensors_match(gid)
+        idx = holder.handles.get(gid)
+        if idx is None:
+            raise CheckpointError(
+                "torch.utils.checkpoint: Unpack is being triggered for a tensor that was "
+                "already unpacked once. If you are calling ctx.saved_tensors in backward, make "
+                "sure to do so only once. Otherwise please open an issue with details on your "
+                "use case.")
+        holder.handles[gid] = None
+        return frame.recomputed[gid].pop(idx)
+
+    return saved_tensors_hooks(pack, unpack)
+
+
+def _checkpoint_without_reentrant(function, preserve, context_fn, determinism_check, debug,
+                                  early_stop, args, kwargs):
+    """As PyTorch: the function runs once, on the real inputs, under saved-tensor hooks that
+    keep a holder instead of each saved tensor; its outputs are its own (grad_fn: its last
+    op).  In backward, the first unpack runs the function again (generator state replayed)
+    and hands each node its recomputed values."""
+    forward_ctx, recompute_ctx = context_fn()
+    rng_state = get_rng_state() if preserve else None
+
+    def recompute():
+        with _rng_restored(rng_state, preserve), recompute_ctx:
+            function(*args, **kwargs)
+
+    if not state.enabled:
+        return function(*args, **kwargs)
+    if _early_stop_override is not None:
+        early_stop = _early_stop_override
+    frame = _Frame(recompute, early_stop,
+                   _metadata if determinism_check == "default" else None)
+    raised = False
+    with _checkpoint_hooks(frame), forward_ctx:
+        try:
+            outputs = function(*args, **kwargs)
+        except BaseException:
+            raised = True
+            raise
+    if raised:  # the forward context swallowed the function's exception
+        raise RuntimeError(
+            "torch.utils.checkpoint: the forward context provided by context_fn suppressed an "
+            "exception raised during the checkpointed forward. This is not supported because "
+            "checkpoint cannot return a value for a failed forward.")
+    frame.forward_completed = True
+    return outputs
 
 
 def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
@@ -267,7 +342,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
                           stacklevel=2)
         return CheckpointFunction.apply(function, preserve, *args)
     return _checkpoint_without_reentrant(function, preserve, context_fn, determinism_check,
-                                         args, kwargs)
+                                         debug, early_stop, args, kwargs)
 
 
 def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):  # noqa: A002
