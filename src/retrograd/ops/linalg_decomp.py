@@ -478,13 +478,15 @@ def svd_old(input, some=True, compute_uv=True):  # noqa: A002 - PyTorch's names
 # ----------------------------------------------------------------- public names (registry.py)
 from .registry import register  # noqa: E402
 
-register(linalg_cholesky, "cholesky", function=False, method=False, linalg=("cholesky",))
+register(linalg_cholesky, "cholesky", function=False, method=False, linalg=("cholesky",),
+         signature="A, *, upper=False")
 register(cholesky_ex, function=False, method=False, linalg=("cholesky_ex",))
 register(cholesky, signature="input, upper=False")
 register(qr, "qr", function=False, method=False, linalg=("qr",))
 register(qr_old, "qr", signature="input, some=True")
 register(eigh, function=False, method=False, linalg=("eigh",))
-register(eigvalsh, function=False, method=False, linalg=("eigvalsh",))
+register(eigvalsh, function=False, method=False, linalg=("eigvalsh",), signature="A, UPLO='L'")
 register(svd, "svd", function=False, method=False, linalg=("svd",))
-register(svdvals, function=False, method=False, linalg=("svdvals",))
+register(svdvals, function=False, method=False, linalg=("svdvals",),
+         signature="A, *, driver=None")
 register(svd_old, "svd", signature="input, some=True, compute_uv=True")
