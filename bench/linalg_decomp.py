@@ -10,7 +10,8 @@ on one thread for reference.
 * ``solve_inv``: one 512x512 matrix, ``solve(A, B).sum() + inv(A).sum()`` with B 512 x 8.
 
 The NumPy contestant writes the forward and the gradients by hand (the same formulas,
-NumPy's routines only).  Gradients are checked against retrograd's first; the contestants
+NumPy's routines only; ``--share-inverse`` lets it reuse slogdet's A^-1 for solve's
+gradient, a shortcut across ops).  Gradients are checked against retrograd's first; the contestants
 run round-robin and the ratios are medians of per-repeat ratios.
 ``python bench/linalg_decomp.py`` (about a minute), ``--quick`` for a smoke run.
 """
@@ -18,6 +19,7 @@ run round-robin and the ratios are medians of per-repeat ratios.
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import os
 import statistics
@@ -42,12 +44,15 @@ def _t(x):
 # ----------------------------------------------------------------- hand-written NumPy
 
 
-def np_batched(a, b):
+def np_batched(a, b, share_inverse=False):
     _, logabs = np.linalg.slogdet(a)
     x = np.linalg.solve(a, b)
     low = np.linalg.cholesky(a)
     ainv = np.linalg.inv(a)
-    gb = _t(ainv) @ np.ones_like(b)
+    # each derivative by its own formula, as bench/linalg.py: solve's is a transposed solve;
+    # --share-inverse reuses slogdet's A^-1 for it (a shortcut across ops, which an engine
+    # differentiating op by op does not take)
+    gb = _t(ainv) @ np.ones_like(b) if share_inverse else np.linalg.solve(_t(a), np.ones_like(b))
     ga = _t(ainv) - gb @ _t(x)
     # Murray: gA = L^-T Phi(L^T gL) L^-1, symmetrized, with gL = ones
     phi = np.tril(_t(low) @ np.ones_like(low))
@@ -129,8 +134,10 @@ def make(workload, rng):
     return [a + 30 * np.eye(n), rng.standard_normal((n, 8))]
 
 
-def contestants(workload, arrays):
+def contestants(workload, arrays, share_inverse=False):
     np_fn, lib_fn, n_grad = WORKLOADS[workload]
+    if share_inverse and workload == "batched":
+        np_fn = functools.partial(np_batched, share_inverse=True)
 
     def run_lib(m):
         def go():
@@ -155,8 +162,8 @@ def check(runs):
             np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-7, err_msg=name)
 
 
-def bench(workload, repeats, inner):
-    runs = contestants(workload, make(workload, np.random.default_rng(0)))
+def bench(workload, repeats, inner, share_inverse=False):
+    runs = contestants(workload, make(workload, np.random.default_rng(0)), share_inverse)
     check(runs)
     names = list(runs)
     times = {n: [] for n in names}
@@ -180,6 +187,8 @@ def bench(workload, repeats, inner):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true")
+    p.add_argument("--share-inverse", action="store_true",
+                   help="batched: NumPy reuses A^-1 for solve's gradient")
     p.add_argument("workloads", nargs="*", default=list(WORKLOADS))
     args = p.parse_args()
     torch.set_num_threads(1)
@@ -190,7 +199,8 @@ def main():
     except ImportError:  # pragma: no cover
         pass
     for w in args.workloads:
-        bench(w, 3 if args.quick else 11, 2 if args.quick else (20 if w == "batched" else 2))
+        bench(w, 3 if args.quick else 11, 2 if args.quick else (20 if w == "batched" else 2),
+              args.share_inverse)
 
 
 if __name__ == "__main__":

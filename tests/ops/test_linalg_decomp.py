@@ -288,3 +288,36 @@ def test_docstring_examples_run(module):
 
     mod = importlib.import_module(f"retrograd.ops.{module}")
     assert doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0
+
+
+_OUT_CALLS = [
+    lambda m, a, **o: m.linalg.cholesky(a, **o),
+    lambda m, a, **o: m.cholesky(a, upper=True, **o),
+    lambda m, a, **o: m.linalg.eigvalsh(a, **o),
+    lambda m, a, **o: m.linalg.svdvals(a, **o),
+    lambda m, a, **o: m.linalg.cond(a, **o),
+    lambda m, a, **o: m.linalg.matrix_rank(a, **o),
+]
+
+
+@pytest.mark.parametrize("call", _OUT_CALLS)
+def test_out_keyword_as_torch(call, torch):
+    import warnings
+
+    x = np.random.default_rng(3).standard_normal((3, 3))
+    a = x @ x.T + 3 * np.eye(3)
+    outs = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (torch.cholesky's deprecation notice)
+        for m in (retrograd, torch):
+            want = call(m, m.tensor(a))
+            out = m.empty(tuple(want.shape), dtype=want.dtype)
+            assert call(m, m.tensor(a), out=out) is out
+            outs.append(out.numpy())
+            x = m.tensor(a, requires_grad=True)
+            if call is _OUT_CALLS[4]:  # cond is composite: copied in, recorded (CopyBackwards)
+                assert call(m, x, out=out).requires_grad
+            elif want.dtype != m.int64:  # no out= when the result needs a gradient
+                with pytest.raises(RuntimeError):
+                    call(m, x, out=out)
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-10)

@@ -328,8 +328,9 @@ def _eigh_vjp(node, grads, saved):
     vhgv = matmul(_mT(v), gv)
     vhgv = 0.5 * (vhgv - _mT(vhgv))
     e = unsqueeze(w, -2) - unsqueeze(w, -1) + eye
-    inner = vhgv / e + unsqueeze(gw, -1) * eye  # (vhgv is skew: its diagonal is 0)
-    return (matmul(matmul(v, inner), _mT(v)),)
+    with np.errstate(divide="ignore", invalid="ignore"):  # repeated eigenvalues: inf/NaN,
+        inner = vhgv / e + unsqueeze(gw, -1) * eye  # as PyTorch, quietly (diagonal: 0 + gw)
+        return (matmul(matmul(v, inner), _mT(v)),)
 
 
 _EighNode = multi_node("LinalgEighBackward0", _eigh_vjp)
@@ -391,17 +392,19 @@ def _svd_vjp(node, grads, saved):
     e = unsqueeze(s2, -2) - unsqueeze(s2, -1) + eye
     uhgu = matmul(_mT(u), gu)
     vhgv = matmul(vh, _mT(gvh))
-    ret = ((uhgu - _mT(uhgu)) * unsqueeze(s, -2) + unsqueeze(s, -1) * (vhgv - _mT(vhgv))) / e
-    ret = ret + unsqueeze(gs, -1) * eye
-    if m > k:
-        gus = gu / unsqueeze(s, -2)
-        ga = matmul(u, ret) + gus - matmul(u, matmul(_mT(u), gus))
-        return (matmul(ga, vh),)
-    if n > k:
-        sgvh = gvh / unsqueeze(s, -1)
-        ga = matmul(ret, vh) + sgvh - matmul(matmul(sgvh, _mT(vh)), vh)
-        return (matmul(u, ga),)
-    return (matmul(matmul(u, ret), vh),)
+    with np.errstate(divide="ignore", invalid="ignore"):  # repeated or zero singular
+        ret = ((uhgu - _mT(uhgu)) * unsqueeze(s, -2)    # values: inf/NaN as PyTorch
+               + unsqueeze(s, -1) * (vhgv - _mT(vhgv))) / e
+        ret = ret + unsqueeze(gs, -1) * eye
+        if m > k:
+            gus = gu / unsqueeze(s, -2)
+            ga = matmul(u, ret) + gus - matmul(u, matmul(_mT(u), gus))
+            return (matmul(ga, vh),)
+        if n > k:
+            sgvh = gvh / unsqueeze(s, -1)
+            ga = matmul(ret, vh) + sgvh - matmul(matmul(sgvh, _mT(vh)), vh)
+            return (matmul(u, ga),)
+        return (matmul(matmul(u, ret), vh),)
 
 
 _SvdNode = multi_node("LinalgSvdBackward0", _svd_vjp)
@@ -475,13 +478,15 @@ def svd_old(input, some=True, compute_uv=True):  # noqa: A002 - PyTorch's names
 # ----------------------------------------------------------------- public names (registry.py)
 from .registry import register  # noqa: E402
 
-register(linalg_cholesky, "cholesky", function=False, method=False, linalg=("cholesky",))
+register(linalg_cholesky, "cholesky", function=False, method=False, linalg=("cholesky",),
+         signature="A, *, upper=False")
 register(cholesky_ex, function=False, method=False, linalg=("cholesky_ex",))
 register(cholesky, signature="input, upper=False")
 register(qr, "qr", function=False, method=False, linalg=("qr",))
 register(qr_old, "qr", signature="input, some=True")
 register(eigh, function=False, method=False, linalg=("eigh",))
-register(eigvalsh, function=False, method=False, linalg=("eigvalsh",))
+register(eigvalsh, function=False, method=False, linalg=("eigvalsh",), signature="A, UPLO='L'")
 register(svd, "svd", function=False, method=False, linalg=("svd",))
-register(svdvals, function=False, method=False, linalg=("svdvals",))
+register(svdvals, function=False, method=False, linalg=("svdvals",),
+         signature="A, *, driver=None")
 register(svd_old, "svd", signature="input, some=True, compute_uv=True")

@@ -22,7 +22,7 @@ from ._errors import scalar_type_name, tensor_arg
 from .layout import narrow
 from .linalg import _mT, matmul
 from .linalg_decomp import _is_zero, eigvalsh, multi_node, record_outputs, svdvals
-from .linalg_scalars import matrix_norm
+from .linalg_scalars import _out_copied, matrix_norm
 from .linalg_solve import _pinv, _pinv_vjp, check_square, inv_ex
 from .pointwise import reciprocal
 from .reduce import sum as _sum
@@ -260,5 +260,6 @@ from .registry import register  # noqa: E402
 
 register(lstsq, function=False, method=False, linalg=("lstsq",))
 register(matrix_rank, function=False, method=False, linalg=("matrix_rank",),
-         differentiable=False)
-register(cond, function=False, method=False, linalg=("cond",))
+         differentiable=False, signature="A, tol=None, hermitian=False, *, atol=None, rtol=None")
+# (composite in PyTorch: out= is copied in and recorded, even when a gradient is needed)
+register(_out_copied(cond), "cond", function=False, method=False, linalg=("cond",))
