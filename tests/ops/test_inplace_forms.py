@@ -84,7 +84,8 @@ INDEXING_ARGS = {
                                      "amax"),
 }
 _INTEGER_ONLY = {"bitwise_not_", "bitwise_xor_", "__iand__", "__ior__", "__ixor__",
-                 "__ilshift__", "__irshift__"}
+                 "__ilshift__", "__irshift__", "bitwise_and_", "bitwise_or_",
+                 "bitwise_left_shift_", "bitwise_right_shift_", "gcd_", "lcm_"}  # issue 6
 
 
 _TRIED = [(), (None,), (1.5,), (None, None), (None, 0.5), (0,), (1,), (1, 2)]
