@@ -1423,3 +1423,29 @@ CASES.extend(LINALG_CASES)  # (the coverage test above reads CASES when it runs)
                          ids=[c[0] for c in LINALG_CASES])
 def test_linalg_arguments_match_torch(fn, words):
     check(fn, words)
+
+
+# ---- issue 6: counting and searching ops (ops/counting.py)
+COUNTING_CASES = [
+    ("unique dim oob", lambda m: m.unique(a(m, 2, 3), dim=2), ["unique"]),
+    ("unique dim neg oob", lambda m: a(m, 2, 3).unique(dim=-3), ["unique"]),
+    ("unique dim ok", lambda m: m.unique(a(m, 2, 3), dim=-1), None),
+    ("unique 0-d dim", lambda m: m.unique(a(m), dim=0), ["unique"]),
+    ("unique_consecutive dim oob", lambda m: m.unique_consecutive(a(m, 2), dim=1),
+     ["unique_consecutive"]),
+    ("unique_consecutive dim ok", lambda m: a(m, 2, 3).unique_consecutive(dim=1), None),
+    ("count_nonzero dim oob", lambda m: m.count_nonzero(a(m, 2, 3), dim=2), ["count_nonzero"]),
+    ("count_nonzero dims repeat", lambda m: m.count_nonzero(a(m, 2, 3), dim=(0, -2)),
+     ["multiple times"]),
+    ("count_nonzero dims ok", lambda m: a(m, 2, 3).count_nonzero(dim=(0, 1)), None),
+    ("unravel_index float", lambda m: m.unravel_index(a(m, 2), (2, 3)), ["indices"]),
+    ("unravel_index shape ok", lambda m: m.unravel_index(i(m, [1, 5]), shape=(2, 3)), None),
+    ("unravel_index negative shape", lambda m: m.unravel_index(i(m, [1]), (2, -3)), ["shape"]),
+]
+CASES.extend(COUNTING_CASES)  # (the coverage test above reads CASES when it runs)
+
+
+@pytest.mark.parametrize("fn,words", [c[1:] for c in COUNTING_CASES],
+                         ids=[c[0] for c in COUNTING_CASES])
+def test_counting_arguments_match_torch(fn, words):
+    check(fn, words)
