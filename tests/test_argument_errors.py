@@ -1449,3 +1449,28 @@ CASES.extend(COUNTING_CASES)  # (the coverage test above reads CASES when it run
                          ids=[c[0] for c in COUNTING_CASES])
 def test_counting_arguments_match_torch(fn, words):
     check(fn, words)
+
+
+# ---- issue 6: factories and storage methods (ops/factories.py, ops/tensor_extras.py)
+FACTORY_CASES = [
+    ("randperm negative", lambda m: m.randperm(-2), ["randperm"]),
+    ("randperm float n", lambda m: m.randperm(2.5), ["randperm"]),
+    ("randperm zero ok", lambda m: m.randperm(0), None),
+    ("logspace negative steps", lambda m: m.logspace(0, 1, -1), ["steps"]),
+    ("logspace zero steps ok", lambda m: m.logspace(0, 1, 0), None),
+    ("narrow_copy start oob", lambda m: m.narrow_copy(a(m, 2, 3), 1, 4, 1), ["narrow"]),
+    ("narrow_copy length oob", lambda m: a(m, 2, 3).narrow_copy(1, 2, 2), ["narrow"]),
+    ("narrow_copy dim oob", lambda m: a(m, 2, 3).narrow_copy(2, 0, 1), ["narrow_copy"]),
+    ("narrow_copy negative length", lambda m: a(m, 2, 3).narrow_copy(1, 0, -1), ["narrow"]),
+    ("narrow_copy ok", lambda m: a(m, 2, 3).narrow_copy(-1, -2, 2), None),
+    ("resize_ negative", lambda m: a(m, 2).resize_(2, -1), ["negative dimension"]),
+    ("resize_ float size", lambda m: a(m, 2).resize_(2.0), ["resize_"]),
+    ("resize_ ok", lambda m: a(m, 2, 3).resize_((3, 2)), None),
+]
+CASES.extend(FACTORY_CASES)  # (the coverage test above reads CASES when it runs)
+
+
+@pytest.mark.parametrize("fn,words", [c[1:] for c in FACTORY_CASES],
+                         ids=[c[0] for c in FACTORY_CASES])
+def test_factory_arguments_match_torch(fn, words):
+    check(fn, words)
