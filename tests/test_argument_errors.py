@@ -1474,3 +1474,30 @@ CASES.extend(FACTORY_CASES)  # (the coverage test above reads CASES when it runs
                          ids=[c[0] for c in FACTORY_CASES])
 def test_factory_arguments_match_torch(fn, words):
     check(fn, words)
+
+
+# ---- issue 6: strided views (ops/strided.py)
+STRIDED_CASES = [
+    ("as_strided out of bounds", lambda m: m.as_strided(a(m, 4), (3,), (2,)), ["out of bounds"]),
+    ("as_strided negative size", lambda m: a(m, 4).as_strided((-1,), (1,)),
+     ["negative dimension"]),
+    ("as_strided lengths differ", lambda m: a(m, 4).as_strided((2, 2), (1,)), ["stride"]),
+    ("as_strided float size", lambda m: a(m, 4).as_strided((2.0,), (1,)), ["size"]),
+    ("as_strided ok", lambda m: a(m, 2, 3).as_strided(size=(3, 2), stride=(1, 3)), None),
+    ("as_strided_ out of bounds", lambda m: a(m, 4).as_strided_((5,), (1,)), ["out of bounds"]),
+    ("as_strided_ ok", lambda m: m.as_strided_(a(m, 2, 3), (3, 2), (1, 3)), None),
+    ("as_strided_scatter src shape", lambda m: m.as_strided_scatter(
+        a(m, 4), a(m, 3), (2,), (1,)), ["src"]),
+    ("as_strided_scatter out of bounds", lambda m: a(m, 4).as_strided_scatter(
+        a(m, 3), (3,), (2,)), ["out of bounds"]),
+    ("as_strided_scatter ok", lambda m: m.as_strided_scatter(a(m, 2, 3), a(m, 2), size=(2,),
+                                                             stride=(3,), storage_offset=1),
+     None),
+]
+CASES.extend(STRIDED_CASES)  # (the coverage test above reads CASES when it runs)
+
+
+@pytest.mark.parametrize("fn,words", [c[1:] for c in STRIDED_CASES],
+                         ids=[c[0] for c in STRIDED_CASES])
+def test_strided_arguments_match_torch(fn, words):
+    check(fn, words)

@@ -241,4 +241,4 @@ from . import pooling, pooling_adaptive  # noqa: F401, E402 - pooling, max_unpoo
 from . import activation_more, dropout, normalization  # noqa: F401, E402 - issue 8 (norm)
 from . import bilinear, ctc, embedding, losses  # noqa: F401, E402 - issue 8: losses, distances, embeddings, bilinear
 from . import linalg_products, linalg_scalars, linalg_solve  # noqa: F401, E402 - issue 11 (linalg)
-from . import counting, factories, logical, tensor_extras, aliases  # noqa: F401, E402 - issue 6 (aliases last)
+from . import counting, factories, logical, strided, tensor_extras, aliases  # noqa: F401, E402 - issue 6 (aliases last)
