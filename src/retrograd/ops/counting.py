@@ -78,19 +78,20 @@ _UNIQUE_CONSECUTIVE = _refusing(
 def _unique_flat(a):
     xp = namespace(a)
     flat = a.reshape(-1)
-    order = xp.argsort(flat, kind="stable")
-    s = flat[order]
-    # a new value starts wherever it differs from the one before; nan != nan, so each nan
-    # stays its own value, as in PyTorch
-    starts = xp.ones(s.shape, dtype=bool)
-    if s.size:
-        starts[1:] = s[1:] != s[:-1]
-    group = xp.cumsum(starts) - 1
-    inverse = xp.empty(flat.shape, dtype=xp.int64)
-    inverse[order] = group
-    first = xp.flatnonzero(starts)
-    counts = xp.diff(xp.append(first, s.size)).astype(xp.int64)
-    return s[first], inverse.reshape(a.shape), counts
+    try:  # each nan its own value, as in PyTorch (NumPy >= 1.24 merges them by default)
+        values, inverse, counts = xp.unique(flat, return_inverse=True, return_counts=True,
+                                            equal_nan=False)
+    except TypeError:  # an array library without equal_nan
+        values, inverse, counts = xp.unique(flat, return_inverse=True, return_counts=True)
+    return values, inverse.reshape(a.shape).astype(xp.int64), counts.astype(xp.int64)
+
+
+def _unique_values(a):
+    xp = namespace(a)
+    try:
+        return xp.unique(a.reshape(-1), equal_nan=False)
+    except TypeError:
+        return xp.unique(a.reshape(-1))
 
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False,  # noqa: A002
@@ -101,7 +102,10 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False,  # noq
     a = _data(input, "unique")
     xp = namespace(a)
     if dim is None:
-        values, inverse, counts = _unique_flat(a)
+        if return_inverse or return_counts:
+            values, inverse, counts = _unique_flat(a)
+        else:  # (the values alone: a sort, no argsort)
+            return _recorded(input, _unique_values(a), _UNIQUE)
         out = _recorded(input, values, _UNIQUE)
     else:
         d = _dim(dim, a.ndim, "unique")
@@ -246,13 +250,13 @@ def bincount(input, weights=None, minlength=0):  # noqa: A002
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs. (got a "
                            f"tensor of shape {list(a.shape)})")
     if weights is None:
-        return make_tensor(xp.bincount(a, minlength=minlength).astype(xp.int64))
+        return make_tensor(xp.bincount(a, minlength=minlength).astype(xp.int64, copy=False))
     w = _data(weights, "bincount", "weights", 2)
     if w.shape != a.shape:
         raise RuntimeError(f"weights should be 1-d and have the same length as input (input "
                            f"{list(a.shape)}, weights {list(w.shape)})")
     out_dtype = w.dtype if w.dtype.kind == "f" else xp.float64
-    values = xp.bincount(a, weights=w, minlength=minlength).astype(out_dtype)
+    values = xp.bincount(a, weights=w, minlength=minlength).astype(out_dtype, copy=False)
     return _recorded(weights, values, _BINCOUNT)
 
 
