@@ -293,6 +293,9 @@ def _float_input(a, kernel):
                                   f"'{scalar_type_name(a.dtype)}' (convert with .float())")
 
 
+_BLOCK = 1 << 16
+
+
 def _linear_bins(xp, a, bins, lo, hi, local_search):
     """Bin positions as PyTorch's histogram kernel: linear interpolation, then (histogram,
     not histc) one step of local search against the edges."""
@@ -327,8 +330,12 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002
         lo, hi = lo - 1, hi + 1
     if not (xp.isfinite(lo) and xp.isfinite(hi)):
         raise RuntimeError(f"torch.histc: range of [{lo}, {hi}] is not finite")
-    pos, _ = _linear_bins(xp, a.reshape(-1), bins, a.dtype.type(lo), a.dtype.type(hi), False)
-    return make_tensor(xp.bincount(pos, minlength=bins).astype(a.dtype))
+    flat, lo, hi = a.reshape(-1), a.dtype.type(lo), a.dtype.type(hi)
+    counts = xp.zeros((bins,), dtype=xp.int64)
+    for i in builtins.range(0, flat.size, _BLOCK):  # (blocks that stay in cache, as NumPy)
+        pos, _ = _linear_bins(xp, flat[i:i + _BLOCK], bins, lo, hi, False)
+        counts += xp.bincount(pos, minlength=bins)
+    return make_tensor(counts.astype(a.dtype))
 
 
 _HISTOGRAM = _refusing("NotImplemented", "derivative for aten::histogram is not implemented",
