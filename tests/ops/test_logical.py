@@ -339,3 +339,18 @@ def test_errors_as_torch(name, torch):
     assert words in str(got.value)
     with pytest.raises(cls):
         fn(torch)
+
+
+def test_floor_divide_records_as_torch(torch):
+    # PyTorch records floor_divide (function, method, // and its reflection) when an operand
+    # requires grad, with a node whose backward raises; integer tensors record nothing
+    for m in (retrograd, torch):
+        a = m.tensor([3.0, -4.5], requires_grad=True)
+        for out in (m.floor_divide(a, 2), a.floor_divide(a), a // 2, 7 // a):
+            assert out.requires_grad
+            name = out.grad_fn.name() if m is retrograd else type(out.grad_fn).__name__
+            assert name == "NotImplemented"
+        with pytest.raises(RuntimeError, match="derivative for aten::floor_divide is not"):
+            (7 // a).sum().backward()
+        assert (7 // m.tensor([2, 3])).tolist() == [3, 2]
+        assert (m.tensor([2.0]) // 2).grad_fn is None

@@ -16,7 +16,9 @@ callable as its op (``retrograd.multiply is retrograd.mul``), with the op's grad
 
 from __future__ import annotations
 
+from ..autograd.grad_mode import no_grad
 from . import registry
+from ._apply import defop
 from .inplace_forms import _not_implemented_vjp, _recorded_as, float_only_not
 from .pointwise import floor_divide
 from .registry import add_names, reflected, register
@@ -67,10 +69,32 @@ def _add_functions():
         e = registry.entry(key)
         add_names(key, function=key, signature=signature,
                   method=() if key in e.methods else key)
-    # PyTorch records floor_divide (a node whose backward raises); `//` stays unrecorded
-    add_names("floor_divide", function="floor_divide", method="floor_divide",
-              fn=_recorded_as("floor_divide", floor_divide, "NotImplemented", "NotImplemented",
-                              _not_implemented_vjp, "floor_divide"))
+    # PyTorch records floor_divide and `x // y` (a node whose backward raises) when an
+    # operand requires grad; integer index arithmetic keeps the direct path
+    recorded = _recorded_as("floor_divide", floor_divide, "NotImplemented", "NotImplemented",
+                            _not_implemented_vjp, "floor_divide")
+
+    def floor_divide_(input, other):  # noqa: A002 - PyTorch's names
+        if getattr(input, "_requires_grad", False) or getattr(other, "_requires_grad", False):
+            return recorded(input, other)
+        return floor_divide(input, other)
+
+    floor_divide_.__name__ = "floor_divide"
+    floor_divide_.__doc__ = floor_divide.__doc__
+    reflected_node = defop("floor_divide", lambda a, label, values: values,
+                           _not_implemented_vjp, "NotImplemented", 1)
+
+    def rfloordiv(self, other):  # `number // x`: recorded on x alone, as PyTorch
+        if not getattr(self, "_requires_grad", False):
+            return floor_divide(other, self)
+        with no_grad():
+            values = floor_divide(other, self)._data
+        return reflected_node(self, "floor_divide", values)
+
+    methods = registry.entry("floor_divide").methods
+    methods["__floordiv__"] = floor_divide_  # (rebound: recorded as the function is)
+    methods["__rfloordiv__"] = rfloordiv
+    add_names("floor_divide", function="floor_divide", method="floor_divide", fn=floor_divide_)
     # torch.bitwise_not / x.bitwise_not() of a float tensor: NotImplementedError (~x: TypeError)
     e = registry.entry("bitwise_not")
     invert = e.fn
