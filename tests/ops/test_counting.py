@@ -248,3 +248,18 @@ def test_errors_as_torch(name, torch):
     for m in (retrograd, torch):
         with pytest.raises(cls):
             fn(m)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, o: m.searchsorted(m.tensor([1.0, 2.0]), m.tensor([1.5]), out=o(m, "int64")),
+    lambda m, o: m.bucketize(m.tensor([1.5]), m.tensor([1.0, 2.0]), out=o(m, "int64")),
+    lambda m, o: m.histc(m.tensor([1.0, 2.0]), 2, out=o(m, "float32")),
+    lambda m, o: m.isin(m.tensor([1, 2]), m.tensor([2]), out=o(m, "bool")),
+], ids=["searchsorted", "bucketize", "histc", "isin"])
+def test_out_as_torch(call, torch):
+    def make(m, dtype):
+        return m.empty(0, dtype=getattr(m, dtype))
+
+    r, t = call(retrograd, make), call(torch, make)
+    assert r.tolist() == t.tolist()
+    assert str(r.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]

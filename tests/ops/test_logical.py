@@ -354,3 +354,18 @@ def test_floor_divide_records_as_torch(torch):
             (7 // a).sum().backward()
         assert (7 // m.tensor([2, 3])).tolist() == [3, 2]
         assert (m.tensor([2.0]) // 2).grad_fn is None
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, o: m.logical_and(m.tensor([1.0, 0, 2]), m.tensor([1.0, 1, 0]), out=o(m, 3)),
+    lambda m, o: m.isposinf(m.tensor([1.0, INF, 2]), out=o(m, 3, "bool")),
+    lambda m, o: m.gcd(m.tensor([4, 6]), m.tensor([6, 4]), out=o(m, 0, "int64")),
+    lambda m, o: m.heaviside(m.tensor([-1.0, 0, 1]), m.tensor([0.5]), out=o(m, 0)),
+], ids=["logical_and", "isposinf", "gcd", "heaviside"])
+def test_out_as_torch(call, torch):
+    def make(m, n, dtype="float32"):
+        return m.empty(n, dtype=getattr(m, dtype))
+
+    r, t = call(retrograd, make), call(torch, make)
+    assert r.tolist() == t.tolist()
+    assert str(r.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
