@@ -1525,3 +1525,81 @@ CASES.extend(LU_CASES)  # (the coverage test above reads CASES when it runs)
 @pytest.mark.parametrize("fn,words", [c[1:] for c in LU_CASES], ids=[c[0] for c in LU_CASES])
 def test_lu_and_matrix_function_arguments_match_torch(fn, words):
     check(fn, words)
+
+
+# ---- issue 6: counting and searching ops (ops/counting.py)
+COUNTING_CASES = [
+    ("unique dim oob", lambda m: m.unique(a(m, 2, 3), dim=2), ["unique"]),
+    ("unique dim neg oob", lambda m: a(m, 2, 3).unique(dim=-3), ["unique"]),
+    ("unique dim ok", lambda m: m.unique(a(m, 2, 3), dim=-1), None),
+    ("unique 0-d dim", lambda m: m.unique(a(m), dim=0), ["unique"]),
+    ("unique_consecutive dim oob", lambda m: m.unique_consecutive(a(m, 2), dim=1),
+     ["unique_consecutive"]),
+    ("unique_consecutive dim ok", lambda m: a(m, 2, 3).unique_consecutive(dim=1), None),
+    ("count_nonzero dim oob", lambda m: m.count_nonzero(a(m, 2, 3), dim=2), ["count_nonzero"]),
+    ("count_nonzero dims repeat", lambda m: m.count_nonzero(a(m, 2, 3), dim=(0, -2)),
+     ["multiple times"]),
+    ("count_nonzero dims ok", lambda m: a(m, 2, 3).count_nonzero(dim=(0, 1)), None),
+    ("unravel_index float", lambda m: m.unravel_index(a(m, 2), (2, 3)), ["indices"]),
+    ("unravel_index shape ok", lambda m: m.unravel_index(i(m, [1, 5]), shape=(2, 3)), None),
+    ("unravel_index negative shape", lambda m: m.unravel_index(i(m, [1]), (2, -3)), ["shape"]),
+]
+CASES.extend(COUNTING_CASES)  # (the coverage test above reads CASES when it runs)
+
+
+@pytest.mark.parametrize("fn,words", [c[1:] for c in COUNTING_CASES],
+                         ids=[c[0] for c in COUNTING_CASES])
+def test_counting_arguments_match_torch(fn, words):
+    check(fn, words)
+
+
+# ---- issue 6: factories and storage methods (ops/factories.py, ops/tensor_extras.py)
+FACTORY_CASES = [
+    ("randperm negative", lambda m: m.randperm(-2), ["randperm"]),
+    ("randperm float n", lambda m: m.randperm(2.5), ["randperm"]),
+    ("randperm zero ok", lambda m: m.randperm(0), None),
+    ("logspace negative steps", lambda m: m.logspace(0, 1, -1), ["steps"]),
+    ("logspace zero steps ok", lambda m: m.logspace(0, 1, 0), None),
+    ("narrow_copy start oob", lambda m: m.narrow_copy(a(m, 2, 3), 1, 4, 1), ["narrow"]),
+    ("narrow_copy length oob", lambda m: a(m, 2, 3).narrow_copy(1, 2, 2), ["narrow"]),
+    ("narrow_copy dim oob", lambda m: a(m, 2, 3).narrow_copy(2, 0, 1), ["narrow_copy"]),
+    ("narrow_copy negative length", lambda m: a(m, 2, 3).narrow_copy(1, 0, -1), ["narrow"]),
+    ("narrow_copy ok", lambda m: a(m, 2, 3).narrow_copy(-1, -2, 2), None),
+    ("resize_ negative", lambda m: a(m, 2).resize_(2, -1), ["negative dimension"]),
+    ("resize_ float size", lambda m: a(m, 2).resize_(2.0), ["resize_"]),
+    ("resize_ ok", lambda m: a(m, 2, 3).resize_((3, 2)), None),
+]
+CASES.extend(FACTORY_CASES)  # (the coverage test above reads CASES when it runs)
+
+
+@pytest.mark.parametrize("fn,words", [c[1:] for c in FACTORY_CASES],
+                         ids=[c[0] for c in FACTORY_CASES])
+def test_factory_arguments_match_torch(fn, words):
+    check(fn, words)
+
+
+# ---- issue 6: strided views (ops/strided.py)
+STRIDED_CASES = [
+    ("as_strided out of bounds", lambda m: m.as_strided(a(m, 4), (3,), (2,)), ["out of bounds"]),
+    ("as_strided negative size", lambda m: a(m, 4).as_strided((-1,), (1,)),
+     ["negative dimension"]),
+    ("as_strided lengths differ", lambda m: a(m, 4).as_strided((2, 2), (1,)), ["stride"]),
+    ("as_strided float size", lambda m: a(m, 4).as_strided((2.0,), (1,)), ["size"]),
+    ("as_strided ok", lambda m: a(m, 2, 3).as_strided(size=(3, 2), stride=(1, 3)), None),
+    ("as_strided_ out of bounds", lambda m: a(m, 4).as_strided_((5,), (1,)), ["out of bounds"]),
+    ("as_strided_ ok", lambda m: m.as_strided_(a(m, 2, 3), (3, 2), (1, 3)), None),
+    ("as_strided_scatter src shape", lambda m: m.as_strided_scatter(
+        a(m, 4), a(m, 3), (2,), (1,)), ["src"]),
+    ("as_strided_scatter out of bounds", lambda m: a(m, 4).as_strided_scatter(
+        a(m, 3), (3,), (2,)), ["out of bounds"]),
+    ("as_strided_scatter ok", lambda m: m.as_strided_scatter(a(m, 2, 3), a(m, 2), size=(2,),
+                                                             stride=(3,), storage_offset=1),
+     None),
+]
+CASES.extend(STRIDED_CASES)  # (the coverage test above reads CASES when it runs)
+
+
+@pytest.mark.parametrize("fn,words", [c[1:] for c in STRIDED_CASES],
+                         ids=[c[0] for c in STRIDED_CASES])
+def test_strided_arguments_match_torch(fn, words):
+    check(fn, words)

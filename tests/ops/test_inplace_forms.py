@@ -65,7 +65,7 @@ ARGS = {
     "__ipow__": (2,), "__imod__": (1.5,), "__ifloordiv__": (2.0,), "__iadd__": (1.0,),
     "__isub__": (1.0,), "__imul__": (2.0,), "__itruediv__": (2.0,),
     "transpose_": (0, 1), "swapaxes_": (1, 0), "swapdims_": (-1, 0), "unsqueeze_": (1,),
-    "renorm_": (2, 0, 1.0),
+    "renorm_": (2, 0, 1.0), "as_strided_": ((2, 2), (1, 2)),
 }
 # the indexing forms, whose arguments depend on the tensor's shape: (m, x) -> arguments
 _i64 = lambda m, values: m.tensor(values, dtype=m.int64)  # noqa: E731
@@ -84,7 +84,8 @@ INDEXING_ARGS = {
                                      "amax"),
 }
 _INTEGER_ONLY = {"bitwise_not_", "bitwise_xor_", "__iand__", "__ior__", "__ixor__",
-                 "__ilshift__", "__irshift__"}
+                 "__ilshift__", "__irshift__", "bitwise_and_", "bitwise_or_",
+                 "bitwise_left_shift_", "bitwise_right_shift_", "gcd_", "lcm_"}  # issue 6
 
 
 _TRIED = [(), (None,), (1.5,), (None, None), (None, 0.5), (0,), (1,), (1, 2)]

@@ -243,3 +243,4 @@ from . import bilinear, ctc, embedding, losses  # noqa: F401, E402 - issue 8: lo
 from . import linalg_products, linalg_scalars, linalg_solve  # noqa: F401, E402 - issue 11 (linalg)
 from . import linalg_decomp, linalg_decomp_lstsq  # noqa: F401, E402 - issue 11 (decompositions)
 from . import linalg_ldl, linalg_lu, linalg_matfn  # noqa: F401, E402 - issue 11: LU, LDL, matrix functions
+from . import counting, factories, logical, strided, tensor_extras, aliases  # noqa: F401, E402 - issue 6 (aliases last)

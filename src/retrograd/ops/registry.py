@@ -311,3 +311,35 @@ def or_not_implemented(fn):
 def identity(self):
     """``+x``: the tensor itself, as PyTorch's ``__pos__``."""
     return self
+
+
+def add_names(key, *, function=(), method=(), tensor=None, signature=None, fn=None):
+    """More public names for the op registered as ``key`` (PyTorch's aliases: ``absolute``
+    for ``abs``, ``multiply_`` for ``mul_``; and top-level functions for ops first registered
+    as methods only, ``torch.logical_not``, ``torch.abs_``).  ``method`` names bind the
+    entry's method callable; ``tensor`` maps further attributes to callables; ``signature``
+    (PyTorch's parameters, see :func:`with_signature`) wraps an entry that had no function
+    yet; ``fn`` replaces the callable of an entry that had no function yet, for the new
+    function and method names (``floor_divide``: recorded, where ``//`` was not).  Returns
+    the entry."""
+    e = _ENTRIES[key]
+    function, method = _names(function, ()), _names(method, ())
+    method_fn = fn or next((f for m, f in e.methods.items() if not m.startswith("__")),
+                           next(iter(e.methods.values()), e.fn))
+    spots = [("torch", n) for n in function] + [("Tensor", m) for m in method]
+    spots += [("Tensor", m) for m in (tensor or {})]
+    for spot in spots:
+        if spot in _TAKEN:
+            raise ValueError(f"registry: {spot[0]}.{spot[1]} is registered twice (by "
+                             f"{_TAKEN[spot]} and {key}); each public name names one op")
+    for spot in spots:
+        _TAKEN[spot] = key
+    if function:
+        if fn is not None and "torch" not in e.names:
+            e.fn = fn
+        if signature is not None and "torch" not in e.names:
+            e.fn = with_signature(e.fn, function[0], signature, e.differentiable)
+        e.names["torch"] = e.names.get("torch", ()) + function
+    e.methods.update({m: method_fn for m in method})
+    e.methods.update(tensor or {})
+    return e
