@@ -306,3 +306,32 @@ def test_tuple_out_errors_as_pytorch():
         with pytest.raises(RuntimeError):  # out= is not differentiable
             m.max(m.tensor(X, requires_grad=True), 1,
                   out=(m.empty(0), m.empty(0, dtype=m.int64)))
+
+
+LINALG_TUPLE_CALLS = {  # name -> (call, dtypes of the fields: "f" the input's, "i" int32)
+    "cholesky_ex": (lambda m, a, **o: m.linalg.cholesky_ex(a, **o), "fi"),
+    "qr": (lambda m, a, **o: m.linalg.qr(a, **o), "ff"),
+    "eigh": (lambda m, a, **o: m.linalg.eigh(a, **o), "ff"),
+    "svd": (lambda m, a, **o: m.linalg.svd(a, **o), "fff"),
+    "slogdet": (lambda m, a, **o: m.linalg.slogdet(a, **o), "ff"),
+    "slogdet_old": (lambda m, a, **o: m.slogdet(a, **o), "ff"),
+    "inv_ex": (lambda m, a, **o: m.linalg.inv_ex(a, **o), "fi"),
+    "solve_ex": (lambda m, a, **o: m.linalg.solve_ex(a, a * 2, **o), "fi"),
+    "triangular_solve": (lambda m, a, **o: m.triangular_solve(a, a.triu(), **o), "ff"),
+}
+
+
+@pytest.mark.filterwarnings("ignore:torch.triangular_solve is deprecated")
+@pytest.mark.parametrize("name", sorted(LINALG_TUPLE_CALLS))
+def test_out_of_linalg_ops_with_several_results(name):
+    torch = pytest.importorskip("torch")
+    call, kinds = LINALG_TUPLE_CALLS[name]
+    results = []
+    for m in (retrograd, torch):
+        a = m.tensor([[4.0, 1.0], [1.0, 3.0]], dtype=m.float64)
+        out = tuple(m.empty(0, dtype=m.float64 if k == "f" else m.int32) for k in kinds)
+        r = call(m, a, out=out)
+        assert all(x is o for x, o in zip(r, out))
+        results.append([np.round(np.asarray(o.tolist(), dtype=float), 10).tolist()
+                        for o in out])
+    assert results[0] == results[1]

@@ -480,13 +480,13 @@ from .registry import register  # noqa: E402
 
 register(linalg_cholesky, "cholesky", function=False, method=False, linalg=("cholesky",),
          signature="A, *, upper=False")
-register(cholesky_ex, function=False, method=False, linalg=("cholesky_ex",))
+register(cholesky_ex, function=False, method=False, linalg=("cholesky_ex",), tuple_out=True)
 register(cholesky, signature="input, upper=False")
-register(qr, "qr", function=False, method=False, linalg=("qr",))
+register(qr, "qr", function=False, method=False, linalg=("qr",), tuple_out=True)
 register(qr_old, "qr", signature="input, some=True")
-register(eigh, function=False, method=False, linalg=("eigh",))
+register(eigh, function=False, method=False, linalg=("eigh",), tuple_out=True)
 register(eigvalsh, function=False, method=False, linalg=("eigvalsh",), signature="A, UPLO='L'")
-register(svd, "svd", function=False, method=False, linalg=("svd",))
+register(svd, "svd", function=False, method=False, linalg=("svd",), tuple_out=True)
 register(svdvals, function=False, method=False, linalg=("svdvals",),
          signature="A, *, driver=None")
 register(svd_old, "svd", signature="input, some=True, compute_uv=True")

@@ -293,8 +293,9 @@ from .registry import register  # noqa: E402
 
 register(det, "det", function=True, method=True, signature="input")  # torch.det(input)
 register(det, "det", function=False, method=False, linalg=("det",), signature="A")
-register(_slogdet_old, "slogdet", function=True, method=True)
-register(slogdet, "slogdet", function=False, method=False, linalg=("slogdet",))
+register(_slogdet_old, "slogdet", function=True, method=True, tuple_out=True)
+register(slogdet, "slogdet", function=False, method=False, linalg=("slogdet",),
+         tuple_out=True)
 register(logdet, signature="input")
 register(vector_norm, function=False, method=False, linalg=("vector_norm",),
          signature="x, ord=2, dim=None, keepdim=False, *, dtype=None")

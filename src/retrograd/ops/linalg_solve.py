@@ -458,13 +458,13 @@ from .registry import register  # noqa: E402
 
 register(inv, function=False, method=False, linalg=("inv",), signature="A")
 register(inverse, signature="input")
-register(inv_ex, function=False, method=False, linalg=("inv_ex",))
+register(inv_ex, function=False, method=False, linalg=("inv_ex",), tuple_out=True)
 register(solve, function=False, method=False, linalg=("solve",),
          signature="A, B, *, left=True")
-register(solve_ex, function=False, method=False, linalg=("solve_ex",))
+register(solve_ex, function=False, method=False, linalg=("solve_ex",), tuple_out=True)
 register(solve_triangular, function=False, method=False, linalg=("solve_triangular",),
          signature="A, B, *, upper, left=True, unitriangular=False")
-register(triangular_solve)
+register(triangular_solve, tuple_out=True)
 register(_pinv_rcond, "pinv", function=False, method=False, linalg=("pinv",),
          signature="A, rcond=None, hermitian=False, *, atol=None, rtol=None")
 register(pinverse, signature="input, rcond=1e-15")
