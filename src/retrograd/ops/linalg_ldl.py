@@ -106,7 +106,7 @@ def ldl_factor(A, *, hermitian=False):  # noqa: N803 - PyTorch's names
     >>> LD, pivots = T.linalg.ldl_factor(T.tensor([[4.0, 2.0], [2.0, 3.0]]))
     >>> LD, pivots
     (tensor([[4.0000, 0.0000],
-            [0.5000, 2.0000]]), tensor([1, 2], dtype=torch.int32))
+            [0.5000, 2.0000]]), tensor([1, 2], dtype=retrograd.int32))
     """
     _check_square("torch.linalg.ldl_factor", A)
     return ldl_factor_type(*_factor("torch.linalg.ldl_factor", A, True)[:2])

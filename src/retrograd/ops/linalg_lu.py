@@ -322,7 +322,7 @@ def lu_factor(A, *, pivot=True):  # noqa: N803 - PyTorch's names
     >>> LU, pivots = T.linalg.lu_factor(T.tensor([[1.0, 2.0], [3.0, 4.0]]))
     >>> LU, pivots
     (tensor([[3.0000, 4.0000],
-            [0.3333, 0.6667]]), tensor([2, 2], dtype=torch.int32))
+            [0.3333, 0.6667]]), tensor([2, 2], dtype=retrograd.int32))
     """
     _check_lu_input("torch.linalg.lu_factor", A, pivot)
     return lu_factor_type(*_lu_factor("torch.linalg.lu_factor", A, True)[:2])
