@@ -178,35 +178,38 @@ def substitute(t, b, upper, unit=False):
 _SUBSTITUTE_UP_TO = 16  # up to this size the row loop beats NumPy's batched solve
 
 
-def _tri(a, b, upper, left, unit=False):
-    """``solve_triangular`` for the derivatives: recorded on tensors (create_graph); on
-    arrays (a first-order backward) a substitution for small matrices, SciPy's trsm for big
-    ones (NumPy's general solve refactors the triangle)."""
+def tri_solve_array(a, b, upper, unit=False):
+    """``a^-1 b`` for triangular arrays ``a`` (..., n, n): a substitution over the batch for
+    small matrices, SciPy's trsm per matrix for big ones (NumPy's general solve refactors the
+    triangle), else linalg_solve's (which also handles a zero on the diagonal as LAPACK)."""
     n = a.shape[-1]
-    if (type(a) is not np.ndarray or type(b) is not np.ndarray
-            or not np.diagonal(a, axis1=-2, axis2=-1).all()):
-        return _solve_triangular(a, b, upper, left, unit)
-    if n <= _SUBSTITUTE_UP_TO:
-        if left:
+    if (type(a) is np.ndarray and type(b) is np.ndarray
+            and (unit or np.diagonal(a, axis1=-2, axis2=-1).all())):
+        if n <= _SUBSTITUTE_UP_TO:
             return substitute(a, b, upper, unit)
-        return substitute(a.swapaxes(-1, -2), b.swapaxes(-1, -2), not upper, unit
-                          ).swapaxes(-1, -2)
-    if n < _SCIPY_FROM or not _have_scipy():
-        return _solve_triangular(a, b, upper, left, unit)
-    from scipy.linalg import solve_triangular as trsm
+        if n >= _SCIPY_FROM and _have_scipy():
+            from scipy.linalg import solve_triangular as trsm
 
-    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    flat_a = np.broadcast_to(a, batch + a.shape[-2:]).reshape(-1, n, n)
-    flat_b = np.broadcast_to(b, batch + b.shape[-2:]).reshape(-1, *b.shape[-2:])
-    out = np.empty(flat_b.shape, dtype=np.result_type(a, b))
-    for i in range(flat_b.shape[0]):
-        if left:
-            out[i] = trsm(flat_a[i], flat_b[i], lower=not upper, unit_diagonal=unit,
-                          check_finite=False)
-        else:  # X A = B  <=>  A^T X^T = B^T
-            out[i] = trsm(flat_a[i], flat_b[i].T, trans=1, lower=not upper, unit_diagonal=unit,
-                          check_finite=False).T
-    return out.reshape(batch + b.shape[-2:])
+            batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+            flat_a = np.broadcast_to(a, batch + a.shape[-2:]).reshape(-1, n, n)
+            flat_b = np.broadcast_to(b, batch + b.shape[-2:]).reshape(-1, *b.shape[-2:])
+            out = np.empty(flat_b.shape, dtype=np.result_type(a, b))
+            for i in range(flat_b.shape[0]):
+                out[i] = trsm(flat_a[i], flat_b[i], lower=not upper, unit_diagonal=unit,
+                              check_finite=False)
+            return out.reshape(batch + b.shape[-2:])
+    return _solve_triangular_fwd(a, b, upper, True, unit)
+
+
+def _tri(a, b, upper, left, unit=False):
+    """``solve_triangular`` for the derivatives: recorded on tensors (create_graph), the
+    fast array path on arrays (a first-order backward)."""
+    if type(a) is not np.ndarray or type(b) is not np.ndarray:
+        return _solve_triangular(a, b, upper, left, unit)
+    if left:
+        return tri_solve_array(a, b, upper, unit)
+    return tri_solve_array(a.swapaxes(-1, -2), b.swapaxes(-1, -2), not upper, unit
+                           ).swapaxes(-1, -2)
 
 
 def _lu_backward(gl, gu, perm, low, up):
@@ -437,51 +440,13 @@ def _lu_solve_fwd(lu, b, perm, left, adjoint):
     perm = xp.asarray(np.broadcast_to(perm, batch + perm.shape[-1:]))
     if not adjoint:  # U X = L^-1 P^T B
         pb = xp.take_along_axis(b, perm[..., None], axis=-2)
-        fast = _getrs_scipy(lu, pb, False)
-        if fast is not None:
-            return fast
-        y = _solve_triangular_fwd(lu, pb, False, True, True)
-        return _solve_triangular_fwd(lu, y, True)
+        return tri_solve_array(lu, tri_solve_array(lu, pb, False, True), True)
     # A^T X = B: U^T L^T P^T X = B, so X = P L^-T U^-T B
-    z = _getrs_scipy(lu, b, True)
-    if z is None:
-        y = _solve_triangular_fwd(lu.swapaxes(-1, -2), b, False)
-        z = _solve_triangular_fwd(lu.swapaxes(-1, -2), y, True, True, True)
+    lut = lu.swapaxes(-1, -2)
+    z = tri_solve_array(lut, tri_solve_array(lut, b, False), True, True)
     out = xp.empty_like(z)
     xp.put_along_axis(out, perm[..., None], z, axis=-2)
     return out
-
-
-def _getrs_scipy(lu, b, trans):
-    """The two triangular solves of getrs, by substitution for small matrices or with
-    SciPy's trsm for big ones (O(n^2) per column, where NumPy's general solve refactors each
-    triangle); None where a pivot is zero (the solves of linalg_solve handle that as
-    LAPACK), or for mid sizes / without SciPy."""
-    n = lu.shape[-1]
-    if type(lu) is not np.ndarray or not np.diagonal(lu, axis1=-2, axis2=-1).all():
-        return None
-    if n <= _SUBSTITUTE_UP_TO:
-        if trans:
-            t = lu.swapaxes(-1, -2)
-            return substitute(t, substitute(t, b, False), True, True)
-        return substitute(lu, substitute(lu, b, False, True), True)
-    if n < _SCIPY_FROM or not _have_scipy():
-        return None
-    from scipy.linalg import solve_triangular as trsm
-
-    batch = b.shape[:-2]
-    flat_lu = np.broadcast_to(lu, batch + lu.shape[-2:]).reshape(-1, n, n)
-    flat_b = b.reshape(-1, *b.shape[-2:])
-    out = np.empty(flat_b.shape, dtype=np.result_type(lu, b))
-    for i in range(flat_b.shape[0]):
-        if trans:  # U^T Y = B, then L^T Z = Y
-            y = trsm(flat_lu[i], flat_b[i], trans=1, lower=False, check_finite=False)
-            out[i] = trsm(flat_lu[i], y, trans=1, lower=True, unit_diagonal=True,
-                          check_finite=False)
-        else:  # L Y = B, then U X = Y
-            y = trsm(flat_lu[i], flat_b[i], lower=True, unit_diagonal=True, check_finite=False)
-            out[i] = trsm(flat_lu[i], y, lower=False, check_finite=False)
-    return out.reshape(b.shape)
 
 
 def _lu_solve_vjp(node, g, saved):
@@ -563,8 +528,8 @@ def lu_solve_old(input, LU_data, LU_pivots):  # noqa: A002,N803 - PyTorch's name
 def _tri_solve(t, b, upper, transposed):
     """t^-1 b (t^-T b with ``transposed``) for a triangular ``t`` (arrays)."""
     if transposed:
-        return _solve_triangular_fwd(t.swapaxes(-1, -2), b, not upper)
-    return _solve_triangular_fwd(t, b, upper)
+        return tri_solve_array(t.swapaxes(-1, -2), b, not upper)
+    return tri_solve_array(t, b, upper)
 
 
 def _cholesky_solve_fwd(b, c, upper):
@@ -629,7 +594,7 @@ def cholesky_solve(input, input2, upper=False):  # noqa: A002 - PyTorch's names
 def _cholesky_inverse_fwd(c, upper):
     xp = namespace(c)
     eye = xp.broadcast_to(xp.eye(c.shape[-1], dtype=c.dtype), c.shape)
-    inv_c = _solve_triangular_fwd(c, eye, upper)
+    inv_c = tri_solve_array(c, eye, upper)
     # A^-1 = L^-T L^-1 (lower), U^-1 U^-T (upper)
     if upper:
         return inv_c @ inv_c.swapaxes(-1, -2)
