@@ -139,13 +139,25 @@ def permute_rows(x, perm, transposed=False):
     if not transposed:  # (P x)[perm[i]] = x[i]: P x = x[inverse of perm]
         perm = np.argsort(perm, axis=-1)
     batch = np.broadcast_shapes(perm.shape[:-1], tuple(x.shape[:-2]))
-    idx = np.ascontiguousarray(np.broadcast_to(perm[..., None], batch + tuple(x.shape[-2:])))
     if isinstance(x, Tensor):
+        idx = np.ascontiguousarray(np.broadcast_to(perm[..., None], batch + tuple(x.shape[-2:])))
         if tuple(x.shape[:-2]) != batch:
             x = expand(x, *(batch + tuple(x.shape[-2:])))
         return gather(x, -2, make_tensor(namespace(x._data).asarray(idx)))
+    return take_rows(x, np.broadcast_to(perm, batch + perm.shape[-1:]))
+
+
+def take_rows(x, perm):
+    """``x[..., perm[...], :]`` per matrix of the batch (arrays; ``perm`` (..., m) NumPy,
+    its batch broadcasting ``x``'s): one flat fancy index, cheaper than take_along_axis."""
     xp = namespace(x)
-    return xp.take_along_axis(xp.broadcast_to(x, idx.shape), xp.asarray(idx), axis=-2)
+    batch = np.broadcast_shapes(perm.shape[:-1], tuple(x.shape[:-2]))
+    m, p = x.shape[-2:]
+    count = int(np.prod(batch, dtype=np.int64))
+    flat = xp.broadcast_to(x, batch + (m, p)).reshape(count * m, p)
+    rows = (np.broadcast_to(perm, batch + (perm.shape[-1],)).reshape(count, -1)
+            + np.arange(count)[:, None] * m).ravel()
+    return flat[xp.asarray(rows)].reshape(batch + (perm.shape[-1], p))
 
 
 def _unpack_arrays(lu):
@@ -437,16 +449,14 @@ def _lu_solve_fwd(lu, b, perm, left, adjoint):
         return _lu_solve_fwd(lu, b.swapaxes(-1, -2), perm, True, not adjoint).swapaxes(-1, -2)
     batch = np.broadcast_shapes(lu.shape[:-2], b.shape[:-2])
     b = xp.broadcast_to(b, batch + b.shape[-2:])
-    perm = xp.asarray(np.broadcast_to(perm, batch + perm.shape[-1:]))
+    perm = np.broadcast_to(perm, batch + perm.shape[-1:])
     if not adjoint:  # U X = L^-1 P^T B
-        pb = xp.take_along_axis(b, perm[..., None], axis=-2)
+        pb = take_rows(b, perm)
         return tri_solve_array(lu, tri_solve_array(lu, pb, False, True), True)
     # A^T X = B: U^T L^T P^T X = B, so X = P L^-T U^-T B
     lut = lu.swapaxes(-1, -2)
     z = tri_solve_array(lut, tri_solve_array(lut, b, False), True, True)
-    out = xp.empty_like(z)
-    xp.put_along_axis(out, perm[..., None], z, axis=-2)
-    return out
+    return take_rows(z, np.argsort(perm, axis=-1))
 
 
 def _lu_solve_vjp(node, g, saved):
