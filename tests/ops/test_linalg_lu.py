@@ -290,3 +290,19 @@ def test_ldl_as_torch(torch):
             m.linalg.ldl_factor(m.ones(3, 4))
         with pytest.raises(RuntimeError):
             m.linalg.ldl_solve(m.eye(3), m.ones(3, dtype=m.int32), m.ones(4, 2))
+
+
+def test_old_names_warn_once_as_torch():
+    from retrograd.ops import linalg_lu
+
+    linalg_lu._WARNED.clear()
+    a = retrograd.eye(2)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        for _ in range(2):
+            lu, piv = retrograd.lu(a)
+            retrograd.lu_solve(retrograd.ones(2, 1), lu, piv)
+    messages = [str(w.message) for w in seen if w.category is UserWarning]
+    assert len(messages) == 2
+    assert "torch.lu is deprecated" in messages[0]
+    assert "torch.lu_solve is deprecated" in messages[1]

@@ -346,6 +346,12 @@ def lu_factor(A, *, pivot=True):  # noqa: N803 - PyTorch's names
 def lu_old(A, pivot=True, get_infos=False):  # noqa: N803 - PyTorch's names
     """``torch.lu``: ``(LU, pivots)``, or ``(LU, pivots, infos)`` with ``get_infos``; never
     raises for a singular matrix (as PyTorch's)."""
+    _warn_once("lu", "torch.lu is deprecated in favor of torch.linalg.lu_factor / "
+               "torch.linalg.lu_factor_ex and will be removed in a future PyTorch release.\n"
+               "LU, pivots = torch.lu(A, compute_pivots)\nshould be replaced with\n"
+               "LU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\n"
+               "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nshould be "
+               "replaced with\nLU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)")
     _check_lu_input("torch.lu_factor", A, pivot)
     lu, piv, info = _lu_factor("torch.lu", A, False)
     return lu_with_info_type(lu, piv, info) if get_infos else (lu, piv)
@@ -529,7 +535,21 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):  # noqa: N803 - PyTorc
 def lu_solve_old(input, LU_data, LU_pivots):  # noqa: A002,N803 - PyTorch's names
     """``torch.lu_solve(b, LU_data, LU_pivots)``: ``linalg.lu_solve(LU_data, LU_pivots, b)``
     under its older argument order."""
+    _warn_once("lu_solve", "torch.lu_solve is deprecated in favor of torch.linalg.lu_solve"
+               "and will be removed in a future PyTorch release.\nNote that "
+               "torch.linalg.lu_solve has its arguments reversed.\nX = torch.lu_solve(B, LU, "
+               "pivots)\nshould be replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)")
     return lu_solve(LU_data, LU_pivots, input)
+
+
+_WARNED: set = set()
+
+
+def _warn_once(key, message):
+    """PyTorch's deprecation notices, once per process as its TORCH_WARN_ONCE."""
+    if key not in _WARNED:
+        _WARNED.add(key)
+        warnings.warn(message, UserWarning, stacklevel=3)
 
 
 # ----------------------------------------------------------------- Cholesky solves
