@@ -306,3 +306,45 @@ def test_old_names_warn_once_as_torch():
     assert len(messages) == 2
     assert "torch.lu is deprecated" in messages[0]
     assert "torch.lu_solve is deprecated" in messages[1]
+
+
+def test_out_and_keyword_names_as_torch(torch):
+    a = np.array([[4.0, 1.0], [2.0, 3.0]])
+    chol = np.array([[2.0, 0.0], [1.0, 1.5]])
+    b = np.array([[1.0], [2.0]])
+    for m in (retrograd, torch):
+        lu, piv = m.linalg.lu_factor(m.tensor(a))
+        outs = [m.empty(2, 1, dtype=m.float64), m.empty(2, 1, dtype=m.float64),
+                m.empty(2, dtype=m.float64), m.empty(2, 2, dtype=m.float64)]
+        got = [m.linalg.lu_solve(LU=lu, pivots=piv, B=m.tensor(b), adjoint=True, out=outs[0]),
+               m.cholesky_solve(input=m.tensor(b), input2=m.tensor(chol), out=outs[1]),
+               m.linalg.tensorsolve(input=m.tensor(a), other=m.tensor(b[:, 0]), out=outs[2]),
+               m.cholesky_inverse(input=m.tensor(chol), out=outs[3])]
+        want = [np.linalg.solve(a.T, b), np.linalg.solve(chol @ chol.T, b),
+                np.linalg.solve(a, b[:, 0]), np.linalg.inv(chol @ chol.T)]
+        for g, o, w in zip(got, outs, want):
+            assert g is o
+            np.testing.assert_allclose(o.numpy(), w, rtol=1e-12)
+
+
+_KEYWORD_CALLS = [
+    lambda m, e, piv: m.linalg.tensorinv(input=e, ind=1),
+    lambda m, e, piv: m.linalg.householder_product(input=e, tau=e[0]),
+    lambda m, e, piv: m.linalg.matrix_exp(input=e),
+    lambda m, e, piv: m.matrix_exp(input=e),
+    lambda m, e, piv: m.linalg.lu_factor(A=e),
+    lambda m, e, piv: m.linalg.lu(A=e),
+    lambda m, e, piv: m.linalg.ldl_factor(input=e),
+    lambda m, e, piv: m.linalg.ldl_factor_ex(input=e),
+    lambda m, e, piv: m.linalg.ldl_solve(LD=e, pivots=piv, B=e),
+    lambda m, e, piv: m.linalg.vander(x=e[0]),
+    lambda m, e, piv: m.lu_unpack(LU_data=e, LU_pivots=piv),
+    lambda m, e, piv: m.ormqr(input=e, input2=e[0], input3=e),
+    lambda m, e, piv: m.geqrf(input=e),
+]
+
+
+@pytest.mark.parametrize("call", _KEYWORD_CALLS)
+def test_keyword_names_as_torch(call, torch):
+    for m in (retrograd, torch):
+        call(m, m.eye(2, dtype=m.float64), m.tensor([1, 2], dtype=m.int32))

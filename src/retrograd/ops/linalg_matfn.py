@@ -380,12 +380,13 @@ def geqrf(input):  # noqa: A002 - PyTorch's name
 # ----------------------------------------------------------------- public names (registry.py)
 from .registry import register  # noqa: E402
 
-register(matrix_exp, "matrix_exp", function=True, method=True, signature="input")
-register(matrix_exp, "matrix_exp", function=False, method=False, linalg=("matrix_exp",),
-         signature="A")
+register(matrix_exp, "matrix_exp", function=True, method=True, linalg=("matrix_exp",),
+         signature="input")
 register(vander, function=False, method=False, linalg=("vander",))
-register(tensorinv, function=False, method=False, linalg=("tensorinv",))
-register(tensorsolve, function=False, method=False, linalg=("tensorsolve",))
-register(householder_product, function=False, method=False, linalg=("householder_product",))
+register(tensorinv, function=False, method=False, linalg=("tensorinv",), signature="input, ind=2")
+register(tensorsolve, function=False, method=False, linalg=("tensorsolve",),
+         signature="input, other, dims=None")
+register(householder_product, function=False, method=False, linalg=("householder_product",),
+         signature="input, tau")
 register(ormqr, signature="input, input2, input3, left=True, transpose=False")
 register(geqrf, differentiable=False)
