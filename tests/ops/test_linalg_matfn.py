@@ -148,6 +148,13 @@ def test_argument_errors_match_torch(torch):
         lambda m: m.ormqr(m.ones(4, 3), m.ones(2), m.ones(4, 2)),
         lambda m: m.geqrf(m.ones(3)),
         lambda m: m.geqrf(m.ones(3, 3, dtype=m.int64)),
+        lambda m: m.linalg.householder_product(m.ones(2, 2, dtype=m.int64),
+                                               m.ones(2, dtype=m.int64)),
+        lambda m: m.ormqr(m.ones(2, 2, dtype=m.int64), m.ones(2, dtype=m.int64),
+                          m.ones(2, 2, dtype=m.int64)),
+        lambda m: m.linalg.matrix_exp(m.ones(2, 2, dtype=m.int64)),
+        lambda m: m.cholesky_inverse(m.ones(2, 2, dtype=m.int64)),
+        lambda m: m.cholesky_solve(m.ones(2, 1, dtype=m.int64), m.ones(2, 2, dtype=m.int64)),
     ]
     for call in calls:
         with pytest.raises(Exception) as want:

@@ -611,8 +611,9 @@ def cholesky_solve(input, input2, upper=False):  # noqa: A002 - PyTorch's names
     _same_dtype("cholesky_solve", (input, input2), "cholesky_solve: Expected b and A to have "
                 "the same dtype, but found b of type {} and A of type {} instead.")
     if input._data.dtype.kind != "f":
-        raise RuntimeError(f"cholesky_solve: Expected a floating point tensor as input. Got "
-                           f"{scalar_type_name(input._data.dtype)}")
+        raise NotImplementedError(f'"cholesky_solve_cpu" not implemented for '
+                                  f"'{scalar_type_name(input._data.dtype)}' (cholesky_solve "
+                                  "takes float matrices: convert first, e.g. b.double())")
     try:
         np.broadcast_shapes(tuple(input.shape[:-2]), tuple(input2.shape[:-2]))
     except ValueError:
@@ -654,6 +655,11 @@ def cholesky_inverse(input, upper=False):  # noqa: A002 - PyTorch's names
     tensor([[0.2500, 0.0000],
             [0.0000, 1.0000]])
     """
+    tensor_arg(input, "input")
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(f'"cholesky_inverse_out_cpu" not implemented for '
+                                  f"'{scalar_type_name(input._data.dtype)}' (cholesky_inverse "
+                                  "takes float matrices: convert first, e.g. L.double())")
     check_square("cholesky_inverse", input, "A")
     return _cholesky_inverse(input, bool(upper))
 

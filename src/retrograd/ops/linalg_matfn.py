@@ -296,8 +296,10 @@ def _check_householder(name, A, tau):  # noqa: N803
                            f"{list(A.shape[:-2])}")
     _same_dtype(name, (A, tau), name + ": tau dtype {1} does not match input dtype {0}")
     if A._data.dtype.kind != "f":
-        raise RuntimeError(f"{name}: Expected a floating point tensor as input. Got "
-                           f"{scalar_type_name(A._data.dtype)}")
+        kernel = "ormqr_cpu" if name == "torch.ormqr" else "orgqr_cpu"
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{scalar_type_name(A._data.dtype)}' ({name} takes float "
+                                  "matrices: convert first, e.g. A.double())")
 
 
 def householder_product(A, tau):  # noqa: N803 - PyTorch's names
