@@ -106,8 +106,7 @@ def test_a_zero_pivot_raises_as_torch(call, torch):
         call(torch)
     with pytest.raises(retrograd.linalg.LinAlgError) as got:
         call(retrograd)
-    assert str(got.value) == str(want.value).replace("torch.linalg.lu_factor_ex",
-                                                     "torch.linalg.lu_factor_ex")
+    assert str(got.value) == str(want.value)  # (PyTorch's is a RuntimeError, ours a subclass)
 
 
 def test_singular_factorisations_as_torch(torch):
