@@ -11,7 +11,9 @@ NumPy/SciPy, with PyTorch on one thread for reference.
 
 The NumPy contestant writes forward and gradients by hand: for lu_solve, ``numpy.linalg.solve``
 and its transposed solve (NumPy has no LU: the gradient of A through the factorisation is
-the solve's); for the Cholesky ops the same formulas as PyTorch's; for matrix_exp
+the solve's, so this contestant skips the LU algebra that retrograd and PyTorch do: two
+records, each with its own derivative, four more triangular solves); for the Cholesky ops
+the same formulas as PyTorch's; for matrix_exp
 ``scipy.linalg.expm`` of the matrix and of the block matrix [[A^T, G], [0, A^T]].  Gradients
 are checked against retrograd's first; the contestants run round-robin and the ratios are
 medians of per-repeat ratios.  ``python bench/linalg_lu.py`` (about 30 s), ``--quick`` for a

@@ -89,15 +89,15 @@ def _factor(name, A, check):  # noqa: N803
     return outs
 
 
-def ldl_factor_ex(A, *, hermitian=False, check_errors=False):  # noqa: N803 - PyTorch's names
+def ldl_factor_ex(input, *, hermitian=False, check_errors=False):  # noqa: A002 - PyTorch's
     """``(LD, pivots, info)``: the LDL^T factorisation with Bunch-Kaufman pivoting of each
     symmetric matrix of ``A`` (its lower triangle is read), as LAPACK's sytrf; ``info`` > 0
     where D is exactly singular.  Not differentiable, as PyTorch's."""
-    _check_square("torch.linalg.ldl_factor_ex", A)
-    return ldl_factor_ex_type(*_factor("torch.linalg.ldl_factor_ex", A, check_errors))
+    _check_square("torch.linalg.ldl_factor_ex", input)
+    return ldl_factor_ex_type(*_factor("torch.linalg.ldl_factor_ex", input, check_errors))
 
 
-def ldl_factor(A, *, hermitian=False):  # noqa: N803 - PyTorch's names
+def ldl_factor(input, *, hermitian=False):  # noqa: A002 - PyTorch's names
     """``(LD, pivots)`` of ``ldl_factor_ex``; an exactly singular D raises LinAlgError.
 
     Examples
@@ -106,10 +106,10 @@ def ldl_factor(A, *, hermitian=False):  # noqa: N803 - PyTorch's names
     >>> LD, pivots = T.linalg.ldl_factor(T.tensor([[4.0, 2.0], [2.0, 3.0]]))
     >>> LD, pivots
     (tensor([[4.0000, 0.0000],
-            [0.5000, 2.0000]]), tensor([1, 2], dtype=torch.int32))
+            [0.5000, 2.0000]]), tensor([1, 2], dtype=retrograd.int32))
     """
-    _check_square("torch.linalg.ldl_factor", A)
-    return ldl_factor_type(*_factor("torch.linalg.ldl_factor", A, True)[:2])
+    _check_square("torch.linalg.ldl_factor", input)
+    return ldl_factor_type(*_factor("torch.linalg.ldl_factor", input, True)[:2])
 
 
 def ldl_solve(LD, pivots, B, *, hermitian=False):  # noqa: N803 - PyTorch's names
@@ -159,4 +159,5 @@ from .registry import register  # noqa: E402
 register(ldl_factor, function=False, method=False, linalg=("ldl_factor",), differentiable=False)
 register(ldl_factor_ex, function=False, method=False, linalg=("ldl_factor_ex",),
          differentiable=False)
-register(ldl_solve, function=False, method=False, linalg=("ldl_solve",), differentiable=False)
+register(ldl_solve, function=False, method=False, linalg=("ldl_solve",), differentiable=False,
+         signature="LD, pivots, B, *, hermitian=False")

@@ -139,13 +139,25 @@ def permute_rows(x, perm, transposed=False):
     if not transposed:  # (P x)[perm[i]] = x[i]: P x = x[inverse of perm]
         perm = np.argsort(perm, axis=-1)
     batch = np.broadcast_shapes(perm.shape[:-1], tuple(x.shape[:-2]))
-    idx = np.ascontiguousarray(np.broadcast_to(perm[..., None], batch + tuple(x.shape[-2:])))
     if isinstance(x, Tensor):
+        idx = np.ascontiguousarray(np.broadcast_to(perm[..., None], batch + tuple(x.shape[-2:])))
         if tuple(x.shape[:-2]) != batch:
             x = expand(x, *(batch + tuple(x.shape[-2:])))
         return gather(x, -2, make_tensor(namespace(x._data).asarray(idx)))
+    return take_rows(x, np.broadcast_to(perm, batch + perm.shape[-1:]))
+
+
+def take_rows(x, perm):
+    """``x[..., perm[...], :]`` per matrix of the batch (arrays; ``perm`` (..., m) NumPy,
+    its batch broadcasting ``x``'s): one flat fancy index, cheaper than take_along_axis."""
     xp = namespace(x)
-    return xp.take_along_axis(xp.broadcast_to(x, idx.shape), xp.asarray(idx), axis=-2)
+    batch = np.broadcast_shapes(perm.shape[:-1], tuple(x.shape[:-2]))
+    m, p = x.shape[-2:]
+    count = int(np.prod(batch, dtype=np.int64))
+    flat = xp.broadcast_to(x, batch + (m, p)).reshape(count * m, p)
+    rows = (np.broadcast_to(perm, batch + (perm.shape[-1],)).reshape(count, -1)
+            + np.arange(count)[:, None] * m).ravel()
+    return flat[xp.asarray(rows)].reshape(batch + (perm.shape[-1], p))
 
 
 def _unpack_arrays(lu):
@@ -178,35 +190,38 @@ def substitute(t, b, upper, unit=False):
 _SUBSTITUTE_UP_TO = 16  # up to this size the row loop beats NumPy's batched solve
 
 
-def _tri(a, b, upper, left, unit=False):
-    """``solve_triangular`` for the derivatives: recorded on tensors (create_graph); on
-    arrays (a first-order backward) a substitution for small matrices, SciPy's trsm for big
-    ones (NumPy's general solve refactors the triangle)."""
+def tri_solve_array(a, b, upper, unit=False):
+    """``a^-1 b`` for triangular arrays ``a`` (..., n, n): a substitution over the batch for
+    small matrices, SciPy's trsm per matrix for big ones (NumPy's general solve refactors the
+    triangle), else linalg_solve's (which also handles a zero on the diagonal as LAPACK)."""
     n = a.shape[-1]
-    if (type(a) is not np.ndarray or type(b) is not np.ndarray
-            or not np.diagonal(a, axis1=-2, axis2=-1).all()):
-        return _solve_triangular(a, b, upper, left, unit)
-    if n <= _SUBSTITUTE_UP_TO:
-        if left:
+    if (type(a) is np.ndarray and type(b) is np.ndarray
+            and (unit or np.diagonal(a, axis1=-2, axis2=-1).all())):
+        if n <= _SUBSTITUTE_UP_TO:
             return substitute(a, b, upper, unit)
-        return substitute(a.swapaxes(-1, -2), b.swapaxes(-1, -2), not upper, unit
-                          ).swapaxes(-1, -2)
-    if n < _SCIPY_FROM or not _have_scipy():
-        return _solve_triangular(a, b, upper, left, unit)
-    from scipy.linalg import solve_triangular as trsm
+        if n >= _SCIPY_FROM and _have_scipy():
+            from scipy.linalg import solve_triangular as trsm
 
-    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    flat_a = np.broadcast_to(a, batch + a.shape[-2:]).reshape(-1, n, n)
-    flat_b = np.broadcast_to(b, batch + b.shape[-2:]).reshape(-1, *b.shape[-2:])
-    out = np.empty(flat_b.shape, dtype=np.result_type(a, b))
-    for i in range(flat_b.shape[0]):
-        if left:
-            out[i] = trsm(flat_a[i], flat_b[i], lower=not upper, unit_diagonal=unit,
-                          check_finite=False)
-        else:  # X A = B  <=>  A^T X^T = B^T
-            out[i] = trsm(flat_a[i], flat_b[i].T, trans=1, lower=not upper, unit_diagonal=unit,
-                          check_finite=False).T
-    return out.reshape(batch + b.shape[-2:])
+            batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+            flat_a = np.broadcast_to(a, batch + a.shape[-2:]).reshape(-1, n, n)
+            flat_b = np.broadcast_to(b, batch + b.shape[-2:]).reshape(-1, *b.shape[-2:])
+            out = np.empty(flat_b.shape, dtype=np.result_type(a, b))
+            for i in range(flat_b.shape[0]):
+                out[i] = trsm(flat_a[i], flat_b[i], lower=not upper, unit_diagonal=unit,
+                              check_finite=False)
+            return out.reshape(batch + b.shape[-2:])
+    return _solve_triangular_fwd(a, b, upper, True, unit)
+
+
+def _tri(a, b, upper, left, unit=False):
+    """``solve_triangular`` for the derivatives: recorded on tensors (create_graph), the
+    fast array path on arrays (a first-order backward)."""
+    if type(a) is not np.ndarray or type(b) is not np.ndarray:
+        return _solve_triangular(a, b, upper, left, unit)
+    if left:
+        return tri_solve_array(a, b, upper, unit)
+    return tri_solve_array(a.swapaxes(-1, -2), b.swapaxes(-1, -2), not upper, unit
+                           ).swapaxes(-1, -2)
 
 
 def _lu_backward(gl, gu, perm, low, up):
@@ -322,7 +337,7 @@ def lu_factor(A, *, pivot=True):  # noqa: N803 - PyTorch's names
     >>> LU, pivots = T.linalg.lu_factor(T.tensor([[1.0, 2.0], [3.0, 4.0]]))
     >>> LU, pivots
     (tensor([[3.0000, 4.0000],
-            [0.3333, 0.6667]]), tensor([2, 2], dtype=torch.int32))
+            [0.3333, 0.6667]]), tensor([2, 2], dtype=retrograd.int32))
     """
     _check_lu_input("torch.linalg.lu_factor", A, pivot)
     return lu_factor_type(*_lu_factor("torch.linalg.lu_factor", A, True)[:2])
@@ -331,6 +346,12 @@ def lu_factor(A, *, pivot=True):  # noqa: N803 - PyTorch's names
 def lu_old(A, pivot=True, get_infos=False):  # noqa: N803 - PyTorch's names
     """``torch.lu``: ``(LU, pivots)``, or ``(LU, pivots, infos)`` with ``get_infos``; never
     raises for a singular matrix (as PyTorch's)."""
+    _warn_once("lu", "torch.lu is deprecated in favor of torch.linalg.lu_factor / "
+               "torch.linalg.lu_factor_ex and will be removed in a future PyTorch release.\n"
+               "LU, pivots = torch.lu(A, compute_pivots)\nshould be replaced with\n"
+               "LU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\n"
+               "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nshould be "
+               "replaced with\nLU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)")
     _check_lu_input("torch.lu_factor", A, pivot)
     lu, piv, info = _lu_factor("torch.lu", A, False)
     return lu_with_info_type(lu, piv, info) if get_infos else (lu, piv)
@@ -434,54 +455,14 @@ def _lu_solve_fwd(lu, b, perm, left, adjoint):
         return _lu_solve_fwd(lu, b.swapaxes(-1, -2), perm, True, not adjoint).swapaxes(-1, -2)
     batch = np.broadcast_shapes(lu.shape[:-2], b.shape[:-2])
     b = xp.broadcast_to(b, batch + b.shape[-2:])
-    perm = xp.asarray(np.broadcast_to(perm, batch + perm.shape[-1:]))
+    perm = np.broadcast_to(perm, batch + perm.shape[-1:])
     if not adjoint:  # U X = L^-1 P^T B
-        pb = xp.take_along_axis(b, perm[..., None], axis=-2)
-        fast = _getrs_scipy(lu, pb, False)
-        if fast is not None:
-            return fast
-        y = _solve_triangular_fwd(lu, pb, False, True, True)
-        return _solve_triangular_fwd(lu, y, True)
+        pb = take_rows(b, perm)
+        return tri_solve_array(lu, tri_solve_array(lu, pb, False, True), True)
     # A^T X = B: U^T L^T P^T X = B, so X = P L^-T U^-T B
-    z = _getrs_scipy(lu, b, True)
-    if z is None:
-        y = _solve_triangular_fwd(lu.swapaxes(-1, -2), b, False)
-        z = _solve_triangular_fwd(lu.swapaxes(-1, -2), y, True, True, True)
-    out = xp.empty_like(z)
-    xp.put_along_axis(out, perm[..., None], z, axis=-2)
-    return out
-
-
-def _getrs_scipy(lu, b, trans):
-    """The two triangular solves of getrs, by substitution for small matrices or with
-    SciPy's trsm for big ones (O(n^2) per column, where NumPy's general solve refactors each
-    triangle); None where a pivot is zero (the solves of linalg_solve handle that as
-    LAPACK), or for mid sizes / without SciPy."""
-    n = lu.shape[-1]
-    if type(lu) is not np.ndarray or not np.diagonal(lu, axis1=-2, axis2=-1).all():
-        return None
-    if n <= _SUBSTITUTE_UP_TO:
-        if trans:
-            t = lu.swapaxes(-1, -2)
-            return substitute(t, substitute(t, b, False), True, True)
-        return substitute(lu, substitute(lu, b, False, True), True)
-    if n < _SCIPY_FROM or not _have_scipy():
-        return None
-    from scipy.linalg import solve_triangular as trsm
-
-    batch = b.shape[:-2]
-    flat_lu = np.broadcast_to(lu, batch + lu.shape[-2:]).reshape(-1, n, n)
-    flat_b = b.reshape(-1, *b.shape[-2:])
-    out = np.empty(flat_b.shape, dtype=np.result_type(lu, b))
-    for i in range(flat_b.shape[0]):
-        if trans:  # U^T Y = B, then L^T Z = Y
-            y = trsm(flat_lu[i], flat_b[i], trans=1, lower=False, check_finite=False)
-            out[i] = trsm(flat_lu[i], y, trans=1, lower=True, unit_diagonal=True,
-                          check_finite=False)
-        else:  # L Y = B, then U X = Y
-            y = trsm(flat_lu[i], flat_b[i], lower=True, unit_diagonal=True, check_finite=False)
-            out[i] = trsm(flat_lu[i], y, lower=False, check_finite=False)
-    return out.reshape(b.shape)
+    lut = lu.swapaxes(-1, -2)
+    z = tri_solve_array(lut, tri_solve_array(lut, b, False), True, True)
+    return take_rows(z, np.argsort(perm, axis=-1))
 
 
 def _lu_solve_vjp(node, g, saved):
@@ -554,7 +535,21 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):  # noqa: N803 - PyTorc
 def lu_solve_old(input, LU_data, LU_pivots):  # noqa: A002,N803 - PyTorch's names
     """``torch.lu_solve(b, LU_data, LU_pivots)``: ``linalg.lu_solve(LU_data, LU_pivots, b)``
     under its older argument order."""
+    _warn_once("lu_solve", "torch.lu_solve is deprecated in favor of torch.linalg.lu_solve"
+               "and will be removed in a future PyTorch release.\nNote that "
+               "torch.linalg.lu_solve has its arguments reversed.\nX = torch.lu_solve(B, LU, "
+               "pivots)\nshould be replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)")
     return lu_solve(LU_data, LU_pivots, input)
+
+
+_WARNED: set = set()
+
+
+def _warn_once(key, message):
+    """PyTorch's deprecation notices, once per process as its TORCH_WARN_ONCE."""
+    if key not in _WARNED:
+        _WARNED.add(key)
+        warnings.warn(message, UserWarning, stacklevel=3)
 
 
 # ----------------------------------------------------------------- Cholesky solves
@@ -563,8 +558,8 @@ def lu_solve_old(input, LU_data, LU_pivots):  # noqa: A002,N803 - PyTorch's name
 def _tri_solve(t, b, upper, transposed):
     """t^-1 b (t^-T b with ``transposed``) for a triangular ``t`` (arrays)."""
     if transposed:
-        return _solve_triangular_fwd(t.swapaxes(-1, -2), b, not upper)
-    return _solve_triangular_fwd(t, b, upper)
+        return tri_solve_array(t.swapaxes(-1, -2), b, not upper)
+    return tri_solve_array(t, b, upper)
 
 
 def _cholesky_solve_fwd(b, c, upper):
@@ -616,8 +611,9 @@ def cholesky_solve(input, input2, upper=False):  # noqa: A002 - PyTorch's names
     _same_dtype("cholesky_solve", (input, input2), "cholesky_solve: Expected b and A to have "
                 "the same dtype, but found b of type {} and A of type {} instead.")
     if input._data.dtype.kind != "f":
-        raise RuntimeError(f"cholesky_solve: Expected a floating point tensor as input. Got "
-                           f"{scalar_type_name(input._data.dtype)}")
+        raise NotImplementedError(f'"cholesky_solve_cpu" not implemented for '
+                                  f"'{scalar_type_name(input._data.dtype)}' (cholesky_solve "
+                                  "takes float matrices: convert first, e.g. b.double())")
     try:
         np.broadcast_shapes(tuple(input.shape[:-2]), tuple(input2.shape[:-2]))
     except ValueError:
@@ -629,7 +625,7 @@ def cholesky_solve(input, input2, upper=False):  # noqa: A002 - PyTorch's names
 def _cholesky_inverse_fwd(c, upper):
     xp = namespace(c)
     eye = xp.broadcast_to(xp.eye(c.shape[-1], dtype=c.dtype), c.shape)
-    inv_c = _solve_triangular_fwd(c, eye, upper)
+    inv_c = tri_solve_array(c, eye, upper)
     # A^-1 = L^-T L^-1 (lower), U^-1 U^-T (upper)
     if upper:
         return inv_c @ inv_c.swapaxes(-1, -2)
@@ -659,6 +655,11 @@ def cholesky_inverse(input, upper=False):  # noqa: A002 - PyTorch's names
     tensor([[0.2500, 0.0000],
             [0.0000, 1.0000]])
     """
+    tensor_arg(input, "input")
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(f'"cholesky_inverse_out_cpu" not implemented for '
+                                  f"'{scalar_type_name(input._data.dtype)}' (cholesky_inverse "
+                                  "takes float matrices: convert first, e.g. L.double())")
     check_square("cholesky_inverse", input, "A")
     return _cholesky_inverse(input, bool(upper))
 
@@ -671,7 +672,8 @@ register(lu_factor_ex, function=False, method=False, linalg=("lu_factor_ex",))
 register(lu, "lu", function=False, method=False, linalg=("lu",))
 register(lu_old, "lu", function=True, method=True)
 register(lu_unpack, method=False)
-register(lu_solve, function=False, method=False, linalg=("lu_solve",))
+register(lu_solve, function=False, method=False, linalg=("lu_solve",),
+         signature="LU, pivots, B, *, left=True, adjoint=False")
 register(lu_solve_old, "lu_solve", function=True, method=True)
-register(cholesky_solve)
-register(cholesky_inverse)
+register(cholesky_solve, signature="input, input2, upper=False")
+register(cholesky_inverse, signature="input, upper=False")

@@ -6,8 +6,9 @@ matrix_exp is Higham's Pade-13 scaling and squaring (per matrix of the batch); i
 derivative is the block-matrix identity exp([[A^T, G], [0, A^T]]) = [[., gA], [0, .]],
 computed with matrix_exp itself, so every order of derivative works.  vander, tensorinv and
 tensorsolve are PyTorch's compositions (the same grad_fn names).  householder_product and
-ormqr apply the reflectors one by one with retrograd ops (their derivatives come from the
-composition); geqrf is NumPy's QR in LAPACK's raw form, with no derivative, as PyTorch.
+ormqr apply the reflectors one by one; each is one record with a hand-written derivative
+(the product rule over the reflectors, in retrograd ops: every order).  geqrf is NumPy's QR
+in LAPACK's raw form, with no derivative, as PyTorch's.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from .layout import movedim, tril
 from .linalg import _mT, _same_dtype, matmul
 from .linalg_solve import check_square, inv, solve
 from .scans import cumprod
-from .shape import cat, expand, reshape, unsqueeze
+from .shape import cat, expand, reshape, stack, unsqueeze
 
 geqrf_type = namedtuple("geqrf", ["a", "tau"])
 
@@ -167,21 +168,117 @@ def tensorsolve(A, B, dims=None):  # noqa: N803 - PyTorch's names
 # ----------------------------------------------------------------- Householder reflectors
 
 
-def _reflectors(name, A, tau):  # noqa: N803
-    """V (..., m, k): the reflectors' vectors, ones on the diagonal and A's strictly lower
-    part below it (as LAPACK stores them)."""
+def _vectors(a, k):
+    """V (..., m, k): the reflectors' vectors, ones on the diagonal and ``a``'s strictly
+    lower part below it (as LAPACK stores them); ``a`` an array or a tensor."""
+    m = a.shape[-2]
+    data = getattr(a, "_data", a)
+    return tril(a[..., :, :k], -1) + namespace(data).eye(m, k, dtype=data.dtype)
+
+
+def _reflect(x, v, t):
+    """H x for H = I - t v v^T (v (..., m), t (...,), x (..., m, p)); arrays or tensors."""
+    vc = unsqueeze(v, -1)
+    return x - unsqueeze(unsqueeze(t, -1), -1) * matmul(vc, matmul(_mT(vc), x))
+
+
+def _reflect_all(x, v, tau, order):
+    """H_{order[0]} H_{order[1]} ... H_{order[-1]} x (the last applied first)."""
+    for i in reversed(order):
+        x = _reflect(x, v[..., :, i], tau[..., i])
+    return x
+
+
+def _reflect_all_vjp(x, v, tau, order, gy):
+    """(gV, gtau, gX) of Y = H_{o[0]} ... H_{o[-1]} X, H_i = I - tau_i v_i v_i^T: with R_j
+    what H_{o[j]} is applied to and G_j = (H_{o[0]} ... H_{o[j-1]})^T gY, the gradient of
+    H_{o[j]} is G_j R_j^T, so gtau_i = -(v^T G_j)(R_j^T v) and
+    gv_i = -tau_i (G_j R_j^T v + R_j G_j^T v).  Written with retrograd ops."""
+    rs = [None] * len(order)
+    r = x
+    for j in range(len(order) - 1, -1, -1):
+        rs[j] = r
+        r = _reflect(r, v[..., :, order[j]], tau[..., order[j]])
+    g = gy
+    gv, gtau = {}, {}
+    for j, i in enumerate(order):
+        vi, ti = unsqueeze(v[..., :, i], -1), tau[..., i]
+        r_v = matmul(_mT(rs[j]), vi)  # (..., p, 1)
+        g_v = matmul(_mT(g), vi)
+        gtau[i] = -(r_v * g_v).sum((-2, -1))
+        gv[i] = (-unsqueeze(unsqueeze(ti, -1), -1) * (matmul(g, r_v) + matmul(rs[j], g_v)))[..., 0]
+        g = _reflect(g, v[..., :, i], ti)  # (H symmetric: G_{j+1} = H_{o[j]} G_j)
+    k = len(order)
+    return (stack([gv[i] for i in range(k)], -1) if k else None,
+            stack([gtau[i] for i in range(k)], -1) if k else None, g)
+
+
+def _grad_a(gv, a, k):
+    """A's gradient from the reflectors' vectors' (only A's strictly lower part of its first
+    k columns is read)."""
+    data = getattr(a, "_data", a)
+    xp = namespace(data)
+    if gv is None:
+        return xp.zeros(a.shape, dtype=data.dtype)
+    ga = tril(gv, -1)
+    if a.shape[-1] > k:
+        ga = cat([ga, xp.zeros(a.shape[:-1] + (a.shape[-1] - k,), dtype=data.dtype)], -1)
+    return ga
+
+
+def _householder_fwd(a, tau):
+    xp = namespace(a)
+    m, n = a.shape[-2:]
     k = tau.shape[-1]
-    m = A.shape[-2]
-    xp = namespace(A._data)
-    return tril(A[..., :, :k], -1) + make_tensor(xp.eye(m, k, dtype=A._data.dtype))
+    e = xp.broadcast_to(xp.eye(m, n, dtype=a.dtype), a.shape)
+    return _reflect_all(e, _vectors(a, k), tau, list(range(k))).astype(a.dtype, copy=False)
 
 
-def _apply_reflector(c, v, t, left):
-    """H c (``left``) or c H for H = I - t v v^T (v (..., m), t (...,))."""
-    t = unsqueeze(unsqueeze(t, -1), -1)
-    if left:
-        return c - t * matmul(unsqueeze(v, -1), matmul(unsqueeze(v, -2), c))
-    return c - t * matmul(matmul(c, unsqueeze(v, -1)), unsqueeze(v, -2))
+def _householder_vjp(node, g, saved):
+    a, tau = saved
+    m, n = a.shape[-2:]
+    k = tau.shape[-1]
+    data = getattr(a, "_data", a)
+    e = namespace(data).broadcast_to(namespace(data).eye(m, n, dtype=data.dtype), a.shape)
+    gv, gtau, _ = _reflect_all_vjp(e, _vectors(a, k), tau, list(range(k)), g)
+    na, nt = node.next
+    if gtau is None:
+        gtau = namespace(data).zeros(tau.shape, dtype=data.dtype)
+    return (_grad_a(gv, a, k) if na else None, gtau if nt else None)
+
+
+_householder = defop("linalg.householder_product", _householder_fwd, _householder_vjp,
+                     "LinalgHouseholderProductBackward0", 2, INPUTS, "promote")
+
+
+def _ormqr_plan(k, left, transpose):
+    # Q C = H_1 (... (H_k C)); Q^T C = H_k (... (H_1 C)); C Q = (Q^T C^T)^T; C Q^T = (Q C^T)^T
+    forward = left != transpose
+    return list(range(k)) if forward else list(range(k - 1, -1, -1))
+
+
+def _ormqr_fwd(a, tau, c, left, transpose):
+    k = tau.shape[-1]
+    x = c if left else c.swapaxes(-1, -2)
+    y = _reflect_all(x, _vectors(a, k), tau, _ormqr_plan(k, left, transpose))
+    return y if left else y.swapaxes(-1, -2)
+
+
+def _ormqr_vjp(node, g, saved):
+    a, tau, c = saved
+    left, transpose = node.params
+    k = tau.shape[-1]
+    x, gy = (c, g) if left else (_mT(c), _mT(g))
+    gv, gtau, gx = _reflect_all_vjp(x, _vectors(a, k), tau, _ormqr_plan(k, left, transpose), gy)
+    na, nt, nc = node.next
+    data = getattr(a, "_data", a)
+    if gtau is None:
+        gtau = namespace(data).zeros(tau.shape, dtype=data.dtype)
+    return (_grad_a(gv, a, k) if na else None, gtau if nt else None,
+            (gx if left else _mT(gx)) if nc else None)
+
+
+_ormqr = defop("ormqr", _ormqr_fwd, _ormqr_vjp, "OrmqrBackward0", 3, INPUTS, "promote")
 
 
 def _check_householder(name, A, tau):  # noqa: N803
@@ -199,8 +296,10 @@ def _check_householder(name, A, tau):  # noqa: N803
                            f"{list(A.shape[:-2])}")
     _same_dtype(name, (A, tau), name + ": tau dtype {1} does not match input dtype {0}")
     if A._data.dtype.kind != "f":
-        raise RuntimeError(f"{name}: Expected a floating point tensor as input. Got "
-                           f"{scalar_type_name(A._data.dtype)}")
+        kernel = "ormqr_cpu" if name == "torch.ormqr" else "orgqr_cpu"
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{scalar_type_name(A._data.dtype)}' ({name} takes float "
+                                  "matrices: convert first, e.g. A.double())")
 
 
 def householder_product(A, tau):  # noqa: N803 - PyTorch's names
@@ -215,12 +314,7 @@ def householder_product(A, tau):  # noqa: N803 - PyTorch's names
     if n < tau.shape[-1]:
         raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to "
                            f"tau.shape[-1] (got {n} and {tau.shape[-1]})")
-    v = _reflectors(name, A, tau)
-    xp = namespace(A._data)
-    q = make_tensor(xp.broadcast_to(xp.eye(m, n, dtype=A._data.dtype), A.shape).copy())
-    for i in range(tau.shape[-1] - 1, -1, -1):  # H_1 (H_2 (... (H_k E)))
-        q = _apply_reflector(q, v[..., :, i], tau[..., i], True)
-    return q
+    return _householder(A, tau)
 
 
 def ormqr(input, input2, input3, left=True, transpose=False):  # noqa: A002 - PyTorch's names
@@ -247,13 +341,7 @@ def ormqr(input, input2, input3, left=True, transpose=False):  # noqa: A002 - Py
     if tuple(input3.shape[:-2]) != tuple(input.shape[:-2]):
         raise RuntimeError(f"{name}: Expected batch dimensions of other to be equal to "
                            f"input.shape[:-2], but got {list(input3.shape[:-2])}")
-    v = _reflectors(name, input, input2)
-    # Q C = H_1 (... (H_k C)); Q^T C = H_k (... (H_1 C)); C Q = ((C H_1) ...) H_k
-    order = range(k) if left == transpose else range(k - 1, -1, -1)
-    c = input3
-    for i in order:
-        c = _apply_reflector(c, v[..., :, i], input2[..., i], left)
-    return c
+    return _ormqr(input, input2, input3, bool(left), bool(transpose))
 
 
 def _geqrf_vjp(node, grads, saved):
@@ -294,12 +382,13 @@ def geqrf(input):  # noqa: A002 - PyTorch's name
 # ----------------------------------------------------------------- public names (registry.py)
 from .registry import register  # noqa: E402
 
-register(matrix_exp, "matrix_exp", function=True, method=True, signature="input")
-register(matrix_exp, "matrix_exp", function=False, method=False, linalg=("matrix_exp",),
-         signature="A")
+register(matrix_exp, "matrix_exp", function=True, method=True, linalg=("matrix_exp",),
+         signature="input")
 register(vander, function=False, method=False, linalg=("vander",))
-register(tensorinv, function=False, method=False, linalg=("tensorinv",))
-register(tensorsolve, function=False, method=False, linalg=("tensorsolve",))
-register(householder_product, function=False, method=False, linalg=("householder_product",))
+register(tensorinv, function=False, method=False, linalg=("tensorinv",), signature="input, ind=2")
+register(tensorsolve, function=False, method=False, linalg=("tensorsolve",),
+         signature="input, other, dims=None")
+register(householder_product, function=False, method=False, linalg=("householder_product",),
+         signature="input, tau")
 register(ormqr, signature="input, input2, input3, left=True, transpose=False")
 register(geqrf, differentiable=False)
