@@ -349,6 +349,8 @@ def _unary_caller(op):
         x = input
         tx = type(x)
         if tx is not Tensor and (tx is _ndarray or not isinstance(x, Tensor)):
+            if tx is not _ndarray and hasattr(x, "__retrograd_batched__"):  # inside vmap
+                return registry.batched_call(op.name, call, (input, *params))
             return forward(x, *params)  # arrays in, arrays out: a first-order backward
         xd = x._data
         if to_float and xd.dtype.kind != "f":
@@ -474,6 +476,8 @@ def _binary_caller(op):
                     data = _fix_dtype(rule, (a, b), data)
             else:
                 if tb is not float and tb is not int and tb is not bool:
+                    if hasattr(b, "__retrograd_batched__"):  # inside vmap
+                        return registry.batched_call(op.name, call, (input, other, *params))
                     b = _scalar_operand(b, op.name)
                 try:
                     data = forward(ad, b, *params)
@@ -488,6 +492,8 @@ def _binary_caller(op):
         elif b_is_t:
             bd = b._data
             if ta is not float and ta is not int and ta is not bool:
+                if hasattr(a, "__retrograd_batched__"):  # inside vmap
+                    return registry.batched_call(op.name, call, (input, other, *params))
                 a = _scalar_operand(a, op.name)
             try:
                 data = forward(a, bd, *params)
@@ -500,6 +506,9 @@ def _binary_caller(op):
             if promotes and bd.dtype.kind != "f":
                 data = _fix_dtype(rule, (a, b), data)
         else:
+            if ((ta is not _ndarray and hasattr(a, "__retrograd_batched__"))
+                    or (tb is not _ndarray and hasattr(b, "__retrograd_batched__"))):
+                return registry.batched_call(op.name, call, (input, other, *params))
             return forward(a, b, *params)
         out = _new(Tensor)
         out._data = data
@@ -579,6 +588,11 @@ def apply_op(op, inputs, params=()):
             wants_grad = wants_grad or x._requires_grad
             datas.append(x._data)
         else:
+            if hasattr(x, "__retrograd_batched__"):  # inside vmap
+                def call(*args, n=len(inputs)):
+                    return apply_op(op, args[:n], args[n:])
+
+                return registry.batched_call(op.name, call, (*inputs, *params))
             datas.append(x)
     try:
         result = op.forward(*datas, *params)
