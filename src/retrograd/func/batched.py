@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as _np
+
 from ..ops import registry
 from ..tensor import Size, Tensor
 
@@ -74,7 +76,12 @@ class BatchedTensor:
 
     __slots__ = ("value", "level")
     __retrograd_batched__ = True
-    __array_priority__ = 1000  # NumPy scalars and arrays defer to our reflected operators
+    # NumPy refuses to compute on it (TypeError) rather than treating it as a sequence: an op
+    # whose forward meets one among its parameters then hands the call to dispatch
+    __array_ufunc__ = None
+
+    def __array__(self, *args, **kwargs):
+        raise TypeError("a BatchedTensor (inside vmap) is not an array")
 
     def __init__(self, value, level: int):
         self.value = value
@@ -179,6 +186,8 @@ class BatchedTensor:
         return self.mT.conj()
 
     def __rmatmul__(self, other):
+        if isinstance(other, _np.ndarray):
+            return NotImplemented
         return registry.entry("matmul").fn(other, self)
 
     def reshape_as(self, other):
@@ -231,7 +240,12 @@ def dispatch(key, fn, args, kwargs=None):
     level = max_level(args, kwargs)
     if level is None:
         return fn(*args, **kwargs)
-    e = registry._ENTRIES.get(key)
+    e = registry._ENTRIES.get(key) or _by_op_name().get(key)
+    if fn is None:  # a defop record met a BatchedTensor among its parameters: its public op
+        if e is None:
+            raise RuntimeError(f"vmap: {key} got a BatchedTensor where it takes a number; "
+                               "pass it as a tensor argument of the public function instead")
+        fn = e.fn
     rule = None
     if e is not None:
         rule = e.batch_rule  # (set by batching_rules.py)
@@ -240,6 +254,16 @@ def dispatch(key, fn, args, kwargs=None):
     if rule is None:
         return fallback(key, fn, args, kwargs, level)
     return rule(fn, args, kwargs, level)
+
+
+_OP_NAMES: dict = {}
+
+
+def _by_op_name():
+    """defop name -> entry, for records whose name is not their key (``special_entr``)."""
+    if not _OP_NAMES:
+        _OP_NAMES.update({e.op.name: e for e in registry.entries() if e.op is not None})
+    return _OP_NAMES
 
 
 def value_at(x, level):
@@ -326,6 +350,19 @@ def _method(key, fn):
     return method
 
 
+def _reflected(fn):
+    """``array OP batched`` inside an op's forward: NotImplemented, so NumPy's TypeError
+    sends the op to dispatch (see the defop callers); other operands go to the op."""
+
+    def method(self, other):
+        if isinstance(other, _np.ndarray):
+            return NotImplemented
+        return fn(self, other)
+
+    method.__name__ = getattr(fn, "__name__", "reflected")
+    return method
+
+
 def _install_methods():
     own = set(vars(BatchedTensor))
     for e in registry.entries():
@@ -337,9 +374,10 @@ def _install_methods():
                 setattr(BatchedTensor, name, property(getter))
             elif fn is getattr(e.fn, "__wrapped__", e.fn):
                 # the op's public function: it puts every parameter in place, then dispatches
-                setattr(BatchedTensor, name, e.fn)
+                setattr(BatchedTensor, name, _reflected(e.fn) if name.startswith("__r") else e.fn)
             else:
-                setattr(BatchedTensor, name, _method(e.key, fn))
+                m = _method(e.key, fn)
+                setattr(BatchedTensor, name, _reflected(m) if name.startswith("__r") else m)
 
 
 _install_methods()

@@ -140,7 +140,8 @@ def reduction(pos=1, kw="dim", none_means_all=True, values_when_all=False):
             if keep is True and r:
                 out = out.reshape(out.shape[0], *([1] * r))
             return wrap(out, level)
-        if r == 0:
+        scalar = r == 0
+        if scalar:  # a 0-d sample: one element along a dim 0 (or -1), as PyTorch allows
             v = v.unsqueeze(-1)
             r = 1
         if isinstance(d, (tuple, list)):
@@ -149,9 +150,20 @@ def reduction(pos=1, kw="dim", none_means_all=True, values_when_all=False):
             nd = _norm(d, r) + 1
         args[0] = v
         _put(args, kwargs, pos, kw, nd)
-        return wrap(fn(*args, **kwargs), level)
+        out = fn(*args, **kwargs)
+        if scalar:
+            out = _to_batch_only(out)
+        return wrap(out, level)
 
     return rule
+
+
+def _to_batch_only(out):
+    """The results of a reduction or scan of 0-d samples, as 0-d samples ([B])."""
+    if isinstance(out, tuple):
+        parts = [_to_batch_only(o) for o in out]
+        return type(out)(*parts) if hasattr(out, "_fields") else tuple(parts)
+    return out.reshape(out.shape[0])
 
 
 def _shift_dims(*positions):
@@ -187,6 +199,11 @@ def reshape_rule(fn, args, kwargs, level):
     x = args[0]
     v = x.value
     return wrap(fn(v, v.shape[0], *_sizes(args[1:])), level)
+
+
+def ravel_rule(fn, args, kwargs, level):
+    v = args[0].value
+    return wrap(v.reshape(v.shape[0], -1), level)
 
 
 def flatten_rule(fn, args, kwargs, level):
@@ -355,6 +372,44 @@ def diagonal_rule(fn, args, kwargs, level):
     return wrap(fn(x.value, offset, _norm(d1, r) + 1, _norm(d2, r) + 1), level)
 
 
+def norm_rule(weight_pos):
+    """layer_norm / rms_norm: normalization treats leading dims as batch; a batched weight
+    or bias is applied afterwards by the elementwise rule."""
+
+    def rule(fn, args, kwargs, level):
+        args = list(args)
+        affine = [args[i] if len(args) > i else None for i in weight_pos]
+        if not any(_batched(a, level) for a in affine):
+            return leading_batch(fn, args, kwargs, level)
+        for i in weight_pos:
+            if len(args) > i:
+                args[i] = None
+        out = fn(*args, **kwargs)
+        w, *b = affine
+        if w is not None:
+            out = out * w
+        if b and b[0] is not None:
+            out = out + b[0]
+        return out
+
+    return rule
+
+
+def embedding_rule(fn, args, kwargs, level):
+    """embedding(input, weight, ...): a batched weight is gathered per sample."""
+    idx, weight = args[0], args[1]
+    if not _batched(weight, level):
+        return leading_batch(fn, args, kwargs, level)
+    if any(a is not None and a is not False for a in args[2:4]):  # padding_idx, max_norm
+        return fallback("embedding", fn, args, kwargs, level)
+    from .._creation import arange
+
+    size = level_info(level).size
+    iv = materialize(idx, level)
+    rows = arange(size).reshape(size, *([1] * (iv.dim() - 1)))
+    return wrap(weight.value[rows, iv], level)
+
+
 # ------------------------------------------------------------------------ products
 
 
@@ -425,6 +480,8 @@ def pointwise_loss(red_pos):
         args, kwargs = list(args), dict(kwargs)
         reduction = _get(args, kwargs, red_pos, "reduction")
         _put(args, kwargs, red_pos, "reduction", "none")
+        for i in (0, 1):  # input and target: same shapes (no broadcasting in these losses)
+            args[i] = BatchedTensor(materialize(args[i], level), level)
         loss = elementwise(fn, args, kwargs, level)
         return _reduce_per_sample(loss, reduction or "mean")
 
@@ -546,8 +603,7 @@ _ELEMENTWISE_MORE = {
     "nn.functional.rrelu", "rrelu",
 }
 _LEADING_BATCH = [
-    "tril", "triu", "nn.functional.layer_norm", "layer_norm", "rms_norm", "embedding",
-    "nn.functional.embedding", "nn.functional.one_hot", "linalg.inv", "inverse", "det",
+    "tril", "triu", "nn.functional.one_hot", "linalg.inv", "inverse", "det",
     "logdet", "slogdet", "linalg.slogdet", "linalg.pinv", "pinverse", "adjoint",
 ]
 _REDUCTIONS = {  # key: (dim position, None means all, max(x) gives the value)
@@ -585,7 +641,7 @@ def _build():
         RULES[key] = reduction(pos, "dim", all_ok, values)
     RULES.update({
         "reshape": reshape_rule, "view": reshape_rule, "flatten": flatten_rule,
-        "ravel": flatten_rule, "permute": permute_rule, "t": t_rule,
+        "ravel": ravel_rule, "permute": permute_rule, "t": t_rule,
         "transpose": _shift_dims(1, 2), "swapaxes": _shift_dims(1, 2),
         "movedim": movedim_rule, "squeeze": squeeze_rule, "unsqueeze": unsqueeze_rule,
         "expand": expand_rule, "broadcast_to": expand_rule, "repeat": repeat_rule,
@@ -605,6 +661,8 @@ def _build():
         "nn.functional.nll_loss": class_loss(False),
         "conv1d": conv_rule, "conv2d": conv_rule, "conv3d": conv_rule,
         "nn.functional.dropout": dropout_rule, "dropout": dropout_rule,
+        "nn.functional.layer_norm": norm_rule((2, 3)), "layer_norm": norm_rule((2, 3)),
+        "rms_norm": norm_rule((2,)), "nn.functional.embedding": embedding_rule,
     })
     for key in [k for k, v in RULES.items() if v is None]:
         del RULES[key]

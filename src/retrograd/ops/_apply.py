@@ -360,6 +360,8 @@ def _unary_caller(op):
         try:  # free in Python 3.11 when nothing is raised
             data = forward(xd, *params)
         except (ValueError, IndexError, TypeError) as e:  # NumPy's: PyTorch's class, naming the op
+            if registry.batching[0]:  # a BatchedTensor among the params (inside vmap): the
+                return registry.batched_call(op.name, None, (input, *params))  # public op's rule
             raise forward_error(op.name, e, (xd, *params)) from None  # (masks)
         if type(data) is not _ndarray:
             data = as_array(data)
