@@ -76,7 +76,7 @@ class _Inputs:
             for _ in leaves:
                 p, g = self.physical[i], grads[i]
                 if g is None:
-                    g = zeros(*p.shape, dtype=p.dtype)
+                    g = zeros(tuple(p.shape), dtype=p.dtype)
                 new.append(rewrap(g, ids))
                 i += 1
             out.append(_pytree.unflatten(new, spec))
@@ -262,7 +262,7 @@ def _vjp_levels(phys_outs, inputs, cts, create_graph):
         if all(r[k] is None for r in rows):
             out.append(None)
             continue
-        parts = [r[k] if r[k] is not None else zeros(*p.shape, dtype=p.dtype) for r in rows]
+        parts = [r[k] if r[k] is not None else zeros(tuple(p.shape), dtype=p.dtype) for r in rows]
         out.append(stack(parts, at))
     return out, [*ids, top]
 
@@ -274,16 +274,16 @@ def _jvp_core(inputs, phys_outs, tangents, create_graph):
     """J·t of the recorded computation from ``inputs.physical`` to ``phys_outs`` by the
     double-vjp trick: u ↦ J^T u is linear, so J t = d<J^T u, t>/du.  The one function to
     replace by forward-mode AD.  Returns ``(jvp_fn)``: tangents (physical) -> J t."""
-    dummies = [zeros(*o.shape, dtype=o.dtype).requires_grad_() for o in phys_outs]
+    dummies = [zeros(tuple(o.shape), dtype=o.dtype).requires_grad_() for o in phys_outs]
     vjps = _grad(phys_outs, inputs.physical, dummies, True)
 
     def apply(tans, keep=create_graph):
         pairs = [(v, t) for v, t in zip(vjps, tans) if v is not None and v.requires_grad]
         if not pairs:
-            return [zeros(*o.shape, dtype=o.dtype) for o in phys_outs]
+            return [zeros(tuple(o.shape), dtype=o.dtype) for o in phys_outs]
         res = autograd.grad([v for v, _ in pairs], dummies, [t for _, t in pairs],
                             retain_graph=True, create_graph=keep, allow_unused=True)
-        return [zeros(*o.shape, dtype=o.dtype) if r is None else r
+        return [zeros(tuple(o.shape), dtype=o.dtype) if r is None else r
                 for r, o in zip(res, phys_outs)]
 
     return apply
