@@ -35,7 +35,8 @@ def same(rg, th, rtol=1e-9, atol=1e-10, what=""):
         assert rg == th, what
         return
     assert isinstance(rg, retrograd.Tensor), f"{what}: {type(rg).__name__}"
-    assert tuple(rg.shape) == tuple(th.shape), f"{what}: shape {tuple(rg.shape)} vs {tuple(th.shape)}"
+    assert tuple(rg.shape) == tuple(th.shape), (
+        f"{what}: shape {tuple(rg.shape)} vs {tuple(th.shape)}")
     assert str(rg.dtype).split(".")[-1] == str(th.dtype).split(".")[-1], f"{what}: dtype"
     np.testing.assert_allclose(rg.detach().numpy(), th.detach().numpy(), rtol=rtol, atol=atol,
                                err_msg=what)

@@ -121,7 +121,7 @@ def _run(func, moved, dims, spec, kwargs, size, randomness, name, out_dims):
 
 def _unbatch(out, lv, out_dims, name):
     leaves, spec = _pytree.flatten(out)
-    if isinstance(out_dims, tuple):
+    if out_dims is not None and not isinstance(out_dims, int):
         ods = _pytree.broadcast_prefix(out_dims, out, "out_dims", f"vmap({name}, ...)")
     else:
         ods = [out_dims] * len(leaves)
@@ -155,7 +155,7 @@ def _concat(parts, out_dims, name):
 
     cat = registry.entry("cat").fn
     leaves0, spec = _pytree.flatten(parts[0])
-    if isinstance(out_dims, tuple):
+    if out_dims is not None and not isinstance(out_dims, int):
         ods = _pytree.broadcast_prefix(out_dims, parts[0], "out_dims", f"vmap({name}, ...)")
     else:
         ods = [out_dims] * len(leaves0)
