@@ -157,6 +157,11 @@ def register(fn, name=None, *, function=True, method=True, aliases=(), dunders=(
         fn = with_signature(fn, name, signature, differentiable, key)
     elif getattr(fn, "op", None) is None:
         fn = vmap_aware(fn, name, key)  # (defop callers check for vmap in their slow branch)
+        for ns in NAMESPACES:  # where pickle finds it: the namespace that exposes it
+            if ns in names and fn is not methods_fn:
+                fn.__module__ = "retrograd" if ns == "torch" else f"retrograd.{ns}"
+                fn.__qualname__ = names[ns][0]
+                break
     spots = [(ns, n) for ns, ns_names in names.items() for n in ns_names]
     spots += [("Tensor", m) for m in methods]
     for spot in spots + [("key", key)]:
