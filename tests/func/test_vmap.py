@@ -91,6 +91,20 @@ def test_randomness_modes():
     assert not np.array_equal(diff[0].numpy(), diff[1].numpy())
     assert all(np.array_equal(same_[0].numpy(), same_[i].numpy()) for i in range(4))
     assert set(np.unique(diff.numpy())) <= {0.0, 2.0}
+    # a random op with no batched input: the same numbers for every sample under 'same'
+    s = R.vmap(lambda a: R.rand(3) + a * 0, randomness="same")(R.zeros(4, 3))
+    assert all(np.array_equal(s[0].numpy(), s[i].numpy()) for i in range(4))
+    # ... and not supported yet under 'different' (refused rather than silently the same)
+    with pytest.raises(NotImplementedError, match="different"):
+        R.vmap(lambda a: R.rand_like(a), randomness="different")(x)
+
+
+def test_new_tensors_from_a_batched_tensor(torch):
+    (x,), (tx,) = both(torch, *arrays(11, (3, 4)))
+    def f(m):
+        return lambda a: (a.new_zeros(2) + a[:2], m.zeros_like(a) + a, a.new_full((4,), 2.0))
+
+    same(R.vmap(f(R))(x), torch.vmap(f(torch))(tx))
 
 
 def test_fallback_warns_naming_the_op_and_matches_the_loop(torch):

@@ -190,6 +190,22 @@ class BatchedTensor:
             return NotImplemented
         return registry.entry("matmul").fn(other, self)
 
+    # new tensors made from a BatchedTensor's dtype: the same for every sample (unbatched)
+    def new_tensor(self, *args, **kwargs):
+        return self.value.new_tensor(*args, **kwargs)
+
+    def new_zeros(self, *args, **kwargs):
+        return self.value.new_zeros(*args, **kwargs)
+
+    def new_ones(self, *args, **kwargs):
+        return self.value.new_ones(*args, **kwargs)
+
+    def new_empty(self, *args, **kwargs):
+        return self.value.new_empty(*args, **kwargs)
+
+    def new_full(self, *args, **kwargs):
+        return self.value.new_full(*args, **kwargs)
+
     def reshape_as(self, other):
         return self.reshape(*other.shape)
 
@@ -251,9 +267,18 @@ def dispatch(key, fn, args, kwargs=None):
         rule = e.batch_rule  # (set by batching_rules.py)
         if getattr(e.fn, "__wrapped__", None) is fn:
             fn = e.fn  # rules call the op on values that may be batched at a lower level
-    if rule is None:
-        return fallback(key, fn, args, kwargs, level)
-    return rule(fn, args, kwargs, level)
+    IN_RULE[0] += 1
+    try:
+        if rule is None:
+            return fallback(key, fn, args, kwargs, level)
+        return rule(fn, args, kwargs, level)
+    finally:
+        IN_RULE[0] -= 1
+
+
+#: ``[n]``: how many rules (or fallback loops) are running: a random draw outside any rule
+#: under randomness='different' would give every sample the same numbers (vmap.py refuses)
+IN_RULE = [0]
 
 
 _OP_NAMES: dict = {}

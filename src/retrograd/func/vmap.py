@@ -7,7 +7,7 @@ import functools
 from .. import random as _random
 from ..tensor import Tensor
 from . import _pytree
-from .batched import STACK, BatchedTensor, pop_level, push_level
+from .batched import IN_RULE, STACK, BatchedTensor, pop_level, push_level
 
 _RANDOMNESS = ("error", "different", "same")
 
@@ -18,6 +18,14 @@ def _refuse_random():
             "vmap: called random operation while in randomness error mode. Please either use "
             "the 'same' or 'different' randomness flags on vmap or perform the randomness "
             "operation out of vmap")
+    if not IN_RULE[0] and any(lv.randomness == "different" for lv in STACK):
+        # a random op with no batched input (rand, randn, rand_like...) draws one logical
+        # tensor: every sample would get the same numbers, which 'different' promises not to
+        raise NotImplementedError(
+            "vmap(randomness='different'): retrograd cannot yet draw different numbers per "
+            "sample for a random op that takes no batched tensor (rand, randn, rand_like...). "
+            "Draw them outside vmap with the batch dimension and pass them in, or use "
+            "randomness='same'.")
 
 
 def _tensorlike(x):
