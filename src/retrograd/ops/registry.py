@@ -270,7 +270,7 @@ def with_signature(fn, name, signature, differentiable=True, key=None):
     # an int64 out sums the inputs cast to int64, not the float sum truncated)
     out_args = args.replace("dtype=dtype", "dtype=out.dtype if dtype is None else dtype") \
         if name in OUT_SETS_DTYPE else args
-    vmap_check = (f"    if batching[0]:\n"
+    vmap_check = (f"    if batching[0] and out is None:\n"
                   f"        return registry.batched_call({key!r}, fn, ({inputs}), "
                   f"{{{', '.join(f'{k!r}: {k}' for k in kw)}}})\n") if key else ""
     src = (f"def {name}({sig}):\n" + vmap_check +
