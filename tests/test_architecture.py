@@ -117,7 +117,8 @@ LAYERS = [
     ["retrograd.viz", "retrograd.viz.*"],
     # distributed (over mpi4py) needs only tensors; nn.parallel (DDP, in nn.*) builds on it
     ["retrograd._assembly", "retrograd.special", "retrograd.linalg", "retrograd.nn",
-     "retrograd.nn.*", "retrograd.distributed", "retrograd.distributed.*"],
+     "retrograd.nn.*", "retrograd.distributed", "retrograd.distributed.*",
+     "retrograd.func", "retrograd.func.*"],
     # the training stack above nn: optimizers, data loading, save/load, device queries
     ["retrograd.optim", "retrograd.optim.*", "retrograd.utils", "retrograd.utils.*",
      "retrograd.serialization", "retrograd.cuda", "retrograd.cuda.*"],

@@ -107,8 +107,15 @@ def set_rng_state(state: dict) -> None:
     default_generator.set_state(state)
 
 
+#: called before each draw while set: retrograd.func.vmap sets it under randomness='error'
+#: so that a random op inside vmap raises (this module imports nothing above it)
+on_draw = None
+
+
 def numpy_generator(generator=None) -> np.random.Generator:
     """The NumPy generator to draw from: ``generator``'s, or the default one's."""
+    if on_draw is not None:
+        on_draw()
     if generator is None:
         return default_generator._rng
     if isinstance(generator, Generator):
@@ -123,4 +130,6 @@ def numpy_generator(generator=None) -> np.random.Generator:
 
 def generator() -> np.random.Generator:
     """The default generator's NumPy generator (kept for code that draws arrays directly)."""
+    if on_draw is not None:
+        on_draw()
     return default_generator._rng

@@ -33,6 +33,9 @@ NOTHING, INPUTS, OUTPUT, BOTH = 0, 1, 2, 3
 
 _ndarray = np.ndarray
 _new = object.__new__
+# ``[n]``, non-zero while retrograd.func.vmap runs: only then can an argument be a
+# BatchedTensor, and the non-Tensor branches below hand it to ``registry.batched_call``
+_batching = registry.batching
 
 
 def node_class(name: str, vjp, saves: int = NOTHING, saved_for=None) -> type:
@@ -354,6 +357,8 @@ def _unary_caller(op):
         x = input
         tx = type(x)
         if tx is not Tensor and (tx is _ndarray or not isinstance(x, Tensor)):
+            if _batching[0] and hasattr(x, "__retrograd_batched__"):  # inside vmap
+                return registry.batched_call(op.name, call, (input, *params))
             return forward(x, *params)  # arrays in, arrays out: a first-order backward
         xd = x._data
         if to_float and xd.dtype.kind != "f":
@@ -363,6 +368,8 @@ def _unary_caller(op):
         try:  # free in Python 3.11 when nothing is raised
             data = forward(xd, *params)
         except (ValueError, IndexError, TypeError) as e:  # NumPy's: PyTorch's class, naming the op
+            if _batching[0]:  # a BatchedTensor among the params (inside vmap): the
+                return registry.batched_call(op.name, None, (input, *params))  # public op's rule
             raise forward_error(op.name, e, (xd, *params)) from None  # (masks)
         if type(data) is not _ndarray:
             data = as_array(data)
@@ -481,6 +488,8 @@ def _binary_caller(op):
                     data = _fix_dtype(rule, (a, b), data)
             else:
                 if tb is not float and tb is not int and tb is not bool:
+                    if _batching[0] and hasattr(b, "__retrograd_batched__"):  # inside vmap
+                        return registry.batched_call(op.name, call, (input, other, *params))
                     b = _scalar_operand(b, op.name)
                 try:
                     data = forward(ad, b, *params)
@@ -495,6 +504,8 @@ def _binary_caller(op):
         elif b_is_t:
             bd = b._data
             if ta is not float and ta is not int and ta is not bool:
+                if _batching[0] and hasattr(a, "__retrograd_batched__"):  # inside vmap
+                    return registry.batched_call(op.name, call, (input, other, *params))
                 a = _scalar_operand(a, op.name)
             try:
                 data = forward(a, bd, *params)
@@ -507,6 +518,9 @@ def _binary_caller(op):
             if promotes and bd.dtype.kind != "f":
                 data = _fix_dtype(rule, (a, b), data)
         else:
+            if _batching[0] and (hasattr(a, "__retrograd_batched__")
+                                 or hasattr(b, "__retrograd_batched__")):  # inside vmap
+                return registry.batched_call(op.name, call, (input, other, *params))
             return forward(a, b, *params)
         out = _new(Tensor)
         out._data = data
@@ -588,6 +602,11 @@ def apply_op(op, inputs, params=()):
             wants_grad = wants_grad or x._requires_grad
             datas.append(x._data)
         else:
+            if _batching[0] and hasattr(x, "__retrograd_batched__"):  # inside vmap
+                def call(*args, n=len(inputs)):
+                    return apply_op(op, args[:n], args[n:])
+
+                return registry.batched_call(op.name, call, (*inputs, *params))
             datas.append(x)
     try:
         result = op.forward(*datas, *params)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..backend import ndarray as _ndarray
 from ..tensor import Tensor
 from ._apply import INPUTS, defop
+from . import registry
 from ._errors import tensor_arg
 from .index import getitem
 from .shape import transpose
@@ -128,6 +129,9 @@ def matmul(a, b):
     if not hasattr(a, "_data") and not hasattr(b, "_data"):
         return a @ b
     ad, bd = getattr(a, "_data", a), getattr(b, "_data", b)
+    if registry.batching[0] and (hasattr(a, "__retrograd_batched__")
+                                 or hasattr(b, "__retrograd_batched__")):
+        return registry.batched_call("matmul", matmul, (a, b), {})  # Tensor @ BatchedTensor
     tensor_arg(ad, "input", 0)
     tensor_arg(bd, "other")
     if ad.ndim == 0 or bd.ndim == 0:

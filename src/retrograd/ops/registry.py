@@ -142,10 +142,6 @@ def register(fn, name=None, *, function=True, method=True, aliases=(), dunders=(
     if differentiable is None:
         op = getattr(fn, "op", None)
         differentiable = op.differentiable if op is not None else True
-    if signature is not None:
-        fn = with_signature(fn, name, signature, differentiable)
-    if tuple_out:
-        fn = with_tuple_out(fn, name, differentiable)
     kind = sys._getframe(1).f_globals["__name__"].rpartition(".")[2]
     names = {}
     spelled = (name, *aliases)
@@ -161,6 +157,17 @@ def register(fn, name=None, *, function=True, method=True, aliases=(), dunders=(
         key = name
     else:
         key = f"{next(iter(names))}.{name}"
+    if signature is not None:
+        fn = with_signature(fn, name, signature, differentiable, key)
+    elif getattr(fn, "op", None) is None:
+        fn = vmap_aware(fn, name, key)  # (defop callers check for vmap in their slow branch)
+        for ns in NAMESPACES:  # where pickle finds it: the namespace that exposes it
+            if ns in names and fn is not methods_fn:
+                fn.__module__ = "retrograd" if ns == "torch" else f"retrograd.{ns}"
+                fn.__qualname__ = names[ns][0]
+                break
+    if tuple_out:
+        fn = with_tuple_out(fn, name, differentiable)
     spots = [(ns, n) for ns, ns_names in names.items() for n in ns_names]
     spots += [("Tensor", m) for m in methods]
     for spot in spots + [("key", key)]:
@@ -179,11 +186,80 @@ def register(fn, name=None, *, function=True, method=True, aliases=(), dunders=(
 #: ``write_out(name, inputs, result, out)``: set by ops/_apply.py (this module imports nothing)
 out_writer = None
 
+#: ``[n]``: how many vmaps are running (retrograd.func sets it); the public functions of plain
+#: wrappers hand their call to ``batched_call(key, fn, args, kwargs)`` while it is non-zero,
+#: so BatchedTensors reach their batching rules, and pay one global lookup otherwise
+batching = [0]
+#: ``batched_call(key, fn, args, kwargs)``: set by retrograd.func.batched
+batched_call = None
+
 
 OUT_SETS_DTYPE = {"sum", "prod", "cumsum"}
 
 
-def with_signature(fn, name, signature, differentiable=True):
+def _parameters_source(params):
+    """``(def_params, call_args, pos_tuple, kw_dict)`` source text for ``params``."""
+    defs, call, pos, kw = [], [], [], []
+    star = False
+    for p in params:
+        if p.kind is p.VAR_POSITIONAL:
+            defs.append(f"*{p.name}")
+            call.append(f"*{p.name}")
+            pos.append(f"*{p.name}")
+            star = True
+        elif p.kind is p.VAR_KEYWORD:
+            defs.append(f"**{p.name}")
+            call.append(f"**{p.name}")
+            kw.append(f"**{p.name}")
+        elif p.kind is p.KEYWORD_ONLY:
+            if not star:
+                defs.append("*")
+                star = True
+            defs.append(p.name)
+            call.append(f"{p.name}={p.name}")
+            kw.append(f"{p.name!r}: {p.name}")
+        else:
+            if p.kind is p.POSITIONAL_ONLY:
+                raise ValueError("positional-only")
+            defs.append(p.name)
+            call.append(p.name)
+            pos.append(p.name)
+    pos_src = "(" + ", ".join(pos) + ("," if len(pos) == 1 else "") + ")"
+    return ", ".join(defs), ", ".join(call), pos_src, "{" + ", ".join(kw) + "}"
+
+
+def vmap_aware(fn, name, key):
+    """``fn`` behind a generated function of the same parameters that hands the call to
+    ``batched_call`` while a vmap runs (one global lookup otherwise), so that a BatchedTensor
+    passed to a plain wrapper reaches its batching rule before the wrapper reads ``_data``."""
+    import inspect
+
+    try:
+        # fn's own parameters (a functools.wraps wrapper's too, e.g. one adding out=), not
+        # those of the function it wraps
+        params = list(inspect.signature(fn, follow_wrapped=False).parameters.values())
+        defs, call, pos, kw = _parameters_source(params)
+    except (TypeError, ValueError):
+        return fn  # (a builtin, or positional-only parameters: left as it is)
+    src = (f"def {name}({defs}):\n"
+           f"    if batching[0]:\n"
+           f"        return registry.batched_call({key!r}, fn, {pos}, {kw})\n"
+           f"    return fn({call})\n")
+    scope = {"fn": fn, "registry": sys.modules[__name__], "batching": batching}
+    exec(src, scope)  # noqa: S102 - built from fn's own parameter names
+    public = scope[name]
+    public.__defaults__ = tuple(p.default for p in params if p.kind is p.POSITIONAL_OR_KEYWORD
+                                and p.default is not p.empty) or None
+    public.__kwdefaults__ = {p.name: p.default for p in params if p.kind is p.KEYWORD_ONLY
+                             and p.default is not p.empty} or None
+    public.__doc__ = fn.__doc__
+    public.__module__ = fn.__module__
+    public.__qualname__ = getattr(fn, "__qualname__", name)
+    public.__wrapped__ = fn
+    return public
+
+
+def with_signature(fn, name, signature, differentiable=True, key=None):
     """``fn`` as a function with PyTorch's parameter names ``signature`` and ``out=None``.
 
     Generated source, so a call without ``out`` costs one plain call frame (no ``*args``
@@ -204,12 +280,15 @@ def with_signature(fn, name, signature, differentiable=True):
     # an int64 out sums the inputs cast to int64, not the float sum truncated)
     out_args = args.replace("dtype=dtype", "dtype=out.dtype if dtype is None else dtype") \
         if name in OUT_SETS_DTYPE else args
-    src = (f"def {name}({sig}):\n"
+    vmap_check = (f"    if batching[0] and out is None:\n"
+                  f"        return registry.batched_call({key!r}, fn, ({inputs}), "
+                  f"{{{', '.join(f'{k!r}: {k}' for k in kw)}}})\n") if key else ""
+    src = (f"def {name}({sig}):\n" + vmap_check +
            f"    if out is None:\n"
            f"        return fn({args})\n"
            f"    return registry.out_writer({name!r}, ({inputs}), fn({out_args}), out, "
            f"{differentiable})\n")
-    scope = {"fn": fn, "registry": sys.modules[__name__]}
+    scope = {"fn": fn, "registry": sys.modules[__name__], "batching": batching}
     exec(src, scope)  # noqa: S102
     public = scope[name]
     public.__doc__ = fn.__doc__
@@ -243,9 +322,13 @@ def with_tuple_out(fn, name, differentiable=True):
                    for r, o in zip(result, out)]
         return type(result)(*written)
 
-    call.__name__ = call.__qualname__ = name
+    call.__name__ = name
+    call.__module__ = fn.__module__  # (pickle finds it where the wrapped function was found)
+    call.__qualname__ = getattr(fn, "__qualname__", name)
     call.__doc__ = fn.__doc__
-    call.__wrapped__ = fn
+    # the op's own function (under a vmap_aware wrapper, that wrapper's): retrograd.func
+    # recognises the public function by it
+    call.__wrapped__ = getattr(fn, "__wrapped__", fn)
     if hasattr(fn, "op"):
         call.op = fn.op
     return call
@@ -338,7 +421,7 @@ def add_names(key, *, function=(), method=(), tensor=None, signature=None, fn=No
         if fn is not None and "torch" not in e.names:
             e.fn = fn
         if signature is not None and "torch" not in e.names:
-            e.fn = with_signature(e.fn, function[0], signature, e.differentiable)
+            e.fn = with_signature(e.fn, function[0], signature, e.differentiable, key)
         e.names["torch"] = e.names.get("torch", ()) + function
     e.methods.update({m: method_fn for m in method})
     e.methods.update(tensor or {})
