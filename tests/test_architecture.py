@@ -120,6 +120,7 @@ LAYERS = [
      "retrograd.nn.*", "retrograd.distributed", "retrograd.distributed.*"],
     # the training stack above nn: optimizers, data loading, save/load, device queries
     ["retrograd.optim", "retrograd.optim.*", "retrograd.utils", "retrograd.utils.*",
+     "retrograd.compiler", "retrograd.compiler.*",
      "retrograd.serialization", "retrograd.cuda", "retrograd.cuda.*"],
     ["retrograd", "retrograd.__main__", "retrograd._cli", "retrograd._cli.*"],
 ]

@@ -1,0 +1,179 @@
+"""``retrograd.compile``: guards, the trace cache, and the eager fallback."""
+
+from __future__ import annotations
+
+import functools
+import warnings
+
+from ..autograd.grad_mode import state
+from ..random import default_generator
+from ..tensor import Tensor
+from . import _hooks
+from ._program import build
+from ._trace import Const, Recorder, UncompilableError
+
+MAX_TRACES = 8  # guard combinations kept per function (then: eager, with a warning)
+
+
+def _spec(obj, tensors):
+    """The guard of one argument; tensors are collected (their data is the input)."""
+    if isinstance(obj, Tensor):
+        tensors.append(obj)
+        return (obj._data.shape, obj._data.dtype, obj._requires_grad)
+    t = type(obj)
+    if t is tuple or t is list:
+        return (t, tuple(_spec(x, tensors) for x in obj))
+    if t is dict:
+        return (t, tuple((k, _spec(v, tensors)) for k, v in obj.items()))
+    if obj is None or t in (int, float, bool, str, complex):
+        return (t, obj)
+    return (t, id(obj))
+
+
+def _output_template(rec, value, arg_tensors, backward_ran):
+    """How the replay rebuilds the return value (see ``_program._Writer.output``)."""
+    if isinstance(value, Tensor):
+        if any(value is t for t in arg_tensors):
+            return ("tensor", value)
+        g = rec.known.get(id(value._data))
+        if g is not None and g.kind == "g" and g.obj._grad is value:
+            return ("grad", g.obj)
+        if value._grad_fn is not None and not backward_ran:
+            rec.refuse("the function returns a tensor that requires grad: its graph would "
+                       "be lost (compile the whole step, backward included, or call it "
+                       "under no_grad)")
+        if value._grad_fn is None and value._requires_grad:
+            return ("tensor", value)  # a leaf (a parameter): the same object
+        return ("new", rec.resolve(value._data))
+    t = type(value)
+    if t is tuple or t is list:
+        return ("seq", t, [_output_template(rec, x, arg_tensors, backward_ran) for x in value])
+    if t is dict:
+        return ("dict", [(k, _output_template(rec, v, arg_tensors, backward_ran))
+                         for k, v in value.items()])
+    if value is None or t in (int, float, bool, str):
+        return ("const", value)
+    rec.refuse(f"the function returns a {t.__name__}, which compile cannot rebuild")
+    return ("const", Const(value))
+
+
+class _Entry:
+    __slots__ = ("first", "replay")
+
+    def __init__(self, first):
+        self.first = first
+        self.replay = None
+
+
+class CompiledFunction:
+    """What ``retrograd.compile(fn)`` returns; call it as ``fn``.
+
+    The first two calls with a new guard key (argument shapes, dtypes and requires_grad
+    flags, Python scalar arguments, grad mode, and a module's ``training`` flag) run
+    ``fn`` eagerly while recording its array work; later calls with that key replay the
+    recording.  A function the recording cannot reproduce runs eagerly from then on, after
+    one warning naming the reason and the line.
+    """
+
+    def __init__(self, fn, module=None, *, mode=None, fullgraph=False, dynamic=None):
+        self._fn = fn
+        self._module = module
+        self._cache: dict = {}
+        self._refused: UncompilableError | None = None
+        self.mode = mode
+        self.fullgraph = fullgraph
+        self.dynamic = dynamic
+        functools.update_wrapper(self, fn)
+
+    @property
+    def refused(self):
+        """Why this function runs eagerly (a :class:`UncompilableError`), or None."""
+        return self._refused
+
+    @property
+    def traces(self) -> int:
+        """How many guard combinations have a replay."""
+        return sum(1 for e in self._cache.values() if e.replay is not None)
+
+    def __call__(self, *args, **kwargs):
+        if self._refused is not None or _hooks.active is not None or state.tracer is not None:
+            return self._fn(*args, **kwargs)
+        tensors: list = []
+        key = (state.enabled, state.inference, _spec(args, tensors), _spec(kwargs, tensors),
+               self._module.training if self._module is not None else None)
+        entry = self._cache.get(key)
+        if entry is not None and entry.replay is not None:
+            return entry.replay(tensors)
+        return self._trace(key, entry, args, kwargs, tensors)
+
+    def _refuse(self, why: UncompilableError) -> None:
+        self._refused = why
+        self._cache.clear()
+        warnings.warn(f"retrograd.compile: {getattr(self._fn, '__qualname__', self._fn)} "
+                      f"runs eagerly: {why.reason} (at {why.where})", UserWarning, stacklevel=3)
+        if self.fullgraph:
+            raise RuntimeError(f"retrograd.compile(fullgraph=True): {why}")
+
+    def _trace(self, key, entry, args, kwargs, tensors):
+        if entry is None and len(self._cache) >= MAX_TRACES:
+            self._refuse(UncompilableError(f"more than {MAX_TRACES} different guard combinations "
+                                 "(shapes, dtypes, scalars)", "the arguments"))
+            return self._fn(*args, **kwargs)
+        rec = Recorder([t._data for t in tensors])
+        if self._module is not None and _has_module_hooks(self._module):
+            rec.refuse("the module has forward hooks")
+        rng = default_generator._rng.bit_generator.state
+        with _hooks.observing(rec):
+            result = self._fn(*args, **kwargs)
+            backward_ran = any(s.kind in ("vjp", "acc") for s in rec.steps)
+            out = _output_template(rec, result, tensors, backward_ran)
+        if default_generator._rng.bit_generator.state != rng:
+            rec.refuse("random numbers were drawn (dropout, randn...): a replay would "
+                       "repeat them")
+        if rec.refusal is not None:
+            self._refuse(rec.refusal)
+            return result
+        if entry is None:
+            self._cache[key] = _Entry((rec, tensors, out))
+            return result
+        try:
+            entry.replay = build(entry.first, (rec, tensors, out))
+        except UncompilableError as why:
+            self._refuse(why)
+            return result
+        entry.first = None
+        return result
+
+
+def _has_module_hooks(module) -> bool:
+    from ..nn.module import _global_forward_hooks, _global_forward_pre_hooks
+
+    if _global_forward_hooks or _global_forward_pre_hooks:
+        return True
+    for m in module.modules():
+        for name in ("_forward_hooks", "_forward_pre_hooks"):
+            if getattr(m, name, None):
+                return True
+    return False
+
+
+class CompiledModule:
+    """``retrograd.compile(module)``: calls go through the compiled forward; every other
+    attribute (parameters, train/eval, state_dict...) is the module's (``_orig_mod``)."""
+
+    def __init__(self, module, **options):
+        object.__setattr__(self, "_orig_mod", module)
+        object.__setattr__(self, "_compiled", CompiledFunction(module.__call__, module,
+                                                               **options))
+
+    def __call__(self, *args, **kwargs):
+        return self._compiled(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._orig_mod, name)
+
+    def __setattr__(self, name, value):
+        setattr(self._orig_mod, name, value)
+
+    def __repr__(self):
+        return f"CompiledModule({self._orig_mod!r})"

@@ -1,0 +1,187 @@
+"""Install the recorder's observers for the length of one traced call, then remove them.
+
+Nothing here is on the eager hot path: the observers are swapped in only while a trace
+runs (the defop callers keep their forward in a closure cell, which is swapped; classes get
+wrapped methods) and the originals are put back afterwards, even when the call raises.
+Every observer calls the original and returns its result unchanged, so a traced call
+computes exactly what an eager one does.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from contextlib import contextmanager
+
+import numpy as np
+
+from ..autograd import engine
+from ..autograd.grad_mode import state
+from ..ops._apply import Op
+from ..tensor import Tensor
+
+_lock = threading.Lock()
+_ops_cache: list | None = None
+active = None  # the Recorder of the trace running now (one at a time, process-wide)
+
+
+def _op_sites():
+    """(caller function, closure index of its ``forward``, Op) for every defop op, and
+    the Op records themselves (``apply_op`` reads ``op.forward``)."""
+    global _ops_cache
+    if _ops_cache is None:
+        sites, ops, seen = [], [], set()
+        for name, module in list(sys.modules.items()):
+            if not name.startswith("retrograd.") or module is None:
+                continue
+            for value in list(vars(module).values()):
+                op = getattr(value, "op", None) if callable(value) else None
+                if type(op) is not Op or id(value) in seen:
+                    continue
+                seen.add(id(value))
+                if id(op) not in seen:
+                    seen.add(id(op))
+                    ops.append(op)
+                code = getattr(value, "__code__", None)
+                if code is not None and "forward" in code.co_freevars:
+                    sites.append((value, code.co_freevars.index("forward"), op))
+        _ops_cache = (sites, ops)
+    return _ops_cache
+
+
+def _forward_observer(rec, fn, name):
+    def forward(*args, **kwargs):
+        if rec.depth or rec.in_backward:
+            return fn(*args, **kwargs)
+        rec.depth += 1
+        try:
+            result = fn(*args, **kwargs)
+        finally:
+            rec.depth -= 1
+        if type(result) is not np.ndarray and isinstance(result, np.generic):
+            # the caller would wrap it (as_array) into an array this trace cannot name
+            result = np.asarray(result)
+        rec.forward(fn, name, args, kwargs, result)
+        return result
+
+    return forward
+
+
+def _refusing(rec, original, why):
+    def method(self, *args, **kwargs):
+        if not rec.depth and not rec.in_backward:
+            rec.refuse(why)
+        return original(self, *args, **kwargs)
+
+    return method
+
+
+def _recorded_call(rec, original, name):
+    def method(self, *args, **kwargs):
+        if rec.depth or rec.in_backward:
+            return original(self, *args, **kwargs)
+        rec.call(self, name, args, kwargs)
+        rec.depth += 1
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            rec.depth -= 1
+
+    return method
+
+
+def _backward_observer(rec, original):
+    def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
+                     accumulate=True, allow_unused=False):
+        if create_graph:
+            rec.refuse("create_graph=True (double backward) is not compiled")
+        elif retain_graph:
+            rec.refuse("retain_graph=True: the graph outlives the call")
+        if rec.depth or rec.in_backward:
+            return original(roots, root_grads, retain_graph, create_graph, inputs,
+                            accumulate, allow_unused)
+        rec.in_backward = True
+        try:
+            return original(roots, root_grads, retain_graph, create_graph, inputs,
+                            accumulate, allow_unused)
+        finally:
+            rec.in_backward = False
+
+    return run_backward
+
+
+def _classes_defining(base, name):
+    out, stack = [], [base]
+    while stack:
+        cls = stack.pop()
+        if name in vars(cls):
+            out.append(cls)
+        stack.extend(cls.__subclasses__())
+    return out
+
+
+@contextmanager
+def observing(rec):
+    """Run the body with ``rec`` observing (see the module docstring)."""
+    global active
+    from ..nn.module import Module
+    from ..optim.optimizer import Optimizer
+
+    if not _lock.acquire(blocking=False):
+        raise RuntimeError("another trace is running")
+    undo = []
+    try:
+        sites, ops = _op_sites()
+        for fn, index, op in sites:
+            cell = fn.__closure__[index]
+            original = cell.cell_contents
+            cell.cell_contents = _forward_observer(rec, original, op.name)
+            undo.append(lambda c=cell, o=original: setattr(c, "cell_contents", o))
+        for op in ops:
+            original = op.forward
+            op.forward = _forward_observer(rec, original, op.name)
+            undo.append(lambda p=op, o=original: setattr(p, "forward", o))
+
+        def patch(cls, name, value):
+            original = vars(cls)[name]
+            setattr(cls, name, value)
+            undo.append(lambda: setattr(cls, name, original))
+
+        for name in ("__bool__", "item", "__float__", "__int__", "__index__", "tolist",
+                     "numpy", "__array__"):
+            patch(Tensor, name, _refusing(rec, vars(Tensor)[name],
+                                          f"Tensor.{name}() reads a tensor's value in Python "
+                                          "(data-dependent control flow)"))
+        patch(Tensor, "_bump_version", _refusing(rec, vars(Tensor)["_bump_version"],
+                                                 "an in-place change of a tensor"))
+        grad_prop = vars(Tensor)["grad"]
+
+        def set_grad(self, value):
+            if not rec.depth and not rec.in_backward:
+                if value is None:
+                    rec.grad_set_none(self)
+                else:
+                    rec.refuse("assigning a tensor to .grad")
+            grad_prop.fset(self, value)
+
+        patch(Tensor, "grad", property(grad_prop.fget, set_grad, grad_prop.fdel,
+                                       grad_prop.__doc__))
+        for cls in _classes_defining(Optimizer, "step"):
+            patch(cls, "step", _recorded_call(rec, vars(cls)["step"], "step"))
+        for base in (Optimizer, Module):
+            for cls in _classes_defining(base, "zero_grad"):
+                patch(cls, "zero_grad", _recorded_call(rec, vars(cls)["zero_grad"],
+                                                       "zero_grad"))
+        original_backward = engine.run_backward
+        engine.run_backward = _backward_observer(rec, original_backward)
+        undo.append(lambda: setattr(engine, "run_backward", original_backward))
+        previous = state.tracer
+        state.tracer = rec
+        undo.append(lambda: setattr(state, "tracer", previous))
+        active = rec
+        yield rec
+    finally:
+        active = None
+        for fn in reversed(undo):
+            fn()
+        _lock.release()
