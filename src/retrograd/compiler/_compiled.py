@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import tracemalloc
 import warnings
 
 from ..autograd.grad_mode import state
@@ -57,6 +58,40 @@ def _output_template(rec, value, arg_tensors, backward_ran):
     return ("const", Const(value))
 
 
+_SCALARS = (int, float, bool, str, complex, type(None))
+
+
+def _python_reads(fn):
+    """The closure cells and global names ``fn`` reads directly: their scalar values (and
+    the identity of tensors there) join the guard, so rebinding one retraces."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return (), {}, ()
+    g = fn.__globals__
+    return tuple(fn.__closure__ or ()), g, tuple(n for n in code.co_names if n in g)
+
+
+def _read_guard(cells, g, names):
+    out = []
+    for cell in cells:
+        try:
+            v = cell.cell_contents
+        except ValueError:  # an empty cell (a name assigned later)
+            v = None
+        out.append(_value_guard(v))
+    for n in names:
+        out.append(_value_guard(g.get(n)))
+    return tuple(out)
+
+
+def _value_guard(v):
+    if type(v) in _SCALARS:
+        return (type(v), v)
+    if isinstance(v, Tensor):
+        return (id(v), id(v._data), v._requires_grad)
+    return None
+
+
 class _Entry:
     __slots__ = ("first", "replay")
 
@@ -83,6 +118,7 @@ class CompiledFunction:
         self.mode = mode
         self.fullgraph = fullgraph
         self.dynamic = dynamic
+        self._reads = _python_reads(fn)
         functools.update_wrapper(self, fn)
 
     @property
@@ -100,7 +136,8 @@ class CompiledFunction:
             return self._fn(*args, **kwargs)
         tensors: list = []
         key = (state.enabled, state.inference, _spec(args, tensors), _spec(kwargs, tensors),
-               self._module.training if self._module is not None else None)
+               self._module.training if self._module is not None else None,
+               _read_guard(*self._reads))
         entry = self._cache.get(key)
         if entry is not None and entry.replay is not None:
             return entry.replay(tensors)
@@ -123,10 +160,17 @@ class CompiledFunction:
         if self._module is not None and _has_module_hooks(self._module):
             rec.refuse("the module has forward hooks")
         rng = default_generator._rng.bit_generator.state
-        with _hooks.observing(rec):
-            result = self._fn(*args, **kwargs)
-            backward_ran = any(s.kind in ("vjp", "acc") for s in rec.steps)
-            out = _output_template(rec, result, tensors, backward_ran)
+        started = not tracemalloc.is_tracing()
+        if started:  # tells constants from values computed outside ops (_trace.made_where)
+            tracemalloc.start(10)
+        try:
+            with _hooks.observing(rec):
+                result = self._fn(*args, **kwargs)
+                backward_ran = any(s.kind in ("vjp", "acc") for s in rec.steps)
+                out = _output_template(rec, result, tensors, backward_ran)
+        finally:
+            if started:
+                tracemalloc.stop()
         if default_generator._rng.bit_generator.state != rng:
             rec.refuse("random numbers were drawn (dropout, randn...): a replay would "
                        "repeat them")

@@ -241,13 +241,21 @@ def build(first, second):
     if not _same_output(out1, out2, sa, sb):
         raise UncompilableError("two calls returned differently built results", "the return value")
     w = _Writer(sb)
-    for n, ((a1, c1, _), (a2, c2, where)) in enumerate(zip(rec1.unknowns, rec2.unknowns)):
+    for n, ((a1, c1, _, _), (a2, c2, where, made)) in enumerate(
+            zip(rec1.unknowns, rec2.unknowns)):
         if a1 is a2:
             leaf = rec2.leaves.get(id(a2))
             if leaf is not None and leaf._data is a2:
                 w.unknown_expr[n] = f"{w.obj(leaf)}._data"
             else:
                 w.unknown_expr[n] = w.name(a2, "u")
+        elif made is not None:
+            # equal values prove nothing for an array an op's own code made (an index
+            # computed from values that happened to repeat): refuse
+            raise UncompilableError(
+                "a value was computed outside the ops compile can trace"
+                + (" (a tensor other than the arguments was replaced between calls)"
+                   if made == "before the call" else f" (made at {made})"), where)
         elif _same_value(c1, c2):
             if not _same_value(a2, c2):
                 raise UncompilableError("an array made inside the function is changed in "

@@ -23,20 +23,70 @@ trace *refused*, with the reason and the user's line that caused it.
 from __future__ import annotations
 
 import os
-import traceback
+import linecache
+import sys
+import tracemalloc
 
 import numpy as np
 
 _ndarray = np.ndarray
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+# where an array may be made inside the call and still be a constant: the factories
+# (zeros, tensor...), the root gradient (ones) and the engine's zeros for unused outputs.
+# Arrays made anywhere else in retrograd (an op's own code between its ops) may be values
+# computed from the data, which a replay would repeat stale.
+_CONSTANT_SITES = tuple(os.path.join(_PACKAGE, *p) for p in (
+    ("_creation.py",), ("autograd", "frontend.py"), ("autograd", "engine.py")))
+_NUMPY = os.path.dirname(np.__file__)
+
+
+def made_where(a):
+    """Where array ``a`` was allocated (tracemalloc runs while tracing): None when that
+    place only makes constants, ``"before the call"`` when it existed before the trace,
+    else ``file:line`` inside retrograd."""
+    tb = tracemalloc.get_object_traceback(a)
+    if tb is None:
+        return "before the call"
+    for frame in reversed(tb):  # innermost first
+        path = frame.filename
+        if path.startswith(_NUMPY):
+            continue
+        if path.startswith(_CONSTANT_SITES) or not path.startswith(_PACKAGE):
+            return None
+        return f"{frame.filename}:{frame.lineno}"
+    return None
 
 
 def user_line() -> str:
     """``file:line: code`` of the innermost frame outside retrograd (the user's call)."""
-    for frame in reversed(traceback.extract_stack()):
-        if not os.path.abspath(frame.filename).startswith(_PACKAGE):
-            return f"{frame.filename}:{frame.lineno}: {frame.line}"
-    return "<inside retrograd>"
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = frame.f_code.co_filename
+        if not path.startswith(_PACKAGE):
+            break
+        frame = frame.f_back
+    if frame is None:
+        return "<inside retrograd>"
+    return _Where(frame.f_code.co_filename, frame.f_lineno)
+
+
+class _Where(str):
+    """``file:line``, with the source line added when it is shown (reading source is slow,
+    and most steps' places are never shown)."""
+
+    def __new__(cls, filename, lineno):
+        self = super().__new__(cls, f"{filename}:{lineno}")
+        self.filename, self.lineno = filename, lineno
+        return self
+
+    def __str__(self):
+        line = linecache.getline(self.filename, self.lineno).strip()
+        return f"{self.filename}:{self.lineno}: {line}"
+
+    def __format__(self, spec):
+        return format(str(self), spec)
 
 
 class UncompilableError(Exception):
@@ -134,7 +184,7 @@ class Recorder:
                 break
             base = getattr(base, "base", None)
         ref = Ref("u", len(self.unknowns))
-        self.unknowns.append((a, a.copy(), user_line()))
+        self.unknowns.append((a, a.copy(), user_line(), made_where(a)))
         self.known[id(a)] = ref
         self.keep.append(a)
         return ref
