@@ -20,6 +20,8 @@ order, so the results are the same to the bit.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ..autograd.engine import _accumulate_into_grad, conform, grad_lock
@@ -225,6 +227,22 @@ def _same_output(a, b, sa, sb) -> bool:
     return _same_tpl(a[1], b[1], sa, sb)
 
 
+def _drop_unused(lines, steps):
+    """Derivative calls whose results nothing reads (an AddBackward sending on the very
+    array it got: its outputs were named already) are pure: leave them out."""
+    used: set = set()
+    out = []
+    pure = {f"v{k}" for k, s in enumerate(steps) if s.kind in ("vjp", "sum")}
+    for line in reversed(lines):
+        target = line.split(" = ", 1)[0] if " = " in line else None
+        if target in pure and target not in used:
+            continue
+        used.update(re.findall(r"\bv\d+\b", line.split(" = ", 1)[1] if target else line))
+        out.append(line)
+    out.reverse()
+    return out
+
+
 def build(first, second):
     """The replay function for two traces ``(recorder, arg tensors, output template)``;
     raises :class:`UncompilableError` when they differ or a value came from outside the ops."""
@@ -267,9 +285,10 @@ def build(first, second):
                           "differs between calls but no recorded step produced it)", where)
     for k, s in enumerate(rec2.steps):
         w.step(k, s)
+    lines = _drop_unused(w.lines, rec2.steps)
     n_args = len(args2)
     head = [f"a{i} = T[{i}]._data" for i in range(n_args)]
-    body = head + w.lines + [f"return {w.output(out2)}"]
+    body = head + lines + [f"return {w.output(out2)}"]
     source = "def replay(T):\n" + "".join(f"    {line}\n" for line in body)
     exec(compile(source, "<retrograd.compile replay>", "exec"), w.ns)  # noqa: S102
     replay = w.ns["replay"]
