@@ -161,8 +161,30 @@ def test_grad_mode_is_guarded():
         for _ in range(3):
             assert cf(x).item() == 11.0
     with pytest.warns(UserWarning, match="requires grad"):
-        out = cf(x)  # grad mode: the graph would be lost, so eager
+        out = cf(x)  # grad mode: the caller needs the graph, so eager
     assert out.requires_grad
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cf(x).backward()  # these guards stay eager, without another warning
+        with T.no_grad():
+            assert cf(x).item() == 11.0  # and no_grad calls still replay
+    assert not caught
+    assert w.grad.tolist() == [3.0, 4.0]
+    assert cf.refused is None and cf.traces == 1 and cf.eager_guards == 1
+
+
+def test_compiled_module_in_a_training_step():
+    # the module's forward runs eagerly under grad mode (its graph is needed outside), and
+    # replays under no_grad; a compiled training step around it replays everything
+    model = _mlp(4)
+    cm = T.compile(model)
+    x = T.tensor(np.random.default_rng(4).standard_normal((3, 8)))
+    with pytest.warns(UserWarning, match="grad mode"):
+        cm(x).sum().backward()
+    assert model[0].weight.grad is not None
+    with T.no_grad():
+        for _ in range(3):
+            assert same(cm(x), model(x))
 
 
 def test_too_many_guard_combinations_fall_back():

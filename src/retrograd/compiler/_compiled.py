@@ -40,6 +40,7 @@ def _output_template(rec, value, arg_tensors, backward_ran):
         if g is not None and g.kind == "g" and g.obj._grad is value:
             return ("grad", g.obj)
         if value._grad_fn is not None and not backward_ran:
+            rec.per_key = rec.refusal is None
             rec.refuse("the function returns a tensor that requires grad: its graph would "
                        "be lost (compile the whole step, backward included, or call it "
                        "under no_grad)")
@@ -93,11 +94,12 @@ def _value_guard(v):
 
 
 class _Entry:
-    __slots__ = ("first", "replay")
+    __slots__ = ("first", "replay", "eager")
 
-    def __init__(self, first):
+    def __init__(self, first, eager=False):
         self.first = first
         self.replay = None
+        self.eager = eager  # these guards run eagerly (see _trace)
 
 
 class CompiledFunction:
@@ -119,6 +121,7 @@ class CompiledFunction:
         self.fullgraph = fullgraph
         self.dynamic = dynamic
         self._reads = _python_reads(fn)
+        self._warned = False
         functools.update_wrapper(self, fn)
 
     @property
@@ -131,6 +134,11 @@ class CompiledFunction:
         """How many guard combinations have a replay."""
         return sum(1 for e in self._cache.values() if e.replay is not None)
 
+    @property
+    def eager_guards(self) -> int:
+        """How many guard combinations run eagerly (a forward called in grad mode)."""
+        return sum(1 for e in self._cache.values() if e.eager)
+
     def __call__(self, *args, **kwargs):
         if self._refused is not None or _hooks.active is not None or state.tracer is not None:
             return self._fn(*args, **kwargs)
@@ -139,8 +147,11 @@ class CompiledFunction:
                self._module.training if self._module is not None else None,
                _read_guard(*self._reads))
         entry = self._cache.get(key)
-        if entry is not None and entry.replay is not None:
-            return entry.replay(tensors)
+        if entry is not None:
+            if entry.replay is not None:
+                return entry.replay(tensors)
+            if entry.eager:
+                return self._fn(*args, **kwargs)
         return self._trace(key, entry, args, kwargs, tensors)
 
     def _refuse(self, why: UncompilableError) -> None:
@@ -168,12 +179,24 @@ class CompiledFunction:
                 result = self._fn(*args, **kwargs)
                 backward_ran = any(s.kind in ("vjp", "acc") for s in rec.steps)
                 out = _output_template(rec, result, tensors, backward_ran)
+        except _hooks.BusyError:
+            return self._fn(*args, **kwargs)
         finally:
             if started:
                 tracemalloc.stop()
         if default_generator._rng.bit_generator.state != rng:
             rec.refuse("random numbers were drawn (dropout, randn...): a replay would "
                        "repeat them")
+        if rec.refusal is not None and rec.per_key:
+            # a forward whose graph the caller needs (a module called in grad mode): these
+            # guards run eagerly; no_grad calls of the same function still compile
+            self._cache[key] = _Entry(None, eager=True)
+            if not self._warned:
+                self._warned = True
+                warnings.warn(f"retrograd.compile: {getattr(self._fn, '__qualname__', '')} "
+                              f"runs eagerly in grad mode: {rec.refusal.reason} (at "
+                              f"{rec.refusal.where})", UserWarning, stacklevel=3)
+            return result
         if rec.refusal is not None:
             self._refuse(rec.refusal)
             return result

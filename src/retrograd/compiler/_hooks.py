@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from threading import get_ident
 from contextlib import contextmanager
 
 import numpy as np
@@ -21,6 +22,12 @@ from ..ops._apply import Op
 from ..tensor import Tensor
 
 _lock = threading.Lock()
+
+
+class BusyError(RuntimeError):
+    """Another thread holds the (process-wide) observers: run eagerly this time."""
+
+
 _ops_cache: list | None = None
 active = None  # the Recorder of the trace running now (one at a time, process-wide)
 
@@ -51,7 +58,7 @@ def _op_sites():
 
 def _forward_observer(rec, fn, name):
     def forward(*args, **kwargs):
-        if rec.depth or rec.in_backward:
+        if rec.depth or rec.in_backward or get_ident() != rec.thread:
             return fn(*args, **kwargs)
         rec.depth += 1
         try:
@@ -69,7 +76,7 @@ def _forward_observer(rec, fn, name):
 
 def _refusing(rec, original, why):
     def method(self, *args, **kwargs):
-        if not rec.depth and not rec.in_backward:
+        if not rec.depth and not rec.in_backward and get_ident() == rec.thread:
             rec.refuse(why)
         return original(self, *args, **kwargs)
 
@@ -78,7 +85,7 @@ def _refusing(rec, original, why):
 
 def _recorded_call(rec, original, name):
     def method(self, *args, **kwargs):
-        if rec.depth or rec.in_backward:
+        if rec.depth or rec.in_backward or get_ident() != rec.thread:
             return original(self, *args, **kwargs)
         rec.call(self, name, args, kwargs)
         rec.depth += 1
@@ -93,6 +100,9 @@ def _recorded_call(rec, original, name):
 def _backward_observer(rec, original):
     def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                      accumulate=True, allow_unused=False):
+        if get_ident() != rec.thread:  # another thread's backward: not ours to record
+            return original(roots, root_grads, retain_graph, create_graph, inputs,
+                            accumulate, allow_unused)
         if create_graph:
             rec.refuse("create_graph=True (double backward) is not compiled")
         elif retain_graph:
@@ -127,8 +137,9 @@ def observing(rec):
     from ..nn.module import Module
     from ..optim.optimizer import Optimizer
 
+    rec.thread = get_ident()
     if not _lock.acquire(blocking=False):
-        raise RuntimeError("another trace is running")
+        raise BusyError("another thread is tracing")  # the caller runs eagerly instead
     undo = []
     try:
         sites, ops = _op_sites()
@@ -157,7 +168,7 @@ def observing(rec):
         grad_prop = vars(Tensor)["grad"]
 
         def set_grad(self, value):
-            if not rec.depth and not rec.in_backward:
+            if not rec.depth and not rec.in_backward and get_ident() == rec.thread:
                 if value is None:
                     rec.grad_set_none(self)
                 else:

@@ -153,6 +153,8 @@ class Recorder:
         self.pending: dict = {}  # (node, nr) -> gradient contributions, in arrival order
         self.depth = 0  # >0 inside a step whose inner work is not recorded
         self.in_backward = False
+        self.thread = None  # the thread whose work is recorded (others pass through)
+        self.per_key = False  # the refusal concerns these guards only (see _compiled)
         self.refusal: UncompilableError | None = None
         self.saved: dict = {}  # node -> the arrays it saved (taken when it becomes ready)
         self.leaves: dict[int, object] = {}  # id(leaf data) -> leaf tensor
