@@ -83,6 +83,32 @@ def test_mlp_training_step_bitwise(opt_name):
     assert compiled.refused is None and compiled.traces == 1
 
 
+def test_freezing_a_layer_retraces():
+    models = [_mlp(5), _mlp(5)]
+    opts = [T.optim.SGD(m.parameters(), lr=0.1, momentum=0.9) for m in models]
+
+    def make_step(model, opt):
+        def step(x):
+            opt.zero_grad()
+            model(x).pow(2).mean().backward()
+            opt.step()
+        return step
+
+    eager = make_step(models[0], opts[0])
+    compiled = T.compile(make_step(models[1], opts[1]))
+    x = T.tensor(np.random.default_rng(5).standard_normal((4, 8)))
+    for i in range(8):
+        if i == 4:
+            for m in models:
+                m[0].weight.requires_grad_(False)
+        eager(x)
+        compiled(x)
+        for pc, pe in zip(models[1].parameters(), models[0].parameters()):
+            assert same(pc, pe)
+            assert (pc.grad is None) == (pe.grad is None)
+    assert compiled.refused is None and compiled.traces == 1
+
+
 def test_chain_and_grad_accumulating_over_calls():
     # .grad is not reset: every call adds into it, as eager does
     def f(h):

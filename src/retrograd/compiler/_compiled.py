@@ -10,7 +10,7 @@ from ..autograd.grad_mode import state
 from ..random import default_generator
 from ..tensor import Tensor
 from . import _hooks
-from ._program import build
+from ._program import RETRACE, build
 from ._trace import Const, Recorder, UncompilableError
 
 MAX_TRACES = 8  # guard combinations kept per function (then: eager, with a warning)
@@ -93,6 +93,47 @@ def _value_guard(v):
     return None
 
 
+def _reachable_tensors(fn, module):
+    """Tensors ``fn`` can reach directly: its closure cells and globals (tensors, modules'
+    parameters and buffers, optimizers' parameters, lists of those) and the module.  The
+    replay reads them through the tensor (a replaced ``.data`` is seen) and guards their
+    ``requires_grad`` (freezing a layer retraces)."""
+    from ..nn.module import Module
+    from ..optim.optimizer import Optimizer
+
+    found: dict = {}
+
+    def add(v, depth=0):
+        if isinstance(v, Tensor):
+            found[id(v._data)] = v
+        elif isinstance(v, Module):
+            for t in (*v.parameters(), *v.buffers()):
+                found[id(t._data)] = t
+        elif isinstance(v, Optimizer):
+            for group in v.param_groups:
+                for t in group["params"]:
+                    found[id(t._data)] = t
+        elif depth == 0 and type(v) in (list, tuple):
+            for x in v:
+                add(x, 1)
+        elif depth == 0 and type(v) is dict:
+            for x in v.values():
+                add(x, 1)
+
+    cells, g, names = _python_reads(fn)
+    for cell in cells:
+        try:
+            add(cell.cell_contents)
+        except ValueError:
+            pass
+    for n in names:
+        add(g.get(n))
+    add(getattr(fn, "__self__", None))
+    if module is not None:
+        add(module)
+    return found
+
+
 class _Entry:
     __slots__ = ("first", "replay", "eager")
 
@@ -122,6 +163,7 @@ class CompiledFunction:
         self.dynamic = dynamic
         self._reads = _python_reads(fn)
         self._warned = False
+        self._builds = 0
         functools.update_wrapper(self, fn)
 
     @property
@@ -149,8 +191,12 @@ class CompiledFunction:
         entry = self._cache.get(key)
         if entry is not None:
             if entry.replay is not None:
-                return entry.replay(tensors)
-            if entry.eager:
+                out = entry.replay(tensors)
+                if out is not RETRACE:
+                    return out
+                del self._cache[key]  # a tensor it reads changed requires_grad: retrace
+                entry = None
+            elif entry.eager:
                 return self._fn(*args, **kwargs)
         return self._trace(key, entry, args, kwargs, tensors)
 
@@ -168,6 +214,7 @@ class CompiledFunction:
                                  "(shapes, dtypes, scalars)", "the arguments"))
             return self._fn(*args, **kwargs)
         rec = Recorder([t._data for t in tensors])
+        rec.leaves.update(_reachable_tensors(self._fn, self._module))
         if self._module is not None and _has_module_hooks(self._module):
             rec.refuse("the module has forward hooks")
         rng = default_generator._rng.bit_generator.state
@@ -202,6 +249,11 @@ class CompiledFunction:
             return result
         if entry is None:
             self._cache[key] = _Entry((rec, tensors, out))
+            return result
+        self._builds += 1
+        if self._builds > 2 * MAX_TRACES:
+            self._refuse(UncompilableError("retraced too often (requires_grad of the "
+                                           "tensors it reads keeps changing)", "the call"))
             return result
         try:
             entry.replay = build(entry.first, (rec, tensors, out))

@@ -29,6 +29,9 @@ from ..tensor import make_tensor
 from ._trace import Const, Ref, UncompilableError
 
 
+RETRACE = object()  # what a replay returns when a tensor it reads changed requires_grad
+
+
 def _accumulate(variable, g):
     grad_lock.acquire()
     try:
@@ -122,6 +125,7 @@ class _Writer:
         self.lines = []
         self.names = {}
         self.unknown_expr = {}
+        self.objects = {}  # "L" names -> tensors the replay reads through
 
     def name(self, value, prefix="k"):
         key = id(value)
@@ -130,6 +134,8 @@ class _Writer:
             got = f"{prefix}{len(self.names)}"
             self.names[key] = got
             self.ns[got] = value
+            if prefix == "L":
+                self.objects[got] = value
         return got
 
     def obj(self, obj):
@@ -288,6 +294,13 @@ def build(first, second):
     lines = _drop_unused(w.lines, rec2.steps)
     n_args = len(args2)
     head = [f"a{i} = T[{i}]._data" for i in range(n_args)]
+    leaves = [obj for key, obj in w.objects.items() if key.startswith("L")]
+    if leaves:  # tensors read through: their requires_grad decides what backward does
+        flags = ", ".join(f"{key}._requires_grad" for key in w.objects if key.startswith("L"))
+        traced = tuple(t._requires_grad for t in leaves)
+        head.append(f"if ({flags}, ) != {traced!r}:")
+        head.append("    return RETRACE")
+    w.ns["RETRACE"] = RETRACE
     body = head + lines + [f"return {w.output(out2)}"]
     source = "def replay(T):\n" + "".join(f"    {line}\n" for line in body)
     exec(compile(source, "<retrograd.compile replay>", "exec"), w.ns)  # noqa: S102
