@@ -109,6 +109,30 @@ def test_freezing_a_layer_retraces():
     assert compiled.refused is None and compiled.traces == 1
 
 
+def test_scheduler_step_inside_is_replayed():
+    ws = [T.tensor([1.0, -2.0], requires_grad=True) for _ in range(2)]
+    opts = [T.optim.SGD([w], lr=0.5) for w in ws]
+    scheds = [T.optim.lr_scheduler.StepLR(o, step_size=2, gamma=0.5) for o in opts]
+
+    def make_step(w, opt, sched):
+        def step(x):
+            opt.zero_grad()
+            (w * w * x).sum().backward()
+            opt.step()
+            sched.step()
+        return step
+
+    eager, compiled = make_step(ws[0], opts[0], scheds[0]), T.compile(make_step(
+        ws[1], opts[1], scheds[1]))
+    x = T.tensor([1.0, 0.5], dtype=T.float64).float()
+    for _ in range(7):
+        eager(x)
+        compiled(x)
+        assert same(ws[1], ws[0]) and opts[1].param_groups[0]["lr"] == opts[0].param_groups[
+            0]["lr"]
+    assert compiled.traces == 1
+
+
 def test_chain_and_grad_accumulating_over_calls():
     # .grad is not reset: every call adds into it, as eager does
     def f(h):

@@ -102,14 +102,19 @@ def _reachable_tensors(fn, module):
     from ..optim.optimizer import Optimizer
 
     found: dict = {}
+    optimizers: list = []
 
     def add(v, depth=0):
+        opt = getattr(v, "optimizer", None)  # a learning-rate scheduler
+        if isinstance(opt, Optimizer):
+            add(opt, depth)
         if isinstance(v, Tensor):
             found[id(v._data)] = v
         elif isinstance(v, Module):
             for t in (*v.parameters(), *v.buffers()):
                 found[id(t._data)] = t
         elif isinstance(v, Optimizer):
+            optimizers.append(v)
             for group in v.param_groups:
                 for t in group["params"]:
                     found[id(t._data)] = t
@@ -131,7 +136,7 @@ def _reachable_tensors(fn, module):
     add(getattr(fn, "__self__", None))
     if module is not None:
         add(module)
-    return found
+    return found, optimizers
 
 
 class _Entry:
@@ -214,7 +219,8 @@ class CompiledFunction:
                                  "(shapes, dtypes, scalars)", "the arguments"))
             return self._fn(*args, **kwargs)
         rec = Recorder([t._data for t in tensors])
-        rec.leaves.update(_reachable_tensors(self._fn, self._module))
+        reachable, optimizers = _reachable_tensors(self._fn, self._module)
+        rec.leaves.update(reachable)
         if self._module is not None and _has_module_hooks(self._module):
             rec.refuse("the module has forward hooks")
         rng = default_generator._rng.bit_generator.state
@@ -222,7 +228,7 @@ class CompiledFunction:
         if started:  # tells constants from values computed outside ops (_trace.made_where)
             tracemalloc.start(10)
         try:
-            with _hooks.observing(rec):
+            with _hooks.observing(rec, optimizers):
                 result = self._fn(*args, **kwargs)
                 backward_ran = any(s.kind in ("vjp", "acc") for s in rec.steps)
                 out = _output_template(rec, result, tensors, backward_ran)

@@ -131,7 +131,7 @@ def _classes_defining(base, name):
 
 
 @contextmanager
-def observing(rec):
+def observing(rec, optimizers=()):
     """Run the body with ``rec`` observing (see the module docstring)."""
     global active
     from ..nn.module import Module
@@ -177,8 +177,28 @@ def observing(rec):
 
         patch(Tensor, "grad", property(grad_prop.fget, set_grad, grad_prop.fdel,
                                        grad_prop.__doc__))
-        for cls in _classes_defining(Optimizer, "step"):
-            patch(cls, "step", _recorded_call(rec, vars(cls)["step"], "step"))
+        from ..optim import lr_scheduler
+
+        stepping = [Optimizer, lr_scheduler.LRScheduler]
+        plateau = getattr(lr_scheduler, "ReduceLROnPlateau", None)
+        if plateau is not None and not issubclass(plateau, lr_scheduler.LRScheduler):
+            stepping.append(plateau)
+        for base in stepping:  # replayed as calls: they read and update their own state
+            for cls in _classes_defining(base, "step"):
+                patch(cls, "step", _recorded_call(rec, vars(cls)["step"], "step"))
+        for opt in optimizers:
+            # a scheduler wraps its optimizer's step in an instance attribute (which calls
+            # the class's step as it was then): observe that wrapper too
+            own = vars(opt).get("step")
+            if own is not None:
+                wrapped = _recorded_call(rec, lambda self, *a, f=own, **k: f(*a, **k), "step")
+
+                def observer(*a, o=opt, w=wrapped, **k):
+                    return w(o, *a, **k)
+
+                observer.__dict__.update(vars(own))  # the scheduler's marks
+                opt.step = observer
+                undo.append(lambda o=opt, f=own: setattr(o, "step", f))
         for base in (Optimizer, Module):
             for cls in _classes_defining(base, "zero_grad"):
                 patch(cls, "zero_grad", _recorded_call(rec, vars(cls)["zero_grad"],

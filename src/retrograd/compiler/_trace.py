@@ -320,7 +320,7 @@ class Recorder:
     def call(self, obj, name, args, kwargs):
         if any(_has_tensor(a) for a in args) or any(_has_tensor(a) for a in kwargs.values()):
             self.refuse(f"{type(obj).__name__}.{name}() called with tensors or a closure")
-        if name == "step" and (args or kwargs.get("closure") is not None):
+        if name == "step" and kwargs.get("closure") is not None or (args and callable(args[0])):
             self.refuse("optimizer.step(closure) is not compiled")
         self.add(Step("call", obj, (name, args, kwargs), None, user_line()))
 
