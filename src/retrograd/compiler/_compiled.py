@@ -7,6 +7,7 @@ import tracemalloc
 import warnings
 
 from ..autograd.grad_mode import state
+from ..dtypes import get_default_dtype
 from ..random import default_generator
 from ..tensor import Tensor
 from . import _hooks
@@ -190,7 +191,8 @@ class CompiledFunction:
         if self._refused is not None or _hooks.active is not None or state.tracer is not None:
             return self._fn(*args, **kwargs)
         tensors: list = []
-        key = (state.enabled, state.inference, _spec(args, tensors), _spec(kwargs, tensors),
+        key = (state.enabled, state.inference, get_default_dtype(), _spec(args, tensors),
+               _spec(kwargs, tensors),
                self._module.training if self._module is not None else None,
                _read_guard(*self._reads))
         entry = self._cache.get(key)
@@ -226,7 +228,7 @@ class CompiledFunction:
         rng = default_generator._rng.bit_generator.state
         started = not tracemalloc.is_tracing()
         if started:  # tells constants from values computed outside ops (_trace.made_where)
-            tracemalloc.start(10)
+            tracemalloc.start(3)
         try:
             with _hooks.observing(rec, optimizers):
                 result = self._fn(*args, **kwargs)
