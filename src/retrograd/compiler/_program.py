@@ -24,7 +24,7 @@ import re
 
 import numpy as np
 
-from ..autograd.engine import _accumulate_into_grad, conform, grad_lock
+from ..autograd.engine import _accumulate_into_grad, grad_lock
 from ..tensor import make_tensor
 from ._trace import Const, Ref, UncompilableError
 
@@ -106,7 +106,7 @@ def _same_step(s, t, sa, sb) -> bool:
         for (ra, pa), (rb, pb) in zip(s.args, t.args):
             if not _same_tpl(ra, rb, sa, sb) or (pa is None) != (pb is None):
                 return False
-            if pa is not None and (pa[0] != pb[0] or pa[1] != pb[1] or pa[3] != pb[3]):
+            if pa is not None and (pa[0] != pb[0] or pa[1] != pb[1] or pa[3:] != pb[3:]):
                 return False
         return True
     if s.kind in ("acc", "nograd"):
@@ -116,12 +116,29 @@ def _same_step(s, t, sa, sb) -> bool:
     return False
 
 
+def _conform_expr(e, spec, w):
+    """The engine's ``conform`` (``sum_to_array``, then a cast) for the traced shapes,
+    written out: the same NumPy calls, without its per-call shape analysis."""
+    shape, dtype, _node, _i, gshape, gdtype = spec
+    if gshape != shape:
+        lead = len(gshape) - len(shape)
+        axes = tuple(range(lead)) + tuple(
+            lead + i for i, n in enumerate(shape) if n == 1 and gshape[lead + i] != 1)
+        if axes:
+            e = f"{e}.sum(axis={axes!r}, keepdims=True)"
+        if lead:
+            e = f"{e}.reshape({tuple(shape)!r})"
+    if gdtype != dtype:
+        e = f"{e}.astype({w.name(dtype)})"
+    return e
+
+
 class _Writer:
     """Builds the replay's source and the namespace its names refer to."""
 
     def __init__(self, side):
         self.side = side
-        self.ns = {"ACC": _accumulate, "C": conform, "MK": make_tensor}
+        self.ns = {"ACC": _accumulate, "MK": make_tensor}
         self.lines = []
         self.names = {}
         self.unknown_expr = {}
@@ -184,9 +201,7 @@ class _Writer:
             for ref, spec in s.args:
                 e = self.expr(ref)
                 if spec is not None:
-                    shape, dtype, node, i = spec
-                    e = (f"C({e}, {self.name(shape)}, {self.name(dtype)}, "
-                         f"{self.name(node, 'n')}, {i}, False)")
+                    e = _conform_expr(e, spec, self)
                 parts.append(e)
             add(f"v{k} = " + " + ".join(parts))
         elif s.kind == "acc":

@@ -283,12 +283,11 @@ class Recorder:
             if child is None or gi is None:
                 continue
             nr = nrs[i] if nrs else 0
-            if child.multi_output:
-                spec = (child.out_shape[nr], child.out_dtype[nr], node, i)
-            elif gi.shape != child.out_shape or gi.dtype != child.out_dtype:
-                spec = (child.out_shape, child.out_dtype, node, i)
-            else:
-                spec = None
+            shape, dtype = ((child.out_shape[nr], child.out_dtype[nr]) if child.multi_output
+                            else (child.out_shape, child.out_dtype))
+            # the engine's conform() (sum out broadcast dims, cast), when it changes anything
+            spec = None if gi.shape == shape and gi.dtype == dtype else (
+                shape, dtype, node, i, gi.shape, gi.dtype)
             self.pending.setdefault((child, nr), []).append((gi, spec))
 
     def _emit_sum(self, parts) -> Ref:
