@@ -188,6 +188,15 @@ def test_guards_retrace():
     assert cf.traces == 6
 
 
+def test_the_same_tensor_twice_is_guarded():
+    cf = T.compile(lambda a, b: a * 2 + b)
+    x, y = T.tensor([1.0]), T.tensor([5.0])
+    for _ in range(3):
+        assert cf(x, x).item() == 3.0
+    assert cf(x, y).item() == 7.0
+    assert cf(x, y).item() == 7.0
+
+
 def test_closure_scalar_is_guarded():
     scale = 2.0
 

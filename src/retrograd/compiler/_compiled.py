@@ -32,6 +32,15 @@ def _spec(obj, tensors):
     return (t, id(obj))
 
 
+def _aliasing(tensors):
+    """None when every argument tensor is a different object, else which repeat which (the
+    trace names an array once: ``f(x, x)`` and ``f(x, y)`` are different programs)."""
+    ids = [id(t) for t in tensors]
+    if len(set(ids)) == len(ids):
+        return None
+    return tuple(ids.index(i) for i in ids)
+
+
 def _output_template(rec, value, arg_tensors, backward_ran):
     """How the replay rebuilds the return value (see ``_program._Writer.output``)."""
     if isinstance(value, Tensor):
@@ -194,7 +203,7 @@ class CompiledFunction:
         key = (state.enabled, state.inference, get_default_dtype(), _spec(args, tensors),
                _spec(kwargs, tensors),
                self._module.training if self._module is not None else None,
-               _read_guard(*self._reads))
+               _read_guard(*self._reads), _aliasing(tensors))
         entry = self._cache.get(key)
         if entry is not None:
             if entry.replay is not None:
