@@ -36,24 +36,28 @@ def _op_sites():
     """(caller function, closure index of its ``forward``, Op) for every defop op, and
     the Op records themselves (``apply_op`` reads ``op.forward``)."""
     global _ops_cache
-    if _ops_cache is None:
+    if _ops_cache is None or _ops_cache[2] != len(sys.modules):  # (a module imported later)
         sites, ops, seen = [], [], set()
+        from ..ops import registry
+
+        candidates = [e.fn for e in registry.entries()]
+        candidates += [m for e in registry.entries() for m in e.methods.values()]
         for name, module in list(sys.modules.items()):
-            if not name.startswith("retrograd.") or module is None:
+            if name.startswith("retrograd.") and module is not None:
+                candidates += list(vars(module).values())
+        for value in candidates:
+            op = getattr(value, "op", None) if callable(value) else None
+            if type(op) is not Op or id(value) in seen:
                 continue
-            for value in list(vars(module).values()):
-                op = getattr(value, "op", None) if callable(value) else None
-                if type(op) is not Op or id(value) in seen:
-                    continue
-                seen.add(id(value))
-                if id(op) not in seen:
-                    seen.add(id(op))
-                    ops.append(op)
-                code = getattr(value, "__code__", None)
-                if code is not None and "forward" in code.co_freevars:
-                    sites.append((value, code.co_freevars.index("forward"), op))
-        _ops_cache = (sites, ops)
-    return _ops_cache
+            seen.add(id(value))
+            if id(op) not in seen:
+                seen.add(id(op))
+                ops.append(op)
+            code = getattr(value, "__code__", None)
+            if code is not None and "forward" in code.co_freevars:
+                sites.append((value, code.co_freevars.index("forward"), op))
+        _ops_cache = (sites, ops, len(sys.modules))
+    return _ops_cache[:2]
 
 
 def _forward_observer(rec, fn, name):
