@@ -18,7 +18,7 @@ import tests.ops as op_tests
 
 from .test_compile import same
 
-STRIDE = 1 if os.environ.get("COMPILE_ALL_CASES") else 30
+STRIDE = 1 if os.environ.get("COMPILE_ALL_CASES") else 40
 
 
 def _cases():
