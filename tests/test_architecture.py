@@ -121,6 +121,7 @@ LAYERS = [
      "retrograd.func", "retrograd.func.*"],
     # the training stack above nn: optimizers, data loading, save/load, device queries
     ["retrograd.optim", "retrograd.optim.*", "retrograd.utils", "retrograd.utils.*",
+     "retrograd.compiler", "retrograd.compiler.*",
      "retrograd.serialization", "retrograd.cuda", "retrograd.cuda.*"],
     ["retrograd", "retrograd.__main__", "retrograd._cli", "retrograd._cli.*"],
 ]

@@ -46,5 +46,6 @@ from . import cuda, optim, utils  # noqa: E402, F401  (the training stack, above
 from . import distributed  # noqa: E402, F401  (torch.distributed over MPI)
 from .cuda import accelerator  # noqa: E402  (retrograd.accelerator, as torch.accelerator)
 from .serialization import load, save  # noqa: E402
+from .compiler import compile  # noqa: E402, A004  (retrograd.compile, as torch.compile)
 
 __version__ = "0.1.0"

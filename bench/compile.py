@@ -1,0 +1,283 @@
+"""retrograd.compile: a compiled step against eager retrograd, hand-written NumPy and
+PyTorch (one thread), plus the memory of a compiled step over many calls.
+
+Run ``python bench/compile.py`` (about a minute) or ``--quick``.  Workloads:
+
+* ``mlp-sgd`` / ``mlp-adam``: a 64-128-128-10 ReLU MLP of nn.Linear modules on the digits
+  data (batch 64), F.cross_entropy, ``optimizer.zero_grad(); loss.backward();
+  optimizer.step()``; NumPy is the same step written by hand (SGD, or Adam's update).
+* ``chain``: 100 cycles of ``h = h + exp(tanh(sin(h))) * 0.1`` (500 ops) on a (16,)
+  tensor, ``sum().backward()``; NumPy is the forward and backward by hand.
+* memory: RSS and tracemalloc's current size after 1,000 and after 10,000 compiled calls
+  of a small step (10 cycles of ``chain``: 40 ops, backward).
+
+Times are CPU time of this process (``--clock wall`` for wall time; BLAS is limited to one
+thread, so the two agree on a quiet machine), medians over round-robin repeats;
+``compiled/X`` is the median of paired ratios (compiled time / X time in the same repeat).
+Targets (issue 12): mlp within 1.3x NumPy, chain within 2x NumPy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import statistics
+import sys
+import time
+import tracemalloc
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "examples"))
+
+import retrograd as R  # noqa: E402
+import retrograd.nn.functional as RF  # noqa: E402
+from digits_mlp import init_mlp, load_digits_standardized  # noqa: E402
+
+try:
+    import torch
+    import torch.nn.functional as TF
+
+    torch.set_num_threads(1)
+except ImportError:  # pragma: no cover
+    torch = None
+
+
+def _mlp(kind):
+    x, y = load_digits_standardized()
+    x = x.astype(np.float32)
+    bs = 64
+    batches = [(x[i:i + bs], y[i:i + bs]) for i in range(0, len(x) - bs + 1, bs)]
+    init = init_mlp([64, 128, 128, 10], 0)
+    lr = 0.05 if kind == "sgd" else 1e-3
+
+    def build(nn, make):
+        layers = []
+        for i in range(0, len(init), 2):
+            lin = nn.Linear(*init[i].shape)
+            lin.weight = nn.Parameter(make(np.ascontiguousarray(init[i].T)))
+            lin.bias = nn.Parameter(make(init[i + 1].copy()))
+            layers += [lin, nn.ReLU()]
+        return nn.Sequential(*layers[:-1])
+
+    def opt_for(lib, params):
+        return lib.optim.SGD(params, lr=lr) if kind == "sgd" else lib.optim.Adam(params, lr=lr)
+
+    out = {}
+    models = {}
+    for name, lib, F, make, wrap in (
+            ("eager", R, RF, R.tensor, lambda f: f),
+            ("compiled", R, RF, R.tensor, R.compile),
+            ("torch1", torch, TF if torch else None, torch.tensor if torch else None,
+             lambda f: f)):
+        if lib is None:
+            continue
+        model = build(lib.nn, make)
+        opt = opt_for(lib, model.parameters())
+        data = [(make(a), make(b)) for a, b in batches]
+
+        def step(xb, yb, model=model, opt=opt, fn=F):
+            opt.zero_grad()
+            loss = fn.cross_entropy(model(xb), yb)
+            loss.backward()
+            opt.step()
+            return loss
+
+        step = wrap(step)
+        counter = [0]
+
+        def run(step=step, data=data, counter=counter):
+            xb, yb = data[counter[0] % len(data)]
+            counter[0] += 1
+            return step(xb, yb)
+
+        out[name] = run
+        models[name] = model
+    pn = [p.copy() for p in init]
+    state = {"t": 0, "m": [np.zeros_like(p) for p in pn], "v": [np.zeros_like(p) for p in pn]}
+    counter = [0]
+
+    def nump():
+        xb, yb = batches[counter[0] % len(batches)]
+        counter[0] += 1
+        grads = _np_mlp_grads(pn, xb, yb)
+        if kind == "sgd":
+            for p, g in zip(pn, grads):
+                p -= lr * g
+            return
+        state["t"] += 1
+        t = state["t"]
+        for p, g, m, v in zip(pn, grads, state["m"], state["v"]):
+            m *= 0.9
+            m += 0.1 * g
+            v *= 0.999
+            v += 0.001 * g * g
+            p -= (lr / (1 - 0.9 ** t)) * m / (np.sqrt(v) / np.sqrt(1 - 0.999 ** t) + 1e-8)
+
+    out["numpy"] = nump
+    return out, models
+
+
+def _np_mlp_grads(params, x, y):
+    n = len(params) // 2
+    acts = [x]
+    h = x
+    for i in range(n):
+        z = h @ params[2 * i] + params[2 * i + 1]
+        h = np.maximum(z, 0) if i < n - 1 else z
+        acts.append(h)
+    shifted = h - h.max(axis=1, keepdims=True)
+    e = np.exp(shifted)
+    g = e / e.sum(axis=1, keepdims=True)
+    b = x.shape[0]
+    g[np.arange(b), y] -= 1
+    g /= b
+    grads = [None] * len(params)
+    for i in reversed(range(n)):
+        a = acts[i]
+        grads[2 * i] = a.T @ g
+        grads[2 * i + 1] = g.sum(axis=0)
+        if i:
+            g = (g @ params[2 * i].T) * (a > 0)
+    return grads
+
+
+def _chain_step(lib, h0, cycles=100):
+    def step(h):
+        h.grad = None
+        x = h
+        for _ in range(cycles):
+            x = x + lib.exp(lib.tanh(lib.sin(x))) * 0.1
+        x.sum().backward()
+        return h.grad
+
+    return step
+
+
+def _chain():
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(16).astype(np.float32)
+    out = {}
+    for name, lib, wrap in (("eager", R, lambda f: f), ("compiled", R, R.compile),
+                            ("torch1", torch, lambda f: f)):
+        if lib is None:
+            continue
+        h = lib.tensor(a.copy(), requires_grad=True)
+        step = wrap(_chain_step(lib, h))
+        out[name] = lambda step=step, h=h: step(h)
+
+    def nump():
+        xs = [a]
+        x = a
+        for _ in range(100):
+            s = np.sin(x)
+            t = np.tanh(s)
+            e = np.exp(t)
+            xs.append((x, s, t, e))
+            x = x + e * np.float32(0.1)
+        g = np.ones_like(x)
+        for x_, _s, t, e in reversed(xs[1:]):
+            g = g + (g * np.float32(0.1)) * e * (1 - t * t) * np.cos(x_)
+        return g
+
+    out["numpy"] = nump
+    return out
+
+
+_clock = time.process_time  # CPU time: on a shared machine, waiting for a core is not ours
+
+
+def measure(fns, inner, repeats):
+    names = list(fns)
+    for f in fns.values():  # warm up: the compiled ones trace here
+        for _ in range(3):
+            f()
+    times = {n: [] for n in names}
+    for r in range(repeats):
+        order = names[r % len(names):] + names[:r % len(names)]
+        gc.collect()
+        gc.disable()
+        for n in order:
+            t0 = _clock()
+            for _ in range(inner):
+                fns[n]()
+            times[n].append((_clock() - t0) / inner)
+        gc.enable()
+    return times
+
+
+def report(title, times):
+    print(f"\n{title}")
+    for n, ts in times.items():
+        print(f"  {n:>9}: {statistics.median(ts) * 1e6:9.1f} us")
+    c = times["compiled"]
+    for n in times:
+        if n != "compiled":
+            ratio = statistics.median(a / b for a, b in zip(c, times[n]))
+            print(f"  compiled/{n}: {ratio:.2f}")
+
+
+def _rss_kib():
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
+    except OSError:  # pragma: no cover - not Linux
+        return 0
+
+
+def memory(calls):
+    h = R.tensor(np.ones(16, np.float32), requires_grad=True)
+    step = R.compile(_chain_step(R, h, cycles=10))  # a small step: 40 ops, backward
+
+    def f():
+        return step(h)
+
+    for _ in range(10):
+        f()
+    tracemalloc.start()
+    marks = []
+    for i in range(1, calls + 1):
+        f()
+        if i in (calls // 10, calls):
+            gc.collect()
+            marks.append((i, _rss_kib(), tracemalloc.get_traced_memory()[0]))
+    tracemalloc.stop()
+    print(f"\nmemory of a compiled 40-op step (forward, backward, .grad) over {calls} calls")
+    for i, rss, traced in marks:
+        print(f"  after {i:>6} calls: RSS {rss} KiB, tracemalloc current {traced / 1024:.1f} KiB")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--only", default="msac")
+    ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
+                    help="cpu: process time (default; robust on a busy machine), wall: "
+                    "perf_counter")
+    args = ap.parse_args(argv)
+    global _clock
+    _clock = time.process_time if args.clock == "cpu" else time.perf_counter
+    try:  # one BLAS thread, as bench/run.py: busy-waiting pools distort small matmuls
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(1)
+    except ImportError:  # pragma: no cover
+        pass
+    inner, repeats = (5, 5) if args.quick else (20, 15)
+    if "m" in args.only:
+        fns, _ = _mlp("sgd")
+        report("MLP step, nn.Linear + relu + cross_entropy + SGD (batch 64)",
+               measure(fns, inner, repeats))
+    if "a" in args.only:
+        fns, _ = _mlp("adam")
+        report("MLP step with Adam", measure(fns, inner, repeats))
+    if "c" in args.only:
+        report("500-op chain on (16,), backward", measure(_chain(), inner, repeats))
+    if "s" in args.only:
+        memory(1000 if args.quick else 10000)
+
+
+if __name__ == "__main__":
+    main()
