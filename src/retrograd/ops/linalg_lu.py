@@ -181,44 +181,9 @@ def _unpack_arrays(lu):
 # ----------------------------------------------------------------- the LU derivative
 
 
-def substitute(t, b, upper, unit=False):
-    """``t^-1 b`` for triangular ``t`` (..., n, n) by substitution, one row at a time over
-    the whole batch: for small n far cheaper than a general solve per matrix (arrays, a
-    nonzero diagonal)."""
-    xp = namespace(t)
-    n = t.shape[-1]
-    batch = np.broadcast_shapes(t.shape[:-2], b.shape[:-2])
-    x = xp.empty(batch + b.shape[-2:], dtype=xp.result_type(t, b))
-    for i in (range(n - 1, -1, -1) if upper else range(n)):
-        done = slice(i + 1, n) if upper else slice(0, i)
-        row = b[..., i, :] - (t[..., i:i + 1, done] @ x[..., done, :])[..., 0, :]
-        x[..., i, :] = row if unit else row / t[..., i, i, None]
-    return x
-
-
-_SUBSTITUTE_UP_TO = 16  # up to this size the row loop beats NumPy's batched solve
-
-
 def tri_solve_array(a, b, upper, unit=False):
-    """``a^-1 b`` for triangular arrays ``a`` (..., n, n): a substitution over the batch for
-    small matrices, SciPy's trsm per matrix for big ones (NumPy's general solve refactors the
-    triangle), else linalg_solve's (which also handles a zero on the diagonal as LAPACK)."""
-    n = a.shape[-1]
-    if (type(a) is np.ndarray and type(b) is np.ndarray
-            and (unit or np.diagonal(a, axis1=-2, axis2=-1).all())):
-        if n <= _SUBSTITUTE_UP_TO:
-            return substitute(a, b, upper, unit)
-        if n >= _SCIPY_FROM and _have_scipy():
-            from scipy.linalg import solve_triangular as trsm
-
-            batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-            flat_a = np.broadcast_to(a, batch + a.shape[-2:]).reshape(-1, n, n)
-            flat_b = np.broadcast_to(b, batch + b.shape[-2:]).reshape(-1, *b.shape[-2:])
-            out = np.empty(flat_b.shape, dtype=np.result_type(a, b))
-            for i in range(flat_b.shape[0]):
-                out[i] = trsm(flat_a[i], flat_b[i], lower=not upper, unit_diagonal=unit,
-                              check_finite=False)
-            return out.reshape(batch + b.shape[-2:])
+    """``a^-1 b`` for triangular arrays ``a`` (..., n, n): linalg_solve's forward (a
+    substitution over the batch for small matrices, SciPy's trsm for big ones)."""
     return _solve_triangular_fwd(a, b, upper, True, unit)
 
 
