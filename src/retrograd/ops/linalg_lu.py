@@ -44,29 +44,36 @@ _SCIPY_FROM = 48  # from this size SciPy's blocked getrf beats the column loop b
 def _getrf_numpy(a):
     """LU with partial pivoting of a batch ``a`` (B, m, n), as LAPACK's getrf: the packed
     factors, the 1-based pivots (B, k) and ``info`` (B,).  One step per column, each a
-    rank-one update of the whole batch at once."""
+    rank-one update of the whole batch at once (as few NumPy calls per step as it can:
+    each costs more than the arithmetic on small matrices)."""
     xp = namespace(a)
-    lu = a.copy()
-    count, m, n = lu.shape
+    count, m, n = a.shape
     k = min(m, n)
-    piv = xp.zeros((count, k), dtype=np.int32)
-    info = xp.zeros((count,), dtype=np.int32)
-    rows = xp.arange(count)
+    lu = a.copy()
+    flat = lu.reshape(count * m, n)  # a view: one flat row index swaps rows of every matrix
+    piv = xp.empty((k, count), dtype=np.int32)
+    base = xp.arange(count) * m
     for j in range(k):
-        p = j + xp.argmax(xp.abs(lu[:, j:, j]), axis=1)  # the first largest, as idamax
-        piv[:, j] = p + 1
-        top = lu[rows, j].copy()
-        lu[rows, j] = lu[rows, p]
-        lu[rows, p] = top
-        d = lu[:, j, j]
-        zero = d == 0
-        info = xp.where(zero & (info == 0), j + 1, info).astype(np.int32)
+        p = xp.argmax(xp.abs(lu[:, j:, j]), axis=1)  # the first largest, as idamax
+        piv[j] = p + (j + 1)
+        if p.any():
+            src, dst = base + j, base + j + p
+            top = flat[src]
+            flat[src] = flat[dst]
+            flat[dst] = top
         if j + 1 < m:
-            # getrf leaves the column of a zero pivot as it is (it is all zeros then)
-            col = lu[:, j + 1:, j] / xp.where(zero, 1, d)[:, None]
-            lu[:, j + 1:, j] = col
-            lu[:, j + 1:, j + 1:] -= col[:, :, None] @ lu[:, j, None, j + 1:]  # (outer products)
-    return lu, piv, info
+            d = lu[:, j, j]
+            zero = d == 0
+            if zero.any():  # getrf leaves the column of a zero pivot as it is (all zeros)
+                d = xp.where(zero, 1, d)
+            col = lu[:, j + 1:, j]
+            col /= d[:, None]
+            lu[:, j + 1:, j + 1:] -= col[:, :, None] * lu[:, j, None, j + 1:]
+    # later steps never change row j, so U's diagonal holds each step's pivot: info is the
+    # first zero one
+    zero = xp.diagonal(lu, axis1=-2, axis2=-1)[:, :k] == 0
+    info = xp.where(zero.any(-1), zero.argmax(-1) + 1, 0).astype(np.int32)
+    return lu, xp.ascontiguousarray(piv.T), info
 
 
 def _getrf_scipy(a):
@@ -125,13 +132,14 @@ def permutation(piv, m):
                 order[j], order[p - 1] = order[p - 1], order[j]
             rows.append(order)
         return np.array(rows, dtype=np.int64).reshape(host.shape[:-1] + (m,))
-    perm = np.broadcast_to(np.arange(m), (flat.shape[0], m)).copy()
-    rows = np.arange(flat.shape[0])
+    perm = np.tile(np.arange(m), flat.shape[0])  # flat: one index per swap, not two
+    base = np.arange(flat.shape[0]) * m
+    swaps = flat.T.astype(np.int64) - 1 + base
     for j in range(flat.shape[1]):
-        p = flat[:, j].astype(np.int64) - 1
-        top = perm[rows, j].copy()
-        perm[rows, j] = perm[rows, p]
-        perm[rows, p] = top
+        src, dst = base + j, swaps[j]
+        top = perm[src]
+        perm[src] = perm[dst]
+        perm[dst] = top
     return perm.reshape(host.shape[:-1] + (m,))
 
 
