@@ -346,10 +346,18 @@ def substitute(t, b, upper, unit=False):
     n = t.shape[-1]
     batch = np.broadcast_shapes(t.shape[:-2], b.shape[:-2])
     x = xp.empty(batch + b.shape[-2:], dtype=xp.result_type(t, b))
-    for i in (range(n - 1, -1, -1) if upper else range(n)):
-        done = slice(i + 1, n) if upper else slice(0, i)
-        row = b[..., i, :] - (t[..., i:i + 1, done] @ x[..., done, :])[..., 0, :]
-        x[..., i, :] = row if unit else row / t[..., i, i, None]
+    diag = xp.diagonal(t, axis1=-2, axis2=-1)[..., None]
+    order = range(n - 1, -1, -1) if upper else range(n)
+    for i in order:
+        if i == order[0]:  # (nothing solved yet: no product)
+            row = b[..., i, :]
+        else:
+            done = slice(i + 1, n) if upper else slice(0, i)
+            row = b[..., i, :] - (t[..., i:i + 1, done] @ x[..., done, :])[..., 0, :]
+        if unit:
+            x[..., i, :] = row
+        else:  # (into x directly: one temporary less per row)
+            xp.divide(row, diag[..., i, :], out=x[..., i, :])
     return x
 
 
