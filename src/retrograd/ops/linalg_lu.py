@@ -44,29 +44,36 @@ _SCIPY_FROM = 48  # from this size SciPy's blocked getrf beats the column loop b
 def _getrf_numpy(a):
     """LU with partial pivoting of a batch ``a`` (B, m, n), as LAPACK's getrf: the packed
     factors, the 1-based pivots (B, k) and ``info`` (B,).  One step per column, each a
-    rank-one update of the whole batch at once."""
+    rank-one update of the whole batch at once (as few NumPy calls per step as it can:
+    each costs more than the arithmetic on small matrices)."""
     xp = namespace(a)
-    lu = a.copy()
-    count, m, n = lu.shape
+    count, m, n = a.shape
     k = min(m, n)
-    piv = xp.zeros((count, k), dtype=np.int32)
-    info = xp.zeros((count,), dtype=np.int32)
-    rows = xp.arange(count)
+    lu = a.copy()
+    flat = lu.reshape(count * m, n)  # a view: one flat row index swaps rows of every matrix
+    piv = xp.empty((k, count), dtype=np.int32)
+    base = xp.arange(count) * m
     for j in range(k):
-        p = j + xp.argmax(xp.abs(lu[:, j:, j]), axis=1)  # the first largest, as idamax
-        piv[:, j] = p + 1
-        top = lu[rows, j].copy()
-        lu[rows, j] = lu[rows, p]
-        lu[rows, p] = top
-        d = lu[:, j, j]
-        zero = d == 0
-        info = xp.where(zero & (info == 0), j + 1, info).astype(np.int32)
+        p = xp.argmax(xp.abs(lu[:, j:, j]), axis=1)  # the first largest, as idamax
+        piv[j] = p + (j + 1)
+        if p.any():
+            src, dst = base + j, base + j + p
+            top = flat[src]
+            flat[src] = flat[dst]
+            flat[dst] = top
         if j + 1 < m:
-            # getrf leaves the column of a zero pivot as it is (it is all zeros then)
-            col = lu[:, j + 1:, j] / xp.where(zero, 1, d)[:, None]
-            lu[:, j + 1:, j] = col
-            lu[:, j + 1:, j + 1:] -= col[:, :, None] @ lu[:, j, None, j + 1:]  # (outer products)
-    return lu, piv, info
+            d = lu[:, j, j]
+            zero = d == 0
+            if zero.any():  # getrf leaves the column of a zero pivot as it is (all zeros)
+                d = xp.where(zero, 1, d)
+            col = lu[:, j + 1:, j]
+            col /= d[:, None]
+            lu[:, j + 1:, j + 1:] -= col[:, :, None] * lu[:, j, None, j + 1:]
+    # later steps never change row j, so U's diagonal holds each step's pivot: info is the
+    # first zero one
+    zero = xp.diagonal(lu, axis1=-2, axis2=-1)[:, :k] == 0
+    info = xp.where(zero.any(-1), zero.argmax(-1) + 1, 0).astype(np.int32)
+    return lu, xp.ascontiguousarray(piv.T), info
 
 
 def _getrf_scipy(a):
@@ -116,13 +123,23 @@ def permutation(piv, m):
     ``P^T A`` is row ``perm[i]`` of A, and ``P = eye(m)[:, perm]``."""
     host = np.asarray(piv.get() if hasattr(piv, "get") else piv)
     flat = host.reshape(int(np.prod(host.shape[:-1], dtype=np.int64)), host.shape[-1])
-    perm = np.broadcast_to(np.arange(m), (flat.shape[0], m)).copy()
-    rows = np.arange(flat.shape[0])
+    if flat.shape[0] * 8 < flat.shape[1]:
+        # few big matrices: swaps on Python lists (a fancy-index step costs ~50 list swaps)
+        rows = []
+        for swaps in flat.tolist():
+            order = list(range(m))
+            for j, p in enumerate(swaps):
+                order[j], order[p - 1] = order[p - 1], order[j]
+            rows.append(order)
+        return np.array(rows, dtype=np.int64).reshape(host.shape[:-1] + (m,))
+    perm = np.tile(np.arange(m), flat.shape[0])  # flat: one index per swap, not two
+    base = np.arange(flat.shape[0]) * m
+    swaps = flat.T.astype(np.int64) - 1 + base
     for j in range(flat.shape[1]):
-        p = flat[:, j].astype(np.int64) - 1
-        top = perm[rows, j].copy()
-        perm[rows, j] = perm[rows, p]
-        perm[rows, p] = top
+        src, dst = base + j, swaps[j]
+        top = perm[src]
+        perm[src] = perm[dst]
+        perm[dst] = top
     return perm.reshape(host.shape[:-1] + (m,))
 
 
@@ -172,44 +189,9 @@ def _unpack_arrays(lu):
 # ----------------------------------------------------------------- the LU derivative
 
 
-def substitute(t, b, upper, unit=False):
-    """``t^-1 b`` for triangular ``t`` (..., n, n) by substitution, one row at a time over
-    the whole batch: for small n far cheaper than a general solve per matrix (arrays, a
-    nonzero diagonal)."""
-    xp = namespace(t)
-    n = t.shape[-1]
-    batch = np.broadcast_shapes(t.shape[:-2], b.shape[:-2])
-    x = xp.empty(batch + b.shape[-2:], dtype=xp.result_type(t, b))
-    for i in (range(n - 1, -1, -1) if upper else range(n)):
-        done = slice(i + 1, n) if upper else slice(0, i)
-        row = b[..., i, :] - (t[..., i:i + 1, done] @ x[..., done, :])[..., 0, :]
-        x[..., i, :] = row if unit else row / t[..., i, i, None]
-    return x
-
-
-_SUBSTITUTE_UP_TO = 16  # up to this size the row loop beats NumPy's batched solve
-
-
 def tri_solve_array(a, b, upper, unit=False):
-    """``a^-1 b`` for triangular arrays ``a`` (..., n, n): a substitution over the batch for
-    small matrices, SciPy's trsm per matrix for big ones (NumPy's general solve refactors the
-    triangle), else linalg_solve's (which also handles a zero on the diagonal as LAPACK)."""
-    n = a.shape[-1]
-    if (type(a) is np.ndarray and type(b) is np.ndarray
-            and (unit or np.diagonal(a, axis1=-2, axis2=-1).all())):
-        if n <= _SUBSTITUTE_UP_TO:
-            return substitute(a, b, upper, unit)
-        if n >= _SCIPY_FROM and _have_scipy():
-            from scipy.linalg import solve_triangular as trsm
-
-            batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-            flat_a = np.broadcast_to(a, batch + a.shape[-2:]).reshape(-1, n, n)
-            flat_b = np.broadcast_to(b, batch + b.shape[-2:]).reshape(-1, *b.shape[-2:])
-            out = np.empty(flat_b.shape, dtype=np.result_type(a, b))
-            for i in range(flat_b.shape[0]):
-                out[i] = trsm(flat_a[i], flat_b[i], lower=not upper, unit_diagonal=unit,
-                              check_finite=False)
-            return out.reshape(batch + b.shape[-2:])
+    """``a^-1 b`` for triangular arrays ``a`` (..., n, n): linalg_solve's forward (a
+    substitution over the batch for small matrices, SciPy's trsm for big ones)."""
     return _solve_triangular_fwd(a, b, upper, True, unit)
 
 
@@ -473,13 +455,22 @@ def _lu_solve_vjp(node, g, saved):
     if not nlu:
         return (None, gb)
     # the gradient of A = P L U (as linalg.solve's), then of the packed factors
+    # gA = -u v^T, of rank r (B's columns, or rows with left=False)
     if left:
-        ga = -matmul(gb, _mT(x)) if not adjoint else -matmul(x, _mT(gb))
+        u, v = (gb, x) if not adjoint else (x, gb)
     else:
-        ga = -matmul(_mT(x), gb) if not adjoint else -matmul(_mT(gb), x)
+        u, v = (_mT(x), _mT(gb)) if not adjoint else (_mT(gb), _mT(x))
     low, up = _unpack_arrays(lu)
-    pga = permute_rows(ga, perm, transposed=True)
-    glu = tril(matmul(pga, _mT(up)), -1) + triu(matmul(_mT(low), pga))
+    pu = permute_rows(u, perm, transposed=True)
+    if u.shape[-1] < lu.shape[-1]:
+        # P^T gA U^T = -(P^T u)(U v)^T and L^T P^T gA = -(L^T P^T u) v^T: products with
+        # the thin factors, O(n^2 r) instead of two O(n^3) ones with the full gA
+        lower = matmul(pu, _mT(matmul(up, v)))
+        upper = matmul(matmul(_mT(low), pu), _mT(v))
+    else:
+        pga = matmul(pu, _mT(v))
+        lower, upper = matmul(pga, _mT(up)), matmul(_mT(low), pga)
+    glu = -(tril(lower, -1) + triu(upper))
     return (glu, gb if nb else None)
 
 

@@ -73,7 +73,8 @@ def _slogdet_vjp(node, grads, saved):
     g = grads[1]
     if g is None:
         return (None,)
-    scale = unsqueeze(unsqueeze(g, -1), -1)
+    # (first order, arrays: a view, not two recorded unsqueezes)
+    scale = unsqueeze(unsqueeze(g, -1), -1) if isinstance(g, Tensor) else g[..., None, None]
     try:
         return (scale * _inv_t(a),)
     except LinAlgError:

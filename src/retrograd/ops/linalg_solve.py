@@ -286,31 +286,78 @@ def _triangle(a, upper, unit):
     return t
 
 
+_SUBSTITUTE_UP_TO = 16  # up to this size a row loop over the batch beats a solve per matrix
+_TRSM_FROM = 48  # from this size SciPy's trsm per matrix beats NumPy's general solve
+
+
 def _solve_triangular_fwd(a, b, upper, left=True, unit=False):
     xp = namespace(a)
+    if not left:  # X T = B  <=>  T^T X^T = B^T
+        return _solve_triangular_fwd(a.swapaxes(-1, -2), b.swapaxes(-1, -2), not upper, True,
+                                     unit).swapaxes(-1, -2)
+    n = a.shape[-1]
+    if (type(a) is np.ndarray and type(b) is np.ndarray and n > 0
+            and (unit or np.diagonal(a, axis1=-2, axis2=-1).all())):
+        # triangular fast paths, reading only the triangle (no copy of it): a general solve
+        # would refactor it (O(n^3) per matrix) and pay a LAPACK call per small matrix
+        if n <= _SUBSTITUTE_UP_TO:
+            return substitute(a, b, upper, unit)
+        if n >= _TRSM_FROM and _have_scipy():
+            return _trsm(a, b, upper, unit)
     t = _triangle(a, upper, unit)
-    if not left:
-        t, b = t.swapaxes(-1, -2), b.swapaxes(-1, -2)
     batch = np.broadcast_shapes(t.shape[:-2], b.shape[:-2])
     try:
-        x = xp.linalg.solve(t, b)
+        return xp.linalg.solve(t, b)
     except xp.linalg.LinAlgError:
         # a zero on the diagonal: back substitution gives inf/nan as LAPACK's trtrs does
-        x = _substitute(xp.broadcast_to(t, batch + t.shape[-2:]),
-                        xp.broadcast_to(b, batch + b.shape[-2:]), upper != (not left))
-    return x.swapaxes(-1, -2) if not left else x
+        with np.errstate(all="ignore"):
+            return substitute(xp.broadcast_to(t, batch + t.shape[-2:]),
+                              xp.broadcast_to(b, batch + b.shape[-2:]), upper, unit)
 
 
-def _substitute(t, b, upper):
-    """Forward or back substitution, row by row (only for singular triangles)."""
+def _have_scipy():
+    try:
+        import scipy.linalg  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _trsm(a, b, upper, unit):
+    """``a^-1 b`` by SciPy's triangular solve, one call per matrix of the batch."""
+    from scipy.linalg import solve_triangular as trsm
+
+    n = a.shape[-1]
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    flat_a = np.broadcast_to(a, batch + a.shape[-2:]).reshape(-1, n, n)
+    flat_b = np.broadcast_to(b, batch + b.shape[-2:]).reshape(-1, *b.shape[-2:])
+    out = np.empty(flat_b.shape, dtype=np.result_type(a, b))
+    for i in range(flat_b.shape[0]):
+        out[i] = trsm(flat_a[i], flat_b[i], lower=not upper, unit_diagonal=unit,
+                      check_finite=False)
+    return out.reshape(batch + b.shape[-2:])
+
+
+def substitute(t, b, upper, unit=False):
+    """``t^-1 b`` for triangular ``t`` (..., n, n) by substitution, one row at a time over
+    the whole batch (reading only the triangle; the diagonal too unless ``unit``): for
+    small n far cheaper than a solve per matrix; a zero pivot gives inf/nan, as trtrs."""
     xp = namespace(t)
     n = t.shape[-1]
-    x = xp.zeros(b.shape, dtype=xp.result_type(t, b))
+    batch = np.broadcast_shapes(t.shape[:-2], b.shape[:-2])
+    x = xp.empty(batch + b.shape[-2:], dtype=xp.result_type(t, b))
+    diag = xp.diagonal(t, axis1=-2, axis2=-1)[..., None]
     order = range(n - 1, -1, -1) if upper else range(n)
-    with np.errstate(all="ignore"):
-        for i in order:
-            rest = (t[..., i:i + 1, :] @ x)[..., 0, :]
-            x[..., i, :] = (b[..., i, :] - rest) / t[..., i, i][..., None]
+    for i in order:
+        if i == order[0]:  # (nothing solved yet: no product)
+            row = b[..., i, :]
+        else:
+            done = slice(i + 1, n) if upper else slice(0, i)
+            row = b[..., i, :] - (t[..., i:i + 1, done] @ x[..., done, :])[..., 0, :]
+        if unit:
+            x[..., i, :] = row
+        else:  # (into x directly: one temporary less per row)
+            xp.divide(row, diag[..., i, :], out=x[..., i, :])
     return x
 
 
