@@ -194,3 +194,36 @@ def test_errors_as_torch(name, torch):
                 ERRORS[name](m)
         classes.append(info.type)
     assert classes[0] is classes[1], classes
+
+
+# ----------------------------------------------------------------- out= where torch has it
+
+
+_OUT_CALLS = {
+    "bincount": lambda m: m.bincount(m.tensor([0, 1, 1]), out=m.empty(2, dtype=m.int64)),
+    "unique": lambda m: m.unique(m.tensor([2.0, 1.0]), out=m.empty(2)),
+    "unique_consecutive": lambda m: m.unique_consecutive(m.tensor([2.0, 1.0]), out=m.empty(2)),
+    "count_nonzero": lambda m: m.count_nonzero(m.tensor([2.0, 0.0]),
+                                               out=m.empty((), dtype=m.int64)),
+    "histogram": lambda m: m.histogram(m.tensor([1.0, 2.0, 5.0]), 3,
+                                       out=(m.empty(0), m.empty(0))),
+    "histc": lambda m: m.histc(m.tensor([1.0, 2.0, 5.0]), 3, out=m.empty(0)),
+    "searchsorted": lambda m: m.searchsorted(m.tensor([1.0, 2.0]), m.tensor([1.5]),
+                                             out=m.empty(0, dtype=m.int64)),
+}
+
+
+@pytest.mark.parametrize("name", _OUT_CALLS)
+def test_out_accepted_or_refused_as_torch(name, torch):
+    results = []
+    for m in (retrograd, torch):
+        try:
+            results.append(_flat(_OUT_CALLS[name](m)))
+        except TypeError as e:
+            results.append(type(e))
+    if results[1] is TypeError:
+        assert results[0] is TypeError
+    else:
+        assert results[0] is not TypeError
+        for a, b in zip(*results):
+            _same(a, b, name)
