@@ -227,3 +227,29 @@ def test_out_accepted_or_refused_as_torch(name, torch):
         assert results[0] is not TypeError
         for a, b in zip(*results):
             _same(a, b, name)
+
+
+# ----------------------------------------------------------------- quantile's partial sort
+
+
+def test_quantile_partial_sort_reads_what_a_stable_sort_gives():
+    # quantile partitions instead of sorting; at the positions it reads, the values and their
+    # indices (ties by index, nans last) must be the full stable sort's, and the indices a
+    # permutation (SortBackward0 scatters through them)
+    from retrograd.ops.quantiles import _partial_sort
+    from retrograd.ops.sorting import _order
+
+    rng = np.random.default_rng(0)
+    for t in range(200):
+        n = int(rng.integers(1, 40))
+        a = rng.integers(0, 4, (3, n)).astype(float) if t % 4 else rng.standard_normal((3, n))
+        if t % 3 == 0:
+            a[rng.random(a.shape) < 0.2] = np.nan
+        ks = np.unique(rng.integers(0, n, size=4)).astype(float)
+        at = np.broadcast_to(ks, (3, len(ks)))
+        order, values = _partial_sort(a, at, at, np.isnan(a))
+        full = _order(a, 1, False)
+        k = ks.astype(int)
+        assert (np.sort(order, 1) == np.arange(n)).all()
+        assert (order[:, k] == full[:, k]).all()
+        np.testing.assert_array_equal(values[:, k], np.take_along_axis(a, full, 1)[:, k])
