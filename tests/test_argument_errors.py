@@ -1629,3 +1629,27 @@ CASES.extend(LEFTOVER_CASES)  # (the coverage test above reads CASES when it run
                          ids=[c[0] for c in LEFTOVER_CASES])
 def test_leftover_arguments_match_torch(fn, words):
     check(fn, words)
+
+
+# ---- issue 6 leftovers: the *_copy functions (ops/view_copies.py)
+VIEW_COPY_CASES = [
+    ("transpose_copy dim", lambda m: m.transpose_copy(a(m, 2, 3), 0, 2), ["dim"]),
+    ("permute_copy dims", lambda m: m.permute_copy(a(m, 2, 3), (0, 0)), ["dim"]),
+    ("view_copy size", lambda m: m.view_copy(a(m, 2, 3), (4,)), ["size"]),
+    ("unsqueeze_copy dim", lambda m: m.unsqueeze_copy(a(m, 2), 3), ["dim"]),
+    ("squeeze_copy dim", lambda m: m.squeeze_copy(a(m, 2), 2), ["dim"]),
+    ("expand_copy size", lambda m: m.expand_copy(a(m, 2), (3,)), ["size"]),
+    ("select_copy index", lambda m: m.select_copy(a(m, 2, 3), 1, 5), ["index"]),
+    ("slice_copy dim", lambda m: m.slice_copy(a(m, 2, 3), 2), ["dim"]),
+    ("diagonal_copy dims", lambda m: m.diagonal_copy(a(m, 2, 3), 0, 0, 0), ["dim"]),
+    ("unfold_copy size", lambda m: m.unfold_copy(a(m, 3), 0, 4, 1), ["size"]),
+    ("as_strided_copy bounds", lambda m: m.as_strided_copy(a(m, 4), (3,), (2,)),
+     ["out of bounds"]),
+]
+CASES.extend(VIEW_COPY_CASES)  # (the coverage test above reads CASES when it runs)
+
+
+@pytest.mark.parametrize("fn,words", [c[1:] for c in VIEW_COPY_CASES],
+                         ids=[c[0] for c in VIEW_COPY_CASES])
+def test_view_copy_arguments_match_torch(fn, words):
+    check(fn, words)

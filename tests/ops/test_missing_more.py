@@ -83,6 +83,15 @@ case("empty_strided", lambda m, a: (m.empty_strided((2, 3), (1, 2)).stride(),
                                     a.new_empty_strided((2, 2), (2, 1)).dtype,
                                     m.empty_strided((4,), (2,), requires_grad=True).requires_grad),
      ((1,),))
+# the *_copy functions (ops/view_copies.py): a view's result copied, its own node
+case("view_copies", lambda m, a: (
+    m.transpose_copy(a, 0, 1), m.t_copy(a[0]), m.permute_copy(a, (1, 0, 2)),
+    m.view_copy(a, (3, 4)), m.unsqueeze_copy(a, 1), m.squeeze_copy(a[:1]),
+    m.squeeze_copy(a, 0), m.squeeze_copy(a[:1], (0, 2)), m.expand_copy(a[:1], (3, 3, 2)),
+    m.select_copy(a, 1, 2),
+    m.slice_copy(a, 1, 0, 3, 2), m.diagonal_copy(a, 1, 1, 2), m.alias_copy(a),
+    m.unfold_copy(a, 1, 2, 1), m.as_strided_copy(a, (2, 2), (1, 3), 1)), ((2, 3, 2),),
+    grad=True)
 for _name in ("eig", "symeig", "solve", "lstsq", "matrix_rank"):
     case(f"removed_{_name}", lambda m, a, n=_name: getattr(m, n)(a, a), ((2, 2),))
     if _name != "matrix_rank":
