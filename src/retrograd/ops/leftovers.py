@@ -121,6 +121,29 @@ def norm_except_dim(v, pow=2, dim=0):  # noqa: A002 - PyTorch's names
     return _op("linalg.vector_norm")(rows, pow, 1).reshape(shape)
 
 
+def vander(x, N=None, increasing=False):  # noqa: N803 - PyTorch's name
+    """The Vandermonde matrix of the 1-D ``x``: columns ``x ** (N - 1)`` ... ``x ** 0``
+    (``increasing``: the other way round); ``N`` defaults to ``len(x)``.  Integer and bool
+    inputs give int64, as PyTorch (it promotes with int64).  The powers are a cumulative
+    product, as PyTorch's, so the gradient at x = 0 is exact."""
+    tensor_arg(x, "vander", "x")
+    if x.ndim != 1:
+        raise RuntimeError(f"x must be a one-dimensional tensor. (vander got shape "
+                           f"{list(x.shape)})")
+    n = x.shape[0] if N is None else int_arg(N, "N")
+    if n < 0:
+        raise RuntimeError(f"N must be non-negative. (vander got N={n})")
+    if x._data.dtype.kind in "biu":
+        x = x.to(dtypes.int64)
+    ones = make_tensor(namespace(x._data).ones((x.shape[0], min(n, 1)), x._data.dtype))
+    if n > 1:
+        powers = _op("cumprod")(_op("unsqueeze")(x, 1).expand(x.shape[0], n - 1), 1)
+        result = _op("cat")([ones, powers], 1)
+    else:
+        result = ones
+    return result if increasing else _op("flip")(result, (1,))
+
+
 # ----------------------------------------------------------------- unsafe split
 
 
@@ -405,6 +428,7 @@ register(norm_except_dim, method=False)
 register(unsafe_split)
 register(unsafe_split_with_sizes)
 register(unsafe_chunk)
+register(vander, method=False)
 register(nonzero_static, differentiable=False)
 register(histogramdd, method=False, differentiable=False)
 register(broadcast_shapes, method=False, differentiable=False)
