@@ -72,6 +72,13 @@ case("vander", lambda m, a: (m.vander(a), m.vander(a, 4, True), m.vander(a, N=1)
     "grads": "torch 2.13 cannot differentiate vander (its backward raises)"})
 case("vander_int", lambda m, a: (m.vander(m.tensor([2, 3])), m.vander(m.tensor([True, False]))),
      ((1,),))
+case("apply_map", lambda m, a: (
+    a.detach().clone().apply_(lambda v: v * 2 + 1),
+    a.detach().clone().map_(a.detach()[0], lambda u, v: u - v),
+    a.detach().clone().map2_(a.detach(), a.detach()[:, :1], lambda u, v, w: u * v + w),
+    m.tensor([1, 2]).apply_(lambda v: v * 2.7)), ((2, 3),))
+case("apply_requires_grad", lambda m, a: a.apply_(lambda v: v), ((2,),))
+case("map_requires_grad", lambda m, a: a.map_(a, lambda u, v: u), ((2,),))
 case("nonzero_static", lambda m, a: (m.nonzero_static(a > 0, size=7),
                                      m.nonzero_static(a > 0, size=1, fill_value=5),
                                      (a > 0).nonzero_static(size=0),
@@ -202,6 +209,9 @@ ERRORS = {
     "unsafe_chunk_zero": lambda m: m.unsafe_chunk(m.ones(2), 0),
     "unsafe_split_list": lambda m: m.unsafe_split(m.ones(3), [1, 2]),
     "vander_2d": lambda m: m.vander(m.ones(2, 2)),
+    "map_shapes": lambda m: m.ones(2).map_(m.ones(3), lambda u, v: u),
+    "map_dtype": lambda m: m.ones(2).map_(m.ones(2, dtype=m.bool), lambda u, v: u),
+    "apply_not_a_number": lambda m: m.ones(2).apply_(lambda v: "x"),
     "vander_negative": lambda m: m.vander(m.ones(2), -1),
 }
 

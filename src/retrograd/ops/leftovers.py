@@ -29,7 +29,7 @@ from ..tensor import Size, Tensor, make_tensor
 from . import registry
 from ._apply import NOTHING, multi_output_class, record_multi
 from ._errors import int_arg, tensor_arg
-from ..autograd.grad_mode import state
+from ..autograd.grad_mode import no_grad, state
 from .layout import _split_vjp
 from .factories import _finish, _numpy_dtype
 from .shape import _norm_dim
@@ -354,6 +354,56 @@ def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=Non
                          requires_grad=requires_grad)
 
 
+# ----------------------------------------------------------------- apply_ / map_ / map2_
+
+
+def _python_map(name, self, others, fn):
+    """``self`` overwritten, in place, by ``fn`` called element by element on Python numbers
+    (``self``'s and ``others``' at the same place, ``others`` broadcast to ``self``)."""
+    if self.requires_grad:
+        raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use "
+                           f"var.detach().{name}() instead.")
+    for o in others:
+        tensor_arg(o, name, "other")
+        if o._data.dtype != self._data.dtype:
+            raise TypeError(f"{name}: expected {self.dtype} for 'other' (got {o.dtype}); "
+                            f"convert it first (other.to(self.dtype))")
+    data = np.asarray(self._data)
+    try:
+        args = [np.broadcast_to(np.asarray(o._data), data.shape) for o in others]
+    except ValueError:
+        raise RuntimeError(f"{name}(): the expanded size of the other tensor "
+                           f"{[list(o.shape) for o in others]} must match the size of self "
+                           f"{list(self.shape)}") from None
+    out = np.empty_like(data)
+    flat_out = out.reshape(-1)
+    columns = [data.reshape(-1)] + [a.reshape(-1) for a in args]
+    for i, values in enumerate(zip(*(c.tolist() for c in columns))):
+        value = fn(*values)
+        if not isinstance(value, (int, float, np.number)):
+            raise TypeError(f"must be real number, not {type(value).__name__} ({name}(): "
+                            "the callable must return a number)")
+        flat_out[i] = value
+    with no_grad():
+        self.copy_(make_tensor(namespace(self._data).asarray(out)))
+    return self
+
+
+def apply_(self, callable):  # noqa: A002 - PyTorch's names
+    """Every element replaced by ``callable(element)``, in place (CPU, slow: Python calls)."""
+    return _python_map("apply_", self, (), callable)
+
+
+def map_(self, tensor, callable):  # noqa: A002
+    """Every element replaced by ``callable(self_element, tensor_element)``, in place."""
+    return _python_map("map_", self, (tensor,), callable)
+
+
+def map2_(self, x, y, callable):  # noqa: A002
+    """Every element replaced by ``callable(self_element, x_element, y_element)``, in place."""
+    return _python_map("map2_", self, (x, y), callable)
+
+
 # ----------------------------------------------------------------- removed in PyTorch 1.9
 
 _REMOVED = "This function was deprecated since version 1.9 and is now removed."
@@ -430,6 +480,8 @@ register(unsafe_split_with_sizes)
 register(unsafe_chunk)
 register(vander, method=False)
 register(nonzero_static, differentiable=False)
+for _fn in (apply_, map_, map2_):
+    register(_fn, function=False, differentiable=False)
 register(histogramdd, method=False, differentiable=False)
 register(broadcast_shapes, method=False, differentiable=False)
 register(asarray, method=False)
