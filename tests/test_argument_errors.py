@@ -1603,3 +1603,53 @@ CASES.extend(STRIDED_CASES)  # (the coverage test above reads CASES when it runs
                          ids=[c[0] for c in STRIDED_CASES])
 def test_strided_arguments_match_torch(fn, words):
     check(fn, words)
+
+
+# ---- issue 6 leftovers (ops/leftovers.py)
+LEFTOVER_CASES = [
+    ("unsafe_split dim", lambda m: m.unsafe_split(a(m, 4), 2, dim=3), ["dim"]),
+    ("unsafe_split negative size", lambda m: a(m, 4).unsafe_split(-1), ["split_size"]),
+    ("unsafe_split_with_sizes sum", lambda m: m.unsafe_split_with_sizes(a(m, 4), [1, 2]),
+     ["split_sizes"]),
+    ("unsafe_chunk zero", lambda m: m.unsafe_chunk(a(m, 4), 0), ["chunk"]),
+    ("unsafe_chunk dim", lambda m: a(m, 2, 2).unsafe_chunk(2, dim=-3), ["dim"]),
+    ("nonzero_static negative size", lambda m: m.nonzero_static(a(m, 3), size=-2), ["size"]),
+    ("norm_except_dim dim", lambda m: m.norm_except_dim(a(m, 2, 3), 2, 4), ["dim"]),
+    ("nuclear_norm 1-d", lambda m: m.nuclear_norm(a(m, 3)), ["dim"]),
+    ("frobenius_norm dim", lambda m: m.frobenius_norm(a(m, 2, 3), (0, 5)), ["dim"]),
+    ("empty_strided lengths", lambda m: m.empty_strided((2, 3), (1,)), ["stride"]),
+    ("empty_strided negative", lambda m: m.empty_strided((2, -3), (3, 1)), ["negative"]),
+    ("new_empty_strided negative", lambda m: a(m, 2).new_empty_strided((-1,), (1,)),
+     ["negative"]),
+]
+CASES.extend(LEFTOVER_CASES)  # (the coverage test above reads CASES when it runs)
+
+
+@pytest.mark.parametrize("fn,words", [c[1:] for c in LEFTOVER_CASES],
+                         ids=[c[0] for c in LEFTOVER_CASES])
+def test_leftover_arguments_match_torch(fn, words):
+    check(fn, words)
+
+
+# ---- issue 6 leftovers: the *_copy functions (ops/view_copies.py)
+VIEW_COPY_CASES = [
+    ("transpose_copy dim", lambda m: m.transpose_copy(a(m, 2, 3), 0, 2), ["dim"]),
+    ("permute_copy dims", lambda m: m.permute_copy(a(m, 2, 3), (0, 0)), ["dim"]),
+    ("view_copy size", lambda m: m.view_copy(a(m, 2, 3), (4,)), ["size"]),
+    ("unsqueeze_copy dim", lambda m: m.unsqueeze_copy(a(m, 2), 3), ["dim"]),
+    ("squeeze_copy dim", lambda m: m.squeeze_copy(a(m, 2), 2), ["dim"]),
+    ("expand_copy size", lambda m: m.expand_copy(a(m, 2), (3,)), ["size"]),
+    ("select_copy index", lambda m: m.select_copy(a(m, 2, 3), 1, 5), ["index"]),
+    ("slice_copy dim", lambda m: m.slice_copy(a(m, 2, 3), 2), ["dim"]),
+    ("diagonal_copy dims", lambda m: m.diagonal_copy(a(m, 2, 3), 0, 0, 0), ["dim"]),
+    ("unfold_copy size", lambda m: m.unfold_copy(a(m, 3), 0, 4, 1), ["size"]),
+    ("as_strided_copy bounds", lambda m: m.as_strided_copy(a(m, 4), (3,), (2,)),
+     ["out of bounds"]),
+]
+CASES.extend(VIEW_COPY_CASES)  # (the coverage test above reads CASES when it runs)
+
+
+@pytest.mark.parametrize("fn,words", [c[1:] for c in VIEW_COPY_CASES],
+                         ids=[c[0] for c in VIEW_COPY_CASES])
+def test_view_copy_arguments_match_torch(fn, words):
+    check(fn, words)

@@ -481,10 +481,10 @@ def fill_diagonal_(input, fill_value, wrap=False):  # noqa: A002
 # ----------------------------------------------------------------- public names (registry.py)
 from .registry import register  # noqa: E402
 
-register(unique, signature="input, sorted=True, return_inverse=False, return_counts=False, "
-                           "dim=None", differentiable=False)
-register(unique_consecutive, signature="input, return_inverse=False, return_counts=False, "
-                                       "dim=None", differentiable=False)
+# unique, unique_consecutive, bincount, count_nonzero: no signature= (which adds out=):
+# PyTorch's take no out= and raise TypeError for one
+register(unique, differentiable=False)
+register(unique_consecutive, differentiable=False)
 register(searchsorted, method=False, differentiable=False,
          signature="sorted_sequence, input, *, out_int32=False, right=False, side=None, "
                    "sorter=None")
@@ -492,11 +492,11 @@ register(bucketize, method=False, differentiable=False,
          signature="input, boundaries, *, out_int32=False, right=False")
 register(isin, method=False, differentiable=False,
          signature="elements, test_elements, *, assume_unique=False, invert=False")
-register(bincount, differentiable=False, signature="input, weights=None, minlength=0")
-register(count_nonzero, differentiable=False, signature="input, dim=None")
+register(bincount, differentiable=False)
+register(count_nonzero, differentiable=False)
 register(argwhere, differentiable=False, signature="input")
 register(histc, differentiable=False, signature="input, bins=100, min=0, max=0")
-register(histogram, differentiable=False,
+register(histogram, differentiable=False, tuple_out=True,  # out=(hist, bin_edges)
          signature="input, bins, *, range=None, weight=None, density=False")
 register(unravel_index, method=False, differentiable=False)
 register(tril_indices, method=False, differentiable=False)

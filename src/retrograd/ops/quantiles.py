@@ -27,7 +27,7 @@ from .binary import lerp
 from .index import gather
 from .reduce import _extreme_all_vjp, _one_dim, _select_fwd, _select_vjp
 from .shape import reshape, reshape_op, transpose, unsqueeze
-from .sorting import sort
+from .sorting import _order, _sorted
 from .stats import quiet
 
 median_type = namedtuple("median", ["values", "indices"])
@@ -232,6 +232,62 @@ _transpose1 = defop("transpose", lambda a, d0, d1: namespace(a).swapaxes(a, d0, 
 _MODES = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
+# at most this many distinct positions read: a partition (O(n)) instead of a full sort
+_PARTIAL_MAX = 16
+
+# SortBackward0 (sort's derivative, _select_vjp: the gradient scattered back to ``idx``)
+# whose forward is handed the values, found by a partition: correct at the positions
+# quantile reads, which is all that the graph ever reads of them
+_sort_read = defop("sort", lambda a, idx, values, dim, keepdim: values, _select_vjp,
+                   "SortBackward0", 1, NOTHING)
+
+
+def _partial_sort(a, lo, hi, nans):
+    """``(indices, values)`` of a stable sort of ``a`` along its last dim, right at the
+    positions ``lo`` and ``hi`` (the same in every slice) read: there the values, and the
+    index each comes from (ties by index, nans last), are the full sort's; elsewhere the
+    indices are still a permutation (SortBackward0 scatters through them) and the values
+    are only partitioned.  ``None`` where too many positions are read (sort everything)."""
+    xp = namespace(a)
+    n = a.shape[-1]
+    ks = xp.unique(xp.concatenate([lo.reshape(-1), hi.reshape(-1)])).astype("int64")
+    if a.ndim == 0 or n == 0 or len(ks) > _PARTIAL_MAX:
+        return None
+    ks = [int(k) for k in ks]
+    values = xp.partition(a, ks, axis=-1)  # (nans last, as the sort)
+    flat = a.reshape(-1, n)
+    part = values.reshape(-1, n)
+    isnan = nans.reshape(-1, n)
+    wants = []
+    for k in ks:
+        v = part[:, k][:, None]
+        vnan = xp.isnan(v)
+        same = (flat == v) | (vnan & isnan) if vnan.any() else flat == v
+        want = xp.argmax(same, axis=-1)  # the first element equal to v
+        ties = same.sum(axis=-1) > 1
+        if ties.any():  # the (k - #smaller)-th of the equal elements, in index order
+            t = xp.nonzero(ties)[0]
+            ft, st, vt = flat[t], same[t], v[t]
+            smaller = xp.where(vnan[t], ~isnan[t], ft < vt).sum(axis=-1)
+            hit = st & (xp.cumsum(st, axis=-1) == (k - smaller + 1)[:, None])
+            want[t] = xp.argmax(hit, axis=-1)
+        wants.append(want)
+    # a permutation with wants at ks: the identity, except that positions ks take wants
+    # and the indices ks that no position k wants go where those wants were
+    w = xp.stack(wants, axis=1)  # (slices, J)
+    kk = xp.asarray(ks)
+    k_wanted = (kk[None, :, None] == w[:, None, :]).any(axis=-1)
+    w_in_k = (w[:, :, None] == kk[None, None, :]).any(axis=-1)
+    big = n + 1
+    homeless = xp.sort(xp.where(k_wanted, big, kk[None, :]), axis=-1)
+    free = xp.sort(xp.where(w_in_k, big, w), axis=-1)
+    order = xp.broadcast_to(xp.arange(n, dtype="int64"), flat.shape).copy()
+    rows, cols = xp.nonzero(homeless < big)
+    order[rows, free[rows, cols]] = homeless[rows, cols]
+    order[:, kk] = w
+    return order.reshape(a.shape), values
+
+
 def _quantile(x, q, dim, keepdim, interpolation, ignore_nan):
     name = "nanquantile" if ignore_nan else "quantile"
     data = x._data
@@ -264,7 +320,7 @@ def _quantile(x, q, dim, keepdim, interpolation, ignore_nan):
     # the output shape, then PyTorch's steps (Sorting.cpp quantile_compute)
     if dim is None:
         out_shape = [1] * x.ndim if keepdim else []
-        sorted_ = sort(reshape(x, -1)).values
+        flat = reshape(x, -1)
     else:
         d = (_one_dim(dim, x.ndim, name) or (0,))[0]
         out_shape = list(x.shape)
@@ -273,22 +329,22 @@ def _quantile(x, q, dim, keepdim, interpolation, ignore_nan):
                 out_shape[d] = 1
             else:
                 del out_shape[d]
-        if x.ndim and d == x.ndim - 1:
-            sorted_ = sort(x).values
-        else:
-            sorted_ = sort(transpose(unsqueeze(x, -1), d, -1)).values
+        flat = x if x.ndim and d == x.ndim - 1 else transpose(unsqueeze(x, -1), d, -1)
     full = [int(qd.size) if qd.ndim else 1] + out_shape
-    in_shape = tuple(full[1:]) + (sorted_.shape[-1],)  # PyTorch views sorted as (*, n)
-    sorted_ = reshape_op(sorted_, in_shape, tuple(sorted_.shape))
-    s = sorted_._data
-    n = s.shape[-1]
+    in_shape = tuple(full[1:]) + (flat.shape[-1],)  # PyTorch views sorted as (*, n)
+    f = flat._data
+    n = f.shape[-1]
     qv = qd.reshape(-1)
+    rows = in_shape[:-1] + (1,)
+    # the ranks come from the unsorted data (its nans, counted per slice: the same as the
+    # sorted slice's), so the sort can stop at the positions they read
     with quiet(xp):
+        nans = xp.isnan(f)
         if ignore_nan:
-            ranks = qv * ((~xp.isnan(s)).sum(axis=-1, keepdims=True) - 1)
+            ranks = qv * ((n - nans.sum(axis=-1)).reshape(rows) - 1)
             ranks = xp.where(ranks < 0, 0, ranks)
         else:
-            ranks = xp.where(xp.isnan(s).any(axis=-1, keepdims=True), n - 1, qv * (n - 1))
+            ranks = xp.where(nans.any(axis=-1).reshape(rows), n - 1, qv * (n - 1))
     ranks = ranks.astype(data.dtype)
     if interpolation == "lower":
         ranks = xp.floor(ranks)
@@ -296,6 +352,12 @@ def _quantile(x, q, dim, keepdim, interpolation, ignore_nan):
         ranks = xp.ceil(ranks)
     elif interpolation == "nearest":
         ranks = xp.round(ranks)  # half to even, as PyTorch's round_
+    partial = _partial_sort(f, xp.floor(ranks), xp.ceil(ranks), nans)
+    if partial is None:  # SortBackward0, as PyTorch's sort
+        sorted_ = _sorted(flat, _order(f, f.ndim - 1, False), flat.ndim - 1, True)
+    else:
+        sorted_ = _sort_read(flat, partial[0], partial[1], flat.ndim - 1, True)
+    sorted_ = reshape_op(sorted_, in_shape, tuple(sorted_.shape))
     below = ranks.astype("int64")
     values = gather(sorted_, -1, make_tensor(below))
     if interpolation in ("linear", "midpoint"):
