@@ -401,7 +401,8 @@ class Tensor:
             group = vc[1].group_of(self)
             if group is not None and group.base() is self:
                 for v in group.views:
-                    if v is not self and v._grad_fn is None and v._data.dtype.kind == "f":
+                    if v is not self and v._grad_fn is None and v._data.dtype.kind == "f" \
+                            and not above.regenerate_view(self, v):  # (memory unchanged)
                         v._requires_grad = True
                         v._acc = NO_EDGE
 
@@ -683,7 +684,7 @@ class _Above:
     (``retrograd/_assembly.py``) fills them in; importing them here would make a cycle."""
 
     __slots__ = ("legacy_new", "tensor", "zeros", "ones", "empty", "full", "rebuild",
-                 "backward", "unbind")
+                 "backward", "unbind", "regenerate_view")
 
 
 above = _Above()

@@ -90,27 +90,6 @@ def _saved_tensors(prog, failure):
                                         "another view of its base has been modified" in m)
 
 
-@known("after an in-place change of its base, a view's grad_fn is AsStridedBackward0 in "
-       "PyTorch (retrograd keeps the view's own)")
-def _view_regenerated(prog, failure):
-    return failure.kind == "grad_fn" and failure.detail[:1] == ("AsStridedBackward0",)
-
-
-@known("a view taken before requires_grad_() on its base, with the memory changed in place in "
-       "between: PyTorch regenerates the view's grad_fn (AsStridedBackward0, not a leaf), "
-       "retrograd makes it a leaf whose gradient goes nowhere (the view's creation version is "
-       "not kept)")
-def _view_before_requires_grad_changed(prog, failure):
-    return failure.kind == "flags" and "requires_grad_" in _ops(prog) and any(
-        st.kind == "inplace" for st in prog.steps)
-
-
-
-
-
-
-
-
 @known("create_graph: whether a derivative requires grad differs where it is not yet its own "
        "record (prelu's and hardsigmoid's do in PyTorch; relu, leaky_relu, hardtanh, "
        "threshold, hard/softshrink and rrelu match: tests/test_derivative_records.py)")
@@ -130,14 +109,11 @@ def _texts_all(prog):
     return [src for src, _ in prog.chunks()]
 
 
-@known("an in-place write of a tensor that requires grad into one that does not (x[i] = v, "
-       "copy_, masked_fill_): PyTorch makes the target and its base non-leaves that require "
-       "grad (a bool target: not), retrograd keeps them leaves")
-def _inplace_requires_grad(prog, failure):
-    writes = any(st.kind == "inplace" and (st.op in ("setitem", "copy_", "masked_fill_")
-                                           or len(set(_NAME.findall(st.text))) > 1)
-                 for st in prog.steps)
-    return writes and failure.kind in ("flags", "raise", "grad", "grad_fn")
+@known("an integer or bool tensor made to require grad (fill_ by a tensor requiring grad, as "
+       "PyTorch): PyTorch's advanced indexing of it raises 'Autograd not support dtype'")
+def _integer_requires_grad_index(prog, failure):
+    return _raised_only_in(failure, "torch") and "Autograd not support dtype" in \
+        failure.message
 
 
 @known("in-place on an expanded tensor: NumPy's read-only ValueError (PyTorch: RuntimeError, "
