@@ -115,6 +115,10 @@ ADOPTED = {
     "first_written_itself": lambda m, b, v, s: (v.copy_(s), v.mul_(2)),
     "setitem_into_it": lambda m, b, v, s: (b.__setitem__(0, s), v.__setitem__(0, 3.0)),
     "under_no_grad": lambda m, b, v, s: (b.__setitem__(0, s), _no_grad_mul(m, v)),
+    # reading grad_fn or is_leaf re-derives the view in PyTorch: then the change is fine
+    "grad_fn_read_between": lambda m, b, v, s: (b.add_(s), v.grad_fn, v.mul_(2)),
+    "is_leaf_read_between": lambda m, b, v, s: (b[0].copy_(s), v.is_leaf, v.mul_(2)),
+    "requires_grad_read_between": lambda m, b, v, s: (b.add_(s), v.requires_grad, v.mul_(2)),
 }
 
 

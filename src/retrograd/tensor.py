@@ -417,11 +417,15 @@ class Tensor:
         fn = self._grad_fn
         if getattr(fn, "refused", False):  # a view PyTorch won't re-derive (ops/inplace.py)
             fn.vjp(fn, None, None)  # raises, explaining why
+        if adopted_views:  # reading it re-derives the view in PyTorch (ops/inplace.py)
+            adopted_views.pop(id(self), None)
         return fn
 
     @property
     def is_leaf(self) -> bool:
         """True unless the tensor was made by a recorded op (then it has a grad_fn)."""
+        if adopted_views:
+            adopted_views.pop(id(self), None)
         return self._grad_fn is None
 
     @property
@@ -688,6 +692,9 @@ class _Above:
 
 
 above = _Above()
+
+# id -> weak reference of the views ops/inplace.py's rebase_views "adopted" (see _adopt there)
+adopted_views: dict = {}
 
 
 def is_tensor(obj) -> bool:

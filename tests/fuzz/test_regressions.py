@@ -412,6 +412,33 @@ v2.requires_grad_()
 loss = (v1 * v1.detach().tanh()).sum() + (v3 * v3.detach().tanh()).sum()
 loss.backward()
 """,
+    # copy_ of a tensor requiring grad into a bool piece of unbind records nothing, so
+    # PyTorch makes no view check (seed 8000628); empty tensors: in-place through an expanded
+    # one, roll by any dim, bool mm (PyTorch returns before checking)
+    "bool_piece_copy_and_empty_tensors": """
+v1 = T.tensor([True, False], dtype=T.bool)
+v3 = T.tensor(-2.0, dtype=T.float64, requires_grad=True)
+v4 = v1.unbind(0)[1]
+v4.copy_(v3)
+v5 = T.zeros((0,)).expand(1, 3, 0, -1).add_(3)
+v6 = T.zeros((0, 3), dtype=T.float64, requires_grad=True).roll(1, 5)
+v7 = T.zeros((0, 2), dtype=T.bool).mm(T.zeros((2, 1), dtype=T.bool))
+v8 = T.zeros((2, 0), dtype=T.bool) @ T.zeros((0, 3), dtype=T.bool)
+loss = (v6 * 2).sum()
+loss.backward()
+""",
+    # sgn saves its input and result as PyTorch: changing the result in place makes the
+    # backward raise (seeds 8011957, 8010405)
+    "sgn_saves_result": """
+v2 = T.tensor(1.0, dtype=T.float64, requires_grad=True)
+v3 = v2.sgn()
+v3 -= 2.0
+loss = (v3 * v3.detach().tanh()).sum()
+try:
+    gs = T.autograd.grad(loss, [v2], create_graph=True, allow_unused=True)
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
 }
 
 

@@ -20,7 +20,7 @@ from ..autograd.graph import NO_EDGE, SavedOutput, move_retain_grad
 import numpy as _np
 
 from ..backend import namespace
-from ..tensor import Tensor, make_tensor
+from ..tensor import Tensor, adopted_views, make_tensor
 from . import pointwise
 from ._apply import OUTPUT, apply_op, defop
 
@@ -170,9 +170,11 @@ _NO_GRAD_TAIL = (
 # re-derived from the base's (AsStridedBackward0), but PyTorch still counts them as leaves
 # when checking an in-place change (the view has no graph position of its own), so a recorded
 # in-place op on one raises "a leaf Variable that requires grad..." (the fuzzer's seed-100000
-# run: `v = b[1]; b[0] = w; v.mul_(2)` raises in PyTorch)
-# (id -> weak reference: a Tensor's == is elementwise, so no WeakSet)
-_ADOPTED: dict = {}
+# run: `v = b[1]; b[0] = w; v.mul_(2)` raises in PyTorch, unless v.grad_fn was read between)
+# (id -> weak reference: a Tensor's == is elementwise, so no WeakSet).  PyTorch re-derives
+# the view (and the check passes) once its grad_fn or is_leaf is read: tensor.py drops the
+# entry there
+_ADOPTED = adopted_views
 
 
 def _adopt(v):
@@ -364,7 +366,8 @@ def _leaf_error(x, name):
 
 
 def _overlapping(a) -> bool:
-    return any(s == 0 and n > 1 for n, s in zip(a.shape, a.strides))
+    # (an empty tensor has no element to share memory: PyTorch writes "through" it)
+    return a.size != 0 and any(s == 0 and n > 1 for n, s in zip(a.shape, a.strides))
 
 
 class _Interface:
@@ -504,8 +507,14 @@ def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
         if not wants and state.enabled:
             check_no_grad_view(x, name)
         if wants:
-            check_view_of_leaf(x, name)
+            floating = x._data.dtype.kind == "f"
+            if floating:
+                check_view_of_leaf(x, name)
             result = op_fn(shadow_of(x, saves_inputs), *args, **kwargs)
+            if not floating and result._requires_grad:
+                # (an integer or bool target: PyTorch checks the view only where the op
+                # records, as fill_ does and copy_ does not)
+                check_view_of_leaf(x, name)
             if isinstance(result, Tensor) and not result._requires_grad:
                 # nothing recorded (copy_ of a tensor that requires grad into an integer or
                 # bool one: PyTorch's target stays a leaf that does not require grad)

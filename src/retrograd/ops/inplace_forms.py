@@ -217,11 +217,3 @@ register(BITWISE["bitwise_right_shift_"], "__irshift__", function=False, method=
 register(ifloordiv, "__ifloordiv__", function=False, method=False, dunders=("__ifloordiv__",))
 register(MORE["remainder_"], "__imod__", function=False, method=False, dunders=("__imod__",))
 register(pow_, "__ipow__", function=False, method=False, dunders=("__ipow__",))
-
-
-# masked_fill_ by a 0-d tensor requiring grad records into an integer or bool tensor too, as
-# PyTorch (see _fill_tensor_op in inplace.py); its op is made in ops/__init__.py, which
-# imports this module after it
-from . import _masked_fill_tensor  # noqa: E402
-
-_masked_fill_tensor.op.node_cls.any_dtype = True
