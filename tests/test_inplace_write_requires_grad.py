@@ -119,6 +119,9 @@ ADOPTED = {
     "grad_fn_read_between": lambda m, b, v, s: (b.add_(s), v.grad_fn, v.mul_(2)),
     "is_leaf_read_between": lambda m, b, v, s: (b[0].copy_(s), v.is_leaf, v.mul_(2)),
     "requires_grad_read_between": lambda m, b, v, s: (b.add_(s), v.requires_grad, v.mul_(2)),
+    # a view made to require grad itself (a leaf), then its base changed (seed 8108908)
+    "view_requires_grad_then_base_changed": lambda m, b, v, s: (
+        v.requires_grad_(), b[0].mul_(s), v.cos_()),
 }
 
 

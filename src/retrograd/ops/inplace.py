@@ -345,7 +345,7 @@ def rebase_views(x, recorded=True):
                                     _positions(base._data, v._data), v._data,
                                     tuple(base.shape)))
                 old_fn, old_nr = v._grad_fn, v._nr
-                if old_fn is None and not v._requires_grad:
+                if old_fn is None:  # (a leaf view, requiring grad or not)
                     _adopt(v)
                 v._grad_fn = new._grad_fn
                 v._requires_grad = True
