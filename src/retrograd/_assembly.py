@@ -23,7 +23,7 @@ from . import _creation, ops
 from .autograd import engine, frontend
 from .autograd.tracing import Trace
 from .ops import registry
-from .ops.inplace import copy_
+from .ops.inplace import copy_, regenerate_view
 from .ops.layout import unbind
 from .ops.shape import sum_to_size
 from .tensor import Tensor, above, make_tensor
@@ -40,6 +40,7 @@ above.full = _creation.full
 above.rebuild = _creation._rebuild
 above.backward = frontend.backward
 above.unbind = unbind
+above.regenerate_view = regenerate_view
 
 engine.above.Tensor = Tensor
 engine.above.make_tensor = make_tensor

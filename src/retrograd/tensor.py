@@ -401,7 +401,8 @@ class Tensor:
             group = vc[1].group_of(self)
             if group is not None and group.base() is self:
                 for v in group.views:
-                    if v is not self and v._grad_fn is None and v._data.dtype.kind == "f":
+                    if v is not self and v._grad_fn is None and v._data.dtype.kind == "f" \
+                            and not above.regenerate_view(self, v):  # (memory unchanged)
                         v._requires_grad = True
                         v._acc = NO_EDGE
 
@@ -416,11 +417,15 @@ class Tensor:
         fn = self._grad_fn
         if getattr(fn, "refused", False):  # a view PyTorch won't re-derive (ops/inplace.py)
             fn.vjp(fn, None, None)  # raises, explaining why
+        if adopted_views:  # reading it re-derives the view in PyTorch (ops/inplace.py)
+            adopted_views.pop(id(self), None)
         return fn
 
     @property
     def is_leaf(self) -> bool:
         """True unless the tensor was made by a recorded op (then it has a grad_fn)."""
+        if adopted_views:
+            adopted_views.pop(id(self), None)
         return self._grad_fn is None
 
     @property
@@ -683,10 +688,13 @@ class _Above:
     (``retrograd/_assembly.py``) fills them in; importing them here would make a cycle."""
 
     __slots__ = ("legacy_new", "tensor", "zeros", "ones", "empty", "full", "rebuild",
-                 "backward", "unbind")
+                 "backward", "unbind", "regenerate_view")
 
 
 above = _Above()
+
+# id -> weak reference of the views ops/inplace.py's rebase_views "adopted" (see _adopt there)
+adopted_views: dict = {}
 
 
 def is_tensor(obj) -> bool:

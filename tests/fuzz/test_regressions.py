@@ -373,6 +373,72 @@ v7 = T.sin(v6)
 loss = (v7 * v7.detach().tanh()).sum()
 gs = T.autograd.grad(loss, [v1, v5, v6], create_graph=True, allow_unused=True)
 """,
+    # writing a tensor that requires grad into one that does not makes it (and its base, and
+    # the base's other views) a non-leaf requiring grad; into an integer or bool tensor only
+    # a fill by a 0-d tensor records, copy_ does not (seeds 100243, 101335, 101797, 103099)
+    "inplace_write_requires_grad": """
+v0 = T.tensor([[-2.0, 1.0], [0.5, 3.0]], dtype=T.float64)
+v1 = v0[1]
+v2 = T.tensor(0.5, dtype=T.float64, requires_grad=True)
+v3 = T.tensor([1.0, -1.0], dtype=T.float64, requires_grad=True)
+v0[0] = v2
+v1.mul_(v3)
+v4 = T.tensor([[1]], dtype=T.int64)
+v4[0] = v2.sum()
+v5 = T.tensor([1.0, 1.0, -2.0], dtype=T.float64).ne(3)
+v5[2] = v2.sum()
+v6 = T.tensor([-2, 2, 1], dtype=T.int64)
+v6[1] = v2.sum()
+v6.masked_fill_(v6 > 0, 2.0)
+v7 = T.tensor([False, True], dtype=T.bool)
+v7[0:1] = v2.sum()
+with T.set_grad_enabled(False):
+    v8 = v7.unbind(-1)[1]
+loss = (v0 * v0.detach().tanh()).sum() + (v1 * 2).sum()
+loss.backward()
+""",
+    # a view's grad_fn after its base changed in place under no_grad is AsStridedBackward0;
+    # a view taken before requires_grad_() on its base, with the memory changed in between,
+    # is re-derived (AsStridedBackward0, its gradient reaches the base), not a leaf
+    "view_regenerated_after_change": """
+v0 = T.tensor([[[2.0, -2.0, 0.0]]], dtype=T.float64, requires_grad=True)
+v1 = v0.unflatten(2, (1, 1, 3))
+with T.no_grad():
+    v0 /= 2
+v2 = T.tensor([1.0, 2.0, 3.0], dtype=T.float64)
+v3 = v2[1:]
+v2.mul_(2)
+v2.requires_grad_()
+loss = (v1 * v1.detach().tanh()).sum() + (v3 * v3.detach().tanh()).sum()
+loss.backward()
+""",
+    # copy_ of a tensor requiring grad into a bool piece of unbind records nothing, so
+    # PyTorch makes no view check (seed 8000628); empty tensors: in-place through an expanded
+    # one, roll by any dim, bool mm (PyTorch returns before checking)
+    "bool_piece_copy_and_empty_tensors": """
+v1 = T.tensor([True, False], dtype=T.bool)
+v3 = T.tensor(-2.0, dtype=T.float64, requires_grad=True)
+v4 = v1.unbind(0)[1]
+v4.copy_(v3)
+v5 = T.zeros((0,)).expand(1, 3, 0, -1).add_(3)
+v6 = T.zeros((0, 3), dtype=T.float64, requires_grad=True).roll(1, 5)
+v7 = T.zeros((0, 2), dtype=T.bool).mm(T.zeros((2, 1), dtype=T.bool))
+v8 = T.zeros((2, 0), dtype=T.bool) @ T.zeros((0, 3), dtype=T.bool)
+loss = (v6 * 2).sum()
+loss.backward()
+""",
+    # sgn saves its input and result as PyTorch: changing the result in place makes the
+    # backward raise (seeds 8011957, 8010405)
+    "sgn_saves_result": """
+v2 = T.tensor(1.0, dtype=T.float64, requires_grad=True)
+v3 = v2.sgn()
+v3 -= 2.0
+loss = (v3 * v3.detach().tanh()).sum()
+try:
+    gs = T.autograd.grad(loss, [v2], create_graph=True, allow_unused=True)
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
 }
 
 

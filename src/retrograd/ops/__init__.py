@@ -168,6 +168,7 @@ _masked_fill_number = pointwise.defop(
     "masked_fill", _masked_fill_fwd, _masked_fill_vjp, "MaskedFillBackward0", 1)
 _masked_fill_tensor = pointwise.defop(
     "masked_fill", _masked_fill_fwd, _masked_fill_vjp, "MaskedFillBackward1", 2)
+_masked_fill_tensor.op.node_cls.any_dtype = True  # into an int/bool tensor too (inplace.py)
 
 
 def masked_fill(x, mask, value):

@@ -93,7 +93,7 @@ def _new_node(node_cls, nxt, nrs, params, data):
 def record(node_cls, inputs, out, params, extras=()):
     """Attach a new ``node_cls`` node to ``out`` (a fresh tensor) for ``inputs``."""
     data = out._data
-    if data.dtype.kind != "f":
+    if data.dtype.kind != "f" and not getattr(node_cls, "any_dtype", False):
         return None  # integer and bool results never require grad (argmax, comparisons)
     nxt = []
     nrs = None
@@ -531,7 +531,8 @@ def _binary_caller(op):
         out._extra = None
         ga = a_is_t and a._requires_grad
         gb = b_is_t and b._requires_grad
-        if not ((ga or gb) and differentiable and state.enabled and data.dtype.kind == "f"):
+        if not ((ga or gb) and differentiable and state.enabled and (
+                data.dtype.kind == "f" or getattr(node_cls, "any_dtype", False))):
             out._grad_fn = None
             out._requires_grad = False
             return out

@@ -116,7 +116,8 @@ def lerp(input, end, weight):  # noqa: A002
     # op (a 0-d weight counts only against 0-d operands: input float32 of shape [2] with
     # an int64 or float64 0-d weight stays float32; all 0-d, float32 and float64 is float64)
     cast_weight = isinstance(weight, Tensor) and weight._data.ndim == 0 and \
-        weight._data.dtype != dt and dt.kind == "f"
+        weight._data.dtype != dt and dt.kind == "f" and not (
+            isinstance(end, Tensor) and end._data.dtype != dt)  # (end: input's dtype, always)
     if cast_weight:
         from .. import dtypes
 

@@ -13,12 +13,14 @@ and every other view that records a graph is re-derived from the base's new grad
 
 from __future__ import annotations
 
+import weakref
+
 from ..autograd.grad_mode import enable_grad, no_grad, state
 from ..autograd.graph import NO_EDGE, SavedOutput, move_retain_grad
 import numpy as _np
 
 from ..backend import namespace
-from ..tensor import Tensor, make_tensor
+from ..tensor import Tensor, adopted_views, make_tensor
 from . import pointwise
 from ._apply import OUTPUT, apply_op, defop
 
@@ -163,10 +165,73 @@ _NO_GRAD_TAIL = (
 )
 
 
-def check_view_of_leaf(x, name):
+# Views taken while their base did not require grad, which came to require grad only because
+# the base (or another view of it) was then written with a tensor that does: their grad_fn is
+# re-derived from the base's (AsStridedBackward0), but PyTorch still counts them as leaves
+# when checking an in-place change (the view has no graph position of its own), so a recorded
+# in-place op on one raises "a leaf Variable that requires grad..." (the fuzzer's seed-100000
+# run: `v = b[1]; b[0] = w; v.mul_(2)` raises in PyTorch, unless v.grad_fn was read between)
+# (id -> weak reference: a Tensor's == is elementwise, so no WeakSet).  PyTorch re-derives
+# the view (and the check passes) once its grad_fn or is_leaf is read: tensor.py drops the
+# entry there
+_ADOPTED = adopted_views
+
+
+def _adopt(v):
+    key = id(v)
+    _ADOPTED[key] = weakref.ref(v, lambda _r: _ADOPTED.pop(key, None))
+
+
+def _adopted(x) -> bool:
+    ref = _ADOPTED.get(id(x))
+    return ref is not None and ref() is x
+
+
+# Views whose memory changed in place (while their base did not require grad) since they
+# were taken: PyTorch keeps a view's creation version and re-derives its grad_fn when that
+# differs, so a later requires_grad_() on the base gives such a view AsStridedBackward0 (not
+# a leaf), where an unchanged one stays a leaf (see regenerate_view)
+_STALE: dict = {}
+
+
+def _mark_stale(v):
+    key = id(v)
+    _STALE[key] = weakref.ref(v, lambda _r: _STALE.pop(key, None))
+
+
+def regenerate_view(base, v) -> bool:
+    """Called by ``requires_grad_()`` on ``base`` for each view ``v`` of it without a
+    grad_fn: re-derive ``v`` from ``base`` (AsStridedBackward0) if its memory changed since
+    it was taken, as PyTorch; False if not (``v`` stays a leaf)."""
+    ref = _STALE.pop(id(v), None)
+    if ref is None or ref() is not v:
+        return False
+    group = _group(v)
+    if group is None or group.flag(v) is not None:
+        return False
+    try:
+        pos = _positions(base._data, v._data)
+    except RuntimeError:  # an expanded view: no element positions
+        return False
+    with enable_grad():
+        new = apply_op(_as_strided.op, (base,), (pos, v._data, tuple(base.shape)))
+    v._grad_fn = new._grad_fn
+    v._requires_grad = True
+    v._nr = 0
+    return True
+
+
+def check_view_of_leaf(x, name, adopted=True):
     """PyTorch refuses an in-place change (that records a graph) of a view of a leaf that
     requires grad, of an output of split/chunk/unbind (functions that return several views)
-    or a view of one, and of a view made under no_grad."""
+    or a view of one, of a view made under no_grad, and of a view adopted into its base's
+    graph (see ``_ADOPTED``)."""
+    if adopted and _ADOPTED and _adopted(x):
+        raise RuntimeError(
+            f"a leaf Variable that requires grad is being used in an in-place operation "
+            f"({name} on a view of shape {list(x.shape)} taken before its base came to "
+            "require grad: PyTorch counts it as a leaf). Take the view again after the write "
+            "that made the base require grad, or use the out-of-place op.")
     group = _group(x)
     flag = group.flag(x) if group is not None else None
     if flag == "multi":
@@ -214,6 +279,12 @@ def _refused_vjp(node, g, saved):
 _refused = defop("refused_view", lambda base, message, data: data, _refused_vjp,
                  "RefusedViewBackward", 1)
 _refused.op.node_cls.refused = True
+# PyTorch records these for a target of any dtype: an integer or bool tensor that gets a
+# value requiring grad by fill_/masked_fill_ (with a 0-d tensor), x[i] = 0-d tensor or
+# index_put_ requires grad, not a leaf (record() otherwise refuses integer results); the
+# views and base of such a tensor follow it (AsStridedBackward0, CopySlices)
+for _op in (_as_strided, _copy_slices, _refused):
+    _op.op.node_cls.any_dtype = True
 
 
 def _refusal(v, flag):
@@ -253,8 +324,14 @@ def rebase_views(x, recorded=True):
             move_retain_grad(base, old_fn, old_nr)  # .grad: of its latest value
     for group in groups.groups:
         base = group.base()
-        if not group.keep[0] or base is None or not base._requires_grad:
-            continue  # no view alive, or none that records a graph
+        if not group.keep[0] or base is None:
+            continue  # no view alive
+        if not base._requires_grad:  # none records a graph, until requires_grad_()
+            if base._data.dtype.kind == "f" and base._grad_fn is None:
+                for v in group.views:
+                    if v is not base and v._grad_fn is None:
+                        _mark_stale(v)
+            continue
         with enable_grad():
             for v in group.views:
                 if v is base or v._vc is not vc:
@@ -268,6 +345,8 @@ def rebase_views(x, recorded=True):
                                     _positions(base._data, v._data), v._data,
                                     tuple(base.shape)))
                 old_fn, old_nr = v._grad_fn, v._nr
+                if old_fn is None:  # (a leaf view, requiring grad or not)
+                    _adopt(v)
                 v._grad_fn = new._grad_fn
                 v._requires_grad = True
                 v._nr = 0
@@ -287,7 +366,8 @@ def _leaf_error(x, name):
 
 
 def _overlapping(a) -> bool:
-    return any(s == 0 and n > 1 for n, s in zip(a.shape, a.strides))
+    # (an empty tensor has no element to share memory: PyTorch writes "through" it)
+    return a.size != 0 and any(s == 0 and n > 1 for n, s in zip(a.shape, a.strides))
 
 
 class _Interface:
@@ -427,8 +507,21 @@ def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
         if not wants and state.enabled:
             check_no_grad_view(x, name)
         if wants:
-            check_view_of_leaf(x, name)
+            floating = x._data.dtype.kind == "f"
+            if floating:
+                check_view_of_leaf(x, name)
             result = op_fn(shadow_of(x, saves_inputs), *args, **kwargs)
+            if not floating and result._requires_grad:
+                # (an integer or bool target: PyTorch checks the view only where the op
+                # records, as fill_ does and copy_ does not)
+                check_view_of_leaf(x, name)
+            if isinstance(result, Tensor) and not result._requires_grad:
+                # nothing recorded (copy_ of a tensor that requires grad into an integer or
+                # bool one: PyTorch's target stays a leaf that does not require grad)
+                _write(x, result._data, name, overlap_ok)
+                x._bump_version()
+                rebase_views(x, recorded=False)
+                return x
             _write(x, result._data, name, overlap_ok)
             old_fn, old_nr = x._grad_fn, x._nr
             node = x._grad_fn = result._grad_fn
@@ -509,6 +602,7 @@ _fill_tensor_op = pointwise.defop(
     "FillBackward3", 2, pointwise.NOTHING)
 _zero_op = pointwise.defop("zero", lambda a: _fill_fwd(a, 0), lambda node, g, saved: (_zeros(g),),
                            "ZeroBackward0", 1, pointwise.NOTHING)
+_fill_tensor_op.op.node_cls.any_dtype = True  # (see _refused above)
 _fill_number = inplace(_fill_op, "fill_", False, overlap_ok=True)
 _fill_tensor = inplace(_fill_tensor_op, "fill_", False)
 
@@ -553,6 +647,9 @@ from .index import (  # noqa: E402
     getitem,
 )
 
+_setitem_op.op.node_cls.any_dtype = True  # CopySlices, as _copy_slices (see _refused)
+_index_put_op.op.node_cls.any_dtype = True
+
 
 def _is_view(x) -> bool:
     vc = x._vc
@@ -560,6 +657,13 @@ def _is_view(x) -> bool:
         return False
     group = vc[1].group_of(x)
     return group is not None and group.base() is not x
+
+
+def _only_masks(index) -> bool:
+    """An advanced index whose index arrays are all bool (masks)."""
+    items = index if isinstance(index, tuple) else (index,)
+    arrays = [i for i in items if getattr(i, "dtype", None) is not None]
+    return bool(arrays) and all(i.dtype.kind == "b" for i in arrays)
 
 
 def setitem(x, index, value):
@@ -590,6 +694,19 @@ def setitem(x, index, value):
         scalar = not v_is_t or value.ndim == 0
         name = "x[mask] = scalar" if is_mask and scalar else "x[mask] = value"
         overlap_ok = True
+    if not basic and v_is_t and value._data.dtype != x._data.dtype and not (
+            value.ndim == 0 and _only_masks(index)):
+        # PyTorch's index_put_ (only x[mask] = 0-d tensor is masked_fill_, which casts)
+        raise RuntimeError(
+            f"Index put requires the source and destination dtypes match, got "
+            f"{pointwise.scalar_type_name(x._data.dtype)} for the destination and "
+            f"{pointwise.scalar_type_name(value._data.dtype)} for the source. (x[{index!r}] = "
+            f"value of shape {list(value.shape)}: convert the value with .to(x.dtype) first)")
+    if wants and basic and x._data.dtype.kind != "f" and not (
+            v_is_t and value.ndim == 0 and region.shape != ()):
+        # into an integer or bool tensor PyTorch's copy_ records nothing (its fill_ by a 0-d
+        # tensor, and index_put_, do: see _fill_tensor_op)
+        wants = False
     target = writable_target(x, name, overlap_ok)
     if not wants and state.enabled:
         check_no_grad_view(x, "x[...] = value")
@@ -600,7 +717,8 @@ def setitem(x, index, value):
         # written with copy_, or with fill_ for a 0-d value (a number is one) of another
         # shape; the view's base then records the change (CopySlices).  (Into a tensor that
         # is not a view, the one CopySlices node below does the same, faster.)
-        check_view_of_leaf(x, "x[...] = value")
+        # (x[i] = v writes a view taken now, not x: an adopted x is no matter)
+        check_view_of_leaf(x, "x[...] = value", adopted=whole)
         view = x if whole else getitem(x, index)
         if not v_is_t:
             value = make_tensor(namespace(x._data).asarray(value, dtype=x._data.dtype))

@@ -172,6 +172,8 @@ def roll(x, shifts, dims=None):
         return roll_op(x, int(shifts) if not isinstance(shifts, tuple) else shifts[0], None)
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    if x._data.size == 0 and x.ndim and len(shifts) == len(dims):
+        return roll_op(x, shifts, (0,) * len(dims))  # PyTorch checks no dim of an empty tensor
     if x.ndim == 0:
         raise IndexError(f"roll(): Dimension specified as {dims[0]} but tensor has no "
                          "dimensions (roll a 0-d tensor without dims=)")

@@ -118,13 +118,16 @@ def track_view(x, out, flag=None):
     """
     if out.__class__ is not Tensor:  # arrays, in a first-order backward
         return out
-    if not state.enabled and x._requires_grad and out is not x and out._data.dtype.kind == "f":
+    # (an integer or bool tensor requires grad after fill_ by a tensor requiring grad, as
+    # PyTorch: its views follow it, see ops/inplace.py's _fill_tensor_op)
+    if not state.enabled and x._requires_grad and out is not x and (
+            out._data.dtype.kind == "f" or out._data.dtype == x._data.dtype):
         # PyTorch: a view made under no_grad of a tensor that requires grad requires grad
         # too, as a leaf whose gradient goes nowhere (no AccumulateGrad: see NO_EDGE)
         out._requires_grad = True
         out._acc = NO_EDGE
     vc = out._vc
-    if vc is None or vc is not x._vc or out._data.dtype.kind != "f":
+    if vc is None or vc is not x._vc:
         return out
     if len(vc) == 1:
         vc.append(ViewGroups())

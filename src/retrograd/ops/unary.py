@@ -231,7 +231,9 @@ def _sgn_fwd(a):
     return out
 
 
-sgn = defop("sgn", _sgn_fwd, _zero_grad, "SgnBackward0", 1, NOTHING)
+# saves its input and result as PyTorch (sgn_backward(self, grad, result)), though a real
+# derivative reads neither: an in-place change of either then makes backward raise there too
+sgn = defop("sgn", _sgn_fwd, _zero_grad, "SgnBackward0", 1, INPUTS | OUTPUT)
 
 _DEG = math.pi / 180
 deg2rad = defop("deg2rad", _fn("deg2rad"), lambda node, g, saved: (g * _DEG,),
