@@ -134,8 +134,8 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
     --------
     >>> from retrograd import nn
     >>> m = nn.utils.parametrizations.spectral_norm(nn.Linear(3, 2))
-    >>> [k for k in m.state_dict()][1:]
-    ['parametrizations.weight.original', 'parametrizations.weight.0._u', 'parametrizations.weight.0._v']
+    >>> [k for k in m.state_dict()][2:]
+    ['parametrizations.weight.0._u', 'parametrizations.weight.0._v']
     """
     weight = getattr(module, name, None)
     if not isinstance(weight, Tensor):
