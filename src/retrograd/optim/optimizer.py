@@ -69,19 +69,24 @@ def _with_step_hooks(step):
 
     @functools.wraps(step)
     def hooked_step(self, *args, **kwargs):
-        for pre in chain(_global_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
-            result = pre(self, args, kwargs)
-            if result is not None:
-                if isinstance(result, tuple) and len(result) == 2:
-                    args, kwargs = result
-                else:
-                    raise RuntimeError(
-                        f"{step} must return None or a tuple of (new_args, new_kwargs), but "
-                        f"got {result}.")
+        # (the hook tables are tested first: most steps have none, and this runs every step)
+        if _global_pre_hooks or self._optimizer_step_pre_hooks:
+            for pre in chain(_global_pre_hooks.values(),
+                             self._optimizer_step_pre_hooks.values()):
+                result = pre(self, args, kwargs)
+                if result is not None:
+                    if isinstance(result, tuple) and len(result) == 2:
+                        args, kwargs = result
+                    else:
+                        raise RuntimeError(
+                            f"{step} must return None or a tuple of (new_args, new_kwargs), "
+                            f"but got {result}.")
         with no_grad():  # the closure re-enables grad itself (see _evaluate_closure)
             out = step(self, *args, **kwargs)
-        for post in chain(self._optimizer_step_post_hooks.values(), _global_post_hooks.values()):
-            post(self, args, kwargs)
+        if self._optimizer_step_post_hooks or _global_post_hooks:
+            for post in chain(self._optimizer_step_post_hooks.values(),
+                              _global_post_hooks.values()):
+                post(self, args, kwargs)
         return out
 
     hooked_step.hooked = True
