@@ -456,6 +456,11 @@ class PerParameterOptimizer(Optimizer):
         """The group's options as the update wants them (read once per group and step)."""
         return group
 
+    def _keeps_state(self, group: dict) -> bool:
+        """Whether this group's parameters have state (plain SGD has none, and PyTorch then
+        leaves ``optimizer.state`` empty); without it ``_update`` gets ``state=None``."""
+        return True
+
     def _init_state(self, state: dict, param, group: dict) -> None:
         """Fill the empty state of ``param`` (an array) on its first step."""
 
@@ -472,17 +477,20 @@ class PerParameterOptimizer(Optimizer):
         update = self._update
         for group in self.param_groups:
             settings = self._group_settings(group)
+            keeps_state = self._keeps_state(group)
+            state = None
             for p in group["params"]:
                 grad = p._grad
                 if grad is None:
                     continue
                 param = p._data
-                state = state_of[p]
-                if len(state) == 0:
-                    self._init_state(state, param, group)
-                count = state.get("step")
-                if count is not None:
-                    count._data += 1
+                if keeps_state:
+                    state = state_of[p]
+                    if len(state) == 0:
+                        self._init_state(state, param, group)
+                    count = state.get("step")
+                    if count is not None:
+                        count._data += 1
                 update(param, grad._data, state, settings, scratch)
                 p._bump_version()
         return loss

@@ -47,6 +47,9 @@ class SGD(PerParameterOptimizer):
         return (to_scalar(group["lr"]), group["momentum"], group["dampening"],
                 group["nesterov"], to_scalar(group["weight_decay"]), group["maximize"])
 
+    def _keeps_state(self, group):
+        return group["momentum"] != 0
+
     def _update(self, param, grad, state, settings, scratch):
         lr, momentum, dampening, nesterov, wd, maximize = settings
         grad = effective_grad(param, grad, wd, maximize, scratch)
