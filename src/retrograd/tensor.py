@@ -361,7 +361,12 @@ class Tensor:
     def data(self, value: "Tensor") -> None:
         if not isinstance(value, Tensor):
             raise TypeError(f"Tensor.data must be set to a Tensor, not {type(value).__name__}")
-        self._data = value._data
+        old, self._data = self._data, value._data
+        # as PyTorch's set_data: an AccumulateGrad made for the old dtype/shape (kept alive by
+        # an older graph) would cast new gradients back to it, so the leaf gets a fresh one
+        if (self._acc is not None and self._acc is not NO_EDGE
+                and (old.dtype != value._data.dtype or old.shape != value._data.shape)):
+            self._acc = None
 
     # ------------------------------------------------------------------ autograd attributes
     @property

@@ -10,7 +10,6 @@ hooks see and may replace.
 from __future__ import annotations
 
 import functools
-import itertools
 import warnings
 import weakref
 from collections import OrderedDict
@@ -20,17 +19,25 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor
 
-_ids = itertools.count()
 
 
 class RemovableHandle:
     """What ``register_*_hook`` returns: ``handle.remove()`` unregisters the hook (also as
     a context manager).  ``extra_dict`` tables (with_kwargs / always_call flags) lose the
-    entry too."""
+    entry too.
+
+    It holds its tables by weak reference; pickling and deep-copying carry the tables
+    themselves (as PyTorch's), so a handle copied along with its module removes the hook
+    from the copy, and an id restored from a pickle is never handed out again.
+    """
+
+    id: int
+    next_id: int = 0
 
     def __init__(self, hooks_dict, *, extra_dict=None):
         self.hooks_dict_ref = weakref.ref(hooks_dict)
-        self.id = next(_ids)
+        self.id = RemovableHandle.next_id
+        RemovableHandle.next_id += 1
         if extra_dict is None:
             extra_dict = []
         elif isinstance(extra_dict, dict):
@@ -42,6 +49,17 @@ class RemovableHandle:
             table = ref()
             if table is not None and self.id in table:
                 del table[self.id]
+
+    def __getstate__(self):
+        return (self.hooks_dict_ref(), self.id, tuple(ref() for ref in self.extra_dict_ref))
+
+    def __setstate__(self, state) -> None:
+        # a table that is gone gets a dead reference (remove() then does nothing)
+        self.hooks_dict_ref = weakref.ref(OrderedDict() if state[0] is None else state[0])
+        self.id = state[1]
+        RemovableHandle.next_id = max(RemovableHandle.next_id, self.id + 1)
+        extras = state[2] if len(state) > 2 and state[2] is not None else ()
+        self.extra_dict_ref = tuple(weakref.ref(d) for d in extras if d is not None)
 
     def __enter__(self) -> "RemovableHandle":
         return self

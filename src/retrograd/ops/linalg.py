@@ -13,6 +13,8 @@ from ._apply import INPUTS, defop
 from . import registry
 from ._errors import tensor_arg
 from .index import getitem
+from .shape import reshape as _reshape  # (top level: an import inside linear() costs
+from .shape import t as _t  # a lookup on every layer call)
 from .shape import transpose
 
 
@@ -287,16 +289,14 @@ def linear(input, weight, bias=None):  # noqa: A002 - PyTorch's names
     >>> T.nn.functional.linear(x, w, b).shape
     retrograd.Size([2, 4])
     """
-    from .shape import reshape, t
-
-    wt = t(weight)
+    wt = _t(weight)
     if bias is None:
         return matmul(input, wt)
     if input.ndim == 2:
         return addmm(bias, input, wt)
     k = input.shape[-1] if input.ndim else 1
-    flat = reshape(input, -1, k)
-    return reshape(addmm(bias, flat, wt), *tuple(input.shape[:-1]), weight.shape[0])
+    flat = _reshape(input, -1, k)
+    return _reshape(addmm(bias, flat, wt), *tuple(input.shape[:-1]), weight.shape[0])
 
 
 def outer(a, b):

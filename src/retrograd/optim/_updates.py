@@ -81,3 +81,20 @@ def add_scaled_(target, other, alpha: float, tmp) -> None:
 def zeros_state(param):
     """A zero state array shaped and typed like the parameter's array."""
     return namespace(param).zeros_like(param)
+
+
+def adam_moments_(param, grad, state, lr: float, beta1: float, beta2: float, wd: float,
+                  decoupled: bool, maximize: bool, scratch):
+    """The part Adam, NAdam and RAdam share: weight decay (decoupled: ``param *= 1 - lr *
+    wd``; else into the gradient), then ``exp_avg.lerp_(g, 1 - beta1)`` and ``exp_avg_sq =
+    beta2 * exp_avg_sq + (1 - beta2) * g * g``.  Returns the arrays exp_avg, exp_avg_sq and
+    a work buffer (scratch slot 1) the caller may reuse."""
+    if wd != 0 and decoupled:
+        param *= 1 - lr * wd
+    grad = effective_grad(param, grad, 0 if decoupled else wd, maximize, scratch)
+    exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
+    tmp = scratch.get(1, param)
+    lerp_(exp_avg, grad, 1 - beta1, tmp)
+    exp_avg_sq *= beta2
+    addcmul_(exp_avg_sq, grad, grad, 1 - beta2, tmp)
+    return grad, exp_avg, exp_avg_sq, tmp

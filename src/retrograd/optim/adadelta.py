@@ -5,12 +5,12 @@ from __future__ import annotations
 from ..backend import namespace
 from ..tensor import make_tensor
 from ._updates import add_scaled_, addcmul_, effective_grad, zeros_state
-from .optimizer import Optimizer, check_tensor_lr, step_tensor, to_scalar
+from .optimizer import PerParameterOptimizer, check_tensor_lr, step_tensor, to_scalar
 
 __all__ = ["Adadelta"]
 
 
-class Adadelta(Optimizer):
+class Adadelta(PerParameterOptimizer):
     """Adadelta, as ``torch.optim.Adadelta``: ``delta = sqrt(u + eps) / sqrt(v + eps) * g``
     with running averages ``v`` of ``g^2`` and ``u`` of ``delta^2``.
 
@@ -42,40 +42,31 @@ class Adadelta(Optimizer):
                     "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def step(self, closure=None):
-        """One Adadelta update of every parameter that has a gradient."""
-        loss = self._evaluate_closure(closure)
-        scratch = self._scratch()
-        for group in self.param_groups:
-            lr = to_scalar(group["lr"])
-            rho, eps = group["rho"], group["eps"]
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
-                param = p._data
-                xp = namespace(param)
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = step_tensor()
-                    state["square_avg"] = make_tensor(zeros_state(param))
-                    state["acc_delta"] = make_tensor(zeros_state(param))
-                state["step"]._data[...] += 1
-                grad = effective_grad(param, p._grad._data, group["weight_decay"],
-                                      group["maximize"], scratch)
-                square_avg, acc_delta = state["square_avg"]._data, state["acc_delta"]._data
-                tmp = scratch.get(1, param)
-                square_avg *= rho
-                addcmul_(square_avg, grad, grad, 1 - rho, tmp)
-                std = scratch.get(2, param)
-                xp.add(square_avg, eps, out=std)
-                xp.sqrt(std, out=std)
-                delta = scratch.get(3, param)
-                xp.add(acc_delta, eps, out=delta)
-                xp.sqrt(delta, out=delta)
-                delta /= std
-                delta *= grad
-                acc_delta *= rho
-                addcmul_(acc_delta, delta, delta, 1 - rho, tmp)
-                add_scaled_(param, delta, -lr, tmp)
-                p._bump_version()
-        return loss
+    def _group_settings(self, group):
+        return (to_scalar(group["lr"]), group["rho"], group["eps"], group["weight_decay"],
+                group["maximize"])
+
+    def _init_state(self, state, param, group):
+        state["step"] = step_tensor()
+        state["square_avg"] = make_tensor(zeros_state(param))
+        state["acc_delta"] = make_tensor(zeros_state(param))
+
+    def _update(self, param, grad, state, settings, scratch):
+        lr, rho, eps, wd, maximize = settings
+        xp = namespace(param)
+        grad = effective_grad(param, grad, wd, maximize, scratch)
+        square_avg, acc_delta = state["square_avg"]._data, state["acc_delta"]._data
+        tmp = scratch.get(1, param)
+        square_avg *= rho
+        addcmul_(square_avg, grad, grad, 1 - rho, tmp)
+        std = scratch.get(2, param)
+        xp.add(square_avg, eps, out=std)
+        xp.sqrt(std, out=std)
+        delta = scratch.get(3, param)
+        xp.add(acc_delta, eps, out=delta)
+        xp.sqrt(delta, out=delta)
+        delta /= std
+        delta *= grad
+        acc_delta *= rho
+        addcmul_(acc_delta, delta, delta, 1 - rho, tmp)
+        add_scaled_(param, delta, -lr, tmp)

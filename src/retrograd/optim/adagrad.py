@@ -5,12 +5,12 @@ from __future__ import annotations
 from ..backend import namespace
 from ..tensor import make_tensor
 from ._updates import addcdiv_, addcmul_, effective_grad
-from .optimizer import Optimizer, check_tensor_lr, step_tensor, to_scalar
+from .optimizer import PerParameterOptimizer, check_tensor_lr, step_tensor, to_scalar
 
 __all__ = ["Adagrad"]
 
 
-class Adagrad(Optimizer):
+class Adagrad(PerParameterOptimizer):
     """Adagrad, as ``torch.optim.Adagrad``: ``s += g^2``, a step of ``clr * g / (sqrt(s) +
     eps)`` with ``clr = lr / (1 + (t - 1) * lr_decay)``.  Its state (``step`` and ``sum``,
     filled with ``initial_accumulator_value``) exists from construction on, as PyTorch's.
@@ -54,30 +54,19 @@ class Adagrad(Optimizer):
                 init = namespace(p._data).full_like(p._data, initial_accumulator_value)
                 state["sum"] = make_tensor(init)
 
-    def step(self, closure=None):
-        """One Adagrad update of every parameter that has a gradient."""
-        loss = self._evaluate_closure(closure)
-        scratch = self._scratch()
-        for group in self.param_groups:
-            lr = to_scalar(group["lr"])
-            lr_decay, eps = group["lr_decay"], group["eps"]
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
-                param = p._data
-                state = self.state[p]
-                step_arr = state["step"]._data
-                step_arr += 1
-                step = float(step_arr)
-                grad = effective_grad(param, p._grad._data, group["weight_decay"],
-                                      group["maximize"], scratch)
-                clr = lr / (1 + (step - 1) * lr_decay)
-                state_sum = state["sum"]._data
-                tmp = scratch.get(1, param)
-                addcmul_(state_sum, grad, grad, 1, tmp)
-                std = scratch.get(2, param)
-                namespace(param).sqrt(state_sum, out=std)
-                std += eps
-                addcdiv_(param, grad, std, -clr, tmp)
-                p._bump_version()
-        return loss
+    def _group_settings(self, group):
+        return (to_scalar(group["lr"]), group["lr_decay"], group["eps"], group["weight_decay"],
+                group["maximize"])
+
+    def _update(self, param, grad, state, settings, scratch):
+        lr, lr_decay, eps, wd, maximize = settings
+        step = float(state["step"]._data)
+        grad = effective_grad(param, grad, wd, maximize, scratch)
+        clr = lr / (1 + (step - 1) * lr_decay)
+        state_sum = state["sum"]._data
+        tmp = scratch.get(1, param)
+        addcmul_(state_sum, grad, grad, 1, tmp)
+        std = scratch.get(2, param)
+        namespace(param).sqrt(state_sum, out=std)
+        std += eps
+        addcdiv_(param, grad, std, -clr, tmp)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
-from ._updates import addcdiv_, addcmul_, effective_grad, lerp_, zeros_state
-from .optimizer import Optimizer, check_tensor_lr, step_tensor, to_scalar
+from ._updates import adam_moments_, addcdiv_, zeros_state
+from .optimizer import PerParameterOptimizer, check_tensor_lr, step_tensor, to_scalar
 
 __all__ = ["Adam", "AdamW"]
 
@@ -25,7 +25,7 @@ def check_betas_eps(lr, betas, eps, weight_decay) -> None:
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")
 
 
-class Adam(Optimizer):
+class Adam(PerParameterOptimizer):
     """Adam, as ``torch.optim.Adam`` (``decoupled_weight_decay=True`` makes it AdamW).
 
     State per parameter: ``step`` (a 0-d float tensor), ``exp_avg``, ``exp_avg_sq`` and,
@@ -57,52 +57,35 @@ class Adam(Optimizer):
                     "fused": fused, "decoupled_weight_decay": decoupled_weight_decay}
         super().__init__(params, defaults)
 
-    def step(self, closure=None):
-        """One Adam update of every parameter that has a gradient."""
-        loss = self._evaluate_closure(closure)
-        scratch = self._scratch()
-        for group in self.param_groups:
-            lr = to_scalar(group["lr"])
-            beta1, beta2 = (to_scalar(b) for b in group["betas"])
-            eps, wd = group["eps"], group["weight_decay"]
-            amsgrad, decoupled = group["amsgrad"], group["decoupled_weight_decay"]
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
-                param = p._data
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = step_tensor()
-                    state["exp_avg"] = make_tensor(zeros_state(param))
-                    state["exp_avg_sq"] = make_tensor(zeros_state(param))
-                    if amsgrad:
-                        state["max_exp_avg_sq"] = make_tensor(zeros_state(param))
-                step_arr = state["step"]._data
-                step_arr += 1
-                step = float(step_arr)
-                if wd != 0 and decoupled:
-                    param *= 1 - lr * wd
-                grad = effective_grad(param, p._grad._data, 0 if decoupled else wd,
-                                      group["maximize"], scratch)
-                exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
-                tmp = scratch.get(1, param)
-                lerp_(exp_avg, grad, 1 - beta1, tmp)
-                exp_avg_sq *= beta2
-                addcmul_(exp_avg_sq, grad, grad, 1 - beta2, tmp)
+    def _group_settings(self, group):
+        beta1, beta2 = (to_scalar(b) for b in group["betas"])
+        return (to_scalar(group["lr"]), beta1, beta2, group["eps"], group["weight_decay"],
+                group["amsgrad"], group["decoupled_weight_decay"], group["maximize"])
 
-                step_size = lr / (1 - beta1 ** step)
-                bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
-                second = exp_avg_sq
-                if amsgrad:
-                    second = state["max_exp_avg_sq"]._data
-                    namespace(param).maximum(second, exp_avg_sq, out=second)
-                denom = tmp
-                namespace(param).sqrt(second, out=denom)
-                denom /= bias_correction2_sqrt
-                denom += eps
-                addcdiv_(param, exp_avg, denom, -step_size, scratch.get(2, param))
-                p._bump_version()
-        return loss
+    def _init_state(self, state, param, group):
+        state["step"] = step_tensor()
+        state["exp_avg"] = make_tensor(zeros_state(param))
+        state["exp_avg_sq"] = make_tensor(zeros_state(param))
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"] = make_tensor(zeros_state(param))
+
+    def _update(self, param, grad, state, settings, scratch):
+        lr, beta1, beta2, eps, wd, amsgrad, decoupled, maximize = settings
+        step = float(state["step"]._data)
+        _, exp_avg, exp_avg_sq, tmp = adam_moments_(param, grad, state, lr, beta1, beta2, wd,
+                                                    decoupled, maximize, scratch)
+
+        step_size = lr / (1 - beta1 ** step)
+        bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
+        second = exp_avg_sq
+        if amsgrad:
+            second = state["max_exp_avg_sq"]._data
+            namespace(param).maximum(second, exp_avg_sq, out=second)
+        denom = tmp
+        namespace(param).sqrt(second, out=denom)
+        denom /= bias_correction2_sqrt
+        denom += eps
+        addcdiv_(param, exp_avg, denom, -step_size, scratch.get(2, param))
 
 
 class AdamW(Adam):

@@ -6,12 +6,12 @@ from ..backend import namespace
 from ..tensor import make_tensor
 from ._updates import addcdiv_, effective_grad, lerp_, zeros_state
 from .adam import check_betas_eps
-from .optimizer import Optimizer, step_tensor, to_scalar
+from .optimizer import PerParameterOptimizer, step_tensor, to_scalar
 
 __all__ = ["Adamax"]
 
 
-class Adamax(Optimizer):
+class Adamax(PerParameterOptimizer):
     """Adamax, as ``torch.optim.Adamax``: ``u = max(beta2 * u, |g| + eps)`` and a step of
     ``lr / (1 - beta1^t) * m / u``.
 
@@ -35,36 +35,26 @@ class Adamax(Optimizer):
                     "differentiable": differentiable, "capturable": capturable}
         super().__init__(params, defaults)
 
-    def step(self, closure=None):
-        """One Adamax update of every parameter that has a gradient."""
-        loss = self._evaluate_closure(closure)
-        scratch = self._scratch()
-        for group in self.param_groups:
-            lr = to_scalar(group["lr"])
-            beta1, beta2 = group["betas"]
-            eps = group["eps"]
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
-                param = p._data
-                xp = namespace(param)
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = step_tensor()
-                    state["exp_avg"] = make_tensor(zeros_state(param))
-                    state["exp_inf"] = make_tensor(zeros_state(param))
-                step_arr = state["step"]._data
-                step_arr += 1
-                grad = effective_grad(param, p._grad._data, group["weight_decay"],
-                                      group["maximize"], scratch)
-                exp_avg, exp_inf = state["exp_avg"]._data, state["exp_inf"]._data
-                tmp = scratch.get(1, param)
-                lerp_(exp_avg, grad, 1 - beta1, tmp)
-                exp_inf *= beta2
-                xp.abs(grad, out=tmp)
-                tmp += eps
-                xp.maximum(exp_inf, tmp, out=exp_inf)
-                clr = lr / (1 - beta1 ** float(step_arr))
-                addcdiv_(param, exp_avg, exp_inf, -clr, tmp)
-                p._bump_version()
-        return loss
+    def _group_settings(self, group):
+        beta1, beta2 = group["betas"]
+        return (to_scalar(group["lr"]), beta1, beta2, group["eps"], group["weight_decay"],
+                group["maximize"])
+
+    def _init_state(self, state, param, group):
+        state["step"] = step_tensor()
+        state["exp_avg"] = make_tensor(zeros_state(param))
+        state["exp_inf"] = make_tensor(zeros_state(param))
+
+    def _update(self, param, grad, state, settings, scratch):
+        lr, beta1, beta2, eps, wd, maximize = settings
+        xp = namespace(param)
+        grad = effective_grad(param, grad, wd, maximize, scratch)
+        exp_avg, exp_inf = state["exp_avg"]._data, state["exp_inf"]._data
+        tmp = scratch.get(1, param)
+        lerp_(exp_avg, grad, 1 - beta1, tmp)
+        exp_inf *= beta2
+        xp.abs(grad, out=tmp)
+        tmp += eps
+        xp.maximum(exp_inf, tmp, out=exp_inf)
+        clr = lr / (1 - beta1 ** float(state["step"]._data))
+        addcdiv_(param, exp_avg, exp_inf, -clr, tmp)

@@ -5,12 +5,12 @@ from __future__ import annotations
 from ..backend import namespace
 from ..tensor import make_tensor
 from ._updates import add_scaled_, effective_grad, zeros_state
-from .optimizer import Optimizer, check_tensor_lr, step_tensor, to_scalar
+from .optimizer import PerParameterOptimizer, check_tensor_lr, step_tensor, to_scalar
 
 __all__ = ["ASGD"]
 
 
-class ASGD(Optimizer):
+class ASGD(PerParameterOptimizer):
     """ASGD, as ``torch.optim.ASGD``: SGD with a decaying rate ``eta`` and the average
     ``ax`` of the iterates after ``t0`` steps.  ``eta`` and ``mu`` are 0-d state tensors
     of the scalar dtype (float32 unless float64 is the default), rounded as PyTorch's.
@@ -39,42 +39,32 @@ class ASGD(Optimizer):
                     "differentiable": differentiable, "capturable": capturable}
         super().__init__(params, defaults)
 
-    def step(self, closure=None):
-        """One ASGD update of every parameter that has a gradient."""
-        loss = self._evaluate_closure(closure)
-        scratch = self._scratch()
-        for group in self.param_groups:
-            lr = to_scalar(group["lr"])
-            lambd, alpha, t0 = group["lambd"], group["alpha"], group["t0"]
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
-                param = p._data
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = step_tensor()
-                    state["eta"] = step_tensor(lr)
-                    state["mu"] = step_tensor(1.0)
-                    state["ax"] = make_tensor(zeros_state(param))
-                step_arr = state["step"]._data
-                step_arr += 1
-                grad = effective_grad(param, p._grad._data, group["weight_decay"],
-                                      group["maximize"], scratch)
-                eta_arr, mu_arr = state["eta"]._data, state["mu"]._data
-                eta = float(eta_arr)
-                tmp = scratch.get(1, param)
-                param *= 1 - lambd * eta  # decay
-                add_scaled_(param, grad, -eta, tmp)
-                ax = state["ax"]._data
-                mu = float(mu_arr)
-                if mu != 1:  # averaging starts after t0 steps: ax += (param - ax) * mu
-                    namespace(param).subtract(param, ax, out=tmp)
-                    tmp *= mu
-                    ax += tmp
-                else:
-                    ax[...] = param
-                step = float(step_arr)
-                eta_arr[...] = lr / ((1 + lambd * lr * step) ** alpha)
-                mu_arr[...] = 1 / max(1, step - t0)
-                p._bump_version()
-        return loss
+    def _group_settings(self, group):
+        return (to_scalar(group["lr"]), group["lambd"], group["alpha"], group["t0"],
+                group["weight_decay"], group["maximize"])
+
+    def _init_state(self, state, param, group):
+        state["step"] = step_tensor()
+        state["eta"] = step_tensor(to_scalar(group["lr"]))
+        state["mu"] = step_tensor(1.0)
+        state["ax"] = make_tensor(zeros_state(param))
+
+    def _update(self, param, grad, state, settings, scratch):
+        lr, lambd, alpha, t0, wd, maximize = settings
+        grad = effective_grad(param, grad, wd, maximize, scratch)
+        eta_arr, mu_arr = state["eta"]._data, state["mu"]._data
+        eta = float(eta_arr)
+        tmp = scratch.get(1, param)
+        param *= 1 - lambd * eta  # decay
+        add_scaled_(param, grad, -eta, tmp)
+        ax = state["ax"]._data
+        mu = float(mu_arr)
+        if mu != 1:  # averaging starts after t0 steps: ax += (param - ax) * mu
+            namespace(param).subtract(param, ax, out=tmp)
+            tmp *= mu
+            ax += tmp
+        else:
+            ax[...] = param
+        step = float(state["step"]._data)
+        eta_arr[...] = lr / ((1 + lambd * lr * step) ** alpha)
+        mu_arr[...] = 1 / max(1, step - t0)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from ..backend import namespace
 from ..tensor import make_tensor
-from ._updates import addcdiv_, addcmul_, effective_grad, lerp_, zeros_state
+from ._updates import adam_moments_, addcdiv_, zeros_state
 from .adam import check_betas_eps
-from .optimizer import Optimizer, step_tensor, to_scalar
+from .optimizer import PerParameterOptimizer, step_tensor, to_scalar
 
 __all__ = ["NAdam"]
 
 
-class NAdam(Optimizer):
+class NAdam(PerParameterOptimizer):
     """NAdam, as ``torch.optim.NAdam``; ``decoupled_weight_decay=True`` gives NAdamW.
 
     The momentum schedule is ``mu_t = beta1 * (1 - 0.5 * 0.96^(t * momentum_decay))`` and
@@ -43,52 +43,34 @@ class NAdam(Optimizer):
                     "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def step(self, closure=None):
-        """One NAdam update of every parameter that has a gradient."""
-        loss = self._evaluate_closure(closure)
-        scratch = self._scratch()
-        for group in self.param_groups:
-            lr = to_scalar(group["lr"])
-            beta1, beta2 = group["betas"]
-            eps, wd = group["eps"], group["weight_decay"]
-            decay, decoupled = group["momentum_decay"], group["decoupled_weight_decay"]
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
-                param = p._data
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = step_tensor()
-                    state["mu_product"] = step_tensor(1.0)
-                    state["exp_avg"] = make_tensor(zeros_state(param))
-                    state["exp_avg_sq"] = make_tensor(zeros_state(param))
-                step_arr = state["step"]._data
-                step_arr += 1
-                step = float(step_arr)
-                bias_correction2 = 1 - beta2 ** step
-                if wd != 0 and decoupled:
-                    param *= 1 - lr * wd
-                grad = effective_grad(param, p._grad._data, 0 if decoupled else wd,
-                                      group["maximize"], scratch)
-                mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * decay)))
-                mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * decay)))
-                mu_arr = state["mu_product"]._data
-                mu_arr *= mu
-                mu_product = float(mu_arr)
+    def _group_settings(self, group):
+        beta1, beta2 = group["betas"]
+        return (to_scalar(group["lr"]), beta1, beta2, group["eps"], group["weight_decay"],
+                group["momentum_decay"], group["decoupled_weight_decay"], group["maximize"])
 
-                exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
-                tmp = scratch.get(1, param)
-                lerp_(exp_avg, grad, 1 - beta1, tmp)
-                exp_avg_sq *= beta2
-                addcmul_(exp_avg_sq, grad, grad, 1 - beta2, tmp)
-                denom = tmp
-                namespace(param).divide(exp_avg_sq, bias_correction2, out=denom)
-                namespace(param).sqrt(denom, out=denom)
-                denom += eps
-                work = scratch.get(2, param)
-                mu_product_next = mu_product * mu_next
-                addcdiv_(param, grad, denom, -lr * (1.0 - mu) / (1.0 - mu_product), work)
-                addcdiv_(param, exp_avg, denom, (-lr * mu_next) / (1.0 - mu_product_next),
-                         work)
-                p._bump_version()
-        return loss
+    def _init_state(self, state, param, group):
+        state["step"] = step_tensor()
+        state["mu_product"] = step_tensor(1.0)
+        state["exp_avg"] = make_tensor(zeros_state(param))
+        state["exp_avg_sq"] = make_tensor(zeros_state(param))
+
+    def _update(self, param, grad, state, settings, scratch):
+        lr, beta1, beta2, eps, wd, decay, decoupled, maximize = settings
+        step = float(state["step"]._data)
+        bias_correction2 = 1 - beta2 ** step
+        grad, exp_avg, exp_avg_sq, tmp = adam_moments_(param, grad, state, lr, beta1, beta2,
+                                                       wd, decoupled, maximize, scratch)
+        mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * decay)))
+        mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * decay)))
+        mu_arr = state["mu_product"]._data
+        mu_arr *= mu
+        mu_product = float(mu_arr)
+
+        denom = tmp
+        namespace(param).divide(exp_avg_sq, bias_correction2, out=denom)
+        namespace(param).sqrt(denom, out=denom)
+        denom += eps
+        work = scratch.get(2, param)
+        mu_product_next = mu_product * mu_next
+        addcdiv_(param, grad, denom, -lr * (1.0 - mu) / (1.0 - mu_product), work)
+        addcdiv_(param, exp_avg, denom, (-lr * mu_next) / (1.0 - mu_product_next), work)

@@ -1,9 +1,12 @@
 """The optimizer base class: parameter groups, per-parameter state, state dicts and hooks.
 
-An algorithm (``sgd.py``, ``adam.py``...) subclasses :class:`Optimizer` and writes only its
-``step``.  Updates work on the parameters' arrays in place, through the array namespace of
-each array (NumPy or CuPy), and bump the parameters' version counters as PyTorch's in-place
-updates do, so a graph that saved a parameter before the step refuses to backward through it.
+An algorithm (``sgd.py``, ``adam.py``...) subclasses :class:`PerParameterOptimizer` and
+writes only its math: the state a parameter starts with and the update of one parameter
+(LBFGS, which updates all parameters as one vector, subclasses :class:`Optimizer` and
+writes its own ``step``).  Updates work on the parameters' arrays in place, through the
+array namespace of each array (NumPy or CuPy), and bump the parameters' version counters
+as PyTorch's in-place updates do, so a graph that saved a parameter before the step
+refuses to backward through it.
 
 The state dict has PyTorch's structure: ``{'state': {index: {...}}, 'param_groups':
 [{..., 'params': [indices]}]}``, parameters numbered in group order.
@@ -25,7 +28,7 @@ from ..backend import namespace, to_numpy
 from ..dtypes import get_default_dtype
 from ..tensor import Tensor, make_tensor
 
-__all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
+__all__ = ["Optimizer", "PerParameterOptimizer", "required", "register_optimizer_step_pre_hook",
            "register_optimizer_step_post_hook"]
 
 
@@ -66,19 +69,24 @@ def _with_step_hooks(step):
 
     @functools.wraps(step)
     def hooked_step(self, *args, **kwargs):
-        for pre in chain(_global_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
-            result = pre(self, args, kwargs)
-            if result is not None:
-                if isinstance(result, tuple) and len(result) == 2:
-                    args, kwargs = result
-                else:
-                    raise RuntimeError(
-                        f"{step} must return None or a tuple of (new_args, new_kwargs), but "
-                        f"got {result}.")
+        # (the hook tables are tested first: most steps have none, and this runs every step)
+        if _global_pre_hooks or self._optimizer_step_pre_hooks:
+            for pre in chain(_global_pre_hooks.values(),
+                             self._optimizer_step_pre_hooks.values()):
+                result = pre(self, args, kwargs)
+                if result is not None:
+                    if isinstance(result, tuple) and len(result) == 2:
+                        args, kwargs = result
+                    else:
+                        raise RuntimeError(
+                            f"{step} must return None or a tuple of (new_args, new_kwargs), "
+                            f"but got {result}.")
         with no_grad():  # the closure re-enables grad itself (see _evaluate_closure)
             out = step(self, *args, **kwargs)
-        for post in chain(self._optimizer_step_post_hooks.values(), _global_post_hooks.values()):
-            post(self, args, kwargs)
+        if self._optimizer_step_post_hooks or _global_post_hooks:
+            for post in chain(self._optimizer_step_post_hooks.values(),
+                              _global_post_hooks.values()):
+                post(self, args, kwargs)
         return out
 
     hooked_step.hooked = True
@@ -433,3 +441,56 @@ class Optimizer:
         self.__setstate__({"state": state, "param_groups": new_groups})
         for post in self._optimizer_load_state_dict_post_hooks.values():
             post(self)
+
+
+class PerParameterOptimizer(Optimizer):
+    """An optimizer whose update treats each parameter on its own (all but LBFGS).
+
+    ``step`` is written once here: per group, :meth:`_group_settings` reads the group's
+    options once; per parameter that has a gradient, :meth:`_init_state` fills an empty
+    state, the ``step`` count (when the state has one) goes up by one, and :meth:`_update`
+    changes the parameter's array in place; then the parameter's version is bumped.
+    """
+
+    def _group_settings(self, group: dict):
+        """The group's options as the update wants them (read once per group and step)."""
+        return group
+
+    def _keeps_state(self, group: dict) -> bool:
+        """Whether this group's parameters have state (plain SGD has none, and PyTorch then
+        leaves ``optimizer.state`` empty); without it ``_update`` gets ``state=None``."""
+        return True
+
+    def _init_state(self, state: dict, param, group: dict) -> None:
+        """Fill the empty state of ``param`` (an array) on its first step."""
+
+    def _update(self, param, grad, state: dict, settings, scratch: Scratch) -> None:
+        """Update the array ``param`` in place from the array ``grad``."""
+        raise NotImplementedError
+
+    def step(self, closure=None):
+        """Update every parameter that has a gradient once; ``closure`` re-evaluates the
+        loss, whose value is returned."""
+        loss = self._evaluate_closure(closure)
+        scratch = self._scratch()
+        state_of = self.state
+        update = self._update
+        for group in self.param_groups:
+            settings = self._group_settings(group)
+            keeps_state = self._keeps_state(group)
+            state = None
+            for p in group["params"]:
+                grad = p._grad
+                if grad is None:
+                    continue
+                param = p._data
+                if keeps_state:
+                    state = state_of[p]
+                    if len(state) == 0:
+                        self._init_state(state, param, group)
+                    count = state.get("step")
+                    if count is not None:
+                        count._data += 1
+                update(param, grad._data, state, settings, scratch)
+                p._bump_version()
+        return loss

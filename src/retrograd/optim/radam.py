@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from ..backend import namespace
 from ..tensor import make_tensor
-from ._updates import addcmul_, effective_grad, lerp_, zeros_state
+from ._updates import adam_moments_, zeros_state
 from .adam import check_betas_eps
-from .optimizer import Optimizer, step_tensor, to_scalar
+from .optimizer import PerParameterOptimizer, step_tensor, to_scalar
 
 __all__ = ["RAdam"]
 
 
-class RAdam(Optimizer):
+class RAdam(PerParameterOptimizer):
     """RAdam, as ``torch.optim.RAdam``; ``decoupled_weight_decay=True`` decays the
     parameters directly (as AdamW).
 
@@ -37,56 +37,39 @@ class RAdam(Optimizer):
                     "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def step(self, closure=None):
-        """One RAdam update of every parameter that has a gradient."""
-        loss = self._evaluate_closure(closure)
-        scratch = self._scratch()
-        for group in self.param_groups:
-            lr = to_scalar(group["lr"])
-            beta1, beta2 = group["betas"]
-            eps, wd = group["eps"], group["weight_decay"]
-            decoupled = group["decoupled_weight_decay"]
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
-                param = p._data
-                xp = namespace(param)
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = step_tensor()
-                    state["exp_avg"] = make_tensor(zeros_state(param))
-                    state["exp_avg_sq"] = make_tensor(zeros_state(param))
-                step_arr = state["step"]._data
-                step_arr += 1
-                step = float(step_arr)
-                if wd != 0 and decoupled:
-                    param *= 1 - lr * wd
-                grad = effective_grad(param, p._grad._data, 0 if decoupled else wd,
-                                      group["maximize"], scratch)
-                exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
-                tmp = scratch.get(1, param)
-                lerp_(exp_avg, grad, 1 - beta1, tmp)
-                exp_avg_sq *= beta2
-                addcmul_(exp_avg_sq, grad, grad, 1 - beta2, tmp)
+    def _group_settings(self, group):
+        beta1, beta2 = group["betas"]
+        return (to_scalar(group["lr"]), beta1, beta2, group["eps"], group["weight_decay"],
+                group["decoupled_weight_decay"], group["maximize"])
 
-                bias_correction1 = 1 - beta1 ** step
-                bias_correction2 = 1 - beta2 ** step
-                rho_inf = 2 / (1 - beta2) - 1
-                rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
-                # update = exp_avg / bias_correction1 * lr [* adaptive_lr * rect], in
-                # PyTorch's order of products
-                update = tmp
-                xp.divide(exp_avg, bias_correction1, out=update)
-                update *= lr
-                if rho_t > 5.0:
-                    rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
-                            / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
-                    adaptive = scratch.get(2, param)
-                    xp.sqrt(exp_avg_sq, out=adaptive)
-                    adaptive += eps
-                    xp.divide(bias_correction2 ** 0.5, adaptive, out=adaptive)
-                    update *= adaptive
-                    update *= rect
-                param -= update
-                p._bump_version()
-        return loss
+    def _init_state(self, state, param, group):
+        state["step"] = step_tensor()
+        state["exp_avg"] = make_tensor(zeros_state(param))
+        state["exp_avg_sq"] = make_tensor(zeros_state(param))
+
+    def _update(self, param, grad, state, settings, scratch):
+        lr, beta1, beta2, eps, wd, decoupled, maximize = settings
+        xp = namespace(param)
+        step = float(state["step"]._data)
+        _, exp_avg, exp_avg_sq, tmp = adam_moments_(param, grad, state, lr, beta1, beta2, wd,
+                                                    decoupled, maximize, scratch)
+
+        bias_correction1 = 1 - beta1 ** step
+        bias_correction2 = 1 - beta2 ** step
+        rho_inf = 2 / (1 - beta2) - 1
+        rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
+        # update = exp_avg / bias_correction1 * lr [* adaptive_lr * rect], in PyTorch's
+        # order of products
+        update = tmp
+        xp.divide(exp_avg, bias_correction1, out=update)
+        update *= lr
+        if rho_t > 5.0:
+            rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
+                    / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+            adaptive = scratch.get(2, param)
+            xp.sqrt(exp_avg_sq, out=adaptive)
+            adaptive += eps
+            xp.divide(bias_correction2 ** 0.5, adaptive, out=adaptive)
+            update *= adaptive
+            update *= rect
+        param -= update

@@ -6,12 +6,12 @@ from __future__ import annotations
 from ..backend import namespace
 from ..tensor import make_tensor
 from ._updates import add_scaled_, addcdiv_, addcmul_, effective_grad, lerp_, zeros_state
-from .optimizer import Optimizer, check_tensor_lr, step_tensor, to_scalar
+from .optimizer import PerParameterOptimizer, check_tensor_lr, step_tensor, to_scalar
 
 __all__ = ["RMSprop"]
 
 
-class RMSprop(Optimizer):
+class RMSprop(PerParameterOptimizer):
     """RMSprop, as ``torch.optim.RMSprop``: ``v = alpha * v + (1 - alpha) * g^2`` and a step
     along ``g / (sqrt(v) + eps)`` (``v - mean(g)^2`` under the root when ``centered``).
 
@@ -46,50 +46,40 @@ class RMSprop(Optimizer):
                     "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def step(self, closure=None):
-        """One RMSprop update of every parameter that has a gradient."""
-        loss = self._evaluate_closure(closure)
-        scratch = self._scratch()
-        for group in self.param_groups:
-            lr = to_scalar(group["lr"])
-            alpha, eps, momentum = group["alpha"], group["eps"], group["momentum"]
-            centered = group["centered"]
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
-                param = p._data
-                xp = namespace(param)
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = step_tensor()
-                    state["square_avg"] = make_tensor(zeros_state(param))
-                    if momentum > 0:
-                        state["momentum_buffer"] = make_tensor(zeros_state(param))
-                    if centered:
-                        state["grad_avg"] = make_tensor(zeros_state(param))
-                state["step"]._data[...] += 1
-                grad = effective_grad(param, p._grad._data, group["weight_decay"],
-                                      group["maximize"], scratch)
-                square_avg = state["square_avg"]._data
-                tmp = scratch.get(1, param)
-                square_avg *= alpha
-                addcmul_(square_avg, grad, grad, 1 - alpha, tmp)
-                avg = scratch.get(2, param)
-                if centered:
-                    grad_avg = state["grad_avg"]._data
-                    lerp_(grad_avg, grad, 1 - alpha, tmp)
-                    avg[...] = square_avg
-                    addcmul_(avg, grad_avg, grad_avg, -1, tmp)
-                    xp.sqrt(avg, out=avg)
-                else:
-                    xp.sqrt(square_avg, out=avg)
-                avg += eps
-                if momentum > 0:
-                    buf = state["momentum_buffer"]._data
-                    buf *= momentum
-                    addcdiv_(buf, grad, avg, 1, tmp)
-                    add_scaled_(param, buf, -lr, tmp)
-                else:
-                    addcdiv_(param, grad, avg, -lr, tmp)
-                p._bump_version()
-        return loss
+    def _group_settings(self, group):
+        return (to_scalar(group["lr"]), group["alpha"], group["eps"], group["momentum"],
+                group["centered"], group["weight_decay"], group["maximize"])
+
+    def _init_state(self, state, param, group):
+        state["step"] = step_tensor()
+        state["square_avg"] = make_tensor(zeros_state(param))
+        if group["momentum"] > 0:
+            state["momentum_buffer"] = make_tensor(zeros_state(param))
+        if group["centered"]:
+            state["grad_avg"] = make_tensor(zeros_state(param))
+
+    def _update(self, param, grad, state, settings, scratch):
+        lr, alpha, eps, momentum, centered, wd, maximize = settings
+        xp = namespace(param)
+        grad = effective_grad(param, grad, wd, maximize, scratch)
+        square_avg = state["square_avg"]._data
+        tmp = scratch.get(1, param)
+        square_avg *= alpha
+        addcmul_(square_avg, grad, grad, 1 - alpha, tmp)
+        avg = scratch.get(2, param)
+        if centered:
+            grad_avg = state["grad_avg"]._data
+            lerp_(grad_avg, grad, 1 - alpha, tmp)
+            avg[...] = square_avg
+            addcmul_(avg, grad_avg, grad_avg, -1, tmp)
+            xp.sqrt(avg, out=avg)
+        else:
+            xp.sqrt(square_avg, out=avg)
+        avg += eps
+        if momentum > 0:
+            buf = state["momentum_buffer"]._data
+            buf *= momentum
+            addcdiv_(buf, grad, avg, 1, tmp)
+            add_scaled_(param, buf, -lr, tmp)
+        else:
+            addcdiv_(param, grad, avg, -lr, tmp)

@@ -5,12 +5,12 @@ from __future__ import annotations
 from ..backend import namespace
 from ..tensor import make_tensor
 from ._updates import effective_grad, zeros_state
-from .optimizer import Optimizer, check_tensor_lr, step_tensor, to_scalar
+from .optimizer import PerParameterOptimizer, check_tensor_lr, step_tensor, to_scalar
 
 __all__ = ["Rprop"]
 
 
-class Rprop(Optimizer):
+class Rprop(PerParameterOptimizer):
     """Rprop, as ``torch.optim.Rprop``: each coordinate's step size grows by ``etas[1]``
     while its gradient keeps its sign and shrinks by ``etas[0]`` when the sign flips (that
     coordinate then skips one update), within ``step_sizes``.
@@ -38,43 +38,34 @@ class Rprop(Optimizer):
                     "capturable": capturable}
         super().__init__(params, defaults)
 
-    def step(self, closure=None):
-        """One Rprop update of every parameter that has a gradient."""
-        loss = self._evaluate_closure(closure)
-        scratch = self._scratch()
-        for group in self.param_groups:
-            etaminus, etaplus = group["etas"]
-            step_size_min, step_size_max = group["step_sizes"]
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
-                param = p._data
-                xp = namespace(param)
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = step_tensor()
-                    state["prev"] = make_tensor(zeros_state(param))
-                    state["step_size"] = make_tensor(
-                        xp.full_like(param, to_scalar(group["lr"])))
-                state["step"]._data[...] += 1
-                grad = effective_grad(param, p._grad._data, 0, group["maximize"], scratch)
-                prev, step_size = state["prev"]._data, state["step_size"]._data
-                # the factor per coordinate: etaplus where the sign held, etaminus where it
-                # flipped, 1 where either gradient is zero
-                product = scratch.get(1, param)
-                xp.multiply(grad, prev, out=product)
-                factor = scratch.get(2, param)
-                factor[...] = 1
-                factor[product > 0] = etaplus
-                flipped = product < 0
-                factor[flipped] = etaminus
-                step_size *= factor
-                xp.clip(step_size, step_size_min, step_size_max, out=step_size)
-                # a flipped coordinate forgets its gradient: no step now, no flip next time
-                prev[...] = grad
-                prev[flipped] = 0
-                xp.sign(prev, out=product)
-                product *= step_size
-                param -= product
-                p._bump_version()
-        return loss
+    def _group_settings(self, group):
+        return group["etas"], group["step_sizes"], group["maximize"]
+
+    def _init_state(self, state, param, group):
+        state["step"] = step_tensor()
+        state["prev"] = make_tensor(zeros_state(param))
+        state["step_size"] = make_tensor(
+            namespace(param).full_like(param, to_scalar(group["lr"])))
+
+    def _update(self, param, grad, state, settings, scratch):
+        (etaminus, etaplus), (step_size_min, step_size_max), maximize = settings
+        xp = namespace(param)
+        grad = effective_grad(param, grad, 0, maximize, scratch)
+        prev, step_size = state["prev"]._data, state["step_size"]._data
+        # the factor per coordinate: etaplus where the sign held, etaminus where it
+        # flipped, 1 where either gradient is zero
+        product = scratch.get(1, param)
+        xp.multiply(grad, prev, out=product)
+        factor = scratch.get(2, param)
+        factor[...] = 1
+        factor[product > 0] = etaplus
+        flipped = product < 0
+        factor[flipped] = etaminus
+        step_size *= factor
+        xp.clip(step_size, step_size_min, step_size_max, out=step_size)
+        # a flipped coordinate forgets its gradient: no step now, no flip next time
+        prev[...] = grad
+        prev[flipped] = 0
+        xp.sign(prev, out=product)
+        product *= step_size
+        param -= product

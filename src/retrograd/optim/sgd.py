@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from ..tensor import make_tensor
 from ._updates import add_scaled_, effective_grad
-from .optimizer import Optimizer, check_tensor_lr, to_scalar
+from .optimizer import PerParameterOptimizer, check_tensor_lr, to_scalar
 
 __all__ = ["SGD"]
 
 
-class SGD(Optimizer):
+class SGD(PerParameterOptimizer):
     """Stochastic gradient descent (optionally with momentum), as ``torch.optim.SGD``.
 
     With momentum ``mu`` and dampening ``tau`` the buffer is ``b = mu * b + (1 - tau) * g``
@@ -43,38 +43,30 @@ class SGD(Optimizer):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
 
-    def step(self, closure=None):
-        """One SGD update of every parameter that has a gradient."""
-        loss = self._evaluate_closure(closure)
-        scratch = self._scratch()
-        for group in self.param_groups:
-            lr = to_scalar(group["lr"])
-            momentum = group["momentum"]
-            dampening = group["dampening"]
-            nesterov = group["nesterov"]
-            wd = to_scalar(group["weight_decay"])
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
-                param = p._data
-                grad = effective_grad(param, p._grad._data, wd, group["maximize"], scratch)
-                if momentum != 0:
-                    state = self.state[p]
-                    buf_t = state.get("momentum_buffer")
-                    if buf_t is None:
-                        buf_t = state["momentum_buffer"] = make_tensor(grad.copy())
-                        buf = buf_t._data
-                    else:
-                        buf = buf_t._data
-                        buf *= momentum
-                        add_scaled_(buf, grad, 1 - dampening, scratch.get(1, buf))
-                    if nesterov:
-                        nest = scratch.get(2, buf)
-                        nest[...] = grad
-                        add_scaled_(nest, buf, momentum, scratch.get(1, buf))
-                        grad = nest
-                    else:
-                        grad = buf
-                add_scaled_(param, grad, -lr, scratch.get(1, param))
-                p._bump_version()
-        return loss
+    def _group_settings(self, group):
+        return (to_scalar(group["lr"]), group["momentum"], group["dampening"],
+                group["nesterov"], to_scalar(group["weight_decay"]), group["maximize"])
+
+    def _keeps_state(self, group):
+        return group["momentum"] != 0
+
+    def _update(self, param, grad, state, settings, scratch):
+        lr, momentum, dampening, nesterov, wd, maximize = settings
+        grad = effective_grad(param, grad, wd, maximize, scratch)
+        if momentum != 0:
+            buf_t = state.get("momentum_buffer")
+            if buf_t is None:
+                buf_t = state["momentum_buffer"] = make_tensor(grad.copy())
+                buf = buf_t._data
+            else:
+                buf = buf_t._data
+                buf *= momentum
+                add_scaled_(buf, grad, 1 - dampening, scratch.get(1, buf))
+            if nesterov:
+                nest = scratch.get(2, buf)
+                nest[...] = grad
+                add_scaled_(nest, buf, momentum, scratch.get(1, buf))
+                grad = nest
+            else:
+                grad = buf
+        add_scaled_(param, grad, -lr, scratch.get(1, param))

@@ -61,7 +61,13 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
-        return F.linear(input, self.weight, self.bias)
+        # read from the parameter table (saves two __getattr__ fallbacks per call); a name
+        # not in it (parametrized: a class property; legacy weight_norm: a plain
+        # attribute) is found by normal lookup
+        params = self._parameters
+        weight = params["weight"] if "weight" in params else self.weight
+        bias = params["bias"] if "bias" in params else self.bias
+        return F.linear(input, weight, bias)
 
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
