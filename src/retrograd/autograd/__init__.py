@@ -19,6 +19,7 @@ from .function import Function, FunctionCtx
 from .gradcheck import gradcheck, gradgradcheck
 from .variable import Variable
 from . import functional  # noqa: F401
+from . import forward_ad  # noqa: F401
 
 
 def trace(params=None):

@@ -241,3 +241,4 @@ from . import pooling, pooling_adaptive  # noqa: F401, E402 - pooling, max_unpoo
 from . import activation_more, dropout, normalization  # noqa: F401, E402 - issue 8 (norm)
 from . import bilinear, ctc, embedding, losses  # noqa: F401, E402 - issue 8: losses, distances, embeddings, bilinear
 from . import linalg_products, linalg_scalars, linalg_solve  # noqa: F401, E402 - issue 11 (linalg)
+from . import _jvp  # noqa: F401, E402 - forward-mode AD: tangent propagation (issue 10)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections import namedtuple
 
+from ..autograd.forward_state import fw
 from ..autograd.grad_mode import state
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
@@ -94,6 +95,8 @@ def slogdet(A):  # noqa: N803 - PyTorch's name
             (sign, logabs)]
     if A._requires_grad and state.enabled:
         record_multi(_SlogdetNode, A, outs, (), saved=(A,))
+    if fw.active:  # forward AD: the tangents (ops/_jvp.py)
+        fw.propagate_multi(_SlogdetNode, A, outs, (), (A,))
     return slogdet_type(*outs)
 
 
@@ -212,6 +215,8 @@ def _svd_factors(A):  # noqa: N803
         node = record_multi(_SvdNode, A, outs, tuple(A.shape[-2:]))
         # its own outputs, saved as arrays with their version counters (no reference cycle)
         node.saved = tuple(SavedOutput(o._data, o._vc, nr) for nr, o in enumerate(outs))
+    if fw.active:  # forward AD: the tangents (ops/_jvp.py)
+        fw.propagate_multi(_SvdNode, A, outs, tuple(A.shape[-2:]), tuple(outs))
     return outs
 
 
