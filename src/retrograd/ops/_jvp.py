@@ -88,6 +88,47 @@ def _log_softmax(op, inputs, tangents, out, params):
     return t - (out.exp() * t).sum(dim, keepdim=True)
 
 
+def _embedding_bag(op, inputs, tangents, out, params):
+    # sum and mean bags are linear in the weight (and in per_sample_weights); a max bag's
+    # derivative picks the argmax rows, which the fallback (the VJP's transpose) does
+    mode = params[4]
+    return _multilinear(op, inputs, tangents, out, params) if mode != 2 else None
+
+
+def _svdvals(op, inputs, tangents, out, params):
+    # d s_i = u_i^T dA v_i (distinct singular values); U and V are constants here, as the
+    # VJP (first order only) treats them
+    a = inputs[0]._data
+    xp = namespace(a)
+    u, _, vh = xp.linalg.svd(a, full_matrices=False)
+    return ((make_tensor(u.swapaxes(-1, -2).copy()) @ tangents[0]) * make_tensor(vh)).sum(-1)
+
+
+def _logcumsumexp(op, inputs, tangents, out, params):
+    # d out_j = sum_{i <= j} exp(x_i - out_j) t_i, in log space (as the VJP): the positive
+    # and negative parts of t each through logcumsumexp, so nothing overflows or underflows
+    x, t, dim = inputs[0], tangents[0], params[0]
+    xp = namespace(x._data)
+    lowest = float(xp.finfo(x._data.dtype).min)
+    log_abs = t.abs().clamp_min(xp.finfo(x._data.dtype).tiny).log()
+    pos = log_abs.where(t > 0, lowest)
+    neg = log_abs.where(t < 0, lowest)
+    return (apply_op(op, [x + pos], params) - out).exp() - \
+        (apply_op(op, [x + neg], params) - out).exp()
+
+
+def _ctc_loss(op, inputs, tangents, out, params, extras):
+    # ctc_loss's gradient is not differentiable (as PyTorch's), so its VJP cannot be
+    # transposed; but loss n reads only log_probs[:, n, :], so the gradient of the summed
+    # losses (first order, on arrays) holds every loss's own gradient: JVP_n = <G[:, n], t>
+    lp = inputs[0]
+    node = _bare_node(op.node_cls, inputs, tangents, params, [out])
+    ones = namespace(out._data).ones_like(out._data)
+    (grad,) = op.node_cls.vjp(node, ones, [lp._data, *extras])
+    terms = make_tensor(namespace(grad).asarray(grad)) * tangents[0]
+    return terms.sum((0, 2)) if out._data.ndim else terms.sum()
+
+
 # keyed by (op name, grad_fn name): one public name can stand for several records
 RULES = {
     ("add", "AddBackward0"): _linear, ("sub", "SubBackward0"): _linear,
@@ -108,7 +149,13 @@ RULES = {
     ("relu", "ReluBackward0"): _pointwise(lambda x, y: y > 0),
     ("softmax", "SoftmaxBackward0"): _softmax,
     ("log_softmax", "LogSoftmaxBackward0"): _log_softmax,
+    ("embedding", "EmbeddingBackward0"): _linear,  # the true derivative (PyTorch: auto_linear)
+    ("embedding_bag", "EmbeddingBagBackward0"): _embedding_bag,
+    ("svdvals", "LinalgSvdBackward0"): _svdvals,
+    ("logcumsumexp", "LogcumsumexpBackward0"): _logcumsumexp,
 }
+# rules that also read the op's extras (what its forward returned beside the output)
+EXTRAS_RULES = {("ctc_loss", "CtcLossBackward0"): _ctc_loss}
 MULTILINEAR_OPS = {"matmul", "mm", "bmm", "mv", "dot"}
 
 
@@ -163,15 +210,23 @@ def jvp_of_vjp(node_cls, inputs, outs, params, saved, tangents):
     floats = [o._data.dtype.kind == "f" for o in outs]
     cotangents = []
     for o, is_float in zip(outs, floats):
-        g = make_tensor(namespace(o._data).zeros_like(o._data) if is_float else
-                        namespace(o._data).zeros(o._data.shape))
+        # any value would do (the VJP is linear in it); ones, not zeros, so a VJP written
+        # in log space (logcumsumexp's log(g)) is at a point where it is smooth
+        g = make_tensor(namespace(o._data).ones_like(o._data) if is_float else
+                        namespace(o._data).ones(o._data.shape))
         g._requires_grad = is_float
         cotangents.append(g)
     prev = state.enabled
     state.enabled = True
     try:
-        grads = node_cls.vjp(node, cotangents if node_cls.multi_output else cotangents[0],
-                             list(saved))
+        try:
+            grads = node_cls.vjp(node, cotangents if node_cls.multi_output else cotangents[0],
+                                 list(saved))
+        except (NotImplementedError, RuntimeError) as e:
+            raise type(e)(
+                f"forward-mode AD through {node_cls.__name__}: retrograd derives this op's "
+                f"JVP from its backward formula, which cannot be differentiated here ({e}); "
+                "compute this derivative in reverse mode (backward / autograd.grad)") from e
         total = None
         for gi, t in zip(grads, tangents):
             if gi is None or t is None:
@@ -267,6 +322,9 @@ def propagate(op, inputs, out, params, extras=()):
         if rule is not None:
             t = rule(op, inputs, tangents, out, params)
         else:
+            rule = EXTRAS_RULES.get((op.name, op.node_cls.__name__))
+            t = rule(op, inputs, tangents, out, params, extras) if rule is not None else None
+        if t is None:
             saved = _saved_for_fallback(op.node_cls, inputs, out, extras)
             t = jvp_of_vjp(op.node_cls, inputs, [out], params, saved, tangents)[0]
         t = _conform(t, out)
