@@ -55,6 +55,9 @@ def exit_dual_level(*, level=None) -> None:
     """Close the open dual level; every tangent made at it is dropped."""
     if level is None:
         level = fw.index if fw.level is not None else -1
+    if level < 0:
+        raise RuntimeError("Dual level must be a positive number. (No dual level is open: "
+                           "exit_dual_level() closes the one dual_level() opened.)")
     if fw.level is None or level != fw.index:
         raise RuntimeError(
             "Trying to exit a forward AD level that was not the last one that was created. "
@@ -102,12 +105,12 @@ def make_dual(tensor, tangent, *, level=None):
     if not isinstance(tangent, Tensor):
         raise AttributeError(f"'{type(tangent).__name__}' object has no attribute "
                              "'is_floating_point' (make_dual's tangent must be a Tensor)")
-    if not (tangent.is_floating_point() or tangent.is_complex()):
-        raise ValueError(
-            f"Expected tangent to be floating point or complex, but got: {tangent.dtype}")
     if not (tensor.is_floating_point() or tensor.is_complex()):
         raise ValueError(
             f"Expected primal to be floating point or complex, but got: {tensor.dtype}")
+    if not (tangent.is_floating_point() or tangent.is_complex()):
+        raise ValueError(
+            f"Expected tangent to be floating point or complex, but got: {tangent.dtype}")
     _check_level(level, "_make_dual")
     if tangent_of(tensor) is not None:
         raise RuntimeError(
@@ -131,11 +134,11 @@ def unpack_dual(tensor, *, level=None):
     """``(primal, tangent)`` of ``tensor`` at the open level (tangent None if it has none)."""
     from ..tensor import Tensor
 
+    if fw.level is None:
+        return UnpackedDualTensor(tensor, None)
     if not isinstance(tensor, Tensor):
         raise TypeError(f"_unpack_dual(): argument 'dual' (position 1) must be Tensor, not "
                         f"{type(tensor).__name__}")
-    if fw.level is None:
-        return UnpackedDualTensor(tensor, None)
     _check_level(level, "_fw_primal")
     tangent = tangent_of(tensor)
     if tangent is None:

@@ -107,7 +107,7 @@ def _svdvals(op, inputs, tangents, out, params):
 def _logcumsumexp(op, inputs, tangents, out, params):
     # d out_j = sum_{i <= j} exp(x_i - out_j) t_i, in log space (as the VJP): the positive
     # and negative parts of t each through logcumsumexp, so nothing overflows or underflows
-    x, t, dim = inputs[0], tangents[0], params[0]
+    x, t = inputs[0], tangents[0]
     xp = namespace(x._data)
     lowest = float(xp.finfo(x._data.dtype).min)
     log_abs = t.abs().clamp_min(xp.finfo(x._data.dtype).tiny).log()
@@ -120,13 +120,19 @@ def _logcumsumexp(op, inputs, tangents, out, params):
 def _ctc_loss(op, inputs, tangents, out, params, extras):
     # ctc_loss's gradient is not differentiable (as PyTorch's), so its VJP cannot be
     # transposed; but loss n reads only log_probs[:, n, :], so the gradient of the summed
-    # losses (first order, on arrays) holds every loss's own gradient: JVP_n = <G[:, n], t>
+    # losses (first order, on arrays) holds every loss's own gradient: JVP_n = <G[:, n], t>.
+    # PyTorch's gradient adds softmax(log_probs) at each time step in the input (it expects
+    # log_softmax's output, whose backward removes it); the derivative has it taken off
     lp = inputs[0]
+    xp = namespace(lp._data)
     node = _bare_node(op.node_cls, inputs, tangents, params, [out])
-    ones = namespace(out._data).ones_like(out._data)
-    (grad,) = op.node_cls.vjp(node, ones, [lp._data, *extras])
-    terms = make_tensor(namespace(grad).asarray(grad)) * tangents[0]
-    return terms.sum((0, 2)) if out._data.ndim else terms.sum()
+    (grad,) = op.node_cls.vjp(node, xp.ones_like(out._data), [lp._data, *extras])
+    input_lengths, zero_infinity = params[1], params[4]
+    in_time = xp.arange(lp._data.shape[0])[:, None] < xp.asarray(input_lengths)[None, :]
+    if zero_infinity:
+        in_time = in_time & ~xp.isinf(out._data)[None, :]
+    grad = grad - xp.exp(lp._data) * in_time[:, :, None]
+    return (make_tensor(grad) * tangents[0]).sum((0, 2))
 
 
 # keyed by (op name, grad_fn name): one public name can stand for several records
