@@ -340,3 +340,55 @@ def test_fallback_jvp_is_differentiable_in_reverse(torch, th):
         jt.sum().backward()
         grads.append(arr(x.grad))
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-6, atol=1e-8)
+
+
+# ----------------------------------------------------------------- autograd.functional
+def _two_in_two_out(x, y):
+    return x * y.sum(), (x.exp() @ x).reshape(1) * y
+
+
+@pytest.mark.parametrize("inputs", ["single", "tuple"])
+def test_jacobian_forward_mode_as_pytorch(inputs, torch):
+    rng = np.random.default_rng(6)
+    x0, y0 = rng.standard_normal(3), rng.standard_normal(2)
+    results = []
+    for m in (R, torch):
+        x, y = m.tensor(x0), m.tensor(y0)
+        if inputs == "single":
+            jac = m.autograd.functional.jacobian(lambda a, y=y: _two_in_two_out(a, y)[1], x,
+                                                 strategy="forward-mode", vectorize=True)
+            results.append([[arr(jac)]])
+        else:
+            jac = m.autograd.functional.jacobian(_two_in_two_out, (x, y),
+                                                 strategy="forward-mode", vectorize=True)
+            results.append([[arr(b) for b in row] for row in jac])
+    rev = R.autograd.functional.jacobian(_two_in_two_out, (R.tensor(x0), R.tensor(y0)))
+    for got_row, want_row in zip(*results):
+        for got, want in zip(got_row, want_row):
+            assert got.shape == want.shape
+            np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+    if inputs == "tuple":
+        for got_row, rev_row in zip(results[0], rev):
+            for got, want in zip(got_row, rev_row):
+                np.testing.assert_allclose(got, arr(want), rtol=1e-6, atol=1e-8)
+
+
+def test_hessian_forward_over_reverse_as_pytorch(torch):
+    x0 = np.random.default_rng(7).standard_normal(4)
+    got = R.autograd.functional.hessian(_loss(R), R.tensor(x0), vectorize=True,
+                                        outer_jacobian_strategy="forward-mode")
+    want = torch.autograd.functional.hessian(_loss(torch), torch.tensor(x0), vectorize=True,
+                                             outer_jacobian_strategy="forward-mode")
+    rev = R.autograd.functional.hessian(_loss(R), R.tensor(x0))
+    np.testing.assert_allclose(arr(got), arr(want), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(arr(got), arr(rev), rtol=1e-6, atol=1e-8)
+
+
+def test_jacobian_forward_mode_errors_as_pytorch(torch):
+    for kwargs in ({"strict": True, "vectorize": True}, {"create_graph": True},
+                   {"vectorize": False}):
+        got = raised(lambda kw=kwargs: R.autograd.functional.jacobian(
+            lambda x: x * 2, R.ones(2), strategy="forward-mode", **kw))
+        want = raised(lambda kw=kwargs: torch.autograd.functional.jacobian(
+            lambda x: x * 2, torch.ones(2), strategy="forward-mode", **kw))
+        assert got[0] is want[0] is not None, (kwargs, got, want)
