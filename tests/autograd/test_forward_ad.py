@@ -392,3 +392,19 @@ def test_jacobian_forward_mode_errors_as_pytorch(torch):
         want = raised(lambda kw=kwargs: torch.autograd.functional.jacobian(
             lambda x: x * 2, torch.ones(2), strategy="forward-mode", **kw))
         assert got[0] is want[0] is not None, (kwargs, got, want)
+
+
+def test_what_keeps_a_tangent_as_pytorch(torch, th):
+    seen = []
+    for m, ad in both(torch, th):
+        with ad.dual_level():
+            x = ad.make_dual(m.ones(2), m.ones(2, dtype=m.float64))  # a wider tangent is kept
+            seen.append([
+                str(ad.unpack_dual(x.exp()).tangent.dtype).split(".")[-1],
+                ad.unpack_dual(x.detach()).tangent is None,
+                ad.unpack_dual(x.data).tangent is None,
+                ad.unpack_dual(x.clone()).tangent is not None,
+                ad.unpack_dual(x.long()).tangent is None,
+                ad.unpack_dual(x > 0).tangent is None,
+            ])
+    assert seen[0] == seen[1] == ["float64", True, True, True, True, True]

@@ -280,12 +280,13 @@ def _tangents(inputs):
 
 
 def _conform(t, out):
-    """The tangent as PyTorch keeps it: the output's shape and dtype."""
+    """The tangent as PyTorch keeps it: the output's shape, and a floating dtype (a float64
+    tangent of a float32 dual stays float64 through the ops, as in PyTorch)."""
     if t is None:
         return None
     if not isinstance(t, Tensor):
         t = make_tensor(namespace(out._data).asarray(t, dtype=out._data.dtype))
-    if t._data.dtype != out._data.dtype:
+    if t._data.dtype.kind != "f":
         t = t.to(out.dtype)
     if t._data.shape != out._data.shape:
         t = t.expand(out.shape).clone()
