@@ -46,6 +46,7 @@ def enter_dual_level() -> int:
             "before entering another)")
     fw.index = 0
     fw.duals = []
+    fw.prune_at = 1024
     fw.level = _Level(fw.index)
     fw.active = True
     return fw.index

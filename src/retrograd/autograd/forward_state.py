@@ -15,14 +15,15 @@ __all__ = ["fw", "tangent_of", "set_tangent"]
 
 
 class _ForwardState:
-    __slots__ = ("active", "level", "index", "duals", "propagate", "propagate_node",
-                 "propagate_multi")
+    __slots__ = ("active", "level", "index", "duals", "prune_at", "propagate",
+                 "propagate_node", "propagate_multi")
 
     def __init__(self):
         self.active = False  # a level is open and propagation is not suspended
         self.level = None    # the open level's token (None: none open)
         self.index = 0       # its number (PyTorch's: 0, as levels do not nest)
         self.duals = []      # weak references to the tensors given a tangent at this level
+        self.prune_at = 1024  # drop the dead ones when there are this many (a long loop)
         # installed by retrograd.ops._jvp
         self.propagate = None       # (op, inputs, out, params, extras)
         self.propagate_node = None  # (node_cls, inputs, out, params, extras)
@@ -53,4 +54,7 @@ def set_tangent(t, tangent) -> None:
         return
     if extra.fw_grad is None or extra.fw_grad[0] is not fw.level:
         fw.duals.append(weakref.ref(t))
+        if len(fw.duals) >= fw.prune_at:
+            fw.duals = [r for r in fw.duals if r() is not None]
+            fw.prune_at = 2 * len(fw.duals) + 1024
     extra.fw_grad = (fw.level, tangent)
