@@ -408,3 +408,9 @@ def test_what_keeps_a_tangent_as_pytorch(torch, th):
                 ad.unpack_dual(x > 0).tangent is None,
             ])
     assert seen[0] == seen[1] == ["float64", True, True, True, True, True]
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    assert doctest.testmod(fwAD).failed == 0
