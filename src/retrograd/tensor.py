@@ -111,13 +111,14 @@ _LEGACY_NAMES = {
 class _Extra:
     """Rarely used per-tensor state, allocated on first use to keep tensors small."""
 
-    __slots__ = ("hooks", "retains_grad", "name", "post_accumulate_hooks")
+    __slots__ = ("hooks", "retains_grad", "name", "post_accumulate_hooks", "fw_grad")
 
     def __init__(self):
         self.hooks = {}
         self.retains_grad = False
         self.name = None
         self.post_accumulate_hooks = None  # {id: fn(tensor)}, leaves only
+        self.fw_grad = None  # (level, tangent): forward AD (autograd/forward_state.py)
 
 
 class Tensor:
