@@ -579,6 +579,8 @@ class Tensor:
             )
         self._grad_fn = None
         self._requires_grad = False
+        if self._extra is not None:  # and out of forward AD: its tangent goes, as PyTorch's
+            self._extra.fw_grad = None
         return self
 
     def __repr__(self) -> str:

@@ -16,7 +16,7 @@ __all__ = ["fw", "tangent_of", "set_tangent"]
 
 class _ForwardState:
     __slots__ = ("active", "level", "index", "duals", "prune_at", "propagate",
-                 "propagate_node", "propagate_multi")
+                 "propagate_node", "propagate_multi", "propagate_outputs")
 
     def __init__(self):
         self.active = False  # a level is open and propagation is not suspended
@@ -28,6 +28,7 @@ class _ForwardState:
         self.propagate = None       # (op, inputs, out, params, extras)
         self.propagate_node = None  # (node_cls, inputs, out, params, extras)
         self.propagate_multi = None  # (node_cls, x, outs, params, saved)
+        self.propagate_outputs = None  # (node_cls, inputs, outs, params, saved)
 
 
 fw = _ForwardState()

@@ -27,7 +27,7 @@ from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, OUTPUT, apply_op
 
-__all__ = ["propagate", "propagate_node", "propagate_multi", "jvp_of_vjp"]
+__all__ = ["propagate", "propagate_node", "propagate_multi", "propagate_outputs", "jvp_of_vjp"]
 
 _new = object.__new__
 
@@ -159,6 +159,9 @@ RULES = {
     ("embedding_bag", "EmbeddingBagBackward0"): _embedding_bag,
     ("svdvals", "LinalgSvdBackward0"): _svdvals,
     ("logcumsumexp", "LogcumsumexpBackward0"): _logcumsumexp,
+    # a view, but of the input's storage (its params hold that storage): the same view of
+    # the tangent would read the input's memory, so the VJP's transpose gives it
+    ("as_strided", "AsStridedBackward0"): lambda *args: None,
 }
 # rules that also read the op's extras (what its forward returned beside the output)
 EXTRAS_RULES = {("ctc_loss", "CtcLossBackward0"): _ctc_loss}
@@ -354,15 +357,21 @@ def propagate_node(node_cls, inputs, out, params, extras=()):
     _attach(out, t)
 
 
-def propagate_multi(node_cls, x, outs, params, saved=()):
-    """The tangents of the outputs of one multi-output node (split, var_mean, svd...)."""
-    t = tangent_of(x) if isinstance(x, Tensor) else None
-    if t is None:
+def propagate_outputs(node_cls, inputs, outs, params, saved=()):
+    """The tangents of the outputs of one multi-output node of several inputs (the
+    decompositions, lu, ldl...), by its hand-written JVP (``JVPS``) or the transpose of its
+    VJP; ``saved`` is what the VJP reads (the saved inputs, outputs and extras as tensors or
+    arrays, in the node's order).  Non-float outputs (pivots, info) get no tangent."""
+    tangents = _tangents(inputs)
+    if all(t is None for t in tangents):
         return
     fw.active = False
     try:
-        ts = jvp_of_vjp(node_cls, (x,), list(outs), params, saved, [t])
-        ts = [_conform(ti, o) for ti, o in zip(ts, outs)]
+        rule = JVPS.get(node_cls.__name__)
+        ts = rule(inputs, tangents, list(outs), params) if rule is not None else None
+        if ts is None:
+            ts = jvp_of_vjp(node_cls, tuple(inputs), list(outs), params, saved, tangents)
+        ts = [_conform(ti, o) if o._data.dtype.kind == "f" else None for ti, o in zip(ts, outs)]
     finally:
         fw.active = True
     for o, ti in zip(outs, ts):
@@ -370,6 +379,17 @@ def propagate_multi(node_cls, x, outs, params, saved=()):
             _attach(o, ti)
 
 
+def propagate_multi(node_cls, x, outs, params, saved=()):
+    """The tangents of the outputs of one multi-output node (split, var_mean, svd...)."""
+    propagate_outputs(node_cls, (x,), outs, params, saved)
+
+
+# hand-written JVPs of multi-output nodes, by grad_fn name: rule(inputs, tangents, outs,
+# params) -> one tangent per output (None: none), or None for the fallback
+JVPS = {}
+
+
 fw.propagate = propagate
 fw.propagate_node = propagate_node
 fw.propagate_multi = propagate_multi
+fw.propagate_outputs = propagate_outputs

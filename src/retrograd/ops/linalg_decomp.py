@@ -21,6 +21,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..autograd.forward_state import fw
 from ..autograd.grad_mode import state
 from ..autograd.graph import SavedOutput, next_sequence_nr
 from ..backend import namespace
@@ -56,8 +57,16 @@ def record_outputs(node_cls, inputs, arrays, params, keep=(), save_inputs=False)
     indices are in ``keep``, as arrays with their version counters (no reference cycle:
     with create_graph the engine rebuilds them as tensors of this very node)."""
     outs = [make_tensor(a) for a in arrays]
-    if not state.enabled or not any(x._requires_grad for x in inputs):
-        return outs
+    if state.enabled and any(x._requires_grad for x in inputs):
+        _attach_node(node_cls, inputs, outs, params, keep, save_inputs)
+    if fw.active:  # forward AD: the tangents (ops/_jvp.py), from what the node would save
+        saved = tuple(inputs) if save_inputs else ()
+        fw.propagate_outputs(node_cls, inputs, outs, params,
+                             saved + tuple(outs[i] for i in keep))
+    return outs
+
+
+def _attach_node(node_cls, inputs, outs, params, keep, save_inputs):
     node = node_cls()
     node.seq = next_sequence_nr()
     node.next = tuple(edge_of(x) for x in inputs)
@@ -78,7 +87,6 @@ def record_outputs(node_cls, inputs, arrays, params, keep=(), save_inputs=False)
         if nr in keep:
             o._vc = o._vc or [0]
     node.saved = saved + tuple(SavedOutput(outs[i]._data, outs[i]._vc, i) for i in keep)
-    return outs
 
 
 def _is_zero(g):
