@@ -131,11 +131,37 @@ ALL_CASES = _all_cases()
 CASES = ALL_CASES if os.environ.get("RETROGRAD_FWD_ALL") else _one_per_op(ALL_CASES)
 
 
+def _error_case(case, arrays):
+    """Skip a case whose call raises (an error row of the op tables: ``imag`` of a real
+    tensor) after checking PyTorch raises the same class on it: no derivative to check."""
+    try:
+        _values(case, arrays)
+    except Exception as e:  # noqa: BLE001 - which error is checked against PyTorch below
+        import torch
+
+        with pytest.raises(type(e)):
+            _call_quietly(case, torch, [torch.tensor(a) for a in arrays])
+        pytest.skip(f"an error case: retrograd and PyTorch both raise {type(e).__name__}")
+
+
 def _deterministic(case, arrays):
+    _error_case(case, arrays)
     first, second = _values(case, arrays), _values(case, arrays)
     return all(np.array_equal(a, b, equal_nan=True) for a, b in zip(first, second))
 
 
+# where no tangent comes out (None), as in PyTorch's forward AD, though finite differences
+# see a change: the case cuts the tangent itself, or the op is not differentiable
+_DETACHED = "the case detaches its input (x.detach()...): no tangent, as PyTorch's"
+NO_TANGENT = {
+    "histogram": "histogram is not differentiable (PyTorch's forward AD raises for it; "
+                 "retrograd gives its counts and edges no tangent)",
+    "histogram_edges_weight": "as histogram",
+    "logspace": _DETACHED, "resize_": _DETACHED, "resize_as_": _DETACHED,
+    "igamma_": _DETACHED, "igammac_": _DETACHED, "detach_fn": _DETACHED,
+    "detach__fn": _DETACHED,
+}
+_RAISES = "PyTorch has no derivative for it: forward AD raises, as PyTorch's does"
 _INPLACE_GAP = ("PyTorch 2.13 has no derivative for the in-place form (retrograd raises its "
                 "NotImplementedError, as PyTorch's forward AD does)")
 # where the JVP is not the finite-difference derivative, and why (each as PyTorch)
@@ -146,6 +172,8 @@ FD_DIFFERS = {
     "normal_tensor_float": "PyTorch defines a sample's derivative as zero",
     "native_channel_shuffle": "PyTorch's native_channel_shuffle has no derivative (raises)",
     "native_channel_shuffle_F": "PyTorch's native_channel_shuffle has no derivative (raises)",
+    **{name: _RAISES for name in ("heaviside", "geqrf", "ldl_factor", "ldl_factor_ex",
+                                  "ldl_solve")},
     **{name: _INPLACE_GAP for name in ("acosh_", "arccosh_", "asinh_", "arcsinh_", "atanh_",
                                        "arctanh_")},
 }
@@ -165,6 +193,9 @@ def test_jvp_matches_finite_differences(case):
                     "to difference; tests/autograd/test_forward_ad.py checks dropout's JVP")
     tangents = _tangents(case, arrays)
     got = _jvp(retrograd, fwAD, case, arrays, tangents)
+    if case.name in NO_TANGENT:
+        assert all(t is None for _, t in got), f"{case.name}: {NO_TANGENT[case.name]}"
+        return
     # an op that computes in a lower precision (x.float(), x.half()) needs the larger step
     # and tolerances its gradcheck uses
     eps = case.gc.get("eps", EPS)
@@ -203,6 +234,10 @@ TORCH_DIFFERS = {
                         "slice's max (logcumsumexp(x)[0] = x[0], whose tangent is t[0])",
     "scatter_reduce_prod_True": "PyTorch's JVP of scatter_reduce('prod') is zero",
     "scatter_reduce_prod_False": "PyTorch's JVP of scatter_reduce('prod') is zero",
+    "cholesky_inverse upper=False": "PyTorch's forward formula for cholesky_inverse is off "
+                                    "by ~5e-2 from its finite differences and its own "
+                                    "reverse-mode Jacobian (which agree to 1e-11, as "
+                                    "retrograd's JVP does)",
 }
 
 
@@ -225,7 +260,10 @@ def test_jvp_matches_torch(case, torch):
     got = _jvp(retrograd, fwAD, case, arrays, tangents)
     assert len(got) == len(want)
     for i, ((gp, gt), (wp, wt)) in enumerate(zip(got, want)):
-        np.testing.assert_allclose(gp, wp, rtol=1e-10, atol=1e-12, equal_nan=True)
+        # a float32 output computed apart from the duals (windows): float32's rounding
+        single = wp.dtype != np.float64
+        np.testing.assert_allclose(gp, wp, rtol=1e-6 if single else 1e-10,
+                                   atol=1e-7 if single else 1e-12, equal_nan=True)
         if wt is None:
             wt = np.zeros_like(wp)
         if gt is None:

@@ -21,7 +21,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..autograd.forward_state import fw
+from ..autograd.forward_state import fw, tangent_of
 from ..autograd.grad_mode import state
 from ..autograd.graph import SavedOutput, next_sequence_nr
 from ..backend import namespace
@@ -459,7 +459,7 @@ def svdvals(A, *, driver=None):  # noqa: N803 - PyTorch's names
         raise RuntimeError("torch.linalg.svdvals: keyword argument `driver=` is only supported "
                            "on CUDA inputs with cuSOLVER backend.")
     _float_matrices("linalg.svdvals", A)
-    if state.enabled and A._requires_grad:
+    if (state.enabled and A._requires_grad) or (fw.active and tangent_of(A) is not None):
         return _svd(A, False, "linalg.svdvals")[1]
     a = A._data
     xp = namespace(a)
