@@ -156,7 +156,9 @@ _DETACHED = "the case detaches its input (x.detach()...): no tangent, as PyTorch
 NO_TANGENT = {
     "histogram": "histogram is not differentiable (PyTorch's forward AD raises for it; "
                  "retrograd gives its counts and edges no tangent)",
-    "histogram_edges_weight": "as histogram",
+    "histogram_edges_weight": "as histogram", "histogram_weight_grad": "as histogram",
+    "bincount_weights": "bincount is not differentiable in forward mode (PyTorch's forward AD "
+                        "raises for it; retrograd gives its counts no tangent)",
     "logspace": _DETACHED, "resize_": _DETACHED, "resize_as_": _DETACHED,
     "igamma_": _DETACHED, "igammac_": _DETACHED, "detach_fn": _DETACHED,
     "detach__fn": _DETACHED,
@@ -172,8 +174,8 @@ FD_DIFFERS = {
     "normal_tensor_float": "PyTorch defines a sample's derivative as zero",
     "native_channel_shuffle": "PyTorch's native_channel_shuffle has no derivative (raises)",
     "native_channel_shuffle_F": "PyTorch's native_channel_shuffle has no derivative (raises)",
-    **{name: _RAISES for name in ("heaviside", "geqrf", "ldl_factor", "ldl_factor_ex",
-                                  "ldl_solve")},
+    **{name: _RAISES for name in ("heaviside", "geqrf", "Tensor.geqrf batched wide",
+                                  "ldl_factor", "ldl_factor_ex", "ldl_solve")},
     **{name: _INPLACE_GAP for name in ("acosh_", "arccosh_", "asinh_", "arcsinh_", "atanh_",
                                        "arctanh_")},
 }
@@ -238,6 +240,7 @@ TORCH_DIFFERS = {
                                     "by ~5e-2 from its finite differences and its own "
                                     "reverse-mode Jacobian (which agree to 1e-11, as "
                                     "retrograd's JVP does)",
+    "cholesky_inverse upper=True": "as cholesky_inverse upper=False",
 }
 
 

@@ -27,6 +27,7 @@ from ..autograd.graph import SavedOutput, next_sequence_nr
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import edge_of
+from ._jvp import JVPS
 from ._errors import scalar_type_name, tensor_arg
 from .layout import tril, triu
 from .linalg import _mT, matmul
@@ -195,8 +196,22 @@ def _lower_inverse(low):
     return out
 
 
+def _cholesky_jvp(inputs, tangents, outs, params):
+    # forward AD, PyTorch's cholesky_jvp: dL = L Phi(L^-1 dA L^-T), Phi = the lower
+    # triangle with the diagonal halved (two triangular solves: half the time of the VJP's
+    # transpose, which records and differentiates the whole backward formula)
+    (out,), (dA,), upper = outs, tangents, params[0]  # noqa: N806 - the formula's names
+    low = _mT(out) if upper else out
+    x = _solve_triangular(low, dA, False, True, False)
+    phi = tril(_mT(_solve_triangular(low, _mT(x), False, True, False)))
+    phi = phi - 0.5 * phi * _eye_like(out._data, out.shape[-1])
+    d_low = matmul(low, phi)
+    return [_mT(d_low) if upper else d_low]
+
+
 _CholeskyExNode = multi_node("LinalgCholeskyExBackward0", _cholesky_vjp)
 _CholeskyNode = multi_node("CholeskyBackward0", _cholesky_vjp)
+JVPS["LinalgCholeskyExBackward0"] = JVPS["CholeskyBackward0"] = _cholesky_jvp
 
 
 def _cholesky(name, A, upper, check, node_cls=_CholeskyExNode):  # noqa: N803
