@@ -157,6 +157,8 @@ NO_TANGENT = {
     "histogram": "histogram is not differentiable (PyTorch's forward AD raises for it; "
                  "retrograd gives its counts and edges no tangent)",
     "histogram_edges_weight": "as histogram", "histogram_weight_grad": "as histogram",
+    "unique_0d": "unique is not differentiable (PyTorch's forward AD raises for it; retrograd "
+                 "gives its values no tangent)",
     "bincount_weights": "bincount is not differentiable in forward mode (PyTorch's forward AD "
                         "raises for it; retrograd gives its counts no tangent)",
     "logspace": _DETACHED, "resize_": _DETACHED, "resize_as_": _DETACHED,
@@ -175,7 +177,8 @@ FD_DIFFERS = {
     "native_channel_shuffle": "PyTorch's native_channel_shuffle has no derivative (raises)",
     "native_channel_shuffle_F": "PyTorch's native_channel_shuffle has no derivative (raises)",
     **{name: _RAISES for name in ("heaviside", "geqrf", "Tensor.geqrf batched wide",
-                                  "ldl_factor", "ldl_factor_ex", "ldl_solve")},
+                                  "ldl_factor", "ldl_factor_ex", "ldl_solve",
+                                  "binomial_grad_node")},
     **{name: _INPLACE_GAP for name in ("acosh_", "arccosh_", "asinh_", "arcsinh_", "atanh_",
                                        "arctanh_")},
 }
