@@ -292,7 +292,7 @@ def test_explain_writes_pictures_and_narrates(tmp_path, capsys):
         with open(tmp_path / f, "rb") as fh:
             assert fh.read(8) == b"\x89PNG\r\n\x1a\n"
     assert "PowBackward0" in (tmp_path / "1_seed_graph.svg").read_text()
-    assert text.count("-> matches") == 6 and "DOES NOT MATCH" not in text
+    assert text.count("-> matches") == 8 and "DOES NOT MATCH" not in text
     assert "all gradients match the chain rule" in text
     assert "broadcast from (2,) to (2, 2)" in text
     assert "Trying to backward through the graph a second time" in text

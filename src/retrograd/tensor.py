@@ -111,13 +111,14 @@ _LEGACY_NAMES = {
 class _Extra:
     """Rarely used per-tensor state, allocated on first use to keep tensors small."""
 
-    __slots__ = ("hooks", "retains_grad", "name", "post_accumulate_hooks")
+    __slots__ = ("hooks", "retains_grad", "name", "post_accumulate_hooks", "fw_grad")
 
     def __init__(self):
         self.hooks = {}
         self.retains_grad = False
         self.name = None
         self.post_accumulate_hooks = None  # {id: fn(tensor)}, leaves only
+        self.fw_grad = None  # (level, tangent): forward AD (autograd/forward_state.py)
 
 
 class Tensor:
@@ -588,6 +589,8 @@ class Tensor:
             )
         self._grad_fn = None
         self._requires_grad = False
+        if self._extra is not None:  # and out of forward AD: its tangent goes, as PyTorch's
+            self._extra.fw_grad = None
         return self
 
     def __repr__(self) -> str:

@@ -210,6 +210,44 @@ def _example_retain_error(n, k):
     return t, error
 
 
+def _example_forward(n, k):
+    import retrograd.autograd.forward_ad as fwAD
+
+    n.say(f"== {k}. Forward mode beside reverse mode: the same 24 x^2 ==")
+    n.say("  Forward mode carries a tangent (the derivative along a direction v) with every "
+          "value, op")
+    n.say("  by op, in the forward pass itself: one pass gives J v. z is elementwise, so with "
+          "v = 1")
+    n.say("  (every element) z's tangent is dz/dx = 24 x^2; reverse mode gets it from "
+          "z.backward(1).")
+    n.code("import retrograd.autograd.forward_ad as fwAD\n"
+           "with fwAD.dual_level():\n"
+           "    xd = fwAD.make_dual(x.detach(), T.ones_like(x))   # tangent v = 1\n"
+           "    y = 2 * xd                # tangent 2 v\n"
+           "    z = y ** 3                # tangent 3 y^2 * (2 v)\n"
+           "    dz = fwAD.unpack_dual(z).tangent\n"
+           "z.backward(T.ones_like(z))    # reverse mode, on the graph of x")
+    x, y, z = _seed_graph((2, 2))
+    with fwAD.dual_level():
+        xd = fwAD.make_dual(x.detach(), T.ones_like(x))
+        yd = 2 * xd
+        zd = yd ** 3
+        ty, tz = fwAD.unpack_dual(yd).tangent, fwAD.unpack_dual(zd).tangent
+    z.backward(T.ones_like(z))
+    xv = x.detach().numpy()
+    w = 42
+    n.say(f"  {'step':<10}{'forward: the tangent':<{w}}reverse: the gradient")
+    n.say(f"  {'x':<10}{_fmt(np.ones_like(xv)):<{w}}x.grad = {_fmt(x.grad.numpy())}")
+    n.say(f"  {'y = 2x':<10}{_fmt(ty.numpy()):<{w}}(dz/dy = 3 y^2, times dy/dx = 2)")
+    n.say(f"  {'z = y^3':<10}{_fmt(tz.numpy()):<{w}}(starts here: dz/dz = 1)")
+    n.check("z's tangent (forward mode) = 24 x^2", tz.numpy(), 24 * xv ** 2)
+    n.check("x.grad (reverse mode) = 24 x^2", x.grad.numpy(), 24 * xv ** 2)
+    n.say("  Forward mode needs one pass per input direction, reverse mode one per output: "
+          "for one")
+    n.say("  loss of many parameters, reverse; for few inputs and many outputs, forward.")
+    return tz
+
+
 def _wrap_text(text, width):
     import textwrap
 
@@ -242,7 +280,7 @@ def explain(out_dir=None, seed: int = 0, stream=None) -> bool:
     n.say("z = (2x)^3, so by the chain rule dz/dx = dz/dy * dy/dx = 3 y^2 * 2 = 24 x^2.")
     n.say("")
     examples = (_example_default, _example_scaled, _example_2x2, _example_mean,
-                _example_retain_error)
+                _example_retain_error, _example_forward)
     for k, example in enumerate(examples, 1):
         example(n, k)
         n.say("")

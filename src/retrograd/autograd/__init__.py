@@ -20,6 +20,7 @@ from .gradcheck import gradcheck, gradgradcheck
 from .variable import Variable
 from . import functional  # noqa: F401
 from . import graph  # noqa: F401 - saved-tensor hooks, multi-grad hooks (torch.autograd.graph)
+from . import forward_ad  # noqa: F401
 
 
 def trace(params=None):

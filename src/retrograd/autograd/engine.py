@@ -37,6 +37,7 @@ from itertools import count as _count
 import numpy as np
 
 from ..backend import as_array, namespace
+from .forward_state import fw
 from .grad_mode import anomaly, state
 from .graph import (
     AccumulateGrad, Node, PackedSaved, SavedOutput, forward_traces, freed_error, graph_tasks,
@@ -339,6 +340,15 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
         None when ``inputs`` is None.
     """
     as_tensors = create_graph
+    if fw.active and not create_graph:
+        # under a dual level the formulas run on tensors (recording nothing) so that the
+        # tangents of saved values reach the gradients, as PyTorch's (forward-over-reverse)
+        as_tensors = True
+        def tensor_of(g):
+            return g if g is None or isinstance(g, above.Tensor) else _wrap(g, False)
+
+        root_grads = [(g[0], tensor_of(g[1])) if type(g) is tuple else tensor_of(g)
+                      for g in root_grads]
     deps = _count_dependencies(roots)
     buffers = {}
     for node, g in zip(roots, root_grads):

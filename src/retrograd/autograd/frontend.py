@@ -296,7 +296,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                     "(its gradient is then None), or materialize_grads=True for zeros."
                 )
             results.append(None)
-        elif create_graph:
+        elif create_graph or isinstance(g, _tensor_cls()):  # (a tensor under a dual level)
             results.append(g)
         else:
             from ..backend import as_array

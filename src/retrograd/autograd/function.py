@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 
+from .forward_state import fw
 from .grad_mode import record_extras, state
 from .graph import (
     Node, SavedOutput, accumulator_of, check_saveable, next_sequence_nr, on_record,
@@ -66,6 +67,10 @@ class FunctionCtx(Node):
         from .engine import unpack_saved
 
         return tuple(unpack_saved(self, True))
+
+    def save_for_forward(self, *tensors) -> None:
+        """Keep tensors for ``jvp`` (forward mode), which reads them as ``ctx.saved_tensors``."""
+        self._saved_forward = tensors
 
     def mark_non_differentiable(self, *tensors) -> None:
         self._non_diff = {id(t) for t in tensors}
@@ -215,6 +220,14 @@ class Function(metaclass=_FunctionMeta):
             "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
 
     @staticmethod
+    def jvp(ctx, *grad_inputs):
+        """Override for forward mode: the outputs' tangents from the inputs' (``grad_inputs``:
+        one per argument of forward, zeros for a tensor without one, None for a non-tensor)."""
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it with "
+            "forward mode AD.")
+
+    @staticmethod
     def setup_context(ctx, inputs, output):
         """Override (with a ``forward`` that takes no ctx) to save what backward needs."""
         raise NotImplementedError("setup_context is not implemented.")
@@ -329,7 +342,38 @@ class Function(metaclass=_FunctionMeta):
                 from ..ops.inplace import rebase_views
 
                 rebase_views(o, recorded=o._grad_fn is ctx)
+        if fw.active:
+            _forward_tangents(cls, ctx, args, results)
         return results[0] if single else tuple(results)
+
+
+def _forward_tangents(cls, ctx, args, results):
+    """Forward AD through a custom Function: its ``jvp`` staticmethod gives the outputs'
+    tangents (PyTorch's NotImplementedError when it has none and an input has a tangent)."""
+    from ..backend import namespace
+    from .forward_state import set_tangent, tangent_of
+
+    Tensor = _tensor_mod().Tensor
+    tangents = [tangent_of(a) if isinstance(a, Tensor) else None for a in args]
+    if all(t is None for t in tangents):
+        return
+    grad_inputs = [t if t is not None or not isinstance(a, Tensor) else
+                   _tensor_mod().make_tensor(namespace(a._data).zeros_like(a._data))
+                   for a, t in zip(args, tangents)]
+    fw.active = False
+    _unpacking.by_node[ctx] = tuple(getattr(ctx, "_saved_forward", ()))
+    try:
+        out = cls.jvp(ctx, *grad_inputs)
+    finally:
+        _unpacking.by_node.pop(ctx, None)
+        fw.active = True
+    outs = out if isinstance(out, tuple) else (out,)
+    if len(outs) != len(results):
+        raise RuntimeError(f"{cls.__name__}.jvp returned {len(outs)} tangents for "
+                           f"{len(results)} outputs of forward; return one per output")
+    for o, t in zip(results, outs):
+        if isinstance(o, Tensor) and t is not None and o._data.dtype.kind == "f":
+            set_tangent(o, t)
 
 
 def once_differentiable(fn):

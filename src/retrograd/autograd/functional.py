@@ -8,7 +8,10 @@ PyTorch 2.13's ``torch/autograd/functional.py`` line by line, so the two agree o
 tuple/single combination.
 
 ``vectorize=True`` is accepted and runs the same reverse-mode loop (retrograd has no vmap
-yet); ``strategy='forward-mode'`` raises NotImplementedError until forward AD exists.
+yet).  ``jacobian(..., strategy='forward-mode', vectorize=True)`` (and hessian's
+``outer_jacobian_strategy='forward-mode'``, forward over reverse) use forward AD
+(``autograd.forward_ad``), one pass per input element (a loop over the basis vectors, where
+PyTorch batches them with vmap: same results, not faster).
 """
 
 from __future__ import annotations
@@ -21,11 +24,6 @@ from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
-_NO_FORWARD_AD = (
-    "retrograd.autograd.functional.{fn}: strategy='forward-mode' needs forward-mode AD "
-    "(retrograd.autograd.forward_ad), which retrograd does not have yet; use "
-    "{arg}='reverse-mode' (the default)"
-)
 
 
 def _as_tuple(inp, arg_name, fn_name):
@@ -237,7 +235,54 @@ def _check_strategy(strategy, create_graph, fn, arg):
                 "torch.autograd.functional.jacobian: `create_graph=True` and "
                 '`strategy="forward-mode"` are not supported together (yet). Please either '
                 'set `create_graph=False` or `strategy="reverse-mode"`.')
-        raise NotImplementedError(_NO_FORWARD_AD.format(fn=fn, arg=arg))
+
+
+def _jacfwd(func, inputs, strict, vectorize):
+    """The Jacobian by forward AD: one dual pass per element of the inputs (the basis vector
+    as tangent) gives one column of every output's Jacobian."""
+    from . import forward_ad
+
+    if strict:
+        raise RuntimeError(
+            "torch.autograd.functional.jacobian: `strict=True` and `strategy=\"forward-mode\"` "
+            "are not supported together (yet). Please either set `strict=False` or "
+            "`strategy=\"reverse-mode\"`.")
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+    if not vectorize:
+        raise NotImplementedError(
+            "Computing Jacobian using forward-AD or forward-over-reverse Hessian is only "
+            "implemented for `vectorize=True` (retrograd: pass vectorize=True).")
+    columns = None  # [output][input] -> list of tangents, one per input element
+    is_outputs_tuple = False
+    outputs = None
+    for j, inp in enumerate(inputs):
+        for k in range(inp.nelement()):
+            with forward_ad.dual_level():
+                duals = []
+                for i, x in enumerate(inputs):
+                    t = _creation.zeros_like(x)
+                    if i == j:
+                        t.view(-1)[k] = 1.0
+                    duals.append(forward_ad.make_dual(x, t))
+                out = func(*duals)
+                is_outputs_tuple, outs = _as_tuple(
+                    out, "outputs of the user-provided function", "jacobian")
+                if columns is None:
+                    columns = [[[] for _ in inputs] for _ in outs]
+                    outputs = outs
+                for o, col in zip(outs, columns):
+                    t = forward_ad.unpack_dual(o).tangent
+                    col[j].append(t.detach() if t is not None else
+                                  _creation.zeros_like(o).detach())
+    if columns is None:  # no input has an element: run once for the outputs' shapes
+        is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided "
+                                              "function", "jacobian")
+        columns = [[[] for _ in inputs] for _ in outputs]
+    jac = tuple(tuple(
+        stack(col, dim=-1).view(tuple(o.shape) + tuple(x.shape)) if col else
+        _creation.zeros(tuple(o.shape) + tuple(x.shape), dtype=o.dtype)
+        for col, x in zip(cols, inputs)) for o, cols in zip(outputs, columns))
+    return _tuple_postprocess(jac, (is_outputs_tuple, is_inputs_tuple))
 
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
@@ -259,6 +304,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     [retrograd.Size([2, 2]), retrograd.Size([2, 2])]
     """
     _check_strategy(strategy, create_graph, "jacobian", "strategy")
+    if strategy == "forward-mode":
+        return _jacfwd(func, inputs, strict, vectorize)
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
@@ -330,12 +377,16 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
         return out.squeeze()
 
     def jac_func(*inp):
+        if outer_jacobian_strategy == "forward-mode":
+            # forward over reverse: the duals must require grad, or the inner jacobian's
+            # preprocessing would detach them (and their tangents)
+            inp = tuple(t.requires_grad_(True) for t in inp)
         jac = jacobian(ensure_single_output_function, inp, create_graph=True)
         _check_requires_grad(jac, "jacobian", strict=strict)
         return jac
 
     res = jacobian(jac_func, inputs, create_graph=create_graph, strict=strict,
-                   vectorize=vectorize, strategy="reverse-mode")
+                   vectorize=vectorize, strategy=outer_jacobian_strategy)
     return _tuple_postprocess(res, (is_inputs_tuple, is_inputs_tuple))
 
 

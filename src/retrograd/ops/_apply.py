@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import dtypes
 from ..autograd.grad_mode import record_extras, state
+from ..autograd.forward_state import fw as _fw
 from ..autograd.graph import (
     InferenceVersion, Node, SavedOutput, accumulator_of, check_saveable, next_sequence_nr,
     on_record,
@@ -350,6 +351,7 @@ def _unary_caller(op):
     saves = node_cls.saves
     saves_input = bool(saves & INPUTS)
     saves_output = bool(saves & OUTPUT)
+    fw = _fw  # forward AD: one slot read per call while no dual level is open
 
     def call(input, *params, out=None):  # noqa: A002 - PyTorch's keyword names
         if out is not None:
@@ -390,6 +392,8 @@ def _unary_caller(op):
                 and data.dtype.kind == "f"):
             out._grad_fn = None
             out._requires_grad = False
+            if fw.active:
+                fw.propagate(op, (x,), out, params, ())
             return out
         fn = x._grad_fn
         node = _new(node_cls)
@@ -424,6 +428,8 @@ def _unary_caller(op):
         out._requires_grad = True
         if record_extras:  # saved-tensor hooks or anomaly mode: see graph.on_record
             on_record(node, (out,))
+        if fw.active:
+            fw.propagate(op, (x,), out, params, ())
         return out
 
     return call
@@ -461,6 +467,7 @@ def _binary_caller(op):
     # which of (a, b) to save, indexed by ga + 2 * gb (1: only a needs grad, 2: b, 3: both)
     keep = None if saved_for is None else [None] + [
         saved_for((bool(i & 1), bool(i & 2))) for i in (1, 2, 3)]
+    fw = _fw
 
     def call(input, other, *params, out=None):  # noqa: A002 - PyTorch's keyword names
         if out is not None:
@@ -535,6 +542,8 @@ def _binary_caller(op):
                 data.dtype.kind == "f" or getattr(node_cls, "any_dtype", False))):
             out._grad_fn = None
             out._requires_grad = False
+            if fw.active:
+                fw.propagate(op, (a, b), out, params, ())
             return out
         nrs = None
         if ga:
@@ -587,6 +596,8 @@ def _binary_caller(op):
         out._requires_grad = True
         if record_extras:  # saved-tensor hooks or anomaly mode: see graph.on_record
             on_record(node, (out,))
+        if fw.active:
+            fw.propagate(op, (input, other), out, params, ())
         return out
 
     return call
@@ -626,6 +637,8 @@ def apply_op(op, inputs, params=()):
         _share_version(inputs[0], out)
     if wants_grad and state.enabled and op.differentiable:
         record(op.node_cls, inputs, out, params, extras)
+    if _fw.active:
+        _fw.propagate(op, inputs, out, params, extras)
     return out
 
 

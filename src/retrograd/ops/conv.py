@@ -32,6 +32,7 @@ import math
 import warnings
 
 from ..autograd.grad_mode import state
+from ..autograd.forward_state import fw
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, NOTHING, node_class, record
@@ -112,6 +113,8 @@ def _convolution(x, w, b, transposed, pairs, stride, dilation, groups, x_shape=N
     if needs:
         keep = cols is not None and tw and w._requires_grad
         record(_ConvolutionBackward, (x, w, b), out, params, (cols if keep else None,))
+    if fw.active:  # forward AD: the tangent (ops/_jvp.py)
+        fw.propagate_node(_ConvolutionBackward, (x, w, b), out, params, (None,))
     return out
 
 
@@ -167,6 +170,8 @@ def _weight_grad(x, y, w_shape, pairs, stride, dilation, groups):
     out = make_tensor(_weight_grad_fwd(xd, yd, *params))
     if state.enabled and any(isinstance(v, Tensor) and v._requires_grad for v in (x, y)):
         record(_WeightGradBackward, (x, y), out, params)
+    if fw.active:
+        fw.propagate_node(_WeightGradBackward, (x, y), out, params)
     return out
 
 
@@ -496,6 +501,8 @@ def _run_im2col(forward, node_cls, x, params):
     out = make_tensor(forward(x._data, *params))
     if state.enabled and x._requires_grad:
         record(node_cls, (x,), out, params)
+    if fw.active:
+        fw.propagate_node(node_cls, (x,), out, params)
     return out
 
 

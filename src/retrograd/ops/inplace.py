@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import weakref
 
+from ..autograd.forward_state import fw, set_tangent, tangent_of
 from ..autograd.grad_mode import enable_grad, no_grad, state
 from ..autograd.graph import NO_EDGE, SavedOutput, move_retain_grad
 import numpy as _np
@@ -462,6 +463,43 @@ def _save_self_as_output(x, node):
                        for s in saved)
 
 
+# ----------------------------------------------------------------- forward AD (ops/_jvp.py)
+def _has_tangent(x, args, kwargs) -> bool:
+    return any(isinstance(a, Tensor) and tangent_of(a) is not None
+               for a in (x, *args, *kwargs.values()))
+
+
+def _take_tangent(x, new):
+    """``x`` changed in place: its tangent becomes ``new`` (None: zeros), written into the
+    tangent it has where possible, so views of the tangent (of views of ``x``) follow."""
+    old = tangent_of(x)
+    if old is not None and (new is None or (
+            old._data.shape == new._data.shape and not old._requires_grad
+            and not new._requires_grad and old._data.flags.writeable)):
+        if new is None:
+            old._data[...] = 0
+        else:
+            old._data[...] = new._data
+        return
+    if new is None:
+        new = make_tensor(namespace(x._data).zeros_like(x._data))
+    set_tangent(x, new)
+
+
+def _dual_inplace(method, op_fn, x, args, kwargs):
+    """An in-place op on a dual (or with a dual argument): the tangent is the out-of-place
+    op's, computed first (from ``x`` before the change); then the change, not propagating."""
+    with no_grad():
+        new = tangent_of(op_fn(x, *args, **kwargs))
+    fw.active = False
+    try:
+        method(x, *args, **kwargs)
+    finally:
+        fw.active = True
+    _take_tangent(x, new)
+    return x
+
+
 def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
     """Make ``x.name_(other)`` from the out-of-place ``op_fn``.
 
@@ -476,6 +514,8 @@ def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
         overlap_ok = name == "masked_fill_"
 
     def method(x, *args, **kwargs):
+        if fw.active and _has_tangent(x, args, kwargs):
+            return _dual_inplace(method, op_fn, x, args, kwargs)
         if ufunc is not None and len(args) == 1 and not kwargs:
             other = args[0]
             xd = x._data
@@ -668,6 +708,20 @@ def _only_masks(index) -> bool:
 
 def setitem(x, index, value):
     """``x[index] = value`` in place; recorded (CopySlices) when a gradient is needed."""
+    if fw.active and _has_tangent(x, (value,), {}):
+        # forward AD: the tangent gets the same assignment (of the value's tangent, or 0)
+        fw.active = False
+        try:
+            setitem(x, index, value)
+            tangent = tangent_of(x)
+            if tangent is None:
+                tangent = make_tensor(namespace(x._data).zeros_like(x._data))
+                set_tangent(x, tangent)
+            vt = tangent_of(value) if isinstance(value, Tensor) else None
+            setitem(tangent, index, 0.0 if vt is None else vt)
+        finally:
+            fw.active = True
+        return
     index = _unwrap_index(index)
     basic = _is_basic(index)
     v_is_t = isinstance(value, Tensor)

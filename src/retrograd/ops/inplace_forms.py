@@ -16,6 +16,7 @@ on a leaf that requires grad): the same here.
 
 from __future__ import annotations
 
+from ..autograd.forward_state import fw, set_tangent, tangent_of
 from ..autograd.grad_mode import no_grad, state
 from ..autograd.graph import move_retain_grad
 from ..tensor import Tensor
@@ -156,7 +157,8 @@ def _inplace_view(name, make, pick):
 
     def method(x, *args):
         with no_grad():
-            data = make(x, *args)._data
+            view = make(x, *args)
+        data = view._data
         if state.enabled and x._requires_grad:
             if x._grad_fn is None:
                 raise _leaf_error(x, name)
@@ -169,6 +171,8 @@ def _inplace_view(name, make, pick):
             move_retain_grad(x, old_fn, old_nr)
         x._data = data
         x._bump_version()
+        if fw.active and tangent_of(view) is not None:
+            set_tangent(x, tangent_of(view))  # forward AD: the same view of the tangent
         return x
 
     method.__name__ = name

@@ -9,6 +9,7 @@ output (zeros for outputs that got none), which it joins back with ``cat`` / ``s
 
 from __future__ import annotations
 
+from ..autograd.forward_state import fw
 from ..autograd.grad_mode import state
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
@@ -51,6 +52,8 @@ def _views_of(x, arrays, node_cls, params):
         o._vc = x._vc
     if x._requires_grad and state.enabled:
         record_multi(node_cls, x, outs, params)
+    if fw.active:  # forward AD: the tangents (ops/_jvp.py)
+        fw.propagate_multi(node_cls, x, outs, params)
     for o in outs:
         track_view(x, o, "multi")
     return tuple(outs)

@@ -27,6 +27,7 @@ from .. import dtypes
 from ..backend import namespace
 from ..tensor import Size, Tensor, make_tensor
 from . import registry
+from ..autograd.forward_state import fw
 from ._apply import NOTHING, multi_output_class, record_multi
 from ._errors import int_arg, tensor_arg
 from ..autograd.grad_mode import no_grad, state
@@ -158,6 +159,8 @@ def _unsafe_pieces(x, pieces, cls, dim):
     outs = [make_tensor(p._data) for p in pieces]
     if x._requires_grad and state.enabled:
         record_multi(cls, x, outs, (dim,))
+    if fw.active:  # forward AD: the pieces' tangents (ops/_jvp.py)
+        fw.propagate_multi(cls, x, outs, (dim,))
     return tuple(outs)
 
 

@@ -21,11 +21,13 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..autograd.forward_state import fw, tangent_of
 from ..autograd.grad_mode import state
 from ..autograd.graph import SavedOutput, next_sequence_nr
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import edge_of
+from ._jvp import JVPS
 from ._errors import scalar_type_name, tensor_arg
 from .layout import tril, triu
 from .linalg import _mT, matmul
@@ -56,8 +58,16 @@ def record_outputs(node_cls, inputs, arrays, params, keep=(), save_inputs=False)
     indices are in ``keep``, as arrays with their version counters (no reference cycle:
     with create_graph the engine rebuilds them as tensors of this very node)."""
     outs = [make_tensor(a) for a in arrays]
-    if not state.enabled or not any(x._requires_grad for x in inputs):
-        return outs
+    if state.enabled and any(x._requires_grad for x in inputs):
+        _attach_node(node_cls, inputs, outs, params, keep, save_inputs)
+    if fw.active:  # forward AD: the tangents (ops/_jvp.py), from what the node would save
+        saved = tuple(inputs) if save_inputs else ()
+        fw.propagate_outputs(node_cls, inputs, outs, params,
+                             saved + tuple(outs[i] for i in keep))
+    return outs
+
+
+def _attach_node(node_cls, inputs, outs, params, keep, save_inputs):
     node = node_cls()
     node.seq = next_sequence_nr()
     node.next = tuple(edge_of(x) for x in inputs)
@@ -78,7 +88,6 @@ def record_outputs(node_cls, inputs, arrays, params, keep=(), save_inputs=False)
         if nr in keep:
             o._vc = o._vc or [0]
     node.saved = saved + tuple(SavedOutput(outs[i]._data, outs[i]._vc, i) for i in keep)
-    return outs
 
 
 def _is_zero(g):
@@ -187,8 +196,22 @@ def _lower_inverse(low):
     return out
 
 
+def _cholesky_jvp(inputs, tangents, outs, params):
+    # forward AD, PyTorch's cholesky_jvp: dL = L Phi(L^-1 dA L^-T), Phi = the lower
+    # triangle with the diagonal halved (two triangular solves: half the time of the VJP's
+    # transpose, which records and differentiates the whole backward formula)
+    (out,), (dA,), upper = outs, tangents, params[0]  # noqa: N806 - the formula's names
+    low = _mT(out) if upper else out
+    x = _solve_triangular(low, dA, False, True, False)
+    phi = tril(_mT(_solve_triangular(low, _mT(x), False, True, False)))
+    phi = phi - 0.5 * phi * _eye_like(out._data, out.shape[-1])
+    d_low = matmul(low, phi)
+    return [_mT(d_low) if upper else d_low]
+
+
 _CholeskyExNode = multi_node("LinalgCholeskyExBackward0", _cholesky_vjp)
 _CholeskyNode = multi_node("CholeskyBackward0", _cholesky_vjp)
+JVPS["LinalgCholeskyExBackward0"] = JVPS["CholeskyBackward0"] = _cholesky_jvp
 
 
 def _cholesky(name, A, upper, check, node_cls=_CholeskyExNode):  # noqa: N803
@@ -451,7 +474,7 @@ def svdvals(A, *, driver=None):  # noqa: N803 - PyTorch's names
         raise RuntimeError("torch.linalg.svdvals: keyword argument `driver=` is only supported "
                            "on CUDA inputs with cuSOLVER backend.")
     _float_matrices("linalg.svdvals", A)
-    if state.enabled and A._requires_grad:
+    if (state.enabled and A._requires_grad) or (fw.active and tangent_of(A) is not None):
         return _svd(A, False, "linalg.svdvals")[1]
     a = A._data
     xp = namespace(a)

@@ -13,6 +13,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..autograd.forward_state import fw
 from ..autograd.grad_mode import state
 from ..tensor import make_tensor
 from ._apply import multi_output_class, node_class, record, record_multi
@@ -86,6 +87,8 @@ def _factor(name, A, check):  # noqa: N803
             make_tensor(xp.asarray(info.reshape(a.shape[:-2]))))
     if A._requires_grad and state.enabled:
         record_multi(_FactorNode, A, outs[:1], ())
+    if fw.active:  # forward AD: the tangent (ops/_jvp.py)
+        fw.propagate_outputs(_FactorNode, (A,), outs[:1], ())
     return outs
 
 
@@ -150,6 +153,8 @@ def ldl_solve(LD, pivots, B, *, hermitian=False):  # noqa: N803 - PyTorch's name
     out = make_tensor(namespace(B._data).asarray(x.reshape(b.shape)))
     if (LD._requires_grad or B._requires_grad) and state.enabled:
         record(_SolveNode, (LD, B), out, ())
+    if fw.active:  # forward AD: the tangent (ops/_jvp.py)
+        fw.propagate_node(_SolveNode, (LD, B), out, ())
     return out
 
 

@@ -17,6 +17,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..autograd.forward_state import fw
 from ..autograd.grad_mode import state
 from ..autograd.graph import SavedOutput
 from ..backend import namespace
@@ -297,6 +298,8 @@ def _lu_factor(name, A, check):  # noqa: N803
     out = make_tensor(lu)
     if A._requires_grad and state.enabled:
         record(_LuFactorNode, (A,), out, (), (permutation(piv, A.shape[-2]),))
+    if fw.active:  # forward AD: the tangent (ops/_jvp.py)
+        fw.propagate_node(_LuFactorNode, (A,), out, (), (permutation(piv, A.shape[-2]),))
     return out, make_tensor(piv), make_tensor(info)
 
 
@@ -363,6 +366,8 @@ def lu(A, *, pivot=True):  # noqa: N803 - PyTorch's names
             o._vc = [0]
         node = record_multi(_LuNode, A, outs, ())
         node.saved = tuple(SavedOutput(o._data, o._vc, nr) for nr, o in enumerate(outs)) + (perm,)
+    if fw.active:  # forward AD: the tangents (ops/_jvp.py)
+        fw.propagate_outputs(_LuNode, (A,), outs, (), (*outs, perm))
     return lu_type(make_tensor(p), *outs)
 
 
@@ -423,6 +428,8 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):  # noqa
     outs = [make_tensor(xp.ascontiguousarray(low)), make_tensor(xp.ascontiguousarray(up))]
     if LU_data._requires_grad and state.enabled:
         record_multi(_LuUnpackNode, LU_data, outs, (m, n))
+    if fw.active:  # forward AD: the tangents (ops/_jvp.py)
+        fw.propagate_outputs(_LuUnpackNode, (LU_data,), outs, (m, n))
     return lu_unpack_type(p, *outs)
 
 

@@ -18,6 +18,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..autograd.forward_state import fw
 from ..autograd.grad_mode import state
 from ..backend import namespace
 from ..tensor import make_tensor
@@ -376,6 +377,8 @@ def geqrf(input):  # noqa: A002 - PyTorch's name
     outs = [make_tensor(a), make_tensor(tau)]
     if input._requires_grad and state.enabled:
         record_multi(_GeqrfNode, input, outs, ())
+    if fw.active:  # forward AD: raises, as its backward and PyTorch's forward AD do
+        fw.propagate_outputs(_GeqrfNode, (input,), outs, ())
     return geqrf_type(*outs)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections import namedtuple
 
+from ..autograd.forward_state import fw
 from ..autograd.grad_mode import state
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
@@ -109,6 +110,8 @@ def slogdet(A):  # noqa: N803 - PyTorch's name
             (sign, logabs)]
     if A._requires_grad and state.enabled:
         record_multi(_SlogdetNode, A, outs, (), saved=(A,))
+    if fw.active:  # forward AD: the tangents (ops/_jvp.py)
+        fw.propagate_multi(_SlogdetNode, A, outs, (), (A,))
     return slogdet_type(*outs)
 
 

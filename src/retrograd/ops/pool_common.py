@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from ..autograd.forward_state import fw
 from ..autograd.grad_mode import state
 from ..backend import namespace
 from ..tensor import make_tensor
@@ -76,6 +77,8 @@ def recorded(node_cls, x, data, params, extras=()):
     out = make_tensor(data)
     if x._requires_grad and state.enabled:
         record(node_cls, (x,), out, params, extras)
+    if fw.active:  # forward AD: the tangent (ops/_jvp.py)
+        fw.propagate_node(node_cls, (x,), out, params, extras)
     return out
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import warnings
 from collections import namedtuple
 
+from ..autograd.forward_state import fw
 from ..autograd.grad_mode import state
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
@@ -40,6 +41,8 @@ def _record_two(node_cls, x, arrays, params):
     outs = [make_tensor(a) for a in arrays]
     if x._requires_grad and state.enabled and arrays[0].dtype.kind == "f":
         record_multi(node_cls, x, outs, params, saved=(x,))
+    if fw.active:  # forward AD: the tangents (ops/_jvp.py)
+        fw.propagate_multi(node_cls, x, outs, params, (x,))
     return tuple(outs)
 
 

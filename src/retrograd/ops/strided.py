@@ -250,6 +250,10 @@ def as_strided_(input, size, stride, storage_offset=None):  # noqa: A002
         move_retain_grad(x, old_fn, old_nr)
     x._data = view._data
     x._bump_version()
+    from ..autograd.forward_state import fw, set_tangent, tangent_of
+
+    if fw.active and tangent_of(x) is not None:  # forward AD: the view's tangent
+        set_tangent(x, tangent_of(view))
     return x
 
 

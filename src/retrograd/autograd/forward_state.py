@@ -1,0 +1,61 @@
+"""Forward-mode AD's state, below the Tensor class: is a dual level open, and the hooks.
+
+Every op reads ``fw.active`` once per call (a slot of one shared object): with no dual level
+open nothing else of forward mode runs, so the hot path pays one attribute read.  The
+propagation itself lives in ``retrograd.ops._jvp`` (above the ops), which installs its
+functions here when the ops are assembled; the user API is ``autograd.forward_ad``.
+
+A tangent lives on its tensor, in ``tensor._extra.fw_grad`` as ``(level, tangent)``: the
+level is a token object, so a tangent left from a level that was exited is never read.
+"""
+
+from __future__ import annotations
+
+__all__ = ["fw", "tangent_of", "set_tangent"]
+
+
+class _ForwardState:
+    __slots__ = ("active", "level", "index", "duals", "prune_at", "propagate",
+                 "propagate_node", "propagate_multi", "propagate_outputs")
+
+    def __init__(self):
+        self.active = False  # a level is open and propagation is not suspended
+        self.level = None    # the open level's token (None: none open)
+        self.index = 0       # its number (PyTorch's: 0, as levels do not nest)
+        self.duals = []      # weak references to the tensors given a tangent at this level
+        self.prune_at = 1024  # drop the dead ones when there are this many (a long loop)
+        # installed by retrograd.ops._jvp
+        self.propagate = None       # (op, inputs, out, params, extras)
+        self.propagate_node = None  # (node_cls, inputs, out, params, extras)
+        self.propagate_multi = None  # (node_cls, x, outs, params, saved)
+        self.propagate_outputs = None  # (node_cls, inputs, outs, params, saved)
+
+
+fw = _ForwardState()
+
+
+def tangent_of(t):
+    """``t``'s tangent at the open level, or None."""
+    extra = t._extra
+    if extra is None:
+        return None
+    entry = extra.fw_grad
+    if entry is None or entry[0] is not fw.level or fw.level is None:
+        return None
+    return entry[1]
+
+
+def set_tangent(t, tangent) -> None:
+    """Give ``t`` the tangent ``tangent`` at the open level (None removes it)."""
+    import weakref
+
+    extra = t._extra_state()
+    if tangent is None:
+        extra.fw_grad = None
+        return
+    if extra.fw_grad is None or extra.fw_grad[0] is not fw.level:
+        fw.duals.append(weakref.ref(t))
+        if len(fw.duals) >= fw.prune_at:
+            fw.duals = [r for r in fw.duals if r() is not None]
+            fw.prune_at = 2 * len(fw.duals) + 1024
+    extra.fw_grad = (fw.level, tangent)
