@@ -25,7 +25,7 @@ from .autograd.tracing import Trace
 from .ops import registry
 from .ops.inplace import copy_, regenerate_view
 from .ops.layout import unbind
-from .ops.shape import sum_to_size
+from .ops.shape import sum_to_size, sum_to_size_op
 from .tensor import Tensor, above, make_tensor
 from .viz.dot import draw_trace
 
@@ -45,6 +45,7 @@ above.regenerate_view = regenerate_view
 engine.above.Tensor = Tensor
 engine.above.make_tensor = make_tensor
 engine.above.sum_to_size = sum_to_size
+engine.above.sum_to_size_op = sum_to_size_op
 engine.above.copy_ = copy_
 
 Trace.draw = draw_trace

@@ -30,6 +30,7 @@ per thread (``grad_mode.state``); anomaly mode is process-wide, as in PyTorch.
 
 from __future__ import annotations
 
+import sys
 import threading
 from heapq import heapify, heappop, heappush
 from itertools import count as _count
@@ -67,6 +68,7 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 _ndarray = np.ndarray
+_getrefcount = getattr(sys, "getrefcount", lambda obj: 1 << 30)  # (not CPython: never)
 
 
 class _Above:
@@ -75,7 +77,7 @@ class _Above:
     ``sum_to_size`` and ``copy_`` (recorded under ``create_graph=True``).  The package's
     assembly (``retrograd/_assembly.py``) fills them in: the engine imports no tensor or op."""
 
-    __slots__ = ("Tensor", "make_tensor", "sum_to_size", "copy_")
+    __slots__ = ("Tensor", "make_tensor", "sum_to_size", "sum_to_size_op", "copy_")
 
 
 above = _Above()
@@ -171,9 +173,9 @@ def conform(g, shape, dtype, node, index, as_tensors):
                 f"{list(data.shape)} but expected shape compatible with {list(shape)}"
             )
         if as_tensors:
-            sum_to_size = above.sum_to_size
-
-            g = sum_to_size(g, shape)
+            # the record itself: the shape was checked just above (sum_to_size's argument
+            # parsing and checks were a tenth of a Hessian-vector product's backward)
+            g = above.sum_to_size_op(g, shape, data.shape)
         else:
             g = sum_to_array(g, shape)
     if (g._data if as_tensors else g).dtype != dtype:
@@ -214,7 +216,22 @@ def _nodes_needed(deps, roots, targets):
     A non-leaf target only collects its gradient; it runs only when it leads to another
     target (this decides, as in PyTorch, whether a capture sees hooks).  Found by walking
     up from the targets, which touches only the part of the graph that leads to them.
+
+    Common case first (``grad(loss, params)``, a Hessian-vector product): every target is a
+    leaf, every leaf reached is a target and every other node has an edge.  Then each walk
+    down the graph ends at a target, so every node is needed: ``deps`` itself answers
+    (membership is all the engine asks), and no parent map is built (on an HVP's graph
+    that map was a sixth of the pass).
     """
+    if all(type(t) is AccumulateGrad for t in targets):
+        for node in deps:
+            if type(node) is AccumulateGrad:
+                if node not in targets:
+                    break
+            elif node.next.count(None) == len(node.next):
+                break
+        else:
+            return deps
     parents = {}
     for node in deps:
         for child in node.next:
@@ -463,7 +480,12 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                             gi = conform(gi, child.out_shape, child.out_dtype, node, i,
                                          as_tensors)
                         prev = buffers.get(child)
-                        buffers[child] = gi if prev is None else prev + gi
+                        if prev is None:
+                            buffers[child] = gi
+                        elif as_tensors:
+                            buffers[child] = prev + gi
+                        else:
+                            buffers[child] = _sum_arrays(prev, gi)
                 count = deps[child] - 1
                 deps[child] = count
                 if count == 0:
@@ -478,6 +500,31 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
     if inputs is None:
         return None
     return captured
+
+
+# Gradients at least this big (elements) are summed in place when one of them is ours
+# alone; below it a fresh array is as cheap (NumPy's own temporary elision uses 256 KiB).
+_INPLACE_MIN = 1 << 15
+# what getrefcount reports for an array held only by run_backward's loop (the derivative's
+# result tuple, ``gi`` and ``gd``) and _sum_arrays itself (its argument, getrefcount's).
+# Any other holder (a saved value, the caller's tensor, a second slot of the tuple) makes
+# it more; tests/test_inplace_accumulation.py checks both sides if the loop changes.
+_SOLE_REFS = 5
+
+
+def _sum_arrays(prev, gi):
+    """``prev + gi`` for two gradients on their way to one node (first order).
+
+    A derivative's freshly computed result that nothing else references (not saved, not a
+    view, not the caller's gradient passed on) takes the sum in place: on big tensors that
+    saves an allocation and its page faults for every gradient that is summed (bench/ (d)).
+    Addition commutes exactly, so the values are those of ``prev + gi``."""
+    if (type(gi) is _ndarray and type(prev) is _ndarray and gi.size >= _INPLACE_MIN
+            and gi.base is None and gi.shape == prev.shape and gi.dtype == prev.dtype
+            and gi.flags.writeable and _getrefcount(gi) <= _SOLE_REFS):
+        gi += prev
+        return gi
+    return prev + gi
 
 
 def _check_nan(node, grads, as_tensors):

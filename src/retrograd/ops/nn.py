@@ -13,7 +13,7 @@ from ._errors import float_only
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from .index import scatter_along
 from .reduce import sum as _sum
-from .pointwise import add_number, mul_number
+from .pointwise import add_number, exp, mul_number
 from .shape import _norm_dim, expand_op, input_meta, reshape_op
 
 
@@ -48,11 +48,10 @@ def _log_softmax_fwd(a, dim):
 def _log_softmax_vjp(node, g, saved):
     (y,) = saved
     dim = node.params[0]
-    from .pointwise import exp
-
     if hasattr(g, "_data"):
         return (g - exp(y) * _sum(g, dim, True),)
-    return (g - exp(y) * g.sum(axis=dim, keepdims=True),)
+    # first order: the array function itself (no import statement or op call per backward)
+    return (g - namespace(y).exp(y) * g.sum(axis=dim, keepdims=True),)
 
 
 _log_softmax = defop("log_softmax", _log_softmax_fwd, _log_softmax_vjp, "LogSoftmaxBackward0", 1,
@@ -119,22 +118,31 @@ def _nll_fwd(logp, target, reduction, count):
     return picked
 
 
+def _nll_grad_fwd(g, target, reduction, count, shape, dtype):
+    # the (N, C) gradient in one allocation: zeros, -g (over count) at the targets
+    xp = namespace(g)
+    out = xp.zeros(shape, dtype)
+    out[xp.arange(target.shape[0]), target] = -(g / count) if reduction == "mean" else -g
+    return out
+
+
+def _nll_grad_vjp(node, gg, saved):
+    # nll_loss's derivative is linear in g, and its adjoint is nll_loss itself: picking
+    # -gg at the targets (over count) is what the scatter above transposes to
+    target, reduction, count = node.params[:3]
+    return (_nll(gg, target, reduction, count),)
+
+
+# PyTorch's nll_loss_backward as one record (NllLossBackwardBackward0), for arrays (a
+# first-order backward) and tensors (create_graph) alike: one op where composing
+# div/reshape/expand/neg/reshape/scatter recorded six (bench/ (g), a Hessian-vector product)
+_nll_grad = defop("nll_loss_backward", _nll_grad_fwd, _nll_grad_vjp, "NllLossBackwardBackward0",
+                  1, NOTHING)
+
+
 def _nll_vjp(node, g, saved):
     target, reduction, count = node.params
-    n = target.shape[0]
-    if not hasattr(g, "_data"):
-        # First-order backward (arrays): write the (N, C) gradient in one allocation
-        # instead of going through reshape/expand/scatter (-15 us a step in bench/ (e)).
-        xp = namespace(g)
-        out = xp.zeros(*input_meta(node))
-        out[xp.arange(n), target] = -(g / count) if reduction == "mean" else -g
-        return (out,)
-    if reduction == "mean":
-        g = g / count
-    if reduction != "none":
-        g = expand_op(reshape_op(g, (1,), tuple(g.shape)), (n,), (1,))
-    g = reshape_op(-g, (n, 1), (n,))
-    return (scatter_along(g, target[:, None], 1, input_meta(node)[0]),)
+    return (_nll_grad(g, target, reduction, count, *input_meta(node)),)
 
 
 _nll = defop("nll_loss", _nll_fwd, _nll_vjp, "NllLossBackward0", 1, NOTHING)

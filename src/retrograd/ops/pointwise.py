@@ -10,8 +10,11 @@ from __future__ import annotations
 import math
 import numbers
 
+import numpy as _np
+
 from .. import dtypes
 from ..backend import namespace
+from ..backend import ndarray as _ndarray
 from ..tensor import Tensor
 from ..tensor import make_tensor as _make_tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, _wrap_scalar, defop
@@ -480,6 +483,13 @@ cos = defop("cos", lambda a: namespace(a).cos(a), _cos_vjp, "CosBackward0", 1, I
 
 def _tanh_vjp(node, g, saved):
     (out,) = saved
+    if type(g) is _ndarray and type(out) is _ndarray and out.ndim and out.dtype == g.dtype:
+        # first order: 1 - out^2 written over out^2 (NumPy cannot reuse the temporary of
+        # 1 - t itself), then g multiplied in: one buffer instead of two (bench/ (d))
+        d = out * out
+        _np.subtract(1, d, out=d)
+        d *= g
+        return (d,)
     return (g * (1 - out * out),)
 
 
@@ -538,9 +548,15 @@ def _relu_vjp(node, g, saved):
     return (threshold_backward(g, out),)
 
 
-relu = defop("relu", refuse_bool(lambda a: namespace(a).maximum(a, 0),
-                                 "Boolean inputs not supported for relu", RuntimeError),
-             _relu_vjp, "ReluBackward0", 1, OUTPUT)
+def _relu_fwd(a):
+    # one function, not refuse_bool + lambda + namespace: three calls fewer per relu
+    # (bench/ (f), MLP inference)
+    if a.dtype.kind == "b":
+        raise RuntimeError("Boolean inputs not supported for relu")
+    return (_np if type(a) is _ndarray else namespace(a)).maximum(a, 0)
+
+
+relu = defop("relu", _relu_fwd, _relu_vjp, "ReluBackward0", 1, OUTPUT)
 
 
 # ----------------------------------------------------------------- selection
