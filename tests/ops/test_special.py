@@ -47,6 +47,9 @@ CALLS = {
     "erfcx": lambda s, a: s.erfcx(a),
     "entr": lambda s, a: s.entr(a.abs()),
     "xlog1py": lambda s, a: s.xlog1py(a, a.abs()),
+    # (a derivative for the first argument of igamma does not exist in PyTorch: detached)
+    "gammainc": lambda s, a: s.gammainc(a.detach().abs() + 0.5, a.abs() + 0.1),
+    "gammaincc": lambda s, a: s.gammaincc(a.detach().abs() + 0.5, a.abs() + 0.1),
 }
 
 

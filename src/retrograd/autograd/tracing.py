@@ -144,6 +144,9 @@ RULES: dict[str, tuple[str, str]] = {
     "SiluBackward0": ("silu(a) = a*sigmoid(a)", "s*(1 + a*(1 - s)) with s = sigmoid(a)"),
     "LogSigmoidBackward0": ("log(sigmoid(a))", "d/da = 1 - sigmoid(a) = sigmoid(-a)"),
     "HardtanhBackward0": ("hardtanh(a, lo, hi)", "1 where lo < a < hi, else 0 (0 at the bounds)"),
+    "NllLossBackwardBackward0": ("nll_loss_backward(g, target)",
+                                 "d/dg = -1 at each target's class (/ weight or count for "
+                                 "mean), 0 elsewhere: linear in g"),
     # the first derivatives of piecewise-linear ops, recorded under create_graph
     "ThresholdBackwardBackward0": ("threshold_backward(g, a)",
                                    "d/dg = the same mask (linear in g); d/da = 0 (a step)"),

@@ -7,6 +7,7 @@ operands UnsafeViewBackward0, CloneBackward0 or TransposeBackward0 (see ``_dispa
 
 from __future__ import annotations
 
+from ..autograd.forward_state import fw
 from ..autograd.grad_mode import state
 from ..backend import ndarray as _ndarray
 from ..tensor import Tensor, make_tensor
@@ -128,7 +129,8 @@ def matmul(a, b):
         # unusual (other ranks, mismatches to report) takes the general path below
         if (ad.ndim == 2 and bd.ndim == 2 and ad.shape[1] == bd.shape[0]
                 and ad.dtype == bd.dtype and ad.dtype.kind != "b"):
-            if (a._requires_grad or b._requires_grad) and state.enabled:
+            if ((a._requires_grad or b._requires_grad) and state.enabled) or state.inference \
+                    or fw.active:  # (recording, inference tensors, tangents: _mm does them)
                 return _mm(a, b)
             # nothing to record (no_grad, inference): the product, wrapped as _mm would
             # (two calls fewer a layer; bench/ (f), MLP inference)
