@@ -15,11 +15,8 @@ per-repeat ratios.  ``python bench/linalg.py`` (about 20 s), ``--quick`` for a s
 from __future__ import annotations
 
 import argparse
-import gc
 import os
-import statistics
 import sys
-import time
 
 import numpy as np
 
@@ -30,6 +27,7 @@ except ImportError:  # pragma: no cover
     import retrograd as R
 
 import torch
+from _paired import paired_times, report  # (bench/ is on sys.path: run as a script)
 
 
 def np_batched(a, b):
@@ -99,23 +97,7 @@ def check(runs):
 def bench(workload, repeats, inner):
     runs = contestants(workload, *make(workload, np.random.default_rng(0)))
     check(runs)
-    names = list(runs)
-    times = {n: [] for n in names}
-    for r in range(repeats):
-        gc.collect()
-        gc.disable()
-        for n in names[r % 3:] + names[:r % 3]:
-            t0 = time.perf_counter()
-            for _ in range(inner):
-                runs[n]()
-            times[n].append((time.perf_counter() - t0) / inner)
-        gc.enable()
-    med = {n: statistics.median(t) for n, t in times.items()}
-    ratio = {n: statistics.median(x / y for x, y in zip(times["retrograd"], times[n]))
-             for n in ("numpy", "torch1")}
-    print(f"{workload:8s} retrograd {med['retrograd'] * 1e3:8.3f} ms  numpy "
-          f"{med['numpy'] * 1e3:8.3f} ms  torch1 {med['torch1'] * 1e3:8.3f} ms  "
-          f"rg/numpy {ratio['numpy']:.2f}  rg/torch1 {ratio['torch1']:.2f}")
+    report(workload, *paired_times(runs, repeats, inner), width=8, digits=3)
 
 
 def main():

@@ -20,11 +20,8 @@ from __future__ import annotations
 
 import argparse
 import functools
-import gc
 import os
-import statistics
 import sys
-import time
 
 import numpy as np
 
@@ -35,6 +32,7 @@ except ImportError:  # pragma: no cover
     import retrograd as R
 
 import torch
+from _paired import paired_times, report  # (bench/ is on sys.path: run as a script)
 
 
 def _t(x):
@@ -165,23 +163,7 @@ def check(runs):
 def bench(workload, repeats, inner, share_inverse=False):
     runs = contestants(workload, make(workload, np.random.default_rng(0)), share_inverse)
     check(runs)
-    names = list(runs)
-    times = {n: [] for n in names}
-    for r in range(repeats):
-        gc.collect()
-        gc.disable()
-        for n in names[r % 3:] + names[:r % 3]:
-            t0 = time.perf_counter()
-            for _ in range(inner):
-                runs[n]()
-            times[n].append((time.perf_counter() - t0) / inner)
-        gc.enable()
-    med = {n: statistics.median(t) for n, t in times.items()}
-    ratio = {n: statistics.median(x / y for x, y in zip(times["retrograd"], times[n]))
-             for n in ("numpy", "torch1")}
-    print(f"{workload:9s} retrograd {med['retrograd'] * 1e3:8.2f} ms  numpy "
-          f"{med['numpy'] * 1e3:8.2f} ms  torch1 {med['torch1'] * 1e3:8.2f} ms  "
-          f"rg/numpy {ratio['numpy']:.2f}  rg/torch1 {ratio['torch1']:.2f}")
+    report(workload, *paired_times(runs, repeats, inner), width=9, digits=2)
 
 
 def main():
