@@ -290,3 +290,30 @@ def test_allow_mutation_on_saved_tensors(torch):
         results.append((a.grad.numpy(), str(info.value)))
     np.testing.assert_allclose(results[0][0], results[1][0])
     assert results[0][1] == results[1][1]
+
+
+DECOMPOSITIONS = {
+    "cholesky": lambda m, a: m.linalg.cholesky(a),
+    "qr": lambda m, a: m.linalg.qr(a)[1],
+    "eigh": lambda m, a: m.linalg.eigh(a)[0],
+    "svdvals": lambda m, a: m.linalg.svdvals(a),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DECOMPOSITIONS))
+def test_decompositions_pack_what_they_save(name):
+    # the decompositions record their own nodes (ops/linalg_decomp.py): their saved values
+    # go through the hooks too, as many as torch packs, and backward uses the unpacked ones
+    torch = pytest.importorskip("torch")
+    results = []
+    for m in (T, torch):
+        packed, unpacked = [], []
+        a = m.tensor([[4.0, 1.0], [1.0, 3.0]], dtype=m.float64, requires_grad=True)
+        with m.autograd.graph.saved_tensors_hooks(
+                lambda t, packed=packed: (packed.append(1), t * 1)[1],
+                lambda t, unpacked=unpacked: (unpacked.append(1), t)[1]):
+            out = DECOMPOSITIONS[name](m, a)
+        out.sum().backward()
+        results.append((len(packed), len(unpacked) > 0,
+                        np.round(a.grad.numpy(), 10).tolist()))
+    assert results[0] == results[1]

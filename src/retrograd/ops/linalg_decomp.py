@@ -22,8 +22,8 @@ from collections import namedtuple
 import numpy as np
 
 from ..autograd.forward_state import fw, tangent_of
-from ..autograd.grad_mode import state
-from ..autograd.graph import SavedOutput, next_sequence_nr
+from ..autograd.grad_mode import record_extras, state
+from ..autograd.graph import SavedOutput, check_saveable, next_sequence_nr, on_record
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import edge_of
@@ -77,6 +77,9 @@ def _attach_node(node_cls, inputs, outs, params, keep, save_inputs):
     node.hooks = None
     saved = tuple(inputs) if save_inputs else ()
     versions = tuple(x._vc[0] if x._vc else 0 for x in saved)
+    if any(versions):
+        for x in saved:
+            check_saveable(x._vc)  # (an inference tensor cannot be saved)
     node.versions = versions if any(versions) else None
     node.out_shape = [o._data.shape for o in outs]
     node.out_dtype = [o._data.dtype for o in outs]
@@ -88,6 +91,8 @@ def _attach_node(node_cls, inputs, outs, params, keep, save_inputs):
         if nr in keep:
             o._vc = o._vc or [0]
     node.saved = saved + tuple(SavedOutput(outs[i]._data, outs[i]._vc, i) for i in keep)
+    if record_extras:  # saved-tensor hooks, anomaly mode's forward traceback
+        on_record(node, outs)
 
 
 def _is_zero(g):
