@@ -144,18 +144,27 @@ def multi_output_class(name: str, vjp, saves: int = NOTHING, **attrs) -> type:
 def record_multi(node_cls, x, outs, params, saved=()):
     """Attach one new ``node_cls`` node for input ``x`` to every tensor of ``outs`` (output
     ``nr`` of it in order), saving ``saved`` (tensors, their versions checked)."""
+    return record_multi_inputs(node_cls, (x,), outs, params, saved)
+
+
+def record_multi_inputs(node_cls, inputs, outs, params, saved=(), keep=()):
+    """:func:`record_multi` for a node of several input tensors (the decompositions, lu...).
+
+    The node saves ``saved`` (tensors, their versions checked), then the outputs whose
+    indices are in ``keep``, as arrays with their version counters (no reference cycle:
+    under create_graph the engine rebuilds them as tensors of this very node)."""
     node = node_cls()
     node.seq = next_sequence_nr()
-    node.next = (edge_of(x),)
-    node.next_nr = (x._nr,) if x._nr else None
+    node.next = tuple(edge_of(x) for x in inputs)
+    nrs = tuple(x._nr for x in inputs)
+    node.next_nr = nrs if any(nrs) else None
     node.params = params
     node.hooks = None
     versions = tuple(s._vc[0] if s._vc else 0 for s in saved)
     if any(versions):
         for s in saved:
-            check_saveable(s._vc)
+            check_saveable(s._vc)  # (an inference tensor cannot be saved)
     node.versions = versions if any(versions) else None
-    node.saved = tuple(saved)
     node.out_shape = [o._data.shape for o in outs]
     node.out_dtype = [o._data.dtype for o in outs]
     node.n_outputs = len(outs)
@@ -163,7 +172,11 @@ def record_multi(node_cls, x, outs, params, saved=()):
         o._grad_fn = node
         o._requires_grad = True
         o._nr = nr
-    if record_extras:
+        if nr in keep:
+            o._vc = o._vc or [0]
+    node.saved = tuple(saved) + tuple(SavedOutput(outs[i]._data, outs[i]._vc, i)
+                                      for i in keep)
+    if record_extras:  # saved-tensor hooks, anomaly mode's forward traceback
         on_record(node, outs)
     return node
 

@@ -22,11 +22,10 @@ from collections import namedtuple
 import numpy as np
 
 from ..autograd.forward_state import fw, tangent_of
-from ..autograd.grad_mode import record_extras, state
-from ..autograd.graph import SavedOutput, check_saveable, next_sequence_nr, on_record
+from ..autograd.grad_mode import state
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
-from ._apply import edge_of
+from ._apply import record_multi_inputs
 from ._jvp import JVPS
 from ._errors import scalar_type_name, tensor_arg
 from .layout import tril, triu
@@ -55,44 +54,16 @@ def multi_node(name, vjp):
 def record_outputs(node_cls, inputs, arrays, params, keep=(), save_inputs=False):
     """Tensors for ``arrays``, one node of ``node_cls`` for all of them when an input needs a
     gradient.  The node saves ``inputs`` (with ``save_inputs``) and then the outputs whose
-    indices are in ``keep``, as arrays with their version counters (no reference cycle:
-    with create_graph the engine rebuilds them as tensors of this very node)."""
+    indices are in ``keep`` (see ``_apply.record_multi_inputs``)."""
     outs = [make_tensor(a) for a in arrays]
     if state.enabled and any(x._requires_grad for x in inputs):
-        _attach_node(node_cls, inputs, outs, params, keep, save_inputs)
+        record_multi_inputs(node_cls, inputs, outs, params,
+                            tuple(inputs) if save_inputs else (), keep)
     if fw.active:  # forward AD: the tangents (ops/_jvp.py), from what the node would save
         saved = tuple(inputs) if save_inputs else ()
         fw.propagate_outputs(node_cls, inputs, outs, params,
                              saved + tuple(outs[i] for i in keep))
     return outs
-
-
-def _attach_node(node_cls, inputs, outs, params, keep, save_inputs):
-    node = node_cls()
-    node.seq = next_sequence_nr()
-    node.next = tuple(edge_of(x) for x in inputs)
-    nrs = tuple(x._nr for x in inputs)
-    node.next_nr = nrs if any(nrs) else None
-    node.params = params
-    node.hooks = None
-    saved = tuple(inputs) if save_inputs else ()
-    versions = tuple(x._vc[0] if x._vc else 0 for x in saved)
-    if any(versions):
-        for x in saved:
-            check_saveable(x._vc)  # (an inference tensor cannot be saved)
-    node.versions = versions if any(versions) else None
-    node.out_shape = [o._data.shape for o in outs]
-    node.out_dtype = [o._data.dtype for o in outs]
-    node.n_outputs = len(outs)
-    for nr, o in enumerate(outs):
-        o._grad_fn = node
-        o._requires_grad = True
-        o._nr = nr
-        if nr in keep:
-            o._vc = o._vc or [0]
-    node.saved = saved + tuple(SavedOutput(outs[i]._data, outs[i]._vc, i) for i in keep)
-    if record_extras:  # saved-tensor hooks, anomaly mode's forward traceback
-        on_record(node, outs)
 
 
 def _is_zero(g):

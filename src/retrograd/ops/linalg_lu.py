@@ -19,10 +19,12 @@ import numpy as np
 
 from ..autograd.forward_state import fw
 from ..autograd.grad_mode import state
-from ..autograd.graph import SavedOutput
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
-from ._apply import BOTH, OUTPUT, defop, multi_output_class, node_class, record, record_multi
+from ._apply import (
+    BOTH, OUTPUT, defop, multi_output_class, node_class, record, record_multi,
+    record_multi_inputs,
+)
 from ._errors import scalar_type_name, tensor_arg
 from .layout import tril, triu
 from .linalg import _mT, _same_dtype, matmul
@@ -362,10 +364,9 @@ def lu(A, *, pivot=True):  # noqa: N803 - PyTorch's names
     p = perm_matrix(perm, lu_data.dtype, xp)
     outs = [make_tensor(xp.ascontiguousarray(low)), make_tensor(xp.ascontiguousarray(up))]
     if A._requires_grad and state.enabled:
-        for o in outs:
-            o._vc = [0]
-        node = record_multi(_LuNode, A, outs, ())
-        node.saved = tuple(SavedOutput(o._data, o._vc, nr) for nr, o in enumerate(outs)) + (perm,)
+        # L and U saved (through saved-tensor hooks, as every record), then the permutation
+        node = record_multi_inputs(_LuNode, (A,), outs, (), keep=(0, 1))
+        node.saved += (perm,)
     if fw.active:  # forward AD: the tangents (ops/_jvp.py)
         fw.propagate_outputs(_LuNode, (A,), outs, (), (*outs, perm))
     return lu_type(make_tensor(p), *outs)
