@@ -144,3 +144,17 @@ def test_random_shift_moves_each_image_by_at_most_a_pixel():
         candidates = [np.roll(img, (dy, dx), axis=(1, 2)) for dy in (-1, 0, 1)
                       for dx in (-1, 0, 1)]
         assert any(np.array_equal(a.numpy(), c) for c in candidates)
+
+
+def test_distributed_batch_must_split_over_the_processes(monkeypatch):
+    # the global batch of 32 over 3 processes: refused with the sizes and what to do
+    pytest.importorskip("mpi4py")
+    import retrograd.distributed as dist
+    from retrograd._cli.digits import fit
+
+    monkeypatch.setattr(dist, "get_world_size", lambda group=None: 3)
+    monkeypatch.setattr(dist, "get_rank", lambda group=None: 0)
+    train_set, test_set = load_digits_split()
+    with pytest.raises(ValueError, match="global batch of 32 does not split evenly over 3 "
+                                         "processes; launch a number of processes"):
+        fit(MLP(), train_set, test_set, epochs=1, seed=0, distributed=True)
