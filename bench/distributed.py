@@ -5,13 +5,21 @@ Run under MPI (rank 0 prints)::
     .venv/bin/mpiexec -n 2 .venv/bin/python bench/distributed.py          # ~20 s
     .venv/bin/mpiexec -n 2 .venv/bin/python bench/distributed.py --quick  # smoke run
 
+Every sample starts the ranks together (a barrier), runs ``--calls`` calls back to back and
+takes the time until the *slowest* rank is done (a MAX all-reduce of the elapsed times,
+outside the timing): a collective is finished when every rank has its result, and ranks
+leave a large all-reduce up to a few ms apart, so timing rank 0 alone (the first version of
+this bench) credits whichever variant lets rank 0 leave early.  Variants are interleaved
+sample by sample; ratios are medians of per-sample ratios.
+
 1. ``dist.all_reduce`` of a 4 MiB float32 tensor vs ``comm.Allreduce(IN_PLACE, array)`` on
-   the same array (target: within 1.1x), with the default cross-rank (shape, dtype) check
-   and without it (``RETROGRAD_DISTRIBUTED_CHECK=0``).  Interleaved; medians of per-repeat
-   ratios.
+   the same array (target: within 1.1x), with the default cross-rank check (one 16-byte
+   all-reduce) and without it (``RETROGRAD_DISTRIBUTED_CHECK=0``).
 2. One SGD step of the digits MLP (64-128-128-10, ReLU, cross-entropy, global batch 64) on
-   random digits-shaped data: plain single-process vs DistributedDataParallel (each rank
-   a batch of 64/n); the overhead is DDP's time over the plain step.
+   random digits-shaped data: plain single-process on the global batch vs
+   DistributedDataParallel (each rank a batch of 64/n); the overhead is DDP's time over
+   the plain step.  For scale, the floor DDP cannot go under: the plain step on one rank's
+   shard plus one raw mpi4py all-reduce of all the gradients.
 3. Overlap: backward with DDP's bucketed all-reduces started from the hooks vs backward
    under no_sync() followed by the same all-reduces, one after another (a wider MLP, 1 MiB
    buckets, so that there is something to overlap).
@@ -41,18 +49,21 @@ except ImportError:  # pragma: no cover
 import retrograd.distributed as dist  # noqa: E402
 from mpi4py import MPI  # noqa: E402
 from retrograd import nn  # noqa: E402
-from retrograd.distributed import collectives  # noqa: E402
+from retrograd.distributed import _check  # noqa: E402
 from retrograd.nn.parallel import DistributedDataParallel  # noqa: E402
 
 COMM = MPI.COMM_WORLD
 
 
-def timed(fn, sync=True):
-    if sync:
-        COMM.Barrier()
+def timed(fn, calls):
+    """Seconds per call of ``fn``, until the slowest rank is done (see the docstring)."""
+    COMM.Barrier()
     start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
+    for _ in range(calls):
+        fn()
+    elapsed = np.array([time.perf_counter() - start])
+    COMM.Allreduce(MPI.IN_PLACE, elapsed, MPI.MAX)
+    return float(elapsed[0]) / calls
 
 
 def say(*args):
@@ -60,33 +71,46 @@ def say(*args):
         print(*args, flush=True)
 
 
-def bench_all_reduce(repeats):
-    arr = np.ones(2 ** 20, dtype=np.float32)   # 4 MiB
-    t = R.from_numpy(arr)
-    raw = lambda: COMM.Allreduce(MPI.IN_PLACE, arr, MPI.SUM)
-    ours = lambda: dist.all_reduce(t)
+def interleaved(variants, repeats, calls):
+    """{name: [seconds per call, one per sample]}, the variants taking turns."""
+    for fn in variants.values():
+        fn()
+    times = {name: [] for name in variants}
+    for _ in range(repeats):
+        for name, fn in variants.items():
+            times[name].append(timed(fn, calls))
+    return times
 
-    def unchecked():
-        collectives.CHECK_METADATA = False
+
+def report(times, base, unit=1e3, label="ms"):
+    for name, ts in times.items():
+        ratio = statistics.median(a / b for a, b in zip(ts, times[base]))
+        say(f"  {name:40s} {statistics.median(ts) * unit:8.3f} {label}   ratio {ratio:5.2f}x")
+
+
+def bench_all_reduce(repeats, calls):
+    # zeros: the sums stay finite however many calls (adding zeros costs what any sum does)
+    arr = np.zeros(2 ** 20, dtype=np.float32)   # 4 MiB
+    t = R.from_numpy(arr)
+
+    def ours_unchecked():
+        _check.ENABLED = False
         try:
             dist.all_reduce(t)
         finally:
-            collectives.CHECK_METADATA = True
+            _check.ENABLED = True
 
-    for fn in (raw, ours, unchecked):
-        fn()
-    times = {"mpi4py": [], "retrograd": [], "retrograd, no check": []}
-    for _ in range(repeats):
-        for name, fn in (("mpi4py", raw), ("retrograd", ours),
-                         ("retrograd, no check", unchecked)):
-            arr[...] = 1   # keep the values finite
-            times[name].append(timed(fn))
-    base = statistics.median(times["mpi4py"])
-    say(f"all_reduce 4 MiB float32, {COMM.size} ranks, median of {repeats}:")
-    for name, ts in times.items():
-        ratio = statistics.median(a / b for a, b in zip(ts, times["mpi4py"]))
-        say(f"  {name:22s} {statistics.median(ts) * 1e3:8.3f} ms   ratio {ratio:5.2f}x"
-            f"  (mpi4py {base * 1e3:.3f} ms)")
+    def raw():
+        COMM.Allreduce(MPI.IN_PLACE, arr, MPI.SUM)
+
+    def ours():
+        dist.all_reduce(t)
+
+    times = interleaved({"mpi4py Allreduce": raw, "dist.all_reduce": ours,
+                         "dist.all_reduce, no check": ours_unchecked}, repeats, calls)
+    say(f"all_reduce 4 MiB float32, {COMM.size} rank(s), {calls} calls per sample, median "
+        f"of {repeats} samples:")
+    report(times, "mpi4py Allreduce")
 
 
 def mlp(widths):
@@ -97,7 +121,7 @@ def mlp(widths):
     return nn.Sequential(*layers[:-1])
 
 
-def bench_ddp_step(repeats):
+def bench_ddp_step(repeats, calls):
     rng = np.random.default_rng(0)
     x = R.from_numpy(rng.random((64, 64), dtype=np.float32) * 16)
     y = R.from_numpy(rng.integers(0, 10, 64))
@@ -105,25 +129,35 @@ def bench_ddp_step(repeats):
     shard = slice(me * 64 // n, (me + 1) * 64 // n)
     plain = mlp([64, 128, 128, 10])
     ddp = DistributedDataParallel(mlp([64, 128, 128, 10]))
+    floor_model = mlp([64, 128, 128, 10])
+    floor_params = list(floor_model.parameters())
 
-    def step(model, xs, ys):
+    def step(model, xs, ys, after_backward=None):
         opt = R.optim.SGD(model.parameters(), lr=0.01)
+
         def run():
             opt.zero_grad()
             nn.functional.cross_entropy(model(xs), ys).backward()
+            if after_backward is not None:
+                after_backward()
             opt.step()
         return run
 
-    single = step(plain, x, y)
-    parallel = step(ddp, x[shard], y[shard])
-    for fn in (single, parallel):
-        fn()
-    ts_single = [timed(single, sync=False) for _ in range(repeats)]
-    ts_ddp = [timed(parallel) for _ in range(repeats)]
-    s, d = statistics.median(ts_single), statistics.median(ts_ddp)
-    say(f"digits MLP SGD step, global batch 64: single process {s * 1e3:.3f} ms; "
-        f"DDP on {n} rank(s) (batch {64 // n} each) {d * 1e3:.3f} ms "
-        f"(overhead {(d - s) * 1e3:+.3f} ms, {d / s:.2f}x)")
+    flat = np.empty(sum(p.numel() for p in floor_params), dtype=np.float32)
+
+    def raw_all_reduce():   # the communication DDP cannot avoid, with no machinery
+        np.concatenate([p.grad._data.reshape(-1) for p in floor_params], out=flat)
+        COMM.Allreduce(MPI.IN_PLACE, flat, MPI.SUM)
+
+    times = interleaved({
+        "single process, batch 64": step(plain, x, y),
+        f"DDP, {n} rank(s) of batch {64 // n}": step(ddp, x[shard], y[shard]),
+        f"floor: batch {64 // n} + raw Allreduce": step(floor_model, x[shard], y[shard],
+                                                         raw_all_reduce),
+    }, repeats, calls)
+    say(f"digits MLP SGD step, global batch 64, {n} rank(s), {calls} steps per sample, "
+        f"median of {repeats} samples:")
+    report(times, "single process, batch 64")
 
 
 def bench_overlap(repeats):
@@ -154,24 +188,28 @@ def bench_overlap(repeats):
     times = {"overlapped": [], "sequential": []}
     for name, fn in (("overlapped", overlapped), ("sequential", sequential)) * (repeats + 1):
         zero()
-        times[name].append(timed(fn))
+        times[name].append(timed(fn, 1))
     assert grads()[0] is not None
     o, s = (statistics.median(times[k][1:]) for k in ("overlapped", "sequential"))
+    ratio = statistics.median(a / b for a, b in zip(times["overlapped"][1:],
+                                                    times["sequential"][1:]))
     count = sum(p.numel() for p in ddp.parameters())
-    say(f"overlap ({len(ddp._buckets)} buckets of <= 1 MiB, {count} float32 params): "
-        f"backward+all-reduce overlapped {o * 1e3:.2f} ms, "
-        f"backward then all-reduce {s * 1e3:.2f} ms ({o / s:.2f}x)")
+    say(f"overlap ({len(ddp._buckets)} buckets of <= 1 MiB, {count} float32 params, median "
+        f"of {repeats}): backward+all-reduce overlapped {o * 1e3:.2f} ms, backward then "
+        f"all-reduce {s * 1e3:.2f} ms (ratio {ratio:.2f}x)")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a few repeats only")
+    parser.add_argument("--calls", type=int, default=10, help="calls per timed sample")
     args = parser.parse_args()
     dist.init_process_group("mpi")
-    repeats = 5 if args.quick else 50
-    bench_all_reduce(repeats)
-    bench_ddp_step(repeats)
-    bench_overlap(max(3, repeats // 5))
+    repeats = 5 if args.quick else 30
+    say(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    bench_all_reduce(repeats, args.calls)
+    bench_ddp_step(repeats, args.calls)
+    bench_overlap(max(3, repeats // 3))
     dist.destroy_process_group()
 
 

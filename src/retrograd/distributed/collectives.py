@@ -2,9 +2,9 @@
 
 Contiguous arrays go to MPI as they are (mpi4py's buffer protocol: no copy, no pickling);
 a non-contiguous tensor is staged through one contiguous copy and written back.  Before a
-collective whose tensors must agree across ranks, the ranks swap (shape, dtype) in one small
-``allgather`` so that a mismatch is an error naming the ranks, never corrupted memory (set
-``RETROGRAD_DISTRIBUTED_CHECK=0`` to skip it where every microsecond counts).
+collective whose tensors must agree across ranks, the ranks check in one 16-byte all-reduce
+that they all pass the same shape, dtype, op and root (``_check``), so that a mismatch is an
+error naming the ranks, never corrupted memory (``RETROGRAD_DISTRIBUTED_CHECK=0`` skips it).
 
 As in PyTorch, collectives write the tensor's memory without autograd: a leaf that requires
 grad may be passed, no graph is recorded and its version counter does not move.
@@ -13,14 +13,11 @@ grad may be passed, no graph is recorded and its version counter does not move.
 from __future__ import annotations
 
 import enum
-import os
-import zlib
-
 import numpy as np
 
 from ..backend import namespace
 from ..tensor import Tensor
-from . import _mpi
+from . import _check, _mpi
 from .process_group import resolve
 
 
@@ -37,9 +34,6 @@ class ReduceOp(enum.Enum):
 
     def __repr__(self) -> str:
         return f"<RedOpType.{self.name}: {list(ReduceOp).index(self)}>"
-
-
-CHECK_METADATA = os.environ.get("RETROGRAD_DISTRIBUTED_CHECK", "1") != "0"
 
 
 class Work:
@@ -110,56 +104,38 @@ _ARITH = {ReduceOp.SUM: "SUM", ReduceOp.AVG: "SUM", ReduceOp.PRODUCT: "PROD",
           ReduceOp.BOR: "BOR", ReduceOp.BXOR: "BXOR"}
 
 
-def _reduction(arr, op, fn: str):
-    """(the array MPI reduces, the MPI op, finish(size, reduced)): bool reduces as logical
-    ops on its bytes, float16 (MPI has none) in float32, AVG as a SUM then a division."""
+def _validate_op(dtype, op, fn: str) -> None:
+    """The errors PyTorch raises for an op the dtype does not support."""
     if not isinstance(op, ReduceOp):
         raise TypeError(f"{fn}: op must be a dist.ReduceOp (SUM, AVG, PRODUCT, MIN, MAX...), "
                         f"got {op!r}")
-    MPI = _mpi.mpi()
-    kind = arr.dtype.kind
-    if kind == "b":
-        if op is ReduceOp.AVG:
-            raise RuntimeError(f"{fn}: ReduceOp.AVG needs a floating-point tensor, got bool")
-        return arr.view(np.uint8), getattr(MPI, _LOGICAL[op]), None
+    kind = dtype.kind
+    if kind == "b" and op is ReduceOp.AVG:
+        raise RuntimeError(f"{fn}: ReduceOp.AVG needs a floating-point tensor, got bool")
     if kind == "f" and op in (ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR):
         raise RuntimeError(f"{fn}: ReduceOp.{op.name} needs an integer or bool tensor, got "
-                           f"{arr.dtype}")
+                           f"{dtype}")
     if op is ReduceOp.AVG and kind != "f":
         raise RuntimeError(f"{fn}: ReduceOp.AVG: result type Float can't be cast to the "
-                           f"tensor's {arr.dtype}; use SUM and divide, or a float tensor")
-    mpi_op = getattr(MPI, _ARITH[op])
+                           f"tensor's {dtype}; use SUM and divide, or a float tensor")
+
+
+def _reduction(arr, op, fn: str):
+    """(the array MPI reduces, the MPI op, whether to divide by the size afterwards): bool
+    reduces as logical ops on its bytes, float16 (MPI has none) in float32, AVG as a SUM
+    then a division."""
+    _validate_op(arr.dtype, op, fn)
+    MPI = _mpi.mpi()
+    if arr.dtype.kind == "b":
+        return arr.view(np.uint8), getattr(MPI, _LOGICAL[op]), False
     work = arr.astype(np.float32) if arr.dtype == np.float16 else arr
-    return work, mpi_op, (op is ReduceOp.AVG)
+    return work, getattr(MPI, _ARITH[op]), (op is ReduceOp.AVG)
 
 
-def _describe(meta):
-    shape, dtype = meta
-    return f"shape {tuple(shape)} {np.dtype(dtype).name}"
-
-
-def _check_same(group, fn: str, metas, what: str = "tensor"):
-    """Every rank passes the same (shape, dtype): else each rank raises the same error.
-
-    The fast path swaps one int64 per rank (a CRC of the description, no pickling); only
-    when they differ are the full descriptions gathered, for the message."""
-    if not CHECK_METADATA or group.size() == 1:
-        return
-    mine = np.array([zlib.crc32(repr(metas).encode())], dtype=np.int64)
-    everyone = np.empty(group.size(), dtype=np.int64)
-    group.comm.Allgather(mine, everyone)
-    if (everyone == everyone[0]).all():
-        return
-    described = group.comm.allgather(metas)
-    lines = "; ".join(
-        f"rank {group.ranks[i]}: {_describe(m) if isinstance(m[0], tuple) else m}"
-        for i, m in enumerate(described))
-    raise RuntimeError(f"{fn}: the ranks passed {what}s that do not match ({lines}); every "
-                       "rank must pass a tensor of the same shape and dtype")
-
-
-def _meta(arr):
-    return (tuple(int(s) for s in arr.shape), arr.dtype.str)
+def _check_same(g, fn: str, arr, *extra):
+    """Every rank passes a tensor of arr's shape and dtype (and the same op/root), else
+    every rank raises naming them: see ``_check``."""
+    _check.check_same(g, fn, (fn, tuple(int(n) for n in arr.shape), arr.dtype.str) + extra)
 
 
 def _run(async_op, blocking, nonblocking, finish, keep):
@@ -192,11 +168,14 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     fn = "all_reduce"
     g = resolve(group, fn)
     arr = _array(tensor, fn, "tensor")
-    _check_same(g, fn, _meta(arr))
+    size = g.size()
+    if size == 1:   # every op of one rank is the identity: nothing to move or compute
+        _validate_op(arr.dtype, op, fn)
+        return _Done() if async_op else None
+    _check_same(g, fn, arr, f"op={getattr(op, 'name', op)}")
     staged, copied = _staged(arr)
     work, mpi_op, average = _reduction(staged, op, fn)
     MPI = _mpi.mpi()
-    size = g.size()
 
     def finish():
         if average:
@@ -214,7 +193,7 @@ def broadcast(tensor, src, group=None, async_op=False):
     g = resolve(group, fn)
     root = g.group_rank(src, fn, "src")
     arr = _array(tensor, fn, "tensor")
-    _check_same(g, fn, _meta(arr))
+    _check_same(g, fn, arr, f"src={src}")
     staged, copied = _staged(arr)
     raw = _raw(staged)
 
@@ -232,7 +211,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     g = resolve(group, fn)
     arr = _array(tensor, fn, "tensor")
     outs = _list_of(tensor_list, fn, "tensor_list", g.size(), arr.shape, arr.dtype)
-    _check_same(g, fn, _meta(arr))
+    _check_same(g, fn, arr)
     send, _ = _staged(arr)
     xp = namespace(arr)
     recv = xp.empty((g.size(),) + arr.shape, dtype=arr.dtype)
@@ -269,7 +248,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
                            f"{out.dtype.name}, but gathering {n} inputs of shape {shape} "
                            f"{src.dtype.name} needs shape {(n,) + shape} or "
                            f"{((shape[0] * n,) + shape[1:]) if shape else (n,)} of that dtype")
-    _check_same(g, fn, _meta(src))
+    _check_same(g, fn, src)
     send, _ = _staged(src)
     recv, copied = _staged(out)
 
@@ -311,7 +290,7 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
         raise RuntimeError(f"{fn}: input has shape {tuple(src.shape)} {src.dtype.name} and "
                            f"output {tuple(out.shape)} {out.dtype.name}; input must hold "
                            f"world_size ({g.size()}) times output's elements, same dtype")
-    _check_same(g, fn, _meta(src))
+    _check_same(g, fn, src, f"op={getattr(op, 'name', op)}")
     send, _ = _staged(src)
     return _reduce_scatter(fn, out, send, op, g, async_op)
 
@@ -322,7 +301,7 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     g = resolve(group, fn)
     out = _array(output, fn, "output")
     ins = _list_of(input_list, fn, "input_list", g.size(), out.shape, out.dtype)
-    _check_same(g, fn, _meta(out))
+    _check_same(g, fn, out, f"op={getattr(op, 'name', op)}")
     send = namespace(out).stack(ins) if ins else out
     return _reduce_scatter(fn, out, send, op, g, async_op)
 
@@ -333,7 +312,7 @@ def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
     g = resolve(group, fn)
     root = g.group_rank(dst, fn, "dst")
     arr = _array(tensor, fn, "tensor")
-    _check_same(g, fn, _meta(arr))
+    _check_same(g, fn, arr, f"op={getattr(op, 'name', op)}", f"dst={dst}")
     staged, copied = _staged(arr)
     work, mpi_op, average = _reduction(staged, op, fn)
     MPI = _mpi.mpi()
@@ -366,7 +345,7 @@ def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
     elif gather_list:
         raise ValueError(f"{fn}: Argument ``gather_list`` must NOT be specified on "
                          f"non-destination ranks (this is rank {g.ranks[g.rank()]}, dst={dst})")
-    _check_same(g, fn, _meta(arr))
+    _check_same(g, fn, arr, f"dst={dst}")
     send, _ = _staged(arr)
     recv = namespace(arr).empty((g.size(),) + arr.shape, dtype=arr.dtype) if mine else None
     recv_raw = _raw(recv) if mine else None
@@ -392,7 +371,7 @@ def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
     elif scatter_list:
         raise ValueError(f"{fn}: Argument ``scatter_list`` must NOT be specified on "
                          f"non-source ranks (this is rank {g.ranks[g.rank()]}, src={src})")
-    _check_same(g, fn, _meta(arr))
+    _check_same(g, fn, arr, f"src={src}")
     send = namespace(arr).stack(ins) if mine else None
     send_raw = _raw(send) if mine else None
     recv, copied = _staged(arr)

@@ -4,10 +4,16 @@ At construction rank 0's parameters and buffers are broadcast, so every replica 
 The parameters that require grad are packed, last first (backward meets them roughly in that
 order), into buckets of at most ``bucket_cap_mb``.  A post-accumulate-grad hook on each
 parameter counts it ready; when a bucket's last gradient lands, the bucket is copied into one
-flat buffer and its all-reduce starts non-blocking, while backward goes on computing the
-earlier layers' gradients.  When the last bucket has started (inside the last hook, so before
-``backward()`` returns) every all-reduce is waited for, divided by the world size and copied
-back into the ``.grad`` tensors, in place.
+flat buffer (allocated once) and its all-reduce starts non-blocking, while backward goes on
+computing the earlier layers' gradients.  When the last bucket has started (inside the last
+hook, so before ``backward()`` returns) every all-reduce is waited for, and divided by the
+world size straight into the ``.grad`` tensors, in place.
+
+The ranks' parameter and buffer layouts are checked to agree once, at construction (as
+PyTorch does): the buckets are made from them, so every later bucket layout is the same on
+every rank and the hot path carries no check.  On a world of one the averages are the
+gradients themselves, so backward moves no data (the hooks still keep the bookkeeping that
+catches a parameter left without a gradient).
 """
 
 from __future__ import annotations
@@ -18,8 +24,8 @@ import numpy as np
 
 from ...autograd.grad_mode import is_grad_enabled
 from ...backend import namespace
-from ...distributed import _mpi
-from ...distributed.collectives import ReduceOp, _check_same, _reduction, broadcast
+from ...distributed import _check, _mpi
+from ...distributed.collectives import ReduceOp, _reduction
 from ...distributed.process_group import resolve
 from ...tensor import Tensor, make_tensor
 from ..module import Module
@@ -42,11 +48,15 @@ class _Bucket:
         self.buffer = self.xp.zeros(self.offsets[-1], dtype=self.dtype)
         self.pending = len(params)
         self.work = None              # (request, reduced array)
-        self.layout_checked = False
 
-    def layout(self):
-        return (self.index, tuple(tuple(int(s) for s in p._data.shape) for p in self.params),
-                self.dtype.str)
+    def fill(self):
+        """Copy the parameters' gradients into the flat buffer (zeros for a missing one)."""
+        grads = [p._grad for p in self.params]
+        if all(g is not None for g in grads):
+            self.xp.concatenate([g._data.reshape(-1) for g in grads], out=self.buffer)
+            return
+        for g, lo, hi in zip(grads, self.offsets, self.offsets[1:]):
+            self.buffer[lo:hi] = 0 if g is None else g._data.reshape(-1)
 
 
 class DistributedDataParallel(Module):
@@ -82,6 +92,7 @@ class DistributedDataParallel(Module):
                                      else bucket_cap_mb) * 2 ** 20)
         self.world_size = self.process_group.size()
         self._params = [p for p in module.parameters() if p.requires_grad]
+        self._check_layout()
         if init_sync:
             self._sync_states(list(module.parameters()) + list(module.buffers()))
         self._buckets = self._make_buckets()
@@ -92,24 +103,43 @@ class DistributedDataParallel(Module):
         self._expecting = False   # a forward under sync prepared a reduction
         self._ready = set()
         self._launched = []
+        self._requests = []
         self._hook_handles = [p.register_post_accumulate_grad_hook(self._hook_for(i))
                               for i, p in enumerate(self._params)]
 
     # ------------------------------------------------------------------ construction
+    def _check_layout(self):
+        """Every rank wraps a module with the same parameters and buffers (shapes, dtypes,
+        which require grad), else every rank raises naming them: the buckets are built from
+        this layout, so it is checked once here and never again in backward."""
+        params = list(self.module.parameters())
+        buffers = list(self.module.buffers())
+        _check.check_same(self.process_group, "DistributedDataParallel", (
+            "DistributedDataParallel",
+            tuple(tuple(int(n) for n in t._data.shape) for t in params + buffers),
+            tuple(t._data.dtype.str for t in params + buffers),
+            f"{len(params)} parameters ({sum(p.requires_grad for p in params)} requiring "
+            f"grad) and {len(buffers)} buffers"), "module")
+
     def _sync_states(self, tensors):
         """Rank 0's values into every rank's tensors: one broadcast per dtype (the tensors
-        packed into one flat buffer), not one per tensor."""
+        packed into one flat buffer), not one per tensor.  Their layout matches across the
+        ranks: checked at construction for parameters, and for buffers (which a module may
+        replace) by the one check every rank makes here each time."""
         if self.world_size == 1 or not tensors:
             return
-        root = self.process_group.ranks[0]
+        g = self.process_group
+        _check.check_same(g, "DistributedDataParallel", (
+            "DistributedDataParallel", tuple(tuple(int(n) for n in t._data.shape)
+                                             for t in tensors),
+            tuple(t._data.dtype.str for t in tensors), "buffers"), "module")
         by_dtype = {}
         for t in tensors:
-            by_dtype.setdefault(t._data.dtype.str, []).append(t)
-        for group in by_dtype.values():
-            arrays = [t._data for t in group]
+            by_dtype.setdefault(t._data.dtype.str, []).append(t._data)
+        for arrays in by_dtype.values():
             xp = namespace(arrays[0])
             flat = xp.concatenate([a.reshape(-1) for a in arrays])
-            broadcast(make_tensor(flat), root, group=self.process_group)
+            g.comm.Bcast(flat.view(np.uint8), root=0)   # group rank 0: its global ranks[0]
             offset = 0
             for a in arrays:
                 a[...] = flat[offset:offset + a.size].reshape(a.shape)
@@ -160,6 +190,7 @@ class DistributedDataParallel(Module):
         self._ready = set()
         self._unused = set()
         self._launched = []
+        self._requests = []
         for b in self._buckets:
             b.pending = len(b.params)
             b.work = None
@@ -179,53 +210,53 @@ class DistributedDataParallel(Module):
         bucket.pending -= 1
         if bucket.pending == 0:
             self._launch(bucket)
-        elif self._launched:
+        elif self._requests:
             # MPI progresses non-blocking transfers only inside MPI calls: nudge them
-            _mpi.mpi().Request.Testall([b.work[0] for b in self._launched])
+            _mpi.mpi().Request.Testall(self._requests)
         if len(self._ready) == len(self._params):
             self._finish()
 
     def _launch(self, bucket):
-        g = self.process_group
-        if not bucket.layout_checked:
-            _check_same(g, "DistributedDataParallel", bucket.layout(), "bucket layout")
-            bucket.layout_checked = True
-        buf = bucket.buffer
-        for p, lo, hi in zip(bucket.params, bucket.offsets, bucket.offsets[1:]):
-            grad = p._grad
-            if grad is None:
-                buf[lo:hi] = 0
-            else:
-                buf[lo:hi] = grad._data.reshape(-1)
-        work, mpi_op, _ = _reduction(buf, ReduceOp.SUM, "DistributedDataParallel")
-        request = g.comm.Iallreduce(_mpi.mpi().IN_PLACE, work, mpi_op)
-        bucket.work = (request, work)
+        """The bucket's gradients are all in: start its all-reduce (on a world of one the
+        sum is the gradients themselves, so there is nothing to move)."""
+        if self.world_size == 1:
+            return
+        bucket.fill()
+        work, mpi_op, _ = _reduction(bucket.buffer, ReduceOp.SUM, "DistributedDataParallel")
+        request = self.process_group.comm.Iallreduce(_mpi.mpi().IN_PLACE, work, mpi_op)
+        bucket.work = work
+        self._requests.append(request)
         self._launched.append(bucket)
 
     def _finish(self):
         self._expecting = False
+        if self.world_size == 1:
+            return
         MPI = _mpi.mpi()
-        MPI.Request.Waitall([b.work[0] for b in self._launched])
+        MPI.Request.Waitall(self._requests)
         used_anywhere = None
         if self.find_unused_parameters:
             flags = np.zeros(len(self._params), dtype=np.int32)
             flags[[i for i in range(len(self._params)) if i not in self._unused]] = 1
             self.process_group.comm.Allreduce(MPI.IN_PLACE, flags, MPI.SUM)
             used_anywhere = flags
+        n = self.world_size
         for b in self._launched:
-            reduced = b.work[1]
-            reduced /= self.world_size
+            reduced = b.work
             for p, pos, lo, hi in zip(b.params, b.positions, b.offsets, b.offsets[1:]):
                 if used_anywhere is not None and not used_anywhere[pos]:
                     continue  # no rank used it: its .grad stays as it was (None), as torch
                 value = reduced[lo:hi].reshape(p._data.shape)
                 grad = p._grad
                 if grad is None:
-                    p.grad = make_tensor(value.astype(p._data.dtype, copy=True))
-                else:
-                    grad._data[...] = value
+                    p.grad = make_tensor((value / n).astype(p._data.dtype, copy=False))
+                elif value.dtype == grad._data.dtype:
+                    b.xp.divide(value, n, out=grad._data)   # average and copy in one pass
+                else:                                       # float16, reduced in float32
+                    grad._data[...] = value / n
             b.work = None
         self._launched = []
+        self._requests = []
 
     # ------------------------------------------------------------------ public extras
     @contextlib.contextmanager
