@@ -129,6 +129,51 @@ for mine in (T.zeros(3 + RANK), T.zeros(3, dtype=T.float64 if RANK else T.float3
     else:
         assert SIZE == 1, "a mismatch across ranks went unnoticed"
 
+
+def raises_naming_ranks(call, *words):
+    """On more than one rank ``call()`` raises on every rank, naming each rank and words."""
+    try:
+        call()
+    except RuntimeError as exc:
+        text = str(exc)
+        assert SIZE > 1 and all(f"rank {r}:" in text for r in range(SIZE)), text
+        assert all(w in text for w in words), (words, text)
+    else:
+        assert SIZE == 1, ("a mismatch across ranks went unnoticed", words)
+
+
+# the rest of what must agree: the op, the root, and the collective itself
+raises_naming_ranks(lambda: dist.all_reduce(T.ones(3), op=Op.MAX if RANK else Op.SUM),
+                    "op=SUM", "op=MAX")
+raises_naming_ranks(lambda: dist.broadcast(T.ones(3), src=RANK), "src=0", "src=1")
+raises_naming_ranks(lambda: dist.reduce(T.ones(2), dst=0, op=Op.MIN if RANK else Op.MAX),
+                    "op=MAX", "op=MIN")
+raises_naming_ranks(
+    lambda: (dist.all_reduce if RANK == 0 else dist.broadcast)(
+        *((T.ones(4),) if RANK == 0 else (T.ones(4), 0))),
+    "all_reduce of shape (4,) float32", "broadcast of shape (4,) float32")
+raises_naming_ranks(lambda: dist.all_gather_into_tensor(T.zeros(SIZE * (2 + RANK)),
+                                                        T.ones(2 + RANK)),
+                    "shape (2,)", "shape (3,)")
+# every rank raised at the same point, so the group goes on working
+t = T.ones(5) * (RANK + 1)
+dist.all_reduce(t, op=Op.AVG)
+same(t, np.full(5, (SIZE + 1) / 2, np.float32), "all_reduce after a mismatch")
+# async: the check runs before the collective starts, the error is raised by the call
+raises_naming_ranks(lambda: dist.all_reduce(T.zeros(2 + RANK), async_op=True), "all_reduce")
+
+# a world of one moves nothing but still validates the op, as every world does
+if SIZE == 1:
+    for op in (Op.AVG,):
+        try:
+            dist.all_reduce(T.ones(2, dtype=T.int64), op=op)
+        except RuntimeError as exc:
+            assert "ReduceOp.AVG" in str(exc), exc
+        else:
+            raise AssertionError("AVG of an int tensor went through on a world of one")
+    w = dist.all_reduce(T.ones(2), op=Op.PRODUCT, async_op=True)
+    assert w.is_completed() and w.wait()
+
 if SIZE > 1:
     # point to point, in a ring, blocking and not
     right, left = (RANK + 1) % SIZE, (RANK - 1) % SIZE

@@ -138,5 +138,21 @@ except RuntimeError as exc:
 else:
     raise AssertionError("an unfinished reduction went unnoticed")
 
+# different models on the ranks: every rank raises at construction, naming the ranks and
+# the first tensors that differ (the buckets are built from this layout, so it is the one
+# check DDP makes; backward carries none)
+try:
+    DDP(nn.Sequential(nn.Linear(5, 4), nn.Linear(4, 3 + RANK)))
+except RuntimeError as exc:
+    text = str(exc)
+    assert SIZE > 1 and "rank 0:" in text and "rank 1:" in text, text
+    assert "#2 (3, 4) float64" in text and "#2 (4, 4) float64" in text, text
+    assert "same model" in text, text
+else:
+    assert SIZE == 1, "DDP wrapped different models on the ranks"
+# and the group goes on working
+ddp = DDP(model(0))
+nn.functional.mse_loss(ddp(X[0][SHARD]), Y[0][SHARD]).backward()
+
 dist.destroy_process_group()
 print(f"OK rank {RANK} of {SIZE}")

@@ -31,6 +31,8 @@ from ...tensor import Tensor, make_tensor
 from ..module import Module
 
 _DEFAULT_BUCKET_MB = 25.0
+_SAME_MODULE = ("every rank must wrap the same model: parameters and buffers of the same "
+                "shapes and dtypes, in the same order")
 
 
 class _Bucket:
@@ -119,7 +121,7 @@ class DistributedDataParallel(Module):
             tuple(tuple(int(n) for n in t._data.shape) for t in params + buffers),
             tuple(t._data.dtype.str for t in params + buffers),
             f"{len(params)} parameters ({sum(p.requires_grad for p in params)} requiring "
-            f"grad) and {len(buffers)} buffers"), "module")
+            f"grad) and {len(buffers)} buffers"), "module", _SAME_MODULE)
 
     def _sync_states(self, tensors):
         """Rank 0's values into every rank's tensors: one broadcast per dtype (the tensors
@@ -132,7 +134,7 @@ class DistributedDataParallel(Module):
         _check.check_same(g, "DistributedDataParallel", (
             "DistributedDataParallel", tuple(tuple(int(n) for n in t._data.shape)
                                              for t in tensors),
-            tuple(t._data.dtype.str for t in tensors), "buffers"), "module")
+            tuple(t._data.dtype.str for t in tensors), "buffers"), "module", _SAME_MODULE)
         by_dtype = {}
         for t in tensors:
             by_dtype.setdefault(t._data.dtype.str, []).append(t._data)
