@@ -2,7 +2,8 @@
 
 At construction rank 0's parameters and buffers are broadcast, so every replica starts equal.
 The parameters that require grad are packed, last first (backward meets them roughly in that
-order), into buckets of at most ``bucket_cap_mb``.  A post-accumulate-grad hook on each
+order), into buckets of at most ``bucket_cap_mb`` (the first at most 1 MiB, so that its
+all-reduce starts early, as PyTorch's).  A post-accumulate-grad hook on each
 parameter counts it ready; when a bucket's last gradient lands, the bucket is copied into one
 flat buffer (allocated once) and its all-reduce starts non-blocking, while backward goes on
 computing the earlier layers' gradients.  When the last bucket has started (inside the last
@@ -24,41 +25,14 @@ import numpy as np
 
 from ...autograd.grad_mode import is_grad_enabled
 from ...backend import namespace
-from ...distributed import _check, _mpi
-from ...distributed.collectives import ReduceOp, _reduction
+from ...distributed import _check
 from ...distributed.process_group import resolve
-from ...tensor import Tensor, make_tensor
 from ..module import Module
+from ._reducer import Reducer, parameters_reached
 
 _DEFAULT_BUCKET_MB = 25.0
 _SAME_MODULE = ("every rank must wrap the same model: parameters and buffers of the same "
                 "shapes and dtypes, in the same order")
-
-
-class _Bucket:
-    """Parameters whose gradients travel in one all-reduce."""
-
-    def __init__(self, index, params, positions):
-        self.index = index
-        self.params = params          # Parameter objects
-        self.positions = positions    # their indices in the DDP's parameter list
-        first = params[0]._data
-        self.xp = namespace(first)
-        self.dtype = first.dtype
-        self.sizes = [int(p._data.size) for p in params]
-        self.offsets = np.cumsum([0] + self.sizes).tolist()
-        self.buffer = self.xp.zeros(self.offsets[-1], dtype=self.dtype)
-        self.pending = len(params)
-        self.work = None              # (request, reduced array)
-
-    def fill(self):
-        """Copy the parameters' gradients into the flat buffer (zeros for a missing one)."""
-        grads = [p._grad for p in self.params]
-        if all(g is not None for g in grads):
-            self.xp.concatenate([g._data.reshape(-1) for g in grads], out=self.buffer)
-            return
-        for g, lo, hi in zip(grads, self.offsets, self.offsets[1:]):
-            self.buffer[lo:hi] = 0 if g is None else g._data.reshape(-1)
 
 
 class DistributedDataParallel(Module):
@@ -97,17 +71,17 @@ class DistributedDataParallel(Module):
         self._check_layout()
         if init_sync:
             self._sync_states(list(module.parameters()) + list(module.buffers()))
-        self._buckets = self._make_buckets()
-        self._bucket_of = {}
-        for b in self._buckets:
-            for pos in b.positions:
-                self._bucket_of[pos] = b
-        self._expecting = False   # a forward under sync prepared a reduction
-        self._ready = set()
-        self._launched = []
-        self._requests = []
-        self._hook_handles = [p.register_post_accumulate_grad_hook(self._hook_for(i))
+        # PyTorch syncs the buffers it found at construction; a module with none skips the
+        # walk over its submodules on every forward
+        self._has_buffers = any(True for _ in module.buffers())
+        self._reducer = Reducer(self._params, self.process_group, self.bucket_bytes_cap,
+                                self.find_unused_parameters)
+        self._hook_handles = [p.register_post_accumulate_grad_hook(self._reducer.hook_for(i))
                               for i, p in enumerate(self._params)]
+
+    @property
+    def _buckets(self):
+        return self._reducer.buckets
 
     # ------------------------------------------------------------------ construction
     def _check_layout(self):
@@ -147,118 +121,25 @@ class DistributedDataParallel(Module):
                 a[...] = flat[offset:offset + a.size].reshape(a.shape)
                 offset += a.size
 
-    def _make_buckets(self):
-        buckets, current, positions, nbytes, dtype = [], [], [], 0, None
-        for pos in reversed(range(len(self._params))):
-            p = self._params[pos]
-            size = p._data.nbytes
-            if current and (p._data.dtype != dtype or nbytes + size > self.bucket_bytes_cap):
-                buckets.append(_Bucket(len(buckets), current, positions))
-                current, positions, nbytes = [], [], 0
-            current.append(p)
-            positions.append(pos)
-            nbytes += size
-            dtype = p._data.dtype
-        if current:
-            buckets.append(_Bucket(len(buckets), current, positions))
-        return buckets
-
     # ----------------------------------------------------------------------- forward
     def forward(self, *inputs, **kwargs):
-        if self._expecting and self._ready:
-            missing = [i for i in range(len(self._params)) if i not in self._ready]
+        reducer = self._reducer
+        missing = reducer.unfinished()
+        if missing is not None:
             raise RuntimeError(
                 "DistributedDataParallel: Expected to have finished reduction in the prior "
                 "iteration before starting a new one. Parameters with indices "
                 f"{missing} received no gradient in the last backward: pass "
                 "find_unused_parameters=True to DistributedDataParallel, or make sure every "
                 "parameter takes part in computing the loss")
-        if self.broadcast_buffers and self.world_size > 1:
-            buffers = list(self.module.buffers())
-            if buffers:
-                self._sync_states(buffers)
+        if self._has_buffers and self.broadcast_buffers and self.world_size > 1:
+            self._sync_states(list(self.module.buffers()))
         sync = is_grad_enabled() and self.require_backward_grad_sync and bool(self._params)
-        self._prepare(sync)
+        reducer.prepare(sync)
         out = self.module(*inputs, **kwargs)
         if sync and self.find_unused_parameters:
-            reached = _parameters_reached(out)
-            for i, p in enumerate(self._params):
-                if id(p) not in reached:
-                    self._mark_ready(i, used=False)
+            reducer.mark_unreached(parameters_reached(out))
         return out
-
-    def _prepare(self, sync):
-        self._expecting = sync
-        self._ready = set()
-        self._unused = set()
-        self._launched = []
-        self._requests = []
-        for b in self._buckets:
-            b.pending = len(b.params)
-            b.work = None
-
-    # ---------------------------------------------------------------------- backward
-    def _hook_for(self, index):
-        def hook(param):
-            if self._expecting and index not in self._ready:
-                self._mark_ready(index, used=True)
-        return hook
-
-    def _mark_ready(self, index, used):
-        self._ready.add(index)
-        if not used:
-            self._unused.add(index)
-        bucket = self._bucket_of[index]
-        bucket.pending -= 1
-        if bucket.pending == 0:
-            self._launch(bucket)
-        elif self._requests:
-            # MPI progresses non-blocking transfers only inside MPI calls: nudge them
-            _mpi.mpi().Request.Testall(self._requests)
-        if len(self._ready) == len(self._params):
-            self._finish()
-
-    def _launch(self, bucket):
-        """The bucket's gradients are all in: start its all-reduce (on a world of one the
-        sum is the gradients themselves, so there is nothing to move)."""
-        if self.world_size == 1:
-            return
-        bucket.fill()
-        work, mpi_op, _ = _reduction(bucket.buffer, ReduceOp.SUM, "DistributedDataParallel")
-        request = self.process_group.comm.Iallreduce(_mpi.mpi().IN_PLACE, work, mpi_op)
-        bucket.work = work
-        self._requests.append(request)
-        self._launched.append(bucket)
-
-    def _finish(self):
-        self._expecting = False
-        if self.world_size == 1:
-            return
-        MPI = _mpi.mpi()
-        MPI.Request.Waitall(self._requests)
-        used_anywhere = None
-        if self.find_unused_parameters:
-            flags = np.zeros(len(self._params), dtype=np.int32)
-            flags[[i for i in range(len(self._params)) if i not in self._unused]] = 1
-            self.process_group.comm.Allreduce(MPI.IN_PLACE, flags, MPI.SUM)
-            used_anywhere = flags
-        n = self.world_size
-        for b in self._launched:
-            reduced = b.work
-            for p, pos, lo, hi in zip(b.params, b.positions, b.offsets, b.offsets[1:]):
-                if used_anywhere is not None and not used_anywhere[pos]:
-                    continue  # no rank used it: its .grad stays as it was (None), as torch
-                value = reduced[lo:hi].reshape(p._data.shape)
-                grad = p._grad
-                if grad is None:
-                    p.grad = make_tensor((value / n).astype(p._data.dtype, copy=False))
-                elif value.dtype == grad._data.dtype:
-                    b.xp.divide(value, n, out=grad._data)   # average and copy in one pass
-                else:                                       # float16, reduced in float32
-                    grad._data[...] = value / n
-            b.work = None
-        self._launched = []
-        self._requests = []
 
     # ------------------------------------------------------------------ public extras
     @contextlib.contextmanager
@@ -273,32 +154,3 @@ class DistributedDataParallel(Module):
             self.require_backward_grad_sync = previous
 
 
-def _parameters_reached(out) -> set:
-    """ids of the leaves that the graph behind ``out`` (tensors in any nesting) reaches."""
-    roots, reached = [], set()
-    stack = [out]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, Tensor):
-            if item.grad_fn is not None:
-                roots.append(item.grad_fn)
-            elif item.requires_grad:
-                reached.add(id(item))  # the output is a parameter itself
-        elif isinstance(item, (list, tuple)):
-            stack.extend(item)
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-    seen = set()
-    nodes = roots
-    while nodes:
-        node = nodes.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        variable = getattr(node, "variable", None)
-        if variable is not None:
-            reached.add(id(variable))
-        for nxt, _ in node.next_functions:
-            if nxt is not None:
-                nodes.append(nxt)
-    return reached
