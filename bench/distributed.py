@@ -2,7 +2,7 @@
 
 Run under MPI (rank 0 prints)::
 
-    .venv/bin/mpiexec -n 2 .venv/bin/python bench/distributed.py          # ~20 s
+    .venv/bin/mpiexec -n 2 .venv/bin/python bench/distributed.py          # ~30 s
     .venv/bin/mpiexec -n 2 .venv/bin/python bench/distributed.py --quick  # smoke run
 
 Every sample starts the ranks together (a barrier), runs ``--calls`` calls back to back and
@@ -185,18 +185,24 @@ def bench_overlap(repeats):
         for p in ddp.parameters():
             p.grad = None
 
-    times = {"overlapped": [], "sequential": []}
-    for name, fn in (("overlapped", overlapped), ("sequential", sequential)) * (repeats + 1):
+    def backward_only():   # the floor: no communication at all
+        with ddp.no_sync():
+            ddp(x).sum().backward()
+
+    variants = (("overlapped", overlapped), ("sequential", sequential),
+                ("backward only", backward_only))
+    times = {name: [] for name, _ in variants}
+    for name, fn in variants * (repeats + 1):
         zero()
         times[name].append(timed(fn, 1))
     assert grads()[0] is not None
-    o, s = (statistics.median(times[k][1:]) for k in ("overlapped", "sequential"))
+    o, s, b = (statistics.median(times[k][1:]) for k in times)
     ratio = statistics.median(a / b for a, b in zip(times["overlapped"][1:],
                                                     times["sequential"][1:]))
     count = sum(p.numel() for p in ddp.parameters())
-    say(f"overlap ({len(ddp._buckets)} buckets of <= 1 MiB, {count} float32 params, median "
+    say(f"overlap ({len(ddp._buckets)} buckets, cap 1 MiB, {count} float32 params, median "
         f"of {repeats}): backward+all-reduce overlapped {o * 1e3:.2f} ms, backward then "
-        f"all-reduce {s * 1e3:.2f} ms (ratio {ratio:.2f}x)")
+        f"all-reduce {s * 1e3:.2f} ms (ratio {ratio:.2f}x); backward alone {b * 1e3:.2f} ms")
 
 
 def main():
