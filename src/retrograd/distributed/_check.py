@@ -1,8 +1,8 @@
 """The cross-rank check that every rank calls the same collective on the same layout.
 
-A collective whose ranks disagree on shape or dtype would not fail: MPI moves bytes, so it
-would corrupt memory or hang.  Before each such collective every rank therefore takes part
-in one tiny ``Allreduce(MAX)`` of the int64 pair ``[sig, -sig]``, where ``sig`` is a 56-bit
+A collective whose ranks disagree on shape or dtype need not fail: MPI moves bytes, so it
+may corrupt memory or hang.  Before each such collective every rank therefore takes part
+in one tiny all-reduce (MAX) of the int64 pair ``[sig, -sig]``, where ``sig`` is a 56-bit
 digest of what this rank is about to do (the function, shape, dtype, and the op or root).
 The ranks all agree iff ``max(sig) == -max(-sig)``, i.e. max == min.  Only then does the
 collective go ahead; on a mismatch (which every rank sees, from the same reduced pair) the
@@ -86,9 +86,9 @@ def check_same(group, fn: str, description, what: str = "tensor", advice: str = 
         return
     MPI = _mpi.mpi()
     agreed = np.empty(2, dtype=np.int64)
-    # non-blocking then Wait, not the blocking Allreduce: on an oversubscribed machine
-    # (more processes than cores) MPICH's blocking path for tiny messages (shared-memory
-    # flags) costs more, measured 1.2x vs 1.4x of a 4 MiB all-reduce at load 7 on 2 cores
+    # non-blocking then Wait rather than the blocking Allreduce: with more busy processes
+    # than cores, MPICH's blocking path for tiny messages (shared-memory flags) cost more in
+    # most runs (before a 4 MiB all-reduce at load 7 on 2 cores: 1.04-1.21x vs 1.14-1.40x)
     group.comm.Iallreduce(_pair(description), agreed, MPI.MAX).Wait()
     if agreed[0] == -agreed[1]:
         return
