@@ -79,6 +79,12 @@ nn.functional.mse_loss(ddp(X[0][SHARD]), Y[0][SHARD]).backward()
 dist.all_gather_into_tensor(ranks, ddp.module[0].weight.grad)
 assert (ranks == ranks[0]).all(), "the backward after no_sync() did not reduce"
 
+# buckets: reverse parameter order, the first at most 1 MiB (so that its all-reduce starts
+# early, as PyTorch's), the rest up to bucket_cap_mb (25 MiB by default)
+big = DDP(nn.Sequential(nn.Linear(300, 300), nn.Linear(300, 300)))   # float64 weights: 720 kB
+assert [b.positions for b in big._buckets] == [[3, 2, 1], [0]], [b.positions for b in big._buckets]
+assert [b.buffer.nbytes for b in big._buckets] == [724800, 720000]
+
 # the wrapped module and its state_dict, with PyTorch's ``module.`` prefix
 ddp = DDP(model(0))
 assert isinstance(ddp.module, nn.Sequential)
