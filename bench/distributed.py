@@ -14,7 +14,7 @@ sample by sample; ratios are medians of per-sample ratios.
 
 1. ``dist.all_reduce`` of a 4 MiB float32 tensor vs ``comm.Allreduce(IN_PLACE, array)`` on
    the same array (target: within 1.1x), with the default cross-rank check (one 16-byte
-   all-reduce) and without it (``RETROGRAD_DISTRIBUTED_CHECK=0``).
+   all-reduce) and without it (``RETROGRAD_DISTRIBUTED_CHECK=0``), and the check alone.
 2. One SGD step of the digits MLP (64-128-128-10, ReLU, cross-entropy, global batch 64) on
    random digits-shaped data: plain single-process on the global batch vs
    DistributedDataParallel (each rank a batch of 64/n); the overhead is DDP's time over
@@ -50,6 +50,7 @@ import retrograd.distributed as dist  # noqa: E402
 from mpi4py import MPI  # noqa: E402
 from retrograd import nn  # noqa: E402
 from retrograd.distributed import _check  # noqa: E402
+from retrograd.distributed.process_group import resolve  # noqa: E402
 from retrograd.nn.parallel import DistributedDataParallel  # noqa: E402
 
 COMM = MPI.COMM_WORLD
@@ -106,8 +107,15 @@ def bench_all_reduce(repeats, calls):
     def ours():
         dist.all_reduce(t)
 
+    world = resolve(None, "bench")
+    description = ("all_reduce", tuple(arr.shape), arr.dtype.str, "op=SUM")
+
+    def check_alone():   # what the check costs by itself, ranks in step
+        _check.check_same(world, "all_reduce", description)
+
     times = interleaved({"mpi4py Allreduce": raw, "dist.all_reduce": ours,
-                         "dist.all_reduce, no check": ours_unchecked}, repeats, calls)
+                         "dist.all_reduce, no check": ours_unchecked,
+                         "the check alone (16 bytes)": check_alone}, repeats, calls)
     say(f"all_reduce 4 MiB float32, {COMM.size} rank(s), {calls} calls per sample, median "
         f"of {repeats} samples:")
     report(times, "mpi4py Allreduce")
