@@ -13,6 +13,7 @@ grad may be passed, no graph is recorded and its version counter does not move.
 from __future__ import annotations
 
 import enum
+
 import numpy as np
 
 from ..backend import namespace
