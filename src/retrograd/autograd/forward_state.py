@@ -16,7 +16,7 @@ __all__ = ["fw", "tangent_of", "set_tangent"]
 
 class _ForwardState:
     __slots__ = ("active", "level", "index", "duals", "prune_at", "propagate",
-                 "propagate_node", "propagate_multi", "propagate_outputs")
+                 "propagate_node", "propagate_multi", "propagate_outputs", "report")
 
     def __init__(self):
         self.active = False  # a level is open and propagation is not suspended
@@ -29,6 +29,9 @@ class _ForwardState:
         self.propagate_node = None  # (node_cls, inputs, out, params, extras)
         self.propagate_multi = None  # (node_cls, x, outs, params, saved)
         self.propagate_outputs = None  # (node_cls, inputs, outs, params, saved)
+        # installed by retrograd.autograd.forward_trace: tells an active autograd.trace()
+        # about one op's tangents (op, grad_fn, inputs, tangents, outputs, out_tangents, how)
+        self.report = None
 
 
 fw = _ForwardState()
