@@ -94,9 +94,9 @@ def test_randomness_modes():
     # a random op with no batched input: the same numbers for every sample under 'same'
     s = R.vmap(lambda a: R.rand(3) + a * 0, randomness="same")(R.zeros(4, 3))
     assert all(np.array_equal(s[0].numpy(), s[i].numpy()) for i in range(4))
-    # ... and not supported yet under 'different' (refused rather than silently the same)
-    with pytest.raises(NotImplementedError, match="different"):
-        R.vmap(lambda a: R.rand_like(a), randomness="different")(x)
+    # ... and its own numbers for each sample under 'different' (test_vmap_randomness.py)
+    d = R.vmap(lambda a: R.rand_like(a), randomness="different")(x)
+    assert tuple(d.shape) == (4, 1000) and not np.array_equal(d[0].numpy(), d[1].numpy())
 
 
 def test_new_tensors_from_a_batched_tensor(torch):
