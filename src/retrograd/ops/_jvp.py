@@ -412,7 +412,21 @@ def propagate_multi(node_cls, x, outs, params, saved=()):
 
 # hand-written JVPs of multi-output nodes, by grad_fn name: rule(inputs, tangents, outs,
 # params) -> one tangent per output (None: none), or None for the fallback
-JVPS = {}
+
+
+def _split_pieces(inputs, tangents, outs, params):
+    # split/chunk/unbind are linear and their outputs views: each piece's tangent is the same
+    # piece of the input's tangent, a view of it (as PyTorch), not a copy
+    t, dim = tangents[0], params[0]
+    return list(t.split([o._data.shape[dim] for o in outs], dim))
+
+
+def _unbind_pieces(inputs, tangents, outs, params):
+    return list(tangents[0].unbind(params[0]))
+
+
+JVPS = {"SplitBackward0": _split_pieces, "SplitWithSizesBackward0": _split_pieces,
+        "UnbindBackward0": _unbind_pieces}
 
 
 fw.propagate = propagate
