@@ -29,7 +29,8 @@ from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, OUTPUT, apply_op
 
-__all__ = ["propagate", "propagate_node", "propagate_multi", "propagate_outputs", "jvp_of_vjp"]
+__all__ = ["propagate", "propagate_node", "propagate_multi", "propagate_outputs", "jvp_of_vjp",
+           "JVPS", "JVPS_SAVED"]
 
 _new = object.__new__
 
@@ -383,7 +384,11 @@ def propagate_outputs(node_cls, inputs, outs, params, saved=()):
     how = "rule"
     try:
         rule = JVPS.get(node_cls.__name__)
-        ts = rule(inputs, tangents, list(outs), params) if rule is not None else None
+        if rule is not None:
+            ts = rule(inputs, tangents, list(outs), params)
+        else:
+            rule = JVPS_SAVED.get(node_cls.__name__)
+            ts = rule(inputs, tangents, list(outs), params, saved) if rule is not None else None
         if ts is None:
             how = "transpose"
             ts = jvp_of_vjp(node_cls, tuple(inputs), list(outs), params, saved, tangents)
@@ -427,6 +432,9 @@ def _unbind_pieces(inputs, tangents, outs, params):
 
 JVPS = {"SplitBackward0": _split_pieces, "SplitWithSizesBackward0": _split_pieces,
         "UnbindBackward0": _unbind_pieces}
+# ... and those that also read what the node saves (linalg.lu's permutation):
+# rule(inputs, tangents, outs, params, saved)
+JVPS_SAVED = {}
 
 
 fw.propagate = propagate
