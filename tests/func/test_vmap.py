@@ -262,3 +262,12 @@ def test_grad_inside_vmap_with_closure_over_batched(torch):
     f = lambda lib, g, w0: lib.vmap(  # noqa: E731
         lambda x: g(lambda w: (lib.tanh(w * x)).sum())(w0))
     same(f(R, func.grad, w)(xs), f(torch, torch.func.grad, tw)(txs))
+
+
+def test_an_error_of_an_unbatched_op_inside_vmap_is_the_ops_own(torch):
+    # a NumPy error inside vmap with no BatchedTensor involved: the op's own message and
+    # class (RuntimeError, as torch.vmap), not a TypeError from the dispatch
+    with pytest.raises(RuntimeError, match="invalid for input of size 6"):
+        torch.vmap(lambda a: torch.ones(6).reshape(4) + a.sum())(torch.ones(3, 2))
+    with pytest.raises(RuntimeError, match="invalid for input of size 6"):
+        R.vmap(lambda a: R.ones(6).reshape(4) + a.sum())(R.ones(3, 2))
