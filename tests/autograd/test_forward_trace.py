@@ -98,3 +98,24 @@ def test_trace_of_func_jvp_and_a_constant_input():
     np.testing.assert_allclose(sin.tangent, jv.numpy())
     src = tr.draw().source
     assert "no tangent (constant)" in src and '"c\\nno tangent"' in src
+
+
+def test_in_place_ops_on_a_dual_are_steps_of_the_pass():
+    x = T.tensor([[0.2, -0.4, 1.0]], dtype=T.float64)
+    t = T.tensor([[1.0, 2.0, -1.0]], dtype=T.float64)
+    t0 = t.numpy().copy()  # (the dual's tangent is t itself, changed in place with it)
+    with fwAD.dual_level(), T.autograd.trace() as tr:
+        d = fwAD.make_dual(x.clone(), t)
+        d.mul_(3)
+        d.exp_()
+        s = d.sum()
+        ts = fwAD.unpack_dual(s).tangent
+    mul, exp, total = tr.forward_steps
+    assert (mul.op, exp.op, total.op) == ("mul_", "exp_", "sum")
+    assert mul.outputs[0] is d and exp.outputs[0] is d  # the dual took each result
+    np.testing.assert_allclose(mul.tangent, 3 * t0)
+    np.testing.assert_allclose(exp.tangent, np.exp(3 * x.numpy()) * 3 * t0)
+    np.testing.assert_allclose(total.tangent, ts.numpy())
+    edges = [line for line in tr.draw().source.splitlines() if " -> " in line]
+    assert [e.split(" [")[0].strip() for e in edges] == ["d0 -> f1", "f1 -> f2", "f2 -> f3",
+                                                        "f3 -> o0"]

@@ -16,7 +16,8 @@ __all__ = ["fw", "tangent_of", "set_tangent", "refuse_forward"]
 
 class _ForwardState:
     __slots__ = ("active", "level", "index", "duals", "prune_at", "propagate",
-                 "propagate_node", "propagate_multi", "propagate_outputs", "report")
+                 "propagate_node", "propagate_multi", "propagate_outputs", "report",
+                 "report_inplace")
 
     def __init__(self):
         self.active = False  # a level is open and propagation is not suspended
@@ -32,6 +33,7 @@ class _ForwardState:
         # installed by retrograd.autograd.forward_trace: tells an active autograd.trace()
         # about one op's tangents (op, grad_fn, inputs, tangents, outputs, out_tangents, how)
         self.report = None
+        self.report_inplace = None  # (x): x took the last reported op's result in place
 
 
 fw = _ForwardState()

@@ -13,12 +13,12 @@ Nothing here runs unless a trace is active: the reporters read ``state.tracer`` 
 
 from __future__ import annotations
 
-from .forward_state import fw
+from .forward_state import fw, tangent_of
 from .grad_mode import state
 from .tracing import RULES, _as_array, _shape_text, format_value
 
 __all__ = ["DualMade", "ForwardStep", "Unpacked", "FORWARD_RULES", "describe_jvp",
-           "report_dual", "report_step", "report_unpack"]
+           "report_dual", "report_step", "report_unpack", "report_inplace"]
 
 #: grad_fn name -> the JVP in words (t_a, t_b: the tangents of the inputs a, b; y: the
 #: output).  Ops not listed say how their tangent was derived (see :func:`describe_jvp`).
@@ -160,4 +160,20 @@ def report_unpack(tensor, tangent) -> None:
         tracer.record(Unpacked(tensor, tangent))
 
 
+def report_inplace(x) -> None:
+    """``x`` took the result of the last op reported (an in-place op on a dual computes out
+    of place, then writes): that step's output is ``x`` itself, named with a ``_``."""
+    tracer = state.tracer
+    if tracer is None:
+        return
+    for e in reversed(tracer._events):
+        if e.kind == "forward":
+            e.outputs = [x]
+            e.op = e.op if e.op.endswith("_") else e.op + "_"
+            t = tangent_of(x)
+            e.out_tangents = [_as_array(t) if t is not None else None]
+            return
+
+
 fw.report = report_step  # the op machinery (ops/_jvp.py, a layer below) calls it
+fw.report_inplace = report_inplace  # ... and ops/inplace.py

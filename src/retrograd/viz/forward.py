@@ -59,17 +59,21 @@ def draw_forward(trace, outputs=None, params=None, title=None) -> Graph:
         raise RuntimeError("this trace recorded no forward-mode pass: make duals with "
                            "forward_ad.make_dual inside 'with retrograd.autograd.trace() as t:' "
                            "and a dual_level first")
+    # in the order they ran: an in-place op's output is its input, so each use reads the
+    # box that made the tensor's value at that moment
     made = {}  # id(tensor) -> (box id, output index), for the op or dual that made it
     boxes = []  # (box id, event)
+    sources = {}  # box id -> the (box id, output index) or None of each input
     for k, e in enumerate(events):
         if e.kind == "dual":
             made[id(e.dual)] = (f"d{k}", 0)
             boxes.append((f"d{k}", e))
         elif e.kind == "forward":
+            sources[f"f{k}"] = [made.get(id(x)) for x in e.inputs]
             for i, o in enumerate(e.outputs):
                 made[id(o)] = (f"f{k}", i)
             boxes.append((f"f{k}", e))
-    keep = _needed(events, made, outputs)
+    keep = _needed(boxes, sources, made, outputs)
     lines = [
         "digraph retrograd_forward {",
         '  graph [rankdir=TB, fontname="Helvetica", fontsize=11, labelloc=b, '
@@ -87,8 +91,7 @@ def draw_forward(trace, outputs=None, params=None, title=None) -> Graph:
             emit(f"  {box} [label={_q(_dual_label(trace, e))}, fillcolor={LEAF_COLOR}];")
             continue
         emit(f"  {box} [label={_q(_step_label(trace, e))}, fillcolor={OP_COLOR}];")
-        for x, t in zip(e.inputs, e.in_tangents):
-            src = made.get(id(x))
+        for x, t, src in zip(e.inputs, e.in_tangents, sources[box]):
             if src is None:
                 if not hasattr(x, "_data"):
                     continue  # a number operand: its constant shows in the rule
@@ -119,25 +122,19 @@ def draw_forward(trace, outputs=None, params=None, title=None) -> Graph:
     return Graph("\n".join(lines) + "\n", n, len([b for b, _ in boxes if b in keep]))
 
 
-def _needed(events, made, outputs) -> set:
+def _needed(boxes, sources, made, outputs) -> set:
     """The boxes ``outputs`` depend on (all of them when ``outputs`` is None)."""
-    every = {f"{'d' if e.kind == 'dual' else 'f'}{k}" for k, e in enumerate(events)
-             if e.kind in ("dual", "forward")}
     if outputs is None:
-        return every
+        return {box for box, _ in boxes}
     tensors = list(outputs.values()) if isinstance(outputs, dict) else (
         [outputs] if hasattr(outputs, "_data") else list(outputs))
-    inputs_of = {}
-    for k, e in enumerate(events):
-        if e.kind == "forward":
-            inputs_of[f"f{k}"] = [made[id(x)][0] for x in e.inputs if id(x) in made]
     todo = [made[id(t)][0] for t in tensors if id(t) in made]
     keep = set()
     while todo:
         box = todo.pop()
         if box not in keep:
             keep.add(box)
-            todo.extend(inputs_of.get(box, ()))
+            todo.extend(src[0] for src in sources.get(box, ()) if src is not None)
     return keep
 
 
