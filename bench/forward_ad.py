@@ -8,7 +8,9 @@
   plain forward for scale.
 * ``decompositions``: the JVP of linalg.qr, eigh, svd and lu of a 32x32 matrix: the
   hand-written rules (``ops/linalg_jvp.py``), the automatic fallback they replace (the
-  transpose of the VJP, one engine run over the recorded backward formula) and PyTorch.
+  transpose of the VJP, one engine run over the recorded backward formula) and PyTorch,
+  beside the decomposition alone (NumPy's LAPACK call dominates it: run with
+  ``OPENBLAS_NUM_THREADS=1`` on a shared machine, or its threads add noise).
 
 Run ``python bench/forward_ad.py`` (a few seconds) or ``--quick``.
 """
@@ -129,6 +131,8 @@ def decompositions(repeats):
         got = [o.numpy() for o in run(R, fwAD)]
         assert all(np.allclose(g, w, atol=1e-8) for g, w in zip(got, want)), name
         th = _min_time(lambda: run(torch, th_fwAD), 5, repeats)
+        plain = _min_time(lambda f=f, x=x: f(R, R.tensor(x)), 5, repeats)
+        rows.append((f"linalg.{name} 32x32, no dual (the decomposition)", plain * 1e6, "us"))
         rows.append((f"jvp of linalg.{name} 32x32: hand-written", hand * 1e6, "us"))
         rows.append((f"  ... VJP-transpose fallback ({fallback / hand:.1f}x)", fallback * 1e6,
                      "us"))
