@@ -6,6 +6,11 @@
 * ``jvp``: one Jacobian-vector product of a 64-128-10 tanh MLP (batch 32) by forward AD
   (``forward_ad.make_dual`` / ``unpack_dual``), against torch.autograd.forward_ad, and the
   plain forward for scale.
+* ``decompositions``: the JVP of linalg.qr, eigh, svd and lu of a 32x32 matrix: the
+  hand-written rules (``ops/linalg_jvp.py``), the automatic fallback they replace (the
+  transpose of the VJP, one engine run over the recorded backward formula) and PyTorch,
+  beside the decomposition alone (NumPy's LAPACK call dominates it: run with
+  ``OPENBLAS_NUM_THREADS=1`` on a shared machine, or its threads add noise).
 
 Run ``python bench/forward_ad.py`` (a few seconds) or ``--quick``.
 """
@@ -92,10 +97,53 @@ def jvp(repeats):
     return rows
 
 
+def decompositions(repeats):
+    import torch
+    import torch.autograd.forward_ad as th_fwAD
+
+    import retrograd.autograd.forward_ad as fwAD
+    from retrograd.ops import _jvp
+
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((32, 32))
+    t = rng.standard_normal((32, 32))
+    sym = a + a.T, t + t.T
+    ops = {"qr": (lambda m, x: m.linalg.qr(x), (a, t), "LinalgQrBackward0"),
+           "eigh": (lambda m, x: m.linalg.eigh(x), sym, "LinalgEighBackward0"),
+           "svd": (lambda m, x: m.linalg.svd(x), (a, t), "LinalgSvdBackward0"),
+           "lu": (lambda m, x: m.linalg.lu(x)[1:], (a, t), "LinalgLuBackward0")}
+    rows = []
+    for name, (f, (x, v), key) in ops.items():
+        def run(m, ad, f=f, x=x, v=v):
+            with ad.dual_level():
+                return [ad.unpack_dual(o).tangent for o in f(m, ad.make_dual(m.tensor(x),
+                                                                              m.tensor(v)))]
+
+        hand = _min_time(lambda: run(R, fwAD), 5, repeats)
+        table = _jvp.JVPS if key in _jvp.JVPS else _jvp.JVPS_SAVED
+        rule = table.pop(key)
+        try:
+            fallback = _min_time(lambda: run(R, fwAD), 5, repeats)
+            want = [o.numpy() for o in run(R, fwAD)]
+        finally:
+            table[key] = rule
+        got = [o.numpy() for o in run(R, fwAD)]
+        assert all(np.allclose(g, w, atol=1e-8) for g, w in zip(got, want)), name
+        th = _min_time(lambda: run(torch, th_fwAD), 5, repeats)
+        plain = _min_time(lambda f=f, x=x: f(R, R.tensor(x)), 5, repeats)
+        rows.append((f"linalg.{name} 32x32, no dual (the decomposition)", plain * 1e6, "us"))
+        rows.append((f"jvp of linalg.{name} 32x32: hand-written", hand * 1e6, "us"))
+        rows.append((f"  ... VJP-transpose fallback ({fallback / hand:.1f}x)", fallback * 1e6,
+                     "us"))
+        rows.append(("  ... torch", th * 1e6, "us"))
+    return rows
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
-    parser.add_argument("--only", choices=("hot", "jvp"), default=None)
+    parser.add_argument("--only", choices=("hot", "jvp", "decompositions"), default=None)
     args = parser.parse_args(argv)
     repeats = 3 if args.quick else 15
     rows = []
@@ -103,6 +151,8 @@ def main(argv=None):
         rows += hot_path(repeats)
     if args.only in (None, "jvp"):
         rows += jvp(repeats)
+    if args.only in (None, "decompositions"):
+        rows += decompositions(repeats)
     for what, value, unit in rows:
         print(f"{what:<48} {value:10.2f} {unit}")
 

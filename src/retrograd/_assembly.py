@@ -27,7 +27,7 @@ from .ops.inplace import copy_, regenerate_view
 from .ops.layout import unbind
 from .ops.shape import sum_to_size, sum_to_size_op
 from .tensor import Tensor, above, make_tensor
-from .viz.dot import draw_trace
+from .viz.forward import draw_trace
 
 registry.install(Tensor)
 

@@ -602,6 +602,7 @@ def _random_float_dtype(dtype, name):
     return np_dtype
 
 
+@_random.sampled  # vmap(randomness='different'): a draw per sample
 def rand(*size, dtype=None, generator=None, device=None, requires_grad=False,
          **kw) -> Tensor:
     """Uniform samples in [0, 1) (repeatable after ``manual_seed``).
@@ -618,6 +619,7 @@ def rand(*size, dtype=None, generator=None, device=None, requires_grad=False,
     return _finish(rng.random(_size(size, "rand")).astype(np_dtype), requires_grad, device)
 
 
+@_random.sampled  # vmap(randomness='different'): a draw per sample
 def randn(*size, dtype=None, generator=None, device=None, requires_grad=False,
           **kw) -> Tensor:
     """Standard normal samples (repeatable after ``manual_seed``).
@@ -635,6 +637,7 @@ def randn(*size, dtype=None, generator=None, device=None, requires_grad=False,
                    device)
 
 
+@_random.sampled  # vmap(randomness='different'): a draw per sample
 def randint(low=0, high=None, size=None, *, dtype=None, generator=None, device=None,
             requires_grad=False) -> Tensor:
     """Random integers in ``[low, high)``: ``randint(high, size)`` or ``randint(low, high, size)``.

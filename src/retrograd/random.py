@@ -108,8 +108,35 @@ def set_rng_state(state: dict) -> None:
 
 
 #: called before each draw while set: retrograd.func.vmap sets it under randomness='error'
-#: so that a random op inside vmap raises (this module imports nothing above it)
+#: so that a random op inside vmap raises (this module imports nothing above it), and under
+#: randomness='different' so that a draw with no batched input raises DrawPerSampleError
 on_draw = None
+#: ``per_sample(fn, args, kwargs)``: set by retrograd.func.vmap; runs a random op once per
+#: sample of the randomness='different' vmaps and gives the batched result
+per_sample = None
+
+
+class DrawPerSampleError(RuntimeError):
+    """Raised (by vmap's ``on_draw``) before a draw that would give every sample of a
+    vmap(randomness='different') the same numbers: the random op's caller (:func:`sampled`,
+    or vmap's dispatch for registered ops) catches it and draws once per sample."""
+
+
+def sampled(fn):
+    """Mark a random factory (rand, randn, randint) so that, inside vmap with
+    randomness='different', each sample draws its own numbers (a batched result)."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if on_draw is None:
+            return fn(*args, **kwargs)
+        try:
+            return fn(*args, **kwargs)
+        except DrawPerSampleError:
+            return per_sample(fn, args, kwargs)
+
+    return wrapper
 
 
 def numpy_generator(generator=None) -> np.random.Generator:

@@ -94,9 +94,9 @@ def test_randomness_modes():
     # a random op with no batched input: the same numbers for every sample under 'same'
     s = R.vmap(lambda a: R.rand(3) + a * 0, randomness="same")(R.zeros(4, 3))
     assert all(np.array_equal(s[0].numpy(), s[i].numpy()) for i in range(4))
-    # ... and not supported yet under 'different' (refused rather than silently the same)
-    with pytest.raises(NotImplementedError, match="different"):
-        R.vmap(lambda a: R.rand_like(a), randomness="different")(x)
+    # ... and its own numbers for each sample under 'different' (test_vmap_randomness.py)
+    d = R.vmap(lambda a: R.rand_like(a), randomness="different")(x)
+    assert tuple(d.shape) == (4, 1000) and not np.array_equal(d[0].numpy(), d[1].numpy())
 
 
 def test_new_tensors_from_a_batched_tensor(torch):
@@ -262,3 +262,12 @@ def test_grad_inside_vmap_with_closure_over_batched(torch):
     f = lambda lib, g, w0: lib.vmap(  # noqa: E731
         lambda x: g(lambda w: (lib.tanh(w * x)).sum())(w0))
     same(f(R, func.grad, w)(xs), f(torch, torch.func.grad, tw)(txs))
+
+
+def test_an_error_of_an_unbatched_op_inside_vmap_is_the_ops_own(torch):
+    # a NumPy error inside vmap with no BatchedTensor involved: the op's own message and
+    # class (RuntimeError, as torch.vmap), not a TypeError from the dispatch
+    with pytest.raises(RuntimeError, match="invalid for input of size 6"):
+        torch.vmap(lambda a: torch.ones(6).reshape(4) + a.sum())(torch.ones(3, 2))
+    with pytest.raises(RuntimeError, match="invalid for input of size 6"):
+        R.vmap(lambda a: R.ones(6).reshape(4) + a.sum())(R.ones(3, 2))

@@ -151,11 +151,6 @@ TORCH_VMAP_DIFFERS = {
                     "per sample), its loop gives [3, 1]",
 }
 
-# Known gaps: ``Tensor.method(BatchedTensor)`` of an op whose method is a plain wrapper
-# (bound to the raw function, so Tensor methods pay nothing for vmap) does not reach the
-# rule when the wrapper reads the BatchedTensor before calling a defop record.  Calls on
-# the BatchedTensor (``batched.method(tensor)``) and function calls work.
-GAPS = {("addcdiv", "last"), ("dot", "last"), ("fmin", "last")}
 
 
 def _batched_pattern(case, pattern):
@@ -170,9 +165,7 @@ def _batched_pattern(case, pattern):
 def _params():
     for key in sorted(CASES):
         for pattern in (("all", "first", "last") if len(CASES[key].shapes) > 1 else ("all",)):
-            marks = ([pytest.mark.xfail(strict=True, reason="Tensor.method(BatchedTensor) gap")]
-                     if (key, pattern) in GAPS else [])
-            yield pytest.param(key, pattern, id=f"{key}-{pattern}", marks=marks)
+            yield pytest.param(key, pattern, id=f"{key}-{pattern}")
 
 
 @pytest.mark.parametrize("key, pattern", list(_params()))
@@ -183,7 +176,7 @@ def test_rule_matches_loop_and_torch_vmap(key, pattern, torch):
     if registry.entry(key).inplace_of and pattern == "last":
         # an in-place op on an unbatched tensor with a batched operand: torch.vmap refuses
         # (RuntimeError); so does retrograd, with the class of whatever check meets it first
-        # (Tensor methods are not vmap-aware, see GAPS)
+        # (the in-place method writes into a tensor that has no batch dimension)
         with pytest.raises(RuntimeError):
             _run(torch, case, arrays, batched)
         with pytest.raises(Exception):  # noqa: B017, PT011

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 from .forward_state import fw, set_tangent, tangent_of
+from .forward_trace import report_dual, report_unpack
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
            "unpack_dual", "dual_level"]
@@ -124,6 +125,7 @@ def make_dual(tensor, tangent, *, level=None):
             f"while the given forward gradient is of size {list(tangent.shape)}.")
     dual = _alias(tensor)
     set_tangent(dual, tangent)
+    report_dual(tensor, dual, tangent)  # to an active autograd.trace()
     return dual
 
 
@@ -144,6 +146,7 @@ def unpack_dual(tensor, *, level=None):
     tangent = tangent_of(tensor)
     if tangent is None:
         return UnpackedDualTensor(tensor, None)
+    report_unpack(tensor, tangent)
     return UnpackedDualTensor(_alias(tensor), tangent)
 
 

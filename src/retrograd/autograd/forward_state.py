@@ -11,12 +11,13 @@ level is a token object, so a tangent left from a level that was exited is never
 
 from __future__ import annotations
 
-__all__ = ["fw", "tangent_of", "set_tangent"]
+__all__ = ["fw", "tangent_of", "set_tangent", "refuse_forward"]
 
 
 class _ForwardState:
     __slots__ = ("active", "level", "index", "duals", "prune_at", "propagate",
-                 "propagate_node", "propagate_multi", "propagate_outputs")
+                 "propagate_node", "propagate_multi", "propagate_outputs", "report",
+                 "report_inplace")
 
     def __init__(self):
         self.active = False  # a level is open and propagation is not suspended
@@ -29,6 +30,10 @@ class _ForwardState:
         self.propagate_node = None  # (node_cls, inputs, out, params, extras)
         self.propagate_multi = None  # (node_cls, x, outs, params, saved)
         self.propagate_outputs = None  # (node_cls, inputs, outs, params, saved)
+        # installed by retrograd.autograd.forward_trace: tells an active autograd.trace()
+        # about one op's tangents (op, grad_fn, inputs, tangents, outputs, out_tangents, how)
+        self.report = None
+        self.report_inplace = None  # (x): x took the last reported op's result in place
 
 
 fw = _ForwardState()
@@ -59,3 +64,21 @@ def set_tangent(t, tangent) -> None:
             fw.duals = [r for r in fw.duals if r() is not None]
             fw.prune_at = 2 * len(fw.duals) + 1024
     extra.fw_grad = (fw.level, tangent)
+
+
+def refuse_forward(op, *tensors, not_yet=False) -> None:
+    """Raise PyTorch's NotImplementedError when one of ``tensors`` (None allowed) carries a
+    tangent: ops whose forward derivative PyTorch does not define (histogram, bincount's
+    weights, unique...) refuse a dual rather than give an output with no tangent.  Callers
+    check ``fw.active`` first, so outside a dual level this costs nothing."""
+    if not any(t is not None and getattr(t, "_extra", None) is not None
+               and tangent_of(t) is not None for t in tensors):
+        return
+    if not_yet:
+        raise NotImplementedError(
+            f"Trying to use forward AD with {op} that does not support it because it has not "
+            "been implemented yet. (Its input is a dual tensor: take its primal with "
+            "forward_ad.unpack_dual(x).primal, or differentiate in reverse mode.)")
+    raise NotImplementedError(
+        f"Trying to use forward AD with {op} that does not support it. (Its input is a dual "
+        "tensor: take its primal with forward_ad.unpack_dual(x).primal.)")

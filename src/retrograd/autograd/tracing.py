@@ -1,5 +1,7 @@
 """Narrate one backward pass: ``with retrograd.autograd.trace() as t: loss.backward()``.
 
+(A forward-mode pass run inside the trace is narrated too: ``forward_trace.py``.)
+
 While a :class:`Trace` is active the engine reports every step to it (``engine.tracer``,
 kept per thread: a trace records the backward passes of the thread that opened it):
 the gradient that arrived at each node, the gradients the node sent to its inputs, hooks
@@ -309,11 +311,11 @@ def describe_rule(node) -> str:
     entry = RULES.get(name)
     if entry is not None:
         return entry[1]
-    if not isinstance(node, str):
-        from .function import FunctionCtx
-
-        if isinstance(node, FunctionCtx):
-            return f"custom Function: the rule is {name[:-len('Backward')]}.backward()"
+    # a custom Function's node (a FunctionCtx), told by its class name: this module sits
+    # below autograd.function in the imports (the forward-mode machinery of ops reports here)
+    if not isinstance(node, str) and any(c.__name__ == "FunctionCtx"
+                                         for c in type(node).__mro__):
+        return f"custom Function: the rule is {name[:-len('Backward')]}.backward()"
     return (f"no rule recorded for {name} (retrograd.autograd.tracing.RULES has no entry); "
             "its vjp in retrograd.ops computes it")
 
@@ -621,7 +623,17 @@ class Trace:
             step.sends.append(Send(i, child, value, reduced))
         self._events.append(Sent(step))
 
+    def record(self, event) -> None:
+        """Add a forward-mode event (``forward_trace.py``: make_dual, an op, unpack_dual)."""
+        self._settle()
+        self._events.append(event)
+
     # -- reading
+    @property
+    def forward_steps(self) -> list:
+        """The ``ForwardStep`` of every op that propagated a tangent, in order."""
+        return [e for e in self.events if e.kind == "forward"]
+
     @property
     def events(self) -> list:
         self._settle()
@@ -667,6 +679,13 @@ class Trace:
         for key, t in self.names.values():
             if getattr(t, "_grad_fn", None) is node:
                 return key
+        return None
+
+    def _made_name_of(self, tensors):
+        for t in tensors:
+            entry = self.names.get(id(t))
+            if entry is not None and entry[1] is t:
+                return entry[0]
         return None
 
     def _tensor_label(self, t, leaf=False) -> str:
@@ -744,7 +763,8 @@ class Trace:
             message = str(e.error).split(". ")[0]
             return [("error", self.label(e.node) if e.node is not None else "backward",
                      f"{type(e.error).__name__}: {message}")]
-        return [(e.kind, "", "")]
+        rows = getattr(e, "rows", None)  # forward-mode events narrate themselves
+        return rows(self) if rows is not None else [(e.kind, "", "")]
 
     # draw(params=None, **kwargs): the traced graph, annotated; viz/dot.py's draw_trace,
     # attached when the package is assembled (viz is the layer above this one)

@@ -26,6 +26,7 @@ import warnings
 
 import numpy as _np
 
+from .. import random as _random
 from ..ops import registry
 from ..tensor import Size, Tensor
 
@@ -255,7 +256,15 @@ def dispatch(key, fn, args, kwargs=None):
     kwargs = kwargs or {}
     level = max_level(args, kwargs)
     if level is None:
-        return fn(*args, **kwargs)
+        if fn is None:  # a record's NumPy error with no BatchedTensor involved: the public
+            fn = registry.entry(key).fn  # op's own checks say what went wrong
+        if _random.on_draw is None:
+            return fn(*args, **kwargs)
+        try:
+            return fn(*args, **kwargs)
+        except _random.DrawPerSampleError:  # a random op, no batched input, randomness='different'
+            return _random.per_sample(fn if fn is not None else registry.entry(key).fn, args,
+                                      kwargs)
     e = registry._ENTRIES.get(key) or _by_op_name().get(key)
     if fn is None:  # a defop record met a BatchedTensor among its parameters: its public op
         if e is None:

@@ -590,6 +590,22 @@ def dropout_rule(fn, args, kwargs, level):
     return wrap(fn(x.value, *args[1:], **kwargs), level)
 
 
+def random_fill_rule(fn, args, kwargs, level):
+    """In-place random fills (normal_, uniform_, bernoulli_...) of a batched tensor:
+    'different' fills the physical tensor (independent numbers per sample); 'same' draws
+    one sample's numbers and writes them into every sample, as PyTorch."""
+    x = args[0]
+    if not _batched(x, level) or not _only_first_batched(args, kwargs, level):
+        return fallback(_name(fn), fn, args, kwargs, level)
+    if level_info(level).randomness == "same":
+        one = x.value.select(0, 0).clone()  # (still batched at a lower level, if any)
+        fn(one, *args[1:], **kwargs)
+        x.value.copy_(one.unsqueeze(0).expand(*x.value.shape))
+    else:
+        fn(x.value, *args[1:], **kwargs)
+    return x
+
+
 # ------------------------------------------------------------------------ the table
 
 _ELEMENTWISE_KINDS = ("pointwise", "binary", "unary", "special", "activation")
@@ -677,6 +693,8 @@ def _build():
         "nn.functional.nll_loss": class_loss(False),
         "conv1d": conv_rule, "conv2d": conv_rule, "conv3d": conv_rule,
         "nn.functional.dropout": dropout_rule, "dropout": dropout_rule,
+        **{k: random_fill_rule for k in ("normal_", "uniform_", "exponential_", "geometric_",
+                                         "log_normal_", "cauchy_", "random_", "bernoulli_")},
         "nn.functional.layer_norm": norm_rule((2, 3)), "layer_norm": norm_rule((2, 3)),
         "rms_norm": norm_rule((2,)), "nn.functional.embedding": embedding_rule,
     })

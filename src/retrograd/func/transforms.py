@@ -5,9 +5,13 @@ inside vmap, every input that is differentiated is first expanded to all running
 levels, so a gradient of the physical output is the stack of per-sample gradients
 (``vmap(grad(f))`` gives per-sample gradients with one backward pass).
 
-Forward mode (jvp, jacfwd, linearize) goes through :func:`_jvp_core`, which uses the
-double-vjp trick (``J t = d<J^T u, t>/du``, as ``torch.autograd.functional.jvp`` does) until
-retrograd.autograd.forward_ad lands; it is the one place to switch.
+Forward mode (jvp, jacfwd, linearize) runs ``func`` once under a dual level of
+``retrograd.autograd.forward_ad`` (:func:`_forward_jvp`): each input is made a dual of its
+tangent and the outputs' tangents are read with ``unpack_dual``.  Under vmap the duals are
+physical tensors, so a batched tangent (jacfwd's basis) gives every column in one pass.
+Dual levels do not nest, so a jvp inside a jvp (``jacfwd(jacfwd(f))``) differentiates by the
+double-vjp trick (``J t = d<J^T u, t>/du``, :func:`_jvp_core`); the open level's tangents
+flow through it, as through any backward pass.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ import functools
 
 from .. import autograd
 from .._creation import eye, zeros
+from ..autograd import forward_ad
+from ..autograd.forward_state import fw, set_tangent, tangent_of
 from ..autograd.grad_mode import enable_grad
 from ..tensor import Tensor
 from . import _pytree
@@ -26,6 +32,8 @@ from .vmap import vmap
 #: how many transforms (grad, vjp, jvp...) are running: a nested one records its gradient
 #: computation (create_graph) so the transform around it can differentiate it
 _DEPTH = [0]
+#: how many func.jvp calls hold the open dual level (0: none, or the user opened it)
+_FW_DEPTH = [0]
 
 
 def _tensorlike(x):
@@ -58,7 +66,11 @@ class _Inputs:
                     self.outer_tracked = True
                     p = p.view(p.shape)
                 else:
+                    # a dual of a jvp around this one keeps its tangent (forward-over-reverse)
+                    tangent = tangent_of(p) if fw.level is not None else None
                     p = p.detach().requires_grad_()
+                    if tangent is not None:
+                        set_tangent(p, tangent)
                 self.physical.append(p)
                 new.append(rewrap(p, ids))
             self.prepared.append(_pytree.unflatten(new, spec))
@@ -312,17 +324,73 @@ def _check_jvp_args(primals, tangents, fname="jvp"):
 
 
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
-    """``(output, jvp_out)`` (and ``aux``): the Jacobian-vector product, as
-    ``torch.func.jvp``."""
+    """``(output, jvp_out)`` (and ``aux``): the Jacobian-vector product by forward-mode AD,
+    as ``torch.func.jvp``.
+
+    >>> import retrograd as T
+    >>> T.func.jvp(lambda x: x ** 3, (T.tensor(2.0),), (T.tensor(1.0),))
+    (tensor(8.), tensor(12.))
+    """
     ft = _check_jvp_args(primals, tangents)
-    out, lin, aux, keep = _linearized(func, primals, has_aux, "jvp")
-    jv = lin(ft, keep)
+    out, jv, aux = _forward_jvp(func, primals, ft, has_aux, "jvp")
     if has_aux:
         return out, jv, aux
     return out, jv
 
 
+def _forward_jvp(func, primals, flat_t, has_aux, fname):
+    """``(output, J t, aux)`` of ``func`` at ``primals`` for the flat tangents ``flat_t``:
+    one run of ``func`` on duals (physical tensors at every running vmap level)."""
+    if fw.level is not None:
+        if not _FW_DEPTH[0]:
+            forward_ad.enter_dual_level()  # the user's level: PyTorch's "Nested forward" error
+        # a jvp inside a jvp: one dual level at a time, so this one transposes the VJP
+        out, lin, aux, keep = _linearized(func, primals, has_aux, fname)
+        return out, lin(flat_t, keep), aux
+    levels = active()
+    flat_p, p_spec = _pytree.flatten(primals)
+    _DEPTH[0] += 1
+    _FW_DEPTH[0] += 1
+    forward_ad.enter_dual_level()
+    try:
+        duals, keep = [], _DEPTH[0] > 1
+        for p, t in zip(flat_p, flat_t):
+            if not _tensorlike(p):
+                raise RuntimeError(f"{fname}: Expected primals to be Tensors, got "
+                                   f"{type(p).__name__}")
+            phys, ids = chain(to_levels(p, levels))
+            if phys.requires_grad:  # tracked by a transform around this one (its grad)
+                keep = True
+            else:
+                phys = phys.detach()
+            tphys = chain(to_levels(t, levels))[0]
+            duals.append(rewrap(forward_ad.make_dual(phys, tphys), ids))
+        out, aux = _split_aux(func(*_pytree.unflatten(duals, p_spec)), has_aux, fname)
+        flat_out, out_spec = _pytree.flatten(out)
+        values, jvps = [], []
+        for o in flat_out:
+            if not _tensorlike(o):
+                raise RuntimeError(f"{fname}(f, primals, tangents): expected f(*primals) to "
+                                   f"return only tensors, got unsupported type {type(o)}")
+            phys, ids = chain(to_levels(o, levels))
+            primal, tangent = forward_ad.unpack_dual(phys)
+            if tangent is None:  # an output that does not depend on the inputs
+                tangent = zeros(tuple(phys.shape), dtype=phys.dtype)
+            values.append(rewrap(primal if keep else primal.detach(), ids))
+            jvps.append(rewrap(tangent if keep else tangent.detach(), ids))
+        if has_aux:
+            aux = _pytree.unflatten([_release(a, keep) for a in _pytree.flatten(aux)[0]],
+                                    _pytree.flatten(aux)[1])
+    finally:
+        forward_ad.exit_dual_level()
+        _FW_DEPTH[0] -= 1
+        _DEPTH[0] -= 1
+    return _pytree.unflatten(values, out_spec), _pytree.unflatten(jvps, out_spec), aux
+
+
 def _linearized(func, primals, has_aux, fname):
+    """The double-vjp linearization (for a jvp inside a jvp): ``(output, lin, aux, keep)``,
+    ``lin(flat_tangents, keep)`` gives J t from one recording."""
     _DEPTH[0] += 1
     try:
         with enable_grad():
@@ -348,15 +416,24 @@ def _linearized(func, primals, has_aux, fname):
 
 
 def linearize(func, *primals):
-    """``(output, jvp_fn)``: ``jvp_fn(*tangents)`` reuses one recorded linearization, as
-    ``torch.func.linearize``."""
-    out, lin, _, keep = _linearized(func, primals, False, "linearize")
+    """``(output, jvp_fn)``, as ``torch.func.linearize``: ``jvp_fn(*tangents)`` is J t at
+    ``primals``, by forward-mode AD (each call runs ``func`` on duals, as PyTorch's replays
+    its traced graph)."""
+    out, _, _ = _forward_jvp(func, primals, [_zeros_like(p) for p in
+                                             _pytree.flatten(primals)[0]], False, "linearize")
 
     def jvp_fn(*tangents):
         ft = _check_jvp_args(primals, tangents, "linearize")
-        return lin(ft, keep)
+        return _forward_jvp(func, primals, ft, False, "linearize")[1]
 
     return out, jvp_fn
+
+
+def _zeros_like(p):
+    if not _tensorlike(p):
+        return p
+    physical, ids = chain(p)
+    return rewrap(zeros(tuple(physical.shape), dtype=physical.dtype), ids)
 
 
 # ------------------------------------------------------------------------- Jacobians

@@ -8,6 +8,7 @@ from .. import random as _random
 from ..tensor import Tensor
 from . import _pytree
 from .batched import IN_RULE, STACK, BatchedTensor, pop_level, push_level
+from .levels import rewrap
 
 _RANDOMNESS = ("error", "different", "same")
 
@@ -19,13 +20,52 @@ def _refuse_random():
             "the 'same' or 'different' randomness flags on vmap or perform the randomness "
             "operation out of vmap")
     if not IN_RULE[0] and any(lv.randomness == "different" for lv in STACK):
-        # a random op with no batched input (rand, randn, rand_like...) draws one logical
-        # tensor: every sample would get the same numbers, which 'different' promises not to
-        raise NotImplementedError(
-            "vmap(randomness='different'): retrograd cannot yet draw different numbers per "
-            "sample for a random op that takes no batched tensor (rand, randn, rand_like...). "
-            "Draw them outside vmap with the batch dimension and pass them in, or use "
-            "randomness='same'.")
+        # a random op with no batched input (rand, randn, rand_like...) would draw one logical
+        # tensor, the same numbers for every sample, which 'different' promises not to: its
+        # caller (random.sampled, or dispatch for a registered op) catches this and draws
+        # once per sample (draw_per_sample).  Uncaught, it is an in-place fill of an
+        # unbatched tensor (as PyTorch) or a random Tensor method of one.
+        raise _random.DrawPerSampleError(
+            "vmap: Cannot ask for different inplace randomness on an unbatched tensor. This "
+            "will appear like same randomness. (retrograd.vmap(randomness='different') met a "
+            "draw for a tensor with no batch dimension: an in-place random fill, or a random "
+            "method of an unbatched tensor. Fill a batched tensor, call the random function "
+            "(retrograd.bernoulli(x) rather than x.bernoulli()), or use randomness='same'.)")
+
+
+def draw_per_sample(fn, args, kwargs):
+    """``fn(*args, **kwargs)``, a random op with no batched input, run once per sample of
+    every randomness='different' vmap running, stacked into a BatchedTensor of those levels
+    (independent numbers for each sample, as PyTorch's randomness='different')."""
+    from ..ops import registry
+
+    if getattr(fn, "__name__", "").endswith("_"):  # an in-place fill of an unbatched tensor
+        raise RuntimeError(
+            "vmap: Cannot ask for different inplace randomness on an unbatched tensor. This "
+            f"will appear like same randomness. ({fn.__name__} of a tensor with no batch "
+            "dimension inside vmap(randomness='different'): fill a batched tensor, or use "
+            "randomness='same'.)")
+    levels = [lv for lv in STACK if lv.randomness == "different"]
+    sizes = [lv.size for lv in levels]
+    count = 1
+    for n in sizes:
+        count *= n
+    IN_RULE[0] += 1  # the draws below are the per-sample ones
+    try:
+        samples = [fn(*args, **kwargs) for _ in range(count)]
+    finally:
+        IN_RULE[0] -= 1
+    stack = registry.entry("stack").fn
+    flat = [_pytree.flatten(s)[0] for s in samples]
+    spec = _pytree.flatten(samples[0])[1]
+    out = []
+    for i, first in enumerate(flat[0]):
+        if not isinstance(first, Tensor):
+            out.append(first)
+            continue
+        p = stack([f[i] for f in flat], 0).reshape(*sizes, *first.shape)
+        out.append(rewrap(p, [lv.level for lv in levels]))
+    return _pytree.unflatten(out, spec)
 
 
 def _tensorlike(x):
@@ -115,15 +155,15 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
 def _run(func, moved, dims, spec, kwargs, size, randomness, name, out_dims):
     lv = push_level(size, randomness, name)
-    hook = _random.on_draw
-    _random.on_draw = _refuse_random
+    hook, per_sample = _random.on_draw, _random.per_sample
+    _random.on_draw, _random.per_sample = _refuse_random, draw_per_sample
     try:
         batched = [BatchedTensor(x, lv.level) if d is not None else x
                    for x, d in zip(moved, dims)]
         out = func(*_pytree.unflatten(batched, spec), **kwargs)
     finally:
         pop_level(lv)
-        _random.on_draw = hook
+        _random.on_draw, _random.per_sample = hook, per_sample
     return _unbatch(out, lv, out_dims, name)
 
 

@@ -247,3 +247,4 @@ from . import linalg_ldl, linalg_lu, linalg_matfn  # noqa: F401, E402 - issue 11
 from . import counting, factories, logical, strided, tensor_extras, aliases  # noqa: F401, E402 - issue 6 (aliases last)
 from . import leftovers, view_copies  # noqa: F401, E402 - issue 6 leftovers (ger, asarray, *_copy...)
 from . import _jvp  # noqa: F401, E402 - forward-mode AD: tangent propagation (issue 10)
+from . import linalg_jvp  # noqa: F401, E402 - forward AD of qr, eigh, svd, lu (issue 10)

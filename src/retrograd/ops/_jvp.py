@@ -19,6 +19,8 @@ computed, forward propagation is suspended (levels do not nest, as in PyTorch).
 
 from __future__ import annotations
 
+import re
+
 from ..autograd import engine
 from ..autograd.forward_state import fw, set_tangent, tangent_of
 from ..autograd.graph import SavedOutput, accumulator_of, next_sequence_nr
@@ -27,7 +29,8 @@ from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, OUTPUT, apply_op
 
-__all__ = ["propagate", "propagate_node", "propagate_multi", "propagate_outputs", "jvp_of_vjp"]
+__all__ = ["propagate", "propagate_node", "propagate_multi", "propagate_outputs", "jvp_of_vjp",
+           "JVPS", "JVPS_SAVED"]
 
 _new = object.__new__
 
@@ -327,6 +330,8 @@ def propagate(op, inputs, out, params, extras=()):
             out._data.dtype.kind != "f":
         return
     fw.active = False
+    tracer, state.tracer = state.tracer, None  # a trace narrates the pass, not its inner math
+    how = "view" if op.view else "rule"
     try:
         rule = rule_for(op)
         if rule is not None:
@@ -335,12 +340,16 @@ def propagate(op, inputs, out, params, extras=()):
             rule = EXTRAS_RULES.get((op.name, op.node_cls.__name__))
             t = rule(op, inputs, tangents, out, params, extras) if rule is not None else None
         if t is None:
+            how = "transpose"
             saved = _saved_for_fallback(op.node_cls, inputs, out, extras)
             t = jvp_of_vjp(op.node_cls, inputs, [out], params, saved, tangents)[0]
         t = _conform(t, out)
     finally:
         fw.active = True
+        state.tracer = tracer
     _attach(out, t)
+    if tracer is not None:  # autograd.trace(): the forward pass is narrated
+        fw.report(op.name, op.node_cls.__name__, inputs, tangents, [out], [t], how)
 
 
 def propagate_node(node_cls, inputs, out, params, extras=()):
@@ -349,12 +358,17 @@ def propagate_node(node_cls, inputs, out, params, extras=()):
     if all(t is None for t in tangents) or out._data.dtype.kind != "f":
         return
     fw.active = False
+    tracer, state.tracer = state.tracer, None  # a trace narrates the pass, not its inner math
     try:
         saved = _saved_for_fallback(node_cls, inputs, out, extras)
         t = _conform(jvp_of_vjp(node_cls, inputs, [out], params, saved, tangents)[0], out)
     finally:
         fw.active = True
+        state.tracer = tracer
     _attach(out, t)
+    if tracer is not None:
+        fw.report(_op_name(node_cls), node_cls.__name__, inputs, tangents, [out], [t],
+                    "transpose")
 
 
 def propagate_outputs(node_cls, inputs, outs, params, saved=()):
@@ -366,17 +380,34 @@ def propagate_outputs(node_cls, inputs, outs, params, saved=()):
     if all(t is None for t in tangents):
         return
     fw.active = False
+    tracer, state.tracer = state.tracer, None  # a trace narrates the pass, not its inner math
+    how = "rule"
     try:
         rule = JVPS.get(node_cls.__name__)
-        ts = rule(inputs, tangents, list(outs), params) if rule is not None else None
+        if rule is not None:
+            ts = rule(inputs, tangents, list(outs), params)
+        else:
+            rule = JVPS_SAVED.get(node_cls.__name__)
+            ts = rule(inputs, tangents, list(outs), params, saved) if rule is not None else None
         if ts is None:
+            how = "transpose"
             ts = jvp_of_vjp(node_cls, tuple(inputs), list(outs), params, saved, tangents)
         ts = [_conform(ti, o) if o._data.dtype.kind == "f" else None for ti, o in zip(ts, outs)]
     finally:
         fw.active = True
+        state.tracer = tracer
     for o, ti in zip(outs, ts):
         if ti is not None:
             _attach(o, ti)
+    if tracer is not None:
+        fw.report(_op_name(node_cls), node_cls.__name__, inputs, tangents, list(outs), ts,
+                    how)
+
+
+def _op_name(node_cls):
+    """An op's name from its node class (``LinalgQrBackward0`` -> ``linalg_qr``)."""
+    base = node_cls.__name__.lstrip("_").split("Backward")[0]
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", base).lower()
 
 
 def propagate_multi(node_cls, x, outs, params, saved=()):
@@ -386,7 +417,24 @@ def propagate_multi(node_cls, x, outs, params, saved=()):
 
 # hand-written JVPs of multi-output nodes, by grad_fn name: rule(inputs, tangents, outs,
 # params) -> one tangent per output (None: none), or None for the fallback
-JVPS = {}
+
+
+def _split_pieces(inputs, tangents, outs, params):
+    # split/chunk/unbind are linear and their outputs views: each piece's tangent is the same
+    # piece of the input's tangent, a view of it (as PyTorch), not a copy
+    t, dim = tangents[0], params[0]
+    return list(t.split([o._data.shape[dim] for o in outs], dim))
+
+
+def _unbind_pieces(inputs, tangents, outs, params):
+    return list(tangents[0].unbind(params[0]))
+
+
+JVPS = {"SplitBackward0": _split_pieces, "SplitWithSizesBackward0": _split_pieces,
+        "UnbindBackward0": _unbind_pieces}
+# ... and those that also read what the node saves (linalg.lu's permutation):
+# rule(inputs, tangents, outs, params, saved)
+JVPS_SAVED = {}
 
 
 fw.propagate = propagate

@@ -11,6 +11,7 @@ import math
 from .. import dtypes
 from ..backend import namespace
 from ..tensor import Tensor
+from . import registry
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from .pointwise import _neg_fwd, grad_where
 from .pointwise import (_check_bool_sub, _check_int_divisor, _div_rounded, _rsub_number_fwd,
@@ -66,6 +67,11 @@ _addcdiv = defop("addcdiv", _addcdiv_fwd, _addcdiv_vjp, "AddcdivBackward0", 3, I
 
 def addcdiv(input, tensor1, tensor2, *, value=1):  # noqa: A002
     """``input + value * tensor1 / tensor2``."""
+    if registry.batching[0] and any(hasattr(t, "__retrograd_batched__")
+                                    for t in (tensor1, tensor2)):
+        # x.addcdiv(batched, ...) inside vmap (the method is this function): to the rule
+        return registry.batched_call("addcdiv", addcdiv, (input, tensor1, tensor2),
+                                     {"value": value})
     kinds = [getattr(t, "_data", t).dtype.kind for t in (tensor1, tensor2)
              if hasattr(getattr(t, "_data", t), "dtype")]
     if kinds and all(k in "biu" for k in kinds):
@@ -309,6 +315,9 @@ def _no_number(fn, name):
     """PyTorch's fmax, fmin, ldexp, logaddexp2 and nextafter take tensors only."""
 
     def call(input, other):  # noqa: A002 - PyTorch's names
+        if registry.batching[0] and hasattr(other, "__retrograd_batched__"):
+            # x.fmin(batched) inside vmap (the method is this function): to the op's rule
+            return registry.batched_call(name, call, (input, other))
         for x, what, pos in ((input, "input", 1), (other, "other", 2)):
             if not isinstance(x, Tensor):
                 raise TypeError(f"{name}(): argument '{what}' (position {pos}) must be Tensor, "

@@ -17,6 +17,7 @@ from collections import namedtuple
 import numpy as np
 
 from .. import dtypes
+from ..autograd.forward_state import fw, refuse_forward
 from ..autograd.grad_mode import state
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
@@ -99,6 +100,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False,  # noq
     """The distinct values of ``input`` (sorted), with optionally the index of each element's
     value (``return_inverse``) and each value's count (``return_counts``); with ``dim``, the
     distinct slices along ``dim``."""
+    if fw.active:  # no forward derivative, as PyTorch
+        refuse_forward("_unique2", input, not_yet=True)
     a = _data(input, "unique")
     xp = namespace(a)
     if dim is None:
@@ -121,6 +124,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False,  # noq
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
     """Each run of equal consecutive values (or slices along ``dim``) kept once."""
+    if fw.active:
+        refuse_forward("unique_consecutive", input, not_yet=True)
     a = _data(input, "unique_consecutive")
     xp = namespace(a)
     if dim is None:
@@ -239,6 +244,8 @@ _BINCOUNT = _refusing("NotImplemented", "derivative for aten::bincount is not im
 def bincount(input, weights=None, minlength=0):  # noqa: A002
     """How often each non-negative integer occurs in the 1-D ``input`` (or the sum of its
     ``weights``), at least ``minlength`` bins."""
+    if fw.active:
+        refuse_forward("aten::bincount", weights)
     a = _data(input, "bincount")
     xp = namespace(a)
     if a.dtype.kind not in "iub" or a.dtype.kind == "b":
@@ -345,6 +352,8 @@ _HISTOGRAM = _refusing("NotImplemented", "derivative for aten::histogram is not 
 def histogram(input, bins, *, range=None, weight=None, density=False):  # noqa: A002
     """A histogram of ``input``: ``bins`` equal bins over ``range`` (default: the data's) or
     the given bin edges (a 1-D tensor); returns ``(hist, bin_edges)``."""
+    if fw.active:
+        refuse_forward("aten::histogram", input, weight)
     a = _data(input, "histogram")
     _float_input(a, "histogramdd")
     xp = namespace(a)

@@ -497,6 +497,8 @@ def _dual_inplace(method, op_fn, x, args, kwargs):
     finally:
         fw.active = True
     _take_tangent(x, new)
+    if state.tracer is not None:  # autograd.trace(): the step's result is x itself
+        fw.report_inplace(x)
     return x
 
 

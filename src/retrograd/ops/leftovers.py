@@ -215,6 +215,10 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False, out=None
     from collections import namedtuple
 
     tensor_arg(input, "histogramdd", "input")
+    if fw.active:  # no forward derivative, as PyTorch
+        from ..autograd.forward_state import refuse_forward
+
+        refuse_forward("aten::_histogramdd_bin_edges", input, weight)
     if out is not None:
         raise NotImplementedError("histogramdd(out=...) is not supported by retrograd; use the "
                                   "returned (hist, bin_edges)")

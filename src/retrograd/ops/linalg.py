@@ -200,6 +200,9 @@ def dot(input, other):  # noqa: A002 - PyTorch's names
     >>> T.dot(T.tensor([1.0, 2.0]), T.tensor([3.0, 4.0]))
     tensor(11.)
     """
+    if registry.batching[0] and hasattr(other, "__retrograd_batched__"):
+        # x.dot(batched) inside vmap: the method is this function, so hand it to the rule
+        return registry.batched_call("dot", dot, (input, other))
     tensor_arg(other, "tensor")
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(f"dot(): 1D tensors expected, but got {input.ndim}D and {other.ndim}D "
