@@ -15,6 +15,7 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
 from .. import dtypes
+from .._creation import empty_like
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 from ._hooks import (
@@ -491,6 +492,11 @@ class Module:
     def cuda(self, device=None) -> "Module":
         """Move every parameter and buffer to a CUDA device (needs CuPy)."""
         return self._apply(lambda t: t.cuda(device))
+
+    def to_empty(self, *, device, recurse: bool = True) -> "Module":
+        """Give every parameter and buffer fresh, uninitialised storage of the same shape
+        and dtype on ``device`` (PyTorch's way out of the meta device)."""
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def type(self, dst_type) -> "Module":
         """Cast every parameter and buffer to ``dst_type``."""
