@@ -6,6 +6,7 @@ from .activation import (
     Softplus, Tanh,
 )
 from .attention import MultiheadAttention
+from . import module  # noqa: F401  (torch.nn.modules.module: Module and the global hooks)
 from .container import Container, ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .dropout import Dropout
 from .flatten import Flatten, Unflatten
