@@ -42,6 +42,15 @@ def test_flag_defaults_match_torch():
         assert getattr(T.backends.cuda, fn)() == getattr(torch.backends.cuda, fn)(), fn
 
 
+def test_mkldnn_is_not_used_and_its_flags_are_torchs():
+    assert T.backends.mkldnn.is_available() is False  # NumPy's BLAS, no oneDNN
+    assert T.backends.mkldnn.enabled == torch.backends.mkldnn.enabled
+    assert T.backends.mkldnn.is_acl_available() == torch.backends.mkldnn.is_acl_available()
+    with T.backends.mkldnn.flags(enabled=False):
+        assert T.backends.mkldnn.enabled is False
+    assert T.backends.mkldnn.enabled is True
+
+
 def test_cpu_capability_is_one_of_torchs_words():
     assert T.backends.cpu.get_cpu_capability() in {"AVX512", "AVX2", "DEFAULT"}
 

@@ -76,8 +76,8 @@ KNOWN_MISSING = {
     },
     "backends": {
         name: "a PyTorch build or kernel-library switch with no counterpart in retrograd"
-        for name in ("cusparselt", "kleidiai", "m", "mha", "miopen", "mkl", "mkldnn",
-                     "nnpack", "openmp", "opt_einsum", "python_native", "quantized")
+        for name in ("cusparselt", "kleidiai", "m", "mha", "miopen", "mkl", "nnpack",
+                     "openmp", "opt_einsum", "python_native", "quantized")
     },
 }
 

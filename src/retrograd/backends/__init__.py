@@ -11,6 +11,6 @@ and its CPU results are deterministic): the settable flags are kept so scripts c
 back what they set, and are documented as having no effect.
 """
 
-from . import cpu, cuda, cudnn, mps  # noqa: F401
+from . import cpu, cuda, cudnn, mkldnn, mps  # noqa: F401
 
-__all__ = ["cpu", "cuda", "cudnn", "mps"]
+__all__ = ["cpu", "cuda", "cudnn", "mkldnn", "mps"]
