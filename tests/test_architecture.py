@@ -123,7 +123,8 @@ LAYERS = [
     # the training stack above nn: optimizers, data loading, save/load, device queries
     ["retrograd.optim", "retrograd.optim.*", "retrograd.utils", "retrograd.utils.*",
      "retrograd.compiler", "retrograd.compiler.*",
-     "retrograd.serialization", "retrograd.cuda", "retrograd.cuda.*"],
+     "retrograd.serialization", "retrograd.cuda", "retrograd.cuda.*",
+     "retrograd.backends", "retrograd.backends.*"],
     ["retrograd", "retrograd.__main__", "retrograd._cli", "retrograd._cli.*"],
 ]
 

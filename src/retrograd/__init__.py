@@ -42,7 +42,7 @@ from ._assembly import *  # noqa: E402, F403
 from . import linalg, nn, special, viz  # noqa: E402, F401  (built on the names above)
 from . import func  # noqa: E402, F401  (torch.func: grad, jacrev, vmap...)
 from .func import vmap  # noqa: E402  (retrograd.vmap, as torch.vmap)
-from . import cuda, optim, utils  # noqa: E402, F401  (the training stack, above nn)
+from . import backends, cuda, optim, utils  # noqa: E402, F401  (the training stack, above nn)
 from . import distributed  # noqa: E402, F401  (torch.distributed over MPI)
 from .cuda import accelerator  # noqa: E402  (retrograd.accelerator, as torch.accelerator)
 from .serialization import load, save  # noqa: E402

@@ -175,3 +175,17 @@ def test_containers_train_and_state_dict(torch):
     net.eval()
     assert not net["heads"][1].training
     assert repr(net) == repr(tnet)
+
+
+def test_deprecated_container_as_torch(torch):
+    """nn.Container: keyword arguments become submodules, with PyTorch's FutureWarning."""
+    import warnings
+
+    results = []
+    for lib in (T, torch):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            c = lib.nn.Container(first=lib.nn.Linear(2, 3), second=lib.nn.ReLU())
+        results.append((repr(c), list(c.state_dict()),
+                        [(w.category, str(w.message)) for w in caught]))
+    assert results[0] == results[1]

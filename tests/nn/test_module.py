@@ -420,3 +420,14 @@ def test_state_dict_post_hooks_public_and_private():
     lin2.register_state_dict_post_hook(lambda m, sd, prefix, meta: {"replaced": 1})
     with pytest.raises(RuntimeError, match="must return None"):
         lin2.state_dict()
+
+
+def test_assigning_none_is_no_buffer_assignment(torch):
+    """``None`` is no Buffer: a plain attribute set to None (BatchNorm's momentum, as
+    swa_utils.update_bn does) stays a plain attribute, as in PyTorch."""
+    assert isinstance(None, nn.Buffer) is isinstance(None, torch.nn.Buffer) is False
+    ours, theirs = nn.BatchNorm1d(3, momentum=None), torch.nn.BatchNorm1d(3, momentum=None)
+    assert list(ours._buffers) == list(theirs._buffers)
+    ours.momentum = 0.2
+    ours.momentum = None
+    assert ours.momentum is None and "momentum" not in ours._buffers

@@ -298,3 +298,47 @@ def test_backward_hooks_keep_double_backward_working():
     assert gradcheck(f, (x,))
     assert gradgradcheck(f, (x,))
     assert seen and set(seen) == {1}
+
+
+def _registration_log(lib):
+    """The registration hooks' calls while building a small model in ``lib``."""
+    mm = lib.nn.modules.module
+    log, replacements = [], []
+
+    def on_param(module, name, value):
+        log.append(("param", type(module).__name__, name, tuple(value.shape)))
+        if name == "bias":  # replaced: the module keeps what the hook returns
+            replacements.append(lib.nn.Parameter(lib.zeros(value.shape)))
+            return replacements[-1]
+        return None
+
+    def on_buffer(module, name, value):
+        log.append(("buffer", type(module).__name__, name,
+                    None if value is None else tuple(value.shape)))
+
+    def on_module(module, name, value):
+        log.append(("module", type(module).__name__, name, type(value).__name__))
+
+    handles = [mm.register_module_parameter_registration_hook(on_param),
+               mm.register_module_buffer_registration_hook(on_buffer),
+               mm.register_module_module_registration_hook(on_module)]
+    try:
+        model = lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.BatchNorm1d(3))
+        model.extra = lib.nn.ReLU()
+        model.add_module("tail", lib.nn.Identity())
+        model.register_buffer("scale", lib.ones(1))
+        assert model[0].bias is replacements[0]
+    finally:
+        for h in handles:
+            h.remove()
+    count = len(log)
+    lib.nn.Linear(1, 1)
+    assert len(log) == count  # removed
+    return log
+
+
+def test_global_registration_hooks_as_torch(torch):
+    """register_module_{parameter,buffer,module}_registration_hook: the same calls, in the
+    same order, for the same model; a returned value replaces the registered one; the
+    handles remove the hooks."""
+    assert _registration_log(T) == _registration_log(torch)

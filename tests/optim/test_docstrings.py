@@ -8,7 +8,8 @@ import importlib
 import pytest
 
 MODULES = ["optimizer", "sgd", "adam", "adamax", "nadam", "radam", "rmsprop", "adagrad",
-           "adadelta", "lbfgs", "rprop", "asgd", "lr_scheduler", "_schedules"]
+           "adadelta", "lbfgs", "rprop", "asgd", "lr_scheduler", "_schedules", "swa_utils",
+           "adafactor"]
 
 
 @pytest.mark.parametrize("module", MODULES)

@@ -37,6 +37,9 @@ ERROR_CASES = [
     ("Adadelta", {"rho": 1.5}), ("LBFGS", {"lr": -1.0}),
     ("Rprop", {"etas": (1.5, 2.0)}), ("Rprop", {"lr": -0.1}),
     ("ASGD", {"weight_decay": -1.0}),
+    ("Adafactor", {"lr": -1.0}), ("Adafactor", {"beta2_decay": 0.5}),
+    ("Adafactor", {"eps": (-1.0, 1e-3)}), ("Adafactor", {"eps": (None, -1.0)}),
+    ("Adafactor", {"d": 0.5}), ("Adafactor", {"weight_decay": -0.1}),
 ]
 
 
@@ -116,7 +119,8 @@ def test_update_bumps_version_so_saved_parameters_refuse_backward():
 
 
 @pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam",
-                                  "RMSprop", "Adagrad", "Adadelta", "Rprop", "ASGD"])
+                                  "RMSprop", "Adagrad", "Adadelta", "Rprop", "ASGD",
+                                  "Adafactor"])
 def test_float32_stays_float32_and_closure_loss_is_returned(name):
     x = leaf()
     opt = getattr(T.optim, name)([x], lr=0.1)

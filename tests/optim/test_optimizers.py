@@ -43,6 +43,9 @@ CONFIGS = [
     ("ASGD", {"lr": 0.1}),
     ("ASGD", {"lr": 0.1, "t0": 3, "lambd": 0.01, "alpha": 0.5, "weight_decay": 0.1}),
     ("ASGD", {"lr": 0.05, "t0": 2, "maximize": True}),
+    ("Adafactor", {}),
+    ("Adafactor", {"lr": 0.5, "weight_decay": 0.1, "d": 1.5, "eps": (1e-4, 1e-2)}),
+    ("Adafactor", {"beta2_decay": -0.5, "maximize": True}),
 ]
 IDS = [f"{name}-{'-'.join(f'{k}={v}' for k, v in opts.items()) or 'defaults'}"
        for name, opts in CONFIGS]

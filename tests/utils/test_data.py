@@ -497,3 +497,36 @@ def test_docstring_examples_run(module):
 
     mod = importlib.import_module(f"retrograd.utils.data.{module}")
     assert doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0
+
+
+def _warnings_of(fn):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fn()
+    return [(w.category, str(w.message)) for w in caught]
+
+
+def test_pin_memory_without_accelerator_warns_as_torch():
+    if torch.accelerator.is_available() or T.cuda.is_available():
+        pytest.skip("PyTorch warns only without an accelerator")
+    ours = _warnings_of(lambda: next(iter(
+        T.utils.data.DataLoader(T.utils.data.TensorDataset(T.ones(4, 2)), pin_memory=True))))
+    theirs = _warnings_of(lambda: next(iter(torch.utils.data.DataLoader(
+        torch.utils.data.TensorDataset(torch.ones(4, 2)), pin_memory=True))))
+    assert ours == theirs and ours
+
+
+@pytest.mark.parametrize("workers", [0, 1, 10_000])
+def test_check_worker_number_rationality_as_torch(workers):
+    """At construction and on its own (no worker is started), as PyTorch's."""
+    loaders = []
+    def make(lib):
+        loaders.append(lib.utils.data.DataLoader(lib.utils.data.TensorDataset(lib.ones(4, 2)),
+                                                 num_workers=workers))
+
+    made = [_warnings_of(lambda: make(T)), _warnings_of(lambda: make(torch))]
+    assert made[0] == made[1]
+    assert _warnings_of(loaders[0].check_worker_number_rationality) == \
+        _warnings_of(loaders[1].check_worker_number_rationality)

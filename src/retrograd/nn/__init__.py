@@ -1,6 +1,7 @@
 """retrograd.nn: neural-network building blocks on the public API, as ``torch.nn``."""
 
-from . import functional, init, parameter, utils  # noqa: F401
+from . import attention, common_types, functional, grad, init, parameter, utils  # noqa: F401
+from ._factory import factory_kwargs  # noqa: F401
 from . import parallel  # noqa: F401  (DistributedDataParallel, over retrograd.distributed)
 from .module import Module
 from .modules import (

@@ -234,6 +234,39 @@ def register_module_full_backward_hook(hook) -> RemovableHandle:
     return add_ordered(_global_backward_hooks, hook, False)
 
 
+# hooks that see (and may replace) every parameter, buffer or submodule being registered
+_global_buffer_registration_hooks: OrderedDict = OrderedDict()
+_global_module_registration_hooks: OrderedDict = OrderedDict()
+_global_parameter_registration_hooks: OrderedDict = OrderedDict()
+
+
+def register_module_buffer_registration_hook(hook) -> RemovableHandle:
+    """``hook(module, name, buffer)`` whenever any module registers a buffer; a non-None
+    return value is registered instead."""
+    return add_ordered(_global_buffer_registration_hooks, hook, False)
+
+
+def register_module_module_registration_hook(hook) -> RemovableHandle:
+    """``hook(module, name, submodule)`` whenever any module registers a submodule; a
+    non-None return value is registered instead."""
+    return add_ordered(_global_module_registration_hooks, hook, False)
+
+
+def register_module_parameter_registration_hook(hook) -> RemovableHandle:
+    """``hook(module, name, param)`` whenever any module registers a parameter; a non-None
+    return value is registered instead."""
+    return add_ordered(_global_parameter_registration_hooks, hook, False)
+
+
+def run_registration_hooks(table: OrderedDict, module, name: str, value):
+    """``value`` as the registration hooks in ``table`` leave it (in registration order)."""
+    for hook in table.values():
+        output = hook(module, name, value)
+        if output is not None:
+            value = output
+    return value
+
+
 def _call_legacy_hook(hook, module, grad_input, grad_output):
     return hook(module, grad_input, grad_output)
 

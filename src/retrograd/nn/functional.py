@@ -8,3 +8,9 @@ from ..ops import registry as _registry
 
 globals().update(_registry.namespace("nn.functional"))
 __all__ = sorted(_registry.namespace("nn.functional"))
+
+# composites written in nn itself rather than registered as ops
+from ._conv_tbc import conv_tbc  # noqa: E402,F401
+from ._gumbel import gumbel_softmax  # noqa: E402,F401
+
+__all__ = sorted([*__all__, "conv_tbc", "gumbel_softmax"])

@@ -15,18 +15,25 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
 from .. import dtypes
+from .._creation import empty_like
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 from ._hooks import (
     RemovableHandle, _global_backward_hooks, _global_backward_pre_hooks,
-    _global_forward_hooks, _global_forward_pre_hooks, add_ordered, call_with_hooks,
-    register_module_forward_hook, register_module_forward_pre_hook,
-    register_module_full_backward_hook, register_module_full_backward_pre_hook,
+    _global_buffer_registration_hooks, _global_forward_hooks, _global_forward_pre_hooks,
+    _global_module_registration_hooks, _global_parameter_registration_hooks, add_ordered,
+    call_with_hooks, register_module_buffer_registration_hook, register_module_forward_hook,
+    register_module_forward_pre_hook, register_module_full_backward_hook,
+    register_module_full_backward_pre_hook, register_module_module_registration_hook,
+    register_module_parameter_registration_hook, run_registration_hooks,
 )
 from .parameter import Buffer, Parameter, buffer_persistent, is_lazy
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
-           "register_module_full_backward_pre_hook", "register_module_full_backward_hook"]
+           "register_module_full_backward_pre_hook", "register_module_full_backward_hook",
+           "register_module_buffer_registration_hook",
+           "register_module_module_registration_hook",
+           "register_module_parameter_registration_hook"]
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
@@ -130,6 +137,7 @@ class Module:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
+        tensor = run_registration_hooks(_global_buffer_registration_hooks, self, name, tensor)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -159,7 +167,8 @@ class Module:
                 f"be created explicitly. To express '{name}' as a function of another Tensor, "
                 "compute the value in the forward() method.")
         else:
-            self._parameters[name] = param
+            self._parameters[name] = run_registration_hooks(
+                _global_parameter_registration_hooks, self, name, param)
 
     def add_module(self, name: str, module) -> None:
         """Add a child module under ``name`` (also reachable as an attribute)."""
@@ -173,7 +182,8 @@ class Module:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
-        self._modules[name] = module
+        self._modules[name] = run_registration_hooks(
+            _global_module_registration_hooks, self, name, module)
 
     def register_module(self, name: str, module) -> None:
         """Alias of :meth:`add_module`."""
@@ -287,13 +297,15 @@ class Module:
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             remove_from(d, self._parameters, self._buffers, self._non_persistent_buffers_set)
-            modules[name] = value
+            modules[name] = run_registration_hooks(
+                _global_module_registration_hooks, self, name, value)
             return
         if modules is not None and name in modules:
             if value is not None:
                 raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
                                 "(torch.nn.Module or None expected)")
-            modules[name] = value
+            modules[name] = run_registration_hooks(
+                _global_module_registration_hooks, self, name, value)
             return
         buffers = d.get("_buffers")
         is_buffer = isinstance(value, Buffer)
@@ -491,6 +503,11 @@ class Module:
     def cuda(self, device=None) -> "Module":
         """Move every parameter and buffer to a CUDA device (needs CuPy)."""
         return self._apply(lambda t: t.cuda(device))
+
+    def to_empty(self, *, device, recurse: bool = True) -> "Module":
+        """Give every parameter and buffer fresh, uninitialised storage of the same shape
+        and dtype on ``device`` (PyTorch's way out of the meta device)."""
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def type(self, dst_type) -> "Module":
         """Cast every parameter and buffer to ``dst_type``."""

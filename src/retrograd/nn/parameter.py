@@ -101,7 +101,9 @@ def _forget(key):
 
 class _BufferMeta(type):
     def __instancecheck__(cls, obj) -> bool:
-        return _buffer_marks.get(id(obj)) is obj
+        # `obj is not None` first: the lookup's default is None, and None is no Buffer
+        # (without this, `module.x = None` was taken for a buffer assignment)
+        return obj is not None and _buffer_marks.get(id(obj)) is obj
 
 
 class Buffer(metaclass=_BufferMeta):

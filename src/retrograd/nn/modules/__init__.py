@@ -6,7 +6,8 @@ from .activation import (
     Softplus, Tanh,
 )
 from .attention import MultiheadAttention
-from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from . import module  # noqa: F401  (torch.nn.modules.module: Module and the global hooks)
+from .container import Container, ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .dropout import Dropout
 from .flatten import Flatten, Unflatten
 from .linear import Bilinear, Identity, LazyLinear, Linear
@@ -57,7 +58,8 @@ from .sparse import Embedding, EmbeddingBag
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
-    "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
+    "Module", "Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
+    "ParameterDict",
     "Identity", "Linear", "Bilinear", "LazyLinear", "Flatten", "Unflatten", "Dropout",
     "ReLU", "ReLU6", "ELU", "GELU", "LeakyReLU", "Hardtanh", "Sigmoid", "Tanh", "SiLU",
     "Softplus", "LogSigmoid", "Softmax", "LogSoftmax",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+import warnings
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from itertools import chain, islice
@@ -11,7 +12,8 @@ from ...tensor import Tensor
 from ..module import Module, _addindent
 from ..parameter import Parameter
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
+           "ParameterDict"]
 
 
 def _index(idx, size: int) -> int:
@@ -19,6 +21,19 @@ def _index(idx, size: int) -> int:
     if not -size <= idx < size:
         raise IndexError(f"index {idx} is out of range")
     return idx % size
+
+
+class Container(Module):
+    """Deprecated: a Module whose keyword arguments become its submodules (PyTorch keeps
+    it for old code; subclass Module instead)."""
+
+    def __init__(self, **kwargs) -> None:
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now "
+                      "implemented in `nn.Module`. Subclass that instead.", FutureWarning,
+                      stacklevel=2)
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 
 class Sequential(Module):

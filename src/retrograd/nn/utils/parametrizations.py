@@ -1,4 +1,5 @@
-"""``nn.utils.parametrizations``: weight_norm and spectral_norm as parametrizations.
+"""``nn.utils.parametrizations``: weight_norm and spectral_norm as parametrizations
+(``orthogonal`` lives in ``_orthogonal.py`` and is re-exported here).
 
 Both register a small module with :func:`parametrize.register_parametrization`, so the
 state_dict holds ``parametrizations.weight.original0/1`` (weight norm: g and v) or
@@ -14,9 +15,10 @@ from ...tensor import Tensor
 from ..module import Module
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from . import parametrize
+from ._orthogonal import orthogonal
 from .weight_norm import norm_except_dim, weight_norm_fn
 
-__all__ = ["weight_norm", "spectral_norm"]
+__all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 
 
 class _WeightNorm(Module):

@@ -13,8 +13,10 @@ import itertools
 import multiprocessing
 import os
 import queue
+import warnings
 import weakref
 
+from ...cuda.accelerator import is_available as _accelerator_available
 from ...random import numpy_generator
 from ._collate import default_collate, default_convert
 from ._fetch import make_fetcher
@@ -55,7 +57,7 @@ class DataLoader:
     ``worker_init_fn(worker_id)``, ``multiprocessing_context``, ``prefetch_factor`` (tasks
     in flight per worker, default 2), ``persistent_workers`` (keep workers between epochs),
     ``in_order``.  ``pin_memory`` and ``pin_memory_device`` are accepted and do nothing (no
-    pinned memory on the CPU).
+    pinned memory; without an accelerator PyTorch's warning says so).
 
     Examples
     --------
@@ -146,6 +148,7 @@ class DataLoader:
         self.multiprocessing_context = multiprocessing_context
         self._iterator = None
         self.__initialized = True
+        self.check_worker_number_rationality()
 
     # ------------------------------------------------------------------ configuration
     @property
@@ -192,12 +195,36 @@ class DataLoader:
         if self.num_workers == 0:
             return _SingleProcessIter(self)
         if not self.persistent_workers:
+            self.check_worker_number_rationality()
             return _MultiProcessIter(self)
         if self._iterator is None or self._iterator._shut:  # none yet, or stopped by an error
+            self.check_worker_number_rationality()
             self._iterator = _MultiProcessIter(self)
         else:
             self._iterator._reset(first=False)
         return self._iterator
+
+    def check_worker_number_rationality(self) -> None:
+        """Warn (PyTorch's words) when more workers are asked for than CPUs this process
+        may use: they would slow loading down or freeze it."""
+        if not self.num_workers:
+            return
+        cpuset_checked = hasattr(os, "sched_getaffinity")
+        suggested = len(os.sched_getaffinity(0)) if cpuset_checked else os.cpu_count()
+        if suggested is not None and self.num_workers <= suggested:
+            return
+        if suggested is None:
+            advice = ("DataLoader is not able to compute a suggested max number of worker in "
+                      "current system.")
+        else:
+            advice = (f"Our suggested max number of worker in current system is {suggested}"
+                      f"{'' if cpuset_checked else ' (`cpuset` is not taken into account)'}, "
+                      "which is smaller than what this DataLoader is going to create.")
+        warnings.warn(
+            f"This DataLoader will create {self.num_workers} worker processes in total. "
+            f"{advice} Please be aware that excessive worker creation might get DataLoader "
+            "running slow or even freeze, lower the worker number to avoid potential "
+            "slowness/freeze if necessary.", stacklevel=2)
 
     def __len__(self) -> int:
         if self._is_iterable:
@@ -222,6 +249,9 @@ class _BaseIter:
         self._collate_fn = loader.collate_fn
         self._drop_last = loader.drop_last
         self._sampler_iter = iter(self._index_sampler)
+        if loader.pin_memory and not _accelerator_available():
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
+                          "then device pinned memory won't be used.", stacklevel=3)
         # a seed per epoch for the workers, drawn from the loader's generator (or the default
         # one) in the main process too, as PyTorch: the two then see the same sampler order
         self._base_seed = int(numpy_generator(loader.generator).integers(0, 2 ** 62))
