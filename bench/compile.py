@@ -8,13 +8,16 @@ Run ``python bench/compile.py`` (about a minute) or ``--quick``.  Workloads:
   optimizer.step()``; NumPy is the same step written by hand (SGD, or Adam's update).
 * ``chain``: 100 cycles of ``h = h + exp(tanh(sin(h))) * 0.1`` (500 ops) on a (16,)
   tensor, ``sum().backward()``; NumPy is the forward and backward by hand.
+* ``hvp``: bench/run.py's workload (g), a Hessian-vector product of a 64-64-10 tanh MLP's
+  cross-entropy loss (``autograd.grad(create_graph=True)``, then ``grad`` of the dot with
+  ``v``); NumPy is Pearlmutter's R-operator by hand.
 * memory: RSS and tracemalloc's current size after 1,000 and after 10,000 compiled calls
   of a small step (10 cycles of ``chain``: 40 ops, backward).
 
 Times are CPU time of this process (``--clock wall`` for wall time; BLAS is limited to one
 thread, so the two agree on a quiet machine), medians over round-robin repeats;
 ``compiled/X`` is the median of paired ratios (compiled time / X time in the same repeat).
-Targets (issue 12): mlp within 1.3x NumPy, chain within 2x NumPy.
+Targets (issue 12): mlp within 1.3x NumPy, chain and hvp within 2x NumPy.
 """
 
 from __future__ import annotations
@@ -186,6 +189,22 @@ def _chain():
     return out
 
 
+def _hvp():
+    # bench/run.py's workload (g): the step as a user writes it, and Pearlmutter's
+    # R-operator written out in NumPy (one copy of that code)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import run
+
+    fns = run.wl_hvp(False)[0]
+    out = {"eager": fns["retrograd"], "compiled": R.compile(fns["retrograd"]),
+           "torch1": fns["torch"], "numpy": fns["numpy"]}
+    for _ in range(3):  # the compiled one traces twice, then replays: check the replay
+        got = out["compiled"]()
+    want = fns["numpy"]()
+    assert all(np.allclose(g.numpy(), w, rtol=1e-3, atol=1e-5) for g, w in zip(got, want))
+    return out
+
+
 _clock = time.process_time  # CPU time: on a shared machine, waiting for a core is not ours
 
 
@@ -252,7 +271,7 @@ def memory(calls):
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--only", default="msac")
+    ap.add_argument("--only", default="machs")
     ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
                     help="cpu: process time (default; robust on a busy machine), wall: "
                     "perf_counter")
@@ -275,6 +294,9 @@ def main(argv=None):
         report("MLP step with Adam", measure(fns, inner, repeats))
     if "c" in args.only:
         report("500-op chain on (16,), backward", measure(_chain(), inner, repeats))
+    if "h" in args.only:
+        report("Hessian-vector product of a 64-64-10 tanh MLP's loss (create_graph=True)",
+               measure(_hvp(), inner, repeats))
     if "s" in args.only:
         memory(1000 if args.quick else 10000)
 

@@ -107,13 +107,20 @@ def _backward_observer(rec, original):
         if get_ident() != rec.thread:  # another thread's backward: not ours to record
             return original(roots, root_grads, retain_graph, create_graph, inputs,
                             accumulate, allow_unused)
-        if create_graph:
-            rec.refuse("create_graph=True (double backward) is not compiled")
-        elif retain_graph:
-            rec.refuse("retain_graph=True: the graph outlives the call")
         if rec.depth or rec.in_backward:
             return original(roots, root_grads, retain_graph, create_graph, inputs,
                             accumulate, allow_unused)
+        if create_graph:
+            # the derivatives run on tensors, through ops: their forwards are recorded
+            # like the function's own (a second backward then sees the nodes they made)
+            rec.graph_backward += 1
+            try:
+                return original(roots, root_grads, retain_graph, create_graph, inputs,
+                                accumulate, allow_unused)
+            finally:
+                rec.graph_backward -= 1
+        if retain_graph:
+            rec.refuse("retain_graph=True: the graph outlives the call")
         rec.in_backward = True
         try:
             return original(roots, root_grads, retain_graph, create_graph, inputs,

@@ -306,7 +306,8 @@ def build(first, second):
                           "differs between calls but no recorded step produced it)", where)
     for k, s in enumerate(rec2.steps):
         w.step(k, s)
-    lines = _drop_unused(w.lines, rec2.steps)
+    ret = f"return {w.output(out2)}"
+    lines = _drop_unused(w.lines + [ret], rec2.steps)[:-1]
     n_args = len(args2)
     head = [f"a{i} = T[{i}]._data" for i in range(n_args)]
     leaves = [obj for key, obj in w.objects.items() if key.startswith("L")]
@@ -316,7 +317,7 @@ def build(first, second):
         head.append(f"if ({flags}, ) != {traced!r}:")
         head.append("    return RETRACE")
     w.ns["RETRACE"] = RETRACE
-    body = head + lines + [f"return {w.output(out2)}"]
+    body = head + lines + [ret]
     source = "def replay(T):\n" + "".join(f"    {line}\n" for line in body)
     exec(compile(source, "<retrograd.compile replay>", "exec"), w.ns)  # noqa: S102
     replay = w.ns["replay"]

@@ -1,0 +1,74 @@
+"""retrograd.compile of double backward: ``autograd.grad(..., create_graph=True)`` records
+the derivative's ops as forwards, and the second backward is recorded as any backward;
+a Hessian-vector product replays bit for bit (float64)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+import retrograd as T
+import retrograd.nn.functional as F
+
+from .test_compile import same
+
+
+def _run(cf, f, make_args, calls=5):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        for i in range(calls):
+            got, want = cf(*make_args(i)), f(*make_args(i))
+            assert same(got, want), f"call {i}"
+    assert not [x for x in w if "retrograd.compile" in str(x.message)]
+    assert cf.refused is None and cf.traces == 1
+
+
+def test_hvp_of_an_mlp_loss_bitwise():
+    rng = np.random.default_rng(0)
+    params = [T.tensor(rng.standard_normal(s), requires_grad=True)
+              for s in ((6, 5), (5,), (5, 3), (3,))]
+    vec = [T.tensor(rng.standard_normal(p.shape)) for p in params]
+    xs = rng.standard_normal((4, 6))
+    ys = rng.integers(0, 3, 4)
+
+    def hvp(x, y):
+        loss = F.cross_entropy(T.tanh(x @ params[0] + params[1]) @ params[2] + params[3], y)
+        gs = T.autograd.grad(loss, params, create_graph=True)
+        dot = sum((g * v).sum() for g, v in zip(gs, vec))
+        return loss.detach(), list(T.autograd.grad(dot, params))
+
+    _run(T.compile(hvp), hvp, lambda i: (T.tensor(xs * (1 + 0.1 * i)), T.tensor(ys)))
+
+
+def test_hvp_of_a_pointwise_function_and_its_inputs_grad():
+    def hvp(x, v):
+        g, = T.autograd.grad((x.sin() * x ** 3).sum(), x, create_graph=True)
+        hv, = T.autograd.grad((g * v).sum(), x)
+        return hv
+
+    a = np.array([0.5, -1.5, 2.0])
+    _run(T.compile(hvp), hvp, lambda i: (T.tensor(a * (i + 1), requires_grad=True),
+                                         T.tensor(a[::-1] - i)))
+
+
+def test_third_order_derivative_bitwise():
+    def third(x):
+        g, = T.autograd.grad((x ** 4).sum(), x, create_graph=True)
+        h, = T.autograd.grad(g.sum(), x, create_graph=True)
+        t, = T.autograd.grad(h.sum(), x)
+        return t
+
+    a = np.array([0.25, -1.0])
+    _run(T.compile(third), third, lambda i: (T.tensor(a + i, requires_grad=True),))
+
+
+def test_first_order_grad_returned_without_accumulating():
+    # autograd.grad's results reach only the return value: the replay keeps them
+    def grads(x, w):
+        return T.autograd.grad(((x @ w).tanh() ** 2).sum(), (x, w))
+
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((3, 4)), rng.standard_normal((4, 2))
+    _run(T.compile(grads), grads, lambda i: (T.tensor(a * (1 + i), requires_grad=True),
+                                             T.tensor(b - i, requires_grad=True)))
