@@ -72,3 +72,41 @@ def test_first_order_grad_returned_without_accumulating():
     a, b = rng.standard_normal((3, 4)), rng.standard_normal((4, 2))
     _run(T.compile(grads), grads, lambda i: (T.tensor(a * (1 + i), requires_grad=True),
                                              T.tensor(b - i, requires_grad=True)))
+
+
+def test_constant_results_are_fresh_and_writable_each_call():
+    # ``ones`` made inside and a value computed only from it run once, when the replay is
+    # built: what is returned must still be the caller's own array on every call
+    def f(x):
+        c = T.ones(3) * 2
+        return x + c, c, T.zeros(2)
+
+    cf = T.compile(f)
+    outs = [cf(T.tensor([1.0, 2.0, 3.0])) for _ in range(4)]
+    assert cf.refused is None and cf.traces == 1
+    outs[2][1].add_(1)  # in place on one call's result: later calls do not see it
+    outs[2][2].add_(1)
+    again = cf(T.tensor([1.0, 2.0, 3.0]))
+    assert same(again, f(T.tensor([1.0, 2.0, 3.0])))
+    assert outs[3][1] is not again[1]
+
+
+def test_unused_forward_with_side_effects_still_runs():
+    # batch norm's forward updates the running statistics in place: its result being
+    # unused does not make it dead code
+    rm, rv = T.zeros(3, dtype=T.float64), T.ones(3, dtype=T.float64)
+    rm_e, rv_e = T.zeros(3, dtype=T.float64), T.ones(3, dtype=T.float64)
+
+    def make(m, v):
+        def f(x):
+            F.batch_norm(x, m, v, training=True)
+            return x * 2
+        return f
+
+    cf, f = T.compile(make(rm, rv)), make(rm_e, rv_e)
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        a = rng.standard_normal((4, 3))
+        assert same(cf(T.tensor(a)), f(T.tensor(a)))
+    assert cf.refused is None
+    assert same(rm, rm_e) and same(rv, rv_e)

@@ -20,12 +20,11 @@ order, so the results are the same to the bit.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from ..autograd.engine import _accumulate_into_grad, grad_lock
 from ..tensor import make_tensor
+from ._optimize import constant_steps, drop_unused, freeze
 from ._trace import Const, Ref, UncompilableError
 
 
@@ -143,6 +142,8 @@ class _Writer:
         self.names = {}
         self.unknown_expr = {}
         self.objects = {}  # "L" names -> tensors the replay reads through
+        self.private = set()  # unknowns that are the replay's private (frozen) copies
+        self.const = set()  # steps computed once, when the replay is built
 
     def name(self, value, prefix="k"):
         key = id(value)
@@ -182,7 +183,9 @@ class _Writer:
         return self.name(tpl)
 
     def step(self, k, s):
-        add = self.lines.append
+        def add(line):
+            self.lines.append((k, line))
+
         if s.kind == "fwd":
             args = ", ".join(self.expr(x) for x in s.args)
             kwargs = "".join(f", {key}={self.expr(v)}" for key, v in s.extra.items()) \
@@ -228,7 +231,11 @@ class _Writer:
             return self.obj(tpl[1])
         if kind == "grad":
             return f"{self.obj(tpl[1])}._grad"
-        return f"MK({self.expr(tpl[1])})"  # "new": a fresh tensor on the replayed array
+        ref = tpl[1]  # "new": a fresh tensor on the replayed array
+        if (ref.kind == "v" and ref.k in self.const) or (ref.kind == "u"
+                                                          and ref.k in self.private):
+            return f"MK({self.expr(ref)}.copy())"  # a constant: the caller's own copy
+        return f"MK({self.expr(ref)})"
 
 
 def _same_output(a, b, sa, sb) -> bool:
@@ -246,22 +253,6 @@ def _same_output(a, b, sa, sb) -> bool:
     if a[0] in ("tensor", "grad"):
         return sa.obj_key(a[1]) == sb.obj_key(b[1])
     return _same_tpl(a[1], b[1], sa, sb)
-
-
-def _drop_unused(lines, steps):
-    """Derivative calls whose results nothing reads (an AddBackward sending on the very
-    array it got: its outputs were named already) are pure: leave them out."""
-    used: set = set()
-    out = []
-    pure = {f"v{k}" for k, s in enumerate(steps) if s.kind in ("vjp", "sum")}
-    for line in reversed(lines):
-        target = line.split(" = ", 1)[0] if " = " in line else None
-        if target in pure and target not in used:
-            continue
-        used.update(re.findall(r"\bv\d+\b", line.split(" = ", 1)[1] if target else line))
-        out.append(line)
-    out.reverse()
-    return out
 
 
 def build(first, second):
@@ -300,14 +291,23 @@ def build(first, second):
                 raise UncompilableError("an array made inside the function is changed in "
                                         "place by a later step", where)
             c2.flags.writeable = False  # a replay step writing into it fails loudly
+            w.private.add(n)
             w.unknown_expr[n] = w.name(c2, "u")
         else:
             raise UncompilableError("a value was computed outside the ops compile can trace (it "
                           "differs between calls but no recorded step produced it)", where)
     for k, s in enumerate(rec2.steps):
         w.step(k, s)
+    w.const = constant_steps(rec2.steps, w.private)
     ret = f"return {w.output(out2)}"
-    lines = _drop_unused(w.lines + [ret], rec2.steps)[:-1]
+    tagged = drop_unused(w.lines, rec2.steps, [ret])
+    lines = [line for k, line in tagged if k not in w.const]
+    init = [line for k, line in tagged if k in w.const]
+    if init:  # constant steps: computed once, their results frozen (see _optimize)
+        exec(compile("\n".join(init), "<retrograd.compile constants>", "exec"), w.ns)  # noqa: S102
+        for k in w.const:
+            if f"v{k}" in w.ns:
+                freeze(w.ns[f"v{k}"])
     n_args = len(args2)
     head = [f"a{i} = T[{i}]._data" for i in range(n_args)]
     leaves = [obj for key, obj in w.objects.items() if key.startswith("L")]
