@@ -102,3 +102,33 @@ def freeze(value) -> None:
     elif type(value) in (tuple, list):
         for x in value:
             freeze(x)
+
+
+def free_after_last_use(lines, tail, globals_=()) -> list:
+    """``del`` each value right after the last line that reads it, as eager frees a
+    gradient once the engine has passed it on: the memory goes back to the allocator
+    while the step runs, and the next arrays reuse it (still in cache), instead of every
+    intermediate of the step staying alive until it returns.  ``globals_``: names the
+    function reads but does not assign (the constant steps), never deleted."""
+    used_later: set = set(globals_)
+    blocks: list = []  # a line with the indented lines (and else:) that belong to it
+    for line in lines:
+        if blocks and (line[:1] == " " or line.startswith(("else:", "elif "))):
+            blocks[-1].append(line)
+        else:
+            blocks.append([line])
+    out = []
+    for block in reversed(blocks):
+        first = block[0]
+        target, sep, rest = first.partition(" = ")
+        if len(block) == 1 and sep and _NAME.fullmatch(target):
+            names = set(_NAME.findall(rest))
+        else:
+            names = set(_NAME.findall("\n".join(block)))
+        dead = sorted(names - used_later, key=lambda n: int(n[1:]))
+        if dead:
+            out.append(["del " + ", ".join(dead)])
+        used_later.update(names)
+        out.append(block)
+    out.reverse()
+    return [line for block in out for line in block]

@@ -24,7 +24,8 @@ import numpy as np
 
 from ..autograd.engine import _accumulate_into_grad, grad_lock
 from ..tensor import make_tensor
-from ._optimize import constant_steps, drop_unused, freeze
+from ._inline_optim import inline_step
+from ._optimize import constant_steps, drop_unused, free_after_last_use, freeze
 from ._trace import Const, Ref, UncompilableError
 
 
@@ -212,7 +213,11 @@ class _Writer:
         elif s.kind == "call":
             name, args, kwargs = s.args
             method = self.name(getattr(s.fn, name), "m")
-            add(f"{method}(*{self.name(args)}, **{self.name(kwargs)})")
+            call = f"{method}(*{self.name(args)}, **{self.name(kwargs)})"
+            inline = inline_step(self, s.fn, call) if name == "step" and not args \
+                and not kwargs else None
+            for line in inline or [call]:
+                add(line)
         elif s.kind == "nograd":
             add(f"{self.obj(s.fn)}._grad = None")
 
@@ -301,7 +306,8 @@ def build(first, second):
     w.const = constant_steps(rec2.steps, w.private)
     ret = f"return {w.output(out2)}"
     tagged = drop_unused(w.lines, rec2.steps, [ret])
-    lines = [line for k, line in tagged if k not in w.const]
+    lines = free_after_last_use([line for k, line in tagged if k not in w.const], [ret],
+                                {f"v{k}" for k in w.const})
     init = [line for k, line in tagged if k in w.const]
     if init:  # constant steps: computed once, their results frozen (see _optimize)
         exec(compile("\n".join(init), "<retrograd.compile constants>", "exec"), w.ns)  # noqa: S102
