@@ -12,10 +12,12 @@ same thing, step for step, and sorts every *unknown* array (one no earlier step 
 
 The replay is generated source: one line per step, ``v3 = f3(a0, v2)`` for an op forward,
 ``v9 = j9(n9, v8, (a0, v3))`` for a derivative (the traced node is kept as a read-only
-template: its ``params``, ``next`` and output shapes), ``ACC(L1, v9[1])`` for a ``.grad``
-accumulation, ``m4()`` for ``optimizer.step()``.  No Tensor, no Node and no engine is
-involved; what the steps compute are the same array functions eager calls, in the same
-order, so the results are the same to the bit.
+template: its ``params``, ``next`` and output shapes), a ``.grad`` accumulation (under
+``grad_lock``, as the engine's), ``m4()`` for ``optimizer.step()`` (plain SGD's written
+out: ``_inline_optim``).  No Tensor, no Node and no engine is involved; what the steps
+compute are the same array functions eager calls, in the same order, so the results are
+the same to the bit.  ``_optimize`` then leaves out dead steps, runs constant ones once
+and deletes values after their last use.
 """
 
 from __future__ import annotations
@@ -30,14 +32,6 @@ from ._trace import Const, Ref, UncompilableError
 
 
 RETRACE = object()  # what a replay returns when a tensor it reads changed requires_grad
-
-
-def _accumulate(variable, g):
-    grad_lock.acquire()
-    try:
-        _accumulate_into_grad(variable, g, False)
-    finally:
-        grad_lock.release()
 
 
 def _same_value(x, y) -> bool:
@@ -138,7 +132,7 @@ class _Writer:
 
     def __init__(self, side):
         self.side = side
-        self.ns = {"ACC": _accumulate, "MK": make_tensor}
+        self.ns = {"ACCUMULATE": _accumulate_into_grad, "LOCK": grad_lock, "MK": make_tensor}
         self.lines = []
         self.names = {}
         self.unknown_expr = {}
@@ -209,7 +203,17 @@ class _Writer:
                 parts.append(e)
             add(f"v{k} = " + " + ".join(parts))
         elif s.kind == "acc":
-            add(f"ACC({self.obj(s.fn)}, {self.expr(s.args)})")
+            # _accumulate written out: the first gradient is copied into a new .grad
+            # tensor, later ones go through the engine's function (in place)
+            leaf, g = self.obj(s.fn), self.expr(s.args)
+            add("with LOCK:")
+            if type(s.args) is not Ref:  # (not an array: the engine's as_array first)
+                add(f"    ACCUMULATE({leaf}, {g}, False)")
+                return
+            add(f"    if {leaf}._grad is None:")
+            add(f"        {leaf}._grad = MK({g}.copy())")
+            add("    else:")
+            add(f"        ACCUMULATE({leaf}, {g}, False)")
         elif s.kind == "call":
             name, args, kwargs = s.args
             method = self.name(getattr(s.fn, name), "m")
