@@ -110,3 +110,29 @@ def test_unused_forward_with_side_effects_still_runs():
         assert same(cf(T.tensor(a)), f(T.tensor(a)))
     assert cf.refused is None
     assert same(rm, rm_e) and same(rv, rv_e)
+
+
+def test_dead_steps_and_constants_leave_the_replay():
+    def plain(x):
+        x.grad = None
+        (x * x).sum().backward()
+        return x.grad
+
+    def with_dead(x):
+        x.grad = None
+        (x * 3).exp().tanh()  # nothing reads it
+        (x * x).sum().backward()
+        return x.grad
+
+    sources = []
+    for f in (plain, with_dead):
+        cf = T.compile(f)
+        for i in range(3):
+            a = T.tensor([1.0, -2.0 + i], requires_grad=True)
+            assert same(cf(a), f(T.tensor([1.0, -2.0 + i], requires_grad=True)))
+        sources.append(next(iter(cf._cache.values())).replay.source)
+    calls = [sum(" = f" in line or " = j" in line for line in s.splitlines()) for s in sources]
+    assert calls[0] == calls[1]  # the dead exp(tanh) is not replayed
+    # left: MulBackward0 alone; the forward x * x and its sum are dead (nothing reads
+    # the loss), the gradient of sum() (ones spread over x) is computed once, at build
+    assert calls[0] == 1, sources[0]
