@@ -136,3 +136,15 @@ def test_dead_steps_and_constants_leave_the_replay():
     # left: MulBackward0 alone; the forward x * x and its sum are dead (nothing reads
     # the loss), the gradient of sum() (ones spread over x) is computed once, at build
     assert calls[0] == 1, sources[0]
+
+
+def test_autograd_functional_hvp_compiles():
+    def f(x):
+        return (x.sin() * x).sum()
+
+    def step(x, v):
+        return T.autograd.functional.hvp(f, x, v)
+
+    rng = np.random.default_rng(4)
+    a, b = rng.standard_normal(4), rng.standard_normal(4)
+    _run(T.compile(step), step, lambda i: (T.tensor(a * (1 + i)), T.tensor(b - i)))
