@@ -1,7 +1,8 @@
 """retrograd.compile: a compiled step against eager retrograd, hand-written NumPy and
 PyTorch (one thread), plus the memory of a compiled step over many calls.
 
-Run ``python bench/compile.py`` (about a minute) or ``--quick``.  Workloads:
+Run ``python bench/compile.py`` (about two minutes) or ``--quick``; ``--only mach`` picks
+workloads (m, a, c, h below; s: memory).  Workloads:
 
 * ``mlp-sgd`` / ``mlp-adam``: a 64-128-128-10 ReLU MLP of nn.Linear modules on the digits
   data (batch 64), F.cross_entropy, ``optimizer.zero_grad(); loss.backward();

@@ -129,6 +129,8 @@ def _backward_observer(rec, original):
         if get_ident() != rec.thread:  # another thread's backward: not ours to record
             return original(roots, root_grads, retain_graph, create_graph, inputs,
                             accumulate, allow_unused)
+        if retain_graph and not create_graph:
+            rec.refuse("retain_graph=True: the graph outlives the call")
         if rec.depth or rec.in_backward:
             return original(roots, root_grads, retain_graph, create_graph, inputs,
                             accumulate, allow_unused)
@@ -141,8 +143,6 @@ def _backward_observer(rec, original):
                                 accumulate, allow_unused)
             finally:
                 rec.graph_backward -= 1
-        if retain_graph:
-            rec.refuse("retain_graph=True: the graph outlives the call")
         rec.in_backward = True
         try:
             return original(roots, root_grads, retain_graph, create_graph, inputs,
