@@ -189,7 +189,9 @@ def observing(rec, optimizers=()):
         for module_name, names in _KERNELS.items():
             module = sys.modules.get(module_name)
             for kname in names if module is not None else ():
-                original = getattr(module, kname)
+                original = getattr(module, kname, None)
+                if original is None:  # (renamed: its op is then refused, not broken)
+                    continue
                 setattr(module, kname, _forward_observer(rec, original, kname.strip("_")))
                 undo.append(lambda m=module, n=kname, o=original: setattr(m, n, o))
 
