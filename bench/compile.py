@@ -1,20 +1,26 @@
 """retrograd.compile: a compiled step against eager retrograd, hand-written NumPy and
 PyTorch (one thread), plus the memory of a compiled step over many calls.
 
-Run ``python bench/compile.py`` (about a minute) or ``--quick``.  Workloads:
+Run ``python bench/compile.py`` (about two minutes) or ``--quick``; ``--only mach`` picks
+workloads (m, a, c, h below; s: memory).  Workloads:
 
 * ``mlp-sgd`` / ``mlp-adam``: a 64-128-128-10 ReLU MLP of nn.Linear modules on the digits
   data (batch 64), F.cross_entropy, ``optimizer.zero_grad(); loss.backward();
   optimizer.step()``; NumPy is the same step written by hand (SGD, or Adam's update).
+  For SGD, ``floor`` is the NumPy calls eager makes, by hand: what a bit-identical
+  replay cannot go below (compiled/floor is the Python left in the replay).
 * ``chain``: 100 cycles of ``h = h + exp(tanh(sin(h))) * 0.1`` (500 ops) on a (16,)
   tensor, ``sum().backward()``; NumPy is the forward and backward by hand.
+* ``hvp``: bench/run.py's workload (g), a Hessian-vector product of a 64-64-10 tanh MLP's
+  cross-entropy loss (``autograd.grad(create_graph=True)``, then ``grad`` of the dot with
+  ``v``); NumPy is Pearlmutter's R-operator by hand.
 * memory: RSS and tracemalloc's current size after 1,000 and after 10,000 compiled calls
   of a small step (10 cycles of ``chain``: 40 ops, backward).
 
 Times are CPU time of this process (``--clock wall`` for wall time; BLAS is limited to one
 thread, so the two agree on a quiet machine), medians over round-robin repeats;
 ``compiled/X`` is the median of paired ratios (compiled time / X time in the same repeat).
-Targets (issue 12): mlp within 1.3x NumPy, chain within 2x NumPy.
+Targets (issue 12): mlp within 1.3x NumPy, chain and hvp within 2x NumPy.
 """
 
 from __future__ import annotations
@@ -117,7 +123,57 @@ def _mlp(kind):
             p -= (lr / (1 - 0.9 ** t)) * m / (np.sqrt(v) / np.sqrt(1 - 0.999 ** t) + 1e-8)
 
     out["numpy"] = nump
+    if kind == "sgd":
+        out["floor"] = _eager_array_calls(batches, init, lr)
+        for _ in range(3):  # (the compiled one traces twice, then replays)
+            got, want = out["compiled"]().detach().numpy(), out["floor"]()
+            assert np.array_equal(got, want), "floor: not eager's array calls any more"
     return out, models
+
+
+def _eager_array_calls(batches, init, lr):
+    """The SGD step as the NumPy calls eager retrograd makes (and so a bit-identical
+    replay must make), written by hand with no Python layer around them: the floor of
+    ``compiled``.  More array work than ``numpy``: log_softmax then nll instead of one
+    softmax, the weight gradients computed transposed and copied into ``.grad``, relu's
+    derivative through a mask and a finiteness check, SGD through a scratch buffer."""
+    weights = [np.ascontiguousarray(init[i].T) for i in range(0, len(init), 2)]
+    biases = [init[i + 1].copy() for i in range(0, len(init), 2)]
+    tmps = [np.empty_like(p) for p in weights + biases]
+    counter = [0]
+    n = len(weights)
+
+    def step():
+        xb, yb = batches[counter[0] % len(batches)]
+        counter[0] += 1
+        acts = [xb]
+        h = xb
+        for i in range(n):
+            z = biases[i] + h @ weights[i].T
+            h = np.maximum(z, 0) if i < n - 1 else z
+            acts.append(h)
+        shifted = h - h.max(axis=1, keepdims=True)
+        logp = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+        b = xb.shape[0]
+        loss = (-logp[np.arange(b), yb]).sum() / b
+        g = np.zeros(logp.shape, logp.dtype)
+        g[np.arange(b), yb] = -(np.float32(1.0) / b)
+        g = g - np.exp(logp) * g.sum(axis=1, keepdims=True)
+        grads = [None] * (2 * n)
+        for i in reversed(range(n)):
+            gx = g @ weights[i] if i else None
+            gw = acts[i].swapaxes(-1, -2) @ g
+            grads[n + i] = g.sum(axis=(0,), keepdims=True).reshape((g.shape[1],)).copy()
+            grads[i] = gw.swapaxes(-1, -2).copy()
+            if i:
+                keep = ~(acts[i] <= 0)
+                g = gx * keep if np.isfinite(gx).all() else np.where(keep, gx, 0.0)
+        for p, gr, t in zip(weights + biases, grads, tmps):
+            np.multiply(gr, -lr, out=t)
+            p += t
+        return loss
+
+    return step
 
 
 def _np_mlp_grads(params, x, y):
@@ -183,6 +239,22 @@ def _chain():
         return g
 
     out["numpy"] = nump
+    return out
+
+
+def _hvp():
+    # bench/run.py's workload (g): the step as a user writes it, and Pearlmutter's
+    # R-operator written out in NumPy (one copy of that code)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import run
+
+    fns = run.wl_hvp(False)[0]
+    out = {"eager": fns["retrograd"], "compiled": R.compile(fns["retrograd"]),
+           "torch1": fns["torch"], "numpy": fns["numpy"]}
+    for _ in range(3):  # the compiled one traces twice, then replays: check the replay
+        got = out["compiled"]()
+    want = fns["numpy"]()
+    assert all(np.allclose(g.numpy(), w, rtol=1e-3, atol=1e-5) for g, w in zip(got, want))
     return out
 
 
@@ -252,7 +324,7 @@ def memory(calls):
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--only", default="msac")
+    ap.add_argument("--only", default="machs")
     ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
                     help="cpu: process time (default; robust on a busy machine), wall: "
                     "perf_counter")
@@ -275,6 +347,9 @@ def main(argv=None):
         report("MLP step with Adam", measure(fns, inner, repeats))
     if "c" in args.only:
         report("500-op chain on (16,), backward", measure(_chain(), inner, repeats))
+    if "h" in args.only:
+        report("Hessian-vector product of a 64-64-10 tanh MLP's loss (create_graph=True)",
+               measure(_hvp(), inner, repeats))
     if "s" in args.only:
         memory(1000 if args.quick else 10000)
 

@@ -31,9 +31,11 @@ state (lr, step counts) is read live because ``optimizer.step()`` is replayed as
 
 Falls back to eager, with one warning naming the reason and the line, for what a replay
 could not reproduce: a tensor value read by Python (``.item()``, ``if x.sum() > 0``),
-hooks, random numbers, ``create_graph`` / ``retain_graph``, in-place changes of tensors
-outside ``optimizer.step()``, custom ``autograd.Function``s, ops whose output shape depends
-on the values, values computed outside the ops the tracer sees.
+hooks, random numbers, ``backward(create_graph=True)`` into ``.grad``, ``retain_graph``
+without ``create_graph``, in-place changes of tensors outside ``optimizer.step()``, custom
+``autograd.Function``s, ops whose output shape depends on the values, values computed
+outside the ops the tracer sees.  ``autograd.grad(..., create_graph=True)`` compiles (its
+derivative ops are recorded as forwards): a Hessian-vector product replays.
 """
 
 from __future__ import annotations

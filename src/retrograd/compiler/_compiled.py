@@ -199,8 +199,15 @@ class CompiledFunction:
     def __call__(self, *args, **kwargs):
         if self._refused is not None or _hooks.active is not None or state.tracer is not None:
             return self._fn(*args, **kwargs)
-        tensors: list = []
-        key = (state.enabled, state.inference, get_default_dtype(), _spec(args, tensors),
+        if not kwargs and all(type(a) is Tensor for a in args):
+            # the common call, f(tensor, ...): _spec's key without its recursion
+            tensors = list(args)
+            spec = (tuple, tuple((t._data.shape, t._data.dtype, t._requires_grad)
+                                 for t in args))
+        else:
+            tensors = []
+            spec = _spec(args, tensors)
+        key = (state.enabled, state.inference, get_default_dtype(), spec,
                _spec(kwargs, tensors),
                self._module.training if self._module is not None else None,
                _read_guard(*self._reads), _aliasing(tensors))

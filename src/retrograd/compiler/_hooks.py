@@ -44,7 +44,7 @@ def _op_sites():
         candidates += [m for e in registry.entries() for m in e.methods.values()]
         for name, module in list(sys.modules.items()):
             if name.startswith("retrograd.") and module is not None:
-                candidates += list(vars(module).values())
+                candidates += _with_containers(vars(module).values())
         for value in candidates:
             op = getattr(value, "op", None) if callable(value) else None
             if type(op) is not Op or id(value) in seen:
@@ -58,6 +58,28 @@ def _op_sites():
                 sites.append((value, code.co_freevars.index("forward"), op))
         _ops_cache = (sites, ops, len(sys.modules))
     return _ops_cache[:2]
+
+
+# Array kernels of ops that build their node themselves instead of through defop (the
+# convolution's columns, max-pool's argmax, average pooling's divisors): the callers look
+# them up in their module when they run, so swapping the module's name observes them as
+# op forwards.  Each computes a fresh result from its arguments only (nothing changed in
+# place), so a replay may call it as the eager op does.
+_KERNELS = {
+    "retrograd.ops.conv": ("_convolution_fwd", "_weight_grad_fwd", "_unfold_fwd", "_fold_fwd"),
+    "retrograd.ops.pooling": ("_max_forward", "_divisors"),
+}
+
+
+def _with_containers(values, depth=2):
+    """``values`` and what their dicts, tuples and lists hold (ops kept in tables, as
+    pooling's ``{2: (avg_pool2d, its adjoint)}``), ``depth`` levels down."""
+    out = []
+    for v in values:
+        out.append(v)
+        if depth and type(v) in (dict, tuple, list):
+            out += _with_containers(v.values() if type(v) is dict else v, depth - 1)
+    return out
 
 
 def _forward_observer(rec, fn, name):
@@ -107,13 +129,20 @@ def _backward_observer(rec, original):
         if get_ident() != rec.thread:  # another thread's backward: not ours to record
             return original(roots, root_grads, retain_graph, create_graph, inputs,
                             accumulate, allow_unused)
-        if create_graph:
-            rec.refuse("create_graph=True (double backward) is not compiled")
-        elif retain_graph:
+        if retain_graph and not create_graph:
             rec.refuse("retain_graph=True: the graph outlives the call")
         if rec.depth or rec.in_backward:
             return original(roots, root_grads, retain_graph, create_graph, inputs,
                             accumulate, allow_unused)
+        if create_graph:
+            # the derivatives run on tensors, through ops: their forwards are recorded
+            # like the function's own (a second backward then sees the nodes they made)
+            rec.graph_backward += 1
+            try:
+                return original(roots, root_grads, retain_graph, create_graph, inputs,
+                                accumulate, allow_unused)
+            finally:
+                rec.graph_backward -= 1
         rec.in_backward = True
         try:
             return original(roots, root_grads, retain_graph, create_graph, inputs,
@@ -156,6 +185,15 @@ def observing(rec, optimizers=()):
             original = op.forward
             op.forward = _forward_observer(rec, original, op.name)
             undo.append(lambda p=op, o=original: setattr(p, "forward", o))
+
+        for module_name, names in _KERNELS.items():
+            module = sys.modules.get(module_name)
+            for kname in names if module is not None else ():
+                original = getattr(module, kname, None)
+                if original is None:  # (renamed: its op is then refused, not broken)
+                    continue
+                setattr(module, kname, _forward_observer(rec, original, kname.strip("_")))
+                undo.append(lambda m=module, n=kname, o=original: setattr(m, n, o))
 
         def patch(cls, name, value):
             original = vars(cls)[name]

@@ -12,32 +12,26 @@ same thing, step for step, and sorts every *unknown* array (one no earlier step 
 
 The replay is generated source: one line per step, ``v3 = f3(a0, v2)`` for an op forward,
 ``v9 = j9(n9, v8, (a0, v3))`` for a derivative (the traced node is kept as a read-only
-template: its ``params``, ``next`` and output shapes), ``ACC(L1, v9[1])`` for a ``.grad``
-accumulation, ``m4()`` for ``optimizer.step()``.  No Tensor, no Node and no engine is
-involved; what the steps compute are the same array functions eager calls, in the same
-order, so the results are the same to the bit.
+template: its ``params``, ``next`` and output shapes), a ``.grad`` accumulation (under
+``grad_lock``, as the engine's), ``m4()`` for ``optimizer.step()`` (plain SGD's written
+out: ``_inline_optim``).  No Tensor, no Node and no engine is involved; what the steps
+compute are the same array functions eager calls, in the same order, so the results are
+the same to the bit.  ``_optimize`` then leaves out dead steps, runs constant ones once
+and deletes values after their last use.
 """
 
 from __future__ import annotations
-
-import re
 
 import numpy as np
 
 from ..autograd.engine import _accumulate_into_grad, grad_lock
 from ..tensor import make_tensor
+from ._inline_optim import inline_step
+from ._optimize import constant_steps, drop_unused, free_after_last_use, freeze
 from ._trace import Const, Ref, UncompilableError
 
 
 RETRACE = object()  # what a replay returns when a tensor it reads changed requires_grad
-
-
-def _accumulate(variable, g):
-    grad_lock.acquire()
-    try:
-        _accumulate_into_grad(variable, g, False)
-    finally:
-        grad_lock.release()
 
 
 def _same_value(x, y) -> bool:
@@ -138,11 +132,13 @@ class _Writer:
 
     def __init__(self, side):
         self.side = side
-        self.ns = {"ACC": _accumulate, "MK": make_tensor}
+        self.ns = {"ACCUMULATE": _accumulate_into_grad, "LOCK": grad_lock, "MK": make_tensor}
         self.lines = []
         self.names = {}
         self.unknown_expr = {}
         self.objects = {}  # "L" names -> tensors the replay reads through
+        self.private = set()  # unknowns that are the replay's private (frozen) copies
+        self.const = set()  # steps computed once, when the replay is built
 
     def name(self, value, prefix="k"):
         key = id(value)
@@ -182,7 +178,9 @@ class _Writer:
         return self.name(tpl)
 
     def step(self, k, s):
-        add = self.lines.append
+        def add(line):
+            self.lines.append((k, line))
+
         if s.kind == "fwd":
             args = ", ".join(self.expr(x) for x in s.args)
             kwargs = "".join(f", {key}={self.expr(v)}" for key, v in s.extra.items()) \
@@ -205,11 +203,25 @@ class _Writer:
                 parts.append(e)
             add(f"v{k} = " + " + ".join(parts))
         elif s.kind == "acc":
-            add(f"ACC({self.obj(s.fn)}, {self.expr(s.args)})")
+            # _accumulate written out: the first gradient is copied into a new .grad
+            # tensor, later ones go through the engine's function (in place)
+            leaf, g = self.obj(s.fn), self.expr(s.args)
+            add("with LOCK:")
+            if type(s.args) is not Ref:  # (not an array: the engine's as_array first)
+                add(f"    ACCUMULATE({leaf}, {g}, False)")
+                return
+            add(f"    if {leaf}._grad is None:")
+            add(f"        {leaf}._grad = MK({g}.copy())")
+            add("    else:")
+            add(f"        ACCUMULATE({leaf}, {g}, False)")
         elif s.kind == "call":
             name, args, kwargs = s.args
             method = self.name(getattr(s.fn, name), "m")
-            add(f"{method}(*{self.name(args)}, **{self.name(kwargs)})")
+            call = f"{method}(*{self.name(args)}, **{self.name(kwargs)})"
+            inline = inline_step(self, s.fn, call) if name == "step" and not args \
+                and not kwargs else None
+            for line in inline or [call]:
+                add(line)
         elif s.kind == "nograd":
             add(f"{self.obj(s.fn)}._grad = None")
 
@@ -228,7 +240,11 @@ class _Writer:
             return self.obj(tpl[1])
         if kind == "grad":
             return f"{self.obj(tpl[1])}._grad"
-        return f"MK({self.expr(tpl[1])})"  # "new": a fresh tensor on the replayed array
+        ref = tpl[1]  # "new": a fresh tensor on the replayed array
+        if (ref.kind == "v" and ref.k in self.const) or (ref.kind == "u"
+                                                          and ref.k in self.private):
+            return f"MK({self.expr(ref)}.copy())"  # a constant: the caller's own copy
+        return f"MK({self.expr(ref)})"
 
 
 def _same_output(a, b, sa, sb) -> bool:
@@ -246,22 +262,6 @@ def _same_output(a, b, sa, sb) -> bool:
     if a[0] in ("tensor", "grad"):
         return sa.obj_key(a[1]) == sb.obj_key(b[1])
     return _same_tpl(a[1], b[1], sa, sb)
-
-
-def _drop_unused(lines, steps):
-    """Derivative calls whose results nothing reads (an AddBackward sending on the very
-    array it got: its outputs were named already) are pure: leave them out."""
-    used: set = set()
-    out = []
-    pure = {f"v{k}" for k, s in enumerate(steps) if s.kind in ("vjp", "sum")}
-    for line in reversed(lines):
-        target = line.split(" = ", 1)[0] if " = " in line else None
-        if target in pure and target not in used:
-            continue
-        used.update(re.findall(r"\bv\d+\b", line.split(" = ", 1)[1] if target else line))
-        out.append(line)
-    out.reverse()
-    return out
 
 
 def build(first, second):
@@ -300,13 +300,24 @@ def build(first, second):
                 raise UncompilableError("an array made inside the function is changed in "
                                         "place by a later step", where)
             c2.flags.writeable = False  # a replay step writing into it fails loudly
+            w.private.add(n)
             w.unknown_expr[n] = w.name(c2, "u")
         else:
             raise UncompilableError("a value was computed outside the ops compile can trace (it "
                           "differs between calls but no recorded step produced it)", where)
     for k, s in enumerate(rec2.steps):
         w.step(k, s)
-    lines = _drop_unused(w.lines, rec2.steps)
+    w.const = constant_steps(rec2.steps, w.private)
+    ret = f"return {w.output(out2)}"
+    tagged = drop_unused(w.lines, rec2.steps, [ret])
+    lines = free_after_last_use([line for k, line in tagged if k not in w.const], [ret],
+                                {f"v{k}" for k in w.const})
+    init = [line for k, line in tagged if k in w.const]
+    if init:  # constant steps: computed once, their results frozen (see _optimize)
+        exec(compile("\n".join(init), "<retrograd.compile constants>", "exec"), w.ns)  # noqa: S102
+        for k in w.const:
+            if f"v{k}" in w.ns:
+                freeze(w.ns[f"v{k}"])
     n_args = len(args2)
     head = [f"a{i} = T[{i}]._data" for i in range(n_args)]
     leaves = [obj for key, obj in w.objects.items() if key.startswith("L")]
@@ -316,7 +327,7 @@ def build(first, second):
         head.append(f"if ({flags}, ) != {traced!r}:")
         head.append("    return RETRACE")
     w.ns["RETRACE"] = RETRACE
-    body = head + lines + [f"return {w.output(out2)}"]
+    body = head + lines + [ret]
     source = "def replay(T):\n" + "".join(f"    {line}\n" for line in body)
     exec(compile(source, "<retrograd.compile replay>", "exec"), w.ns)  # noqa: S102
     replay = w.ns["replay"]

@@ -153,6 +153,7 @@ class Recorder:
         self.pending: dict = {}  # (node, nr) -> gradient contributions, in arrival order
         self.depth = 0  # >0 inside a step whose inner work is not recorded
         self.in_backward = False
+        self.graph_backward = 0  # >0 inside a backward with create_graph=True
         self.thread = None  # the thread whose work is recorded (others pass through)
         self.per_key = False  # the refusal concerns these guards only (see _compiled)
         self.refusal: UncompilableError | None = None
@@ -249,6 +250,11 @@ class Recorder:
         if node.hooks is not None and (node.hooks.pre or node.hooks.post or any(
                 node.hooks.tensor.values()) or node.hooks.retain):
             self.refuse(f"a hook (or retain_grad) on {node.name()}")
+        if self.graph_backward:
+            # create_graph: the derivative's ops (and the engine's sums and casts of tensor
+            # gradients) are recorded as forwards; nothing to note here
+            self.pending.clear()
+            return
         multi = node.multi_output
         grads = g if multi else [g]
         for nr, x in enumerate(grads):
@@ -267,6 +273,8 @@ class Recorder:
                 self.saved[node] = []
 
     def node_done(self, node, g, grads):
+        if self.graph_backward:
+            return
         if any(x is not None and not isinstance(x, _ndarray) for x in grads):
             self.refuse("create_graph=True (double backward) is not compiled")
             return
@@ -296,6 +304,9 @@ class Recorder:
         return Ref("v", k)
 
     def accumulate(self, variable, g):
+        if self.graph_backward:
+            self.refuse("backward(create_graph=True) into .grad is not compiled (use "
+                        "autograd.grad(..., create_graph=True))")
         extra = variable._extra
         if extra is not None and (extra.hooks or extra.post_accumulate_hooks):
             self.refuse("a hook on a leaf tensor")
