@@ -25,7 +25,7 @@ from __future__ import annotations
 import warnings
 
 from ..backend import namespace
-from ..tensor import Tensor
+from ..tensor import Tensor, make_tensor
 from ._apply import NOTHING, defop
 from .arrange import unfold as _frames
 from .conv import fold
@@ -104,9 +104,7 @@ def _type(t):
 def _window(window, win, n_fft, like, what):
     """The window (ones when None) padded with zeros on both sides to ``n_fft``."""
     if window is None:
-        from .._creation import ones
-
-        window = ones(win, dtype=like.dtype)
+        window = make_tensor(namespace(like._data).ones(win, dtype=like._data.dtype))
     elif window.ndim != 1 or window.shape[0] != win:
         raise RuntimeError(f"{what} : expected a 1D window tensor of size equal to "
                            f"win_length={win}, but got window with size {list(window.shape)}")
