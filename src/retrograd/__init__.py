@@ -49,3 +49,8 @@ from .serialization import load, save  # noqa: E402
 from .compiler import compile  # noqa: E402, A004  (retrograd.compile, as torch.compile)
 
 __version__ = "0.1.0"
+from .ops.runtime import (  # noqa: E402  (thread counts and deterministic mode, as torch)
+    are_deterministic_algorithms_enabled, get_deterministic_debug_mode, get_num_interop_threads,
+    get_num_threads, is_deterministic_algorithms_warn_only_enabled, set_deterministic_debug_mode,
+    set_num_interop_threads, set_num_threads, use_deterministic_algorithms,
+)

@@ -135,7 +135,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     --------
     >>> import retrograd as T
     >>> T.stft(T.ones(16), 8, window=T.ones(8), return_complex=False).shape
-    retrograd.Size([5, 5, 2])
+    retrograd.Size([5, 9, 2])
     """
     if not isinstance(input, Tensor):
         raise TypeError(f"stft(): argument 'input' (position 1) must be Tensor, not "

@@ -1,0 +1,84 @@
+"""Runtime settings (ops/runtime.py): thread counts and deterministic mode, their values,
+the errors PyTorch raises, and what they change (recorded; BLAS threads via threadpoolctl
+when installed)."""
+
+from __future__ import annotations
+
+import pytest
+
+import retrograd
+from retrograd.ops import runtime
+
+
+@pytest.fixture
+def restore():
+    saved = (list(runtime._threads), list(runtime._interop), list(runtime._deterministic))
+    yield
+    runtime._threads[:], runtime._interop[:], runtime._deterministic[:] = saved
+    retrograd.set_num_threads(saved[0][0])
+
+
+def test_num_threads_round_trip(restore):
+    assert retrograd.get_num_threads() >= 1
+    retrograd.set_num_threads(1)
+    assert retrograd.get_num_threads() == 1
+
+
+def test_num_threads_limits_blas_when_threadpoolctl_is_installed(restore):
+    threadpoolctl = pytest.importorskip("threadpoolctl")  # optional by design
+    retrograd.set_num_threads(1)
+    pools = threadpoolctl.threadpool_info()
+    assert all(p["num_threads"] == 1 for p in pools)
+
+
+def test_interop_threads_set_once(restore):
+    runtime._interop[1] = False
+    retrograd.set_num_interop_threads(3)
+    assert retrograd.get_num_interop_threads() == 3
+    with pytest.raises(RuntimeError, match="cannot set number of interop threads"):
+        retrograd.set_num_interop_threads(2)
+
+
+@pytest.mark.parametrize("mode,want", [("warn", (True, True, 1)), ("error", (True, False, 2)),
+                                       ("default", (False, False, 0)), (1, (True, True, 1)),
+                                       (2, (True, False, 2))])
+def test_debug_mode_as_torch(mode, want, restore, torch):
+    for m in (retrograd, torch):
+        m.set_deterministic_debug_mode(mode)
+        got = (m.are_deterministic_algorithms_enabled(),
+               m.is_deterministic_algorithms_warn_only_enabled(),
+               m.get_deterministic_debug_mode())
+        m.use_deterministic_algorithms(False)
+        assert got == want
+
+
+def test_use_deterministic_algorithms_as_torch(restore, torch):
+    for m in (retrograd, torch):
+        m.use_deterministic_algorithms(True, warn_only=True)
+        assert m.are_deterministic_algorithms_enabled()
+        assert m.is_deterministic_algorithms_warn_only_enabled()
+        assert m.get_deterministic_debug_mode() == 1
+        m.use_deterministic_algorithms(False)
+        assert m.get_deterministic_debug_mode() == 0
+
+
+BAD = [
+    ("threads 0", lambda m: m.set_num_threads(0), "positive integer"),
+    ("threads float", lambda m: m.set_num_threads(2.5), "expects an int"),
+    ("interop 0", lambda m: m.set_num_interop_threads(0), "positive integer"),
+    ("mode int", lambda m: m.use_deterministic_algorithms(1), "must be bool"),
+    ("warn_only int", lambda m: m.use_deterministic_algorithms(True, warn_only=1),
+     "must be bool"),
+    ("debug name", lambda m: m.set_deterministic_debug_mode("loud"), "debug_mode"),
+    ("debug int", lambda m: m.set_deterministic_debug_mode(3), "debug_mode"),
+    ("debug float", lambda m: m.set_deterministic_debug_mode(1.0), "debug_mode"),
+]
+
+
+@pytest.mark.parametrize("call,words", [b[1:] for b in BAD], ids=[b[0] for b in BAD])
+def test_errors_as_torch(call, words, restore, torch):
+    with pytest.raises(Exception) as want:
+        call(torch)
+    with pytest.raises(type(want.value)) as got:
+        call(retrograd)
+    assert words in str(got.value), str(got.value)
