@@ -1655,11 +1655,13 @@ def test_view_copy_arguments_match_torch(fn, words):
     check(fn, words)
 
 
-# ---- issue 6 leftovers: lobpcg's n, slice_inverse's dim; embedding_bag, stft and the RNN
-# functions have their error tables beside their op tests (tests/ops/test_*.py)
+# ---- issue 6 leftovers: lobpcg's n, slice_inverse's dim, affine_grid_generator's size;
+# embedding_bag, stft and the RNN functions have their error tables beside their op tests
 LOBPCG_CASES = [
     ("lobpcg n too big", lambda m: m.lobpcg(m.eye(6, dtype=m.float64), n=3), ["3 x the number"]),
     ("lobpcg k too big", lambda m: m.lobpcg(m.eye(5, dtype=m.float64), k=2), ["3 x the number"]),
+    ("affine_grid_generator size", lambda m: m.affine_grid_generator(
+        m.zeros(1, 2, 3), [1, 2, 4], False), ["4d (spatial) or 5d"]),
     ("slice_inverse storage", lambda m: m.slice_inverse(m.zeros(2, 4), m.zeros(6, 4), 0, 1, 5,
                                                         2), ["out of bounds"]),
 ]

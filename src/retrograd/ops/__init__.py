@@ -246,5 +246,7 @@ from . import linalg_decomp, linalg_decomp_lstsq  # noqa: F401, E402 - issue 11 
 from . import linalg_ldl, linalg_lu, linalg_matfn  # noqa: F401, E402 - issue 11: LU, LDL, matrix functions
 from . import counting, factories, logical, strided, tensor_extras, aliases  # noqa: F401, E402 - issue 6 (aliases last)
 from . import leftovers, view_copies  # noqa: F401, E402 - issue 6 leftovers (ger, asarray, *_copy...)
-from . import embedding_aten, interop, lobpcg, lowrank, recurrent, slice_inverse, spectral  # noqa: F401, E402 - issue 6 leftovers (embedding_bag, rnn cells, stft, dlpack, lobpcg, svd_lowrank)
+from . import (  # noqa: F401, E402 - issue 6 leftovers (ops6c: embedding_bag, rnn, stft, dlpack...)
+    aten_forms, embedding_aten, interop, lobpcg, lowrank, recurrent, slice_inverse, spectral,
+)
 from . import _jvp  # noqa: F401, E402 - forward-mode AD: tangent propagation (issue 10)
