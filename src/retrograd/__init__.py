@@ -54,3 +54,7 @@ from .ops.runtime import (  # noqa: E402  (thread counts and deterministic mode,
     get_num_threads, is_deterministic_algorithms_warn_only_enabled, set_deterministic_debug_mode,
     set_num_interop_threads, set_num_threads, use_deterministic_algorithms,
 )
+from .ops.runtime import (  # noqa: E402  (more settings and queries; cond/while_loop, eager)
+    cond, get_default_device, get_float32_matmul_precision, is_storage, is_warn_always_enabled,
+    set_float32_matmul_precision, set_flush_denormal, set_warn_always, typename, while_loop,
+)

@@ -82,3 +82,54 @@ def test_errors_as_torch(call, words, restore, torch):
     with pytest.raises(type(want.value)) as got:
         call(retrograd)
     assert words in str(got.value), str(got.value)
+
+
+def test_more_settings_as_torch(torch):
+    for m in (retrograd, torch):
+        assert m.is_warn_always_enabled() is False
+        m.set_warn_always(True)
+        assert m.is_warn_always_enabled() is True
+        m.set_warn_always(False)
+        assert m.get_float32_matmul_precision() == "highest"
+        m.set_float32_matmul_precision("medium")
+        assert m.get_float32_matmul_precision() == "medium"
+        with pytest.warns(UserWarning, match="not one of"):
+            m.set_float32_matmul_precision("fastest")
+        assert m.get_float32_matmul_precision() == "medium"
+        m.set_float32_matmul_precision("highest")
+        assert str(m.get_default_device()) == "cpu"
+        assert m.is_storage(m.zeros(1)) is False
+    assert retrograd.set_flush_denormal(True) is False  # not supported: NumPy has no switch
+
+
+@pytest.mark.parametrize("obj", ["tensor", "int8", 3, None, "dtype"])
+def test_typename_as_torch(obj, torch):
+    def make(m):
+        return {"tensor": m.zeros(2), "int8": m.zeros(2, dtype=m.int8), "dtype": 1.5}.get(
+            obj, obj)
+
+    got, want = retrograd.typename(make(retrograd)), torch.typename(make(torch))
+    assert got.replace("retrograd.", "torch.") == want
+
+
+def test_cond_as_torch(torch):
+    for m in (retrograd, torch):
+        x = m.ones(2, requires_grad=True)
+        y = m.cond(m.tensor(True), lambda a: a * 3, lambda a: a - 1, (x,))
+        y.sum().backward()
+        assert x.grad.tolist() == [3.0, 3.0]
+        assert m.cond(0, lambda m=m: m.ones(1), lambda m=m: m.zeros(1)).tolist() == [0.0]
+    for m in (retrograd, torch):
+        with pytest.raises(RuntimeError, match="single-element tensor"):
+            m.cond(m.tensor([True, False]), lambda: 1, lambda: 2)
+
+
+def test_while_loop_as_torch(torch):
+    got = []
+    for m in (retrograd, torch):
+        x = m.ones(2, requires_grad=True)
+        i, y = m.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * 2), (m.tensor(0), x))
+        y.sum().backward()
+        got.append((int(i), y.tolist(), x.grad.tolist()))
+        assert m.while_loop(lambda i: i < 3, lambda i: i + 1, (m.tensor(0),)).tolist() == 3
+    assert got[0] == got[1]

@@ -1,6 +1,8 @@
 """Runtime settings with PyTorch's names: intra- and inter-op thread counts and
 deterministic-algorithm mode (``torch.set_num_threads``, ``torch.use_deterministic_algorithms``
-and their getters).
+and their getters), warn-always, float32 matmul precision, flush-denormal, the default device;
+the queries ``typename`` and ``is_storage``; and ``cond`` / ``while_loop`` as PyTorch runs
+them eagerly (plain Python control flow: gradients flow through the branch or iterations run).
 
 Honest about what they change.  retrograd computes with NumPy in the calling thread, so
 
@@ -18,6 +20,9 @@ Honest about what they change.  retrograd computes with NumPy in the calling thr
 from __future__ import annotations
 
 import os
+import warnings
+
+from ..backend import device
 
 _threads = [os.cpu_count() or 1]
 _interop = [os.cpu_count() or 1, False]  # value, set once already
@@ -121,3 +126,106 @@ def get_deterministic_debug_mode() -> int:
     if not _deterministic[0]:
         return 0
     return 1 if _deterministic[1] else 2
+
+
+# ----------------------------------------------------------------- more settings and queries
+
+_warn_always = [False]
+_matmul_precision = ["highest"]
+
+
+def set_warn_always(b) -> None:
+    """Record whether warnings PyTorch gives once should be given every time (retrograd's
+    warnings go through Python's ``warnings`` filters, which decide that)."""
+    _warn_always[0] = bool(b)
+
+
+def is_warn_always_enabled() -> bool:
+    """What :func:`set_warn_always` set (False by default)."""
+    return _warn_always[0]
+
+
+def set_float32_matmul_precision(precision) -> None:
+    """Record ``"highest"``, ``"high"`` or ``"medium"``.  NumPy's float32 products always
+    run in full float32 (``"highest"``), whatever is recorded; anything else warns and
+    changes nothing, as PyTorch's."""
+    if precision not in ("highest", "high", "medium"):
+        warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
+                      "setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=2)
+        return
+    _matmul_precision[0] = precision
+
+
+def get_float32_matmul_precision() -> str:
+    """What :func:`set_float32_matmul_precision` recorded (``"highest"`` by default)."""
+    return _matmul_precision[0]
+
+
+def set_flush_denormal(mode) -> bool:
+    """PyTorch turns the CPU's flush-to-zero of denormal floats on or off and returns True
+    where it can; NumPy exposes no such switch, so this returns False: not supported."""
+    return False
+
+
+def get_default_device():
+    """The device factory functions use: the CPU (retrograd has no ``set_default_device``)."""
+    return device("cpu")
+
+
+def is_storage(obj) -> bool:
+    """False: retrograd has no storage objects (a tensor's data is a NumPy array)."""
+    return False
+
+
+def typename(obj) -> str:
+    """The name of ``obj``'s type as PyTorch spells it: ``tensor.type()`` for a tensor
+    (``"retrograd.FloatTensor"``), else ``module.qualname``.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.typename(T.zeros(2)), T.typename(3)
+    ('retrograd.FloatTensor', 'int')
+    """
+    if hasattr(obj, "_data") and hasattr(obj, "type"):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module = obj.__class__.__module__ or ""
+        qualname = obj.__class__.__qualname__
+    if module in ("", "builtins"):
+        return qualname
+    return f"{module}.{qualname}"
+
+
+# ----------------------------------------------------------------- control flow (eager)
+
+
+def cond(pred, true_fn, false_fn, operands=()):
+    """``true_fn(*operands)`` if ``pred`` else ``false_fn(*operands)``, as ``torch.cond``
+    runs eagerly; ``pred`` a bool, a number or a one-element tensor.  Gradients flow
+    through the branch taken."""
+    if hasattr(pred, "_data"):
+        if pred._data.size != 1:
+            raise RuntimeError(f"Expected pred to be bool or single-element tensor, but got "
+                               f"{pred}.")
+        pred = bool(pred._data.reshape(()))
+    return true_fn(*operands) if pred else false_fn(*operands)
+
+
+def while_loop(cond_fn, body_fn, carried_inputs):
+    """Run ``carried = body_fn(*carried)`` while ``cond_fn(*carried)``, as
+    ``torch.while_loop`` runs eagerly; returns the last body's result (``carried_inputs``
+    when the body never runs).  Gradients flow through every iteration."""
+    if not isinstance(carried_inputs, (tuple, list)):
+        raise RuntimeError(f"while_loop: carried_inputs must be a tuple or list of tensors, "
+                           f"got {type(carried_inputs).__name__}")
+    result = carried = tuple(carried_inputs)
+    while bool(cond_fn(*carried)):
+        result = body_fn(*carried)
+        carried = tuple(result) if isinstance(result, (tuple, list)) else (result,)
+    return result
