@@ -58,3 +58,7 @@ from .ops.runtime import (  # noqa: E402  (more settings and queries; cond/while
     cond, get_default_device, get_float32_matmul_precision, is_storage, is_warn_always_enabled,
     set_float32_matmul_precision, set_flush_denormal, set_warn_always, typename, while_loop,
 )
+from .ops.runtime import (  # noqa: E402  (sym_* on plain numbers; get_device, init_num_threads)
+    get_device, init_num_threads, sym_float, sym_int, sym_ite, sym_max, sym_min, sym_not,
+    sym_sqrt, sym_sum,
+)

@@ -133,3 +133,12 @@ def test_while_loop_as_torch(torch):
         got.append((int(i), y.tolist(), x.grad.tolist()))
         assert m.while_loop(lambda i: i < 3, lambda i: i + 1, (m.tensor(0),)).tolist() == 3
     assert got[0] == got[1]
+
+
+def test_sym_helpers_and_get_device_as_torch(torch):
+    for m in (retrograd, torch):
+        got = (m.sym_max(2, 1.0), m.sym_min(2, 1.0), m.sym_max(2, 3), m.sym_int(-2.7),
+               m.sym_float(3), m.sym_sqrt(4), m.sym_sum([1, 2, 3]), m.sym_ite(False, 1, 2),
+               m.sym_not(True), m.get_device(m.zeros(1)), m.init_num_threads())
+        assert got == (2.0, 1.0, 3, -2, 3.0, 2.0, 6, 2, False, -1, None)
+        assert [type(v) for v in got[:3]] == [float, float, int]

@@ -19,6 +19,7 @@ Honest about what they change.  retrograd computes with NumPy in the calling thr
 
 from __future__ import annotations
 
+import math
 import os
 import warnings
 
@@ -229,3 +230,60 @@ def while_loop(cond_fn, body_fn, carried_inputs):
         result = body_fn(*carried)
         carried = tuple(result) if isinstance(result, (tuple, list)) else (result,)
     return result
+
+
+# ----------------------------------------------------------------- sym_* on plain values
+# (PyTorch's SymInt-aware helpers; retrograd has no symbolic shapes, so they are the Python
+# operations on numbers, with PyTorch's float promotion in sym_max / sym_min)
+
+
+def sym_not(a):
+    """``not a``."""
+    return not a
+
+
+def sym_float(a):
+    """``float(a)``."""
+    return float(a)
+
+
+def sym_int(a):
+    """``int(a)``: a float truncated toward zero."""
+    return int(a)
+
+
+def sym_max(a, b):
+    """``max(a, b)``, a float when either is."""
+    m = max(a, b)
+    return float(m) if isinstance(a, float) or isinstance(b, float) else m
+
+
+def sym_min(a, b):
+    """``min(a, b)``, a float when either is."""
+    m = min(a, b)
+    return float(m) if isinstance(a, float) or isinstance(b, float) else m
+
+
+def sym_sqrt(a):
+    """``math.sqrt(a)``."""
+    return math.sqrt(a)
+
+
+def sym_sum(args):
+    """``sum(args)``."""
+    return sum(args)
+
+
+def sym_ite(b, t, f):
+    """``t if b else f``."""
+    return t if b else f
+
+
+def get_device(input) -> int:  # noqa: A002
+    """-1 for a CPU tensor, the device index for a CUDA one (``Tensor.get_device``)."""
+    d = input.device
+    return -1 if d.type == "cpu" else (d.index or 0)
+
+
+def init_num_threads() -> None:
+    """PyTorch initialises its thread pool in the calling thread; retrograd has none."""
