@@ -248,6 +248,6 @@ from . import counting, factories, logical, strided, tensor_extras, aliases  # n
 from . import leftovers, view_copies  # noqa: F401, E402 - issue 6 leftovers (ger, asarray, *_copy...)
 from . import (  # noqa: F401, E402 - issue 6 leftovers (ops6c: embedding_bag, rnn, stft, dlpack...)
     aten_forms, embedding_aten, interop, lobpcg, lowrank, recurrent, slice_inverse, spectral,
-    split_copies,
+    native_norms, split_copies,
 )
 from . import _jvp  # noqa: F401, E402 - forward-mode AD: tangent propagation (issue 10)
