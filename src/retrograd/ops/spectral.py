@@ -33,8 +33,24 @@ from .padding import pad as _pad
 from .shape import reshape, squeeze, transpose, unsqueeze
 
 
+_COMPLEX = {"float32": "complex64", "float64": "complex128"}
+
+
 def _stack_complex(xp, z, dtype):
-    return xp.stack([z.real, z.imag], axis=-1).astype(dtype, copy=False)
+    """A complex array as real pairs (..., 2) of ``dtype``: a free view of its memory."""
+    c = _COMPLEX.get(str(dtype))
+    if c is None:  # (float16: no complex counterpart)
+        return xp.stack([z.real, z.imag], axis=-1).astype(dtype, copy=False)
+    z = xp.ascontiguousarray(z.astype(c, copy=False))
+    return z.view(dtype).reshape(z.shape + (2,))
+
+
+def _as_complex(xp, g):
+    """Real pairs (..., 2) as a complex array (a view when the pairs are contiguous)."""
+    c = _COMPLEX.get(str(g.dtype))
+    if c is None:
+        return g[..., 0] + 1j * g[..., 1]
+    return xp.ascontiguousarray(g).view(c)[..., 0]
 
 
 def _r2c_fwd(x, n, onesided):
@@ -45,7 +61,7 @@ def _r2c_fwd(x, n, onesided):
 
 def _r2c_adjoint_fwd(g, n, onesided):
     xp = namespace(g)
-    z = g[..., 0] + 1j * g[..., 1]
+    z = _as_complex(xp, g)
     return (xp.fft.ifft(z, n, axis=-1).real * n).astype(g.dtype, copy=False)
 
 
@@ -60,7 +76,7 @@ def _bin_weights(xp, n, bins, dtype):
 
 def _c2r_fwd(z, n, onesided):
     xp = namespace(z)
-    c = z[..., 0] + 1j * z[..., 1]
+    c = _as_complex(xp, z)
     y = xp.fft.irfft(c, n, axis=-1) if onesided else xp.fft.ifft(c, n, axis=-1).real
     return y.astype(z.dtype, copy=False)
 
@@ -106,7 +122,8 @@ def _window(window, win, n_fft, like, what):
     if window is None:
         window = make_tensor(namespace(like._data).ones(win, dtype=like._data.dtype))
     elif window.ndim != 1 or window.shape[0] != win:
-        raise RuntimeError(f"{what} : expected a 1D window tensor of size equal to "
+        raise RuntimeError(f"{what() if callable(what) else what} : expected a 1D window "
+                           f"tensor of size equal to "
                            f"win_length={win}, but got window with size {list(window.shape)}")
     if win < n_fft:
         left = (n_fft - win) // 2
@@ -169,14 +186,17 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         x = reshape(_pad(reshape(x, *shape), (p, p), pad_mode), *x.shape[:-1], -1)
     hop = n_fft // 4 if hop_length is None else hop_length
     win = n_fft if win_length is None else win_length
-    what = _describe("stft", x, n_fft, hop, win, window, normalized, onesided, return_complex)
+    def what():  # (built only for an error message)
+        return _describe("stft", x, n_fft, hop, win, window, normalized, onesided,
+                         return_complex)
+
     length = x.shape[-1]
     if not 0 < n_fft <= length:
-        raise RuntimeError(f"{what} : expected 0 < n_fft < {length}, but got n_fft={n_fft}")
+        raise RuntimeError(f"{what()} : expected 0 < n_fft < {length}, but got n_fft={n_fft}")
     if hop <= 0:
-        raise RuntimeError(f"{what} : expected hop_length > 0, but got hop_length={hop}")
+        raise RuntimeError(f"{what()} : expected hop_length > 0, but got hop_length={hop}")
     if not 0 < win <= n_fft:
-        raise RuntimeError(f"{what} : expected 0 < win_length <= n_fft, but got "
+        raise RuntimeError(f"{what()} : expected 0 < win_length <= n_fft, but got "
                            f"win_length={win}")
     w = _window(window, win, n_fft, x, what)
     if not center and align_to_window and win < n_fft:
