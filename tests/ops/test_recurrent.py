@@ -55,16 +55,16 @@ def _seq_shapes(gates, bias, layers=1, directions=1):
 for _name, _gates in (("rnn_tanh", 1), ("rnn_relu", 1), ("gru", 3)):
     case(_name, lambda m, x, h, *w, name: getattr(m, name)(
         x, h, w, True, 1, 0.0, False, False, False),
-        ((3, B, IN), (1, B, H)) + _seq_shapes(_gates, True), params={"name": _name})
+        ((2, 1, IN), (1, 1, H)) + _seq_shapes(_gates, True), params={"name": _name})
 case("rnn_tanh_two_layers_bidirectional_batch_first", lambda m, x, h, *w: m.rnn_tanh(
-    x, h, w, False, 2, 0.0, False, True, True), ((B, 2, IN), (4, B, H)) + _seq_shapes(
+    x, h, w, False, 2, 0.0, False, True, True), ((1, 2, IN), (4, 1, H)) + _seq_shapes(
     1, False, 2, 2), xfail={"structure": "retrograd's matmul of a 3-D input by a matrix is one "
                           "node (UnsafeViewBackward0); PyTorch's folds it into view, mm and "
                           "_unsafe_view (ops/linalg.py, not this op)"})
 case("lstm", lambda m, x, h, c, *w: m.lstm(x, (h, c), w, True, 1, 0.0, False, False, False),
-     ((2, B, IN), (1, B, H), (1, B, H)) + _seq_shapes(4, True))
+     ((2, 1, IN), (1, 1, H), (1, 1, H)) + _seq_shapes(4, True))
 case("gru_bidirectional", lambda m, x, h, *w: m.gru(x, h, w, True, 1, 0.5, False, True, False),
-     ((2, B, IN), (2, B, H)) + _seq_shapes(3, True, 1, 2))
+     ((2, 1, IN), (2, 1, H)) + _seq_shapes(3, True, 1, 2))
 
 (test_gradcheck, test_gradgradcheck, test_values_vs_torch, test_grads_vs_torch,
  test_grad_fn_name_vs_torch, test_graph_structure_vs_torch) = case_checks(CASES)
