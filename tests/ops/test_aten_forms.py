@@ -30,6 +30,11 @@ CASES = [
     # the renorm is in place and unrecorded: a constant factor here, compared with torch's
     Case("embedding_renorm_", lambda m, x: x * m.embedding_renorm_(
         m.tensor(W, dtype=x.dtype), m.tensor([0, 2]), 1.5, 2.0), ((3, 2),)),
+    Case("conv_tbc", lambda m, x, w, b: m.conv_tbc(x, w, b, 1), ((5, 2, 3), (3, 3, 4), (4,)),
+         xfail={"grad_fn": "composed of conv1d and permutes; PyTorch's is one ConvTbcBackward0",
+                "structure": "composed of conv1d and permutes"}),
+    Case("empty_permuted", lambda m, x: x + m.empty_permuted((2, 3), (1, 0), dtype=x.dtype)
+         .zero_(), ((2, 3),)),
     Case("is_inference", lambda m, x: x + float(m.is_inference(x)), ((3,),)),
     Case("frombuffer", lambda m, x: x * m.frombuffer(
         bytearray(np.arange(4.0).astype(np.float64).tobytes()), dtype=m.float64).to(x.dtype),
@@ -45,6 +50,12 @@ def test_unknown_sampler_mode_is_refused():
     with pytest.raises(RuntimeError, match="interpolation_mode must be"):
         retrograd.grid_sampler(retrograd.zeros(1, 1, 2, 2), retrograd.zeros(1, 1, 1, 2), 5, 0,
                                False)
+
+
+def test_empty_permuted_strides_as_torch(torch):
+    for size, order in (((2, 3, 4), (0, 2, 1)), ((2, 3, 4, 5), (0, 2, 3, 1)), ((3,), (0,))):
+        assert retrograd.empty_permuted(size, order).stride() == torch.empty_permuted(
+            size, order).stride()
 
 
 def test_is_inference_as_torch(torch):
@@ -65,6 +76,9 @@ def test_frombuffer_shares_memory_count_offset(torch):
 
 
 BAD = [
+    ("conv_tbc channels", lambda m: m.conv_tbc(m.zeros(5, 2, 3), m.zeros(3, 2, 4), m.zeros(4)),
+     "input channels"),
+    ("empty_permuted duplicate", lambda m: m.empty_permuted((2, 3), (0, 0)), "Duplicate dim"),
     ("frombuffer odd length", lambda m: m.frombuffer(bytearray(b"abc"), dtype=m.int16),
      "multiple of element size"),
     ("frombuffer count", lambda m: m.frombuffer(bytearray(b"abcd"), dtype=m.uint8, count=9),

@@ -2,7 +2,7 @@
 ``grid_sampler`` / ``grid_sampler_2d`` / ``grid_sampler_3d`` (``nn.functional.grid_sample``
 with PyTorch's integer modes), ``affine_grid_generator`` (``nn.functional.affine_grid``),
 ``embedding_renorm_`` (the in-place renorm behind ``embedding(max_norm=...)``),
-``is_inference`` and ``frombuffer``.
+``is_inference``, ``frombuffer``, ``conv_tbc`` and ``empty_permuted``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,9 @@ import numpy as np
 from .. import dtypes
 from ..tensor import Tensor, make_tensor
 from . import embedding as _emb
+from .conv import conv1d
 from .grid_sample import affine_grid, grid_sample
+from .shape import permute
 
 _INTERPOLATION = {0: "bilinear", 1: "nearest", 2: "bicubic"}
 _PADDING = {0: "zeros", 1: "border", 2: "reflection"}
@@ -115,6 +117,63 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     return t
 
 
+# ----------------------------------------------------------------- conv_tbc, empty_permuted
+
+
+def conv_tbc(input, weight, bias, pad=0):  # noqa: A002
+    """A 1-D convolution in time-batch-channel layout: ``input`` (T, B, C_in), ``weight``
+    (K, C_in, C_out), ``bias`` (C_out,), ``pad`` zeros at both ends of time; returns
+    (T + 2 pad - K + 1, B, C_out).  Composed of ``conv1d`` and permutes (PyTorch's node is
+    one ConvTbcBackward0)."""
+    if input.ndim != 3:
+        raise RuntimeError(f"Input must have 3 dims: time, batch, in_channel (conv_tbc got "
+                           f"shape {list(input.shape)})")
+    if weight.ndim != 3:
+        raise RuntimeError(f"Weight tensor must have 3 dims: kernel_width, in_channels, "
+                           f"out_channels. (conv_tbc got shape {list(weight.shape)})")
+    if bias.ndim != 1:
+        raise RuntimeError(f"Bias must have 1 dim: out_channels (conv_tbc got shape "
+                           f"{list(bias.shape)})")
+    if input.shape[2] != weight.shape[1]:
+        raise RuntimeError(f"Input dim 2 (input channels) is not == dim 1 in the weight tensor "
+                           f"(conv_tbc: {input.shape[2]} vs {weight.shape[1]})")
+    if weight.shape[2] != bias.shape[0]:
+        raise RuntimeError(f"Bias size must equal dim 2 in the weight tensor (output channels)"
+                           f" (conv_tbc: {bias.shape[0]} vs {weight.shape[2]})")
+    out = conv1d(permute(input, (1, 2, 0)), permute(weight, (2, 1, 0)), bias, padding=pad)
+    return permute(out, (2, 0, 1))
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
+                   pin_memory=False, requires_grad=False):
+    """An uninitialised tensor of logical shape ``size`` whose memory is laid out in the
+    order ``physical_layout`` (a permutation of the dims, outermost first), as PyTorch's.
+
+    Examples
+    --------
+    >>> import retrograd as T
+    >>> T.empty_permuted((2, 3, 4), (0, 2, 1)).stride()
+    (12, 1, 3)
+    """
+    size, order = tuple(int(s) for s in size), tuple(int(d) for d in physical_layout)
+    if len(order) != len(size):
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the "
+                           f"physical_layout (empty_permuted: {len(size)} vs {len(order)})")
+    if sorted(order) != list(range(len(size))):
+        raise RuntimeError(f"Duplicate dim not allowed (empty_permuted's physical_layout must "
+                           f"be a permutation of 0..{len(size) - 1}, got {list(order)})")
+    if any(s < 0 for s in size):
+        raise RuntimeError(f"Trying to create tensor with negative dimension: {list(size)}")
+    d = dtypes.get_default_dtype() if dtype is None else dtypes.to_dtype(dtype)
+    physical = np.empty(tuple(size[i] for i in order), dtype=d.numpy)
+    t = make_tensor(physical.transpose(tuple(order.index(i) for i in range(len(size)))))
+    if device is not None and str(device) != "cpu":
+        raise RuntimeError("empty_permuted(device=...): only 'cpu' here; move it with .to()")
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
 # ----------------------------------------------------------------- public names (registry.py)
 from .registry import register  # noqa: E402
 
@@ -123,3 +182,5 @@ for _fn in (grid_sampler, grid_sampler_2d, grid_sampler_3d, affine_grid_generato
 register(embedding_renorm_, method=False, differentiable=False)
 register(is_inference, method=False, differentiable=False)
 register(frombuffer, method=False, differentiable=False)
+register(conv_tbc, method=False)
+register(empty_permuted, method=False, differentiable=False)
