@@ -62,3 +62,6 @@ from .ops.runtime import (  # noqa: E402  (sym_* on plain numbers; get_device, i
     get_device, init_num_threads, sym_float, sym_int, sym_ite, sym_max, sym_min, sym_not,
     sym_sqrt, sym_sum,
 )
+from .ops.runtime import (  # noqa: E402  (anomaly switch; backend queries answering False)
+    cudnn_is_acceptable, is_distributed, is_vulkan_available, set_anomaly_enabled,
+)

@@ -142,3 +142,13 @@ def test_sym_helpers_and_get_device_as_torch(torch):
                m.sym_not(True), m.get_device(m.zeros(1)), m.init_num_threads())
         assert got == (2.0, 1.0, 3, -2, 3.0, 2.0, 6, 2, False, -1, None)
         assert [type(v) for v in got[:3]] == [float, float, int]
+
+
+def test_anomaly_switch_and_backend_queries_as_torch(torch):
+    for m in (retrograd, torch):
+        m.set_anomaly_enabled(True, False)
+        assert m.is_anomaly_enabled() and not m.is_anomaly_check_nan_enabled()
+        m.set_anomaly_enabled(False)
+        assert not m.is_anomaly_enabled()
+        assert not m.is_distributed(m.zeros(1)) and not m.is_vulkan_available()
+        assert not m.cudnn_is_acceptable(m.zeros(1))

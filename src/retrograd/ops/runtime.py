@@ -23,6 +23,7 @@ import math
 import os
 import warnings
 
+from ..autograd.grad_mode import anomaly
 from ..backend import device
 
 _threads = [os.cpu_count() or 1]
@@ -287,3 +288,24 @@ def get_device(input) -> int:  # noqa: A002
 
 def init_num_threads() -> None:
     """PyTorch initialises its thread pool in the calling thread; retrograd has none."""
+
+
+def set_anomaly_enabled(enabled, check_nan=True) -> None:
+    """Turn autograd's anomaly mode on or off (``torch.set_anomaly_enabled``; the same
+    switch as ``autograd.set_detect_anomaly``)."""
+    anomaly.enabled, anomaly.check_nan = bool(enabled), bool(check_nan)
+
+
+def is_distributed(input) -> bool:  # noqa: A002
+    """False: retrograd tensors are never distributed tensors."""
+    return False
+
+
+def is_vulkan_available() -> bool:
+    """False: retrograd has no Vulkan backend."""
+    return False
+
+
+def cudnn_is_acceptable(input) -> bool:  # noqa: A002
+    """False: retrograd does not use cuDNN."""
+    return False
