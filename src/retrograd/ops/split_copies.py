@@ -6,6 +6,7 @@ the view's: the pieces' gradients concatenated (stacked for unbind), with retrog
 
 from __future__ import annotations
 
+from ..autograd.forward_state import fw
 from ..autograd.grad_mode import state
 from ..tensor import make_tensor
 from ._apply import NOTHING, multi_output_class, record_multi
@@ -28,8 +29,11 @@ _UnbindCopy = multi_output_class("UnbindBackward0_copy", _stack_vjp, NOTHING)
 
 def _copies(input, pieces, node_cls, dim):  # noqa: A002
     outs = [make_tensor(p._data.copy()) for p in pieces]
+    params = (_norm_dim(dim, input.ndim),)
     if input.requires_grad and state.enabled:
-        record_multi(node_cls, input, outs, (_norm_dim(dim, input.ndim),))
+        record_multi(node_cls, input, outs, params)
+    if fw.active:  # forward AD: the tangents (ops/_jvp.py), as split's
+        fw.propagate_multi(node_cls, input, outs, params)
     return tuple(outs)
 
 
