@@ -27,8 +27,6 @@ import warnings
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import NOTHING, defop
-from .arrange import unfold as _frames
-from .conv import fold
 from .padding import pad as _pad
 from .shape import reshape, squeeze, transpose, unsqueeze
 
@@ -100,6 +98,45 @@ _c2r = defop("fft_c2r", _c2r_fwd, lambda node, g, saved: (_c2r_adjoint(g, *node.
 _c2r_adjoint = defop("fft_c2r_backward", _c2r_adjoint_fwd,
                      lambda node, g, saved: (_c2r(g, *node.params),),
                      "FftC2RBackwardBackward0", 1, NOTHING)
+
+
+def _overlap_add_fwd(f, hop, total, n):
+    """Frames (B, T, n) added at multiples of ``hop``: (B, total).  One vectorised add per
+    ``hop``-wide column block of the frames (n / hop of them), not one per frame."""
+    xp = namespace(f)
+    b, t, _ = f.shape
+    blocks = -(-n // hop)
+    out = xp.zeros((b, (blocks + t) * hop), dtype=f.dtype)
+    for j in range(blocks):
+        width = min(hop, n - j * hop)
+        buf = xp.zeros((b, t, hop), dtype=f.dtype)
+        buf[:, :, :width] = f[:, :, j * hop:j * hop + width]
+        out[:, j * hop:j * hop + t * hop] += buf.reshape(b, t * hop)
+    return out[:, :total]
+
+
+def _frames_fwd(x, n, hop, total, _n):
+    """The frames of ``x`` (B, L): (B, 1 + (L - n) // hop, n), copied (``total``: L, and
+    ``n`` again: the parameters of the transpose, ``_overlap_add``)."""
+    xp = namespace(x)
+    return xp.ascontiguousarray(xp.lib.stride_tricks.sliding_window_view(
+        x, n, axis=-1)[:, ::hop])
+
+
+# framing and overlap-adding are each other's transposes: each one's derivative is the other
+# (PyTorch's stft frames with as_strided; its istft overlap-adds with unfold_backward)
+_frames_op = defop("stft_frames", _frames_fwd,
+                   lambda node, g, saved: (_overlap_add(g, node.params[1], *node.params[2:]),),
+                   "AsStridedBackward0", 1, NOTHING)
+_overlap_add = defop("overlap_add", _overlap_add_fwd,
+                     lambda node, g, saved: (_frames_op(g, node.params[2], node.params[0],
+                                                        node.params[1], node.params[2]),),
+                     "UnfoldBackwardBackward0", 1, NOTHING)
+
+
+def _frame(x, n, hop):
+    """``x`` (B, L) cut into frames of ``n`` every ``hop``: (B, T, n)."""
+    return _frames_op(x, n, hop, x.shape[-1], n)
 
 
 # ----------------------------------------------------------------- shared checks
@@ -205,7 +242,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     batched = x.ndim == 2
     if not batched:
         x = unsqueeze(x, 0)
-    frames = _frames(x, -1, n_fft, hop) * w  # (B, T, n_fft)
+    frames = _frame(x, n_fft, hop) * w  # (B, T, n_fft)
     out = _r2c(frames, n_fft, True if onesided is None else bool(onesided))
     if normalized:
         out = out * n_fft ** -0.5
@@ -275,8 +312,7 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     total = n_fft + hop * (n_frames - 1)
 
     def overlap_add(f):  # (B, T, n_fft) -> (B, total)
-        cols = transpose(f, 1, 2)
-        return reshape(fold(cols, (1, total), (1, n_fft), stride=(1, hop)), f.shape[0], total)
+        return _overlap_add(f, hop, total, n_fft)
 
     y = overlap_add(frames)
     envelope = overlap_add(reshape(w * w, 1, 1, n_fft).expand(1, n_frames, n_fft))
