@@ -1653,3 +1653,29 @@ CASES.extend(VIEW_COPY_CASES)  # (the coverage test above reads CASES when it ru
                          ids=[c[0] for c in VIEW_COPY_CASES])
 def test_view_copy_arguments_match_torch(fn, words):
     check(fn, words)
+
+
+# ---- issue 6 leftovers: lobpcg's n, slice_inverse's dim, affine_grid_generator's size,
+# split_copy / unbind_copy dims, empty_permuted's size;
+# embedding_bag, stft and the RNN functions have their error tables beside their op tests
+LOBPCG_CASES = [
+    ("lobpcg n too big", lambda m: m.lobpcg(m.eye(6, dtype=m.float64), n=3), ["3 x the number"]),
+    ("lobpcg k too big", lambda m: m.lobpcg(m.eye(5, dtype=m.float64), k=2), ["3 x the number"]),
+    ("affine_grid_generator size", lambda m: m.affine_grid_generator(
+        m.zeros(1, 2, 3), [1, 2, 4], False), ["4d (spatial) or 5d"]),
+    ("split_copy dim", lambda m: m.split_copy(m.zeros(2, 3), 1, 2), ["dim"]),
+    ("split_with_sizes_copy sum", lambda m: m.split_with_sizes_copy(m.zeros(5), [1, 2]),
+     ["sum exactly"]),
+    ("unbind_copy dim", lambda m: m.unbind_copy(m.zeros(2, 3), -3), ["dim"]),
+    ("empty_permuted duplicate", lambda m: m.empty_permuted((2, 3), (1, 1)), ["duplicate dim"]),
+    ("empty_permuted negative", lambda m: m.empty_permuted((2, -3), (1, 0)), ["negative"]),
+    ("slice_inverse storage", lambda m: m.slice_inverse(m.zeros(2, 4), m.zeros(6, 4), 0, 1, 5,
+                                                        2), ["out of bounds"]),
+]
+CASES.extend(LOBPCG_CASES)  # (the coverage test above reads CASES when it runs)
+
+
+@pytest.mark.parametrize("fn,words", [c[1:] for c in LOBPCG_CASES],
+                         ids=[c[0] for c in LOBPCG_CASES])
+def test_lobpcg_arguments_match_torch(fn, words):
+    check(fn, words)

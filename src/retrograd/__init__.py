@@ -49,3 +49,19 @@ from .serialization import load, save  # noqa: E402
 from .compiler import compile  # noqa: E402, A004  (retrograd.compile, as torch.compile)
 
 __version__ = "0.1.0"
+from .ops.runtime import (  # noqa: E402  (thread counts and deterministic mode, as torch)
+    are_deterministic_algorithms_enabled, get_deterministic_debug_mode, get_num_interop_threads,
+    get_num_threads, is_deterministic_algorithms_warn_only_enabled, set_deterministic_debug_mode,
+    set_num_interop_threads, set_num_threads, use_deterministic_algorithms,
+)
+from .ops.runtime import (  # noqa: E402  (more settings and queries; cond/while_loop, eager)
+    cond, get_default_device, get_float32_matmul_precision, is_storage, is_warn_always_enabled,
+    set_float32_matmul_precision, set_flush_denormal, set_warn_always, typename, while_loop,
+)
+from .ops.runtime import (  # noqa: E402  (sym_* on plain numbers; get_device, init_num_threads)
+    get_device, init_num_threads, sym_float, sym_int, sym_ite, sym_max, sym_min, sym_not,
+    sym_sqrt, sym_sum,
+)
+from .ops.runtime import (  # noqa: E402  (anomaly switch; backend queries answering False)
+    cudnn_is_acceptable, is_distributed, is_vulkan_available, set_anomaly_enabled,
+)

@@ -246,5 +246,9 @@ from . import linalg_decomp, linalg_decomp_lstsq  # noqa: F401, E402 - issue 11 
 from . import linalg_ldl, linalg_lu, linalg_matfn  # noqa: F401, E402 - issue 11: LU, LDL, matrix functions
 from . import counting, factories, logical, strided, tensor_extras, aliases  # noqa: F401, E402 - issue 6 (aliases last)
 from . import leftovers, view_copies  # noqa: F401, E402 - issue 6 leftovers (ger, asarray, *_copy...)
+from . import (  # noqa: F401, E402 - issue 6 leftovers (ops6c: embedding_bag, rnn, stft, dlpack...)
+    aten_forms, embedding_aten, interop, lobpcg, lowrank, recurrent, slice_inverse, spectral,
+    native_norms, split_copies,
+)
 from . import _jvp  # noqa: F401, E402 - forward-mode AD: tangent propagation (issue 10)
 from . import linalg_jvp  # noqa: F401, E402 - forward AD of qr, eigh, svd, lu (issue 10)

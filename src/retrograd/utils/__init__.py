@@ -2,3 +2,4 @@
 
 from . import data
 from . import checkpoint  # noqa: F401
+from . import dlpack  # noqa: F401, E402
