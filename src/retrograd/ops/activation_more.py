@@ -402,7 +402,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
     from .nn import _dim_for, softmax
 
     dim = _dim_for(input, dim, "softmin")
-    return softmax(-input, dim, dtype)
+    return softmax(-input, dim, dtype=dtype)
 
 
 # ----------------------------------------------------------------- threshold, shrinks

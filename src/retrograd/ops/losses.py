@@ -678,8 +678,9 @@ def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None,  # n
     """
     logits = linear(input, linear_weight, linear_bias)
     logits = logits.view(*logits.shape)  # PyTorch's view of the logits to their own shape
-    return cross_entropy(logits, target, weight, -100 if ignore_index is None else ignore_index,
-                         reduction, label_smoothing)
+    return cross_entropy(logits, target, weight,
+                         ignore_index=-100 if ignore_index is None else ignore_index,
+                         reduction=reduction, label_smoothing=label_smoothing)
 
 
 # ----------------------------------------------------------------- torch.* spellings

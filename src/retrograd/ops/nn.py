@@ -7,6 +7,7 @@ log_softmax followed by nll_loss, as PyTorch records it.
 from __future__ import annotations
 
 from ..backend import as_array, namespace
+from ..dtypes import dtype as dtype_class
 from ..tensor import make_tensor as _make_tensor
 from .stats import quiet
 from ._errors import float_only
@@ -72,8 +73,11 @@ def _dim_for(x, dim, name):
     return _norm_dim(dim, x.ndim)
 
 
-def softmax(x, dim=None, dtype=None):
+def softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002 - PyTorch's names
     """``exp(x) / exp(x).sum(dim)``, computed stably.
+
+    The signature is ``torch.nn.functional.softmax``'s: ``_stacklevel`` is accepted and unused,
+    so ``F.softmax(input=x, dim=1)`` and a positional ``dtype`` after it work as in PyTorch.
 
     Examples
     --------
@@ -81,6 +85,9 @@ def softmax(x, dim=None, dtype=None):
     >>> T.softmax(T.tensor([0.0, 0.0, 0.0, 0.0]), dim=0)
     tensor([0.2500, 0.2500, 0.2500, 0.2500])
     """
+    x = input
+    if isinstance(_stacklevel, dtype_class) and dtype is None:
+        dtype = _stacklevel  # torch.softmax(x, dim, dtype) / x.softmax(dim, dtype)
     if dtype is not None:
         x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
     dim = _dim_for(x, dim, "softmax")  # (the dim is checked first, as PyTorch)
@@ -88,8 +95,8 @@ def softmax(x, dim=None, dtype=None):
     return _softmax(x, dim)
 
 
-def log_softmax(x, dim=None, dtype=None):
-    """``log(softmax(x, dim))``, computed stably.
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002 - PyTorch's names
+    """``log(softmax(x, dim))``, computed stably (signature as :func:`softmax`'s).
 
     Examples
     --------
@@ -97,6 +104,9 @@ def log_softmax(x, dim=None, dtype=None):
     >>> T.log_softmax(T.tensor([1.0, 1.0]), dim=0)
     tensor([-0.6931, -0.6931])
     """
+    x = input
+    if isinstance(_stacklevel, dtype_class) and dtype is None:
+        dtype = _stacklevel
     if dtype is not None:
         x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
     dim = _dim_for(x, dim, "log_softmax")
@@ -183,7 +193,8 @@ def _check_reduction(reduction):
         raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
-def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):  # noqa: A002
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  # noqa: A002
+             reduce=None, reduction="mean"):
     """Negative log-likelihood of class-index ``target`` under log-probabilities ``input``.
 
     ``input`` is ``(N, C)``, ``(C,)`` (one sample) or ``(N, C, d1, ...)``; ``target`` holds
@@ -200,6 +211,8 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):  
     """
     logp = input
     t = target._data if hasattr(target, "_data") else target
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     nd = logp.ndim
     want_t = (nd - 1,) if nd != 1 else (0,)
@@ -263,8 +276,8 @@ def _div_count_vjp(node, g, saved):
 _div_count = defop("div", lambda a, n: a / n, _div_count_vjp, "DivBackward1", 1, NOTHING)
 
 
-def cross_entropy(input, target, weight=None, ignore_index=-100,  # noqa: A002
-                  reduction="mean", label_smoothing=0.0):
+def cross_entropy(input, target, weight=None, size_average=None,  # noqa: A002
+                  ignore_index=-100, reduce=None, reduction="mean", label_smoothing=0.0):
     """``nll_loss(log_softmax(input, class_dim), target)``, or with class probabilities.
 
     ``target`` is class indices (see :func:`nll_loss`) or, with the shape of ``input``,
@@ -279,6 +292,8 @@ def cross_entropy(input, target, weight=None, ignore_index=-100,  # noqa: A002
     >>> round(loss.item(), 4)
     0.1269
     """
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     class_dim = 1 if input.ndim >= 2 else 0
     logp = log_softmax(input, class_dim)
@@ -311,14 +326,14 @@ def cross_entropy(input, target, weight=None, ignore_index=-100,  # noqa: A002
         if reduction == "sum":
             return loss
         return _div_count(loss, input.shape[0] if input.ndim >= 2 else 1)
-    return nll_loss(logp, target, weight, ignore_index, reduction)
+    return nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
 
 
 def _label_smoothed(logp, target, weight, ignore_index, reduction, eps, class_dim):
     """PyTorch's label smoothing for class indices: ``(1 - eps) * nll + eps / C * smooth``,
     where ``smooth`` is ``-sum(log_softmax)`` over the classes (weighted per class), 0 at
     ignored targets, and its mean divides by the targets' total weight (as nll_loss's)."""
-    nll = nll_loss(logp, target, weight, ignore_index, reduction)
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     n_classes = logp.shape[class_dim]
     t = target._data if hasattr(target, "_data") else as_array(target)
     ignored = t == ignore_index
@@ -412,8 +427,11 @@ def _as_data(v):
     return v._data if hasattr(v, "_data") else v
 
 
-def binary_cross_entropy(input, target, weight=None, reduction="mean"):  # noqa: A002
+def binary_cross_entropy(input, target, weight=None, size_average=None,  # noqa: A002
+                         reduce=None, reduction="mean"):
     """``-(t log x + (1 - t) log(1 - x))`` for probabilities ``x`` (logs clamped at -100)."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     float_only(input, "binary_cross_entropy", "binary_cross_entropy")
     if tuple(target.shape) != tuple(input.shape):
@@ -516,10 +534,29 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     return _bce_logits(input, target, w, reduction, pw.astype(input._data.dtype))
 
 
-def l1_loss(input, target, reduction="mean"):  # noqa: A002
-    """Mean (or summed) absolute error: ``|x - t|``."""
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean",  # noqa: A002
+            weight=None):
+    """Mean (or summed) absolute error: ``|x - t|``, optionally weighted per element."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
+    if weight is not None:
+        return _weighted_loss((input - target).abs(), input, weight, reduction)
     return _reduce_loss((input - target).abs(), reduction)
+
+
+def _weighted_loss(errors, input, weight, reduction):  # noqa: A002
+    """PyTorch's weighted l1/mse: ``errors * weight``, its sum, or that sum over
+    ``weight.sum()`` for the mean; ``weight`` must have the input's size."""
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError(f"Weights and input must have the same size. (weight "
+                         f"{list(weight.shape)}, input {list(input.shape)})")
+    weighted = errors * weight
+    if reduction == "none":
+        return weighted
+    if reduction == "sum":
+        return weighted.sum()
+    return weighted.sum() / weight.sum()
 
 
 def _mse_fwd(a, b, reduction):
@@ -547,8 +584,9 @@ def _mse_vjp(node, g, saved):
 _mse = defop("mse_loss", _mse_fwd, _mse_vjp, "MseLossBackward0", 2, INPUTS, "promote")
 
 
-def mse_loss(input, target, reduction="mean"):  # noqa: A002
-    """Mean (or summed) squared error.
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean",  # noqa: A002
+             weight=None):
+    """Mean (or summed) squared error, optionally weighted per element.
 
     Examples
     --------
@@ -565,8 +603,12 @@ def mse_loss(input, target, reduction="mean"):  # noqa: A002
             "Please ensure they have the same size.",
             UserWarning, stacklevel=2,
         )
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce, reduction)
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    if weight is not None:
+        return _weighted_loss((input - target) ** 2, input, weight, reduction)
     kinds = (input._data.dtype.kind, getattr(target, "_data", target).dtype.kind)
     if all(k in "biu" for k in kinds):
         from .pointwise import scalar_type_name
@@ -583,12 +625,12 @@ from .registry import register  # noqa: E402
 
 def _special_softmax(input, dim, *, dtype=None):  # noqa: A002 - PyTorch's names
     """``retrograd.special.softmax``: as ``softmax``, with ``dim`` required."""
-    return softmax(input, dim, dtype)
+    return softmax(input, dim, dtype=dtype)
 
 
 def _special_log_softmax(input, dim, *, dtype=None):  # noqa: A002 - PyTorch's names
     """``retrograd.special.log_softmax``: as ``log_softmax``, with ``dim`` required."""
-    return log_softmax(input, dim, dtype)
+    return log_softmax(input, dim, dtype=dtype)
 
 
 register(softmax, functional=("softmax",))
