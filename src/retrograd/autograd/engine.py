@@ -42,7 +42,7 @@ from .forward_state import fw
 from .grad_mode import anomaly, state
 from .graph import (
     AccumulateGrad, Node, PackedSaved, SavedOutput, forward_traces, freed_error, graph_tasks,
-    next_task_id, unpack_packed,
+    next_task_id, sole_grad, unpack_packed,
 )
 
 __all__ = ["run_backward", "call_node", "grad_lock"]
@@ -320,8 +320,14 @@ def _accumulate_into_grad(tensor, g, as_tensors):
     g = as_array(g)
     if current is None:
         # The array may be shared (the user's gradient argument, or one gradient sent to
-        # two inputs by an add): copy so that .grad never aliases anything else.
-        tensor._grad = make_tensor(g.copy())
+        # two inputs by an add): copy so that .grad never aliases anything else -- unless
+        # it is a derivative's fresh result that only the engine's frames hold (run_backward,
+        # _run_leaf, here), which becomes .grad as it is (a copy fewer a leaf a step).
+        if (type(g) is _ndarray and _getrefcount(g) <= _SOLE_LEAF_REFS and g.base is None
+                and g.flags.writeable):
+            tensor._grad = make_tensor(g)
+        else:
+            tensor._grad = make_tensor(g.copy())
     else:
         # In place, as PyTorch's AccumulateGrad in a first-order pass: ``g = x.grad`` taken
         # earlier sees the sum, even when that .grad requires grad (no graph is recorded).
@@ -443,7 +449,16 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
             saved = unpack_saved(node, as_tensors)
             if node.multi_output:
                 g = _materialize_multi(node, g, as_tensors)
-            grads = node.vjp(node, g, saved)
+            if (type(g) is _ndarray and g.size >= _INPLACE_MIN
+                    and _getrefcount(g) <= _SOLE_LOOP_REFS and g.base is None
+                    and g.flags.writeable):
+                sole_grad[0] = g  # ours alone: the derivative may write its result into it
+                try:
+                    grads = node.vjp(node, g, saved)
+                finally:
+                    sole_grad[0] = None
+            else:
+                grads = node.vjp(node, g, saved)
             if hooks is not None and hooks.post:
                 grads = _run_post_hooks(node, hooks, grads, g, as_tensors)
             if check_nan:
@@ -490,6 +505,9 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                 deps[child] = count
                 if count == 0:
                     heappush(ready, (-child.seq, _push_order(), child))
+            # drop this node's references, so that a gradient the next node receives is
+            # seen as held by ``g`` alone when nothing else holds it (sole_grad above)
+            grads = gi = gd = prev = None
     except Exception:
         if anomaly.enabled and node is not None:
             _report_forward_trace(node)
@@ -505,6 +523,12 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
 # Gradients at least this big (elements) are summed in place when one of them is ours
 # alone; below it a fresh array is as cheap (NumPy's own temporary elision uses 256 KiB).
 _INPLACE_MIN = 1 << 15
+# what getrefcount reports for a gradient held only by run_backward's local ``g`` (and
+# getrefcount's argument): then no other edge, saved value, capture or caller sees it
+_SOLE_LOOP_REFS = 2
+# ... and for a gradient reaching a leaf: run_backward's ``g``, _run_leaf's, then
+# _accumulate_into_grad's and getrefcount's (tests/test_inplace_accumulation.py checks it)
+_SOLE_LEAF_REFS = 4
 # what getrefcount reports for an array held only by run_backward's loop (the derivative's
 # result tuple, ``gi`` and ``gd``) and _sum_arrays itself (its argument, getrefcount's).
 # Any other holder (a saved value, the caller's tensor, a second slot of the tuple) makes
