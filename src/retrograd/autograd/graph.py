@@ -98,7 +98,9 @@ class NodeHooks:
 #: derivative may compute its result in that array's memory (``g *= out``) instead of a new
 #: one: on big tensors, fewer fresh buffers and page faults (bench/ (d)).  The engine sets it
 #: just before a first-order ``vjp`` call and clears it right after; a derivative called by
-#: anyone else (``grad_fn(g)``, a compiled replay) sees None and leaves ``g`` alone.
+#: anyone else (``grad_fn(g)``, a compiled replay) sees None and leaves ``g`` alone.  One
+#: slot for all threads: a derivative tests ``g is sole_grad[0]`` (identity), so another
+#: thread's marking never applies to its array; a race only skips the reuse.
 sole_grad = [None]
 
 
