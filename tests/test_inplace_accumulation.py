@@ -140,3 +140,22 @@ def test_a_leafs_first_grad_never_aliases_the_callers_gradient():
     x.grad = None
     z.backward(w)
     assert not np.shares_memory(x.grad.numpy(), w.numpy())
+
+
+def test_a_fresh_gradient_becomes_the_leafs_grad_without_a_copy(monkeypatch):
+    seen = []
+    real = sys.getrefcount
+
+    def spy(obj):
+        refs = real(obj) - 1  # (this function's own parameter)
+        if sys._getframe(1).f_code.co_name == "_run_leaf":
+            seen.append(refs <= engine._SOLE_LEAF_REFS)
+        return refs
+
+    monkeypatch.setattr(engine, "_getrefcount", spy)
+    x = R.tensor(np.ones((4, 4)), requires_grad=True)
+    (x * 2).sum().backward()
+    assert seen == [True]  # (the loop's and _run_leaf's references only)
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((4, 4), 2.0))
+    (x * 3).sum().backward()  # accumulated into the existing .grad, in place
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((4, 4), 5.0))

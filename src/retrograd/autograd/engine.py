@@ -297,8 +297,11 @@ def _run_tensor_hooks(hooks, g, as_tensors, what):
     return g
 
 
-def _accumulate_into_grad(tensor, g, as_tensors):
-    """Add ``g`` into ``tensor.grad`` as PyTorch's AccumulateGrad does (hold ``grad_lock``)."""
+def _accumulate_into_grad(tensor, g, as_tensors, sole=False):
+    """Add ``g`` into ``tensor.grad`` as PyTorch's AccumulateGrad does (hold ``grad_lock``).
+
+    ``sole``: the caller checked that ``g`` is a fresh array no one else holds (_run_leaf),
+    so a first ``.grad`` may be ``g`` itself rather than a copy."""
     make_tensor = above.make_tensor
 
     current = tensor._grad
@@ -321,13 +324,9 @@ def _accumulate_into_grad(tensor, g, as_tensors):
     if current is None:
         # The array may be shared (the user's gradient argument, or one gradient sent to
         # two inputs by an add): copy so that .grad never aliases anything else -- unless
-        # it is a derivative's fresh result that only the engine's frames hold (run_backward,
-        # _run_leaf, here), which becomes .grad as it is (a copy fewer a leaf a step).
-        if (type(g) is _ndarray and _getrefcount(g) <= _SOLE_LEAF_REFS and g.base is None
-                and g.flags.writeable):
-            tensor._grad = make_tensor(g)
-        else:
-            tensor._grad = make_tensor(g.copy())
+        # it is a derivative's fresh result that only the engine holds (``sole``), which
+        # becomes .grad as it is (a copy fewer a leaf a step).
+        tensor._grad = make_tensor(g if sole else g.copy())
     else:
         # In place, as PyTorch's AccumulateGrad in a first-order pass: ``g = x.grad`` taken
         # earlier sees the sum, even when that .grad requires grad (no graph is recorded).
@@ -526,9 +525,10 @@ _INPLACE_MIN = 1 << 15
 # what getrefcount reports for a gradient held only by run_backward's local ``g`` (and
 # getrefcount's argument): then no other edge, saved value, capture or caller sees it
 _SOLE_LOOP_REFS = 2
-# ... and for a gradient reaching a leaf: run_backward's ``g``, _run_leaf's, then
-# _accumulate_into_grad's and getrefcount's (tests/test_inplace_accumulation.py checks it)
-_SOLE_LEAF_REFS = 4
+# ... and for a gradient reaching a leaf, checked in _run_leaf: run_backward's ``g``,
+# _run_leaf's and getrefcount's (tests/test_inplace_accumulation.py checks it); other
+# callers of _accumulate_into_grad (backward(inputs=), a compiled replay) always copy
+_SOLE_LEAF_REFS = 3
 # what getrefcount reports for an array held only by run_backward's loop (the derivative's
 # result tuple, ``gi`` and ``gd``) and _sum_arrays itself (its argument, getrefcount's).
 # Any other holder (a saved value, the caller's tensor, a second slot of the tuple) makes
@@ -639,11 +639,14 @@ def _run_leaf(node, g, captures, captured, needed, accumulate, as_tensors, trace
     variable = node.variable
     if trace is not None:
         trace.accumulate(variable, g)
+    # a fresh array that only run_backward's ``g`` and ours hold may become .grad as it is
+    sole = (variable._grad is None and type(g) is _ndarray
+            and _getrefcount(g) <= _SOLE_LEAF_REFS and g.base is None and g.flags.writeable)
     # threads adding into one .grad must not lose updates (acquire/release: half the
     # cost of a ``with`` block on CPython 3.11, and this runs for every leaf)
     grad_lock.acquire()
     try:
-        _accumulate_into_grad(variable, g, as_tensors)
+        _accumulate_into_grad(variable, g, as_tensors, sole)
     finally:
         grad_lock.release()
     if trace is not None:
