@@ -64,3 +64,98 @@ def test_one_gradient_sent_down_two_edges_is_not_summed_into_itself():
     y = x * 2
     (y + y + y).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), np.full((N, N), 6.0))
+
+
+# --------------------------------------------------------------------------- sole_grad
+# A derivative may write its result into the incoming gradient when the engine says that
+# no one else holds it (graph.sole_grad), and a leaf's first .grad may be that array itself.
+
+
+def _spy_sole(monkeypatch):
+    """Record, for every first-order vjp call, whether the engine marked ``g`` as its own."""
+    from retrograd.autograd import graph
+
+    marked = []
+    real = engine.run_backward.__globals__["sole_grad"]
+    assert real is graph.sole_grad
+    from retrograd.ops import pointwise
+
+    orig = pointwise._exp_vjp
+
+    def exp_vjp(node, g, saved):
+        marked.append(g is graph.sole_grad[0])
+        return orig(node, g, saved)
+
+    monkeypatch.setattr(pointwise.exp.op.node_cls, "vjp", staticmethod(exp_vjp))
+    return marked
+
+
+def test_the_engines_own_gradient_is_reused_with_torchs_values(monkeypatch):
+    marked = _spy_sole(monkeypatch)
+    x0 = np.random.default_rng(1).standard_normal((N, N))
+    x = R.tensor(x0, requires_grad=True)
+    _chain(R, x).backward()
+    xt = torch.tensor(x0, requires_grad=True)
+    _chain(torch, xt).backward()
+    np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-12, atol=1e-12)
+    assert marked and all(marked)  # (the in-place path ran)
+    from retrograd.autograd import graph
+
+    assert graph.sole_grad[0] is None  # cleared after each call
+
+
+def test_a_gradient_held_elsewhere_is_never_marked_or_written(monkeypatch):
+    marked = _spy_sole(monkeypatch)
+    x = R.tensor(np.full((N, N), 0.5), requires_grad=True)
+    y = R.exp(x)
+    seen = []
+    y.register_hook(lambda g: seen.append(g) or g)  # the hook keeps the gradient
+    y.backward(R.ones(N, N, dtype=R.float64) * 2)
+    assert marked == [False]
+    np.testing.assert_array_equal(seen[0].numpy(), np.full((N, N), 2.0))
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.exp(np.full((N, N), 0.5)))
+
+
+def test_captured_gradients_are_not_written_by_the_next_derivative():
+    x = R.tensor(np.full((N, N), 0.5), requires_grad=True)
+    y = x * 3
+    z = R.exp(y)
+    gy, gx = R.autograd.grad(z.sum() * 2, (z, x))
+    np.testing.assert_array_equal(gy.numpy(), np.full((N, N), 2.0))
+    np.testing.assert_allclose(gx.numpy(), 6 * np.exp(np.full((N, N), 1.5)))
+
+
+def test_a_leafs_first_grad_never_aliases_the_callers_gradient():
+    x = R.tensor(np.ones((N, N)), requires_grad=True)
+    v = R.tensor(np.full((N, N), 3.0))
+    x.backward(v)
+    assert not np.shares_memory(x.grad.numpy(), v.numpy())
+    y = x * 1
+    w = R.tensor(np.full((N, N), 5.0))
+    x.grad = None
+    y.backward(w)  # MulBackward0 computes g * 1: a fresh array, which may become .grad
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((N, N), 5.0))
+    np.testing.assert_array_equal(w.numpy(), np.full((N, N), 5.0))
+    z = x + 0  # AddBackward passes w on as it is: .grad must be a copy
+    x.grad = None
+    z.backward(w)
+    assert not np.shares_memory(x.grad.numpy(), w.numpy())
+
+
+def test_a_fresh_gradient_becomes_the_leafs_grad_without_a_copy(monkeypatch):
+    seen = []
+    real = sys.getrefcount
+
+    def spy(obj):
+        refs = real(obj) - 1  # (this function's own parameter)
+        if sys._getframe(1).f_code.co_name == "_run_leaf":
+            seen.append(refs <= engine._SOLE_LEAF_REFS)
+        return refs
+
+    monkeypatch.setattr(engine, "_getrefcount", spy)
+    x = R.tensor(np.ones((4, 4)), requires_grad=True)
+    (x * 2).sum().backward()
+    assert seen == [True]  # (the loop's and _run_leaf's references only)
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((4, 4), 2.0))
+    (x * 3).sum().backward()  # accumulated into the existing .grad, in place
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((4, 4), 5.0))

@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 from . import dtypes
+from .autograd.grad_mode import inference_blocks as _inference_blocks
 from .autograd.grad_mode import state as _grad_state
 from .autograd import graph as _graph
 from .autograd.graph import NO_EDGE, InferenceVersion, check_inplace_allowed
@@ -90,7 +91,7 @@ def make_tensor(data, grad_fn=None):
     t._requires_grad = grad_fn is not None
     t._grad = None
     # made under inference_mode: an inference tensor (its own version counter marks it)
-    t._vc = InferenceVersion((1,)) if _grad_state.inference else None
+    t._vc = InferenceVersion((1,)) if _inference_blocks and _grad_state.inference else None
     t._nr = 0
     t._acc = None
     t._extra = None

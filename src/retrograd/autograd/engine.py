@@ -42,7 +42,7 @@ from .forward_state import fw
 from .grad_mode import anomaly, state
 from .graph import (
     AccumulateGrad, Node, PackedSaved, SavedOutput, forward_traces, freed_error, graph_tasks,
-    next_task_id, unpack_packed,
+    next_task_id, sole_grad, unpack_packed,
 )
 
 __all__ = ["run_backward", "call_node", "grad_lock"]
@@ -297,8 +297,11 @@ def _run_tensor_hooks(hooks, g, as_tensors, what):
     return g
 
 
-def _accumulate_into_grad(tensor, g, as_tensors):
-    """Add ``g`` into ``tensor.grad`` as PyTorch's AccumulateGrad does (hold ``grad_lock``)."""
+def _accumulate_into_grad(tensor, g, as_tensors, sole=False):
+    """Add ``g`` into ``tensor.grad`` as PyTorch's AccumulateGrad does (hold ``grad_lock``).
+
+    ``sole``: the caller checked that ``g`` is a fresh array no one else holds (_run_leaf),
+    so a first ``.grad`` may be ``g`` itself rather than a copy."""
     make_tensor = above.make_tensor
 
     current = tensor._grad
@@ -320,8 +323,10 @@ def _accumulate_into_grad(tensor, g, as_tensors):
     g = as_array(g)
     if current is None:
         # The array may be shared (the user's gradient argument, or one gradient sent to
-        # two inputs by an add): copy so that .grad never aliases anything else.
-        tensor._grad = make_tensor(g.copy())
+        # two inputs by an add): copy so that .grad never aliases anything else -- unless
+        # it is a derivative's fresh result that only the engine holds (``sole``), which
+        # becomes .grad as it is (a copy fewer a leaf a step).
+        tensor._grad = make_tensor(g if sole else g.copy())
     else:
         # In place, as PyTorch's AccumulateGrad in a first-order pass: ``g = x.grad`` taken
         # earlier sees the sum, even when that .grad requires grad (no graph is recorded).
@@ -443,7 +448,16 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
             saved = unpack_saved(node, as_tensors)
             if node.multi_output:
                 g = _materialize_multi(node, g, as_tensors)
-            grads = node.vjp(node, g, saved)
+            if (type(g) is _ndarray and g.size >= _INPLACE_MIN
+                    and _getrefcount(g) <= _SOLE_LOOP_REFS and g.base is None
+                    and g.flags.writeable):
+                sole_grad[0] = g  # ours alone: the derivative may write its result into it
+                try:
+                    grads = node.vjp(node, g, saved)
+                finally:
+                    sole_grad[0] = None
+            else:
+                grads = node.vjp(node, g, saved)
             if hooks is not None and hooks.post:
                 grads = _run_post_hooks(node, hooks, grads, g, as_tensors)
             if check_nan:
@@ -490,6 +504,9 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                 deps[child] = count
                 if count == 0:
                     heappush(ready, (-child.seq, _push_order(), child))
+            # drop this node's references, so that a gradient the next node receives is
+            # seen as held by ``g`` alone when nothing else holds it (sole_grad above)
+            grads = gi = gd = prev = None
     except Exception:
         if anomaly.enabled and node is not None:
             _report_forward_trace(node)
@@ -505,6 +522,13 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
 # Gradients at least this big (elements) are summed in place when one of them is ours
 # alone; below it a fresh array is as cheap (NumPy's own temporary elision uses 256 KiB).
 _INPLACE_MIN = 1 << 15
+# what getrefcount reports for a gradient held only by run_backward's local ``g`` (and
+# getrefcount's argument): then no other edge, saved value, capture or caller sees it
+_SOLE_LOOP_REFS = 2
+# ... and for a gradient reaching a leaf, checked in _run_leaf: run_backward's ``g``,
+# _run_leaf's and getrefcount's (tests/test_inplace_accumulation.py checks it); other
+# callers of _accumulate_into_grad (backward(inputs=), a compiled replay) always copy
+_SOLE_LEAF_REFS = 3
 # what getrefcount reports for an array held only by run_backward's loop (the derivative's
 # result tuple, ``gi`` and ``gd``) and _sum_arrays itself (its argument, getrefcount's).
 # Any other holder (a saved value, the caller's tensor, a second slot of the tuple) makes
@@ -615,11 +639,14 @@ def _run_leaf(node, g, captures, captured, needed, accumulate, as_tensors, trace
     variable = node.variable
     if trace is not None:
         trace.accumulate(variable, g)
+    # a fresh array that only run_backward's ``g`` and ours hold may become .grad as it is
+    sole = (variable._grad is None and type(g) is _ndarray
+            and _getrefcount(g) <= _SOLE_LEAF_REFS and g.base is None and g.flags.writeable)
     # threads adding into one .grad must not lose updates (acquire/release: half the
     # cost of a ``with`` block on CPython 3.11, and this runs for every leaf)
     grad_lock.acquire()
     try:
-        _accumulate_into_grad(variable, g, as_tensors)
+        _accumulate_into_grad(variable, g, as_tensors, sole)
     finally:
         grad_lock.release()
     if trace is not None:

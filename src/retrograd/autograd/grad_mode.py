@@ -34,6 +34,13 @@ class _State(threading.local):
 
 
 state = _State()
+_object_new = object.__new__
+
+#: Non-empty while some thread is inside ``inference_mode()`` (one entry per open block):
+#: when it is empty no thread is in inference mode, so the ops' hot paths skip reading the
+#: thread-local ``state.inference`` (a thread-local read costs about as much as building
+#: the result tensor).  list.append/pop are atomic, so threads need no lock.
+inference_blocks = []
 
 
 def is_grad_enabled() -> bool:
@@ -97,7 +104,7 @@ class _GradModeContext:
 
     def __new__(cls, orig_func=None):
         if orig_func is None:
-            return super().__new__(cls)
+            return _object_new(cls)  # (not super(): ``with no_grad()`` is on hot paths)
         if not callable(orig_func):
             raise TypeError(
                 f"{cls.__name__}() takes no arguments; use it as `with {cls.__name__}():` or "
@@ -109,7 +116,7 @@ class _GradModeContext:
         self._prev = state.enabled
         state.enabled = self.mode
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, exc_value, traceback):
         state.enabled = self._prev
         return False
 
@@ -159,11 +166,14 @@ class inference_mode(_GradModeContext):
     def __enter__(self):
         self._prev = (state.enabled, state.inference)
         if self._inference:
+            inference_blocks.append(None)  # (before the flag: never on while this is empty)
             state.enabled = False
         state.inference = self._inference
 
     def __exit__(self, *exc):
         state.enabled, state.inference = self._prev
+        if self._inference:
+            inference_blocks.pop()
         return False
 
     def clone(self):

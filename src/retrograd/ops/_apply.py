@@ -19,7 +19,7 @@ import numbers
 import numpy as np
 
 from .. import dtypes
-from ..autograd.grad_mode import record_extras, state
+from ..autograd.grad_mode import inference_blocks, record_extras, state
 from ..autograd.forward_state import fw as _fw
 from ..autograd.graph import (
     InferenceVersion, Node, SavedOutput, accumulator_of, check_saveable, next_sequence_nr,
@@ -400,7 +400,8 @@ def _unary_caller(op):
                 vc = x._vc = [0]
             out._vc = vc
         else:
-            out._vc = InferenceVersion((1,)) if state.inference else None
+            # (the thread-local flag is read only while some inference_mode block is open)
+            out._vc = InferenceVersion((1,)) if inference_blocks and state.inference else None
         if not (x._requires_grad and differentiable and state.enabled
                 and data.dtype.kind == "f"):
             out._grad_fn = None
@@ -545,7 +546,7 @@ def _binary_caller(op):
         out = _new(Tensor)
         out._data = data
         out._grad = None
-        out._vc = InferenceVersion((1,)) if state.inference else None
+        out._vc = InferenceVersion((1,)) if inference_blocks and state.inference else None
         out._nr = 0
         out._acc = None
         out._extra = None

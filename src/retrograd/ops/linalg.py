@@ -7,10 +7,12 @@ operands UnsafeViewBackward0, CloneBackward0 or TransposeBackward0 (see ``_dispa
 
 from __future__ import annotations
 
+import numpy as _np
+
 from ..autograd.forward_state import fw
-from ..autograd.grad_mode import state
+from ..autograd.grad_mode import inference_blocks, state
 from ..backend import ndarray as _ndarray
-from ..tensor import Tensor, make_tensor
+from ..tensor import Tensor
 from ._apply import INPUTS, defop
 from . import registry
 from ._errors import tensor_arg
@@ -18,6 +20,10 @@ from .index import getitem
 from .shape import reshape as _reshape  # (top level: an import inside linear() costs
 from .shape import t as _t  # a lookup on every layer call)
 from .shape import transpose
+
+_new = object.__new__
+_F32 = _np.dtype("float32")
+_F64 = _np.dtype("float64")
 
 
 def _mT(x):  # noqa: N802 - swap the last two dimensions
@@ -124,17 +130,37 @@ def matmul(a, b):
     if ta is _ndarray and tb is _ndarray:
         return a @ b  # a first-order backward: arrays in, nothing to record or check
     if ta is Tensor and tb is Tensor:
-        ad, bd = a._data, b._data
-        # the common 2-D case (a linear layer) goes straight to MmBackward0; anything
-        # unusual (other ranks, mismatches to report) takes the general path below
-        if (ad.ndim == 2 and bd.ndim == 2 and ad.shape[1] == bd.shape[0]
-                and ad.dtype == bd.dtype and ad.dtype.kind != "b"):
-            if ((a._requires_grad or b._requires_grad) and state.enabled) or state.inference \
-                    or fw.active:  # (recording, inference tensors, tangents: _mm does them)
-                return _mm(a, b)
-            # nothing to record (no_grad, inference): the product, wrapped as _mm would
-            # (two calls fewer a layer; bench/ (f), MLP inference)
-            return make_tensor(ad @ bd)
+        ad = a._data
+        bd = b._data
+        dt = ad.dtype
+        # the common 2-D float case (a linear layer) goes straight to MmBackward0; anything
+        # unusual (other ranks and dtypes, mismatches to report) takes the general path
+        # below.  (NumPy's float dtypes are singletons: ``is`` is the cheap equality test.)
+        if (dt is _F32 or dt is _F64) and bd.dtype is dt and ad.ndim == 2 and bd.ndim == 2:
+            if (((a._requires_grad or b._requires_grad) and state.enabled) or fw.active
+                    or (inference_blocks and state.inference)):
+                # (recording, tangents, inference tensors: _mm does them)
+                if ad.shape[1] == bd.shape[0]:
+                    return _mm(a, b)
+            else:
+                # nothing to record (no_grad): the product, wrapped as _mm would, inline
+                # (three calls fewer a layer; bench/ (f), MLP inference).  A shape mismatch
+                # goes on to the general path, which reports it.
+                try:
+                    data = ad @ bd
+                except ValueError:
+                    pass
+                else:
+                    out = _new(Tensor)
+                    out._data = data
+                    out._grad_fn = None
+                    out._requires_grad = False
+                    out._grad = None
+                    out._vc = None
+                    out._nr = 0
+                    out._acc = None
+                    out._extra = None
+                    return out
     if not hasattr(a, "_data") and not hasattr(b, "_data"):
         return a @ b
     ad, bd = getattr(a, "_data", a), getattr(b, "_data", b)

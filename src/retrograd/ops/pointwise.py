@@ -13,6 +13,7 @@ import numbers
 import numpy as _np
 
 from .. import dtypes
+from ..autograd.graph import sole_grad as _sole
 from ..backend import namespace
 from ..backend import ndarray as _ndarray
 from ..tensor import Tensor
@@ -197,8 +198,17 @@ def _rsub_number_fwd(a, c):
 # ``x * c`` records MulBackward0 instead)
 add_number = defop("add", lambda a, c: a + c, lambda node, g, saved: (g,), "AddBackward1", 1)
 sub_number = defop("sub", lambda a, c: a - c, lambda node, g, saved: (g,), "SubBackward1", 1)
-mul_number = defop("mul", lambda a, c: a * c, lambda node, g, saved: (g * node.params[0],),
-                   "MulBackward1", 1)
+def _scale(g, c):
+    """``g * c`` for a Python number ``c``; into ``g`` itself when it is the engine's own
+    gradient (the result keeps g's dtype either way: a Python number never promotes)."""
+    if g is _sole[0] and (type(c) is float or type(c) is int):
+        g *= c
+        return g
+    return g * c
+
+
+mul_number = defop("mul", lambda a, c: a * c,
+                   lambda node, g, saved: (_scale(g, node.params[0]),), "MulBackward1", 1)
 
 
 rsub = defop("rsub", _rsub_number_fwd, lambda node, g, saved: (-g,), "RsubBackward1", 1,
@@ -208,6 +218,8 @@ rsub = defop("rsub", _rsub_number_fwd, lambda node, g, saved: (-g,), "RsubBackwa
 def _mul_vjp(node, g, saved):
     a, b = saved
     na, nb = node.next
+    if nb is None:  # x * c with a number c (x * 0.1): g * c, in g's memory when it may
+        return (_scale(g, b), None)  # (``_scale`` checks that b is a number)
     return (g * b if na else None, g * a if nb else None)
 
 
@@ -408,6 +420,9 @@ def _bool_operand(x) -> bool:
 
 def _exp_vjp(node, g, saved):
     (out,) = saved
+    if g is _sole[0] and g.dtype == out.dtype:  # the engine's own array: reuse it
+        g *= out
+        return (g,)
     return (g * out,)
 
 
@@ -467,7 +482,12 @@ sign = defop("sign", _sign_fwd, lambda node, g, saved: (zeros_like_grad(g),),
 
 def _sin_vjp(node, g, saved):
     (a,) = saved
-    return (g * cos(a),)
+    d = cos(a)
+    if type(d) is _ndarray and type(g) is _ndarray and d.shape == g.shape \
+            and d.dtype == g.dtype:
+        d *= g  # first order: into cos(a)'s fresh buffer, one array instead of two
+        return (d,)
+    return (g * d,)
 
 
 sin = defop("sin", lambda a: namespace(a).sin(a), _sin_vjp, "SinBackward0", 1, INPUTS, "float")
