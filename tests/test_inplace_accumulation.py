@@ -159,3 +159,23 @@ def test_a_fresh_gradient_becomes_the_leafs_grad_without_a_copy(monkeypatch):
     np.testing.assert_array_equal(x.grad.numpy(), np.full((4, 4), 2.0))
     (x * 3).sum().backward()  # accumulated into the existing .grad, in place
     np.testing.assert_array_equal(x.grad.numpy(), np.full((4, 4), 5.0))
+
+
+def test_a_node_post_hook_sees_the_incoming_gradient_unchanged():
+    """A derivative may reuse the engine's own gradient array (exp, sin, mul by a number),
+    but not when a post hook on that node will read the incoming gradient afterwards."""
+    n = 1 << 16
+
+    def run(lib):
+        x = lib.ones(n, requires_grad=True)
+        y = x.exp()
+        z = (y * 3.0).sin() * 2.0
+        seen = []
+        for node in (y.grad_fn, z.grad_fn):
+            node.register_hook(lambda gi, go: seen.append((float(gi[0][0]), float(go[0][0]))))
+        z.sum().backward()
+        return seen, float(x.grad[0])
+
+    ours, theirs = run(R), run(torch)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-5)
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-5)

@@ -448,9 +448,10 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
             saved = unpack_saved(node, as_tensors)
             if node.multi_output:
                 g = _materialize_multi(node, g, as_tensors)
+            # (a post hook reads the incoming gradient after the derivative: never reuse it)
             if (type(g) is _ndarray and g.size >= _INPLACE_MIN
                     and _getrefcount(g) <= _SOLE_LOOP_REFS and g.base is None
-                    and g.flags.writeable):
+                    and g.flags.writeable and (hooks is None or not hooks.post)):
                 sole_grad[0] = g  # ours alone: the derivative may write its result into it
                 try:
                     grads = node.vjp(node, g, saved)
@@ -522,18 +523,23 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
 # Gradients at least this big (elements) are summed in place when one of them is ours
 # alone; below it a fresh array is as cheap (NumPy's own temporary elision uses 256 KiB).
 _INPLACE_MIN = 1 << 15
+# The reuse below trusts sys.getrefcount to count every holder of an array.  That holds on
+# CPython up to 3.13, where these counts were measured; 3.14 lets frames borrow references
+# without counting them, so elsewhere every limit is -1 and nothing is ever reused in place
+# (correct, only slower): a missed holder would be a silently wrong gradient.
+_EXACT_REFCOUNTS = sys.implementation.name == "cpython" and sys.version_info < (3, 14)
 # what getrefcount reports for a gradient held only by run_backward's local ``g`` (and
 # getrefcount's argument): then no other edge, saved value, capture or caller sees it
-_SOLE_LOOP_REFS = 2
+_SOLE_LOOP_REFS = 2 if _EXACT_REFCOUNTS else -1
 # ... and for a gradient reaching a leaf, checked in _run_leaf: run_backward's ``g``,
 # _run_leaf's and getrefcount's (tests/test_inplace_accumulation.py checks it); other
 # callers of _accumulate_into_grad (backward(inputs=), a compiled replay) always copy
-_SOLE_LEAF_REFS = 3
+_SOLE_LEAF_REFS = 3 if _EXACT_REFCOUNTS else -1
 # what getrefcount reports for an array held only by run_backward's loop (the derivative's
 # result tuple, ``gi`` and ``gd``) and _sum_arrays itself (its argument, getrefcount's).
 # Any other holder (a saved value, the caller's tensor, a second slot of the tuple) makes
 # it more; tests/test_inplace_accumulation.py checks both sides if the loop changes.
-_SOLE_REFS = 5
+_SOLE_REFS = 5 if _EXACT_REFCOUNTS else -1
 
 
 def _sum_arrays(prev, gi):
