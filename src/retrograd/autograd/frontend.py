@@ -308,10 +308,27 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(results)
 
 
+#: ``func.batched_backward.batched_grad``, installed when ``retrograd.func`` is imported (the
+#: batched backward runs derivatives on vmap's BatchedTensors, a layer above this one)
+batched_backward = None
+
+
 def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
                   materialize_grads):
-    """``is_grads_batched=True``: one vector-Jacobian product per leading index of the
-    grad_outputs, stacked (PyTorch vmaps this; a loop gives the same result)."""
+    """``is_grads_batched=True``: one backward pass for the batch (``batched_backward``),
+    or, before retrograd.func is loaded, the per-sample loop."""
+    if batched_backward is not None:
+        return batched_backward(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                                allow_unused, materialize_grads, _batched_loop)
+    return _batched_loop(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                         allow_unused, materialize_grads)
+
+
+def _batched_loop(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                  materialize_grads):
+    """``is_grads_batched=True`` as one vector-Jacobian product per leading index of the
+    grad_outputs, stacked: the reference, and what a graph with hooks runs (they must see
+    plain per-sample gradients)."""
     from ..ops.shape import stack
 
     outs = _as_list(outputs)

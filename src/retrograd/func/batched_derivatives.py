@@ -1,0 +1,117 @@
+"""Batched derivatives of the common nodes, on physical gradients (batch in dimension 0).
+
+For ``autograd.grad(..., is_grads_batched=True)`` (``batched_backward.py``): these node
+types' own formulas branch on the gradient being an array (``hasattr(g, "_data")``) or
+call op records that have no batching rule, so a BatchedTensor cannot go through them.
+Each function here takes the node, its physical gradient ``g`` (``[batch, *out_shape]``),
+the node's saved tensors and the batch size, and returns one physical gradient (or None)
+per input -- the same values as the node's ``vjp`` applied to every sample, computed with
+public ops on tensors, so that under ``create_graph=True`` they are recorded (double
+backward through an is_grads_batched result works).
+"""
+
+from __future__ import annotations
+
+from ..ops import index, nn, pointwise, reduce, shape
+from ..ops.pointwise import threshold_backward
+from ..ops.reduce import _keep_shape
+from ..ops.shape import input_meta
+
+__all__ = ["PHYSICAL"]
+
+
+def _spread(g, in_shape, axes, batch):
+    """A reduced gradient sent back to every element reduced (sum's and mean's derivative)."""
+    keep = _keep_shape(in_shape, axes)
+    return g.reshape(batch, *keep).expand(batch, *in_shape)
+
+
+def _sum(node, g, saved, batch):
+    axes, keepdim, in_shape = node.params
+    return (_spread(g, in_shape, axes, batch),)
+
+
+def _mean(node, g, saved, batch):
+    axes, keepdim, in_shape, count = node.params
+    return (_spread(g, in_shape, axes, batch) / count,)
+
+
+def _reshape(node, g, saved, batch):
+    shape, in_shape = node.params
+    return (g.reshape(batch, *in_shape),)
+
+
+def _shift(dim):
+    """A dimension of the logical tensor, as a dimension of the physical one."""
+    return dim + 1 if dim >= 0 else dim
+
+
+def _log_softmax(node, g, saved, batch):
+    (y,) = saved
+    d = _shift(node.params[0])
+    return (g - y.exp() * g.sum(d, keepdim=True),)
+
+
+def _softmax(node, g, saved, batch):
+    (y,) = saved
+    d = _shift(node.params[0])
+    gy = g * y
+    return (gy - y * gy.sum(d, keepdim=True),)
+
+
+def _relu(node, g, saved, batch):
+    (out,) = saved
+    # the record itself (one where, and its double backward): out broadcasts over the batch
+    return (threshold_backward(g, out.unsqueeze(0).expand(batch, *out.shape)),)
+
+
+def _one_hot(target, classes, class_dim, dtype):
+    """``[... C at class_dim ...]``: 1 where the class is the target (a constant)."""
+    from .._creation import arange
+
+    arange = arange(classes).reshape(*([1] * class_dim), classes,
+                                            *([1] * (target.dim() - class_dim)))
+    return (target.unsqueeze(class_dim) == arange).to(dtype)
+
+
+def _nll(node, g, saved, batch):
+    in_shape, dtype = input_meta(node)
+    if len(node.params) == 3:  # the common (N, C) record: no weights, no ignored targets
+        target, reduction, count = node.params
+        weights, class_dim = None, 1
+        if reduction == "mean":
+            g = g / count
+    else:
+        target, weights, reduction, total, class_dim = node.params
+        if reduction == "mean":
+            g = g / total
+    from .._creation import tensor
+
+    target = tensor(target)
+    tshape = tuple(target.shape)
+    if reduction != "none":
+        g = g.reshape(batch, *([1] * len(tshape)))
+    g = -g
+    if weights is not None:
+        g = g * tensor(weights, dtype=dtype)
+    hot = _one_hot(target, in_shape[class_dim], class_dim, dtype)
+    return ((g.unsqueeze(class_dim + 1) * hot).expand(batch, *in_shape),)
+
+
+def _getitem_basic(node, g, saved, batch):
+    index, shape, basic = node.params
+    if not basic:
+        return None  # advanced indices move dimensions around: the per-sample loop
+    index = index if isinstance(index, tuple) else (index,)
+    from ..ops.index import _index_backward
+
+    return (_index_backward(g, (slice(None), *index), (batch, *shape), True),)
+
+
+#: a node's derivative formula (its ``vjp``, which tells records sharing a name apart) ->
+#: the batched derivative on physical tensors
+PHYSICAL = {
+    reduce._sum_vjp: _sum, reduce._mean_vjp: _mean, shape._reshape_back: _reshape,
+    nn._log_softmax_vjp: _log_softmax, nn._softmax_vjp: _softmax, pointwise._relu_vjp: _relu,
+    nn._nll_vjp: _nll, nn._nll_general_vjp: _nll, index._getitem_vjp: _getitem_basic,
+}
