@@ -35,7 +35,7 @@ from ..autograd.graph import AccumulateGrad
 from ..ops import registry
 from ..tensor import Tensor
 from .batched import BatchedTensor, pop_level, push_level
-from .batched_derivatives import PHYSICAL
+from .batched_derivatives import PHYSICAL, sum_to_batched
 
 __all__ = ["batched_grad", "BATCH_SAFE"]
 
@@ -48,20 +48,24 @@ BATCH_SAFE = frozenset({
     "RsubBackward1", "MulBackward0", "MulBackward1", "DivBackward0", "DivBackward1",
     "NegBackward0", "PowBackward0", "PowBackward1", "PowBackward2",
     # elementwise functions
-    "TanhBackward0", "SigmoidBackward0", "ReluBackward0", "ThresholdBackward0",
+    "TanhBackward0", "SigmoidBackward0", "ReluBackward0",
     "ExpBackward0", "LogBackward0", "SinBackward0", "CosBackward0", "SqrtBackward0",
-    "AbsBackward0",
+    "AbsBackward0", "Log1PBackward0", "Expm1Backward0", "RsqrtBackward0",
+    "ReciprocalBackward0", "SinhBackward0", "CoshBackward0", "TanBackward0", "AsinBackward0",
+    "AtanBackward0", "ErfBackward0", "GeluBackward0", "SiluBackward0", "LogSigmoidBackward0",
     # matrix products
     "MmBackward0", "AddmmBackward0", "MvBackward0", "DotBackward0", "MatmulBackward0",
     "BmmBackward0",
     # views and indexing
     "TBackward0", "TransposeBackward0", "PermuteBackward0", "ViewBackward0",
     "ReshapeAliasBackward0", "UnsqueezeBackward0", "SqueezeBackward0", "SqueezeBackward1",
-    "ExpandBackward0", "SelectBackward0", "SliceBackward0", "CloneBackward0",
+    "ExpandBackward0", "SelectBackward0", "SliceBackward0", "CloneBackward0", "FlipBackward0",
+    "UnsafeViewBackward0", "CatBackward0", "StackBackward0",
     # reductions
     "SumBackward0", "SumBackward1", "MeanBackward0", "MeanBackward1",
     # softmax and losses
-    "LogSoftmaxBackward0", "SoftmaxBackward0", "NllLossBackward0",
+    "LogSoftmaxBackward0", "SoftmaxBackward0", "NllLossBackward0", "MseLossBackward0",
+    "BinaryCrossEntropyWithLogitsBackward0",
 })
 
 _warned: set = set()
@@ -98,7 +102,12 @@ def _check_grad_outputs(outs, gos):
         if not isinstance(g, Tensor):
             raise TypeError(f"gradients can be either Tensors or None, but got "
                             f"{type(g).__name__}")
-        if g.dim() == 0 or tuple(g.shape[1:]) != tuple(o.shape):
+        if g.dim() == 0:
+            raise IndexError(
+                f"invalid index of a 0-dim tensor: is_grads_batched=True takes grad_output[{i}]'s "
+                "first dimension as the batch, and it has none (shape []). Give it shape "
+                f"[batch, *{list(o.shape)}].")
+        if tuple(g.shape[1:]) != tuple(o.shape):
             raise RuntimeError(
                 "If `is_grads_batched=True`, we interpret the first dimension of each "
                 "grad_output as the batch dimension. The sizes of the remaining dimensions are "
@@ -255,12 +264,7 @@ def _conform(g, shape, dtype, node, index, batch):
             raise RuntimeError(
                 f"Function {node.name()} returned an invalid gradient at index {index} - got "
                 f"{list(have)} but expected shape compatible with {list(shape)}")
-        lead = len(have) - len(shape)
-        dims = [1 + i for i in range(lead)] + [
-            1 + lead + i for i, n in enumerate(shape) if n == 1 and have[lead + i] != 1]
-        if dims:
-            g = g.sum(dims, keepdim=True)
-        g = g.reshape(batch, *shape)
+        g = sum_to_batched(g, shape, batch)
     if g.dtype != dtype:
         g = g.to(dtype)
     return g
@@ -280,8 +284,10 @@ def _call(node, g, saved, level, batch):
             BatchedTensor(g, level)
         try:
             out = node.vjp(node, bg, saved)
-        except (TypeError, AttributeError):
-            out = None  # a formula that cannot take a BatchedTensor: the loop below
+        except Exception:  # noqa: BLE001 - the per-sample loop below re-raises a real error
+            # a formula that cannot take a BatchedTensor (an array-only branch, a record
+            # call whose arguments a batching rule does not expect): the loop below
+            out = None
         if out is not None:
             return [_physical(x, level, batch) for x in out]
     return _per_sample(node, name, g, saved, batch)

@@ -17,7 +17,18 @@ from ..ops.pointwise import threshold_backward
 from ..ops.reduce import _keep_shape
 from ..ops.shape import input_meta
 
-__all__ = ["PHYSICAL"]
+__all__ = ["PHYSICAL", "sum_to_batched"]
+
+
+def sum_to_batched(g, shape, batch):
+    """A physical gradient ``[batch, *broadcast shape]`` summed to ``[batch, *shape]``."""
+    have = tuple(g.shape[1:])
+    lead = len(have) - len(shape)
+    dims = [1 + i for i in range(lead)] + [
+        1 + lead + i for i, n in enumerate(shape) if n == 1 and have[lead + i] != 1]
+    if dims:
+        g = g.sum(dims, keepdim=True)
+    return g.reshape(batch, *shape)
 
 
 def _spread(g, in_shape, axes, batch):
@@ -108,10 +119,43 @@ def _getitem_basic(node, g, saved, batch):
     return (_index_backward(g, (slice(None), *index), (batch, *shape), True),)
 
 
+def _transpose(node, g, saved, batch):
+    d0, d1 = node.params
+    return (g.transpose(d0 + 1, d1 + 1),)
+
+
+def _t(node, g, saved, batch):
+    return (g.transpose(-2, -1) if g.dim() == 3 else g,)
+
+
+def _permute(node, g, saved, batch):
+    (dims,) = node.params
+    back = [0] * len(dims)
+    for i, p in enumerate(dims):
+        back[p] = i
+    return (g.permute(0, *(d + 1 for d in back)),)
+
+
+def _back_to_input_shape(node, g, saved, batch):
+    """squeeze / unsqueeze: the gradient has the input's elements in its order."""
+    return (g.reshape(batch, *input_meta(node)[0]),)
+
+
+def _expand(node, g, saved, batch):
+    return (sum_to_batched(g, input_meta(node)[0], batch),)
+
+
+def _vjp_of(record):
+    return record.op.node_cls.vjp
+
+
 #: a node's derivative formula (its ``vjp``, which tells records sharing a name apart) ->
 #: the batched derivative on physical tensors
 PHYSICAL = {
     reduce._sum_vjp: _sum, reduce._mean_vjp: _mean, shape._reshape_back: _reshape,
     nn._log_softmax_vjp: _log_softmax, nn._softmax_vjp: _softmax, pointwise._relu_vjp: _relu,
     nn._nll_vjp: _nll, nn._nll_general_vjp: _nll, index._getitem_vjp: _getitem_basic,
+    _vjp_of(shape.transpose_op): _transpose, _vjp_of(shape._t_op): _t,
+    _vjp_of(shape.permute_op): _permute, shape._squeeze_vjp: _back_to_input_shape,
+    _vjp_of(shape.unsqueeze_op): _back_to_input_shape, _vjp_of(shape.expand_op): _expand,
 }
