@@ -12,7 +12,7 @@ backward through an is_grads_batched result works).
 
 from __future__ import annotations
 
-from ..ops import index, nn, pointwise, reduce, shape
+from ..ops import index, layout, nn, pointwise, reduce, shape
 from ..ops.pointwise import threshold_backward
 from ..ops.reduce import _keep_shape
 from ..ops.shape import input_meta
@@ -145,6 +145,18 @@ def _expand(node, g, saved, batch):
     return (sum_to_batched(g, input_meta(node)[0], batch),)
 
 
+def _split(node, grads, saved, batch):
+    from ..ops.shape import cat
+
+    return (cat(list(grads), _shift(node.params[0])),)
+
+
+def _unbind(node, grads, saved, batch):
+    from ..ops.shape import stack
+
+    return (stack(list(grads), _shift(node.params[0])),)
+
+
 def _vjp_of(record):
     return record.op.node_cls.vjp
 
@@ -158,4 +170,5 @@ PHYSICAL = {
     _vjp_of(shape.transpose_op): _transpose, _vjp_of(shape._t_op): _t,
     _vjp_of(shape.permute_op): _permute, shape._squeeze_vjp: _back_to_input_shape,
     _vjp_of(shape.unsqueeze_op): _back_to_input_shape, _vjp_of(shape.expand_op): _expand,
+    layout._split_vjp: _split, layout._unbind_vjp: _unbind,
 }
