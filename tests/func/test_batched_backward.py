@@ -306,3 +306,35 @@ def test_node_types_falling_back_still_equal_torch(name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _one_op(LOOPED_OPS[name])
+
+
+def test_non_leaf_inputs_an_output_that_is_an_input_and_grads_of_grad_outputs():
+    res = []
+    for lib in (R, torch):
+        x = lib.tensor([0.5, -1.0, 2.0], dtype=F64[lib], requires_grad=True)
+        h = x.sin()
+        y = h * x
+        gos = _grad_outputs(lib, [y, x], 2)
+        gos[0].requires_grad_()
+        gh, gx = lib.autograd.grad([y, x], [h, x], gos, is_grads_batched=True,
+                                   create_graph=True)
+        (ggo,) = lib.autograd.grad((gx * gh).sum(), gos[0])
+        res.append((gh, gx, ggo))
+    same(tuple(t.detach() for t in res[0]), tuple(t.detach() for t in res[1]))
+
+
+def test_grad_outputs_batched_by_an_enclosing_vmap():
+    res = []
+    for lib in (R, torch):
+        x = lib.tensor([1.0, 2.0, 3.0], dtype=F64[lib], requires_grad=True)
+        y = x.sin() * x
+
+        def f(v, lib=lib, x=x, y=y):
+            eye = lib.eye(3, dtype=F64[lib])
+            return lib.autograd.grad(y, x, eye * v.sum(), is_grads_batched=True,
+                                     retain_graph=True)[0]
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (torch warns about its own fallback)
+            res.append(lib.vmap(f)(lib.tensor(np.arange(6.0).reshape(2, 3))))
+    same(res[0], res[1])

@@ -128,9 +128,16 @@ def batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allo
                  materialize_grads, loop):
     """``autograd.grad`` with ``is_grads_batched=True``; ``loop(...)`` is the per-sample
     version (same arguments), used for graphs that must not see batched gradients."""
-    outs = frontend._as_list(outputs)
-    ins = frontend._as_list(inputs)
-    gos = frontend._as_list(grad_outputs) if grad_outputs is not None else None
+    outs, ins = _as_list(outputs), _as_list(inputs)
+    gos = _as_list(grad_outputs) if grad_outputs is not None else None
+    if any(type(t) is BatchedTensor for t in (*outs, *(ins or ()))):
+        raise RuntimeError(
+            "autograd.grad(is_grads_batched=True) inside vmap: retrograd supports grad_outputs "
+            "batched by the enclosing vmap, not outputs or inputs computed inside it; "
+            "differentiate with retrograd.func.vjp / jacrev inside the vmapped function instead")
+    if gos is not None and any(type(g) is BatchedTensor for g in gos):
+        return _under_vmap(outs, ins, gos, retain_graph, create_graph, allow_unused,
+                           materialize_grads, loop)
     batch = _check_grad_outputs(outs, gos)
     if not ins:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty: pass the tensors "
@@ -172,6 +179,44 @@ def batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allo
         else:
             results.append(g)
     return tuple(results)
+
+
+def _as_list(x):
+    if x is None or isinstance(x, (Tensor, BatchedTensor)):
+        return None if x is None else [x]
+    return list(x)
+
+
+def _under_vmap(outs, ins, gos, retain_graph, create_graph, allow_unused, materialize_grads,
+                loop):
+    """grad_outputs batched by the caller's vmap (torch allows it): the vmap levels and the
+    is_grads_batched dimension together are one batch of vector-Jacobian products (the graph
+    is the same for all), so they are flattened into one, and the results split back."""
+    from .batched import STACK
+    from .levels import chain, rewrap, to_levels
+
+    have = set()
+    for g in gos:
+        have |= set(chain(g)[1])
+    want = [lv for lv in STACK if lv.level in have]
+    sizes = [lv.size for lv in want]
+    phys = [chain(to_levels(g, want))[0] for g in gos]
+    for i, p in enumerate(phys):
+        if p.dim() == len(sizes):
+            raise IndexError(
+                f"invalid index of a 0-dim tensor: is_grads_batched=True takes "
+                f"grad_output[{i}]'s first dimension as the batch, and it has none (shape []).")
+    flat = [p.reshape(-1, *p.shape[len(sizes) + 1:]) for p in phys]
+    inner = [p.shape[len(sizes)] for p in phys]
+    res = batched_grad(outs, ins, flat, retain_graph, create_graph, allow_unused,
+                       materialize_grads, loop)
+    out = []
+    for r, t in zip(res, ins):
+        if r is None or tuple(r.shape) == tuple(t.shape):  # (unused: None or unbatched zeros)
+            out.append(r)
+        else:
+            out.append(rewrap(r.reshape(*sizes, inner[0], *t.shape), [lv.level for lv in want]))
+    return tuple(out)
 
 
 # --------------------------------------------------------------------------- the loop
