@@ -273,13 +273,20 @@ BATCHED_OPS = {
     "div_rsub_neg_pow": lambda m, x: (1 - x) / (x.abs() + 1) - x ** 3,
     "clone_transpose": lambda m, x: x.clone().transpose(0, 1).unsqueeze(1).squeeze(1),
     "softmax_dim0": lambda m, x: m.softmax(x, 0), "mean_all": lambda m, x: x.mean(),
+    "leaky_relu": lambda m, x: m.nn.functional.leaky_relu(x, 0.1),
+    "where_clamp": lambda m, x: m.where(x > 0, x * 2, x.exp()).clamp(-0.5, 0.5),
+    "clamp_min_max": lambda m, x: x.clamp(min=m.zeros(4, dtype=x.dtype)) + x.clamp(max=0.3),
+    "hardtanh_elu_softplus": lambda m, x: (m.nn.functional.hardtanh(x) * m.nn.functional.elu(x)
+                                           + m.nn.functional.softplus(x)),
+    "threshold": lambda m, x: m.nn.functional.threshold(x, 0.1, -2.0),
+    "masked_fill": lambda m, x: x.masked_fill(x > 0.5, 0.0) * 3,
+    "maximum_minimum": lambda m, x: m.maximum(x, x[0]) - m.minimum(x.t()[1:2].t(), x * 0.5),
+    "pow_tensor_broadcast": lambda m, x: (x[:, :1].abs() + 1) ** x + x ** 2.0,
 }
 LOOPED_OPS = {
     "cumsum": lambda m, x: x.cumsum(0), "var": lambda m, x: x.var(1),
     "layer_norm": lambda m, x: m.nn.functional.layer_norm(x, (4,)),
     "advanced_index": lambda m, x: x[m.tensor([0, 2, 2])], "max_dim": lambda m, x: x.max(1)[0],
-    "leaky_relu": lambda m, x: m.nn.functional.leaky_relu(x, 0.1),
-    "where_clamp": lambda m, x: m.where(x > 0, x * 2, x.exp()).clamp(-0.5, 0.5),
 }
 
 

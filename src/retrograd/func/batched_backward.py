@@ -68,6 +68,24 @@ BATCH_SAFE = frozenset({
     "BinaryCrossEntropyWithLogitsBackward0",
 })
 
+#: Elementwise node types whose formula combines the gradient with saved values only by
+#: broadcasting operations: given the *physical* gradient ``[batch, *out_shape]`` it computes
+#: every sample at once (saved values align to the right, the batch stays in front) with
+#: no BatchedTensor and no batching rule at all; the engine's sum-to-shape step then undoes
+#: any input broadcasting.  Each is checked against torch in the tests.
+ELEMENTWISE = frozenset({
+    "AddBackward0", "AddBackward1", "SubBackward0", "SubBackward1", "RsubBackward0",
+    "RsubBackward1", "MulBackward0", "MulBackward1", "DivBackward0", "DivBackward1",
+    "NegBackward0", "PowBackward0", "PowBackward1", "PowBackward2", "TanhBackward0",
+    "SigmoidBackward0", "ExpBackward0", "LogBackward0", "SinBackward0", "CosBackward0",
+    "SqrtBackward0", "AbsBackward0", "Log1PBackward0", "Expm1Backward0", "RsqrtBackward0",
+    "ReciprocalBackward0", "SinhBackward0", "CoshBackward0", "TanBackward0", "AsinBackward0",
+    "AtanBackward0", "ErfBackward0", "GeluBackward0", "SiluBackward0", "LogSigmoidBackward0",
+    "WhereBackward0", "ClampBackward0", "ClampBackward1", "LeakyReluBackward0",
+    "HardtanhBackward0", "EluBackward0", "SoftplusBackward0", "ThresholdBackward0",
+    "MaskedFillBackward0", "MaximumBackward0", "MinimumBackward0", "CloneBackward0",
+})
+
 _warned: set = set()
 _push_order = _count().__next__
 
@@ -324,7 +342,12 @@ def _call(node, g, saved, level, batch):
         out = physical(node, g, saved, batch)
         if out is not None:
             return list(out)
-    elif name in BATCH_SAFE:
+    elif name in ELEMENTWISE:
+        out = node.vjp(node, g, saved)
+        if all(x is None or (isinstance(x, Tensor) and x.dim() == g.dim()) for x in out):
+            return list(out)
+        out = None  # a gradient that did not come from g's batch: the general ways below
+    if physical is None and name in BATCH_SAFE:
         bg = [BatchedTensor(x, level) for x in g] if node.multi_output else \
             BatchedTensor(g, level)
         try:
