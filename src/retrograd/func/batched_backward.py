@@ -1,17 +1,23 @@
 """``autograd.grad(..., is_grads_batched=True)``: one backward pass for the whole batch.
 
 PyTorch vmaps the backward over the leading dimension of ``grad_outputs``.  Here the
-gradients flowing through the graph are BatchedTensors of one vmap level (their physical
-tensors hold the batch in dimension 0) and each node's derivative runs once for the batch
-(its ops dispatch to their batching rules), per node, in one of two ways:
+gradients flow through the graph as *physical* tensors ``[batch, *shape]`` (the values of
+BatchedTensors of one vmap level, pushed for the pass) and each node's derivative runs once
+for the whole batch, per node, in the first of these ways that applies:
 
-* a node type known to take a batched gradient (``BATCH_SAFE``: elementwise ops, matmuls,
-  views, reductions, softmax and the losses; each checked against the per-sample loop in
-  tests/func/test_batched_backward.py) runs its ``vjp`` once with the BatchedTensor;
-* any other node -- or a batch-safe one whose formula still raises a TypeError/AttributeError
-  on a BatchedTensor (a branch on ``hasattr(g, "_data")``, a raw-array path) -- runs its
-  ``vjp`` once per sample on plain gradient slices, stacked: a correct loop for that node
-  only, with a warning once per node type (as vmap's fallback).
+* ``batched_derivatives.PHYSICAL`` (keyed by the node's formula): a derivative written on
+  physical tensors, for the common nodes whose own formula cannot take a batched gradient
+  (sum, mean, views, transpose/permute, squeeze, expand, select/slice, (log_)softmax,
+  relu, nll_loss, split/unbind);
+* ``ELEMENTWISE``: the node's own formula called with the physical gradient (broadcasting
+  puts the batch in front of the saved values; no BatchedTensor involved);
+* ``BATCH_SAFE`` (matmuls, cat/stack, losses...): the node's own formula called with a
+  BatchedTensor gradient, its ops dispatched to their vmap batching rules;
+* any other node -- or a batch-safe one whose formula still raises on a BatchedTensor --
+  runs its ``vjp`` once per sample on plain gradient slices, stacked: a correct loop for
+  that node only, with a warning once per node type (as vmap's fallback).
+
+Every listed node type is checked against torch in tests/func/test_batched_backward.py.
 
 A whole graph falls back to the old loop (one full backward per sample) where a batched
 gradient would be seen by user code or by machinery that expects plain tensors: hooks on
