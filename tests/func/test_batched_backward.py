@@ -65,7 +65,15 @@ def _nll_general(lib):
     return [lib.nn.functional.nll_loss(logp, target, weight=weight, ignore_index=-100)], [x]
 
 
+def _embedding_gather(lib):
+    rng = np.random.default_rng(5)
+    w = lib.tensor(rng.standard_normal((4, 3)), requires_grad=True)
+    e = lib.nn.functional.embedding(lib.tensor([[0, 3], [3, 1]]), w, padding_idx=1)
+    return [(e.tanh() * w[lib.tensor([2, 0])]).sum(-1)], [w]
+
+
 GRAPHS = {
+    "embedding_gather": _embedding_gather,
     "mlp_tanh": lambda lib: _mlp(lib, "tanh"),
     "mlp_relu": lambda lib: _mlp(lib, "relu"),
     "cross_entropy_mean": lambda lib: _cross_entropy(lib),
@@ -126,7 +134,8 @@ def test_jacobian_by_identity_batch():
 
 
 @pytest.mark.parametrize("name", ["mlp_tanh", "mlp_relu", "cross_entropy_mean",
-                                  "softmax_views_indexing"])
+                                  "softmax_views_indexing", "embedding_gather",
+                                  "nll_weighted_ignore_kdim"])
 def test_create_graph_gives_differentiable_results(name):
     res = []
     for lib in (R, torch):
@@ -282,11 +291,18 @@ BATCHED_OPS = {
     "masked_fill": lambda m, x: x.masked_fill(x > 0.5, 0.0) * 3,
     "maximum_minimum": lambda m, x: m.maximum(x, x[0]) - m.minimum(x.t()[1:2].t(), x * 0.5),
     "pow_tensor_broadcast": lambda m, x: (x[:, :1].abs() + 1) ** x + x ** 2.0,
+    "advanced_index": lambda m, x: x[m.tensor([0, 2, 2])] * x[:, m.tensor([1, 0])].sum(),
+    "advanced_index_int_mask": lambda m, x: x[1, m.tensor([0, 3])].sum() * x[x > 0].exp().sum(),
+    "embedding": lambda m, x: m.nn.functional.embedding(m.tensor([[0, 2], [1, 1]]), x),
+    "embedding_padding_freq": lambda m, x: m.nn.functional.embedding(
+        m.tensor([[0, 2, 2], [1, 1, 2]]), x, padding_idx=1, scale_grad_by_freq=True),
 }
 LOOPED_OPS = {
     "cumsum": lambda m, x: x.cumsum(0), "var": lambda m, x: x.var(1),
     "layer_norm": lambda m, x: m.nn.functional.layer_norm(x, (4,)),
-    "advanced_index": lambda m, x: x[m.tensor([0, 2, 2])], "max_dim": lambda m, x: x.max(1)[0],
+    "max_dim": lambda m, x: x.max(1)[0],
+    "advanced_index_apart": lambda m, x: x.unsqueeze(1).expand(3, 2, 4)[
+        m.tensor([0, 2]), :, m.tensor([1, 3])],
 }
 
 

@@ -12,7 +12,8 @@ backward through an is_grads_batched result works).
 
 from __future__ import annotations
 
-from ..ops import index, layout, nn, pointwise, reduce, shape
+from ..ops import embedding, index, layout, nn, pointwise, reduce, shape
+from ..ops.index import _index_backward
 from ..ops.pointwise import threshold_backward
 from ..ops.reduce import _keep_shape
 from ..ops.shape import input_meta
@@ -109,14 +110,42 @@ def _nll(node, g, saved, batch):
     return ((g.unsqueeze(class_dim + 1) * hot).expand(batch, *in_shape),)
 
 
-def _getitem_basic(node, g, saved, batch):
-    index, shape, basic = node.params
-    if not basic:
-        return None  # advanced indices move dimensions around: the per-sample loop
-    index = index if isinstance(index, tuple) else (index,)
-    from ..ops.index import _index_backward
+def _advanced_adjacent(index) -> bool:
+    """Whether NumPy keeps the indexed dimensions in place (every advanced index -- an array
+    or an int beside one -- next to each other): then a leading ``:`` for the batch leaves
+    the batch in front of the result, as the physical gradient has it."""
+    spots = [i for i, x in enumerate(index) if not (x is None or x is Ellipsis
+                                                    or isinstance(x, slice))]
+    return not spots or spots == list(range(spots[0], spots[-1] + 1))
 
-    return (_index_backward(g, (slice(None), *index), (batch, *shape), True),)
+
+def _getitem(node, g, saved, batch):
+    index, shape, basic = node.params
+    index = index if isinstance(index, tuple) else (index,)
+    if not basic and not _advanced_adjacent(index):
+        return None  # advanced indices moved to the front: the per-sample loop
+    # the record itself (zeros, then the gradient written or added at the index), whose own
+    # derivative is getitem: double backward through it works
+    return (_index_backward(g, (slice(None), *index), (batch, *shape), basic),)
+
+
+def _embedding(node, g, saved, batch):
+    indices, padding_idx, scale_grad_by_freq, num, dim = node.params
+    from .._creation import tensor
+
+    flat = indices.reshape(-1)
+    rows = g.reshape(batch, flat.shape[0], dim)
+    coef = None
+    if padding_idx >= 0:
+        coef = (flat != padding_idx).astype(float)
+    if scale_grad_by_freq:
+        import numpy as np  # (the indices are a host array: their counts are host work)
+
+        scale = 1.0 / np.bincount(flat, minlength=num)[flat]
+        coef = scale if coef is None else coef * scale
+    if coef is not None:
+        rows = rows * tensor(coef, dtype=rows.dtype).reshape(1, -1, 1)
+    return (_index_backward(rows, (slice(None), flat), (batch, num, dim), False),)
 
 
 def _transpose(node, g, saved, batch):
@@ -166,7 +195,8 @@ def _vjp_of(record):
 PHYSICAL = {
     reduce._sum_vjp: _sum, reduce._mean_vjp: _mean, shape._reshape_back: _reshape,
     nn._log_softmax_vjp: _log_softmax, nn._softmax_vjp: _softmax, pointwise._relu_vjp: _relu,
-    nn._nll_vjp: _nll, nn._nll_general_vjp: _nll, index._getitem_vjp: _getitem_basic,
+    nn._nll_vjp: _nll, nn._nll_general_vjp: _nll, index._getitem_vjp: _getitem,
+    embedding._embedding_vjp: _embedding,
     _vjp_of(shape.transpose_op): _transpose, _vjp_of(shape._t_op): _t,
     _vjp_of(shape.permute_op): _permute, shape._squeeze_vjp: _back_to_input_shape,
     _vjp_of(shape.unsqueeze_op): _back_to_input_shape, _vjp_of(shape.expand_op): _expand,
