@@ -276,6 +276,8 @@ BATCHED_OPS = {
     "mse": lambda m, x: m.nn.functional.mse_loss(x, x.detach() * 0.5),
     "bce_logits": lambda m, x: m.nn.functional.binary_cross_entropy_with_logits(
         x, (x.detach() > 0).to(x.dtype)),
+    "bce": lambda m, x: m.nn.functional.binary_cross_entropy(
+        x.sigmoid(), (x.detach() > 0).to(x.dtype), reduction="none"),
     "matmul_3d": lambda m, x: x.unsqueeze(0).expand(2, 3, 4) @ x.t(),
     "bmm": lambda m, x: m.bmm(x.unsqueeze(0), x.t().unsqueeze(0)),
     "mv_dot": lambda m, x: m.mv(x, x[0]) * m.dot(x[0], x[1]),

@@ -71,7 +71,7 @@ BATCH_SAFE = frozenset({
     "SumBackward0", "SumBackward1", "MeanBackward0", "MeanBackward1",
     # softmax and losses
     "LogSoftmaxBackward0", "SoftmaxBackward0", "NllLossBackward0", "MseLossBackward0",
-    "BinaryCrossEntropyWithLogitsBackward0",
+    "BinaryCrossEntropyWithLogitsBackward0", "BinaryCrossEntropyBackward0",
 })
 
 #: Elementwise node types whose formula combines the gradient with saved values only by
