@@ -334,7 +334,7 @@ def _conform(g, shape, dtype, node, index, batch):
                 f"Function {node.name()} returned an invalid gradient at index {index} - got "
                 f"{list(have)} but expected shape compatible with {list(shape)}")
         g = sum_to_batched(g, shape, batch)
-    if g.dtype != dtype:
+    if g._data.dtype != dtype:  # (out_dtype is a NumPy dtype)
         g = g.to(dtype)
     return g
 
@@ -348,12 +348,11 @@ def _call(node, g, saved, level, batch):
         out = physical(node, g, saved, batch)
         if out is not None:
             return list(out)
-    elif name in ELEMENTWISE:
+    if name in ELEMENTWISE:
         out = node.vjp(node, g, saved)
         if all(x is None or (isinstance(x, Tensor) and x.dim() == g.dim()) for x in out):
             return list(out)
-        out = None  # a gradient that did not come from g's batch: the general ways below
-    if physical is None and name in BATCH_SAFE:
+    if name in BATCH_SAFE:
         bg = [BatchedTensor(x, level) for x in g] if node.multi_output else \
             BatchedTensor(g, level)
         try:
