@@ -248,6 +248,14 @@ def test_zero_dim_grad_output_is_an_index_error():
                               is_grads_batched=True)
 
 
+def test_empty_batch_is_an_index_error():
+    for lib in (R, torch):
+        x = lib.tensor(np.ones((2, 3)), requires_grad=True)
+        with pytest.raises(IndexError, match="index 0 is out of bounds for dimension 0"):
+            lib.autograd.grad((x * 2).sum(1), x, lib.ones(0, 2, dtype=F64[lib]),
+                              is_grads_batched=True)
+
+
 def test_batch_sizes_differ_and_missing_grad_outputs():
     for lib in (R, torch):
         x = lib.tensor(np.ones((3, 2)), requires_grad=True)

@@ -131,6 +131,11 @@ def _check_grad_outputs(outs, gos):
                 f"invalid index of a 0-dim tensor: is_grads_batched=True takes grad_output[{i}]'s "
                 "first dimension as the batch, and it has none (shape []). Give it shape "
                 f"[batch, *{list(o.shape)}].")
+        if g.shape[0] == 0:  # (PyTorch reads the first vector of the batch, and fails so)
+            raise IndexError(
+                f"index 0 is out of bounds for dimension 0 with size 0: is_grads_batched=True "
+                f"got an empty batch in grad_output[{i}] (shape {list(g.shape)}); pass at "
+                "least one vector")
         if tuple(g.shape[1:]) != tuple(o.shape):
             raise RuntimeError(
                 "If `is_grads_batched=True`, we interpret the first dimension of each "
@@ -176,7 +181,7 @@ def batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allo
     roots = [frontend._root_node(t, i) for i, t in enumerate(outs)]
     targets = frontend._input_targets(ins, "grad")
     deps = engine._count_dependencies(roots)
-    if batch == 0 or _needs_loop(deps):
+    if _needs_loop(deps):
         return loop(outs, ins, gos, retain_graph, create_graph, allow_unused,
                     materialize_grads)
     # the gradients start as the physical [batch, *shape] tensors, cast to the output dtype
@@ -349,8 +354,12 @@ def _call(node, g, saved, level, batch):
         if out is not None:
             return list(out)
     if name in ELEMENTWISE:
-        out = node.vjp(node, g, saved)
-        if all(x is None or (isinstance(x, Tensor) and x.dim() == g.dim()) for x in out):
+        try:
+            out = node.vjp(node, g, saved)
+        except Exception:  # noqa: BLE001 - the ways below re-raise a real error
+            out = None
+        if out is not None and all(x is None or (isinstance(x, Tensor) and x.dim() == g.dim())
+                                   for x in out):
             return list(out)
     if name in BATCH_SAFE:
         bg = [BatchedTensor(x, level) for x in g] if node.multi_output else \
