@@ -392,12 +392,12 @@ def _physical(x, level, batch):
 
 
 def _per_sample(node, name, g, saved, batch):
-    if name not in _warned:
+    if name not in _warned:  # (stacklevel: the caller of autograd.grad)
         _warned.add(name)
         warnings.warn(
             f"autograd.grad(is_grads_batched=True): {name} has no batched derivative yet; "
             f"its backward runs once per sample of the batch and the results are stacked "
-            f"(a performance drop for this node only).", UserWarning, stacklevel=5)
+            f"(a performance drop for this node only).", UserWarning, stacklevel=7)
     stack = registry.entry("stack").fn
     rows = []
     for b in range(batch):
