@@ -308,11 +308,29 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(results)
 
 
+#: ``func.batched_backward.batched_grad``, installed when ``retrograd.func`` is imported (the
+#: batched backward runs derivatives on vmap's BatchedTensors, a layer above this one)
+batched_backward = None
+
+
 def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
                   materialize_grads):
-    """``is_grads_batched=True``: one vector-Jacobian product per leading index of the
-    grad_outputs, stacked (PyTorch vmaps this; a loop gives the same result)."""
+    """``is_grads_batched=True``: one backward pass for the batch (``batched_backward``),
+    or, before retrograd.func is loaded, the per-sample loop."""
+    if batched_backward is not None:
+        return batched_backward(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                                allow_unused, materialize_grads, _batched_loop)
+    return _batched_loop(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                         allow_unused, materialize_grads)
+
+
+def _batched_loop(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                  materialize_grads):
+    """``is_grads_batched=True`` as one vector-Jacobian product per leading index of the
+    grad_outputs, stacked: the reference, and what a graph with hooks runs (they must see
+    plain per-sample gradients)."""
     from ..ops.shape import stack
+    from ..tensor import make_tensor
 
     outs = _as_list(outputs)
     gos = _as_list(grad_outputs) if grad_outputs is not None else None
@@ -333,10 +351,15 @@ def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, all
         # the graph is kept for every item but the last, which frees it as one call would
         per_item.append(grad(outs, inputs, [g[b] for g in gos],
                              retain_graph=True if b < batch - 1 else retain_graph,
-                             create_graph=create_graph, allow_unused=allow_unused,
-                             materialize_grads=materialize_grads))
+                             create_graph=create_graph,
+                             allow_unused=allow_unused or materialize_grads))
     results = []
-    for i in range(len(per_item[0]) if per_item else len(_as_list(inputs))):
+    for i, t in enumerate(_as_list(inputs)):
         column = [item[i] for item in per_item]
-        results.append(None if not column or column[0] is None else stack(column))
+        if not column or column[0] is None:
+            # as PyTorch: materialize_grads gives an unused input zeros of its own shape
+            results.append(make_tensor(np.zeros(t.shape, t._data.dtype)) if materialize_grads
+                           else None)
+        else:
+            results.append(stack(column))
     return tuple(results)

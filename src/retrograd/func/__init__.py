@@ -6,6 +6,7 @@ vmap (real batching: ``batched.py`` holds the BatchedTensor and the dispatch,
 """
 
 from . import batching_rules  # noqa: F401  (attaches the rules to the op registry)
+from . import batched_backward  # noqa: F401  (autograd.grad(is_grads_batched=True)'s pass)
 from .functional_call import functional_call
 from .transforms import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, linearize, vjp
 from .vmap import vmap
