@@ -72,10 +72,18 @@ def test_jacobian(torch, name, fn, inputs, create_graph):
     _same(ours, theirs)
 
 
+@pytest.mark.parametrize("create_graph", [False, True])
 @pytest.mark.parametrize("name,fn,inputs", FUNCS, ids=[f[0] for f in FUNCS])
-def test_jacobian_vectorize_gives_the_same(torch, name, fn, inputs):
-    _same(_run(T, "jacobian", fn, inputs, vectorize=True),
-          _run(torch, "jacobian", fn, inputs, vectorize=True))
+def test_jacobian_vectorize_gives_the_same(torch, name, fn, inputs, create_graph):
+    # one batched backward pass (is_grads_batched) for all the rows, as torch's vmap
+    _same(_run(T, "jacobian", fn, inputs, vectorize=True, create_graph=create_graph),
+          _run(torch, "jacobian", fn, inputs, vectorize=True, create_graph=create_graph))
+
+
+@pytest.mark.parametrize("name,fn,inputs", SCALAR_FUNCS, ids=[f[0] for f in SCALAR_FUNCS])
+def test_hessian_vectorize_gives_the_same(torch, name, fn, inputs):
+    _same(_run(T, "hessian", fn, inputs, vectorize=True),
+          _run(torch, "hessian", fn, inputs, vectorize=True))
 
 
 @pytest.mark.parametrize("create_graph", [False, True])

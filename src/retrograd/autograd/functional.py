@@ -7,8 +7,9 @@ is linear in ``u``, so differentiating it with respect to ``u`` in the direction
 PyTorch 2.13's ``torch/autograd/functional.py`` line by line, so the two agree on every
 tuple/single combination.
 
-``vectorize=True`` is accepted and runs the same reverse-mode loop (retrograd has no vmap
-yet).  ``jacobian(..., strategy='forward-mode', vectorize=True)`` (and hessian's
+``vectorize=True`` computes every row in one backward pass, the rows of the identity as a
+batch of gradients (``autograd.grad(..., is_grads_batched=True)``), as PyTorch does with
+vmap.  ``jacobian(..., strategy='forward-mode', vectorize=True)`` (and hessian's
 ``outer_jacobian_strategy='forward-mode'``, forward over reverse) use forward AD
 (``autograd.forward_ad``), one pass per input element (a loop over the basis vectors, where
 PyTorch batches them with vmap: same results, not faster).
@@ -117,7 +118,8 @@ def _check_requires_grad(inputs, input_type, strict):
             "in strict mode.")
 
 
-def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None):
+def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None,
+                   is_grads_batched=False):
     """``autograd.grad`` that skips outputs which are None or do not require grad."""
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
@@ -129,7 +131,8 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retai
     if not new_outputs:
         return (None,) * len(inputs)
     return _grad(tuple(new_outputs), inputs, tuple(new_grad_outputs), allow_unused=True,
-                 create_graph=create_graph, retain_graph=retain_graph)
+                 create_graph=create_graph, retain_graph=retain_graph,
+                 is_grads_batched=is_grads_batched)
 
 
 _ZERO_ERRORS = {
@@ -318,8 +321,10 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
                 "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are "
                 "not supported together. Please either set `strict=False` or "
                 "`vectorize=False`.")
-        # vectorize=True: PyTorch batches the rows with vmap; retrograd (no vmap yet) runs the
-        # same row-by-row loop, so the results are the same, only not faster
+        if vectorize:
+            jac = _jacobian_batched(outputs, inputs, create_graph)
+            jac = _grad_postprocess(jac, create_graph)
+            return _tuple_postprocess(jac, (is_outputs_tuple, is_inputs_tuple))
         jac = []
         for i, out in enumerate(outputs):
             rows = tuple([] for _ in inputs)
@@ -350,6 +355,36 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
                 for k, rows_el in enumerate(rows)))
         jac = _grad_postprocess(tuple(jac), create_graph)
         return _tuple_postprocess(jac, (is_outputs_tuple, is_inputs_tuple))
+
+
+def _jacobian_batched(outputs, inputs, create_graph):
+    """``vectorize=True``, as PyTorch: one backward pass for every row of every output at
+    once, the rows of the identity as a batch of ``grad_outputs``
+    (``autograd.grad(..., is_grads_batched=True)``, which batches the derivatives)."""
+    sizes = [out.nelement() for out in outputs]
+    total = sum(sizes)
+    basis, start = [], 0
+    for out, size in zip(outputs, sizes):
+        rows = _creation.zeros((total, size), dtype=out.dtype)
+        if size:
+            rows[start:start + size] = _creation.eye(size, dtype=out.dtype)
+        basis.append(rows.view((total,) + tuple(out.shape)))
+        start += size
+    if total:
+        vjps = _autograd_grad(outputs, inputs, tuple(basis), create_graph=create_graph,
+                              retain_graph=True, is_grads_batched=True)
+    else:
+        vjps = (None,) * len(inputs)
+    jac, start = [], 0
+    for out, size in zip(outputs, sizes):
+        shape = tuple(out.shape)
+        jac.append(tuple(
+            (vjp[start:start + size] if vjp is not None
+             else _creation.zeros((size,) + tuple(inp.shape), dtype=inp.dtype))
+            .view(shape + tuple(inp.shape))
+            for vjp, inp in zip(vjps, inputs)))
+        start += size
+    return tuple(jac)
 
 
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
