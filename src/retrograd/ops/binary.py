@@ -273,9 +273,10 @@ def _clamp_max_vjp(node, g, saved):
     return (grad_where(a <= node.params[0], g),)
 
 
-_clamp_min = defop("clamp_min", lambda a, m: namespace(a).maximum(a, m), _clamp_min_vjp,
+# the bound first, as clamp (pointwise._clamp_fwd): x is kept at a tie (signed zeros)
+_clamp_min = defop("clamp_min", lambda a, m: namespace(a).maximum(m, a), _clamp_min_vjp,
                    "ClampMinBackward0", 1, INPUTS)
-_clamp_max = defop("clamp_max", lambda a, m: namespace(a).minimum(a, m), _clamp_max_vjp,
+_clamp_max = defop("clamp_max", lambda a, m: namespace(a).minimum(m, a), _clamp_max_vjp,
                    "ClampMaxBackward0", 1, INPUTS)
 
 

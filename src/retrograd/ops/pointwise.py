@@ -72,7 +72,10 @@ def grad_where(keep, g):
     if not g.ndim and not getattr(keep, "ndim", 0):  # 0-d: a branch beats any array call
         return g if keep else xp.zeros_like(g)
     if xp.isfinite(g).all():
-        return g * keep
+        # (+ 0.0: -x * False is -0.0, PyTorch's zeros are +0.0; a kept -0.0 turns +0.0)
+        out = g * keep
+        out += 0.0
+        return out
     return xp.where(keep, g, 0.0)
 
 
@@ -553,7 +556,9 @@ def _relu_fwd(a):
     # (bench/ (f), MLP inference)
     if a.dtype.kind == "b":
         raise RuntimeError("Boolean inputs not supported for relu")
-    return (_np if type(a) is _ndarray else namespace(a)).maximum(a, 0)
+    # maximum(0, a), the bound first: NumPy keeps the second operand at a tie, so -0.0 stays
+    # -0.0 (PyTorch's a < 0 ? 0 : a)
+    return (_np if type(a) is _ndarray else namespace(a)).maximum(0, a)
 
 
 relu = defop("relu", _relu_fwd, _relu_vjp, "ReluBackward0", 1, OUTPUT)
@@ -622,10 +627,12 @@ def where(condition, input=None, other=None):  # noqa: A002 - PyTorch's names
 def _clamp_fwd(a, lo, hi):
     xp = namespace(a)
     out = a
+    # the bound first: NumPy keeps the second operand at a tie, PyTorch keeps x (x < lo ?
+    # lo : x), so clamp(0.0, min=-0.0) is 0.0 and clamp(-0.0, min=0.0) is -0.0, as torch's
     if lo is not None:
-        out = xp.maximum(out, lo)
+        out = xp.maximum(lo, out)
     if hi is not None:
-        out = xp.minimum(out, hi)
+        out = xp.minimum(hi, out)
     return out if out is not a else a.copy()
 
 
@@ -648,7 +655,7 @@ _clamp = defop("clamp", _clamp_fwd, _clamp_vjp, "ClampBackward1", 1, INPUTS)
 
 def _clamp_tensor_fwd(a, lo, hi, has_lo=True, has_hi=True):
     xp = namespace(a)
-    return xp.minimum(xp.maximum(a, lo), hi)
+    return xp.minimum(hi, xp.maximum(lo, a))  # (the bounds first: see _clamp_fwd)
 
 
 def _clamp_tensor_vjp(node, g, saved):
@@ -890,10 +897,12 @@ def _extreme_vjp(node, g, saved):
             where(b_loses, 0.0, shared) if nb else None)
 
 
-_maximum = defop("maximum", _broadcasting(lambda a, b, which: namespace(a).maximum(a, b),
+# (b, a): NumPy keeps the second operand at a tie, PyTorch the first (maximum(-0.0, 0.0) is
+# -0.0)
+_maximum = defop("maximum", _broadcasting(lambda a, b, which: namespace(a).maximum(b, a),
                                           "maximum"), _extreme_vjp,
                  "MaximumBackward0", 2, INPUTS, "promote")
-_minimum = defop("minimum", _broadcasting(lambda a, b, which: namespace(a).minimum(a, b),
+_minimum = defop("minimum", _broadcasting(lambda a, b, which: namespace(a).minimum(b, a),
                                           "minimum"), _extreme_vjp,
                  "MinimumBackward0", 2, INPUTS, "promote")
 
