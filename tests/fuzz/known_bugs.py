@@ -90,20 +90,6 @@ def _saved_tensors(prog, failure):
                                         "another view of its base has been modified" in m)
 
 
-@known("create_graph: whether a derivative requires grad differs where it is not yet its own "
-       "record (prelu's and hardsigmoid's do in PyTorch; relu, leaky_relu, hardtanh, "
-       "threshold, hard/softshrink and rrelu match: tests/test_derivative_records.py)")
-def _derivative_requires_grad(prog, failure):
-    if failure.kind == "raise":
-        return failure.op == "backward2" and "does not require grad" in failure.message
-    return failure.kind == "grad" and "backward2" in _ops(prog) and "None" in failure.message \
-        and "a tensor" in failure.message
-
-
-
-
-
-
 def _texts_all(prog):
     """Every statement as it is rendered (the loss and backward steps are built late)."""
     return [src for src, _ in prog.chunks()]
@@ -114,14 +100,6 @@ def _texts_all(prog):
 def _integer_requires_grad_index(prog, failure):
     return _raised_only_in(failure, "torch") and "Autograd not support dtype" in \
         failure.message
-
-
-@known("einsum with a contracted dim of size 1 in one operand broadcast against the other "
-       "('ij,jk->ik' of [1, 1] and [3, 1]): PyTorch broadcasts it, retrograd's backward returns "
-       "the unbroadcast shape (ViewBackward0 returned an invalid gradient)")
-def _einsum_broadcast_contraction(prog, failure):
-    return _raised_only_in(failure, "retrograd") and "einsum" in _ops(prog) and \
-        "returned an invalid gradient" in failure.message
 
 
 @known("requires_grad_() on a view of a leaf and then on the leaf: a second derivative "

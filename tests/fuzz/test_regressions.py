@@ -439,6 +439,21 @@ try:
 except Exception as e:  # PyTorch: RuntimeError
     print(type(e).__name__, e)
 """,
+    # einsum with a size-1 dim of one operand broadcast against the other's: the gradient is
+    # summed back over it (a) or broadcast back to the operand's size (v1); also to second
+    # order (issue 7: backward raised 'ViewBackward0 returned an invalid gradient')
+    "einsum_broadcast_size_one": """
+v0 = T.tensor([[2.0]], dtype=T.float64, requires_grad=True)
+v1 = T.tensor([[1.0], [0.0], [3.0]], dtype=T.float64, requires_grad=True)
+v2 = T.einsum('ij,jk->ik', v0, v1)
+v3 = T.tensor([[0.5, -1.0, 2.0]], dtype=T.float64, requires_grad=True)
+v4 = T.tensor([[1.5], [-2.0]], dtype=T.float64, requires_grad=True)
+v5 = T.einsum('ij,kj->', v3, v4)
+loss = (v2 * v2.detach().tanh()).sum() + (v5 * v5.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v0, v1, v3, v4], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
 }
 
 
