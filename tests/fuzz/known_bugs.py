@@ -350,15 +350,6 @@ def _aliased_operand(prog, failure):
     return False
 
 
-@known("an in-place op whose other operand is a view of the written tensor (v *= v.squeeze(), "
-       "x.add_(x.unbind(0)[2])): PyTorch refuses the partial overlap ('some elements of the "
-       "input tensor and the written-to tensor refer to a single memory location'), retrograd "
-       "computes (seeds 9003698, 9007950)")
-def _partial_overlap(prog, failure):
-    return _raised_only_in(failure, "torch") and "refer to a single memory location" in \
-        failure.message
-
-
 @known("a view made under no_grad, its base then changed in place and made to require grad: "
        "PyTorch raises when the view's flags are read, retrograd reports a leaf requiring "
        "grad (seed 9005420)")

@@ -452,6 +452,57 @@ def _write(x, data, name, overlap_ok=False):
     target[...] = data
 
 
+def _dense(a) -> bool:
+    """PyTorch's is_non_overlapping_and_dense: the dimensions (size 1 aside), ordered by
+    stride, lay the elements out one after another with no gap and no repeat."""
+    expected = a.itemsize
+    for stride, size in sorted((s, n) for n, s in zip(a.shape, a.strides) if n != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def partially_overlaps(a, b) -> bool:
+    """PyTorch's get_overlap_status(a, b) == Partial: ``a`` and ``b`` share some memory but
+    are not the same elements in the same layout.  As PyTorch, only tensors that are dense
+    can be told apart (other layouts are "too hard": allowed); a first bounds test makes the
+    common case (unrelated arrays) cost one call."""
+    if a is b or (a.base is None and b.base is None) or a.size == 0 or b.size == 0 or not (
+            _np if type(a) is _np.ndarray else namespace(a)).may_share_memory(a, b):
+        # (two arrays that own their memory cannot share any: the common case, first)
+        return False
+    if not (_dense(a) and _dense(b)):
+        return False
+    a0, b0 = _address(a), _address(b)
+    if a0 == b0 and a.nbytes == b.nbytes:  # the same block: the same elements if laid alike
+        return a.shape != b.shape or any(s != t for n, s, t in zip(a.shape, a.strides,
+                                                                     b.strides) if n != 1)
+    return a0 < b0 + b.nbytes and b0 < a0 + a.nbytes
+
+
+def check_no_partial_overlap(written, other, name):
+    """PyTorch refuses an in-place op one of whose operands shares part of the memory it
+    writes (``v *= v.squeeze()``, ``x.add_(x.unbind(0)[2])``, ``x[0:3] = x[1:4]``): the
+    result would depend on the order elements are written in."""
+    if other is not None and partially_overlaps(written, other):
+        raise RuntimeError(
+            "unsupported operation: some elements of the input tensor and the written-to tensor "
+            f"refer to a single memory location. Please clone() the tensor before performing the "
+            f"operation. ({name}: the written tensor has shape {list(written.shape)}, the operand "
+            f"of shape {list(other.shape)} is a view of part of its memory)")
+
+
+def _check_operands(x, args, kwargs, name):
+    data = x._data
+    for a in args:
+        if type(a) is Tensor:
+            check_no_partial_overlap(data, a._data, name)
+    for a in kwargs.values():
+        if type(a) is Tensor:
+            check_no_partial_overlap(data, a._data, name)
+
+
 def _save_self_as_output(x, node):
     """An in-place op that saves its result saves ``x`` itself, at its new version (as
     PyTorch): a later in-place change of ``x`` is then an error at backward, not a silent
@@ -512,10 +563,14 @@ def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
     """
     if overlap_ok is None:
         overlap_ok = name == "masked_fill_"
+    # the fills read their value as a number first: PyTorch checks no overlap for them
+    check_operands = name not in ("fill_", "masked_fill_", "zero_")
 
     def method(x, *args, **kwargs):
         if fw.active and _has_tangent(x, args, kwargs):
             return _dual_inplace(method, op_fn, x, args, kwargs)
+        if check_operands:
+            _check_operands(x, args, kwargs, name)
         if ufunc is not None and len(args) == 1 and not kwargs:
             other = args[0]
             xd = x._data
@@ -735,6 +790,11 @@ def setitem(x, index, value):
             "`with retrograd.no_grad():` if this is an initialisation, or clone() it first."
         )
     vdata = value._data if v_is_t else value
+    if v_is_t and value.ndim and basic:  # (a 0-d value is a fill: not checked, as PyTorch)
+        check_no_partial_overlap(_getitem_fwd(x._data, index, None, True) if x._data.ndim
+                                 else x._data, vdata, "x[...] = value")
+    elif v_is_t and not basic and not (value.ndim == 0 and _only_masks(index)):
+        check_no_partial_overlap(x._data, vdata, "x[index] = value")  # (index_put_)
     # x[mask] = v is a fill, which PyTorch lets write through an expanded tensor
     # into an expanded tensor (elements sharing memory), PyTorch writes what does not repeat
     # an element: a basic index's region that does not, or any advanced index (index_put_,
