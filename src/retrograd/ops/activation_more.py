@@ -17,6 +17,7 @@ from ..backend import namespace
 from ..tensor import Tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from ._errors import dim_error, float_only, scalar_type_name
+from ._jvp import RULES as _JVP_RULES
 from .activation import _elu_, _hardtanh_, _leaky_relu_, _softplus
 from .inplace import inplace as _inplace
 from .inplace import relu_ as _relu_
@@ -369,9 +370,16 @@ def _hardsigmoid_vjp(node, g, saved):
     return (_hardsigmoid_backward(g, a),)
 
 
+def _hardsigmoid_jvp(op, inputs, tangents, out, params):
+    # forward mode: the tangent through the same derivative (the fallback, which transposes
+    # the VJP, would differentiate hardsigmoid_backward), as PyTorch's hardsigmoid_backward(t, x)
+    return _hardsigmoid_backward(tangents[0], inputs[0])
+
+
 _hardsigmoid = defop("hardsigmoid", _hardsigmoid_fwd, _hardsigmoid_vjp, "HardsigmoidBackward0",
                      1, INPUTS)
 _hardsigmoid_ = _inplace(_hardsigmoid, "hardsigmoid_", True)
+_JVP_RULES[("hardsigmoid", "HardsigmoidBackward0")] = _hardsigmoid_jvp
 
 
 def hardsigmoid(input, inplace=False):  # noqa: A002
