@@ -454,6 +454,36 @@ gs = T.autograd.grad(loss, [v0, v1, v3, v4], create_graph=True, allow_unused=Tru
 loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
 loss2.backward()
 """,
+    # remainder's divisor gradient is -grad * div(a, b, rounding_mode='floor'), recorded (with
+    # a zero derivative), so under create_graph it requires grad as torch's (seeds 9009992,
+    # 9011088, 9011379: a second backward raised 'does not require grad' in retrograd only)
+    "remainder_divisor_derivative_requires_grad": """
+v0 = T.tensor(1.0, dtype=T.float64, requires_grad=True)
+v1 = T.tensor([0.0, 2.5], dtype=T.float64, requires_grad=True)
+v2 = (v1) % (v0.abs().add(0.5))
+v3 = T.tensor(-3.0, dtype=T.float32, requires_grad=True)
+v4 = (v3) % (v3)
+loss = (v2 * v2.detach().tanh()).sum() + (v4 * v4.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v0, v1, v3], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
+    # var over every element with no degree of freedom: PyTorch's derivative is grad times a
+    # constant (nan where x == mean, inf elsewhere), which does not require grad (seed
+    # 9011128); over a dim, 2 / (n - correction) * grad * (x - mean) as before
+    "var_without_degrees_of_freedom": """
+v0 = T.tensor(-1.0, dtype=T.float64, requires_grad=True)
+v1 = T.tensor([[1.0, 2.0, 4.0]], dtype=T.float64, requires_grad=True)
+v2 = v0.var(dim=0, keepdim=True)
+v3 = v1.var(dim=0, correction=2)
+v4 = v1.var(dim=1, correction=4)
+v5 = T.tensor([1.0, 2.0], dtype=T.float64, requires_grad=True)
+v6 = v5.var(correction=2)
+loss = (v2 * 2).sum() + (v3 * 2).sum() + (v4 * 2).sum() + (v6 * 2).sum()
+gs = T.autograd.grad(loss, [v0, v1, v5], create_graph=True, allow_unused=True)
+loss2 = sum((g * 2).sum() for g in gs if g is not None and g.requires_grad)
+loss2.backward()
+""",
 }
 
 

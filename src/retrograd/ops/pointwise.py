@@ -781,7 +781,9 @@ floor_divide = defop("floor_divide", _floor_divide_fwd, None, None, 2, NOTHING, 
 def _remainder_vjp(node, g, saved):
     a, b = saved
     na, nb = node.next
-    return (g if na else None, -g * floor_divide(a, b) if nb else None)
+    # PyTorch's -grad * self.div(other, rounding_mode='floor'): recorded (with a zero
+    # derivative), so under create_graph the divisor's gradient requires grad, as torch's
+    return (g if na else None, -g * _div_rounded(a, b, "floor") if nb else None)
 
 
 # PyTorch's names: RemainderBackward0 for a number divisor, RemainderBackward1 for a tensor
