@@ -352,12 +352,12 @@ def _aliased_operand(prog, failure):
     return False
 
 
-@known("a view made under no_grad, its base then changed in place and made to require grad: "
-       "PyTorch raises when the view's flags are read, retrograd reports a leaf requiring "
-       "grad (seed 9005420)")
-def _no_grad_view_then_requires_grad(prog, failure):
-    return failure.kind == "flags" and "requires_grad_" in _ops(prog) and any(
-        st.ctx is not None for st in prog.steps) and "RuntimeError" in failure.message
+@known("a view made under no_grad whose memory changed, after its base came to require grad "
+       "(its grad_fn and is_leaf raise, as PyTorch's: seed 9005420), used in an op: PyTorch "
+       "raises at the op (it reads the view's grad_fn), retrograd at backward")
+def _refused_view_in_op(prog, failure):
+    return _raised_only_in(failure, "torch") and "A view was created in no_grad mode and its " \
+        "base" in failure.message
 
 
 @known("backward(inputs=[...]) through a product with an empty operand: the leaves' hooks "

@@ -484,6 +484,35 @@ gs = T.autograd.grad(loss, [v0, v1, v5], create_graph=True, allow_unused=True)
 loss2 = sum((g * 2).sum() for g in gs if g is not None and g.requires_grad)
 loss2.backward()
 """,
+    # a view made under no_grad whose memory then changed (through its base, under no_grad, or
+    # through itself) and whose base then came to require grad: PyTorch refuses to re-derive
+    # it, so reading its grad_fn or is_leaf raises (seed 9005420); unchanged, it is a leaf
+    "no_grad_view_changed_then_requires_grad": """
+v1 = T.tensor(-1.0, dtype=T.float64)
+v2 = v1.exp2()
+with T.set_grad_enabled(False):
+    v3 = v2.transpose(0, -1)
+v2.abs_().add_(0.5).sqrt_()
+v2.requires_grad_()
+v4 = T.tensor([1.0, 2.0], dtype=T.float64) * 1
+with T.no_grad():
+    v5 = v4[0:1]
+    v6 = v4[1:]
+with T.no_grad():
+    v4.mul_(2)
+v7 = T.tensor([1.0, 2.0], dtype=T.float64) * 1
+with T.no_grad():
+    v8 = v7[0:1]
+v8.add_(0.5)
+v7.requires_grad_()
+v4.requires_grad_()
+v9 = T.tensor([3.0, 4.0], dtype=T.float64) * 1
+with T.no_grad():
+    v10 = v9[0:1]
+v9.requires_grad_()
+loss = (v2 * 2).sum() + (v4 * 2).sum()
+loss.backward()
+""",
 }
 
 

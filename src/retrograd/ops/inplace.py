@@ -208,8 +208,17 @@ def regenerate_view(base, v) -> bool:
     if ref is None or ref() is not v:
         return False
     group = _group(v)
-    if group is None or group.flag(v) is not None:
+    if group is None:
         return False
+    flag = group.flag(v)
+    if flag is not None:  # a view made under no_grad (or a piece of split...): PyTorch
+        # refuses to re-derive it, so reading its grad_fn or is_leaf raises (seed 9005420)
+        with enable_grad():
+            new = apply_op(_refused.op, (base,), (_refusal(v, flag), v._data))
+        v._grad_fn = new._grad_fn
+        v._requires_grad = True
+        v._nr = 0
+        return True
     try:
         pos = _positions(base._data, v._data)
     except RuntimeError:  # an expanded view: no element positions
