@@ -369,3 +369,19 @@ def _refused_view_in_op(prog, failure):
 def _hook_order_one_node(prog, failure):
     return failure.kind == "log" and "hooks ran in order" in failure.message and bool(
         {"matmul", "einsum", "getitem_multi"} & _ops(prog))
+
+
+@known("an integer tensor made to require grad (v[0:1] = w.sum(), as PyTorch), then changed in "
+       "place (zero_, fill_, mul_, add_...): PyTorch records the op (ZeroBackward0, "
+       "MulBackward0...), retrograd keeps CopySlices (seed 9201888)")
+def _int_requires_grad_inplace_name(prog, failure):
+    return failure.kind == "grad_fn" and failure.detail[1:] == ("CopySlices",) and any(
+        st.leaf is not None and st.leaf.dtype in ("int64", "bool") for st in prog.steps)
+
+
+@known("a view under no_grad of an einsum/matmul result, then requires_grad_() on that result: "
+       "PyTorch's result is itself a view (of its bmm), so the no_grad view's base is another "
+       "tensor and does not require grad (README: graph granularity; seed 9204469)")
+def _view_of_product_flags(prog, failure):
+    return failure.kind == "flags" and "requires_grad_" in _ops(prog) and bool(
+        {"einsum", "matmul"} & _ops(prog))

@@ -513,6 +513,29 @@ v9.requires_grad_()
 loss = (v2 * 2).sum() + (v4 * 2).sum()
 loss.backward()
 """,
+    # comparisons in PyTorch's promoted dtype: a 0-d float64 tensor meets a float32 one in
+    # float32 (seed 9202561), also in nextafter's derivative (0 where input == other: seed
+    # 9207376); prod over one element with a zero: the gradient itself (seed 9207047)
+    "compare_in_promoted_dtype_and_prod_of_one": """
+v1 = T.tensor(-0.92, dtype=T.float64)
+v3 = T.tensor([0.5, -0.92], dtype=T.float32)
+v4 = (v3) != (v1)
+v5 = (v3) == (v1)
+v6 = (v1) >= (v3)
+v7 = T.tensor(1.1, dtype=T.float64, requires_grad=True)
+v8 = T.nextafter(v7.norm().fmax(T.tensor([0.0], dtype=T.float32)), v7)
+v9 = T.tensor([[-1.0, 0.0, -1.0]], dtype=T.float64, requires_grad=True)
+v10 = v9.unflatten(1, (3, 1)).prod(dim=2)
+v11 = T.tensor([0.0], dtype=T.float64, requires_grad=True)
+v12 = v11.prod()
+loss = (v8 * v8.detach().tanh()).sum() + (v10 * v10.detach().tanh()).sum() + (v12 * 2).sum()
+gs = T.autograd.grad(loss, [v7, v9, v11], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None and g.requires_grad)
+try:
+    loss2.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
 }
 
 

@@ -17,6 +17,7 @@ from .pointwise import (_check_bool_sub, _check_int_divisor, _div_rounded, _rsub
                         _with_number, exp, log, power, to_dtype, where,
                         zeros_like_grad)
 from .pointwise import div as _true_div
+from .pointwise import eq as _eq
 from .pointwise import rsub as _rsub_number
 
 
@@ -485,9 +486,11 @@ logaddexp2 = _no_number(defop("logaddexp2", _floats_only(
 def _nextafter_vjp(node, g, saved):
     # what PyTorch 2.13 gives (checked at boundaries in tests/ops/test_binary_dtypes.py): g
     # where input != other, 0 where they are equal (there the result is other itself)
+    # (equal in PyTorch's promoted dtype: a float32 input meets a 0-d float64 other in
+    # float32, seed 9207376)
     a, b = saved
     na, nb = node.next
-    return (where(a == b, 0.0, g) if na else None, zeros_like_grad(g) if nb else None)
+    return (where(_eq(a, b), 0.0, g) if na else None, zeros_like_grad(g) if nb else None)
 
 
 nextafter = _no_number(defop("nextafter", _floats_only(_in_float(

@@ -71,6 +71,10 @@ def _prod_vjp(node, g, saved):
     zeros = data == 0
     if not zeros.any():
         return (gk * (_spread(_kept(result, shape, axes, keepdim), shape, axes) / a),)
+    if all(shape[d] == 1 for d in (range(len(shape)) if axes is None else axes)):
+        # PyTorch's prod_safe_zeros_backward over one element: the gradient itself, not
+        # reading x (under create_graph it requires grad only if g does: seed 9207047)
+        return (gk,)
     if isinstance(a, Tensor):
         # create_graph: out / x_i is exact in value but not in its own derivative
         # (d2 prod/dxi dxj with xi = xj = 0 is the product of the rest, not 0)
