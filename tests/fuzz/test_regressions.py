@@ -536,6 +536,24 @@ try:
 except Exception as e:  # PyTorch: RuntimeError
     print(type(e).__name__, e)
 """,
+    # a view of an empty tensor re-derived after a change under no_grad (AsStridedBackward0):
+    # its derivative is fresh zeros, which do not require grad under create_graph (seed
+    # 9100742: a second backward raised in PyTorch only)
+    "empty_as_strided_backward": """
+v1 = T.zeros((0,), dtype=T.float64, requires_grad=True)
+v3 = v1.reshape(1, 0, 1)
+v6 = T.tensor(1.0, dtype=T.float64, requires_grad=True)
+with T.no_grad():
+    v3.mul_(v6)
+v7 = (v3.abs().add(0.5)).log1p()
+loss = (v6 * v6.detach().tanh()).sum() + (v7 * v7.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v1, v6], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+try:
+    loss2.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
 }
 
 

@@ -103,6 +103,11 @@ def _as_strided_vjp(node, g, saved):
     size = 1
     for s in base_shape:
         size *= s
+    if size == 0:  # PyTorch's as_strided_backward: fresh zeros (under create_graph they do
+        # not require grad: seed 9100742)
+        data = g._data if isinstance(g, Tensor) else g
+        zeros = namespace(data).zeros(base_shape, dtype=data.dtype)
+        return (make_tensor(zeros) if isinstance(g, Tensor) else zeros,)
     return (reshape_op(_index_backward(g, positions, (size,), False), base_shape, (size,)),)
 
 
