@@ -554,6 +554,30 @@ try:
 except Exception as e:  # PyTorch: RuntimeError
     print(type(e).__name__, e)
 """,
+    # an empty view of a non-empty tensor re-derived after a change under no_grad: fresh zeros
+    # too (seeds 9105788, 9157920); copy_ gives the overwritten tensor exact zeros, not g * 0
+    # (nan where g is nan: seed 9127822)
+    "empty_view_as_strided_and_copy_zeros": """
+v0 = T.tensor([[[-0.0]]], dtype=T.float64, requires_grad=True)
+v2 = v0.narrow(2, 1, 0)
+with T.set_grad_enabled(False):
+    v2.add_(0.25)
+v7 = T.acos(v2.tanh().mul(0.9))
+v8 = T.tensor([[-1.0]], dtype=T.float64, requires_grad=True)
+v9 = v8 * 1
+v10 = T.tensor(-1.0, dtype=T.float64, requires_grad=True)
+v9.copy_(v10)
+v9.pow_(0.5)
+loss = (v2 * v2.detach().tanh()).sum() + (v7 * v7.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v0], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+try:
+    loss2.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+loss3 = (v9 * 2).sum()
+loss3.backward()
+""",
 }
 
 

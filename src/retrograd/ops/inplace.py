@@ -103,9 +103,9 @@ def _as_strided_vjp(node, g, saved):
     size = 1
     for s in base_shape:
         size *= s
-    if size == 0:  # PyTorch's as_strided_backward: fresh zeros (under create_graph they do
-        # not require grad: seed 9100742)
-        data = g._data if isinstance(g, Tensor) else g
+    data = g._data if isinstance(g, Tensor) else g
+    if size == 0 or data.size == 0:  # PyTorch's as_strided_backward: fresh zeros (under
+        # create_graph they do not require grad: seeds 9100742, 9105788, 9157920)
         zeros = namespace(data).zeros(base_shape, dtype=data.dtype)
         return (make_tensor(zeros) if isinstance(g, Tensor) else zeros,)
     return (reshape_op(_index_backward(g, positions, (size,), False), base_shape, (size,)),)
@@ -741,8 +741,10 @@ def _copy_fwd(a, src):
 
 
 def _copy_vjp(node, g, saved):
+    # the overwritten tensor gets exact zeros (PyTorch's zeros_like(grad)), not g * 0: nan
+    # where g is nan (seed 9127822)
     na, ns = node.next
-    return (g * 0 if na else None, g if ns else None)
+    return (pointwise.zeros_like_grad(g) if na else None, g if ns else None)
 
 
 _copy_op = pointwise.defop("copy", _copy_fwd, _copy_vjp, "CopyBackwards", 2, pointwise.NOTHING)
