@@ -431,9 +431,12 @@ class Tensor:
     @property
     def is_leaf(self) -> bool:
         """True unless the tensor was made by a recorded op (then it has a grad_fn)."""
+        fn = self._grad_fn
+        if fn is not None and getattr(fn, "refused", False):  # PyTorch reads grad_fn here
+            fn.vjp(fn, None, None)  # raises, explaining why
         if adopted_views:
             adopted_views.pop(id(self), None)
-        return self._grad_fn is None
+        return fn is None
 
     @property
     def grad(self):

@@ -28,6 +28,7 @@ class Val:
     requires_grad: bool
     is_leaf: bool
     view_chain: tuple = ()
+    version: int = 0  # PyTorch's version counter when the value was made (see act_hook)
 
     @property
     def ndim(self):
@@ -201,7 +202,8 @@ class Generator:
                 self.ns.pop(st.target)
                 return False
             self.vals[st.target] = Val(st.target, tuple(t.shape), dtype_name(t),
-                                       bool(t.requires_grad), bool(t.is_leaf), st.view_chain)
+                                       bool(t.requires_grad), bool(t.is_leaf), st.view_chain,
+                                       t._version)
         self.steps.append(st)
         self._refresh()
         return True
@@ -258,12 +260,23 @@ class Generator:
         return self._commit(Step(f"{target} = {a.name}.detach()", "detach", "detach", target,
                                  view_chain=a.view_chain + ("detach",)))
 
+    def _hook_crashes_torch(self, v: Val) -> bool:
+        """PyTorch 2.13 segfaults in register_hook on a view whose memory was written since
+        the view was made by a write its graph did not see: under no_grad, or through another
+        alias (``v3[0:1] = ...`` where ``v4 = v3.detach()`` and ``v5 = v4.ravel()``, then
+        ``v4.requires_grad_()``, ``v5.register_hook(...)``: seed 9009322).  The view's version
+        counter (shared with its base and every alias) tells: changed since it was made.
+        Views that the table does not mark (ravel, reshape, squeeze, an einsum result...)
+        count too, so this asks PyTorch, not ``view_chain``."""
+        t = self.ns.get(v.name)
+        return t is None or (t._is_view() and t._version != v.version)
+
     def act_hook(self):
-        # never on a view, nor on a tensor changed in place under no_grad: PyTorch 2.13
-        # segfaults registering a hook on a view whose base was changed in place under
-        # no_grad (an einsum result is such a view in PyTorch)
+        # never on a view of the table, nor on a tensor changed in place under no_grad; and
+        # never where PyTorch would crash (_hook_crashes_torch)
         a = self._pick(lambda v: (v.requires_grad or self.rng.random() < 0.05)
-                       and not v.view_chain and v.name not in self.touched_no_grad)
+                       and not v.view_chain and v.name not in self.touched_no_grad
+                       and not self._hook_crashes_torch(v))
         if a is None:
             return False
         h = self.name("h")

@@ -439,6 +439,145 @@ try:
 except Exception as e:  # PyTorch: RuntimeError
     print(type(e).__name__, e)
 """,
+    # einsum with a size-1 dim of one operand broadcast against the other's: the gradient is
+    # summed back over it (a) or broadcast back to the operand's size (v1); also to second
+    # order (issue 7: backward raised 'ViewBackward0 returned an invalid gradient')
+    "einsum_broadcast_size_one": """
+v0 = T.tensor([[2.0]], dtype=T.float64, requires_grad=True)
+v1 = T.tensor([[1.0], [0.0], [3.0]], dtype=T.float64, requires_grad=True)
+v2 = T.einsum('ij,jk->ik', v0, v1)
+v3 = T.tensor([[0.5, -1.0, 2.0]], dtype=T.float64, requires_grad=True)
+v4 = T.tensor([[1.5], [-2.0]], dtype=T.float64, requires_grad=True)
+v5 = T.einsum('ij,kj->', v3, v4)
+loss = (v2 * v2.detach().tanh()).sum() + (v5 * v5.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v0, v1, v3, v4], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
+    # remainder's divisor gradient is -grad * div(a, b, rounding_mode='floor'), recorded (with
+    # a zero derivative), so under create_graph it requires grad as torch's (seeds 9009992,
+    # 9011088, 9011379: a second backward raised 'does not require grad' in retrograd only)
+    "remainder_divisor_derivative_requires_grad": """
+v0 = T.tensor(1.0, dtype=T.float64, requires_grad=True)
+v1 = T.tensor([0.0, 2.5], dtype=T.float64, requires_grad=True)
+v2 = (v1) % (v0.abs().add(0.5))
+v3 = T.tensor(-3.0, dtype=T.float32, requires_grad=True)
+v4 = (v3) % (v3)
+loss = (v2 * v2.detach().tanh()).sum() + (v4 * v4.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v0, v1, v3], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
+    # var over every element with no degree of freedom: PyTorch's derivative is grad times a
+    # constant (nan where x == mean, inf elsewhere), which does not require grad (seed
+    # 9011128); over a dim, 2 / (n - correction) * grad * (x - mean) as before
+    "var_without_degrees_of_freedom": """
+v0 = T.tensor(-1.0, dtype=T.float64, requires_grad=True)
+v1 = T.tensor([[1.0, 2.0, 4.0]], dtype=T.float64, requires_grad=True)
+v2 = v0.var(dim=0, keepdim=True)
+v3 = v1.var(dim=0, correction=2)
+v4 = v1.var(dim=1, correction=4)
+v5 = T.tensor([1.0, 2.0], dtype=T.float64, requires_grad=True)
+v6 = v5.var(correction=2)
+loss = (v2 * 2).sum() + (v3 * 2).sum() + (v4 * 2).sum() + (v6 * 2).sum()
+gs = T.autograd.grad(loss, [v0, v1, v5], create_graph=True, allow_unused=True)
+loss2 = sum((g * 2).sum() for g in gs if g is not None and g.requires_grad)
+loss2.backward()
+""",
+    # a view made under no_grad whose memory then changed (through its base, under no_grad, or
+    # through itself) and whose base then came to require grad: PyTorch refuses to re-derive
+    # it, so reading its grad_fn or is_leaf raises (seed 9005420); unchanged, it is a leaf
+    "no_grad_view_changed_then_requires_grad": """
+v1 = T.tensor(-1.0, dtype=T.float64)
+v2 = v1.exp2()
+with T.set_grad_enabled(False):
+    v3 = v2.transpose(0, -1)
+v2.abs_().add_(0.5).sqrt_()
+v2.requires_grad_()
+v4 = T.tensor([1.0, 2.0], dtype=T.float64) * 1
+with T.no_grad():
+    v5 = v4[0:1]
+    v6 = v4[1:]
+with T.no_grad():
+    v4.mul_(2)
+v7 = T.tensor([1.0, 2.0], dtype=T.float64) * 1
+with T.no_grad():
+    v8 = v7[0:1]
+v8.add_(0.5)
+v7.requires_grad_()
+v4.requires_grad_()
+v9 = T.tensor([3.0, 4.0], dtype=T.float64) * 1
+with T.no_grad():
+    v10 = v9[0:1]
+v9.requires_grad_()
+loss = (v2 * 2).sum() + (v4 * 2).sum()
+loss.backward()
+""",
+    # comparisons in PyTorch's promoted dtype: a 0-d float64 tensor meets a float32 one in
+    # float32 (seed 9202561), also in nextafter's derivative (0 where input == other: seed
+    # 9207376); prod over one element with a zero: the gradient itself (seed 9207047)
+    "compare_in_promoted_dtype_and_prod_of_one": """
+v1 = T.tensor(-0.92, dtype=T.float64)
+v3 = T.tensor([0.5, -0.92], dtype=T.float32)
+v4 = (v3) != (v1)
+v5 = (v3) == (v1)
+v6 = (v1) >= (v3)
+v7 = T.tensor(1.1, dtype=T.float64, requires_grad=True)
+v8 = T.nextafter(v7.norm().fmax(T.tensor([0.0], dtype=T.float32)), v7)
+v9 = T.tensor([[-1.0, 0.0, -1.0]], dtype=T.float64, requires_grad=True)
+v10 = v9.unflatten(1, (3, 1)).prod(dim=2)
+v11 = T.tensor([0.0], dtype=T.float64, requires_grad=True)
+v12 = v11.prod()
+loss = (v8 * v8.detach().tanh()).sum() + (v10 * v10.detach().tanh()).sum() + (v12 * 2).sum()
+gs = T.autograd.grad(loss, [v7, v9, v11], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None and g.requires_grad)
+try:
+    loss2.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    # a view of an empty tensor re-derived after a change under no_grad (AsStridedBackward0):
+    # its derivative is fresh zeros, which do not require grad under create_graph (seed
+    # 9100742: a second backward raised in PyTorch only)
+    "empty_as_strided_backward": """
+v1 = T.zeros((0,), dtype=T.float64, requires_grad=True)
+v3 = v1.reshape(1, 0, 1)
+v6 = T.tensor(1.0, dtype=T.float64, requires_grad=True)
+with T.no_grad():
+    v3.mul_(v6)
+v7 = (v3.abs().add(0.5)).log1p()
+loss = (v6 * v6.detach().tanh()).sum() + (v7 * v7.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v1, v6], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+try:
+    loss2.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    # an empty view of a non-empty tensor re-derived after a change under no_grad: fresh zeros
+    # too (seeds 9105788, 9157920); copy_ gives the overwritten tensor exact zeros, not g * 0
+    # (nan where g is nan: seed 9127822)
+    "empty_view_as_strided_and_copy_zeros": """
+v0 = T.tensor([[[-0.0]]], dtype=T.float64, requires_grad=True)
+v2 = v0.narrow(2, 1, 0)
+with T.set_grad_enabled(False):
+    v2.add_(0.25)
+v7 = T.acos(v2.tanh().mul(0.9))
+v8 = T.tensor([[-1.0]], dtype=T.float64, requires_grad=True)
+v9 = v8 * 1
+v10 = T.tensor(-1.0, dtype=T.float64, requires_grad=True)
+v9.copy_(v10)
+v9.pow_(0.5)
+loss = (v2 * v2.detach().tanh()).sum() + (v7 * v7.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v0], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+try:
+    loss2.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+loss3 = (v9 * 2).sum()
+loss3.backward()
+""",
 }
 
 

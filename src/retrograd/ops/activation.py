@@ -97,7 +97,7 @@ def silu(input, inplace=False):  # noqa: A002
 
 def _elu_fwd(a, alpha):
     xp = namespace(a)
-    return xp.where(a > 0, a, alpha * xp.expm1(xp.minimum(a, 0)))
+    return xp.where(a > 0, a, alpha * xp.expm1(xp.minimum(0, a)))  # (-0.0 stays -0.0)
 
 
 def _elu_vjp(node, g, saved):

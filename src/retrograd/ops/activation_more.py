@@ -15,12 +15,13 @@ import struct
 
 from ..backend import namespace
 from ..tensor import Tensor
-from ._apply import INPUTS, OUTPUT, defop
+from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from ._errors import dim_error, float_only, scalar_type_name
+from ._jvp import RULES as _JVP_RULES
 from .activation import _elu_, _hardtanh_, _leaky_relu_, _softplus
 from .inplace import inplace as _inplace
 from .inplace import relu_ as _relu_
-from .pointwise import derivative_record, exp, sigmoid, tanh, where
+from .pointwise import _no_derivative, derivative_record, exp, sigmoid, tanh, where, zeros_like_grad
 
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
@@ -184,13 +185,48 @@ def _sum_to(a, shape):
     return a.sum(axis=axes, keepdims=True)
 
 
+# PyTorch's _prelu_kernel_backward as records of their own (PreluKernelBackwardBackward0):
+# under create_graph the input's gradient requires grad whenever the input does, as torch's,
+# and the second derivatives are PyTorch's, cut at x >= 0 (where the first derivative takes
+# the x <= 0 branch at 0: its kernel and its derivative formulas disagree there).
+def _prelu_dx_fwd(g, a, w):
+    return namespace(a).where(a > 0, g, w * g)
+
+
+def _prelu_dx_vjp(node, gg, saved):
+    g, a, w = saved
+    n_g, n_a, n_w = node.next
+    nonneg = a >= 0 if n_g or n_w else None  # (not saved when only x needs a gradient)
+    return (where(nonneg, gg, gg * w) if n_g else None,
+            zeros_like_grad(gg) if n_a else None,  # piecewise constant in x
+            _sum_to(where(nonneg, 0.0, g * gg), tuple(w.shape)) if n_w else None)
+
+
+def _prelu_dw_fwd(g, a):
+    return namespace(a).where(a > 0, 0.0, a * g).astype(a.dtype, copy=False)
+
+
+def _prelu_dw_vjp(node, gg, saved):
+    g, a = saved
+    n_g, n_a = node.next
+    nonneg = a >= 0
+    return (where(nonneg, 0.0, gg * a) if n_g else None,
+            where(nonneg, 0.0, g * gg) if n_a else None)
+
+
+_prelu_dx = defop("prelu_backward", _prelu_dx_fwd, _prelu_dx_vjp, "PreluKernelBackwardBackward0",
+                  3, INPUTS, "promote",
+                  saved_for=lambda needs: (needs[2], needs[0] or needs[2], needs[0] or needs[2]))
+_prelu_dw = defop("prelu_backward", _prelu_dw_fwd, _prelu_dw_vjp, "PreluKernelBackwardBackward0",
+                  2, INPUTS, "promote", saved_for=lambda needs: (needs[1], True))
+
+
 def _prelu_vjp(node, g, saved):
     a, w = saved
     na, nw = node.next
     # PyTorch's _prelu_kernel_backward: the x <= 0 branch at 0 (slope w, weight grad 0)
-    pos = a > 0
-    da = where(pos, g, w * g) if na else None
-    dw = _sum_to(where(pos, 0.0, a * g), tuple(w.shape)) if nw else None
+    da = _prelu_dx(g, a, w) if na else None
+    dw = _sum_to(_prelu_dw(g, a), tuple(w.shape)) if nw else None
     return (da, dw)
 
 
@@ -315,16 +351,35 @@ def _hardsigmoid_fwd(a):
     return namespace(a).clip(a + 3, 0, 6) / 6
 
 
-def _hardsigmoid_vjp(node, g, saved):
-    (a,) = saved
+def _hardsigmoid_backward_fwd(g, a):
     # PyTorch: 1/6 strictly inside (-3, 3), 0 at the ends and outside
     # (times 1/6 rounded to float32, as PyTorch's kernel: float64 results agree to the bit)
-    return (where((a > -3) & (a < 3), g * _ONE_SIXTH, 0.0),)
+    xp = namespace(a)
+    return xp.where((a > -3) & (a < 3), g * _ONE_SIXTH, xp.zeros((), g.dtype))
+
+
+# PyTorch's hardsigmoid_backward has no derivative: under create_graph the first derivative
+# requires grad (a node called NotImplemented) and a backward through it raises, as torch's
+_hardsigmoid_backward = defop("hardsigmoid_backward", _hardsigmoid_backward_fwd,
+                              _no_derivative("hardsigmoid_backward"), "NotImplemented", 2,
+                              NOTHING, "promote")
+
+
+def _hardsigmoid_vjp(node, g, saved):
+    (a,) = saved
+    return (_hardsigmoid_backward(g, a),)
+
+
+def _hardsigmoid_jvp(op, inputs, tangents, out, params):
+    # forward mode: the tangent through the same derivative (the fallback, which transposes
+    # the VJP, would differentiate hardsigmoid_backward), as PyTorch's hardsigmoid_backward(t, x)
+    return _hardsigmoid_backward(tangents[0], inputs[0])
 
 
 _hardsigmoid = defop("hardsigmoid", _hardsigmoid_fwd, _hardsigmoid_vjp, "HardsigmoidBackward0",
                      1, INPUTS)
 _hardsigmoid_ = _inplace(_hardsigmoid, "hardsigmoid_", True)
+_JVP_RULES[("hardsigmoid", "HardsigmoidBackward0")] = _hardsigmoid_jvp
 
 
 def hardsigmoid(input, inplace=False):  # noqa: A002
@@ -468,8 +523,8 @@ def _hardshrink_fwd(a, lambd):
 
 def _softshrink_fwd(a, lambd):
     xp = namespace(a)
-    # (a - a in the dead zone: +0 there, and nan stays nan, as PyTorch)
-    return xp.where(a > lambd, a - lambd, xp.where(a < -lambd, a + lambd, a - a))
+    # (a * 0 in the dead zone: a zero of a's sign, and nan stays nan, as PyTorch)
+    return xp.where(a > lambd, a - lambd, xp.where(a < -lambd, a + lambd, a * 0))
 
 
 _hardshrink = defop("hardshrink", _hardshrink_fwd, _shrink_backward(

@@ -18,6 +18,7 @@ from .pointwise import (_check_bool_sub, _check_int_divisor, _div_rounded, _rsub
                         _with_number, exp, log, power, to_dtype, where,
                         zeros_like_grad)
 from .pointwise import div as _true_div
+from .pointwise import eq as _eq
 from .pointwise import rsub as _rsub_number
 
 
@@ -279,9 +280,10 @@ def _clamp_max_vjp(node, g, saved):
     return (grad_where(a <= node.params[0], g),)
 
 
-_clamp_min = defop("clamp_min", lambda a, m: namespace(a).maximum(a, m), _clamp_min_vjp,
+# the bound first, as clamp (pointwise._clamp_fwd): x is kept at a tie (signed zeros)
+_clamp_min = defop("clamp_min", lambda a, m: namespace(a).maximum(m, a), _clamp_min_vjp,
                    "ClampMinBackward0", 1, INPUTS)
-_clamp_max = defop("clamp_max", lambda a, m: namespace(a).minimum(a, m), _clamp_max_vjp,
+_clamp_max = defop("clamp_max", lambda a, m: namespace(a).minimum(m, a), _clamp_max_vjp,
                    "ClampMaxBackward0", 1, INPUTS)
 
 
@@ -493,9 +495,11 @@ logaddexp2 = _no_number(defop("logaddexp2", _floats_only(
 def _nextafter_vjp(node, g, saved):
     # what PyTorch 2.13 gives (checked at boundaries in tests/ops/test_binary_dtypes.py): g
     # where input != other, 0 where they are equal (there the result is other itself)
+    # (equal in PyTorch's promoted dtype: a float32 input meets a 0-d float64 other in
+    # float32, seed 9207376)
     a, b = saved
     na, nb = node.next
-    return (where(a == b, 0.0, g) if na else None, zeros_like_grad(g) if nb else None)
+    return (where(_eq(a, b), 0.0, g) if na else None, zeros_like_grad(g) if nb else None)
 
 
 nextafter = _no_number(defop("nextafter", _floats_only(_in_float(

@@ -103,6 +103,11 @@ def _as_strided_vjp(node, g, saved):
     size = 1
     for s in base_shape:
         size *= s
+    data = g._data if isinstance(g, Tensor) else g
+    if size == 0 or data.size == 0:  # PyTorch's as_strided_backward: fresh zeros (under
+        # create_graph they do not require grad: seeds 9100742, 9105788, 9157920)
+        zeros = namespace(data).zeros(base_shape, dtype=data.dtype)
+        return (make_tensor(zeros) if isinstance(g, Tensor) else zeros,)
     return (reshape_op(_index_backward(g, positions, (size,), False), base_shape, (size,)),)
 
 
@@ -208,8 +213,17 @@ def regenerate_view(base, v) -> bool:
     if ref is None or ref() is not v:
         return False
     group = _group(v)
-    if group is None or group.flag(v) is not None:
+    if group is None:
         return False
+    flag = group.flag(v)
+    if flag is not None:  # a view made under no_grad (or a piece of split...): PyTorch
+        # refuses to re-derive it, so reading its grad_fn or is_leaf raises (seed 9005420)
+        with enable_grad():
+            new = apply_op(_refused.op, (base,), (_refusal(v, flag), v._data))
+        v._grad_fn = new._grad_fn
+        v._requires_grad = True
+        v._nr = 0
+        return True
     try:
         pos = _positions(base._data, v._data)
     except RuntimeError:  # an expanded view: no element positions
@@ -452,6 +466,57 @@ def _write(x, data, name, overlap_ok=False):
     target[...] = data
 
 
+def _dense(a) -> bool:
+    """PyTorch's is_non_overlapping_and_dense: the dimensions (size 1 aside), ordered by
+    stride, lay the elements out one after another with no gap and no repeat."""
+    expected = a.itemsize
+    for stride, size in sorted((s, n) for n, s in zip(a.shape, a.strides) if n != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def partially_overlaps(a, b) -> bool:
+    """PyTorch's get_overlap_status(a, b) == Partial: ``a`` and ``b`` share some memory but
+    are not the same elements in the same layout.  As PyTorch, only tensors that are dense
+    can be told apart (other layouts are "too hard": allowed); a first bounds test makes the
+    common case (unrelated arrays) cost one call."""
+    if a is b or (a.base is None and b.base is None) or a.size == 0 or b.size == 0 or not (
+            _np if type(a) is _np.ndarray else namespace(a)).may_share_memory(a, b):
+        # (two arrays that own their memory cannot share any: the common case, first)
+        return False
+    if not (_dense(a) and _dense(b)):
+        return False
+    a0, b0 = _address(a), _address(b)
+    if a0 == b0 and a.nbytes == b.nbytes:  # the same block: the same elements if laid alike
+        return a.shape != b.shape or any(s != t for n, s, t in zip(a.shape, a.strides,
+                                                                     b.strides) if n != 1)
+    return a0 < b0 + b.nbytes and b0 < a0 + a.nbytes
+
+
+def check_no_partial_overlap(written, other, name):
+    """PyTorch refuses an in-place op one of whose operands shares part of the memory it
+    writes (``v *= v.squeeze()``, ``x.add_(x.unbind(0)[2])``, ``x[0:3] = x[1:4]``): the
+    result would depend on the order elements are written in."""
+    if other is not None and partially_overlaps(written, other):
+        raise RuntimeError(
+            "unsupported operation: some elements of the input tensor and the written-to tensor "
+            f"refer to a single memory location. Please clone() the tensor before performing the "
+            f"operation. ({name}: the written tensor has shape {list(written.shape)}, the operand "
+            f"of shape {list(other.shape)} is a view of part of its memory)")
+
+
+def _check_operands(x, args, kwargs, name):
+    data = x._data
+    for a in args:
+        if type(a) is Tensor:
+            check_no_partial_overlap(data, a._data, name)
+    for a in kwargs.values():
+        if type(a) is Tensor:
+            check_no_partial_overlap(data, a._data, name)
+
+
 def _save_self_as_output(x, node):
     """An in-place op that saves its result saves ``x`` itself, at its new version (as
     PyTorch): a later in-place change of ``x`` is then an error at backward, not a silent
@@ -514,10 +579,14 @@ def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
     """
     if overlap_ok is None:
         overlap_ok = name == "masked_fill_"
+    # the fills read their value as a number first: PyTorch checks no overlap for them
+    check_operands = name not in ("fill_", "masked_fill_", "zero_")
 
     def method(x, *args, **kwargs):
         if fw.active and _has_tangent(x, args, kwargs):
             return _dual_inplace(method, op_fn, x, args, kwargs)
+        if check_operands:
+            _check_operands(x, args, kwargs, name)
         if ufunc is not None and len(args) == 1 and not kwargs:
             other = args[0]
             xd = x._data
@@ -674,8 +743,10 @@ def _copy_fwd(a, src):
 
 
 def _copy_vjp(node, g, saved):
+    # the overwritten tensor gets exact zeros (PyTorch's zeros_like(grad)), not g * 0: nan
+    # where g is nan (seed 9127822)
     na, ns = node.next
-    return (g * 0 if na else None, g if ns else None)
+    return (pointwise.zeros_like_grad(g) if na else None, g if ns else None)
 
 
 _copy_op = pointwise.defop("copy", _copy_fwd, _copy_vjp, "CopyBackwards", 2, pointwise.NOTHING)
@@ -737,6 +808,11 @@ def setitem(x, index, value):
             "`with retrograd.no_grad():` if this is an initialisation, or clone() it first."
         )
     vdata = value._data if v_is_t else value
+    if v_is_t and value.ndim and basic:  # (a 0-d value is a fill: not checked, as PyTorch)
+        check_no_partial_overlap(_getitem_fwd(x._data, index, None, True) if x._data.ndim
+                                 else x._data, vdata, "x[...] = value")
+    elif v_is_t and not basic and not (value.ndim == 0 and _only_masks(index)):
+        check_no_partial_overlap(x._data, vdata, "x[index] = value")  # (index_put_)
     # x[mask] = v is a fill, which PyTorch lets write through an expanded tensor
     # into an expanded tensor (elements sharing memory), PyTorch writes what does not repeat
     # an element: a basic index's region that does not, or any advanced index (index_put_,

@@ -415,7 +415,7 @@ def _einsum_fwd(*args):
 
 
 def _einsum_vjp(node, g, saved):
-    from .shape import expand_op, reshape_op
+    from .shape import expand_op, reshape_op, sum_to_size
 
     terms, out = node.params
     grads = []
@@ -428,10 +428,19 @@ def _einsum_vjp(node, g, saved):
         present = set(out).union(*other_terms) if other_terms else set(out)
         avail = "".join(c for c in t if c in present)
         gi = einsum_terms([out] + other_terms, avail, [g] + others)
-        if avail != t:  # letters summed within this operand only: broadcast them back
-            shape = tuple(saved[i].shape)
-            kept = tuple(shape[k] if c in avail else 1 for k, c in enumerate(t))
-            gi = expand_op(reshape_op(gi, kept, tuple(gi.shape)), shape, kept)
+        shape = tuple(saved[i].shape)
+        own = dict(zip(t, shape))
+        # a size-1 dim of this operand that the others broadcast: sum it back (keepdim)
+        reduced = tuple(1 if own[c] == 1 else s for c, s in zip(avail, gi.shape))
+        if reduced != tuple(gi.shape):
+            gi = sum_to_size(gi, reduced)
+        # letters summed within this operand only, and dims this operand broadcasts to the
+        # others' size (size 1 everywhere else, so 1 in gi): broadcast them back
+        kept = tuple(gi.shape[avail.index(c)] if c in avail else 1 for c in t)
+        if avail != t:
+            gi = reshape_op(gi, kept, tuple(gi.shape))
+        if kept != shape:
+            gi = expand_op(gi, shape, kept)
         grads.append(gi)
     return tuple(grads)
 

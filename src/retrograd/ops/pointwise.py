@@ -73,7 +73,10 @@ def grad_where(keep, g):
     if not g.ndim and not getattr(keep, "ndim", 0):  # 0-d: a branch beats any array call
         return g if keep else xp.zeros_like(g)
     if xp.isfinite(g).all():
-        return g * keep
+        # (+ 0.0: -x * False is -0.0, PyTorch's zeros are +0.0; a kept -0.0 turns +0.0)
+        out = g * keep
+        out += 0.0
+        return out
     return xp.where(keep, g, 0.0)
 
 
@@ -573,7 +576,9 @@ def _relu_fwd(a):
     # (bench/ (f), MLP inference)
     if a.dtype.kind == "b":
         raise RuntimeError("Boolean inputs not supported for relu")
-    return (_np if type(a) is _ndarray else namespace(a)).maximum(a, 0)
+    # maximum(0, a), the bound first: NumPy keeps the second operand at a tie, so -0.0 stays
+    # -0.0 (PyTorch's a < 0 ? 0 : a)
+    return (_np if type(a) is _ndarray else namespace(a)).maximum(0, a)
 
 
 relu = defop("relu", _relu_fwd, _relu_vjp, "ReluBackward0", 1, OUTPUT)
@@ -642,10 +647,12 @@ def where(condition, input=None, other=None):  # noqa: A002 - PyTorch's names
 def _clamp_fwd(a, lo, hi):
     xp = namespace(a)
     out = a
+    # the bound first: NumPy keeps the second operand at a tie, PyTorch keeps x (x < lo ?
+    # lo : x), so clamp(0.0, min=-0.0) is 0.0 and clamp(-0.0, min=0.0) is -0.0, as torch's
     if lo is not None:
-        out = xp.maximum(out, lo)
+        out = xp.maximum(lo, out)
     if hi is not None:
-        out = xp.minimum(out, hi)
+        out = xp.minimum(hi, out)
     return out if out is not a else a.copy()
 
 
@@ -668,7 +675,7 @@ _clamp = defop("clamp", _clamp_fwd, _clamp_vjp, "ClampBackward1", 1, INPUTS)
 
 def _clamp_tensor_fwd(a, lo, hi, has_lo=True, has_hi=True):
     xp = namespace(a)
-    return xp.minimum(xp.maximum(a, lo), hi)
+    return xp.minimum(hi, xp.maximum(lo, a))  # (the bounds first: see _clamp_fwd)
 
 
 def _clamp_tensor_vjp(node, g, saved):
@@ -745,12 +752,24 @@ def _cmp(name, fn):
                  differentiable=False)
 
 
-eq = _cmp("eq", lambda a, b: a == b)
-ne = _cmp("ne", lambda a, b: a != b)
-lt = _cmp("lt", lambda a, b: a < b)
-le = _cmp("le", lambda a, b: a <= b)
-gt = _cmp("gt", lambda a, b: a > b)
-ge = _cmp("ge", lambda a, b: a >= b)
+def _in_common_dtype(compare):
+    """Compare in PyTorch's promoted dtype: a 0-d float64 tensor does not lift a float32 one
+    (NumPy's 0-d arrays do), so x != x.double()[0] of float32 values is False (seed 9202561)."""
+    def forward(a, b):
+        da, db = getattr(a, "dtype", None), getattr(b, "dtype", None)
+        if da is not None and db is not None and da != db and (a.ndim == 0) != (b.ndim == 0):
+            want = dtypes.result_type(a, b).numpy
+            a, b = a.astype(want, copy=False), b.astype(want, copy=False)
+        return compare(a, b)
+    return forward
+
+
+eq = _cmp("eq", _in_common_dtype(lambda a, b: a == b))
+ne = _cmp("ne", _in_common_dtype(lambda a, b: a != b))
+lt = _cmp("lt", _in_common_dtype(lambda a, b: a < b))
+le = _cmp("le", _in_common_dtype(lambda a, b: a <= b))
+gt = _cmp("gt", _in_common_dtype(lambda a, b: a > b))
+ge = _cmp("ge", _in_common_dtype(lambda a, b: a >= b))
 logical_and = _cmp("logical_and", lambda a, b: namespace(a).logical_and(a, b))
 logical_or = _cmp("logical_or", lambda a, b: namespace(a).logical_or(a, b))
 bitwise_and = _cmp("bitwise_and", lambda a, b: a & b)
@@ -794,7 +813,9 @@ floor_divide = defop("floor_divide", _floor_divide_fwd, None, None, 2, NOTHING, 
 def _remainder_vjp(node, g, saved):
     a, b = saved
     na, nb = node.next
-    return (g if na else None, -g * floor_divide(a, b) if nb else None)
+    # PyTorch's -grad * self.div(other, rounding_mode='floor'): recorded (with a zero
+    # derivative), so under create_graph the divisor's gradient requires grad, as torch's
+    return (g if na else None, -g * _div_rounded(a, b, "floor") if nb else None)
 
 
 # PyTorch's names: RemainderBackward0 for a number divisor, RemainderBackward1 for a tensor
@@ -910,10 +931,12 @@ def _extreme_vjp(node, g, saved):
             where(b_loses, 0.0, shared) if nb else None)
 
 
-_maximum = defop("maximum", _broadcasting(lambda a, b, which: namespace(a).maximum(a, b),
+# (b, a): NumPy keeps the second operand at a tie, PyTorch the first (maximum(-0.0, 0.0) is
+# -0.0)
+_maximum = defop("maximum", _broadcasting(lambda a, b, which: namespace(a).maximum(b, a),
                                           "maximum"), _extreme_vjp,
                  "MaximumBackward0", 2, INPUTS, "promote")
-_minimum = defop("minimum", _broadcasting(lambda a, b, which: namespace(a).minimum(a, b),
+_minimum = defop("minimum", _broadcasting(lambda a, b, which: namespace(a).minimum(b, a),
                                           "minimum"), _extreme_vjp,
                  "MinimumBackward0", 2, INPUTS, "promote")
 

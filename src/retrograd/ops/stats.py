@@ -7,7 +7,7 @@ dimensions (``_spread``); zeros, ties and empty norms follow PyTorch's conventio
 from __future__ import annotations
 
 from ..backend import namespace
-from ..tensor import Tensor
+from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from .pointwise import abs as _abs
 from .pointwise import exp, sign, where
@@ -71,6 +71,10 @@ def _prod_vjp(node, g, saved):
     zeros = data == 0
     if not zeros.any():
         return (gk * (_spread(_kept(result, shape, axes, keepdim), shape, axes) / a),)
+    if all(shape[d] == 1 for d in (range(len(shape)) if axes is None else axes)):
+        # PyTorch's prod_safe_zeros_backward over one element: the gradient itself, not
+        # reading x (under create_graph it requires grad only if g does: seed 9207047)
+        return (gk,)
     if isinstance(a, Tensor):
         # create_graph: out / x_i is exact in value but not in its own derivative
         # (d2 prod/dxi dxj with xi = xj = 0 is the product of the rest, not 0)
@@ -161,7 +165,15 @@ def _var_vjp(node, g, saved):
     gk = _spread(_kept(g, shape, axes, keepdim), shape, axes)
     dof = n - correction
     if not root:
-        return (gk * centred * (2.0 / dof if dof > 0 else float("nan")),)
+        if dof <= 0 and (a.ndim == 0 or axes is None):
+            # PyTorch's var_backward over everything: grad * where(x == mean, nan, inf), a
+            # constant factor (under create_graph the gradient requires grad only if grad does)
+            data = a._data if isinstance(a, Tensor) else a
+            xp = namespace(data)
+            factor = xp.where(data == data.mean(), xp.nan, xp.inf).astype(data.dtype)
+            return (gk * (make_tensor(factor) if isinstance(gk, Tensor) else factor),)
+        # over some dims: (2 / dof) * grad * (x - mean), 2 / 0 being inf (nan at x == mean)
+        return (gk * centred * (2.0 / dof if dof else float("inf")),)
     out = _spread(_kept(saved[1], shape, axes, keepdim), shape, axes)
     # d std = d var / (2 std); PyTorch gives 0 where std is 0 (masked_fill), and so do its
     # second derivatives: divide by a copy of std with those zeros replaced (no 0 / 0)

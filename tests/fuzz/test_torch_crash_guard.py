@@ -1,0 +1,54 @@
+"""PyTorch 2.13 segfaults in ``register_hook`` on a view whose memory was written, since the
+view was made, by a write its graph did not see (under no_grad, or through a ``detach()``
+alias).  A long fuzz run died of it (seed 9009322).  The generator keeps hooks away from such
+views and the runner refuses to run one that shrinking made; both are checked in a child
+process, since a failure here is a crash."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+TESTS = Path(__file__).resolve().parents[1]
+
+# seed 9009322, shrunk by hand: v5 is a view (ravel) of v4 = v3.detach(); v3's write changes
+# v4's memory behind its graph; then v4 requires grad and a hook goes on v5
+CRASHING = """
+v0 = T.tensor([[1.0, 2.0]], dtype=T.float64, requires_grad=True)
+v3 = v0 * 2
+v4 = v3.detach()
+v5 = v4.ravel()
+v3[0:1] = v4.sum()
+v4.requires_grad_()
+h8 = v5.register_hook(lambda g: LOG.append(('v5', g.detach().clone())))
+loss = (v5 * v5.detach().tanh()).sum()
+loss.backward()
+"""
+
+CHILD = f"""
+import sys
+sys.path.insert(0, {str(TESTS)!r})
+import torch
+from fuzz.generator import generate
+from fuzz.program import program_from_text
+from fuzz.runner import execute
+from fuzz.session import fuzz_one
+
+# the generator: the seed that crashed now writes no hook on that view, and runs
+fuzz_one(9009322, shrink_failures=False)
+# the runner: a program with the crash is refused at the hook, and the rest runs
+outcomes, ns = execute(program_from_text({CRASHING!r}), torch)
+print([exc for exc, _ in outcomes])
+"""
+
+
+def test_register_hook_crash_is_kept_out_of_torch():
+    done = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    outcomes = eval(done.stdout.strip().splitlines()[-1])  # noqa: S307 - our own output
+    assert "TorchSegfault" in outcomes
+    assert outcomes[-1] is None  # the backward after it still ran
