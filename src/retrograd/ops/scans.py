@@ -15,12 +15,12 @@ from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from ._errors import int_arg
-from .index import scatter_along
+from .index import _index_backward, scatter_along
 from .inplace import copy_, inplace
 from .layout import flip_op, narrow
 from .pointwise import exp, log, where
 from .reduce import _one_dim
-from .shape import cat, input_meta, reshape
+from .shape import cat, input_meta, reshape, track_view
 from .stats import cumsum, quiet
 
 cummax_type = namedtuple("cummax", ["values", "indices"])
@@ -316,12 +316,52 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):  # noqa: A002 - PyTorch
         length = x.shape[d]
         if length == 0:
             break
-        hi, lo = narrow(x, d, 1, length - 1), narrow(x, d, 0, length - 1)
         if x._data.dtype.kind == "b":
-            x = hi != lo  # PyTorch: logical_xor for bools
+            x = narrow(x, d, 1, length - 1) != narrow(x, d, 0, length - 1)  # logical_xor
         else:
-            x = hi - lo
+            x = _diff_step(x, d, length)
     return x
+
+
+# One difference x[1:] - x[:-1] along d, recorded as PyTorch's graph (SubBackward0 of two
+# SliceBackward0), whose first-order backward is fused: SubBackward0 hands g down the first
+# edge only, and that slice's node builds the whole gradient of x in one buffer (g at 1:,
+# minus g at :-1), instead of -g, two zero-padded copies and their sum.  The leaf gets the
+# same gradient; with create_graph (tensors) both nodes do PyTorch's separate steps.
+
+
+def _diff_sub_vjp(node, g, saved):
+    if isinstance(g, Tensor):
+        return (g, -g)
+    return (g, None)
+
+
+def _diff_hi_fwd(a, index, shape, basic, d):
+    return a[index]
+
+
+def _diff_hi_vjp(node, g, saved):
+    index, shape, basic, d = node.params
+    if isinstance(g, Tensor):
+        return (_index_backward(g, index, shape, basic),)
+    xp = namespace(g)
+    out = xp.zeros(shape, dtype=g.dtype)
+    lead = (slice(None),) * d
+    out[lead + (slice(1, None),)] = g
+    out[lead + (slice(None, -1),)] -= g
+    return (out,)
+
+
+_diff_sub = defop("sub", lambda a, b: a - b, _diff_sub_vjp, "SubBackward0", 2, NOTHING,
+                  "promote")
+_diff_hi = defop("getitem", _diff_hi_fwd, _diff_hi_vjp, "SliceBackward0", 1, NOTHING,
+                 view=True)
+
+
+def _diff_step(x, d, length):
+    index = (slice(None),) * d + (slice(1, length),)
+    hi = track_view(x, _diff_hi(x, index, tuple(x.shape), True, d))
+    return _diff_sub(hi, narrow(x, d, 0, length - 1))
 
 
 # ----------------------------------------------------------------- trapezoid rule
