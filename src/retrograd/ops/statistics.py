@@ -558,7 +558,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):  # noqa: A002
     >>> T.gradient(T.tensor([1.0, 4.0, 9.0, 16.0]))
     (tensor([3., 4., 6., 7.]),)
     """
-    from .scans import _div_number, _mul_number, _slice, diff
+    from .scans import _div_number, _mul_number, _slice, diff, sub_slices
     from .shape import cat
 
     if input._data.dtype.kind == "b" or input._data.dtype.name == "uint8":
@@ -571,10 +571,11 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):  # noqa: A002
             return _slice(input, d, start, stop)
 
         if not isinstance(dx, Tensor):
-            center = _div_number(s(2) - s(0, -2), dx)
+            # (differences of two slices: PyTorch's graph with a fused first-order backward)
+            center = _div_number(sub_slices(input, d, slice(2, None), slice(0, -2)), dx)
             if edge_order == 1:
-                pre = _div_number(s(1, 2) - s(0, 1), dx)
-                app = _div_number(s(-1) - s(-2, -1), dx)
+                pre = _div_number(sub_slices(input, d, slice(1, 2), slice(0, 1)), dx)
+                app = _div_number(sub_slices(input, d, slice(-1, None), slice(-2, -1)), dx)
             else:
                 pre = _div_number(_mul_number(s(0, 1), -1.5) + _mul_number(s(1, 2), 2)
                                   - _mul_number(s(2, 3), 0.5), dx)
