@@ -92,6 +92,8 @@ def _stable_position(a, k, d):
     xp = namespace(a)
     v = xp.take(xp.partition(a, k, axis=d), [k], axis=d)
     eq = a == v
+    if not (eq.sum(axis=d) > 1).any():  # no ties at the k-th value (the usual case): the
+        return xp.argmax(eq, axis=d, keepdims=True).astype("int64")  # one equal element
     rank = k - (a < v).sum(axis=d, keepdims=True)  # among the equal ones, 0-based
     hit = eq & (xp.cumsum(eq, axis=d) == rank + 1)
     return xp.argmax(hit, axis=d, keepdims=True).astype("int64")

@@ -15,12 +15,13 @@ from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from ._errors import int_arg
-from .index import scatter_along
+from .index import _index_backward, scatter_along
+from .index import _slice as _slice_view
 from .inplace import copy_, inplace
 from .layout import flip_op, narrow
 from .pointwise import exp, log, where
 from .reduce import _one_dim
-from .shape import cat, input_meta, reshape
+from .shape import cat, input_meta, reshape, track_view
 from .stats import cumsum, quiet
 
 cummax_type = namedtuple("cummax", ["values", "indices"])
@@ -316,12 +317,58 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):  # noqa: A002 - PyTorch
         length = x.shape[d]
         if length == 0:
             break
-        hi, lo = narrow(x, d, 1, length - 1), narrow(x, d, 0, length - 1)
         if x._data.dtype.kind == "b":
-            x = hi != lo  # PyTorch: logical_xor for bools
+            x = narrow(x, d, 1, length - 1) != narrow(x, d, 0, length - 1)  # logical_xor
         else:
-            x = hi - lo
+            x = _diff_step(x, d, length)
     return x
+
+
+# One difference x[hi] - x[lo] of two slices along d (diff's x[1:] - x[:-1], gradient's),
+# recorded as PyTorch's graph (SubBackward0 of two SliceBackward0), whose first-order
+# backward is fused: SubBackward0 hands g down the first edge only, and that slice's node
+# builds the whole gradient of x in one buffer (g at hi, minus g at lo), instead of -g, two
+# zero-padded copies and their sum.  The leaf gets the same gradient; with create_graph
+# (tensors) both nodes do PyTorch's separate steps.
+
+
+def _sub_slices_vjp(node, g, saved):
+    if isinstance(g, Tensor):
+        return (g, -g)
+    return (g, None)
+
+
+def _hi_slice_fwd(a, index, shape, basic, lo_index):
+    return a[index]
+
+
+def _hi_slice_vjp(node, g, saved):
+    index, shape, basic, lo_index = node.params
+    if isinstance(g, Tensor):
+        return (_index_backward(g, index, shape, basic),)
+    out = namespace(g).zeros(shape, dtype=g.dtype)
+    out[index] = g
+    out[lo_index] -= g  # (after: where the slices overlap, both parts add up)
+    return (out,)
+
+
+_sub_slices = defop("sub", lambda a, b: a - b, _sub_slices_vjp, "SubBackward0", 2, NOTHING,
+                    "promote")
+_hi_slice = defop("getitem", _hi_slice_fwd, _hi_slice_vjp, "SliceBackward0", 1, NOTHING,
+                  view=True)
+
+
+def sub_slices(x, d, hi, lo):
+    """``x[..., hi] - x[..., lo]`` (two slices along ``d`` of a non-bool ``x``) with the
+    fused first-order backward above."""
+    lead = (slice(None),) * d
+    hi_index, lo_index = lead + (hi,), lead + (lo,)
+    a = track_view(x, _hi_slice(x, hi_index, tuple(x.shape), True, lo_index))
+    return _sub_slices(a, track_view(x, _slice_view(x, lo_index, tuple(x.shape), True)))
+
+
+def _diff_step(x, d, length):
+    return sub_slices(x, d, slice(1, length), slice(0, length - 1))
 
 
 # ----------------------------------------------------------------- trapezoid rule

@@ -58,7 +58,8 @@ def _var_mean_vjp(node, grads, saved):
     shape = tuple(a.shape)
     n = _count(shape, axes)
     if not isinstance(a, Tensor):
-        return (_var_mean_grad_array(a, g_var, g_mean, axes, correction, root, n),)
+        stats = getattr(node, "stats", None)  # (a node the forward-AD fallback built: none)
+        return (_var_mean_grad_array(a, g_var, g_mean, axes, correction, root, n, stats),)
     centred = a - _spread(_total(a, axes), shape, axes) / n
     dof = n - correction
     gv = _spread(_kept(g_var, shape, axes, keepdim), shape, axes)
@@ -73,30 +74,41 @@ def _var_mean_vjp(node, grads, saved):
     return (part + _spread(_kept(g_mean, shape, axes, keepdim), shape, axes) / n,)
 
 
-def _var_mean_grad_array(a, g_var, g_mean, axes, correction, root, n):
+def _var_mean_grad_array(a, g_var, g_mean, axes, correction, root, n, stats=None):
     """The same derivative in a first-order backward, per-slice factors on the reduced
-    arrays; an output that got no gradient (zeros) costs nothing."""
+    arrays; an output that got no gradient (zeros) costs nothing.  ``stats``: the forward's
+    (mean, spread) with the reduced dimensions kept, so neither is computed again."""
     xp = namespace(a)
     keep = _keep_shape(tuple(a.shape), axes)
     dof = n - correction
     out = None
     with xp.errstate(all="ignore"):
         if g_var.any() or not g_var.size:
-            centred = a - a.mean(axis=axes, keepdims=True)
+            mean, std = stats if stats is not None else (a.mean(axis=axes, keepdims=True), None)
+            centred = a - mean  # (a new array: scaled in place below)
             if root:
-                std = xp.sqrt((centred * centred).sum(axis=axes, keepdims=True) / max(dof, 0))
+                if std is None:
+                    std = xp.sqrt((centred * centred).sum(axis=axes, keepdims=True)
+                                  / max(dof, 0))
                 factor = xp.where(std == 0, 0, g_var.reshape(keep) / (std * dof))
             else:
                 factor = g_var.reshape(keep) * (2.0 / dof if dof > 0 else float("nan"))
-            out = centred * factor.astype(a.dtype)
+            out = centred
+            out *= factor.astype(a.dtype)
         if g_mean.any():
             part = (g_mean.reshape(keep) / n).astype(a.dtype)
-            out = xp.broadcast_to(part, a.shape) if out is None else out + part
+            if out is None:
+                out = xp.broadcast_to(part, a.shape)
+            else:
+                out += part
     return xp.zeros_like(a) if out is None else xp.ascontiguousarray(out)
 
 
-_VarMean = _two_output_node("VarMeanBackward0", _var_mean_vjp)
-_StdMean = _two_output_node("StdMeanBackward0", _var_mean_vjp)
+# the nodes keep the forward's per-slice mean and spread (small) for a first-order backward
+_VarMean = type("VarMeanBackward0", (_two_output_node("VarMeanBackward0", _var_mean_vjp),),
+                {"__slots__": ("stats",)})
+_StdMean = type("StdMeanBackward0", (_two_output_node("StdMeanBackward0", _var_mean_vjp),),
+                {"__slots__": ("stats",)})
 
 
 def _var_mean(x, dim, unbiased, keepdim, correction, root):
@@ -113,12 +125,29 @@ def _var_mean(x, dim, unbiased, keepdim, correction, root):
         warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
                       "less than the reduction factor (input numel divided by output numel).",
                       UserWarning, stacklevel=3)
+    # one pass for the mean, shared by both outputs (as var's forward, computed once)
+    n = _count(data.shape, axes)
     with quiet(xp):
-        mean = data.mean(axis=axes, keepdims=keepdim)
-        spread = _std_op(data, axes, corr, keepdim, root)
-    return _record_two(_StdMean if root else _VarMean, x,
-                       [xp.asarray(spread), xp.asarray(mean, dtype=data.dtype)],
+        mean = data.mean(axis=axes, keepdims=True)
+        centred = data - mean
+        centred *= centred
+        spread = centred.sum(axis=axes, keepdims=True) / max(n - corr, 0)
+        if root:
+            spread = xp.sqrt(spread)
+    del centred
+    out_shape = mean.shape if keepdim else _reduced_shape(data.shape, axes)
+    outs = _record_two(_StdMean if root else _VarMean, x,
+                       [xp.asarray(spread, dtype=data.dtype).reshape(out_shape),
+                        xp.asarray(mean, dtype=data.dtype).reshape(out_shape)],
                        (axes, corr, keepdim, root))
+    node = outs[0]._grad_fn
+    if isinstance(node, (_VarMean, _StdMean)):
+        node.stats = (mean, spread)
+    return outs
+
+
+def _reduced_shape(shape, axes):
+    return () if axes is None else tuple(s for i, s in enumerate(shape) if i not in axes)
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):  # noqa: A002
@@ -405,9 +434,25 @@ def cov(input, *, correction=1, fweights=None, aweights=None):  # noqa: A002
                       "than the number of observations.", UserWarning, stacklevel=2)
         norm_factor = norm_factor * 0
     x = x - unsqueeze(avg, 1)
-    c = mm(x, t(x * w if w is not None else x))
+    c = mm(x, t(x * w)) if w is not None else _gram(x, t(x))
     with quiet(xp):
         return squeeze(c / norm_factor)
+
+
+def _gram_fwd(a, b):
+    return a @ b  # (b is a's transpose, the same buffer: NumPy runs one syrk)
+
+
+def _gram_vjp(node, g, saved):
+    # mm(x, x.t()) as PyTorch's graph (MmBackward0 -> SubBackward0 and TBackward0), but the
+    # two matmul derivatives g @ x and (x.t() @ g).t() = g.t() @ x come as one product down
+    # the first edge, none down the second: the same gradient for x, one matmul instead of
+    # two (cov's fwd+bwd: 3 products -> 2)
+    a = saved[0]
+    return ((g + g.T) @ a, None)
+
+
+_gram = defop("mm", _gram_fwd, _gram_vjp, "MmBackward0", 2, INPUTS)
 
 
 def _check_weights(w, n, name, integral):
@@ -513,7 +558,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):  # noqa: A002
     >>> T.gradient(T.tensor([1.0, 4.0, 9.0, 16.0]))
     (tensor([3., 4., 6., 7.]),)
     """
-    from .scans import _div_number, _mul_number, _slice, diff
+    from .scans import _div_number, _mul_number, _slice, diff, sub_slices
     from .shape import cat
 
     if input._data.dtype.kind == "b" or input._data.dtype.name == "uint8":
@@ -526,10 +571,11 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):  # noqa: A002
             return _slice(input, d, start, stop)
 
         if not isinstance(dx, Tensor):
-            center = _div_number(s(2) - s(0, -2), dx)
+            # (differences of two slices: PyTorch's graph with a fused first-order backward)
+            center = _div_number(sub_slices(input, d, slice(2, None), slice(0, -2)), dx)
             if edge_order == 1:
-                pre = _div_number(s(1, 2) - s(0, 1), dx)
-                app = _div_number(s(-1) - s(-2, -1), dx)
+                pre = _div_number(sub_slices(input, d, slice(1, 2), slice(0, 1)), dx)
+                app = _div_number(sub_slices(input, d, slice(-1, None), slice(-2, -1)), dx)
             else:
                 pre = _div_number(_mul_number(s(0, 1), -1.5) + _mul_number(s(1, 2), 2)
                                   - _mul_number(s(2, 3), 0.5), dx)
