@@ -98,3 +98,24 @@ def test_softmax_keywords_and_positional_dtype():
         # torch.softmax(x, dim, dtype) and x.softmax(dim, dtype): a dtype in the third slot
         assert getattr(T, name)(T.tensor(x), 1, T.float64).dtype == T.float64
         assert getattr(T.tensor(x), name)(1, T.float64).dtype == T.float64
+
+
+@pytest.mark.parametrize("fn,kwargs", [
+    ("mse_loss", dict(size_average=False)),
+    ("l1_loss", dict(reduce=False)),
+    ("mse_loss", dict(weight="w")),
+    ("cross_entropy", dict(size_average=False)),
+    ("nll_loss", dict(reduce=False)),
+])
+def test_vmap_of_the_legacy_and_weighted_forms(fn, kwargs):
+    rng = np.random.default_rng(4)
+    x, w = rng.random((5, 3, 4)), rng.random((3, 4))
+    t = rng.integers(0, 4, (5, 3)) if fn in ("cross_entropy", "nll_loss") else rng.random((5, 3, 4))
+
+    def run(lib, F_):
+        kw = {k: (lib.tensor(w) if v == "w" else v) for k, v in kwargs.items()}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the deprecation warning, checked above
+            return lib.vmap(lambda a, b: getattr(F_, fn)(a, b, **kw))(lib.tensor(x), lib.tensor(t))
+
+    np.testing.assert_allclose(run(T, F).numpy(), run(torch, TF).numpy(), rtol=1e-12)

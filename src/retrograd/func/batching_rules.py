@@ -17,6 +17,7 @@ N, or into groups when the weight is batched).  Ops without a rule use the loop 
 from __future__ import annotations
 
 from ..ops import registry
+from ..ops.nn import legacy_reduction
 from ..tensor import Tensor
 from .batched import BatchedTensor, fallback, level_info, materialize, wrap
 
@@ -478,7 +479,15 @@ def pointwise_loss(red_pos):
 
     def rule(fn, args, kwargs, level):
         args, kwargs = list(args), dict(kwargs)
-        reduction = _get(args, kwargs, red_pos, "reduction")
+        if _get(args, kwargs, red_pos + 1, "weight") is not None and red_pos == 4:
+            # l1/mse's per-element weight: the mean divides by the weight's sum
+            return fallback(_name(fn), fn, tuple(args), kwargs, level)
+        # the legacy size_average / reduce flags sit just before reduction, as PyTorch's
+        reduction = legacy_reduction(_get(args, kwargs, red_pos - 2, "size_average"),
+                                     _get(args, kwargs, red_pos - 1, "reduce"),
+                                     _get(args, kwargs, red_pos, "reduction") or "mean")
+        _put(args, kwargs, red_pos - 2, "size_average", None)
+        _put(args, kwargs, red_pos - 1, "reduce", None)
         _put(args, kwargs, red_pos, "reduction", "none")
         for i in (0, 1):  # input and target: same shapes (no broadcasting in these losses)
             args[i] = BatchedTensor(materialize(args[i], level), level)
@@ -494,12 +503,14 @@ def class_loss(has_smoothing):
     targets that are not ignored)."""
 
     def rule(fn, args, kwargs, level):
-        names = ("input", "target", "weight", "ignore_index", "reduction", "label_smoothing")
+        names = ("input", "target", "weight", "size_average", "ignore_index", "reduce",
+                 "reduction", "label_smoothing")
         vals = dict(zip(names, args))
         vals.update(kwargs)
         inp, target, weight = vals["input"], vals["target"], vals.get("weight")
         ignore = vals.get("ignore_index", -100)
-        reduction = vals.get("reduction", "mean")
+        reduction = legacy_reduction(vals.get("size_average"), vals.get("reduce"),
+                                     vals.get("reduction", "mean"))
         smoothing = vals.get("label_smoothing", 0.0) if has_smoothing else 0.0
         if _batched(weight, level) or (smoothing and weight is not None and reduction == "mean"):
             return fallback(_name(fn), fn, args, kwargs, level)
@@ -512,8 +523,8 @@ def class_loss(has_smoothing):
         else:
             flat_x = xv.reshape(-1, *xv.shape[2:])
             flat_t = tv.reshape(-1, *tv.shape[2:])
-        extra = (smoothing,) if has_smoothing else ()
-        loss = fn(flat_x, flat_t, weight, ignore, "none", *extra)
+        extra = {"label_smoothing": smoothing} if has_smoothing else {}
+        loss = fn(flat_x, flat_t, weight, ignore_index=ignore, reduction="none", **extra)
         if no_n:  # one row per sample: the unreduced loss is the sample's loss
             if reduction == "mean" and not probs and weight is not None:
                 loss = loss / weight[tv]
@@ -686,8 +697,8 @@ def _build():
         "matmul": matmul_rule, "mm": matmul_rule, "bmm": matmul_rule, "mv": matmul_rule,
         "dot": dot_rule, "vdot": dot_rule, "inner": None, "outer": outer_rule,
         "addmm": addmm_rule, "nn.functional.linear": linear_rule,
-        "nn.functional.mse_loss": pointwise_loss(2), "nn.functional.l1_loss": pointwise_loss(2),
-        "nn.functional.binary_cross_entropy": pointwise_loss(3),
+        "nn.functional.mse_loss": pointwise_loss(4), "nn.functional.l1_loss": pointwise_loss(4),
+        "nn.functional.binary_cross_entropy": pointwise_loss(5),
         "nn.functional.binary_cross_entropy_with_logits": pointwise_loss(5),
         "nn.functional.cross_entropy": class_loss(True),
         "nn.functional.nll_loss": class_loss(False),
