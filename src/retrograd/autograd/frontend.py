@@ -231,6 +231,15 @@ def _multi_output_roots(outputs, roots, root_grads):
     return roots, out_grads
 
 
+def unused_input_error(i, t):
+    """grad()'s error for an input no path from the outputs reaches (PyTorch's words)."""
+    return RuntimeError(
+        f"One of the differentiated Tensors appears to not have been used in the "
+        f"graph (inputs[{i}], shape {list(t.shape)}): no path leads from the "
+        "outputs back to it. Set allow_unused=True if this is the desired behavior "
+        "(its gradient is then None), or materialize_grads=True for zeros.")
+
+
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """The gradients of ``outputs`` w.r.t. ``inputs``, returned (``.grad`` is untouched).
@@ -289,12 +298,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 results.append(make_tensor(np.zeros_like(np.asarray(t._data))))
                 continue
             if not allow_unused:
-                raise RuntimeError(
-                    f"One of the differentiated Tensors appears to not have been used in the "
-                    f"graph (inputs[{i}], shape {list(t.shape)}): no path leads from the "
-                    "outputs back to it. Set allow_unused=True if this is the desired behavior "
-                    "(its gradient is then None), or materialize_grads=True for zeros."
-                )
+                raise unused_input_error(i, t)
             results.append(None)
         elif create_graph or isinstance(g, _tensor_cls()):  # (a tensor under a dual level)
             results.append(g)

@@ -199,11 +199,7 @@ def batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allo
                 results.append(t.detach().new_zeros(tuple(t.shape)))
                 continue
             if not allow_unused:
-                raise RuntimeError(
-                    f"One of the differentiated Tensors appears to not have been used in the "
-                    f"graph (inputs[{i}], shape {list(t.shape)}): no path leads from the "
-                    "outputs back to it. Set allow_unused=True if this is the desired behavior "
-                    "(its gradient is then None), or materialize_grads=True for zeros.")
+                raise frontend.unused_input_error(i, t)
             results.append(None)
         else:
             results.append(g)
