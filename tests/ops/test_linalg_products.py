@@ -119,3 +119,31 @@ def test_cross_without_dim_warns_and_takes_the_first_size_3(torch):
     with pytest.warns(UserWarning):
         want = torch.cross(torch.tensor(a), torch.tensor(b))
     np.testing.assert_allclose(got.numpy(), want.numpy())
+
+
+_BOOL_PRODUCTS = {
+    "mm": lambda m, a, b, c: m.mm(a, b),
+    "addmm": lambda m, a, b, c: m.addmm(c, a, b),
+    "mv": lambda m, a, b, c: m.mv(a, b[:, 0]),
+    "addmv": lambda m, a, b, c: m.addmv(c, a, b[:, 0]),
+    "bmm": lambda m, a, b, c: m.bmm(a[None], b[None]),
+    "baddbmm": lambda m, a, b, c: m.baddbmm(c, a[None], b[None]),
+    "addbmm": lambda m, a, b, c: m.addbmm(c, a[None], b[None]),
+    "addmm of an empty matrix": lambda m, a, b, c: m.addmm(c, a[:0], b),
+    "bmm of an empty batch": lambda m, a, b, c: m.bmm(a[None][:, :0], b[None]),
+}
+
+
+@pytest.mark.parametrize("name", list(_BOOL_PRODUCTS))
+def test_bool_products_raise_or_run_as_torch(torch, name):
+    """PyTorch's CPU product kernels have no bool version (fuzz seed 9425510); with an empty
+    operand they return before looking at the dtype."""
+    def run(m):
+        a, b = m.ones(2, 3, dtype=m.bool), m.ones(3, 2, dtype=m.bool)
+        try:
+            out = _BOOL_PRODUCTS[name](m, a, b, m.tensor(False))
+        except NotImplementedError as e:
+            return str(e).split(" (")[0].split(";")[0]
+        return tuple(out.shape), str(out.dtype).split(".")[-1]
+
+    assert run(retrograd) == run(torch)

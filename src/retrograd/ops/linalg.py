@@ -193,7 +193,10 @@ def matmul(a, b):
         )
     if ad.dtype.kind == "b" and not ((ad.size == 0 or bd.size == 0) and ad.ndim + bd.ndim > 2):
         # (PyTorch's kernel returns before looking at the dtype when there is nothing to add)
-        raise NotImplementedError("\"dot\" not implemented for 'Bool' (matmul of bool "
+        # the kernel PyTorch's matmul lands in for these ranks names the error
+        kernel = ("dot" if ad.ndim == bd.ndim == 1 else "addmv_impl_cpu" if bd.ndim == 1
+                  else "addmm_impl_cpu_" if bd.ndim == 2 else "bmm")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool' (matmul of bool "
                                   "tensors); convert first, e.g. a.int() @ b.int()")
     return op(a, b)
 
@@ -253,6 +256,15 @@ def dot(input, other):  # noqa: A002 - PyTorch's names
 _bmm = defop("bmm", _matmul_fwd, _matmul_vjp, "BmmBackward0", 2, INPUTS, "promote")
 
 
+def refuse_bool(kernel, a, b):
+    """PyTorch's CPU product kernels have no bool version: a NotImplementedError naming the
+    kernel, unless an operand is empty (the kernel returns before it looks at the dtype)."""
+    da, db = a._data, b._data
+    if da.dtype.kind == "b" and da.size and db.size:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool' (a product of bool "
+                                  "tensors); convert first, e.g. a.int()")
+
+
 def bmm(a, b):
     """Batched matrix product of two 3-D tensors with the same batch size (no broadcasting).
 
@@ -273,6 +285,7 @@ def bmm(a, b):
             f"shapes {list(a.shape)} and {list(b.shape)})"
         )
     _same_dtype("bmm", (a, b))
+    refuse_bool("bmm", a, b)
     return _bmm(a, b)
 
 
@@ -309,6 +322,8 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002 - PyTorch's name
     if d1.dtype != d2.dtype or getattr(input, "_data", d1).dtype != d1.dtype:
         _same_dtype("addmm", (input, mat1, mat2) if hasattr(input, "_data") else (mat1, mat2),
                     "addmm(): self and mat2 must have the same dtype, but got {} and {}")
+    if d1.dtype.kind == "b":
+        refuse_bool("addmm_impl_cpu_", mat1, mat2)
     if beta != 1 or alpha != 1:
         return _addmm(input, mat1, mat2, beta, alpha)
     return _addmm(input, mat1, mat2)

@@ -14,7 +14,7 @@ from ..backend import namespace
 from ._apply import INPUTS, defop
 from ._errors import tensor_arg
 from .layout import diagonal as _diagonal
-from .linalg import _matmul_fwd, _matmul_vjp, _mT, _mv, _same_dtype, matmul
+from .linalg import _matmul_fwd, _matmul_vjp, _mT, _mv, _same_dtype, matmul, refuse_bool
 from .reduce import sum as _sum
 from .shape import permute, reshape, unsqueeze
 
@@ -49,6 +49,7 @@ def mv(input, vec):  # noqa: A002 - PyTorch's names
                            f"x{input.shape[1]}), vec ({vec.shape[0]}) (mv): the matrix's "
                            "columns must equal the vector's length")
     _same_dtype("mv", (input, vec))
+    refuse_bool("addmv_impl_cpu", input, vec)
     return _mv(input, vec)
 
 
@@ -181,6 +182,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):  # noqa: A002 - PyTorch'
     """``beta * input + alpha * bmm(batch1, batch2)``."""
     _check_batches("baddbmm", batch1, batch2)
     _same_dtype("baddbmm", (input, batch1, batch2))
+    refuse_bool("baddbmm", batch1, batch2)
     _broadcast_input("baddbmm", input, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
     return _baddbmm(input, batch1, batch2, beta, alpha)
 
@@ -189,6 +191,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):  # noqa: A002 - PyTorch's
     """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``."""
     _check_batches("addbmm", batch1, batch2)
     _same_dtype("addbmm", (input, batch1, batch2))
+    refuse_bool("addmm_impl_cpu_", batch1, batch2)
     _broadcast_input("addbmm", input, (batch1.shape[1], batch2.shape[2]))
     return _addbmm(input, batch1, batch2, beta, alpha)
 
