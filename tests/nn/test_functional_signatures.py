@@ -112,10 +112,11 @@ def test_vmap_of_the_legacy_and_weighted_forms(fn, kwargs):
     x, w = rng.random((5, 3, 4)), rng.random((3, 4))
     t = rng.integers(0, 4, (5, 3)) if fn in ("cross_entropy", "nll_loss") else rng.random((5, 3, 4))
 
-    def run(lib, F_):
+    def run(lib, functional):
         kw = {k: (lib.tensor(w) if v == "w" else v) for k, v in kwargs.items()}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the deprecation warning, checked above
-            return lib.vmap(lambda a, b: getattr(F_, fn)(a, b, **kw))(lib.tensor(x), lib.tensor(t))
+            loss = lib.vmap(lambda a, b: getattr(functional, fn)(a, b, **kw))
+            return loss(lib.tensor(x), lib.tensor(t))
 
     np.testing.assert_allclose(run(T, F).numpy(), run(torch, TF).numpy(), rtol=1e-12)
