@@ -243,3 +243,18 @@ def test_alpha_of_add_and_sub_follows_pytorch(op, dtype_a, dtype_b, alpha):
         except (RuntimeError, TypeError) as e:
             results.append(type(e).__name__)
     assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("op", ["remainder", "fmod", "floor_divide"])
+@pytest.mark.parametrize("shapes", [((1,), ()), ((), (1,)), ((1,), (1,))])
+def test_jumpy_ops_compute_in_the_result_dtype_vs_torch(op, shapes, torch):
+    """3.0 % 0.02 jumps near a multiple: PyTorch computes in float32 for a float32 tensor
+    and a 0-d float64 one (about 7e-8), NumPy would in float64 (about 0.02); fuzz seed
+    9473801."""
+    def run(m):
+        a = m.tensor(3.0, dtype=m.float32).reshape(shapes[0])
+        b = m.tensor(0.02, dtype=m.float64).reshape(shapes[1])
+        out = getattr(m, op)(a, b)
+        return str(out.dtype).split(".")[-1], np.asarray(out).tolist()
+
+    assert run(retrograd) == run(torch)

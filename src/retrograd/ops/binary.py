@@ -13,7 +13,7 @@ from ..backend import namespace
 from ..tensor import Tensor
 from . import registry
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
-from .pointwise import _neg_fwd, grad_where
+from .pointwise import _neg_fwd, grad_where, in_result_dtype
 from .pointwise import (_check_bool_sub, _check_int_divisor, _div_rounded, _rsub_number_fwd,
                         _with_number, exp, log, power, to_dtype, where,
                         zeros_like_grad)
@@ -422,6 +422,7 @@ fmin = _no_number(_fmin_call, "fmin")
 # PyTorch: d/da = g; d/db = -g * trunc(a / b) (FmodBackward1), a number divisor FmodBackward0
 def _fmod_fwd(a, b):
     _check_int_divisor(a, b, "fmod")
+    a, b = in_result_dtype(a, b)  # (as remainder: PyTorch's dtype decides near a multiple)
     return namespace(a if hasattr(a, "dtype") else b).fmod(a, b)
 
 

@@ -796,13 +796,29 @@ def _check_int_divisor(a, b, what):
             )
 
 
+def in_result_dtype(a, b):
+    """``a`` and ``b`` cast to PyTorch's result dtype when their dtypes differ.
+
+    Most ops may compute in NumPy's wider dtype and round once at the end, but floor
+    division, remainder and fmod jump near a multiple of the divisor: ``3.0 % 0.02`` is about
+    0 with float32's 0.02 and about 0.02 with float64's.  PyTorch computes them in the result
+    dtype (float32 for a float32 tensor and a 0-d float64 tensor), so they must be too."""
+    da, db = getattr(a, "dtype", None), getattr(b, "dtype", None)
+    if da is not None and db is not None and da != db:
+        want = dtypes.result_type(a, b).numpy
+        return a.astype(want, copy=False), b.astype(want, copy=False)
+    return a, b
+
+
 def _floor_divide_fwd(a, b):
     _check_int_divisor(a, b, "floor division")
+    a, b = in_result_dtype(a, b)
     return a // b
 
 
 def _remainder_fwd(a, b):
     _check_int_divisor(a, b, "remainder")
+    a, b = in_result_dtype(a, b)
     return a % b
 
 
