@@ -803,8 +803,10 @@ def in_result_dtype(a, b):
     division, remainder and fmod jump near a multiple of the divisor: ``3.0 % 0.02`` is about
     0 with float32's 0.02 and about 0.02 with float64's.  PyTorch computes them in the result
     dtype (float32 for a float32 tensor and a 0-d float64 tensor), so they must be too."""
+    # (arrays only: under vmap the forward may see batched tensors, which promote alike)
     da, db = getattr(a, "dtype", None), getattr(b, "dtype", None)
-    if da is not None and db is not None and da != db:
+    if (da is not None and db is not None and da != db and hasattr(a, "astype")
+            and hasattr(b, "astype")):
         want = dtypes.result_type(a, b).numpy
         return a.astype(want, copy=False), b.astype(want, copy=False)
     return a, b
