@@ -23,10 +23,8 @@ import pytest
 import retrograd
 import retrograd.autograd.forward_ad as fwAD
 import tests.ops as op_tests
-from retrograd.ops import registry
-from retrograd.tensor import Tensor
 
-from tests.ops.helpers import as_numpy, outputs
+from tests.ops.helpers import as_numpy, outputs, recording_outermost_calls
 
 
 def _all_cases():
@@ -38,46 +36,10 @@ def _all_cases():
     return cases
 
 
-@contextlib.contextmanager
-def _recording():
-    """Every public spelling of every registered op wrapped: the keys of the ops called
-    directly (not from inside another op), as tests/ops/test_registry.py does."""
-    spaces = {"torch": retrograd, "special": retrograd.special, "linalg": retrograd.linalg,
-              "nn.functional": retrograd.nn.functional}
-    hits, depth, saved = set(), [0], []
-
-    def wrap(fn, key):
-        def call(*args, **kwargs):
-            if depth[0] == 0:
-                hits.add(key)
-            depth[0] += 1
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                depth[0] -= 1
-
-        return call
-
-    for e in registry.entries():
-        places = [(spaces[ns], n) for ns, names in e.names.items() for n in names]
-        places += [(Tensor, m) for m in e.methods]
-        for owner, name in places:
-            original = owner.__dict__[name] if owner is Tensor else getattr(owner, name)
-            new = property(wrap(original.fget, e.key)) if isinstance(original, property) \
-                else wrap(original, e.key)
-            saved.append((owner, name, original))
-            setattr(owner, name, new)
-    try:
-        yield hits
-    finally:
-        for owner, name, original in reversed(saved):
-            setattr(owner, name, original)
-
-
 def _one_per_op(cases):
     """The first case calling each registered op (a case calling none is kept)."""
     kept, covered = [], set()
-    with _recording() as hits:
+    with recording_outermost_calls() as hits:
         for c in cases:
             hits.clear()
             with contextlib.suppress(Exception):

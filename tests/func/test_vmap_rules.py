@@ -10,7 +10,6 @@ The rule must be the one that runs: the loop fallback's warning is an error here
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import pkgutil
 import warnings
@@ -22,7 +21,6 @@ import pytest
 import retrograd
 from retrograd.func.batching_rules import RULES
 from retrograd.ops import registry
-from retrograd.tensor import Tensor
 
 from ops import helpers
 
@@ -36,48 +34,12 @@ def _case_modules():
             yield importlib.import_module(f"ops.{info.name}")
 
 
-@contextlib.contextmanager
-def _outermost_calls():
-    """Every public spelling of the ops with a rule wrapped to record the outermost calls."""
-    hits: list = []
-    depth = [0]
-
-    def wrap(fn, key):
-        def call(*args, **kwargs):
-            if depth[0] == 0:
-                hits.append(key)
-            depth[0] += 1
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                depth[0] -= 1
-        return call
-
-    owners = {"torch": retrograd, "special": retrograd.special, "linalg": retrograd.linalg,
-              "nn.functional": retrograd.nn.functional}
-    saved = []
-    for e in registry.entries():
-        spots = [(owners[ns], n) for ns, names in e.names.items() for n in names]
-        spots += [(Tensor, m) for m in e.methods]
-        for owner, name in spots:
-            original = owner.__dict__[name] if owner is Tensor else getattr(owner, name)
-            new = (property(wrap(original.fget, e.key)) if isinstance(original, property)
-                   else wrap(original, e.key))
-            saved.append((owner, name, original))
-            setattr(owner, name, new)
-    try:
-        yield hits
-    finally:
-        for owner, name, original in reversed(saved):
-            setattr(owner, name, original)
-
-
 def _cases_by_rule():
     """rule key -> the first case whose only top-level op is that key (or, for keys with no
     such case, the first case calling it among other ops that all have rules)."""
     found: dict = {}
     later: dict = {}
-    with _outermost_calls() as hits:
+    with helpers.recording_outermost_calls() as hits:
         for mod in _case_modules():
             for c in getattr(mod, "CASES", ()):
                 hits.clear()

@@ -17,6 +17,7 @@ The tables live beside the op modules they test (``tests/ops/test_pointwise.py``
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 import zlib
 from dataclasses import dataclass, field
@@ -228,3 +229,58 @@ def case_checks(cases):
 
     return (test_gradcheck, test_gradgradcheck, test_values_vs_torch, test_grads_vs_torch,
             test_grad_fn_name_vs_torch, test_graph_structure_vs_torch)
+
+
+#: the module behind each registry namespace
+NAMESPACE_MODULES = {"torch": retrograd, "special": retrograd.special,
+                     "linalg": retrograd.linalg, "nn.functional": retrograd.nn.functional}
+
+
+def _spellings():
+    """(entry, owner, name) for every public spelling of every registered op:
+    ``retrograd.X``, ``retrograd.special.X``, ``linalg.X``, ``nn.functional.X``, ``Tensor.X``."""
+    from retrograd.ops import registry
+    from retrograd.tensor import Tensor
+
+    for e in registry.entries():
+        for ns, names in e.names.items():
+            for n in names:
+                yield e, NAMESPACE_MODULES[ns], n
+        for m in e.methods:
+            yield e, Tensor, m
+
+
+@contextlib.contextmanager
+def recording_outermost_calls():
+    """Every public spelling wrapped: yields the set of keys of the ops the code inside calls
+    directly (only the outermost call counts, not what an op calls inside).  The op tables'
+    coverage tests (registry, forward AD, vmap rules) read which op a case exercises here."""
+    from retrograd.tensor import Tensor
+
+    hits: set = set()
+    depth = [0]
+
+    def wrap(fn, key):
+        def call(*args, **kwargs):
+            if depth[0] == 0:
+                hits.add(key)
+            depth[0] += 1
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                depth[0] -= 1
+
+        return call
+
+    saved = []
+    for e, owner, name in _spellings():
+        original = owner.__dict__[name] if owner is Tensor else getattr(owner, name)
+        new = (property(wrap(original.fget, e.key)) if isinstance(original, property)
+               else wrap(original, e.key))
+        saved.append((owner, name, original))
+        setattr(owner, name, new)
+    try:
+        yield hits
+    finally:
+        for owner, name, original in reversed(saved):
+            setattr(owner, name, original)

@@ -15,7 +15,6 @@ A new op registered without cases fails here, naming it.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import pkgutil
 import warnings
@@ -28,54 +27,7 @@ from retrograd.ops import registry
 from retrograd.tensor import Tensor
 
 from . import test_dtypes, test_inplace
-
-NAMESPACE_MODULES = {"torch": retrograd, "special": retrograd.special,
-                     "linalg": retrograd.linalg, "nn.functional": retrograd.nn.functional}
-
-
-def _spellings():
-    """(entry, owner, name) for every public spelling in the registry."""
-    for e in registry.entries():
-        for ns, names in e.names.items():
-            for n in names:
-                yield e, NAMESPACE_MODULES[ns], n
-        for m in e.methods:
-            yield e, Tensor, m
-
-
-@contextlib.contextmanager
-def _recording():
-    """Every public spelling wrapped: the keys of the ops the code inside calls directly."""
-    hits: set = set()
-    depth = [0]
-
-    def wrap(fn, key):
-        def call(*args, **kwargs):
-            if depth[0] == 0:
-                hits.add(key)
-            depth[0] += 1
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                depth[0] -= 1
-
-        return call
-
-    saved = []
-    for e, owner, name in _spellings():
-        original = owner.__dict__[name] if owner is Tensor else getattr(owner, name)
-        if isinstance(original, property):
-            new = property(wrap(original.fget, e.key))
-        else:
-            new = wrap(original, e.key)
-        saved.append((owner, name, original))
-        setattr(owner, name, new)
-    try:
-        yield hits
-    finally:
-        for owner, name, original in reversed(saved):
-            setattr(owner, name, original)
-
+from .helpers import NAMESPACE_MODULES, recording_outermost_calls
 
 def _case_modules():
     pkg = importlib.import_module(__package__)
@@ -97,7 +49,7 @@ def _hits():
     """(ops with a gradient case, ops with a value case)."""
     m = retrograd
     grad_hits, value_hits = set(), set()
-    with _recording() as hits:
+    with recording_outermost_calls() as hits:
         for mod in _case_modules():
             for c in getattr(mod, "CASES", ()):
                 xs = [m.tensor(a).requires_grad_(True) for a in c.arrays()]
