@@ -42,6 +42,8 @@ import retrograd as R  # noqa: E402
 import retrograd.nn.functional as RF  # noqa: E402
 from digits_mlp import init_mlp, load_digits_standardized  # noqa: E402
 
+import run as _run_bench  # noqa: E402  (its hand-written NumPy MLP step)
+
 try:
     import torch
     import torch.nn.functional as TF
@@ -108,7 +110,8 @@ def _mlp(kind):
     def nump():
         xb, yb = batches[counter[0] % len(batches)]
         counter[0] += 1
-        grads = _np_mlp_grads(pn, xb, yb)
+        # the same hand-written step as bench/run.py (e) and mlp_module.py
+        _loss, grads = _run_bench._np_mlp_fwd_bwd(pn, xb, yb)
         if kind == "sgd":
             for p, g in zip(pn, grads):
                 p -= lr * g
@@ -176,30 +179,6 @@ def _eager_array_calls(batches, init, lr):
     return step
 
 
-def _np_mlp_grads(params, x, y):
-    n = len(params) // 2
-    acts = [x]
-    h = x
-    for i in range(n):
-        z = h @ params[2 * i] + params[2 * i + 1]
-        h = np.maximum(z, 0) if i < n - 1 else z
-        acts.append(h)
-    shifted = h - h.max(axis=1, keepdims=True)
-    e = np.exp(shifted)
-    g = e / e.sum(axis=1, keepdims=True)
-    b = x.shape[0]
-    g[np.arange(b), y] -= 1
-    g /= b
-    grads = [None] * len(params)
-    for i in reversed(range(n)):
-        a = acts[i]
-        grads[2 * i] = a.T @ g
-        grads[2 * i + 1] = g.sum(axis=0)
-        if i:
-            g = (g @ params[2 * i].T) * (a > 0)
-    return grads
-
-
 def _chain_step(lib, h0, cycles=100):
     def step(h):
         h.grad = None
@@ -245,10 +224,7 @@ def _chain():
 def _hvp():
     # bench/run.py's workload (g): the step as a user writes it, and Pearlmutter's
     # R-operator written out in NumPy (one copy of that code)
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import run
-
-    fns = run.wl_hvp(False)[0]
+    fns = _run_bench.wl_hvp(False)[0]
     out = {"eager": fns["retrograd"], "compiled": R.compile(fns["retrograd"]),
            "torch1": fns["torch"], "numpy": fns["numpy"]}
     for _ in range(3):  # the compiled one traces twice, then replays: check the replay
