@@ -28,11 +28,16 @@ def _env():
     return env
 
 
-def run(program, ranks, timeout=60):
-    cmd = [str(MPIEXEC), "-n", str(ranks), sys.executable, str(PROGRAMS / program)]
+def run(program, ranks, timeout=60, args=(), **env):
+    cmd = [str(MPIEXEC), "-n", str(ranks), sys.executable, str(PROGRAMS / program), *args]
     if ranks == 1:
         cmd = cmd[3:]   # plain python: a world of one
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=_env())
+    environ = _env()
+    for var in ("RETROGRAD_DISTRIBUTED_DEBUG", "TORCH_DISTRIBUTED_DEBUG",
+                "RETROGRAD_DISTRIBUTED_CHECK"):
+        environ.pop(var, None)   # the default (no cross-rank check) unless a test sets one
+    environ.update(env)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=environ)
 
 
 def _check(result, ranks):
@@ -51,6 +56,36 @@ def test_collectives_match_numpy(ranks):
 @pytest.mark.parametrize("ranks", [1, 2])
 def test_ddp_training_matches_the_global_batch(ranks):
     _check(run("ddp.py", ranks), ranks)
+
+
+@needs_mpi
+@pytest.mark.parametrize("env", [{"RETROGRAD_DISTRIBUTED_DEBUG": "DETAIL"},
+                                 {"TORCH_DISTRIBUTED_DEBUG": "detail"},
+                                 {"RETROGRAD_DISTRIBUTED_CHECK": "1"}])
+def test_the_debug_mode_names_each_ranks_shape(env):
+    result = run("mismatch.py", 2, **env)
+    _check(result, 2)
+    assert "checked" in result.stdout, result.stdout
+
+
+@needs_mpi
+@pytest.mark.parametrize("env", [{}, {"TORCH_DISTRIBUTED_DEBUG": "DETAIL",
+                                      "RETROGRAD_DISTRIBUTED_CHECK": "0"}])
+def test_without_the_check_an_mpi_error_says_what_to_do(env):
+    result = run("mismatch.py", 2, **env)
+    _check(result, 2)
+    assert "unchecked" in result.stdout and "rank 1: broadcast raised" in result.stdout
+
+
+@needs_mpi
+def test_without_the_check_an_all_reduce_mismatch_ends_the_job():
+    # MPICH: "Message truncated" on the rank with the smaller tensor, then the job ends
+    try:
+        result = run("mismatch.py", 2, timeout=30, args=["--all-reduce"])
+    except subprocess.TimeoutExpired as exc:
+        raise AssertionError("a mismatched all_reduce hung the job") from exc
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert "Message truncated" in result.stdout + result.stderr, result.stdout + result.stderr
 
 
 @needs_mpi

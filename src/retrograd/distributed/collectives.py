@@ -1,10 +1,15 @@
 """Collectives on retrograd tensors over MPI, in place and with PyTorch's signatures.
 
 Contiguous arrays go to MPI as they are (mpi4py's buffer protocol: no copy, no pickling);
-a non-contiguous tensor is staged through one contiguous copy and written back.  Before a
-collective whose tensors must agree across ranks, the ranks check in one 16-byte all-reduce
-that they all pass the same shape, dtype, op and root (``_check``), so that a mismatch is an
-error naming the ranks, never corrupted memory (``RETROGRAD_DISTRIBUTED_CHECK=0`` skips it).
+a non-contiguous tensor is staged through one contiguous copy and written back.
+
+Every rank must pass a tensor of the same shape and dtype (and the same op and root).  As in
+PyTorch this is not checked by default: a mismatch is what MPI makes of it (an MPI error on
+some ranks, which becomes a RuntimeError saying what to do, and wrong data or a hang on
+others: see ``_check``).  In the debug mode (``RETROGRAD_DISTRIBUTED_DEBUG=DETAIL``,
+``TORCH_DISTRIBUTED_DEBUG=DETAIL``, ``set_debug_level(DebugLevel.DETAIL)``, or
+``RETROGRAD_DISTRIBUTED_CHECK=1``) the ranks check before each collective, in one 16-byte
+all-reduce, that they agree, and every rank raises an error naming each rank's shape.
 
 As in PyTorch, collectives write the tensor's memory without autograd: a leaf that requires
 grad may be passed, no graph is recorded and its version counter does not move.
@@ -37,16 +42,42 @@ class ReduceOp(enum.Enum):
         return f"<RedOpType.{self.name}: {list(ReduceOp).index(self)}>"
 
 
+def _mpi_failure(exc, g, fn, arr):
+    """The RuntimeError for an MPI error inside a collective: almost always ranks that passed
+    tensors of different sizes (MPI says "Message truncated"); only this rank knows, so the
+    message says how to make every rank name its shape."""
+    first = str(exc).splitlines()[0].replace(", error stack:", "").strip()
+    where = (f"on rank {g.ranks[g.rank()]}, whose tensor has shape {tuple(arr.shape)} "
+             f"{arr.dtype.name}" if arr is not None else f"on rank {g.ranks[g.rank()]}")
+    if _check.ENABLED:   # the layouts were checked: something else went wrong
+        return RuntimeError(f"{fn}: MPI failed {where}: {first}")
+    return RuntimeError(
+        f"{fn}: MPI failed {where}: {first}. The ranks most likely passed tensors of "
+        "different shapes or dtypes (or a different op or root); every rank must pass the "
+        "same. Run with RETROGRAD_DISTRIBUTED_DEBUG=DETAIL (or call "
+        "dist.set_debug_level(dist.DebugLevel.DETAIL) on every rank) to check each "
+        "collective and name every rank's shape")
+
+
 class Work:
     """The handle of a collective started with ``async_op=True``: ``wait()`` blocks until it
     is done (and writes the result into the tensors), ``is_completed()`` asks without
     blocking."""
 
-    def __init__(self, requests, finish=None, keep=()):
+    def __init__(self, requests, finish=None, keep=(), failure=None):
         self._requests = list(requests)
         self._finish = finish
         self._keep = keep  # the buffers MPI is writing into stay alive until the end
+        self._failure = failure   # (group, fn, array) for the error message of a failure
         self._done = False
+
+    def _failed(self, exc):
+        if self._failure is None:
+            return exc
+        self._done = True
+        self._requests = []
+        self._keep = ()
+        return _mpi_failure(exc, *self._failure)
 
     def _complete(self):
         if not self._done:
@@ -58,13 +89,23 @@ class Work:
 
     def wait(self, timeout=None) -> bool:
         if not self._done:
-            _mpi.mpi().Request.Waitall(self._requests)
+            MPI = _mpi.mpi()
+            try:
+                MPI.Request.Waitall(self._requests)
+            except MPI.Exception as exc:
+                raise self._failed(exc) from exc
             self._complete()
         return True
 
     def is_completed(self) -> bool:
-        if not self._done and _mpi.mpi().Request.Testall(self._requests):
-            self._complete()
+        if not self._done:
+            MPI = _mpi.mpi()
+            try:
+                finished = MPI.Request.Testall(self._requests)
+            except MPI.Exception as exc:
+                raise self._failed(exc) from exc
+            if finished:
+                self._complete()
         return self._done
 
     def is_success(self) -> bool:
@@ -139,11 +180,19 @@ def _check_same(g, fn: str, arr, *extra):
     _check.check_same(g, fn, (fn, tuple(int(n) for n in arr.shape), arr.dtype.str) + extra)
 
 
-def _run(async_op, blocking, nonblocking, finish, keep):
-    """Run a collective now (blocking MPI call) or start it (returning a Work)."""
-    if async_op:
-        return Work([nonblocking()], finish, keep)
-    blocking()
+def _run(async_op, blocking, nonblocking, finish, keep, failure=None):
+    """Run a collective now (blocking MPI call) or start it (returning a Work).
+    ``failure``, (group, fn name, this rank's array), turns an MPI error into a RuntimeError
+    that says what to do (a try costs nothing when nothing is raised)."""
+    MPI = _mpi.mpi()
+    try:
+        if async_op:
+            return Work([nonblocking()], finish, keep, failure)
+        blocking()
+    except MPI.Exception as exc:
+        if failure is None:
+            raise
+        raise _mpi_failure(exc, *failure) from exc
     if finish is not None:
         finish()
     return None
@@ -185,7 +234,8 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
             arr[...] = work.view(arr.dtype) if work.dtype == np.uint8 else work
 
     return _run(async_op, lambda: g.comm.Allreduce(MPI.IN_PLACE, work, mpi_op),
-                lambda: g.comm.Iallreduce(MPI.IN_PLACE, work, mpi_op), finish, (work,))
+                lambda: g.comm.Iallreduce(MPI.IN_PLACE, work, mpi_op), finish,
+                (work,), (g, fn, arr))
 
 
 def broadcast(tensor, src, group=None, async_op=False):
@@ -203,7 +253,7 @@ def broadcast(tensor, src, group=None, async_op=False):
             arr[...] = staged
 
     return _run(async_op, lambda: g.comm.Bcast(raw, root=root),
-                lambda: g.comm.Ibcast(raw, root=root), finish, (raw,))
+                lambda: g.comm.Ibcast(raw, root=root), finish, (raw,), (g, fn, arr))
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
@@ -222,7 +272,8 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
             out[...] = recv[i]
 
     return _run(async_op, lambda: g.comm.Allgather(_raw(send), _raw(recv)),
-                lambda: g.comm.Iallgather(_raw(send), _raw(recv)), finish, (send, recv))
+                lambda: g.comm.Iallgather(_raw(send), _raw(recv)), finish,
+                (send, recv), (g, fn, arr))
 
 
 def _into_flat(out_arr, fn, arg, numel, dtype, why):
@@ -258,7 +309,8 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
             out[...] = recv
 
     return _run(async_op, lambda: g.comm.Allgather(_raw(send), _raw(recv)),
-                lambda: g.comm.Iallgather(_raw(send), _raw(recv)), finish, (send, recv))
+                lambda: g.comm.Iallgather(_raw(send), _raw(recv)), finish,
+                (send, recv), (g, fn, src))
 
 
 def _reduce_scatter(fn, out, send, op, g, async_op):
@@ -277,7 +329,7 @@ def _reduce_scatter(fn, out, send, op, g, async_op):
 
     return _run(async_op, lambda: g.comm.Reduce_scatter_block(work_send, recv, mpi_op),
                 lambda: g.comm.Ireduce_scatter_block(work_send, recv, mpi_op), finish,
-                (work_send, recv))
+                (work_send, recv), (g, fn, out))
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
@@ -331,7 +383,8 @@ def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
             arr[...] = work.view(arr.dtype) if work.dtype == np.uint8 else work
 
     return _run(async_op, lambda: g.comm.Reduce(send, recv, mpi_op, root=root),
-                lambda: g.comm.Ireduce(send, recv, mpi_op, root=root), finish, (work,))
+                lambda: g.comm.Ireduce(send, recv, mpi_op, root=root), finish,
+                (work,), (g, fn, arr))
 
 
 def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
@@ -357,7 +410,8 @@ def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
                 out[...] = recv[i]
 
     return _run(async_op, lambda: g.comm.Gather(_raw(send), recv_raw, root=root),
-                lambda: g.comm.Igather(_raw(send), recv_raw, root=root), finish, (send, recv))
+                lambda: g.comm.Igather(_raw(send), recv_raw, root=root), finish,
+                (send, recv), (g, fn, arr))
 
 
 def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
@@ -383,7 +437,7 @@ def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
 
     return _run(async_op, lambda: g.comm.Scatter(send_raw, _raw(recv), root=root),
                 lambda: g.comm.Iscatter(send_raw, _raw(recv), root=root), finish,
-                (send, recv))
+                (send, recv), (g, fn, arr))
 
 
 # ------------------------------------------------------------------------ point to point
@@ -437,8 +491,14 @@ def recv(tensor, src=None, group=None, tag=0) -> int:
     buf, copied = _staged(arr)
     status = MPI.Status()
     raw = _raw(buf)
-    g.comm.Recv(raw, source=MPI.ANY_SOURCE if peer is None else peer, tag=tag,
-                status=status)
+    try:
+        g.comm.Recv(raw, source=MPI.ANY_SOURCE if peer is None else peer, tag=tag,
+                    status=status)
+    except MPI.Exception as exc:   # a larger message than the tensor: "Message truncated"
+        first = str(exc).splitlines()[0].replace(", error stack:", "").strip()
+        raise RuntimeError(f"recv: MPI failed receiving into a tensor of shape "
+                           f"{tuple(arr.shape)} {arr.dtype.name} ({first}); the sender's "
+                           "tensor must have the same shape and dtype") from exc
     count = status.Get_count(MPI.BYTE)
     if count != raw.size:
         raise RuntimeError(f"recv: received {count} bytes from rank "

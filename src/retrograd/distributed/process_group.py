@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import _mpi
+from . import _check, _mpi
 
 
 class ProcessGroup:
@@ -97,6 +97,8 @@ def init_process_group(backend: str | None = None, init_method=None, timeout=Non
     if state.world is not None:
         raise ValueError("init_process_group: trying to initialize the default process group "
                          "twice! Call destroy_process_group() first")
+    if _check.env_error is not None:   # a bad RETROGRAD_/TORCH_DISTRIBUTED_DEBUG value
+        raise _check.env_error
     MPI = _mpi.mpi()
     comm = MPI.COMM_WORLD
     size, me = comm.Get_size(), comm.Get_rank()

@@ -1,5 +1,6 @@
 """Run under mpiexec: every collective against its NumPy expectation (dtypes, odd sizes,
-non-contiguous tensors, async), rank mismatches, sub-groups, point to point."""
+non-contiguous tensors, async), rank mismatches in the debug mode, sub-groups, point to
+point."""
 
 import numpy as np
 
@@ -119,7 +120,10 @@ w = T.ones(3, requires_grad=True)
 dist.all_reduce(w)
 assert w.grad_fn is None and w.requires_grad and float(w.detach().sum()) == 3 * SIZE
 
-# mismatched shapes or dtypes across ranks: every rank raises, naming the ranks
+# mismatched shapes or dtypes across ranks: in the debug mode (off by default, as in
+# PyTorch; switched on here at run time, on every rank) every rank raises, naming the ranks.
+# mismatch.py runs the same with the environment variables, and without the check.
+dist.set_debug_level(dist.DebugLevel.DETAIL)
 for mine in (T.zeros(3 + RANK), T.zeros(3, dtype=T.float64 if RANK else T.float32)):
     try:
         dist.all_reduce(mine)
@@ -161,6 +165,8 @@ dist.all_reduce(t, op=Op.AVG)
 same(t, np.full(5, (SIZE + 1) / 2, np.float32), "all_reduce after a mismatch")
 # async: the check runs before the collective starts, the error is raised by the call
 raises_naming_ranks(lambda: dist.all_reduce(T.zeros(2 + RANK), async_op=True), "all_reduce")
+
+dist.set_debug_level(dist.DebugLevel.OFF)
 
 # a world of one moves nothing but still validates the op, as every world does
 if SIZE == 1:

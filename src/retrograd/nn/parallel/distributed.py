@@ -11,10 +11,14 @@ hook, so before ``backward()`` returns) every all-reduce is waited for, and divi
 world size straight into the ``.grad`` tensors, in place.
 
 The ranks' parameter and buffer layouts are checked to agree once, at construction (as
-PyTorch does): the buckets are made from them, so every later bucket layout is the same on
-every rank and the hot path carries no check.  On a world of one the averages are the
-gradients themselves, so backward moves no data (the hooks still keep the bookkeeping that
-catches a parameter left without a gradient).
+PyTorch does), whatever the debug level: the buckets are made from them, so every later
+bucket layout is the same on every rank and the hot path carries no check.  The buffers
+broadcast before each forward (a module may replace them) are checked again each time only
+in the debug mode (``RETROGRAD_DISTRIBUTED_DEBUG=DETAIL``); without it a buffer whose size
+differs across ranks makes the broadcast fail on the receiving ranks with a RuntimeError that
+says so, and one of another dtype but the same byte size is copied as bytes.  On a world of
+one the averages are the gradients themselves, so backward moves no data (the hooks still
+keep the bookkeeping that catches a parameter left without a gradient).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import numpy as np
 
 from ...autograd.grad_mode import is_grad_enabled
 from ...backend import namespace
-from ...distributed import _check
+from ...distributed import _check, _mpi
 from ...distributed.process_group import resolve
 from ..module import Module
 from ._reducer import Reducer, parameters_reached
@@ -70,7 +74,8 @@ class DistributedDataParallel(Module):
         self._params = [p for p in module.parameters() if p.requires_grad]
         self._check_layout()
         if init_sync:
-            self._sync_states(list(module.parameters()) + list(module.buffers()))
+            self._sync_states(list(module.parameters()) + list(module.buffers()),
+                              always_check=True)
         # PyTorch syncs the buffers it found at construction; a module with none skips the
         # walk over its submodules on every forward
         self._has_buffers = any(True for _ in module.buffers())
@@ -95,27 +100,36 @@ class DistributedDataParallel(Module):
             tuple(tuple(int(n) for n in t._data.shape) for t in params + buffers),
             tuple(t._data.dtype.str for t in params + buffers),
             f"{len(params)} parameters ({sum(p.requires_grad for p in params)} requiring "
-            f"grad) and {len(buffers)} buffers"), "module", _SAME_MODULE)
+            f"grad) and {len(buffers)} buffers"), "module", _SAME_MODULE, always=True)
 
-    def _sync_states(self, tensors):
+    def _sync_states(self, tensors, always_check=False):
         """Rank 0's values into every rank's tensors: one broadcast per dtype (the tensors
-        packed into one flat buffer), not one per tensor.  Their layout matches across the
-        ranks: checked at construction for parameters, and for buffers (which a module may
-        replace) by the one check every rank makes here each time."""
+        packed into one flat buffer), not one per tensor.  Their layout is checked to match
+        across the ranks at construction, and before each forward's buffer broadcast (a
+        module may replace its buffers) in the debug mode only."""
         if self.world_size == 1 or not tensors:
             return
         g = self.process_group
         _check.check_same(g, "DistributedDataParallel", (
             "DistributedDataParallel", tuple(tuple(int(n) for n in t._data.shape)
                                              for t in tensors),
-            tuple(t._data.dtype.str for t in tensors), "buffers"), "module", _SAME_MODULE)
+            tuple(t._data.dtype.str for t in tensors), "buffers"), "module", _SAME_MODULE,
+            always=always_check)
+        MPI = _mpi.mpi()
         by_dtype = {}
         for t in tensors:
             by_dtype.setdefault(t._data.dtype.str, []).append(t._data)
         for arrays in by_dtype.values():
             xp = namespace(arrays[0])
             flat = xp.concatenate([a.reshape(-1) for a in arrays])
-            g.comm.Bcast(flat.view(np.uint8), root=0)   # group rank 0: its global ranks[0]
+            try:
+                g.comm.Bcast(flat.view(np.uint8), root=0)   # group rank 0: global ranks[0]
+            except MPI.Exception as exc:   # buffers of other sizes than rank 0's
+                raise RuntimeError(
+                    f"DistributedDataParallel: broadcasting rank {g.ranks[0]}'s buffers "
+                    f"failed on rank {g.ranks[g.rank()]} ({str(exc).splitlines()[0]}); "
+                    f"{_SAME_MODULE}. Run with RETROGRAD_DISTRIBUTED_DEBUG=DETAIL to check "
+                    "them before each forward and name every rank's shapes") from exc
             offset = 0
             for a in arrays:
                 a[...] = flat[offset:offset + a.size].reshape(a.shape)
