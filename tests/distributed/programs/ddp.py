@@ -1,6 +1,8 @@
 """Run under mpiexec (any number of ranks dividing 8): DistributedDataParallel training
 equals single-process training on the full global batch, with and without no_sync."""
 
+import itertools
+
 import numpy as np
 
 import retrograd as T
@@ -52,19 +54,21 @@ def close(a, b):
     return all(np.allclose(x, y, rtol=1e-10, atol=1e-12) for x, y in zip(a, b))
 
 
-for accumulate in (False, True):
-    for cap in (None, 1e-4):   # one bucket; a bucket per parameter or two (100-byte cap)
-        want = train(model(0), accumulate, slice(None))
-        # the other ranks start elsewhere: construction broadcasts rank 0's parameters
-        ddp = DDP(model(0 if RANK == 0 else 100 + RANK), bucket_cap_mb=cap)
-        if cap is not None:
-            assert len(ddp._buckets) > 2, len(ddp._buckets)
-        got = train(ddp, accumulate, SHARD, ddp)
-        assert close(got, want), (accumulate, cap, [abs(a - b).max() for a, b in zip(got, want)])
-        flat = np.concatenate([g.ravel() for g in got])
-        everyone = dist.get_world_size() and T.zeros(SIZE, flat.size)
-        dist.all_gather_into_tensor(everyone, T.from_numpy(flat))
-        assert (everyone.numpy() == flat).all(), "ranks ended with different parameters"
+for accumulate, cap, view in itertools.product((False, True), (None, 1e-4), (False, True)):
+    # cap: one bucket; a bucket per parameter or two (100-byte cap)
+    want = train(model(0), accumulate, slice(None))
+    # the other ranks start elsewhere: construction broadcasts rank 0's parameters
+    ddp = DDP(model(0 if RANK == 0 else 100 + RANK), bucket_cap_mb=cap,
+              gradient_as_bucket_view=view)
+    if cap is not None:
+        assert len(ddp._buckets) > 2, len(ddp._buckets)
+    got = train(ddp, accumulate, SHARD, ddp)
+    assert close(got, want), (accumulate, cap, view,
+                              [abs(a - b).max() for a, b in zip(got, want)])
+    flat = np.concatenate([g.ravel() for g in got])
+    everyone = T.zeros(SIZE, flat.size)
+    dist.all_gather_into_tensor(everyone, T.from_numpy(flat))
+    assert (everyone.numpy() == flat).all(), "ranks ended with different parameters"
 
 # inside no_sync the gradients stay local (they differ across ranks); the next backward
 # outside averages what accumulated
@@ -78,6 +82,50 @@ assert SIZE == 1 or not (ranks[0] == ranks[1]).all(), "no_sync() still reduced"
 nn.functional.mse_loss(ddp(X[0][SHARD]), Y[0][SHARD]).backward()
 dist.all_gather_into_tensor(ranks, ddp.module[0].weight.grad)
 assert (ranks == ranks[0]).all(), "the backward after no_sync() did not reduce"
+
+
+def bucket_views(ddp):
+    """Whether every parameter's .grad is its stretch of its bucket's flat buffer."""
+    return all(p.grad is not None and np.shares_memory(p.grad.numpy(), b.buffer)
+               and p.grad.shape == p.shape
+               for b in ddp._buckets for p in b.params)
+
+
+# gradient_as_bucket_view=True, as PyTorch's: .grad is None until the first backward, then
+# a view of the bucket (the all-reduce runs on it, no copy out); zero_grad(set_to_none=True)
+# drops it and the next backward makes it the view again; zeroing in place keeps the view;
+# inside no_sync() backward accumulates in the view, the next synced one averages the sum;
+# a .grad assigned by the user is copied into the bucket and replaced by the view
+grads = {}
+for view in (False, True):
+    ddp = DDP(model(0), bucket_cap_mb=1e-4, gradient_as_bucket_view=view)
+    params = list(ddp.parameters())
+    assert all(p.grad is None for p in params)
+
+    def loss(k, ddp=ddp):
+        return nn.functional.mse_loss(ddp(X[k][SHARD]), Y[k][SHARD])
+
+    loss(0).backward()
+    assert bucket_views(ddp) is view
+    first = [p.grad.numpy().copy() for p in params]
+    ddp.zero_grad(set_to_none=True)
+    assert all(p.grad is None for p in params)
+    loss(0).backward()
+    assert bucket_views(ddp) is view and close([p.grad.numpy() for p in params], first)
+    ddp.zero_grad(set_to_none=False)
+    assert bucket_views(ddp) is view and all(float(p.grad.abs().sum()) == 0 for p in params)
+    with ddp.no_sync():
+        loss(0).backward()
+    loss(1).backward()
+    assert bucket_views(ddp) is view
+    grads[view, "no_sync"] = [p.grad.numpy().copy() for p in params]
+    params[0].grad = T.ones_like(params[0])
+    loss(0).backward()
+    assert bucket_views(ddp) is view
+    grads[view, "assigned"] = [p.grad.numpy().copy() for p in params]
+# the same numbers either way (the accumulated no_sync sum, the user's ones plus a grad)
+for what in ("no_sync", "assigned"):
+    assert close(grads[True, what], grads[False, what]), what
 
 # buckets: reverse parameter order, the first at most 1 MiB (so that its all-reduce starts
 # early, as PyTorch's), the rest up to bucket_cap_mb (25 MiB by default)
@@ -130,11 +178,14 @@ class TwoHeads(nn.Module):
 
 # an unused parameter: with find_unused_parameters the reduction completes, its grad stays
 # None; without, the next forward says what happened
-T.manual_seed(0)
-ddp = DDP(TwoHeads(), find_unused_parameters=True)
-for _ in range(2):
-    ddp(X[0][SHARD]).sum().backward()
-assert ddp.module.unused.weight.grad is None and ddp.module.used.weight.grad is not None
+for view in (False, True):
+    T.manual_seed(0)
+    ddp = DDP(TwoHeads(), find_unused_parameters=True, gradient_as_bucket_view=view)
+    for _ in range(2):
+        ddp(X[0][SHARD]).sum().backward()
+    assert ddp.module.unused.weight.grad is None and ddp.module.used.weight.grad is not None
+    assert view is np.shares_memory(ddp.module.used.weight.grad.numpy(),
+                                    ddp._buckets[0].buffer)
 ddp = DDP(TwoHeads())
 ddp(X[0][SHARD]).sum().backward()
 try:

@@ -31,6 +31,9 @@ class _Bucket:
         self.sizes = [int(p._data.size) for p in params]
         self.offsets = np.cumsum([0] + self.sizes).tolist()
         self.buffer = self.xp.zeros(self.offsets[-1], dtype=self.dtype)
+        # each parameter's stretch of the buffer, shaped as it (gradient_as_bucket_view)
+        self.views = [self.buffer[lo:hi].reshape(p._data.shape)
+                      for p, lo, hi in zip(params, self.offsets, self.offsets[1:])]
         self.pending = len(params)
         self.work = None              # (request, reduced array)
 
@@ -46,15 +49,30 @@ class _Bucket:
 
 class Reducer:
     """Counts gradients in during one backward; starts each bucket's all-reduce when it is
-    full; when the last gradient is in, waits for them all and averages into ``.grad``."""
+    full; when the last gradient is in, waits for them all and averages into ``.grad``.
 
-    def __init__(self, params, group, bucket_bytes_cap, find_unused_parameters):
+    With ``as_view`` (DDP's gradient_as_bucket_view) each ``.grad`` is instead its
+    parameter's stretch of the bucket buffer, as PyTorch's: a gradient that arrives as a
+    tensor of its own is copied in once and ``.grad`` becomes the view, so a later backward
+    accumulates straight into the bucket (nothing to copy when the gradients are zeroed in
+    place), the all-reduce runs on the buffer, and the average is written back by dividing
+    the buffer in place: no copy out, and no separate gradient arrays kept."""
+
+    def __init__(self, params, group, bucket_bytes_cap, find_unused_parameters,
+                 as_view=False):
         self.params = params
         self.group = group
         self.world_size = group.size()
         self.find_unused_parameters = find_unused_parameters
+        self.as_view = as_view
         self.buckets = make_buckets(params, bucket_bytes_cap)
         self.bucket_of = {pos: b for b in self.buckets for pos in b.positions}
+        # (bucket, index in it) of each parameter, for the views
+        self.slot_of = {pos: (b, k) for b in self.buckets for k, pos in enumerate(b.positions)}
+        if as_view:   # gradients that exist already become views now, as PyTorch's
+            for i, p in enumerate(params):
+                if p._grad is not None:
+                    self.into_view(i)
         self.expecting = False      # a forward under sync prepared a reduction
         self.ready = set()
         self.unused = set()
@@ -88,10 +106,24 @@ class Reducer:
             if id(p) not in reached:
                 self.mark_ready(i, used=False)
 
+    def into_view(self, index):
+        """Make ``.grad`` the parameter's view of its bucket (copying a gradient that lives
+        elsewhere into it); zeros in the bucket when there is no gradient."""
+        bucket, k = self.slot_of[index]
+        view = bucket.views[k]
+        grad = self.params[index]._grad
+        if grad is None:
+            view[...] = 0
+        elif grad._data is not view:
+            view[...] = grad._data
+            self.params[index]._grad = make_tensor(view)
+
     def mark_ready(self, index, used):
         self.ready.add(index)
         if not used:
             self.unused.add(index)
+        if self.as_view:
+            self.into_view(index)
         bucket = self.bucket_of[index]
         bucket.pending -= 1
         if bucket.pending == 0:
@@ -107,7 +139,8 @@ class Reducer:
         sum is the gradients themselves, so there is nothing to move)."""
         if self.world_size == 1:
             return
-        bucket.fill()
+        if not self.as_view:      # with views the gradients are in the buffer already
+            bucket.fill()
         work, mpi_op, _ = _reduction(bucket.buffer, ReduceOp.SUM, "DistributedDataParallel")
         self.requests.append(self.group.comm.Iallreduce(_mpi.mpi().IN_PLACE, work, mpi_op))
         bucket.work = work
@@ -126,6 +159,9 @@ class Reducer:
             self.group.comm.Allreduce(MPI.IN_PLACE, flags, MPI.SUM)
             used_anywhere = flags
         n = self.world_size
+        if self.as_view:
+            self._finish_views(used_anywhere)
+            return
         for b in self.launched:
             reduced = b.work
             for p, pos, lo, hi in zip(b.params, b.positions, b.offsets, b.offsets[1:]):
@@ -139,6 +175,22 @@ class Reducer:
                     b.xp.divide(value, n, out=grad._data)   # average and copy in one pass
                 else:                                       # float16, reduced in float32
                     grad._data[...] = value / n
+            b.work = None
+        self.launched = []
+        self.requests = []
+
+    def _finish_views(self, used_anywhere):
+        """The average in the buffer itself; a parameter without a gradient on this rank
+        but used on another gets its view as ``.grad`` (one no rank used keeps None)."""
+        n = self.world_size
+        for b in self.launched:
+            if b.work is b.buffer:
+                b.xp.divide(b.buffer, n, out=b.buffer)
+            else:                  # float16, reduced in float32
+                b.buffer[...] = b.work / n
+            for p, pos, view in zip(b.params, b.positions, b.views):
+                if p._grad is None and (used_anywhere is None or used_anywhere[pos]):
+                    p._grad = make_tensor(view)
             b.work = None
         self.launched = []
         self.requests = []

@@ -8,7 +8,12 @@ parameter counts it ready; when a bucket's last gradient lands, the bucket is co
 flat buffer (allocated once) and its all-reduce starts non-blocking, while backward goes on
 computing the earlier layers' gradients.  When the last bucket has started (inside the last
 hook, so before ``backward()`` returns) every all-reduce is waited for, and divided by the
-world size straight into the ``.grad`` tensors, in place.
+world size straight into the ``.grad`` tensors, in place.  With
+``gradient_as_bucket_view=True`` (as PyTorch's) each ``.grad`` is instead a view of its
+bucket's buffer: a gradient is copied in once when it is not one already, later backwards
+(after ``zero_grad(set_to_none=False)``, or inside ``no_sync()``) accumulate straight into
+the bucket, and the average is the buffer divided in place, with no copy back and no
+gradient arrays besides the buckets.
 
 The ranks' parameter and buffer layouts are checked to agree once, at construction (as
 PyTorch does), whatever the debug level: the buckets are made from them, so every later
@@ -80,7 +85,7 @@ class DistributedDataParallel(Module):
         # walk over its submodules on every forward
         self._has_buffers = any(True for _ in module.buffers())
         self._reducer = Reducer(self._params, self.process_group, self.bucket_bytes_cap,
-                                self.find_unused_parameters)
+                                self.find_unused_parameters, self.gradient_as_bucket_view)
         self._hook_handles = [p.register_post_accumulate_grad_hook(self._reducer.hook_for(i))
                               for i, p in enumerate(self._params)]
 
