@@ -13,13 +13,15 @@ this bench) credits whichever variant lets rank 0 leave early.  Variants are int
 sample by sample; ratios are medians of per-sample ratios.
 
 1. ``dist.all_reduce`` of a 4 MiB float32 tensor vs ``comm.Allreduce(IN_PLACE, array)`` on
-   the same array (target: within 1.1x), with the default cross-rank check (one 16-byte
-   all-reduce) and without it (``RETROGRAD_DISTRIBUTED_CHECK=0``), and the check alone.
+   the same array (target: within 1.1x), as by default (no cross-rank check, as PyTorch)
+   and in the debug mode (``RETROGRAD_DISTRIBUTED_DEBUG=DETAIL``: one 16-byte all-reduce
+   first), and the check alone.
 2. One SGD step of the digits MLP (64-128-128-10, ReLU, cross-entropy, global batch 64) on
    random digits-shaped data: plain single-process on the global batch vs
-   DistributedDataParallel (each rank a batch of 64/n); the overhead is DDP's time over
-   the plain step.  For scale, the floor DDP cannot go under: the plain step on one rank's
-   shard plus one raw mpi4py all-reduce of all the gradients.
+   DistributedDataParallel (each rank a batch of 64/n), copying the gradients into its
+   buckets and back (the default) or with ``gradient_as_bucket_view=True``; the overhead is
+   DDP's time over the plain step.  For scale, the floor DDP cannot go under: the plain
+   step on one rank's shard plus one raw mpi4py all-reduce of all the gradients.
 3. Overlap: backward with DDP's bucketed all-reduces started from the hooks vs backward
    under no_sync() followed by the same all-reduces, one after another (a wider MLP, 1 MiB
    buckets, so that there is something to overlap).
@@ -94,12 +96,12 @@ def bench_all_reduce(repeats, calls):
     arr = np.zeros(2 ** 20, dtype=np.float32)   # 4 MiB
     t = R.from_numpy(arr)
 
-    def ours_unchecked():
-        _check.ENABLED = False
+    def ours_debug():
+        dist.set_debug_level(dist.DebugLevel.DETAIL)
         try:
             dist.all_reduce(t)
         finally:
-            _check.ENABLED = True
+            dist.set_debug_level(dist.DebugLevel.OFF)
 
     def raw():
         COMM.Allreduce(MPI.IN_PLACE, arr, MPI.SUM)
@@ -111,10 +113,10 @@ def bench_all_reduce(repeats, calls):
     description = ("all_reduce", tuple(arr.shape), arr.dtype.str, "op=SUM")
 
     def check_alone():   # what the check costs by itself, ranks in step
-        _check.check_same(world, "all_reduce", description)
+        _check.check_same(world, "all_reduce", description, always=True)
 
-    times = interleaved({"mpi4py Allreduce": raw, "dist.all_reduce": ours,
-                         "dist.all_reduce, no check": ours_unchecked,
+    times = interleaved({"mpi4py Allreduce": raw, "dist.all_reduce (default)": ours,
+                         "dist.all_reduce, debug mode (checked)": ours_debug,
                          "the check alone (16 bytes)": check_alone}, repeats, calls)
     say(f"all_reduce 4 MiB float32, {COMM.size} rank(s), {calls} calls per sample, median "
         f"of {repeats} samples:")
@@ -137,6 +139,7 @@ def bench_ddp_step(repeats, calls):
     shard = slice(me * 64 // n, (me + 1) * 64 // n)
     plain = mlp([64, 128, 128, 10])
     ddp = DistributedDataParallel(mlp([64, 128, 128, 10]))
+    ddp_view = DistributedDataParallel(mlp([64, 128, 128, 10]), gradient_as_bucket_view=True)
     floor_model = mlp([64, 128, 128, 10])
     floor_params = list(floor_model.parameters())
 
@@ -160,6 +163,7 @@ def bench_ddp_step(repeats, calls):
     times = interleaved({
         "single process, batch 64": step(plain, x, y),
         f"DDP, {n} rank(s) of batch {64 // n}": step(ddp, x[shard], y[shard]),
+        "  the same, gradient_as_bucket_view": step(ddp_view, x[shard], y[shard]),
         f"floor: batch {64 // n} + raw Allreduce": step(floor_model, x[shard], y[shard],
                                                          raw_all_reduce),
     }, repeats, calls)
