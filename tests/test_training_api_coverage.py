@@ -63,8 +63,6 @@ KNOWN_MISSING = {
     "nn.grad": {},
     "optim": {
         "SparseAdam": _SPARSE,
-        "Muon": "its Newton-Schulz iteration runs in bfloat16, which retrograd lacks, so "
-                "PyTorch's trajectory cannot be reproduced",
         "swap_in_optimizer_params_and_state": "swaps parameters for tensor subclasses "
                                               "(PyTorch's FSDP/DTensor machinery)",
     },
