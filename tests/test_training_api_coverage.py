@@ -20,8 +20,6 @@ _INTERNAL = "PyTorch-internal helper (TorchScript or __torch_function__ plumbing
 
 KNOWN_MISSING = {
     "nn": {
-        "DataParallel": "single-process multi-GPU wrapper; retrograd.nn.parallel has "
-                        "DistributedDataParallel only",
         "intrinsic": _QUANT, "qat": _QUANT, "quantizable": _QUANT, "quantized": _QUANT,
     },
     "nn.functional": {

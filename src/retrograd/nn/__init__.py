@@ -18,6 +18,7 @@ from .modules import (
 from .modules import __all__ as _module_names
 from .modules import *  # noqa: F401,F403  (every layer named in modules.__all__)
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
+from .parallel import DataParallel  # torch.nn.DataParallel
 
 __all__ = [
     "Module", "Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer",
@@ -30,4 +31,4 @@ __all__ = [
     "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder",
     "TransformerEncoderLayer", "TransformerDecoderLayer",
 ]
-__all__ += [n for n in _module_names if n not in __all__]
+__all__ += [n for n in _module_names if n not in __all__] + ["DataParallel"]
