@@ -12,10 +12,10 @@ construction, whatever the setting (``always=True``).
 Without the check a mismatch is what MPI makes of it (measured with the mpich wheel, 2
 ranks on one machine): a blocking all_reduce/all_gather whose counts differ raises "Message
 truncated" on the rank with the smaller tensor (turned into a RuntimeError that says to run
-with the debug mode to see every rank's shape; MPICH then ends the job when it finalizes)
+with the debug mode to see every rank's shape; MPICH ends the job moments later)
 while the rank with the larger tensor goes on with wrong data; broadcast raises on the
 receiving ranks and the group goes on; a non-blocking all-reduce or all-gather
-(``async_op=True``, DDP's buckets) finishes silently with wrong data on every rank; tensors
+(``async_op=True``) finishes silently with wrong data on every rank; tensors
 of the same byte size but another dtype are reinterpreted silently.  Hence the debug mode.
 
 How it checks: before each collective every rank takes part in one tiny all-reduce (MAX) of
