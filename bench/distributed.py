@@ -24,7 +24,9 @@ sample by sample; ratios are medians of per-sample ratios.
    step on one rank's shard plus one raw mpi4py all-reduce of all the gradients.
 3. Overlap: backward with DDP's bucketed all-reduces started from the hooks vs backward
    under no_sync() followed by the same all-reduces, one after another (a wider MLP, 1 MiB
-   buckets, so that there is something to overlap).
+   buckets, so that there is something to overlap); and the overlapped step with
+   ``gradient_as_bucket_view=True`` (no copy out; with ``zero_grad(set_to_none=False)`` no
+   copy in either).
 """
 
 from __future__ import annotations
@@ -177,10 +179,14 @@ def bench_overlap(repeats):
     widths = [256, 1024, 1024, 1024, 10]
     x = R.from_numpy(rng.standard_normal((64, 256), dtype=np.float32))
     ddp = DistributedDataParallel(mlp(widths), bucket_cap_mb=1)
-    grads = lambda: [p.grad for p in ddp.parameters()]
+    ddp_view = DistributedDataParallel(mlp(widths), bucket_cap_mb=1,
+                                       gradient_as_bucket_view=True)
 
     def overlapped():
         ddp(x).sum().backward()
+
+    def overlapped_view():
+        ddp_view(x).sum().backward()
 
     def sequential():
         with ddp.no_sync():
@@ -193,28 +199,34 @@ def bench_overlap(repeats):
             for p, lo, hi in zip(b.params, b.offsets, b.offsets[1:]):
                 p.grad._data[...] = b.buffer[lo:hi].reshape(p.grad.shape)
 
-    def zero():
-        for p in ddp.parameters():
-            p.grad = None
+    def zero(name):
+        if name.endswith("zeroed in place"):   # the bucket views stay: nothing to copy in
+            ddp_view.zero_grad(set_to_none=False)
+        else:
+            ddp.zero_grad()
+            ddp_view.zero_grad()
 
     def backward_only():   # the floor: no communication at all
         with ddp.no_sync():
             ddp(x).sum().backward()
 
     variants = (("overlapped", overlapped), ("sequential", sequential),
-                ("backward only", backward_only))
+                ("backward only", backward_only), ("bucket view", overlapped_view),
+                ("bucket view, zeroed in place", overlapped_view))
     times = {name: [] for name, _ in variants}
     for name, fn in variants * (repeats + 1):
-        zero()
+        zero(name)
         times[name].append(timed(fn, 1))
-    assert grads()[0] is not None
-    o, s, b = (statistics.median(times[k][1:]) for k in times)
+    assert all(p.grad is not None for p in ddp_view.parameters())
+    o, s, b, v, vz = (statistics.median(times[k][1:]) for k in times)
     ratio = statistics.median(a / b for a, b in zip(times["overlapped"][1:],
                                                     times["sequential"][1:]))
     count = sum(p.numel() for p in ddp.parameters())
     say(f"overlap ({len(ddp._buckets)} buckets, cap 1 MiB, {count} float32 params, median "
         f"of {repeats}): backward+all-reduce overlapped {o * 1e3:.2f} ms, backward then "
-        f"all-reduce {s * 1e3:.2f} ms (ratio {ratio:.2f}x); backward alone {b * 1e3:.2f} ms")
+        f"all-reduce {s * 1e3:.2f} ms (ratio {ratio:.2f}x); backward alone {b * 1e3:.2f} ms; "
+        f"overlapped with gradient_as_bucket_view {v * 1e3:.2f} ms ({vz * 1e3:.2f} ms with "
+        "the gradients zeroed in place)")
 
 
 def main():
