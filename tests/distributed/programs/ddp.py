@@ -165,6 +165,26 @@ ddp.module.count += RANK
 ddp(X[0][SHARD])
 assert ddp.module.count.tolist() == [1 + RANK] * 2
 
+# a buffer replaced by one of another size on one rank after construction: by default the
+# buffer broadcast fails on the receiving rank, with a RuntimeError saying to use the debug
+# mode; in it, every rank raises before the broadcast, naming each rank's buffers
+for debug in (False, True):
+    dist.set_debug_level(dist.DebugLevel.DETAIL if debug else dist.DebugLevel.OFF)
+    ddp = DDP(WithBuffer())
+    if RANK == 1:
+        ddp.module.count = T.zeros(3, dtype=T.int64)
+    try:
+        ddp(X[0][SHARD])
+    except RuntimeError as exc:
+        text = str(exc)
+        if debug:
+            assert "rank 0:" in text and "rank 1:" in text and "(3,) int64" in text, text
+        else:
+            assert RANK == 1 and "RETROGRAD_DISTRIBUTED_DEBUG=DETAIL" in text, text
+    else:
+        assert SIZE == 1 or (RANK == 0 and not debug), "a buffer mismatch went unnoticed"
+dist.set_debug_level(dist.DebugLevel.OFF)
+
 
 class TwoHeads(nn.Module):
     def __init__(self):
