@@ -223,3 +223,49 @@ def test_parameter_of_another_shape_retraces():
             x = T.tensor(np.random.default_rng(8).standard_normal((2, 2)))
         assert same(compiled(x), eager(x))
     assert compiled.refused is None
+
+
+@pytest.mark.parametrize("dtype", [T.float64, T.float32])
+def test_pointwise_steps_with_special_values(dtype):
+    # sin/tanh/exp forwards, mul/add/sub by numbers and arrays, a matmul, and their
+    # derivatives, through inf, nan, -0.0 and exp's overflow
+    ws = [T.tensor(np.array([[0.5, -1.0], [2.0, 0.25], [-0.0, 1.5]]), dtype=dtype,
+                   requires_grad=True) for _ in range(2)]
+
+    def make_step(w):
+        def step(x):
+            w.grad = None
+            h = T.exp(T.tanh(T.sin(x)) * 3.0) - x
+            y = (h * x + 0.5) @ w
+            (y * y).sum().backward()
+            return y, h, x.grad
+        return step
+
+    eager, compiled = make_step(ws[0]), T.compile(make_step(ws[1]))
+    xs = [np.array([[0.1, -0.0, 2.0], [1.0, -3.0, 0.5]]),
+          np.array([[np.inf, 1.0, -0.0], [np.nan, 0.0, 800.0]]),
+          np.array([[-np.inf, 1e-300, -2.0], [0.0, -0.0, 1.0]])]
+    _run(eager, compiled, lambda i: (T.tensor(xs[i % 3], dtype=dtype, requires_grad=True),),
+         6, [(ws[1], ws[0])])
+    source = _source(compiled)
+    assert "NP_SIN(" in source and "NP_COS(" in source and " = f" not in source
+
+
+def test_a_pointwise_value_read_later_keeps_its_buffer():
+    # y = sin(x) is read after tanh(y) and exp's derivative: neither may write into it
+    def step(x):
+        x.grad = None
+        y = T.sin(x)
+        z = T.tanh(y)
+        w = T.exp(z) * y
+        (w.sum() + y.sum()).backward()
+        return y, z, w, x.grad
+
+    xs = [T.tensor(np.linspace(-2, 2, 6).reshape(2, 3) + i, requires_grad=True)
+          for i in range(5)]
+    xe = [T.tensor(x.detach().numpy(), requires_grad=True) for x in xs]
+    compiled = T.compile(step)
+    for i in range(5):
+        assert same(compiled(xs[i]), step(xe[i]))
+    source = _source(compiled)
+    assert "NP_TANH(" in source and "NP_TANH(v1, out=" not in source

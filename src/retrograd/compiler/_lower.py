@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backend import namespace
 from ..ops import linalg as _linalg
 from ..ops import nn as _nn
 from ..ops import pointwise as _pointwise
@@ -41,7 +42,7 @@ _FLOATS = frozenset(np.dtype(t) for t in ("float16", "float32", "float64"))
 # the NumPy functions the lowered lines call, by their names in the replay's namespace
 NUMPY_NAMES = {
     "MATMUL": np.matmul, "ADD": np.add, "SUB": np.subtract, "MUL": np.multiply,
-    "NEG": np.negative, "MAXIMUM": np.maximum, "EXP": np.exp, "LOG": np.log,
+    "NEG": np.negative, "MAXIMUM": np.maximum, "EXP": np.exp, "LOG": np.log, "NP_COS": np.cos,
     "LESS_EQUAL": np.less_equal, "INVERT": np.invert, "ISFINITE": np.isfinite,
     "WHERE": np.where, "ZEROS": np.zeros, "ASARRAY": np.asarray,
     "SUM": np.add.reduce, "AMAX": np.maximum.reduce, "ALL": np.logical_and.reduce,
@@ -115,10 +116,11 @@ class Lowering:
     def lower(self, k, s):
         """The lines for step ``k``, or None to keep its generic line."""
         if s.kind == "fwd":
-            rule = _FORWARD.get(s.fn)
-            if rule is None or s.extra:  # (keyword arguments: the generic line)
+            if s.extra:  # (keyword arguments: the generic line)
                 return None
-            lines = rule(self, k, s.args)
+            rule = _FORWARD.get(s.fn)
+            lines = (rule(self, k, s.args) if rule is not None
+                     else _unary_fwd(self, k, s.fn, s.args))
         elif s.kind == "vjp":
             rule = _VJP.get(getattr(s.fn, "vjp", None))
             if rule is None or s.fn.multi_output:
@@ -286,7 +288,100 @@ def _frozen_arange(n):
     return rows
 
 
+def _reference_unary(a):  # the shape of pointwise's unary forwards (bytecode compared)
+    return namespace(a).sin(a)
+
+
+_UNARY_CODE = _reference_unary.__code__.co_code
+
+
+def _unary_ufunc(fn):
+    """The NumPy ufunc a unary op forward written ``lambda a: namespace(a).NAME(a)``
+    calls, or None for any other function."""
+    code = getattr(fn, "__code__", None)
+    if (code is None or code.co_code != _UNARY_CODE or code.co_argcount != 1
+            or len(code.co_names) != 2 or code.co_names[0] != "namespace"
+            or getattr(fn, "__globals__", {}).get("namespace") is not namespace):
+        return None
+    ufunc = getattr(np, code.co_names[1], None)
+    return ufunc if isinstance(ufunc, np.ufunc) and ufunc.nin == 1 else None
+
+
+def _unary_fwd(lw, k, fn, args):
+    """``ufunc(a)``, into ``a`` when it dies here and keeps its dtype."""
+    ufunc = _unary_ufunc(fn)
+    if ufunc is None or len(args) != 1:
+        return None
+    a, out = lw.array(args[0]), lw.traced.get(("v", k, (), None))
+    if not _floats(a) or type(out) is not _ndarray or out.dtype != a.dtype or (
+            out.shape != a.shape) or out.ndim == 0:  # (0-d: NumPy gives a scalar)
+        return None
+    name = f"NP_{ufunc.__name__.upper()}"
+    lw.w.ns[name] = ufunc
+    e = lw.e(args[0])
+    lw.fresh.add((k, ()))
+    return [f"v{k} = {name}({e}{f', out={e}' if lw.dies(args[0], k) else ''})"]
+
+
+def _binary(lw, k, args, ufunc):
+    """``ufunc(a, b)`` (``a + b``, ``a * b``; either may be a Python number), into a
+    dying operand of the result's shape and dtype."""
+    out = lw.traced.get(("v", k, (), None))
+    if type(out) is not _ndarray or out.dtype not in _FLOATS or out.ndim == 0:
+        return None  # (0-d: NumPy gives a scalar, which the op makes an array)
+    for t in args:
+        if type(t) is Const:
+            if type(t.value) not in (int, float):
+                return None
+        elif lw.array(t) is None:
+            return None
+    into = ""
+    for t in args:
+        a = lw.array(t)
+        if a is not None and a.shape == out.shape and a.dtype == out.dtype and lw.dies(t, k):
+            into = f", out={lw.e(t)}"
+            break
+    lw.fresh.add((k, ()))
+    return [f"v{k} = {ufunc}({lw.e(args[0])}, {lw.e(args[1])}{into})"]
+
+
+def _sub_fwd(lw, k, args):
+    return _binary(lw, k, args, "SUB") if len(args) == 2 else None  # (no alpha)
+
+
+def _matmul_fwd(lw, k, args):
+    """``a @ b``."""
+    a, b = (lw.array(t) for t in args)
+    out = lw.traced.get(("v", k, (), None))
+    if not _floats(a, b) or type(out) is not _ndarray or out.ndim == 0:
+        return None
+    lw.fresh.add((k, ()))
+    return [f"v{k} = MATMUL({lw.e(args[0])}, {lw.e(args[1])})"]
+
+
+def _transpose_fwd(lw, k, args):
+    """``swapaxes`` (a view), for arrays with dimensions."""
+    t, d0, d1 = args
+    a = lw.array(t)
+    if a is None or a.ndim == 0 or type(d0) is not Const or type(d1) is not Const:
+        return None
+    return [f"v{k} = {lw.e(t)}.swapaxes({lw.e(d0)}, {lw.e(d1)})"]
+
+
+def _add_fwd(lw, k, args):
+    return _binary(lw, k, args, "ADD") if len(args) == 2 else None  # (no alpha)
+
+
+def _mul_fwd(lw, k, args):
+    return _binary(lw, k, args, "MUL") if len(args) == 2 else None
+
+
 _FORWARD = {
+    _pointwise._sub_fwd: _sub_fwd,
+    _linalg._matmul_fwd: _matmul_fwd,
+    _shape._transpose_fwd: _transpose_fwd,
+    _pointwise._add_fwd: _add_fwd,
+    _pointwise._mul_fwd: _mul_fwd,
     _linalg._addmm_fwd: _addmm_fwd,
     _pointwise._relu_fwd: _relu_fwd,
     _shape._t_op.op.forward: _t_fwd,
@@ -383,7 +478,133 @@ def _nll_vjp(lw, k, node, args, extra):
             f"v{k} = (t,)"]
 
 
+def _pointwise_operands(lw, g, x):
+    """The traced arrays of a gradient and a saved array of the same shape and float
+    dtype (what the in-place first-order paths of pointwise's derivatives need)."""
+    ga, xa = lw.array(g), lw.array(x)
+    if not _floats(ga, xa) or ga.dtype != xa.dtype or ga.shape != xa.shape or ga.ndim == 0:
+        return None
+    return ga, xa
+
+
+def _exp_vjp(lw, k, node, args, extra):
+    """``g * exp(a)`` (the saved output), into ``g`` when it dies here."""
+    g, saved = args
+    if extra is not None or len(saved) != 1 or _pointwise_operands(lw, g, saved[0]) is None:
+        return None
+    ge = lw.e(g)
+    lw.fresh.add((k, (0,)))
+    return [f"v{k} = (MUL({ge}, {lw.e(saved[0])}{f', out={ge}' if lw.dies(g, k) else ''}),)"]
+
+
+def _tanh_vjp(lw, k, node, args, extra):
+    """``(1 - out * out) * g``, as eager's first-order path: in one new buffer."""
+    g, saved = args
+    if extra is not None or len(saved) != 1 or _pointwise_operands(lw, g, saved[0]) is None:
+        return None
+    o = lw.e(saved[0])
+    lw.fresh.add((k, (0,)))
+    return [f"t = MUL({o}, {o})", "SUB(1, t, out=t)", f"MUL(t, {lw.e(g)}, out=t)",
+            f"v{k} = (t,)"]
+
+
+def _sin_vjp(lw, k, node, args, extra):
+    """``cos(a) * g``, as eager's first-order path: in the buffer of ``cos(a)``."""
+    g, saved = args
+    if extra is not None or len(saved) != 1 or _pointwise_operands(lw, g, saved[0]) is None:
+        return None
+    lw.fresh.add((k, (0,)))
+    return [f"t = NP_COS({lw.e(saved[0])})", f"MUL(t, {lw.e(g)}, out=t)", f"v{k} = (t,)"]
+
+
+def _mul_vjp(lw, k, node, args, extra):
+    """``x * c`` where ``c`` needs no gradient (a number, or an array: a constant, a
+    parameter that does not require grad): ``g * c``."""
+    g, saved = args
+    if extra is not None or len(saved) != 2 or node.next[1] is not None or not node.next[0]:
+        return None
+    c, ga = saved[1], lw.array(g)
+    number = type(c) is Const and type(c.value) in (int, float)
+    if not _floats(ga) or not (number or lw.array(c) is not None):
+        return None
+    ge = lw.e(g)
+    lw.fresh.add((k, (0,)))
+    # (g * array: a new array, as eager's; g * number keeps g's dtype: into g if it dies)
+    into = f", out={ge}" if number and lw.dies(g, k) else ""
+    return [f"v{k} = (MUL({ge}, {lw.e(c)}{into}), None)"]
+
+
+def _mul_arrays_vjp(lw, k, node, args, extra):
+    """``(g * b, g * a)`` for the inputs that need a gradient (both arrays)."""
+    g, saved = args
+    na, nb = node.next
+    if extra is not None or len(saved) != 2 or nb is None:
+        return None
+    ga, a, b = lw.array(g), lw.array(saved[0]), lw.array(saved[1])
+    if ga is None or (na and b is None) or (nb and a is None):
+        return None
+    ge = lw.e(g)
+    parts = [f"MUL({ge}, {lw.e(saved[1])})" if na else "None",
+             f"MUL({ge}, {lw.e(saved[0])})" if nb else "None"]
+    lw.fresh.update((k, (i,)) for i, n in enumerate((na, nb)) if n)
+    return [f"v{k} = ({parts[0]}, {parts[1]})"]
+
+
+def _mul_any_vjp(lw, k, node, args, extra):
+    if node.next[1] is None:
+        return _mul_vjp(lw, k, node, args, extra)
+    return _mul_arrays_vjp(lw, k, node, args, extra)
+
+
+def _sub_vjp(lw, k, node, args, extra):
+    """``(g, -g)`` (alpha 1)."""
+    g, _saved = args
+    if extra is not None or node.params or lw.array(g) is None:
+        return None
+    na, nb = node.next
+    ge = lw.e(g)
+    if nb:
+        lw.fresh.add((k, (1,)))
+    return [f"v{k} = ({ge if na else None}, {f'NEG({ge})' if nb else None})"]
+
+
+def _matmul_vjp(lw, k, node, args, extra):
+    """``(g @ b^T, a^T @ g)`` (the last two dimensions swapped) for operands of two or
+    more dimensions; the engine sums broadcast batch dimensions afterwards."""
+    g, saved = args
+    na, nb = node.next
+    if extra is not None or len(saved) != 2:
+        return None
+    ga, a, b = lw.array(g), lw.array(saved[0]), lw.array(saved[1])
+    if ga is None or (na and b is None) or (nb and a is None):
+        return None
+    if any(x is not None and x.ndim < 2 for x in (a, b)):
+        return None  # (matrix-vector products: the generic line)
+    ge = lw.e(g)
+    parts = [f"MATMUL({ge}, {lw.e(saved[1])}.swapaxes(-1, -2))" if na else "None",
+             f"MATMUL({lw.e(saved[0])}.swapaxes(-1, -2), {ge})" if nb else "None"]
+    lw.fresh.update((k, (i,)) for i, n in enumerate((na, nb)) if n)
+    return [f"v{k} = ({parts[0]}, {parts[1]})"]
+
+
+def _add_vjp(lw, k, node, args, extra):
+    """``(g, g)``: the same array to both inputs (alpha 1)."""
+    g, _saved = args
+    if extra is not None or node.params or lw.array(g) is None:
+        return None
+    na, nb = node.next
+    ge = lw.e(g)
+    return [f"v{k} = ({ge if na else None}, {ge if nb else None})"]
+
+
 _VJP = {
+    _pointwise._exp_vjp: _exp_vjp,
+    _pointwise._tanh_vjp: _tanh_vjp,
+    _pointwise._sin_vjp: _sin_vjp,
+    _pointwise._mul_vjp: _mul_any_vjp,
+    _pointwise._sub_vjp: _sub_vjp,
+    _linalg._matmul_vjp: _matmul_vjp,
+    _pointwise._add_vjp: _add_vjp,
     _linalg._addmm_vjp: _addmm_vjp,
     _shape._t_op.op.node_cls.vjp: _t_vjp,
     _pointwise._relu_vjp: _relu_vjp,
