@@ -21,7 +21,9 @@ the sums of gradients, the ``.grad`` accumulations) and ``optimizer.step()`` /
 ``zero_grad()``; from the third call on, the recording is replayed without building
 tensors, graph nodes or running the engine, and the tensors the caller sees (the returned
 values, parameters, ``.grad``, optimizer state) get the values an eager call would give,
-bit for bit.
+bit for bit.  The common steps (linear layers, relu, log-softmax and nll, pointwise ufuncs,
+their derivatives) are replayed as the NumPy calls themselves (``_lower``).
+``module.compile()`` compiles a module's forward in place, as PyTorch's.
 
 Guards: argument shapes, dtypes and ``requires_grad`` flags, Python scalar arguments, grad
 mode / inference mode and (for a module) ``training``; a new combination is traced anew

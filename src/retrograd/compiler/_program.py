@@ -14,9 +14,11 @@ The replay is generated source: one line per step, ``v3 = f3(a0, v2)`` for an op
 ``v9 = j9(n9, v8, (a0, v3))`` for a derivative (the traced node is kept as a read-only
 template: its ``params``, ``next`` and output shapes), a ``.grad`` accumulation (under
 ``grad_lock``, as the engine's), ``m4()`` for ``optimizer.step()`` (plain SGD's written
-out: ``_inline_optim``).  No Tensor, no Node and no engine is involved; what the steps
-compute are the same array functions eager calls, in the same order, so the results are
-the same to the bit.  ``_optimize`` then leaves out dead steps, runs constant ones once
+out: ``_inline_optim``).  The common steps are written as the NumPy calls themselves
+instead (``_lower``: ``v5 = MATMUL(a0, v4)``).  No Tensor, no Node and no engine is
+involved; what the steps compute are the same array functions (or, lowered, the same
+element operations) eager calls, in the same order, so the results are the same to the
+bit.  ``_optimize`` then leaves out dead steps, runs constant ones once
 and deletes values after their last use.
 """
 
