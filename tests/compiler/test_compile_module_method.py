@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import doctest
 import pickle
 import warnings
 
@@ -90,3 +91,9 @@ def test_disable_leaves_the_module_eager():
     model = _model()
     model.compile(disable=True)
     assert "forward" not in vars(model)
+
+
+def test_compiler_docstring_examples_run():
+    import retrograd.compiler as compiler
+
+    assert doctest.testmod(compiler, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0
