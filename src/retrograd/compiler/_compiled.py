@@ -166,8 +166,9 @@ def _hook_tables(modules, own=None):
                 continue
             seen.add(id(m))
             d = m.__dict__
-            tables += [d["_forward_pre_hooks"], d["_forward_hooks"], d["_backward_hooks"],
-                       d["_backward_pre_hooks"]]
+            tables += [d[name] for name in ("_forward_pre_hooks", "_forward_hooks",
+                                            "_backward_hooks", "_backward_pre_hooks")
+                       if name in d]
     return tuple(tables)
 
 
