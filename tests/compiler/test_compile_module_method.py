@@ -97,3 +97,24 @@ def test_compiler_docstring_examples_run():
     import retrograd.compiler as compiler
 
     assert doctest.testmod(compiler, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0
+
+
+def test_a_hook_registered_after_tracing_is_not_replayed_past():
+    model = _model()
+    seen = []
+
+    @T.compile
+    def infer(x):
+        return model(x)
+
+    x = T.tensor(np.ones((2, 3)))
+    with T.no_grad():
+        for _ in range(3):
+            infer(x)
+        assert infer.traces == 1
+        model[2].register_forward_hook(lambda m, args, out: seen.append(out.shape))
+        with warnings.catch_warnings(record=True):
+            warnings.simplefilter("always")
+            for _ in range(2):
+                assert same(infer(x), model(x))
+    assert len(seen) == 4 and infer.refused is not None  # (eager, with the hook)
