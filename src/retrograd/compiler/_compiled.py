@@ -269,6 +269,9 @@ class CompiledFunction:
         if self._module is not None and _has_module_hooks(self._module,
                                                           self._hooks_run_outside):
             rec.refuse("the module has forward hooks")
+        elif any(_hook_tables(modules, self._module if self._hooks_run_outside else None)):
+            # (a replay would not call them; checked again before every replay)
+            rec.refuse("a module the function reaches has forward or backward hooks")
         rng = default_generator._rng.bit_generator.state
         started = not tracemalloc.is_tracing()
         if started:  # tells constants from values computed outside ops (_trace.made_where)
