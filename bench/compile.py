@@ -7,8 +7,9 @@ workloads (m, a, c, h below; s: memory).  Workloads:
 * ``mlp-sgd`` / ``mlp-adam``: a 64-128-128-10 ReLU MLP of nn.Linear modules on the digits
   data (batch 64), F.cross_entropy, ``optimizer.zero_grad(); loss.backward();
   optimizer.step()``; NumPy is the same step written by hand (SGD, or Adam's update).
-  For SGD, ``floor`` is the NumPy calls eager makes, by hand: what a bit-identical
-  replay cannot go below (compiled/floor is the Python left in the replay).
+  For SGD, ``floor`` is the NumPy calls eager makes, by hand, with no Python around them
+  (compiled/floor is the Python left in the replay; the lowered replay also writes into
+  dying intermediates with ``out=`` and skips copies, so it can go below it).
 * ``chain``: 100 cycles of ``h = h + exp(tanh(sin(h))) * 0.1`` (500 ops) on a (16,)
   tensor, ``sum().backward()``; NumPy is the forward and backward by hand.
 * ``hvp``: bench/run.py's workload (g), a Hessian-vector product of a 64-64-10 tanh MLP's
@@ -135,9 +136,9 @@ def _mlp(kind):
 
 
 def _eager_array_calls(batches, init, lr):
-    """The SGD step as the NumPy calls eager retrograd makes (and so a bit-identical
-    replay must make), written by hand with no Python layer around them: the floor of
-    ``compiled``.  More array work than ``numpy``: log_softmax then nll instead of one
+    """The SGD step as the NumPy calls eager retrograd makes (the element operations a
+    bit-identical replay must make), written by hand with no Python layer around them.
+    More array work than ``numpy``: log_softmax then nll instead of one
     softmax, the weight gradients computed transposed and copied into ``.grad``, relu's
     derivative through a mask and a finiteness check, SGD through a scratch buffer."""
     weights = [np.ascontiguousarray(init[i].T) for i in range(0, len(init), 2)]

@@ -21,7 +21,9 @@ the sums of gradients, the ``.grad`` accumulations) and ``optimizer.step()`` /
 ``zero_grad()``; from the third call on, the recording is replayed without building
 tensors, graph nodes or running the engine, and the tensors the caller sees (the returned
 values, parameters, ``.grad``, optimizer state) get the values an eager call would give,
-bit for bit.
+bit for bit.  The common steps (linear layers, relu, log-softmax and nll, pointwise ufuncs,
+their derivatives) are replayed as the NumPy calls themselves (``_lower``).
+``module.compile()`` compiles a module's forward in place, as PyTorch's.
 
 Guards: argument shapes, dtypes and ``requires_grad`` flags, Python scalar arguments, grad
 mode / inference mode and (for a module) ``training``; a new combination is traced anew
@@ -40,6 +42,7 @@ derivative ops are recorded as forwards): a Hessian-vector product replays.
 
 from __future__ import annotations
 
+from ..nn.module import Module as _Module
 from ._compiled import MAX_TRACES, CompiledFunction, CompiledModule
 from ._trace import UncompilableError
 
@@ -79,3 +82,45 @@ def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="numpy
         raise TypeError(f"compile(): expected a function or an nn.Module, got "
                         f"{type(model).__name__}")
     return CompiledFunction(model, mode=mode, fullgraph=fullgraph, dynamic=dynamic)
+
+
+def _compile_module_in_place(self, *args, **kwargs) -> None:
+    """Compile this module's forward in place with :func:`retrograd.compile` (PyTorch's
+    ``nn.Module.compile``): later calls of the module run the compiled forward, guarded on
+    its ``training`` flag like ``retrograd.compile(module)``; forward hooks of this module
+    run around it, eagerly.  The arguments are ``retrograd.compile``'s.
+
+    >>> import retrograd as T
+    >>> lin = T.nn.Linear(2, 1)
+    >>> lin.compile()
+    >>> with T.no_grad():
+    ...     for _ in range(3):  # traced twice, then replayed
+    ...         y = lin(T.ones(3, 2))
+    >>> lin.forward.traces
+    1
+    """
+    compiled = compile(self, *args, **kwargs)
+    if compiled is self:  # disable=True
+        return
+    # an instance attribute, which the class's __call__ finds before the class's forward
+    options = compiled._compiled
+    self.__dict__["forward"] = _compiled_forward(self, options.mode, options.fullgraph,
+                                                 options.dynamic)
+
+
+class _CompiledForward(CompiledFunction):
+    """A module's forward compiled in place: a copy or pickle of the module gets its own
+    (its traces are the original's, not the copy's: it compiles afresh)."""
+
+    _hooks_run_outside = True  # the class's __call__ runs the module's own hooks
+
+    def __reduce__(self):
+        return (_compiled_forward, (self._module, self.mode, self.fullgraph, self.dynamic))
+
+
+def _compiled_forward(module, mode, fullgraph, dynamic):
+    forward = type(module).forward.__get__(module, type(module))
+    return _CompiledForward(forward, module, mode=mode, fullgraph=fullgraph, dynamic=dynamic)
+
+
+_Module.compile = _compile_module_in_place

@@ -113,6 +113,7 @@ def _reachable_tensors(fn, module):
 
     found: dict = {}
     optimizers: list = []
+    modules: list = []
 
     def add(v, depth=0):
         opt = getattr(v, "optimizer", None)  # a learning-rate scheduler
@@ -121,6 +122,7 @@ def _reachable_tensors(fn, module):
         if isinstance(v, Tensor):
             found[id(v._data)] = v
         elif isinstance(v, Module):
+            modules.append(v)
             for t in (*v.parameters(), *v.buffers()):
                 found[id(t._data)] = t
         elif isinstance(v, Optimizer):
@@ -146,16 +148,38 @@ def _reachable_tensors(fn, module):
     add(getattr(fn, "__self__", None))
     if module is not None:
         add(module)
-    return found, optimizers
+    return found, optimizers, modules
+
+
+def _hook_tables(modules, own=None):
+    """The hook dicts of ``modules`` and their submodules (but ``own``'s, which run around
+    the compiled call) and the global ones: a replay runs while all are empty, as when it
+    was traced (a hook registered later retraces, which then refuses)."""
+    from ..nn import module as nn_module
+
+    tables = [nn_module._global_forward_hooks, nn_module._global_forward_pre_hooks,
+              nn_module._global_backward_hooks, nn_module._global_backward_pre_hooks]
+    seen = set()
+    for top in modules:
+        for m in top.modules():
+            if id(m) in seen or m is own:
+                continue
+            seen.add(id(m))
+            d = m.__dict__
+            tables += [d[name] for name in ("_forward_pre_hooks", "_forward_hooks",
+                                            "_backward_hooks", "_backward_pre_hooks")
+                       if name in d]
+    return tuple(tables)
 
 
 class _Entry:
-    __slots__ = ("first", "replay", "eager")
+    __slots__ = ("first", "replay", "eager", "hooks")
 
     def __init__(self, first, eager=False):
         self.first = first
         self.replay = None
         self.eager = eager  # these guards run eagerly (see _trace)
+        self.hooks = ()  # the hook tables that must stay empty (see _hook_tables)
 
 
 class CompiledFunction:
@@ -167,6 +191,8 @@ class CompiledFunction:
     recording.  A function the recording cannot reproduce runs eagerly from then on, after
     one warning naming the reason and the line.
     """
+
+    _hooks_run_outside = False  # a module's own forward hooks run around the call
 
     def __init__(self, fn, module=None, *, mode=None, fullgraph=False, dynamic=None):
         self._fn = fn
@@ -214,10 +240,11 @@ class CompiledFunction:
         entry = self._cache.get(key)
         if entry is not None:
             if entry.replay is not None:
-                out = entry.replay(tensors)
+                out = RETRACE if any(entry.hooks) else entry.replay(tensors)
                 if out is not RETRACE:
                     return out
-                del self._cache[key]  # a tensor it reads changed requires_grad: retrace
+                # a tensor it reads changed requires_grad or shape, a hook was added: retrace
+                del self._cache[key]
                 entry = None
             elif entry.eager:
                 return self._fn(*args, **kwargs)
@@ -237,10 +264,14 @@ class CompiledFunction:
                                  "(shapes, dtypes, scalars)", "the arguments"))
             return self._fn(*args, **kwargs)
         rec = Recorder([t._data for t in tensors])
-        reachable, optimizers = _reachable_tensors(self._fn, self._module)
+        reachable, optimizers, modules = _reachable_tensors(self._fn, self._module)
         rec.leaves.update(reachable)
-        if self._module is not None and _has_module_hooks(self._module):
+        if self._module is not None and _has_module_hooks(self._module,
+                                                          self._hooks_run_outside):
             rec.refuse("the module has forward hooks")
+        elif any(_hook_tables(modules, self._module if self._hooks_run_outside else None)):
+            # (a replay would not call them; checked again before every replay)
+            rec.refuse("a module the function reaches has forward or backward hooks")
         rng = default_generator._rng.bit_generator.state
         started = not tracemalloc.is_tracing()
         if started:  # tells constants from values computed outside ops (_trace.made_where)
@@ -285,15 +316,20 @@ class CompiledFunction:
             self._refuse(why)
             return result
         entry.first = None
+        entry.hooks = _hook_tables(modules, self._module if self._hooks_run_outside else None)
         return result
 
 
-def _has_module_hooks(module) -> bool:
+def _has_module_hooks(module, skip_own=False) -> bool:
+    """Whether forward hooks would run inside the compiled call (``skip_own``: the
+    module's own run around it, as for ``nn.Module.compile()``)."""
     from ..nn.module import _global_forward_hooks, _global_forward_pre_hooks
 
     if _global_forward_hooks or _global_forward_pre_hooks:
         return True
     for m in module.modules():
+        if skip_own and m is module:
+            continue
         for name in ("_forward_hooks", "_forward_pre_hooks"):
             if getattr(m, name, None):
                 return True

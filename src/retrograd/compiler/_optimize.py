@@ -111,6 +111,8 @@ def free_after_last_use(lines, tail, globals_=()) -> list:
     intermediate of the step staying alive until it returns.  ``globals_``: names the
     function reads but does not assign (the constant steps), never deleted."""
     used_later: set = set(globals_)
+    for line in tail:  # (the return value is never deleted)
+        used_later.update(_NAME.findall(line))
     blocks: list = []  # a line with the indented lines (and else:) that belong to it
     for line in lines:
         if blocks and (line[:1] == " " or line.startswith(("else:", "elif "))):

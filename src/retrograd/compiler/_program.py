@@ -14,9 +14,11 @@ The replay is generated source: one line per step, ``v3 = f3(a0, v2)`` for an op
 ``v9 = j9(n9, v8, (a0, v3))`` for a derivative (the traced node is kept as a read-only
 template: its ``params``, ``next`` and output shapes), a ``.grad`` accumulation (under
 ``grad_lock``, as the engine's), ``m4()`` for ``optimizer.step()`` (plain SGD's written
-out: ``_inline_optim``).  No Tensor, no Node and no engine is involved; what the steps
-compute are the same array functions eager calls, in the same order, so the results are
-the same to the bit.  ``_optimize`` then leaves out dead steps, runs constant ones once
+out: ``_inline_optim``).  The common steps are written as the NumPy calls themselves
+instead (``_lower``: ``v5 = MATMUL(a0, v4)``).  No Tensor, no Node and no engine is
+involved; what the steps compute are the same array functions (or, lowered, the same
+element operations) eager calls, in the same order, so the results are the same to the
+bit.  ``_optimize`` then leaves out dead steps, runs constant ones once
 and deletes values after their last use.
 """
 
@@ -27,7 +29,8 @@ import numpy as np
 from ..autograd.engine import _accumulate_into_grad, grad_lock
 from ..tensor import make_tensor
 from ._inline_optim import inline_step
-from ._optimize import constant_steps, drop_unused, free_after_last_use, freeze
+from ._lower import Lowering
+from ._optimize import _NAME, constant_steps, drop_unused, free_after_last_use, freeze
 from ._trace import Const, Ref, UncompilableError
 
 
@@ -305,10 +308,15 @@ def build(first, second):
         else:
             raise UncompilableError("a value was computed outside the ops compile can trace (it "
                           "differs between calls but no recorded step produced it)", where)
-    for k, s in enumerate(rec2.steps):
-        w.step(k, s)
     w.const = constant_steps(rec2.steps, w.private)
     ret = f"return {w.output(out2)}"
+    lowering = Lowering(w, rec2, w.const, _NAME.findall(ret))
+    for k, s in enumerate(rec2.steps):
+        lowered = lowering.lower(k, s)
+        if lowered is None:
+            w.step(k, s)
+        else:
+            w.lines += [(k, line) for line in lowered]
     tagged = drop_unused(w.lines, rec2.steps, [ret])
     lines = free_after_last_use([line for k, line in tagged if k not in w.const], [ret],
                                 {f"v{k}" for k in w.const})
@@ -321,10 +329,17 @@ def build(first, second):
     n_args = len(args2)
     head = [f"a{i} = T[{i}]._data" for i in range(n_args)]
     leaves = [obj for key, obj in w.objects.items() if key.startswith("L")]
-    if leaves:  # tensors read through: their requires_grad decides what backward does
-        flags = ", ".join(f"{key}._requires_grad" for key in w.objects if key.startswith("L"))
-        traced = tuple(t._requires_grad for t in leaves)
-        head.append(f"if ({flags}, ) != {traced!r}:")
+    if leaves:
+        # tensors read through: their requires_grad decides what backward does, and the
+        # lowered lines were written for the traced shapes and dtypes of their data
+        keys = [key for key in w.objects if key.startswith("L")]
+        flags = [f"{key}._requires_grad" for key in keys]
+        traced = [t._requires_grad for t in leaves]
+        if lowering.used:
+            flags += [f"{key}._data.shape" for key in keys] + [
+                f"{key}._data.dtype" for key in keys]
+            traced += [t._data.shape for t in leaves] + [t._data.dtype for t in leaves]
+        head.append(f"if ({', '.join(flags)}, ) != {w.name(tuple(traced))}:")
         head.append("    return RETRACE")
     w.ns["RETRACE"] = RETRACE
     body = head + lines + [ret]
