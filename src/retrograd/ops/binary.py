@@ -15,9 +15,10 @@ from . import registry
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from .pointwise import _neg_fwd, grad_where, in_result_dtype
 from .pointwise import (_check_bool_sub, _check_int_divisor, _div_rounded, _rsub_number_fwd,
-                        _with_number, exp, log, power, to_dtype, where,
+                        _with_number, exp, power, to_dtype, where,
                         zeros_like_grad)
 from .pointwise import div as _true_div
+from .stats import quiet
 from .pointwise import eq as _eq
 from .pointwise import rsub as _rsub_number
 
@@ -237,8 +238,10 @@ def _xlogy_fwd(x, y):
 def _xlogy_vjp(node, g, saved):
     x, y = saved
     nx, ny = node.next
-    # d/dx = log(y), but 0 where x == 0 and y <= 0 (PyTorch's masked_fill); d/dy = x / y
-    return (where((x == 0) & (y <= 0), 0.0, g * log(y)) if nx else None,
+    # d/dx = log(y), but 0 where x == 0 and y <= 0 (PyTorch's masked_fill); d/dy = x / y.
+    # PyTorch's d/dx is xlogy(g, y): 0 where g is 0, even where log(y) is -inf (fuzz seed
+    # 9495021: logaddexp's zero derivative at -inf met log(0))
+    return (where((x == 0) & (y <= 0), 0.0, xlogy(g, y)) if nx else None,
             g * x / y if ny else None)
 
 
@@ -252,7 +255,8 @@ def _xlogy_number_vjp(node, g, saved):
     if y > 0:
         return (g * math.log(y),)
     (x,) = saved
-    return (where(x == 0, g * 0, g * (-math.inf if y == 0 else math.nan)),)
+    # xlogy(g, y): 0 where g is 0 (not 0 * -inf), as PyTorch's
+    return (where(x == 0, 0.0, xlogy(g, y)),)
 
 
 # a number keeps x's float dtype (float32 stays float32), as any Python scalar operand
@@ -486,9 +490,30 @@ def _logaddexp2_vjp(node, g, saved):
     return (g / (1 + 2.0 ** (b - a)) if na else None, g / (1 + 2.0 ** (a - b)) if nb else None)
 
 
-logaddexp2 = _no_number(defop("logaddexp2", _floats_only(
-    lambda a, b: namespace(a).logaddexp2(a, b), "logaddexp2"), _logaddexp2_vjp,
-    "Logaddexp2Backward0", 2, INPUTS, "float"), "logaddexp2")
+_INV_LN2_F32 = float(dtypes.float32.numpy.type(1 / math.log(2)))  # PyTorch's inv_log_2
+
+
+def _logaddexp2_fwd(a, b):
+    a, b = in_result_dtype(a, b)
+    xp = namespace(a)
+    with quiet(xp):  # (nan operands: PyTorch does not warn)
+        out = xp.logaddexp2(a, b)
+    if out.dtype == xp.float32:
+        # PyTorch's float32 kernel: max(a, b) + log1p(exp2(-|a - b|)) * (1 / ln 2 in float32),
+        # the multiply-add fused (one rounding): logaddexp2(-1, -1) is -1.06e-8, not NumPy's 0,
+        # which a pole downstream turns into -1e8 against inf (fuzz seed 9501888).  In float64
+        # the product of two float32s is exact, so the sum rounds once (then to float32).
+        with quiet(xp):  # (inf - inf: the where keeps NumPy's inf)
+            m = xp.maximum(a, b).astype(xp.float64)
+            tail = xp.log1p(xp.exp2(-xp.abs(a - b))).astype(xp.float64)
+            fused = (m + tail * _INV_LN2_F32).astype(xp.float32)
+        out = xp.where(xp.isfinite(fused), fused, out)
+    return out
+
+
+logaddexp2 = _no_number(defop("logaddexp2", _floats_only(_logaddexp2_fwd, "logaddexp2"),
+                              _logaddexp2_vjp, "Logaddexp2Backward0", 2, INPUTS, "float"),
+                        "logaddexp2")
 
 
 # nextafter: the next float after input towards other. PyTorch's NextafterBackward0 passes g
