@@ -38,6 +38,27 @@ v4 = (v3).logaddexp(v0)
 loss = (v4 * v4.detach().tanh()).sum()
 loss.backward()
 """,
+    # lerp of integer (or bool) tensors by a 0-d float weight: promoted as any op (float64)
+    "lerp_int_0d_float_weight_9475216": """
+v0 = T.tensor([3, -1], dtype=T.int64)
+v1 = v0.view(2)
+v2 = v1[1]
+v3 = T.tensor(0.0, dtype=T.float64)
+v4 = v2.lerp(v1, v3)
+v5 = T.tensor(0.7, dtype=T.float32, requires_grad=True)
+v6 = v1.lerp(v1 * 2, v5)
+v7 = (v1 > 0).lerp(v1 < 0, T.tensor(0.25, dtype=T.float64))
+try:
+    v8 = v1.lerp(v1, T.tensor(2))
+except Exception as e:  # PyTorch: NotImplementedError
+    print(type(e).__name__, e)
+try:
+    v9 = v1.lerp(v1, T.tensor([0.5, 0.5], dtype=T.float64))
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+loss = (v6 * v6.detach().tanh()).sum()
+loss.backward()
+""",
 }
 
 

@@ -122,9 +122,10 @@ def lerp(input, end, weight):  # noqa: A002
     dt = input._data.dtype
     # PyTorch takes a 0-d weight of any other dtype: the operands are promoted as for any
     # op (a 0-d weight counts only against 0-d operands: input float32 of shape [2] with
-    # an int64 or float64 0-d weight stays float32; all 0-d, float32 and float64 is float64)
+    # an int64 or float64 0-d weight stays float32; all 0-d, float32 and float64 is float64;
+    # int64 or bool operands with a 0-d float64 weight are float64: fuzz seed 9475216)
     cast_weight = isinstance(weight, Tensor) and weight._data.ndim == 0 and \
-        weight._data.dtype != dt and dt.kind == "f" and not (
+        weight._data.dtype != dt and not (
             isinstance(end, Tensor) and end._data.dtype != dt)  # (end: input's dtype, always)
     if cast_weight:
         from .. import dtypes
@@ -139,11 +140,15 @@ def lerp(input, end, weight):  # noqa: A002
     for other, what in ((end, "end"), (weight, "weight")):
         if isinstance(other, Tensor) and other._data.dtype != dt and not (
                 what == "weight" and cast_weight):
-            raise RuntimeError(f"expected dtype {scalar_type_name(dt).lower()} for `{what}` "
-                               f"but got dtype {scalar_type_name(other._data.dtype).lower()}"
+            from ._apply import _C_NAMES
+
+            raise RuntimeError(f"expected dtype {_C_NAMES.get(str(dt), str(dt))} for `{what}` "
+                               "but got dtype "
+                               f"{_C_NAMES.get(str(other._data.dtype), str(other._data.dtype))}"
                                " (lerp needs one floating dtype; convert with .to())")
     if dt.kind != "f":
-        raise NotImplementedError(f"\"lerp_kernel_scalar\" not implemented for "
+        kernel = "tensor" if isinstance(weight, Tensor) else "scalar"
+        raise NotImplementedError(f"\"lerp_kernel_{kernel}\" not implemented for "
                                   f"'{scalar_type_name(dt)}'; lerp is for floating tensors")
     if isinstance(weight, Tensor):
         return _lerp_tensor(input, end, weight)
