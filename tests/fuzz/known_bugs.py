@@ -109,11 +109,6 @@ def _requires_grad_view_second_order(prog, failure):
         "requires_grad_" in _ops(prog) and "getitem" in _ops(prog)
 
 
-@known("an integer tensor made to require grad (x[i] = 0-d tensor, as PyTorch), then "
-       "clamp_min by a float: ClampMinBackward0 in PyTorch, ClampBackward1 (seed 8106467)")
-def _int_requires_grad_clamp_name(prog, failure):
-    return failure.kind == "grad_fn" and failure.detail[:2] == ("ClampMinBackward0",
-                                                                "ClampBackward1")
 
 
 @known("in-place on an expanded tensor: NumPy's read-only ValueError (PyTorch: RuntimeError; "

@@ -59,6 +59,16 @@ except Exception as e:  # PyTorch: RuntimeError
 loss = (v6 * v6.detach().tanh()).sum()
 loss.backward()
 """,
+    # clamp_min/clamp_max of an int tensor by a float number: the default float, recorded as
+    # ClampMinBackward0 / ClampMaxBackward0 (seen once an int tensor requires grad by a write)
+    "clamp_min_int_by_float_name_8106467": """
+v0 = T.tensor([4, 5], dtype=T.int64)
+v1 = T.tensor(2.0, dtype=T.float32, requires_grad=True)
+v0[0:1] = v1.sum()
+v2 = T.clamp_min(v0, 1.5)
+v3 = v0.clamp_max(4.5)
+v4 = T.tensor([1, 7], dtype=T.int64).clamp_min(2.5)
+""",
 }
 
 

@@ -303,7 +303,11 @@ def clamp_min(input, min):  # noqa: A002
     if isinstance(min, Tensor):
         return clamp(input, min=min, _op=clamp_min_tensor)
     if isinstance(min, float) and getattr(input, "_data", input).dtype.kind != "f":
-        return clamp(input, min=min)  # an int clamped to a float number: the default float
+        # an int clamped to a float number: the default float, recorded as ClampMinBackward0
+        # (an int tensor made to require grad by a write: fuzz seed 8106467)
+        if not isinstance(input, Tensor):
+            return clamp(input, min=min)
+        return _clamp_min(input.to(dtypes.get_default_dtype()), min)
     return _clamp_min(input, min)
 
 
@@ -314,7 +318,11 @@ def clamp_max(input, max):  # noqa: A002
     if isinstance(max, Tensor):
         return clamp(input, max=max, _op=clamp_max_tensor)
     if isinstance(max, float) and getattr(input, "_data", input).dtype.kind != "f":
-        return clamp(input, max=max)  # an int clamped to a float number: the default float
+        # an int clamped to a float number: the default float, recorded as ClampMaxBackward0
+        # (an int tensor made to require grad by a write: fuzz seed 8106467)
+        if not isinstance(input, Tensor):
+            return clamp(input, max=max)
+        return _clamp_max(input.to(dtypes.get_default_dtype()), max)
     return _clamp_max(input, max)
 
 
