@@ -158,11 +158,6 @@ def _layout(prog, failure):
 
 
 
-@known("logaddexp/atan2 with a bool tensor: PyTorch's backward raises (bool subtraction, "
-       "negation)")
-def _logaddexp_bool(prog, failure):
-    return _raised_only_in(failure, "torch") and ("with a bool tensor" in failure.message
-                                                  or "on a bool tensor" in failure.message)
 
 
 

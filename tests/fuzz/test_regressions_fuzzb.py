@@ -69,6 +69,35 @@ v2 = T.clamp_min(v0, 1.5)
 v3 = v0.clamp_max(4.5)
 v4 = T.tensor([1, 7], dtype=T.int64).clamp_min(2.5)
 """,
+    # logaddexp/logaddexp2 with a bool operand: PyTorch's derivative subtracts the operands,
+    # so backward raises (as a bool exponent of pow does, p - 1; atan2's -y already did)
+    "bool_operand_backward_raises": """
+v0 = T.tensor([True, False])
+v1 = T.tensor([0.5, -1.0], dtype=T.float64, requires_grad=True)
+v2 = T.logaddexp(v0, v1)
+try:
+    v2.sum().backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+v3 = T.logaddexp2(v1, v0)
+try:
+    v3.sum().backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+v4 = T.pow(v1, v0)
+try:
+    v4.sum().backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+v5 = T.atan2(v0, v1)
+try:
+    v5.sum().backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+v6 = T.pow(v0, v1)
+loss = (v6 * v6.detach().tanh()).sum()
+loss.backward()
+""",
 }
 
 
