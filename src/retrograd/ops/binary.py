@@ -222,7 +222,8 @@ def _logaddexp_vjp(node, g, saved):
     # there, inf - inf)
     a, b = saved
     na, nb = node.next
-    _check_bool_sub(b, a)  # PyTorch's formula subtracts the operands: a bool one raises there
+    # PyTorch's formula subtracts the operands: a bool one raises there
+    _check_bool_sub(getattr(b, "_data", b), getattr(a, "_data", a))
     return (g / (1 + exp(b - a)) if na else None, g / (1 + exp(a - b)) if nb else None)
 
 
@@ -501,7 +502,7 @@ ldexp = _no_number(defop("ldexp", _ldexp_checked, _ldexp_vjp, "LdexpBackward0", 
 def _logaddexp2_vjp(node, g, saved):
     a, b = saved
     na, nb = node.next
-    _check_bool_sub(b, a)  # (as logaddexp's)
+    _check_bool_sub(getattr(b, "_data", b), getattr(a, "_data", a))  # (as logaddexp's)
     return (g / (1 + 2.0 ** (b - a)) if na else None, g / (1 + 2.0 ** (a - b)) if nb else None)
 
 
