@@ -162,13 +162,6 @@ def _layout(prog, failure):
 
 
 
-@known("the retained .grad of an in-place result computed in a wider dtype keeps that dtype "
-       "(PyTorch casts it to the tensor's)")
-def _retained_dtype(prog, failure):
-    # (and the gradient a hook on it sees)
-    return failure.kind in ("grad", "log") and "dtype torch" in failure.message and \
-        bool({"retain_grad", "register_hook"} & _ops(prog)) and any(
-            st.kind == "inplace" for st in prog.steps)
 
 
 

@@ -98,6 +98,23 @@ v6 = T.pow(v0, v1)
 loss = (v6 * v6.detach().tanh()).sum()
 loss.backward()
 """,
+    # an in-place op on a float32 tensor computed in float64 (another operand): the gradient
+    # reaching it is float32, as PyTorch casts it (its retained .grad and hooks see float32)
+    "inplace_wider_dtype_retained_grad": """
+LOG = []
+v0 = T.tensor([1.0, 2.0], dtype=T.float32, requires_grad=True)
+v1 = T.tensor([0.5, 0.25], dtype=T.float64, requires_grad=True)
+v2 = v0 * 1
+v2.add_(v1)
+v2.retain_grad()
+h3 = v2.register_hook(lambda g: LOG.append(('v2', g)))
+v4 = v0 * 1
+v4.retain_grad()
+v4.mul_(v1)
+v5 = v2 * T.tensor([3.0, 4.0], dtype=T.float64) + v4
+loss = (v5 * v5.detach().tanh()).sum()
+loss.backward()
+""",
 }
 
 

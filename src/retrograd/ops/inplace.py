@@ -636,6 +636,11 @@ def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
             _write(x, result._data, name, overlap_ok)
             old_fn, old_nr = x._grad_fn, x._nr
             node = x._grad_fn = result._grad_fn
+            if node is not None and node.out_dtype != x._data.dtype:
+                # computed in a wider dtype (a float32 tensor plus a float64 one): the gradient
+                # arriving is the tensor's dtype, as PyTorch casts it (so a retained .grad
+                # and a hook see float32)
+                node.out_dtype = x._data.dtype
             x._requires_grad = result._requires_grad
             x._nr = 0
             rebase_views(x)  # a view's own grad_fn becomes AsStridedBackward0 of its base's
