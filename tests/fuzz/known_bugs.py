@@ -216,12 +216,6 @@ def _expanded_write(prog, failure):
                                                         for st in prog.steps)
 
 
-@known("einsum of mixed dtypes or bools: PyTorch's result dtype depends on the path it takes "
-       "(a sum of bools is int64, 'i,i->' of a 1-element float64 and int64 is float64, of 2 "
-       "elements raises, a bool bmm raises); retrograd keeps bool and refuses mixed dtypes")
-def _einsum_dtypes(prog, failure):
-    return failure.op == "einsum" and failure.kind in ("value", "raise") and (
-        "bool" in failure.message.lower() or "scalar type" in failure.message)
 
 
 @known("a zero derivative (round, trunc, sign...; also in a second derivative) meeting an "

@@ -10,7 +10,7 @@ torch = pytest.importorskip("torch")
 import retrograd  # noqa: E402
 
 from .program import program_from_text  # noqa: E402
-from .runner import compare, reproducer  # noqa: E402
+from .runner import compare, exc_class, reproducer  # noqa: E402
 
 CASES = {
     # PyTorch's float32 logaddexp2 fuses m + log1p(2 ** -|a - b|) / ln 2 into one rounding:
@@ -115,6 +115,27 @@ v5 = v2 * T.tensor([3.0, 4.0], dtype=T.float64) + v4
 loss = (v5 * v5.detach().tanh()).sum()
 loss.backward()
 """,
+    # einsum's dtype follows PyTorch's path: a sum of bools counts (int64), a product
+    # promotes, a contraction (bmm) refuses bools and mixed dtypes
+    "einsum_dtypes_by_path": """
+v0 = T.tensor([[True, False], [True, True]])
+v1 = T.einsum('ij,jk->', v0, v0.int().bool())
+v2 = T.tensor([[1, 2], [3, 4]], dtype=T.int64)
+v3 = T.tensor([[0.5], [1.5]], dtype=T.float64, requires_grad=True)
+v4 = T.einsum('ij,jk->ik', v0.float().double(), v3)
+try:
+    v5 = T.einsum('ij,jk->ik', v2, v3)
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+try:
+    v6 = T.einsum('ij,jk->ik', v0, v0)
+except Exception as e:  # PyTorch: NotImplementedError
+    print(type(e).__name__, e)
+v7 = T.einsum('ij,jk->ijk', v2, v3)
+v8 = T.einsum('ij,jk->j', v0, T.tensor([[True], [False]]))
+loss = (v7 * v7.detach().tanh()).sum() + (v4 * v4.detach().tanh()).sum()
+loss.backward()
+""",
 }
 
 
@@ -180,3 +201,30 @@ def test_xlogy_grad_zero_where_grad_zero(y):
     with np.errstate(all="ignore"):
         for got, want in zip(grads(retrograd), grads(torch)):
             np.testing.assert_array_equal(got, want)
+
+
+def _einsum_outcome(lib, eq, arrays):
+    try:
+        r = lib.einsum(eq, *[lib.tensor(a) for a in arrays])
+    except Exception as e:  # (the class is what must agree)
+        return exc_class(e), None
+    return str(r.dtype).split(".")[-1], r.numpy().astype(float)
+
+
+def test_einsum_dtypes_like_torch():
+    # two operands of random subscripts, sizes (1 broadcasts, 0 is empty) and dtypes: the
+    # result dtype (or the exception class) and values as PyTorch's
+    rng = np.random.default_rng(11)
+    kinds = ["bool", "int64", "int32", "float32", "float64"]
+    for _ in range(300):
+        terms = ["".join(rng.permutation(list("ijk"))[:rng.integers(0, 4)]) for _ in range(2)]
+        labels = sorted(set("".join(terms)))
+        out = "".join(c for c in labels if rng.random() < 0.5)
+        size = {c: int(rng.choice([0, 1, 2, 3], p=[0.05, 0.25, 0.4, 0.3])) for c in labels}
+        arrays = [rng.integers(-2, 3, size=[size[c] for c in t]).astype(rng.choice(kinds))
+                  for t in terms]
+        eq = ",".join(terms) + "->" + out
+        (td, tv), (rd, rv) = (_einsum_outcome(m, eq, arrays) for m in (torch, retrograd))
+        assert td == rd, (eq, [a.dtype for a in arrays], [a.shape for a in arrays], td, rd)
+        if tv is not None:
+            np.testing.assert_allclose(rv, tv, rtol=1e-6)
