@@ -95,11 +95,6 @@ def _texts_all(prog):
     return [src for src, _ in prog.chunks()]
 
 
-@known("an integer or bool tensor made to require grad (fill_ by a tensor requiring grad, as "
-       "PyTorch): PyTorch's advanced indexing of it raises 'Autograd not support dtype'")
-def _integer_requires_grad_index(prog, failure):
-    return _raised_only_in(failure, "torch") and "Autograd not support dtype" in \
-        failure.message
 
 
 @known("requires_grad_() on a view of a leaf and then on the leaf: a second derivative "
@@ -359,12 +354,6 @@ def _hook_order_one_node(prog, failure):
         {"matmul", "einsum", "getitem_multi"} & _ops(prog))
 
 
-@known("an integer tensor made to require grad (v[0:1] = w.sum(), as PyTorch), then changed in "
-       "place (zero_, fill_, mul_, add_...): PyTorch records the op (ZeroBackward0, "
-       "MulBackward0...), retrograd keeps CopySlices (seed 9201888)")
-def _int_requires_grad_inplace_name(prog, failure):
-    return failure.kind == "grad_fn" and failure.detail[1:] == ("CopySlices",) and any(
-        st.leaf is not None and st.leaf.dtype in ("int64", "bool") for st in prog.steps)
 
 
 @known("an einsum/matmul result is itself a view in PyTorch (of its bmm; README: graph "

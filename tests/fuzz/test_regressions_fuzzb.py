@@ -136,6 +136,60 @@ v8 = T.einsum('ij,jk->j', v0, T.tensor([[True], [False]]))
 loss = (v7 * v7.detach().tanh()).sum() + (v4 * v4.detach().tanh()).sum()
 loss.backward()
 """,
+    # an int/bool tensor made to require grad by a write (as PyTorch): an in-place op on it is
+    # recorded (MaskedFillBackward0, MulBackward0...), an out-of-place one (or a view of it)
+    # raises 'Autograd not support dtype', some in-place ones too (clamp_, abs_...)
+    "int_requires_grad_masked_fill_9427681": """
+v1 = T.tensor([4], dtype=T.int64)
+v3 = T.tensor(0.0, dtype=T.float64, requires_grad=True)
+v1[0:1] = v3.sum()
+v1.masked_fill_(v1 > 0, 2.0)
+""",
+    "bool_requires_grad_masked_fill_9530320": """
+v0 = T.tensor([1.0], dtype=T.float64)
+v1 = T.tensor(1.0, dtype=T.float32, requires_grad=True)
+v2 = (v0) == (v1)
+v7 = v2[2:2]
+v7[0:1] = v1.sum()
+v10 = T.tensor(-0.0, dtype=T.float64)
+v2.masked_fill_(v10 > 0, 2.0)
+""",
+    "int_requires_grad_ops_9713483": """
+v0 = T.tensor(2.0, dtype=T.float64, requires_grad=True)
+v1 = T.tensor([False, True], dtype=T.bool)
+v1[0:1] = v0.sum()
+try:
+    v2 = v1.flip(0)
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+v3 = T.tensor([4, 5], dtype=T.int64)
+v3[0:1] = v0.sum()
+v3.mul_(3)
+v3.add_(1)
+v3.zero_()
+v3.fill_(2)
+v3.neg_()
+try:
+    v3.clamp_(0, 1)
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+try:
+    v4 = v3 * 2
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+try:
+    v5 = v3[[0]]
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+try:
+    v3[1:2] = 5
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+v6 = v3 * 2.5
+v7 = v3 > 0
+v8 = v0.argmax()
+v3.copy_(T.tensor([1.0, 2.0], dtype=T.float64, requires_grad=True))
+""",
 }
 
 
