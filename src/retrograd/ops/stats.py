@@ -276,7 +276,10 @@ def _pnorm_grad(g, a, p, out, axes, keepdim):
         return _share_among_extremes(g, _abs(a), out, axes, keepdim) * sign(a)
     ok = _spread(_kept(out, shape, axes, keepdim), shape, axes)
     if p == 2:
-        return where(ok == 0, gk * 0, gk * a / where(ok == 0, 1.0, ok))
+        # PyTorch's grad * (x / norm).masked_fill_(norm == 0, 0): the masked quotient's own
+        # derivative is 0 / 0 there, so a second derivative at a zero norm is nan, as PyTorch's
+        with quiet(namespace(a._data)):  # (0 / 0 where masked)
+            return gk * where(ok == 0, 0.0, a / ok)
     if p < 1:
         scaled = sign(a) * where(a == 0, 0.0, _abs(a) ** (p - 1))
         return scaled * gk * ok ** (1 - p)
