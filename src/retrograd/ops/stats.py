@@ -147,13 +147,54 @@ def prod(x, dim=None, keepdim=False, *, dtype=None):
 # ----------------------------------------------------------------- var / std
 
 
+# below these lengths PyTorch's CPU sum adds the elements one by one (above, its vectorised
+# cascade): its mean, which var/std of everything subtract, then rounds as a sequential sum
+_SEQUENTIAL_SUM = {4: 16, 8: 8}  # itemsize: length
+
+
+def _dtype_mean(data, axes):
+    """PyTorch's ``mean(dim, keepdim=True)`` of an array in its dtype: the sum one element
+    after another below ``_SEQUENTIAL_SUM`` (as PyTorch's, where NumPy's pairwise sum of 8+
+    elements rounds otherwise), divided by the count."""
+    xp = namespace(data)
+    n = _count(data.shape, axes)
+    if data.dtype.kind != "f" or not 0 < n < _SEQUENTIAL_SUM.get(data.dtype.itemsize, 0):
+        return data.mean(axis=axes, keepdims=True)
+    ax = tuple(range(data.ndim)) if axes is None else tuple(sorted(axes))
+    rest = data.ndim - len(ax)
+    moved = xp.moveaxis(data, ax, tuple(range(rest, data.ndim)))
+    total = xp.cumsum(moved.reshape(moved.shape[:rest] + (n,)), axis=-1)[..., -1]
+    return (total / data.dtype.type(n)).reshape(_keep_shape(data.shape, axes))
+
+
 def _var_fwd(a, axes, correction, keepdim, root):
     xp = namespace(a)
     n = _count(a.shape, axes)
-    centred = a - a.mean(axis=axes, keepdims=True)
-    with quiet(xp):
-        out = (centred * centred).sum(axis=axes, keepdims=keepdim) / max(n - correction, 0)
-    return xp.sqrt(out) if root else out
+    dof = max(n - correction, 0)
+    if a.dtype.kind != "f" or a.dtype.itemsize < 4 or not a.size:
+        centred = a - a.mean(axis=axes, keepdims=True)
+        with quiet(xp):
+            out = (centred * centred).sum(axis=axes, keepdims=keepdim) / dof
+        return xp.sqrt(out) if root else out
+    # PyTorch's CPU algorithms, so that a spread of 0 (equal values) is 0 where PyTorch's is
+    # (its derivative is masked there, and 1 / a 1-ulp spread is huge: fuzz class std at 0)
+    if n == a.size:
+        # everything (one output): the mean in the tensor's dtype, then squares in float64
+        centred = a.astype(xp.float64) - _dtype_mean(a, axes).astype(xp.float64)
+        with quiet(xp):
+            out = (centred * centred).sum(axis=axes, keepdims=keepdim) / dof
+    else:
+        # several outputs: Welford's algorithm in float64, exactly 0 for equal values
+        wide = a.astype(xp.float64)
+        centred = wide - wide.mean(axis=axes, keepdims=True)
+        with quiet(xp):
+            out = (centred * centred).sum(axis=axes, keepdims=keepdim) / dof
+            if n and dof:
+                top = a.max(axis=axes, keepdims=keepdim)
+                equal = (top == a.min(axis=axes, keepdims=keepdim)) & xp.isfinite(top)
+                out = xp.where(equal, 0.0, out)
+    out = xp.sqrt(out) if root else out
+    return out.astype(a.dtype, copy=False)
 
 
 def _var_vjp(node, g, saved):
@@ -161,7 +202,15 @@ def _var_vjp(node, g, saved):
     axes, correction, keepdim, root = node.params
     shape = tuple(a.shape)
     n = _count(shape, axes)
-    centred = a - _spread(_total(a, axes), shape, axes) / n
+    # x - mean, the mean as PyTorch's var_backward takes it (in the dtype, summed in order:
+    # its value decides the sign of a 1-ulp spread); under create_graph the differentiable
+    # mean with that value (m - m.detach() is exactly 0)
+    if isinstance(a, Tensor):
+        mean = _spread(_total(a, axes), shape, axes) / n
+        exact = _dtype_mean(a._data, axes)
+        centred = a - (mean - mean.detach() + make_tensor(exact))
+    else:
+        centred = a - _dtype_mean(a, axes)
     gk = _spread(_kept(g, shape, axes, keepdim), shape, axes)
     dof = n - correction
     if not root:
