@@ -206,6 +206,18 @@ gs = T.autograd.grad(loss, [v0, v2, v4], create_graph=True, allow_unused=True)
 loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
 loss2.backward()
 """,
+    # zero derivatives (trunc, floor, round, sign...) are exact zeros, also where the incoming
+    # gradient is inf or nan and in second derivatives (PyTorch's zeros_like(grad))
+    "zero_derivative_meets_inf": """
+v0 = T.tensor([0.5, 0.0, -1.5], dtype=T.float64, requires_grad=True)
+v1 = T.trunc(v0) * T.log(v0)
+v2 = T.floor(v0) * T.log(v0) + T.round(v0) * (1 / v0) + T.sign(v0) * T.log(v0)
+v3 = v0.ceil() * T.xlogy(v0, v0)
+loss = v1.sum() + v2.sum() + v3.sum()
+gs = T.autograd.grad(loss, [v0], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
 }
 
 
