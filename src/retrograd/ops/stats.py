@@ -171,30 +171,20 @@ def _var_fwd(a, axes, correction, keepdim, root):
     xp = namespace(a)
     n = _count(a.shape, axes)
     dof = max(n - correction, 0)
-    if a.dtype.kind != "f" or a.dtype.itemsize < 4 or not a.size:
-        centred = a - a.mean(axis=axes, keepdims=True)
-        with quiet(xp):
-            out = (centred * centred).sum(axis=axes, keepdims=keepdim) / dof
-        return xp.sqrt(out) if root else out
-    # PyTorch's CPU algorithms, so that a spread of 0 (equal values) is 0 where PyTorch's is
-    # (its derivative is masked there, and 1 / a 1-ulp spread is huge: fuzz class std at 0)
-    if n == a.size:
-        # everything (one output): the mean in the tensor's dtype, then squares in float64
-        centred = a.astype(xp.float64) - _dtype_mean(a, axes).astype(xp.float64)
-        with quiet(xp):
-            out = (centred * centred).sum(axis=axes, keepdims=keepdim) / dof
-    else:
-        # several outputs: Welford's algorithm in float64, exactly 0 for equal values
-        wide = a.astype(xp.float64)
-        centred = wide - wide.mean(axis=axes, keepdims=True)
-        with quiet(xp):
-            out = (centred * centred).sum(axis=axes, keepdims=keepdim) / dof
-            if n and dof:
-                top = a.max(axis=axes, keepdims=keepdim)
-                equal = (top == a.min(axis=axes, keepdims=keepdim)) & xp.isfinite(top)
-                out = xp.where(equal, 0.0, out)
-    out = xp.sqrt(out) if root else out
-    return out.astype(a.dtype, copy=False)
+    floating = a.dtype.kind == "f" and a.size
+    # As PyTorch's CPU kernels, so that a spread of 0 (equal values) is 0 exactly where
+    # PyTorch's is (its derivative is masked there; 1 / a 1-ulp spread is huge): over
+    # everything, minus its mean in the dtype (summed in order for small tensors, _dtype_mean);
+    # over some dims, Welford's algorithm, exactly 0 for a slice of equal values
+    whole = floating and n == a.size
+    centred = a - (_dtype_mean(a, axes) if whole else a.mean(axis=axes, keepdims=True))
+    with quiet(xp):
+        out = (centred * centred).sum(axis=axes, keepdims=keepdim) / dof
+        if floating and not whole and n and dof:
+            top = a.max(axis=axes, keepdims=keepdim)
+            equal = (top == a.min(axis=axes, keepdims=keepdim)) & xp.isfinite(top)
+            out = xp.where(equal, out.dtype.type(0), out)
+    return xp.sqrt(out) if root else out
 
 
 def _var_vjp(node, g, saved):
