@@ -91,10 +91,30 @@ def _new_node(node_cls, nxt, nrs, params, data):
     return node
 
 
+def integer_grad(name, inputs, data) -> bool:
+    """Whether a differentiable op with an integer or bool result ``data`` records a node.
+
+    An integer or bool tensor can come to require grad (``v[0:1] = w.sum()``, as PyTorch).
+    PyTorch then records an in-place op on it (MulBackward0 for ``mul_``: ops/inplace.py sets
+    ``state.int_inplace`` around it) but refuses an out-of-place one (fuzz seeds 9713483,
+    9427681); other integer results (argmax of a float tensor...) record nothing."""
+    if data.dtype.kind == "f" or not any(
+            isinstance(x, Tensor) and x._requires_grad and x._data.dtype.kind != "f"
+            for x in inputs):
+        return False
+    if getattr(state, "int_inplace", False):
+        return True
+    raise RuntimeError(
+            f"Autograd not support dtype: {_dtype_name(data.dtype)} ({name} of an integer or "
+            "bool tensor that requires grad, which only a write of a tensor requiring grad "
+            "makes: gradients need a floating dtype; detach() it or convert it first)")
+
+
 def record(node_cls, inputs, out, params, extras=()):
     """Attach a new ``node_cls`` node to ``out`` (a fresh tensor) for ``inputs``."""
     data = out._data
-    if data.dtype.kind != "f" and not getattr(node_cls, "any_dtype", False):
+    if data.dtype.kind != "f" and not getattr(node_cls, "any_dtype", False) and \
+            not integer_grad(node_cls.__name__, inputs, data):
         return None  # integer and bool results never require grad (argmax, comparisons)
     nxt = []
     nrs = None
@@ -403,7 +423,7 @@ def _unary_caller(op):
             # (the thread-local flag is read only while some inference_mode block is open)
             out._vc = InferenceVersion((1,)) if inference_blocks and state.inference else None
         if not (x._requires_grad and differentiable and state.enabled
-                and data.dtype.kind == "f"):
+                and (data.dtype.kind == "f" or integer_grad(op.name, (x,), data))):
             out._grad_fn = None
             out._requires_grad = False
             if fw.active:
@@ -553,7 +573,8 @@ def _binary_caller(op):
         ga = a_is_t and a._requires_grad
         gb = b_is_t and b._requires_grad
         if not ((ga or gb) and differentiable and state.enabled and (
-                data.dtype.kind == "f" or getattr(node_cls, "any_dtype", False))):
+                data.dtype.kind == "f" or getattr(node_cls, "any_dtype", False)
+                or integer_grad(op.name, (a, b), data))):
             out._grad_fn = None
             out._requires_grad = False
             if fw.active:

@@ -15,9 +15,10 @@ from . import registry
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from .pointwise import _neg_fwd, grad_where, in_result_dtype
 from .pointwise import (_check_bool_sub, _check_int_divisor, _div_rounded, _rsub_number_fwd,
-                        _with_number, exp, log, power, to_dtype, where,
+                        _with_number, exp, power, to_dtype, where,
                         zeros_like_grad)
 from .pointwise import div as _true_div
+from .stats import quiet
 from .pointwise import eq as _eq
 from .pointwise import rsub as _rsub_number
 
@@ -121,9 +122,10 @@ def lerp(input, end, weight):  # noqa: A002
     dt = input._data.dtype
     # PyTorch takes a 0-d weight of any other dtype: the operands are promoted as for any
     # op (a 0-d weight counts only against 0-d operands: input float32 of shape [2] with
-    # an int64 or float64 0-d weight stays float32; all 0-d, float32 and float64 is float64)
+    # an int64 or float64 0-d weight stays float32; all 0-d, float32 and float64 is float64;
+    # int64 or bool operands with a 0-d float64 weight are float64: fuzz seed 9475216)
     cast_weight = isinstance(weight, Tensor) and weight._data.ndim == 0 and \
-        weight._data.dtype != dt and dt.kind == "f" and not (
+        weight._data.dtype != dt and not (
             isinstance(end, Tensor) and end._data.dtype != dt)  # (end: input's dtype, always)
     if cast_weight:
         from .. import dtypes
@@ -138,11 +140,15 @@ def lerp(input, end, weight):  # noqa: A002
     for other, what in ((end, "end"), (weight, "weight")):
         if isinstance(other, Tensor) and other._data.dtype != dt and not (
                 what == "weight" and cast_weight):
-            raise RuntimeError(f"expected dtype {scalar_type_name(dt).lower()} for `{what}` "
-                               f"but got dtype {scalar_type_name(other._data.dtype).lower()}"
+            from ._apply import _C_NAMES
+
+            raise RuntimeError(f"expected dtype {_C_NAMES.get(str(dt), str(dt))} for `{what}` "
+                               "but got dtype "
+                               f"{_C_NAMES.get(str(other._data.dtype), str(other._data.dtype))}"
                                " (lerp needs one floating dtype; convert with .to())")
     if dt.kind != "f":
-        raise NotImplementedError(f"\"lerp_kernel_scalar\" not implemented for "
+        kernel = "tensor" if isinstance(weight, Tensor) else "scalar"
+        raise NotImplementedError(f"\"lerp_kernel_{kernel}\" not implemented for "
                                   f"'{scalar_type_name(dt)}'; lerp is for floating tensors")
     if isinstance(weight, Tensor):
         return _lerp_tensor(input, end, weight)
@@ -216,6 +222,8 @@ def _logaddexp_vjp(node, g, saved):
     # there, inf - inf)
     a, b = saved
     na, nb = node.next
+    # PyTorch's formula subtracts the operands: a bool one raises there
+    _check_bool_sub(getattr(b, "_data", b), getattr(a, "_data", a))
     return (g / (1 + exp(b - a)) if na else None, g / (1 + exp(a - b)) if nb else None)
 
 
@@ -237,8 +245,10 @@ def _xlogy_fwd(x, y):
 def _xlogy_vjp(node, g, saved):
     x, y = saved
     nx, ny = node.next
-    # d/dx = log(y), but 0 where x == 0 and y <= 0 (PyTorch's masked_fill); d/dy = x / y
-    return (where((x == 0) & (y <= 0), 0.0, g * log(y)) if nx else None,
+    # d/dx = log(y), but 0 where x == 0 and y <= 0 (PyTorch's masked_fill); d/dy = x / y.
+    # PyTorch's d/dx is xlogy(g, y): 0 where g is 0, even where log(y) is -inf (fuzz seed
+    # 9495021: logaddexp's zero derivative at -inf met log(0))
+    return (where((x == 0) & (y <= 0), 0.0, xlogy(g, y)) if nx else None,
             g * x / y if ny else None)
 
 
@@ -252,7 +262,8 @@ def _xlogy_number_vjp(node, g, saved):
     if y > 0:
         return (g * math.log(y),)
     (x,) = saved
-    return (where(x == 0, g * 0, g * (-math.inf if y == 0 else math.nan)),)
+    # xlogy(g, y): 0 where g is 0 (not 0 * -inf), as PyTorch's
+    return (where(x == 0, 0.0, xlogy(g, y)),)
 
 
 # a number keeps x's float dtype (float32 stays float32), as any Python scalar operand
@@ -294,7 +305,11 @@ def clamp_min(input, min):  # noqa: A002
     if isinstance(min, Tensor):
         return clamp(input, min=min, _op=clamp_min_tensor)
     if isinstance(min, float) and getattr(input, "_data", input).dtype.kind != "f":
-        return clamp(input, min=min)  # an int clamped to a float number: the default float
+        # an int clamped to a float number: the default float, recorded as ClampMinBackward0
+        # (an int tensor made to require grad by a write: fuzz seed 8106467)
+        if not isinstance(input, Tensor):
+            return clamp(input, min=min)
+        return _clamp_min(input.to(dtypes.get_default_dtype()), min)
     return _clamp_min(input, min)
 
 
@@ -305,7 +320,11 @@ def clamp_max(input, max):  # noqa: A002
     if isinstance(max, Tensor):
         return clamp(input, max=max, _op=clamp_max_tensor)
     if isinstance(max, float) and getattr(input, "_data", input).dtype.kind != "f":
-        return clamp(input, max=max)  # an int clamped to a float number: the default float
+        # an int clamped to a float number: the default float, recorded as ClampMaxBackward0
+        # (an int tensor made to require grad by a write: fuzz seed 8106467)
+        if not isinstance(input, Tensor):
+            return clamp(input, max=max)
+        return _clamp_max(input.to(dtypes.get_default_dtype()), max)
     return _clamp_max(input, max)
 
 
@@ -483,12 +502,34 @@ ldexp = _no_number(defop("ldexp", _ldexp_checked, _ldexp_vjp, "LdexpBackward0", 
 def _logaddexp2_vjp(node, g, saved):
     a, b = saved
     na, nb = node.next
+    _check_bool_sub(getattr(b, "_data", b), getattr(a, "_data", a))  # (as logaddexp's)
     return (g / (1 + 2.0 ** (b - a)) if na else None, g / (1 + 2.0 ** (a - b)) if nb else None)
 
 
-logaddexp2 = _no_number(defop("logaddexp2", _floats_only(
-    lambda a, b: namespace(a).logaddexp2(a, b), "logaddexp2"), _logaddexp2_vjp,
-    "Logaddexp2Backward0", 2, INPUTS, "float"), "logaddexp2")
+_INV_LN2_F32 = float(dtypes.float32.numpy.type(1 / math.log(2)))  # PyTorch's inv_log_2
+
+
+def _logaddexp2_fwd(a, b):
+    a, b = in_result_dtype(a, b)
+    xp = namespace(a)
+    with quiet(xp):  # (nan operands: PyTorch does not warn)
+        out = xp.logaddexp2(a, b)
+    if out.dtype == xp.float32:
+        # PyTorch's float32 kernel: max(a, b) + log1p(exp2(-|a - b|)) * (1 / ln 2 in float32),
+        # the multiply-add fused (one rounding): logaddexp2(-1, -1) is -1.06e-8, not NumPy's 0,
+        # which a pole downstream turns into -1e8 against inf (fuzz seed 9501888).  In float64
+        # the product of two float32s is exact, so the sum rounds once (then to float32).
+        with quiet(xp):  # (inf - inf: the where keeps NumPy's inf)
+            m = xp.maximum(a, b).astype(xp.float64)
+            tail = xp.log1p(xp.exp2(-xp.abs(a - b))).astype(xp.float64)
+            fused = (m + tail * _INV_LN2_F32).astype(xp.float32)
+        out = xp.where(xp.isfinite(fused), fused, out)
+    return out
+
+
+logaddexp2 = _no_number(defop("logaddexp2", _floats_only(_logaddexp2_fwd, "logaddexp2"),
+                              _logaddexp2_vjp, "Logaddexp2Backward0", 2, INPUTS, "float"),
+                        "logaddexp2")
 
 
 # nextafter: the next float after input towards other. PyTorch's NextafterBackward0 passes g

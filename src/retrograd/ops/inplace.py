@@ -567,6 +567,30 @@ def _dual_inplace(method, op_fn, x, args, kwargs):
     return x
 
 
+# in-place ops PyTorch refuses on an integer or bool tensor that requires grad (they compute
+# out of place, then copy: 'Autograd not support dtype'); it records the others (MulBackward0)
+_INTEGER_REFUSED = {"abs_", "absolute_", "clamp_", "clamp_min_", "clamp_max_", "square_",
+                    "pow_", "sgn_", "nan_to_num_"}
+
+
+def _on_integer(x, name, op_fn, saves_inputs, args, kwargs):
+    """``op_fn`` on an integer or bool ``x`` that requires grad, recording its node as
+    PyTorch does (_apply.integer_grad), or PyTorch's refusal."""
+    if name in _INTEGER_REFUSED:
+        from ._apply import _dtype_name
+
+        raise RuntimeError(f"Autograd not support dtype: {_dtype_name(x._data.dtype)} ({name} "
+                           "of an integer or bool tensor that requires grad; detach() it or "
+                           "convert it to a float first)")
+    state.int_inplace = True
+    try:
+        result = op_fn(shadow_of(x, saves_inputs), *args, **kwargs)
+    finally:
+        state.int_inplace = False
+    # (PyTorch records nothing for copy_ into it: the old grad_fn stays)
+    return result.detach() if name == "copy_" else result
+
+
 def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
     """Make ``x.name_(other)`` from the out-of-place ``op_fn``.
 
@@ -621,7 +645,10 @@ def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
             floating = x._data.dtype.kind == "f"
             if floating:
                 check_view_of_leaf(x, name)
-            result = op_fn(shadow_of(x, saves_inputs), *args, **kwargs)
+            if not floating and x._requires_grad:
+                result = _on_integer(x, name, op_fn, saves_inputs, args, kwargs)
+            else:
+                result = op_fn(shadow_of(x, saves_inputs), *args, **kwargs)
             if not floating and result._requires_grad:
                 # (an integer or bool target: PyTorch checks the view only where the op
                 # records, as fill_ does and copy_ does not)
@@ -636,6 +663,11 @@ def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
             _write(x, result._data, name, overlap_ok)
             old_fn, old_nr = x._grad_fn, x._nr
             node = x._grad_fn = result._grad_fn
+            if node is not None and node.out_dtype != x._data.dtype:
+                # computed in a wider dtype (a float32 tensor plus a float64 one): the gradient
+                # arriving is the tensor's dtype, as PyTorch casts it (so a retained .grad
+                # and a hook see float32)
+                node.out_dtype = x._data.dtype
             x._requires_grad = result._requires_grad
             x._nr = 0
             rebase_views(x)  # a view's own grad_fn becomes AsStridedBackward0 of its base's
@@ -834,6 +866,15 @@ def setitem(x, index, value):
             f"{pointwise.scalar_type_name(x._data.dtype)} for the destination and "
             f"{pointwise.scalar_type_name(value._data.dtype)} for the source. (x[{index!r}] = "
             f"value of shape {list(value.shape)}: convert the value with .to(x.dtype) first)")
+    if wants and basic and x._data.dtype.kind != "f" and x._requires_grad and (
+            x._data.ndim and _basic_op(index if isinstance(index, tuple) else (index,),
+                                       tuple(x.shape)) is not _alias):
+        # an integer or bool tensor that requires grad: PyTorch's x[index] (a view of it)
+        # refuses to record (ops/_apply.integer_grad)
+        raise RuntimeError(
+            f"Autograd not support dtype: {pointwise.scalar_type_name(x._data.dtype)} "
+            f"(x[{index!r}] = ... of an integer or bool tensor that requires grad; detach() "
+            "it or convert it to a float first)")
     if wants and basic and x._data.dtype.kind != "f" and not (
             v_is_t and value.ndim == 0 and region.shape != ()):
         # into an integer or bool tensor PyTorch's copy_ records nothing (its fill_ by a 0-d

@@ -496,7 +496,15 @@ def einsum(equation, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     terms, out = _parse_einsum(equation, [tuple(o.shape) for o in operands])
-    _same_dtype("einsum", operands)
+    first = operands[0].dtype
+    if not first.is_floating_point or any(o.dtype is not first for o in operands):
+        # PyTorch's dtype depends on its path (sums of bools count, products promote, bmm
+        # refuses mixed dtypes): einsum_dtypes replays it
+        from .einsum_dtypes import einsum_dtype
+
+        want = einsum_dtype(terms, out, [tuple(o.shape) for o in operands],
+                            [o.dtype for o in operands])
+        operands = tuple(o if o.dtype is want else o.to(want) for o in operands)
     return einsum_terms(terms, out, operands)
 
 

@@ -298,6 +298,7 @@ def _pow_vjp(node, g, saved):
     nb, ne = node.next
     gb = ge = None
     if nb:
+        _check_bool_sub(getattr(exponent, "_data", exponent), 1)  # (p - 1: a bool p raises)
         # d(x**p)/dx = p * x**(p-1); PyTorch gives 0 where p == 0 (even at x == 0)
         gb = where(exponent == 0, 0.0, g * exponent * base ** (exponent - 1))
     if ne:

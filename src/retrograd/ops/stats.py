@@ -147,12 +147,43 @@ def prod(x, dim=None, keepdim=False, *, dtype=None):
 # ----------------------------------------------------------------- var / std
 
 
+# below these lengths PyTorch's CPU sum adds the elements one by one (above, its vectorised
+# cascade): its mean, which var/std of everything subtract, then rounds as a sequential sum
+_SEQUENTIAL_SUM = {4: 16, 8: 8}  # itemsize: length
+
+
+def _dtype_mean(data, axes):
+    """PyTorch's ``mean(dim, keepdim=True)`` of an array in its dtype: the sum one element
+    after another below ``_SEQUENTIAL_SUM`` (as PyTorch's, where NumPy's pairwise sum of 8+
+    elements rounds otherwise), divided by the count."""
+    xp = namespace(data)
+    n = _count(data.shape, axes)
+    if data.dtype.kind != "f" or not 0 < n < _SEQUENTIAL_SUM.get(data.dtype.itemsize, 0):
+        return data.mean(axis=axes, keepdims=True)
+    ax = tuple(range(data.ndim)) if axes is None else tuple(sorted(axes))
+    rest = data.ndim - len(ax)
+    moved = xp.moveaxis(data, ax, tuple(range(rest, data.ndim)))
+    total = xp.cumsum(moved.reshape(moved.shape[:rest] + (n,)), axis=-1)[..., -1]
+    return (total / data.dtype.type(n)).reshape(_keep_shape(data.shape, axes))
+
+
 def _var_fwd(a, axes, correction, keepdim, root):
     xp = namespace(a)
     n = _count(a.shape, axes)
-    centred = a - a.mean(axis=axes, keepdims=True)
+    dof = max(n - correction, 0)
+    floating = a.dtype.kind == "f" and a.size
+    # As PyTorch's CPU kernels, so that a spread of 0 (equal values) is 0 exactly where
+    # PyTorch's is (its derivative is masked there; 1 / a 1-ulp spread is huge): over
+    # everything, minus its mean in the dtype (summed in order for small tensors, _dtype_mean);
+    # over some dims, Welford's algorithm, exactly 0 for a slice of equal values
+    whole = floating and n == a.size
+    centred = a - (_dtype_mean(a, axes) if whole else a.mean(axis=axes, keepdims=True))
     with quiet(xp):
-        out = (centred * centred).sum(axis=axes, keepdims=keepdim) / max(n - correction, 0)
+        out = (centred * centred).sum(axis=axes, keepdims=keepdim) / dof
+        if floating and not whole and n and dof:
+            top = a.max(axis=axes, keepdims=keepdim)
+            equal = (top == a.min(axis=axes, keepdims=keepdim)) & xp.isfinite(top)
+            out = xp.where(equal, out.dtype.type(0), out)
     return xp.sqrt(out) if root else out
 
 
@@ -161,7 +192,15 @@ def _var_vjp(node, g, saved):
     axes, correction, keepdim, root = node.params
     shape = tuple(a.shape)
     n = _count(shape, axes)
-    centred = a - _spread(_total(a, axes), shape, axes) / n
+    # x - mean, the mean as PyTorch's var_backward takes it (in the dtype, summed in order:
+    # its value decides the sign of a 1-ulp spread); under create_graph the differentiable
+    # mean with that value (m - m.detach() is exactly 0)
+    if isinstance(a, Tensor):
+        mean = _spread(_total(a, axes), shape, axes) / n
+        exact = _dtype_mean(a._data, axes)
+        centred = a - (mean - mean.detach() + make_tensor(exact))
+    else:
+        centred = a - _dtype_mean(a, axes)
     gk = _spread(_kept(g, shape, axes, keepdim), shape, axes)
     dof = n - correction
     if not root:
@@ -276,7 +315,10 @@ def _pnorm_grad(g, a, p, out, axes, keepdim):
         return _share_among_extremes(g, _abs(a), out, axes, keepdim) * sign(a)
     ok = _spread(_kept(out, shape, axes, keepdim), shape, axes)
     if p == 2:
-        return where(ok == 0, gk * 0, gk * a / where(ok == 0, 1.0, ok))
+        # PyTorch's grad * (x / norm).masked_fill_(norm == 0, 0): the masked quotient's own
+        # derivative is 0 / 0 there, so a second derivative at a zero norm is nan, as PyTorch's
+        with quiet(namespace(a._data)):  # (0 / 0 where masked)
+            return gk * where(ok == 0, 0.0, a / ok)
     if p < 1:
         scaled = sign(a) * where(a == 0, 0.0, _abs(a) ** (p - 1))
         return scaled * gk * ok ** (1 - p)

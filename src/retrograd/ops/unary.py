@@ -236,9 +236,23 @@ def _sgn_fwd(a):
 sgn = defop("sgn", _sgn_fwd, _zero_grad, "SgnBackward0", 1, INPUTS | OUTPUT)
 
 _DEG = math.pi / 180
-deg2rad = defop("deg2rad", _fn("deg2rad"), lambda node, g, saved: (g * _DEG,),
+
+
+def _times_constant(name, c):
+    """PyTorch multiplies by the constant rounded to the tensor's dtype (float32 rad2deg is x *
+    57.29578f, 1 ulp off NumPy's, which computes in double: fuzz seed 9514371); half computes
+    in float32, as NumPy's ufunc does."""
+    def forward(a):
+        if a.dtype.kind == "f" and a.dtype.itemsize >= 4:
+            return a * a.dtype.type(c)
+        return getattr(namespace(a), name)(a)
+    return forward
+
+
+deg2rad = defop("deg2rad", _times_constant("deg2rad", _DEG), lambda node, g, saved: (g * _DEG,),
                 "Deg2RadBackward0", 1, NOTHING, "float")
-rad2deg = defop("rad2deg", _fn("rad2deg"), lambda node, g, saved: (g * (180 / math.pi),),
+rad2deg = defop("rad2deg", _times_constant("rad2deg", 180 / math.pi),
+                lambda node, g, saved: (g * (180 / math.pi),),
                 "Rad2DegBackward0", 1, NOTHING, "float")
 
 
