@@ -408,8 +408,10 @@ class Tensor:
             group = vc[1].group_of(self)
             if group is not None and group.base() is self:
                 for v in group.views:
+                    # (a view made to require grad itself stays a leaf of its own, whose
+                    # .grad backward fills: seed 9524479)
                     if v is not self and v._grad_fn is None and v._data.dtype.kind == "f" \
-                            and not above.regenerate_view(self, v):  # (memory unchanged)
+                            and not above.regenerate_view(self, v) and not v._requires_grad:
                         v._requires_grad = True
                         v._acc = NO_EDGE
 
@@ -518,6 +520,11 @@ class Tensor:
             if not self._requires_grad:
                 raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             return  # leaves keep their gradient anyway
+        ref = adopted_views.get(id(self)) if adopted_views else None
+        if ref is not None and ref() is self:
+            # a view re-derived from its base since it was taken as a leaf: PyTorch has not
+            # re-derived it until its grad_fn is read, so it is a leaf there (seed 9545962)
+            return
         extra = self._extra_state()
         if extra.retains_grad:
             return

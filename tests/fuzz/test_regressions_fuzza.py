@@ -25,6 +25,52 @@ v2.mul_(v1.unsqueeze(0))
 v3 = v1.view(3, 1)
 v3.add_(v1[:, None])
 """,
+    # a view made to require grad itself, then its base: the view stays a leaf of its own
+    # whose .grad backward fills (not a view whose gradient goes nowhere)
+    "view_requires_grad_before_base": """
+v1 = T.tensor([[-0.5]], dtype=T.float64)
+v2 = v1.mT
+v2.requires_grad_()
+v1.requires_grad_()
+loss = (v1 * v1.detach().tanh()).sum() + (v2 * v2.detach().tanh()).sum()
+loss.backward()
+""",
+    # backward(inputs=): an edge that leads to no input gets no gradient (PyTorch's
+    # should_compute_output), so a retain_grad on that branch stays None
+    "inputs_unneeded_branch_retain_grad": """
+v1 = T.tensor([[[-0.0]], [[1.0]], [[-1.0]]], dtype=T.float64, requires_grad=True)
+with T.no_grad():
+    v2 = v1.chunk(3, dim=-3)[1]
+v3 = v1.addcdiv(v1, v1.abs().add(0.5), value=3)
+v7 = T.asin(v2.tanh().mul(0.9))
+v9 = (v7.abs().add(0.5)).log1p()
+v9.retain_grad()
+v11 = T.clamp_max(v9, v3)
+loss = (v11 * v11.detach().tanh()).sum()
+loss.backward(inputs=[v1, v2])
+""",
+    # retain_grad() on a view taken as a leaf, whose base then changed in place: PyTorch has
+    # not re-derived its grad_fn yet (a leaf there), so retain_grad does nothing
+    "retain_grad_on_rederived_view": """
+v0 = T.zeros((1, 2), dtype=T.float64)
+v1 = v0.sgn()
+v2 = v1.tensor_split([0, 2], dim=1)[1]
+v3 = v1[:, 1]
+v5 = T.tensor([1.0, 2.0], dtype=T.float64, requires_grad=True)
+v1.sub_(v5)
+v2.retain_grad()
+loss = (v2 * v2.detach().tanh()).sum()
+loss.backward()
+v6 = T.zeros((1, 2), dtype=T.float64)
+v7 = v6[:, 1]
+v6.mul_(2)
+v6.requires_grad_()
+v7.retain_grad()
+try:
+    v7.mul_(2)
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
 }
 
 

@@ -223,6 +223,7 @@ def regenerate_view(base, v) -> bool:
         v._grad_fn = new._grad_fn
         v._requires_grad = True
         v._nr = 0
+        _adopt(v)  # (a leaf to PyTorch until its grad_fn is read: retain_grad ignores it)
         return True
     try:
         pos = _positions(base._data, v._data)
@@ -233,6 +234,7 @@ def regenerate_view(base, v) -> bool:
     v._grad_fn = new._grad_fn
     v._requires_grad = True
     v._nr = 0
+    _adopt(v)
     return True
 
 
@@ -240,13 +242,8 @@ def check_view_of_leaf(x, name, adopted=True):
     """PyTorch refuses an in-place change (that records a graph) of a view of a leaf that
     requires grad, of an output of split/chunk/unbind (functions that return several views)
     or a view of one, of a view made under no_grad, and of a view adopted into its base's
-    graph (see ``_ADOPTED``)."""
-    if adopted and _ADOPTED and _adopted(x):
-        raise RuntimeError(
-            f"a leaf Variable that requires grad is being used in an in-place operation "
-            f"({name} on a view of shape {list(x.shape)} taken before its base came to "
-            "require grad: PyTorch counts it as a leaf). Take the view again after the write "
-            "that made the base require grad, or use the out-of-place op.")
+    graph (see ``_ADOPTED``), in PyTorch's order (check_inplace: the view's flags, a view
+    of a leaf, then a leaf)."""
     group = _group(x)
     flag = group.flag(x) if group is not None else None
     if flag == "multi":
@@ -267,6 +264,12 @@ def check_view_of_leaf(x, name, adopted=True):
             f"{list(base.shape)}). Do it under `with retrograd.no_grad():`, or clone() the "
             "leaf first."
         )
+    if adopted and _ADOPTED and _adopted(x):
+        raise RuntimeError(
+            f"a leaf Variable that requires grad is being used in an in-place operation "
+            f"({name} on a view of shape {list(x.shape)} taken before its base came to "
+            "require grad: PyTorch counts it as a leaf). Take the view again after the write "
+            "that made the base require grad, or use the out-of-place op.")
 
 
 def check_no_grad_view(x, name):
