@@ -71,6 +71,58 @@ try:
 except Exception as e:  # PyTorch: RuntimeError
     print(type(e).__name__, e)
 """,
+    # a view taken of a view made to require grad (so it has a grad_fn) whose memory changes
+    # while its base does not require grad: PyTorch re-derives it from that base
+    # (AsStridedBackward0, its gradient going nowhere), or refuses it (an unbind piece's)
+    "rederive_view_of_requires_grad_view": """
+v1 = T.tensor([[[0]]], dtype=T.int64)
+v2 = v1.exp2()
+v6 = v2.squeeze()
+v7 = v2.unbind(-3)[0]
+v7.requires_grad_()
+v8 = v7.ravel()
+v6.pow_(2)
+v11 = T.zeros((1, 1, 2), dtype=T.float64)
+v12 = v11.squeeze(0)
+v13 = v11[0]
+v13.requires_grad_()
+v14 = v13.ravel()
+v15 = v13 * 2
+v12.pow_(2)
+loss = v14.sum() + v15.sum()
+loss.backward()
+""",
+    "rederive_expanded_view_written_under_no_grad": """
+v1 = T.tensor(0.0, dtype=T.float64)
+v2 = v1[..., None]
+v2.requires_grad_()
+v3 = v2.expand(1, 4, 1, 3)
+with T.no_grad():
+    v3.zero_()
+loss = v3.sum()
+loss.backward()
+""",
+    # an in-place op on a view that requires grad (made to, or a view of one) whose base is
+    # a leaf that does not: PyTorch's "a view of a leaf Variable" error
+    "inplace_on_view_of_leaf_base": """
+v2 = T.zeros((1, 1, 2), dtype=T.float64)
+v7 = v2[0]
+v7.requires_grad_()
+v8 = v7.ravel()
+try:
+    v8.mul_(2)
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+try:
+    v7.mul_(2)
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+v9 = T.tensor([1.0, 2.0], dtype=T.float64, requires_grad=True)
+v10 = v2[0, 0]
+v10.mul_(v9)
+loss = v10.sum() + v2.sum()
+loss.backward()
+""",
 }
 
 

@@ -246,6 +246,8 @@ def check_view_of_leaf(x, name, adopted=True):
     of a leaf, then a leaf)."""
     group = _group(x)
     flag = group.flag(x) if group is not None else None
+    if flag == "multi" and x._grad_fn is None:
+        flag = "no_grad"  # (PyTorch's message for a piece without a grad_fn)
     if flag == "multi":
         raise RuntimeError(
             f"Output {x._nr} of {_op_label(x)} is a view and is being modified inplace "
@@ -257,7 +259,10 @@ def check_view_of_leaf(x, name, adopted=True):
             f"mode enabled ({name} on a view of shape {list(x.shape)}). {_NO_GRAD_TAIL}"
         )
     base = group.base() if group is not None else None
-    if base is not None and base is not x and base._grad_fn is None and base._requires_grad:
+    # (PyTorch asks whether the view requires grad, not its base: a view of a view made to
+    # require grad has a leaf base that does not)
+    if base is not None and base is not x and base._grad_fn is None and (
+            base._requires_grad or x._requires_grad):
         raise RuntimeError(
             f"a view of a leaf Variable that requires grad is being used in an in-place "
             f"operation ({name} on a view of shape {list(x.shape)} of a leaf of shape "
@@ -306,7 +311,7 @@ for _op in (_as_strided, _copy_slices, _refused):
 
 
 def _refusal(v, flag):
-    if flag == "multi":
+    if flag == "multi" and v._grad_fn is not None:  # (PyTorch: no grad_fn, no_grad's message)
         return (f"Output {v._nr} of {_op_label(v)} is a view and its base or another view of "
                 f"its base has been modified inplace. {_MULTI_TAIL}")
     return ("A view was created in no_grad mode and its base or another view of its base has "
@@ -344,21 +349,30 @@ def rebase_views(x, recorded=True):
         base = group.base()
         if not group.keep[0] or base is None:
             continue  # no view alive
+        views, source = group.views, base
         if not base._requires_grad:  # none records a graph, until requires_grad_()
             if base._data.dtype.kind == "f" and base._grad_fn is None:
-                for v in group.views:
+                for v in views:
                     if v is not base and v._grad_fn is None:
                         _mark_stale(v)
-            continue
+            # ... but one taken of a view made to require grad, which PyTorch re-derives
+            # all the same: from a base that does not require grad, so its gradient goes
+            # nowhere (AsStridedBackward0 without an edge; seeds 9532038, 9548203)
+            views = [v for v in views if v._grad_fn is not None]
+            if not views:
+                continue
+            source = make_tensor(base._data)
+            source._requires_grad = True
+            source._acc = NO_EDGE
         with enable_grad():
-            for v in group.views:
+            for v in views:
                 if v is base or v._vc is not vc:
                     continue
                 flag = group.flag(v)
                 if flag is not None:
-                    new = apply_op(_refused.op, (base,), (_refusal(v, flag), v._data))
+                    new = apply_op(_refused.op, (source,), (_refusal(v, flag), v._data))
                 else:
-                    new = apply_op(_as_strided.op, (base,),
+                    new = apply_op(_as_strided.op, (source,),
                                    (pos if v is x and pos is not None else
                                     _positions(base._data, v._data), v._data,
                                     tuple(base.shape)))
@@ -376,6 +390,10 @@ def _leaf_error(x, name):
         return RuntimeError(
             f"A view was created in no_grad mode and is being modified inplace with grad "
             f"mode enabled ({name} on a view of shape {list(x.shape)}). {_NO_GRAD_TAIL}")
+    try:  # a view (made to require grad itself): PyTorch checks it as a view first
+        check_view_of_leaf(x, name, adopted=False)
+    except RuntimeError as e:
+        return e
     return RuntimeError(
         f"a leaf Variable that requires grad is being used in an in-place operation ({name} "
         f"on a leaf of shape {list(x.shape)}). Modify it under `with retrograd.no_grad():` "
