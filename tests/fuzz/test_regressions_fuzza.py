@@ -123,6 +123,40 @@ v10.mul_(v9)
 loss = v10.sum() + v2.sum()
 loss.backward()
 """,
+    # a view made under no_grad requires grad as its root base does (PyTorch's view
+    # autograd meta): not a view made to require grad itself
+    "no_grad_view_of_requires_grad_view": """
+v0 = T.tensor([[0.0], [1.0], [0.0], [-1.0]], dtype=T.float64)
+v1 = v0.narrow(-1, 1, 0)
+v1.requires_grad_()
+v2 = v0.narrow(-1, 0, 1)
+v2.requires_grad_()
+v3 = v0 * 1
+v3.requires_grad_()
+with T.no_grad():
+    v5 = v1[3, 0:0:2]
+    v6 = v2[3]
+    v7 = v2.view(-1)
+    v8 = v3[3, 0:1]
+loss = (v2 * 2).sum()
+loss.backward()
+""",
+    # a view adopted into its base's graph (taken before the base came to require grad)
+    # counts as a leaf in PyTorch only until its grad_fn is read, also by an op that records
+    # a graph on it: an in-place op on it then passes
+    "adopted_view_used_in_op": """
+v1 = T.tensor([1.0, 2.0], dtype=T.float64)
+v3 = v1[0:1]
+v8 = v1[1:2]
+v4 = T.tensor(-0.5, dtype=T.float64, requires_grad=True)
+v1.mul_(v4)
+v6 = v3 * 2
+v3.masked_fill_(v4 > 0, 0.5)
+v9 = v8.view(1)
+v8.mul_(3)
+loss = (v6 * 2).sum() + (v1 * 2).sum() + v9.sum()
+loss.backward()
+""",
 }
 
 

@@ -21,7 +21,7 @@ from ..autograd.graph import NO_EDGE, SavedOutput, move_retain_grad
 import numpy as _np
 
 from ..backend import namespace
-from ..tensor import Tensor, adopted_views, make_tensor
+from ..tensor import Tensor, adopted_views, make_tensor, still_adopted
 from . import pointwise
 from ._apply import OUTPUT, apply_op, defop
 
@@ -188,9 +188,7 @@ def _adopt(v):
     _ADOPTED[key] = weakref.ref(v, lambda _r: _ADOPTED.pop(key, None))
 
 
-def _adopted(x) -> bool:
-    ref = _ADOPTED.get(id(x))
-    return ref is not None and ref() is x
+_adopted = still_adopted
 
 
 # Views whose memory changed in place (while their base did not require grad) since they
