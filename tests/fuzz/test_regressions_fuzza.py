@@ -157,6 +157,33 @@ v8.mul_(3)
 loss = (v6 * 2).sum() + (v1 * 2).sum() + v9.sum()
 loss.backward()
 """,
+    # PyTorch's product is a view (a transpose/permute of its mm/bmm result) for these
+    # operands: made under no_grad, an in-place change of it that records a graph raises
+    "no_grad_product_view_inplace": """
+v0 = T.tensor(-2.0, dtype=T.float64, requires_grad=True)
+v1 = T.tensor([[-0.0]], dtype=T.float64, requires_grad=True)
+v3 = T.tensor([[[-0.5]]], dtype=T.float64)
+v4 = T.tensor([[-1.0]], dtype=T.float64)
+with T.set_grad_enabled(False):
+    v5 = T.einsum('ij,jk->ki', v3[0].exp2(), v4)
+    v6 = T.matmul(v1, v3)
+    v7 = T.einsum('ij->j', v4)
+    v8 = T.einsum('ij,jk->ik', v4, v4)
+try:
+    v5.copy_(v0)
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+try:
+    v6.add_(v0)
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+v7.add_(v0)
+v8.requires_grad_()
+with T.no_grad():
+    v8.mul_(2)
+loss = (v7 * 2).sum() + (v8 * 3).sum()
+loss.backward()
+""",
 }
 
 
