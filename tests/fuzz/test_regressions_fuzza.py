@@ -184,6 +184,19 @@ with T.no_grad():
 loss = (v7 * 2).sum() + (v8 * 3).sum()
 loss.backward()
 """,
+    # requires_grad_() on a view of a leaf and then on the leaf: the view keeps its own
+    # gradient, also in a second derivative (KNOWN_BUGS' _requires_grad_view_second_order)
+    "view_requires_grad_second_order": """
+v1 = T.tensor([[0.5, -1.0], [2.0, 0.3]], dtype=T.float64)
+v2 = v1[0:1]
+v2.requires_grad_()
+v1.requires_grad_()
+v3 = v2.exp() * v1
+loss = (v1 * v1.detach().tanh()).sum() + (v3 * v3.detach().tanh()).sum() + (v2 ** 3).sum()
+gs = T.autograd.grad(loss, [v1, v2], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
 }
 
 
