@@ -197,6 +197,22 @@ gs = T.autograd.grad(loss, [v1, v2], create_graph=True, allow_unused=True)
 loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
 loss2.backward()
 """,
+    # an in-place op on an expanded tensor: PyTorch's overlap error comes before the
+    # kernel's dtype check (floor_ of a bool) and the shape check
+    "expanded_inplace_overlap_first": """
+v0 = T.tensor(False, dtype=T.bool)
+v1 = v0.broadcast_to((2, 4))
+v2 = v1.permute(0, 1)
+try:
+    v2.floor_()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+v3 = T.tensor([1, 2], dtype=T.int64).expand(2, 2)
+try:
+    v3.sqrt_()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
 }
 
 

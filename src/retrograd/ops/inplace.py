@@ -643,6 +643,8 @@ def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
             floating = x._data.dtype.kind == "f"
             if floating:
                 check_view_of_leaf(x, name)
+            if not overlap_ok and not x._data.flags.writeable:
+                check_writable(x, name)  # (PyTorch: before the kernel's dtype and shapes)
             result = op_fn(shadow_of(x, saves_inputs), *args, **kwargs)
             if not floating and result._requires_grad:
                 # (an integer or bool target: PyTorch checks the view only where the op
@@ -665,6 +667,8 @@ def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
             x._bump_version()
             _save_self_as_output(x, node)
             return x
+        if not overlap_ok and not x._data.flags.writeable:
+            check_writable(x, name)  # (an expanded bool tensor's floor_: seed 9612508)
         with no_grad():
             result = op_fn(x, *args, **kwargs)
         _write(x, result._data if isinstance(result, Tensor) else result, name, overlap_ok)
