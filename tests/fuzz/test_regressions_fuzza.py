@@ -212,6 +212,13 @@ try:
     v3.sqrt_()
 except Exception as e:  # PyTorch: RuntimeError
     print(type(e).__name__, e)
+v4 = T.tensor(1.0, dtype=T.float64).sinc().broadcast_to((2, 2, 3))
+v4.copy_(v4)
+v5 = T.tensor([1.0], dtype=T.float64, requires_grad=True)
+v6 = (v5 * 2).expand(2, 3)
+v6.copy_(v6)
+loss = (v6 * 2).sum()
+loss.backward()
 """,
 }
 

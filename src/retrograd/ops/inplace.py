@@ -776,7 +776,16 @@ def _copy_vjp(node, g, saved):
 
 
 _copy_op = pointwise.defop("copy", _copy_fwd, _copy_vjp, "CopyBackwards", 2, pointwise.NOTHING)
-copy_ = inplace(_copy_op, "copy_", False)
+_copy_other = inplace(_copy_op, "copy_", False)
+# PyTorch's copy_ returns at once when the source is the tensor itself, before checking for
+# elements sharing memory (an expanded tensor copied onto itself: seed 9630941); the version
+# still moves and the op is recorded
+_copy_itself = inplace(_copy_op, "copy_", False, overlap_ok=True)
+
+
+def copy_(x, *args, **kwargs):
+    """Copy the elements of ``src`` into ``x`` (broadcast to its shape, cast to its dtype)."""
+    return (_copy_itself if args and args[0] is x else _copy_other)(x, *args, **kwargs)
 
 
 # ----------------------------------------------------------------- x[index] = value
