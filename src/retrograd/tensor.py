@@ -9,6 +9,7 @@ it finds in :data:`above`, filled in by the assembly.
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 import numpy as np
@@ -408,8 +409,10 @@ class Tensor:
             group = vc[1].group_of(self)
             if group is not None and group.base() is self:
                 for v in group.views:
+                    # (a view made to require grad itself stays a leaf of its own, whose
+                    # .grad backward fills: seed 9524479)
                     if v is not self and v._grad_fn is None and v._data.dtype.kind == "f" \
-                            and not above.regenerate_view(self, v):  # (memory unchanged)
+                            and not above.regenerate_view(self, v) and not v._requires_grad:
                         v._requires_grad = True
                         v._acc = NO_EDGE
 
@@ -518,6 +521,10 @@ class Tensor:
             if not self._requires_grad:
                 raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             return  # leaves keep their gradient anyway
+        if adopted_views and still_adopted(self):
+            # a view re-derived from its base since it was taken as a leaf: PyTorch has not
+            # re-derived it until its grad_fn is read, so it is a leaf there (seed 9545962)
+            return
         extra = self._extra_state()
         if extra.retains_grad:
             return
@@ -707,6 +714,24 @@ above = _Above()
 
 # id -> weak reference of the views ops/inplace.py's rebase_views "adopted" (see _adopt there)
 adopted_views: dict = {}
+
+
+def still_adopted(t) -> bool:
+    """Whether ``t`` is an adopted view whose grad_fn PyTorch has not re-derived yet.
+
+    PyTorch re-derives it when its grad_fn is read: by ``grad_fn``/``is_leaf`` (which drop
+    the entry) or by an op that records a graph on it (whose node then holds the view's
+    node: more references than the view's own, the local and getrefcount's).  (A recorded
+    result dropped at once is missed: then the view still counts as a leaf.)
+    """
+    ref = adopted_views.get(id(t))
+    if ref is None or ref() is not t:
+        return False
+    fn = t._grad_fn
+    if fn is None or sys.getrefcount(fn) > 3:
+        adopted_views.pop(id(t), None)
+        return False
+    return True
 
 
 def is_tensor(obj) -> bool:

@@ -480,6 +480,12 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                 if child is None:
                     continue
                 gi = grads[i]
+                if needed is not None and gi is not None and child not in needed and \
+                        child not in captures:
+                    # PyTorch computes no gradient for an edge that leads to no input
+                    # (should_compute_output), so that node's hooks and retain_grad see
+                    # none (seed 9523647)
+                    gi = None
                 if gi is not None:
                     if child.multi_output:
                         nr = nrs[i] if nrs else 0

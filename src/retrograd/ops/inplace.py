@@ -21,7 +21,7 @@ from ..autograd.graph import NO_EDGE, SavedOutput, move_retain_grad
 import numpy as _np
 
 from ..backend import namespace
-from ..tensor import Tensor, adopted_views, make_tensor
+from ..tensor import Tensor, adopted_views, make_tensor, still_adopted
 from . import pointwise
 from ._apply import OUTPUT, apply_op, defop
 
@@ -188,9 +188,7 @@ def _adopt(v):
     _ADOPTED[key] = weakref.ref(v, lambda _r: _ADOPTED.pop(key, None))
 
 
-def _adopted(x) -> bool:
-    ref = _ADOPTED.get(id(x))
-    return ref is not None and ref() is x
+_adopted = still_adopted
 
 
 # Views whose memory changed in place (while their base did not require grad) since they
@@ -223,6 +221,7 @@ def regenerate_view(base, v) -> bool:
         v._grad_fn = new._grad_fn
         v._requires_grad = True
         v._nr = 0
+        _adopt(v)  # (a leaf to PyTorch until its grad_fn is read: retain_grad ignores it)
         return True
     try:
         pos = _positions(base._data, v._data)
@@ -233,6 +232,7 @@ def regenerate_view(base, v) -> bool:
     v._grad_fn = new._grad_fn
     v._requires_grad = True
     v._nr = 0
+    _adopt(v)
     return True
 
 
@@ -240,15 +240,12 @@ def check_view_of_leaf(x, name, adopted=True):
     """PyTorch refuses an in-place change (that records a graph) of a view of a leaf that
     requires grad, of an output of split/chunk/unbind (functions that return several views)
     or a view of one, of a view made under no_grad, and of a view adopted into its base's
-    graph (see ``_ADOPTED``)."""
-    if adopted and _ADOPTED and _adopted(x):
-        raise RuntimeError(
-            f"a leaf Variable that requires grad is being used in an in-place operation "
-            f"({name} on a view of shape {list(x.shape)} taken before its base came to "
-            "require grad: PyTorch counts it as a leaf). Take the view again after the write "
-            "that made the base require grad, or use the out-of-place op.")
+    graph (see ``_ADOPTED``), in PyTorch's order (check_inplace: the view's flags, a view
+    of a leaf, then a leaf)."""
     group = _group(x)
     flag = group.flag(x) if group is not None else None
+    if flag == "multi" and x._grad_fn is None:
+        flag = "no_grad"  # (PyTorch's message for a piece without a grad_fn)
     if flag == "multi":
         raise RuntimeError(
             f"Output {x._nr} of {_op_label(x)} is a view and is being modified inplace "
@@ -260,13 +257,22 @@ def check_view_of_leaf(x, name, adopted=True):
             f"mode enabled ({name} on a view of shape {list(x.shape)}). {_NO_GRAD_TAIL}"
         )
     base = group.base() if group is not None else None
-    if base is not None and base is not x and base._grad_fn is None and base._requires_grad:
+    # (PyTorch asks whether the view requires grad, not its base: a view of a view made to
+    # require grad has a leaf base that does not)
+    if base is not None and base is not x and base._grad_fn is None and (
+            base._requires_grad or x._requires_grad):
         raise RuntimeError(
             f"a view of a leaf Variable that requires grad is being used in an in-place "
             f"operation ({name} on a view of shape {list(x.shape)} of a leaf of shape "
             f"{list(base.shape)}). Do it under `with retrograd.no_grad():`, or clone() the "
             "leaf first."
         )
+    if adopted and _ADOPTED and _adopted(x):
+        raise RuntimeError(
+            f"a leaf Variable that requires grad is being used in an in-place operation "
+            f"({name} on a view of shape {list(x.shape)} taken before its base came to "
+            "require grad: PyTorch counts it as a leaf). Take the view again after the write "
+            "that made the base require grad, or use the out-of-place op.")
 
 
 def check_no_grad_view(x, name):
@@ -303,7 +309,7 @@ for _op in (_as_strided, _copy_slices, _refused):
 
 
 def _refusal(v, flag):
-    if flag == "multi":
+    if flag == "multi" and v._grad_fn is not None:  # (PyTorch: no grad_fn, no_grad's message)
         return (f"Output {v._nr} of {_op_label(v)} is a view and its base or another view of "
                 f"its base has been modified inplace. {_MULTI_TAIL}")
     return ("A view was created in no_grad mode and its base or another view of its base has "
@@ -341,21 +347,30 @@ def rebase_views(x, recorded=True):
         base = group.base()
         if not group.keep[0] or base is None:
             continue  # no view alive
+        views, source = group.views, base
         if not base._requires_grad:  # none records a graph, until requires_grad_()
             if base._data.dtype.kind == "f" and base._grad_fn is None:
-                for v in group.views:
+                for v in views:
                     if v is not base and v._grad_fn is None:
                         _mark_stale(v)
-            continue
+            # ... but one taken of a view made to require grad, which PyTorch re-derives
+            # all the same: from a base that does not require grad, so its gradient goes
+            # nowhere (AsStridedBackward0 without an edge; seeds 9532038, 9548203)
+            views = [v for v in views if v._grad_fn is not None]
+            if not views:
+                continue
+            source = make_tensor(base._data)
+            source._requires_grad = True
+            source._acc = NO_EDGE
         with enable_grad():
-            for v in group.views:
+            for v in views:
                 if v is base or v._vc is not vc:
                     continue
                 flag = group.flag(v)
                 if flag is not None:
-                    new = apply_op(_refused.op, (base,), (_refusal(v, flag), v._data))
+                    new = apply_op(_refused.op, (source,), (_refusal(v, flag), v._data))
                 else:
-                    new = apply_op(_as_strided.op, (base,),
+                    new = apply_op(_as_strided.op, (source,),
                                    (pos if v is x and pos is not None else
                                     _positions(base._data, v._data), v._data,
                                     tuple(base.shape)))
@@ -373,6 +388,10 @@ def _leaf_error(x, name):
         return RuntimeError(
             f"A view was created in no_grad mode and is being modified inplace with grad "
             f"mode enabled ({name} on a view of shape {list(x.shape)}). {_NO_GRAD_TAIL}")
+    try:  # a view (made to require grad itself): PyTorch checks it as a view first
+        check_view_of_leaf(x, name, adopted=False)
+    except RuntimeError as e:
+        return e
     return RuntimeError(
         f"a leaf Variable that requires grad is being used in an in-place operation ({name} "
         f"on a leaf of shape {list(x.shape)}). Modify it under `with retrograd.no_grad():` "
@@ -490,8 +509,11 @@ def partially_overlaps(a, b) -> bool:
         return False
     a0, b0 = _address(a), _address(b)
     if a0 == b0 and a.nbytes == b.nbytes:  # the same block: the same elements if laid alike
-        return a.shape != b.shape or any(s != t for n, s, t in zip(a.shape, a.strides,
-                                                                     b.strides) if n != 1)
+        # (PyTorch compares every stride, those of size-1 dims too: swapaxes of two size-1
+        # dims is a partial overlap, seed 9506467; but NumPy gives an axis added by None a 0
+        # stride where PyTorch's unsqueeze gives it a nonzero one, so a 0 there matches any)
+        return a.shape != b.shape or any(s != t and not (n == 1 and (s == 0 or t == 0))
+                                         for n, s, t in zip(a.shape, a.strides, b.strides))
     return a0 < b0 + b.nbytes and b0 < a0 + a.nbytes
 
 
@@ -645,6 +667,8 @@ def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
             floating = x._data.dtype.kind == "f"
             if floating:
                 check_view_of_leaf(x, name)
+            if not overlap_ok and not x._data.flags.writeable:
+                check_writable(x, name)  # (PyTorch: before the kernel's dtype and shapes)
             if not floating and x._requires_grad:
                 result = _on_integer(x, name, op_fn, saves_inputs, args, kwargs)
             else:
@@ -675,6 +699,8 @@ def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
             x._bump_version()
             _save_self_as_output(x, node)
             return x
+        if not overlap_ok and not x._data.flags.writeable:
+            check_writable(x, name)  # (an expanded bool tensor's floor_: seed 9612508)
         with no_grad():
             result = op_fn(x, *args, **kwargs)
         _write(x, result._data if isinstance(result, Tensor) else result, name, overlap_ok)
@@ -782,7 +808,16 @@ def _copy_vjp(node, g, saved):
 
 
 _copy_op = pointwise.defop("copy", _copy_fwd, _copy_vjp, "CopyBackwards", 2, pointwise.NOTHING)
-copy_ = inplace(_copy_op, "copy_", False)
+_copy_other = inplace(_copy_op, "copy_", False)
+# PyTorch's copy_ returns at once when the source is the tensor itself, before checking for
+# elements sharing memory (an expanded tensor copied onto itself: seed 9630941); the version
+# still moves and the op is recorded
+_copy_itself = inplace(_copy_op, "copy_", False, overlap_ok=True)
+
+
+def copy_(x, *args, **kwargs):
+    """Copy the elements of ``src`` into ``x`` (broadcast to its shape, cast to its dtype)."""
+    return (_copy_itself if args and args[0] is x else _copy_other)(x, *args, **kwargs)
 
 
 # ----------------------------------------------------------------- x[index] = value

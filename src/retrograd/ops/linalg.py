@@ -198,7 +198,24 @@ def matmul(a, b):
                   else "addmm_impl_cpu_" if bd.ndim == 2 else "bmm")
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool' (matmul of bool "
                                   "tensors); convert first, e.g. a.int() @ b.int()")
+    if op is _transposed and not state.enabled:
+        return no_grad_product_view(op(a, b))
     return op(a, b)
+
+
+def no_grad_product_view(out):
+    """``out``, made under no_grad where PyTorch's product is a view (a transpose or
+    permute of its mm/bmm result), as a view made under no_grad of a stand-in for that
+    result: an in-place change of it that records a graph is then refused as PyTorch
+    refuses it (seeds 9415747, 9438331)."""
+    from ..tensor import make_tensor
+    from .shape import track_view
+
+    if type(out) is not Tensor or out._vc is not None or state.inference:
+        return out
+    base = make_tensor(out._data)
+    base._vc = out._vc = [0]
+    return track_view(base, out)
 
 
 
@@ -479,7 +496,11 @@ def einsum_terms(terms, out, operands):
 
     if not any(hasattr(o, "_data") for o in operands):
         return _einsum_fwd(*operands, terms, out)
-    return apply_op(_EINSUM_OPS[_einsum_name(terms, out)].op, list(operands), (terms, out))
+    name = _einsum_name(terms, out)
+    result = apply_op(_EINSUM_OPS[name].op, list(operands), (terms, out))
+    if name in ("PermuteBackward0", "ViewBackward0") and not state.enabled:
+        return no_grad_product_view(result)
+    return result
 
 
 def einsum(equation, *operands):

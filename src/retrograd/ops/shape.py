@@ -118,16 +118,10 @@ def track_view(x, out, flag=None):
     """
     if out.__class__ is not Tensor:  # arrays, in a first-order backward
         return out
-    # (an integer or bool tensor requires grad after fill_ by a tensor requiring grad, as
-    # PyTorch: its views follow it, see ops/inplace.py's _fill_tensor_op)
-    if not state.enabled and x._requires_grad and out is not x and (
-            out._data.dtype.kind == "f" or out._data.dtype == x._data.dtype):
-        # PyTorch: a view made under no_grad of a tensor that requires grad requires grad
-        # too, as a leaf whose gradient goes nowhere (no AccumulateGrad: see NO_EDGE)
-        out._requires_grad = True
-        out._acc = NO_EDGE
     vc = out._vc
     if vc is None or vc is not x._vc:
+        if not state.enabled:
+            _no_grad_view_flags(x, x, out)
         return out
     if len(vc) == 1:
         vc.append(ViewGroups())
@@ -139,8 +133,22 @@ def track_view(x, out, flag=None):
         flag = group.flag(x)
     if not state.enabled:
         flag = "no_grad"
+        base = group.base()
+        _no_grad_view_flags(x, x if base is None else base, out)
     group.add(out, flag)
     return out
+
+
+def _no_grad_view_flags(x, base, out):
+    # PyTorch: a view made under no_grad of a tensor whose base (the tensor at the root of
+    # its views: not a view made to require grad itself, seed 9452075) requires grad
+    # requires grad too, as a leaf whose gradient goes nowhere (no AccumulateGrad: NO_EDGE)
+    if base._requires_grad and out is not x and out is not base and (
+            out._data.dtype.kind == "f" or out._data.dtype == base._data.dtype):
+        # (an integer or bool tensor requires grad after fill_ by a tensor requiring grad,
+        # as PyTorch: its views follow it, see ops/inplace.py's _fill_tensor_op)
+        out._requires_grad = True
+        out._acc = NO_EDGE
 
 
 def input_meta(node, i=0):
