@@ -29,6 +29,60 @@ try:
 except Exception as e:  # PyTorch: RuntimeError
     print(type(e).__name__, e)
 """,
+    # a hook registered on a view, then the view changed in place: PyTorch's CopySlices runs
+    # the in-place op's derivative itself, so the view's old grad_fn (which keeps the hook) is
+    # reached only through other uses of the old value (the hook doubled the whole gradient)
+    "hook_on_view_then_inplace": """
+v1 = T.tensor([[0.26, 2.0]], dtype=T.float64)
+v2 = T.tensor([[1.0, 3.0]], dtype=T.float64, requires_grad=True)
+v3 = v1 * v2
+v4 = v3[0]
+h5 = v4.register_hook(lambda g: g * 2)
+v6 = v4 * 3
+v4.clamp_(-0.4, 0.5)
+loss = (v4 * v4.detach().tanh()).sum() + (v6 * 10).sum() + (v3 * 100).sum()
+loss.backward()
+""",
+    # an einsum result that PyTorch makes a view of its product (ViewBackward0): a hook on it,
+    # then an in-place change: the hook sees nothing, under create_graph too (seed 9482606)
+    "einsum_view_hook_inplace": """
+v1 = T.tensor([[0.26]], dtype=T.float64)
+v2 = T.tensor([[1.0]], dtype=T.float64, requires_grad=True)
+v3 = T.einsum('ij,jk->j', v1, v2)
+h4 = v3.register_hook(lambda g: g * 2)
+v3.clamp_(-0.4, 0.5)
+loss = (v2 * v2.detach().tanh()).sum() + (v3 * v3.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v2], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+""",
+    # ... and its gradient goes through CopySlices, which keeps it requiring grad under
+    # create_graph though sign_'s derivative is zero (seed 9485972)
+    "einsum_view_sign_create_graph": """
+v1 = T.tensor([[-0.5]], dtype=T.float64)
+v2 = T.tensor([[0.25]], dtype=T.float64, requires_grad=True)
+v3 = T.einsum('ij,jk->', v1, v2)
+v3.sign_()
+v4 = (v3).float_power(v1.abs().add(0.5))
+loss = (v2 * v2.detach().tanh()).sum() + (v3 * v3.detach().tanh()).sum() + \
+    (v4 * v4.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v2], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
+    # einsum that only reorders dims is a permute view of its operand (NumPy's einsum shares
+    # the memory too): an in-place change of it bumps the operand's version
+    "einsum_permute_view": """
+v0 = T.tensor([[1.0, -2.0], [0.5, 3.0]], dtype=T.float64, requires_grad=True)
+v1 = v0 * v0
+v2 = T.einsum('ij->ji', v1)
+v2.mul_(2)
+v3 = T.einsum('ij->ij', v1 + 1)
+v3.add_(1)
+try:
+    v1.sum().backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
     "cat_legacy_empty_shapes": """
 v0 = T.zeros((0,), dtype=T.float64, requires_grad=True)
 v1 = T.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=T.float32, requires_grad=True)

@@ -464,13 +464,14 @@ def _einsum_name(terms, out):
     # PyTorch's einsum ends in different nodes by path; these are the common ones
     if len(terms) == 1:
         return "SumBackward1" if len(out) < len(terms[0]) else "PermuteBackward0"
-    if set(out) == set().union(*terms) and len(terms) == 2:
+    if set(out) == set().union(*terms):
         return "MulBackward0"
     return "ViewBackward0"
 
 
 _EINSUM_OPS = {name: defop("einsum", _einsum_fwd, _einsum_vjp, name, 0, INPUTS, "promote")
-               for name in ("SumBackward1", "PermuteBackward0", "MulBackward0", "ViewBackward0")}
+               for name in ("SumBackward1", "PermuteBackward0", "MulBackward0", "ViewBackward0",
+                            "BmmBackward0")}
 
 
 def einsum_terms(terms, out, operands):
@@ -497,6 +498,23 @@ def einsum(equation, *operands):
         operands = tuple(operands[0])
     terms, out = _parse_einsum(equation, [tuple(o.shape) for o in operands])
     _same_dtype("einsum", operands)
+    name = _einsum_name(terms, out)
+    if name == "ViewBackward0" and all(type(o) is Tensor for o in operands):
+        # PyTorch's result is a view of its last product (bmm or mul): an in-place change of
+        # it goes to that base (CopySlices) and hooks registered before it see nothing of
+        # it, so it is one here too (fuzz seeds 9482606, 9485972)
+        from ._apply import apply_op
+        from .shape import view
+
+        product = apply_op(_EINSUM_OPS["BmmBackward0"].op, list(operands), (terms, out))
+        return view(product, tuple(product.shape))
+    if name == "PermuteBackward0" and sorted(out) == sorted(terms[0]) and \
+            type(operands[0]) is Tensor:
+        # dims reordered only: PyTorch's result is a permute view of the operand (NumPy's
+        # einsum shares its memory too, so it must share its version counter and views)
+        from .shape import permute
+
+        return permute(operands[0], tuple(terms[0].index(c) for c in out))
     return einsum_terms(terms, out, operands)
 
 
