@@ -83,6 +83,67 @@ try:
 except Exception as e:  # PyTorch: RuntimeError
     print(type(e).__name__, e)
 """,
+    # a node whose gradients all go nowhere (its input a view made under no_grad) still
+    # unpacks its saved result, as PyTorch's: an in-place change of the result raises, and a
+    # second backward finds it freed; its saved inputs PyTorch never saved (a mul here)
+    "dead_end_node_unpacks_result": """
+v5 = T.tensor([[[0.0]]], dtype=T.float64, requires_grad=True)
+with T.no_grad():
+    v6 = v5.squeeze(-3)
+v7 = T.exp(v6)
+v7.clamp_(-0.4, 0.5)
+try:
+    v7.sum().backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+v8 = T.exp(v6)
+v9 = v8.sum()
+v9.backward()
+try:
+    v9.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+v10 = (v6 * v6.detach().tanh()).sum()
+v10.backward()
+v10.backward()
+""",
+    # ldexp saves its result (the exponent's derivative is g * result * log 2) and the
+    # exponent, not the input, as PyTorch's LdexpBackward0 (seeds 9801820, 9802665)
+    "ldexp_saves_result": """
+v4 = T.tensor([-3.0, 0.5], dtype=T.float64, requires_grad=True)
+v5 = v4.abs()
+v6 = v5.erf()
+v8 = v5.sign()
+v9 = (v6).ldexp(v8)
+v9[0] = 2.0
+try:
+    v9.sum().backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+v10 = T.tensor([1.5, -2.0], dtype=T.float64, requires_grad=True)
+v11 = v10 * 1
+v12 = v11.ldexp(v4)
+v11.mul_(2)
+loss = (v12 * v12.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v4], create_graph=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
+    # gather saves its index tensor (PyTorch's GatherBackward0): changing the index in place
+    # breaks backward instead of moving the gradient (seed 9804715)
+    "gather_saves_index": """
+v0 = T.tensor([[0.0], [1.0]], dtype=T.float64, requires_grad=True)
+v2 = T.tensor([[1]], dtype=T.int64)
+v3 = v0.gather(-2, v2)
+v2.pow_(0)
+try:
+    v3.sum().backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+v4 = v0.gather(0, v2)
+v4.sum().backward(retain_graph=True)
+v4.sum().backward()
+""",
     "cat_legacy_empty_shapes": """
 v0 = T.zeros((0,), dtype=T.float64, requires_grad=True)
 v1 = T.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=T.float32, requires_grad=True)

@@ -12,7 +12,7 @@ from .. import dtypes
 from ..backend import namespace
 from ..tensor import Tensor
 from . import registry
-from ._apply import INPUTS, NOTHING, OUTPUT, defop
+from ._apply import BOTH, INPUTS, NOTHING, OUTPUT, defop
 from .pointwise import _neg_fwd, grad_where, in_result_dtype
 from .pointwise import (_check_bool_sub, _check_int_divisor, _div_rounded, _rsub_number_fwd,
                         _with_number, exp, log, power, to_dtype, where,
@@ -452,8 +452,9 @@ def fmod(input, other):  # noqa: A002
     return _fmod_number(input, other)
 
 
-# ldexp: input * 2 ** other, in a float. PyTorch's LdexpBackward0:
-# d/da = g * 2 ** b, d/db = g * a * 2 ** b * log(2)
+# ldexp: input * 2 ** other, in a float. PyTorch's LdexpBackward0 saves other (when input
+# needs a gradient) and its result: d/da = g * 2 ** b, d/db = g * result * log(2), so an
+# in-place change of the result breaks its backward, one of input does not (fuzz seed 9801820)
 def _ldexp_fwd(a, b):
     xp = namespace(a)
     if b.dtype.kind == "b" and a.dtype.kind == "f":  # PyTorch computes 2 ** b in b's dtype
@@ -469,14 +470,13 @@ def _ldexp_checked(a, b):
 
 
 def _ldexp_vjp(node, g, saved):
-    a, b = saved
+    _, b, result = saved
     na, nb = node.next
-    p = 2.0 ** b
-    return (g * p if na else None, g * a * p * math.log(2) if nb else None)
+    return (g * 2.0 ** b if na else None, g * result * math.log(2) if nb else None)
 
 
 ldexp = _no_number(defop("ldexp", _ldexp_checked, _ldexp_vjp, "LdexpBackward0", 2,
-                         INPUTS, "float", saved_for=lambda needs: (needs[1], True)), "ldexp")
+                         BOTH, "float", saved_for=lambda needs: (False, needs[0])), "ldexp")
 
 
 # logaddexp2: log2(2 ** a + 2 ** b); PyTorch: d/da = g / (1 + 2 ** (b - a)) (nan at a = b = +-inf)
