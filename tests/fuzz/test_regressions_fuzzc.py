@@ -144,6 +144,29 @@ v4 = v0.gather(0, v2)
 v4.sum().backward(retain_graph=True)
 v4.sum().backward()
 """,
+    # masked_select saves its input and mask, index_select its index (PyTorch's nodes), for
+    # the version check: a change of the input through a no_grad alias raises (seed 9805926)
+    "masked_select_saves_input": """
+v0 = T.tensor(-2.0, dtype=T.float64, requires_grad=True)
+v1 = v0.flatten()
+v2 = v0.masked_select(v0 > 0)
+v4 = (v2) + (v2)
+with T.set_grad_enabled(False):
+    v1.add_(T.tensor(-1.0, dtype=T.float64))
+loss = (v4 * v4.detach().tanh()).sum()
+try:
+    gs = T.autograd.grad(loss, [v0], create_graph=True, allow_unused=True)
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+v5 = T.tensor([[1.0, -2.0], [3.0, 4.0]], dtype=T.float64, requires_grad=True)
+v6 = T.tensor([1, 0])
+v7 = v5.index_select(1, v6)
+v6.mul_(1)
+try:
+    v7.sum().backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
     "cat_legacy_empty_shapes": """
 v0 = T.zeros((0,), dtype=T.float64, requires_grad=True)
 v1 = T.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=T.float32, requires_grad=True)
