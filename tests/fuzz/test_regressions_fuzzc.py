@@ -167,6 +167,18 @@ try:
 except Exception as e:  # PyTorch: RuntimeError
     print(type(e).__name__, e)
 """,
+    # einsum keeps an operand only for the other operands' derivatives (seed 9807254)
+    "einsum_saves_what_others_need": """
+v0 = T.tensor([[-1.0, 0.5]], dtype=T.float64)
+v2 = v0.log_softmax(dim=1)
+v4 = T.tensor([[-1.0], [2.0]], dtype=T.float64, requires_grad=True)
+v5 = T.einsum('ij,jk->ki', v2, v4)
+v6 = T.tensor(-2.0, dtype=T.float64)
+with T.set_grad_enabled(False):
+    v4.lerp_(v6, 0.25)
+loss = (v5 * v5.detach().tanh()).sum() + (v6 * v6.detach().tanh()).sum()
+loss.backward()
+""",
     "cat_legacy_empty_shapes": """
 v0 = T.zeros((0,), dtype=T.float64, requires_grad=True)
 v1 = T.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=T.float32, requires_grad=True)

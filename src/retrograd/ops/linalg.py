@@ -423,7 +423,7 @@ def _parse_einsum(equation, shapes):
 
 
 def _einsum_fwd(*args):
-    *arrays, terms, out = args
+    *arrays, terms, out, shapes = args
     from ..backend import namespace
 
     return namespace(arrays[0]).einsum(",".join(terms) + "->" + out, *arrays)
@@ -432,7 +432,7 @@ def _einsum_fwd(*args):
 def _einsum_vjp(node, g, saved):
     from .shape import expand_op, reshape_op, sum_to_size
 
-    terms, out = node.params
+    terms, out, shapes = node.params
     grads = []
     for i, (t, nxt) in enumerate(zip(terms, node.next)):
         if nxt is None:
@@ -443,7 +443,7 @@ def _einsum_vjp(node, g, saved):
         present = set(out).union(*other_terms) if other_terms else set(out)
         avail = "".join(c for c in t if c in present)
         gi = einsum_terms([out] + other_terms, avail, [g] + others)
-        shape = tuple(saved[i].shape)
+        shape = shapes[i]
         own = dict(zip(t, shape))
         # a size-1 dim of this operand that the others broadcast: sum it back (keepdim)
         reduced = tuple(1 if own[c] == 1 else s for c, s in zip(avail, gi.shape))
@@ -469,7 +469,15 @@ def _einsum_name(terms, out):
     return "ViewBackward0"
 
 
-_EINSUM_OPS = {name: defop("einsum", _einsum_fwd, _einsum_vjp, name, 0, INPUTS, "promote")
+def _einsum_saved_for(needs):
+    # operand j's values are read by the other operands' derivatives only (its own shape is
+    # in the params): PyTorch's bmm/mul keep no more, so an in-place change of an operand
+    # that only it needs breaks nothing (fuzz seed 9807254)
+    return tuple(any(n for i, n in enumerate(needs) if i != j) for j in range(len(needs)))
+
+
+_EINSUM_OPS = {name: defop("einsum", _einsum_fwd, _einsum_vjp, name, 0, INPUTS, "promote",
+                           saved_for=_einsum_saved_for)
                for name in ("SumBackward1", "PermuteBackward0", "MulBackward0", "ViewBackward0",
                             "BmmBackward0")}
 
@@ -478,9 +486,11 @@ def einsum_terms(terms, out, operands):
     """einsum with parsed subscripts (used by einsum's own derivative)."""
     from ._apply import apply_op
 
+    shapes = tuple(tuple(o.shape) for o in operands)
     if not any(hasattr(o, "_data") for o in operands):
-        return _einsum_fwd(*operands, terms, out)
-    return apply_op(_EINSUM_OPS[_einsum_name(terms, out)].op, list(operands), (terms, out))
+        return _einsum_fwd(*operands, terms, out, shapes)
+    return apply_op(_EINSUM_OPS[_einsum_name(terms, out)].op, list(operands),
+                    (terms, out, shapes))
 
 
 def einsum(equation, *operands):
@@ -506,7 +516,8 @@ def einsum(equation, *operands):
         from ._apply import apply_op
         from .shape import view
 
-        product = apply_op(_EINSUM_OPS["BmmBackward0"].op, list(operands), (terms, out))
+        product = apply_op(_EINSUM_OPS["BmmBackward0"].op, list(operands),
+                           (terms, out, tuple(tuple(o.shape) for o in operands)))
         return view(product, tuple(product.shape))
     if name == "PermuteBackward0" and sorted(out) == sorted(terms[0]) and \
             type(operands[0]) is Tensor:
