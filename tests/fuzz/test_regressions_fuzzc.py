@@ -179,6 +179,26 @@ with T.set_grad_enabled(False):
 loss = (v5 * v5.detach().tanh()).sum() + (v6 * v6.detach().tanh()).sum()
 loss.backward()
 """,
+    # matmul (dot, mv, mm, batched) keeps an operand only for the other's derivative, as
+    # PyTorch's: changing the operand that alone needs a gradient breaks nothing (seeds
+    # 9805661, 9807248, 9805650)
+    "matmul_saves_what_the_other_needs": """
+v1 = T.tensor([-1.0, -1.0, -1.0], dtype=T.float64, requires_grad=True)
+v3 = T.tensor([-0.0, -2.0, -1.0], dtype=T.float64)
+v4 = T.matmul(v1, v3)
+v5 = T.tensor([[1.0, 2.0, 0.5], [0.0, 1.0, 3.0]], dtype=T.float64)
+v6 = T.matmul(v5, v1)
+v7 = T.matmul(v1, v5.mT)
+v8 = T.matmul(v5.unsqueeze(0).expand(2, 2, 3), v1)
+v9 = T.matmul(v1.unsqueeze(0), v5.mT)
+with T.no_grad():
+    v1 *= 1.5
+loss = (v1 * v1.detach().tanh()).sum() + (v4 * v4.detach().tanh()).sum() + \
+    (v6 * 2).sum() + (v7 * 3).sum() + v8.sum() + (v9 * v9).sum()
+gs = T.autograd.grad(loss, [v1], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
     "cat_legacy_empty_shapes": """
 v0 = T.zeros((0,), dtype=T.float64, requires_grad=True)
 v1 = T.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=T.float32, requires_grad=True)
