@@ -106,6 +106,13 @@ except Exception as e:  # PyTorch: RuntimeError
 v10 = (v6 * v6.detach().tanh()).sum()
 v10.backward()
 v10.backward()
+v11 = v6.sin()
+with T.no_grad():
+    v5.mul_(1)
+try:
+    v11.sum().backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
 """,
     # ldexp saves its result (the exponent's derivative is g * result * log 2) and the
     # exponent, not the input, as PyTorch's LdexpBackward0 (seeds 9801820, 9802665)

@@ -101,8 +101,12 @@ def _modified_error(node, index, tensor, saved_version):
 
 def _unpack_results(node, as_tensors: bool):
     """What PyTorch unpacks of a node whose gradients all go nowhere: the node's own results
-    (saved whatever the edges; a saved input is kept only for a derivative some edge needs,
-    so it has none here).  A changed or freed result raises, as there."""
+    (saved whatever the edges) and, for a one-input op, its saved input (kept whatever the
+    edge; an op of several inputs keeps each only for a derivative some edge needs, so none
+    here).  A changed or freed value raises, as there."""
+    if len(node.next) == 1:
+        unpack_saved(node, False)
+        return
     saved = node.saved
     if saved is None:
         if getattr(node, "saves", 0) & 2:  # (_apply.OUTPUT)
