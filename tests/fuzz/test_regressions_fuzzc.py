@@ -206,6 +206,17 @@ gs = T.autograd.grad(loss, [v1], create_graph=True, allow_unused=True)
 loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
 loss2.backward()
 """,
+    # index_select's result is contiguous, as PyTorch's (NumPy put the indexed dimension
+    # outermost): view() of it works (seed 9804175)
+    "index_select_contiguous": """
+v1 = T.tensor([[2.0, 2.0], [-2.0, 0.0], [-1.0, 2.0], [0.0, -1.0]], dtype=T.float64,
+              requires_grad=True)
+v6 = v1.index_select(-1, T.tensor([1, 1]))
+v8 = v6.view(-1)
+v9 = v1.eq(2.0).index_select(1, T.tensor([1, 0])).view(-1)
+loss = (v8 * v8.detach().tanh()).sum()
+loss.backward()
+""",
     "cat_legacy_empty_shapes": """
 v0 = T.zeros((0,), dtype=T.float64, requires_grad=True)
 v1 = T.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=T.float32, requires_grad=True)

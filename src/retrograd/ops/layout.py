@@ -284,7 +284,10 @@ def triu(x, diagonal=0):
 
 
 def _select_fwd(a, index, shape):
-    return a[index]
+    # contiguous, as PyTorch's result: NumPy lays out a[:, idx] with the indexed dimension
+    # outermost, so view() of it raised where PyTorch's succeeds (fuzz seed 9804175)
+    out = a[index]
+    return out if out.flags.c_contiguous else out.copy()  # (copy's order is C)
 
 
 def _select_vjp(node, g, saved):
