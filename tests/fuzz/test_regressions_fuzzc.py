@@ -63,8 +63,8 @@ v2 = T.tensor([[0.25]], dtype=T.float64, requires_grad=True)
 v3 = T.einsum('ij,jk->', v1, v2)
 v3.sign_()
 v4 = (v3).float_power(v1.abs().add(0.5))
-loss = (v2 * v2.detach().tanh()).sum() + (v3 * v3.detach().tanh()).sum() + \
-    (v4 * v4.detach().tanh()).sum()
+loss = (v2 * v2.detach().tanh()).sum() + (v3 * v3.detach().tanh()).sum()
+loss = loss + (v4 * v4.detach().tanh()).sum()
 gs = T.autograd.grad(loss, [v2], create_graph=True, allow_unused=True)
 loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
 loss2.backward()
@@ -200,8 +200,8 @@ v8 = T.matmul(v5.unsqueeze(0).expand(2, 2, 3), v1)
 v9 = T.matmul(v1.unsqueeze(0), v5.mT)
 with T.no_grad():
     v1 *= 1.5
-loss = (v1 * v1.detach().tanh()).sum() + (v4 * v4.detach().tanh()).sum() + \
-    (v6 * 2).sum() + (v7 * 3).sum() + v8.sum() + (v9 * v9).sum()
+loss = (v1 * v1.detach().tanh()).sum() + (v4 * v4.detach().tanh()).sum()
+loss = loss + (v6 * 2).sum() + (v7 * 3).sum() + v8.sum() + (v9 * v9).sum()
 gs = T.autograd.grad(loss, [v1], create_graph=True, allow_unused=True)
 loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
 loss2.backward()
@@ -209,8 +209,7 @@ loss2.backward()
     # index_select's result is contiguous, as PyTorch's (NumPy put the indexed dimension
     # outermost): view() of it works (seed 9804175)
     "index_select_contiguous": """
-v1 = T.tensor([[2.0, 2.0], [-2.0, 0.0], [-1.0, 2.0], [0.0, -1.0]], dtype=T.float64,
-              requires_grad=True)
+v1 = T.tensor([[2.0, 2.0], [-2.0, 0.0], [-1.0, 2.0], [0.0, -1.0]], requires_grad=True)
 v6 = v1.index_select(-1, T.tensor([1, 1]))
 v8 = v6.view(-1)
 v9 = v1.eq(2.0).index_select(1, T.tensor([1, 0])).view(-1)
