@@ -216,6 +216,16 @@ v9 = v1.eq(2.0).index_select(1, T.tensor([1, 0])).view(-1)
 loss = (v8 * v8.detach().tanh()).sum()
 loss.backward()
 """,
+    # copysign saves its input only when the input needs a gradient (seed 9813834)
+    "copysign_saves_input_if_needed": """
+v2 = T.tensor([-0.5, 2.0], dtype=T.float64)
+v5 = v2 * 1
+v7 = T.tensor(-1.0, dtype=T.float64, requires_grad=True)
+v8 = (v5).copysign(v7)
+v5.floor_()
+loss = (v7 * v7.detach().tanh()).sum() + (v8 * v8.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v7], retain_graph=True, allow_unused=True)
+""",
     "cat_legacy_empty_shapes": """
 v0 = T.zeros((0,), dtype=T.float64, requires_grad=True)
 v1 = T.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=T.float32, requires_grad=True)

@@ -361,7 +361,9 @@ def _copysign_number_vjp(node, g, saved):
 
 _copysign_fwd = _in_float(lambda a, b: namespace(a if hasattr(a, "dtype") else b).copysign(a, b))
 _copysign_tensor = defop("copysign", _copysign_fwd, _copysign_vjp, "CopysignBackward0", 2,
-                         INPUTS | OUTPUT, "float", saved_for=lambda needs: (True, False))
+                         INPUTS | OUTPUT, "float",
+                         # (input only when it needs a gradient, as PyTorch: seed 9813834)
+                         saved_for=lambda needs: (needs[0], False))
 _copysign_number = defop("copysign", _copysign_fwd, _copysign_number_vjp, "CopysignBackward1", 1,
                          INPUTS | OUTPUT, "float")
 
