@@ -226,6 +226,23 @@ v5.floor_()
 loss = (v7 * v7.detach().tanh()).sum() + (v8 * v8.detach().tanh()).sum()
 gs = T.autograd.grad(loss, [v7], retain_graph=True, allow_unused=True)
 """,
+    # addmm keeps mat1 only for mat2's gradient and the reverse (seeds 9834415, 9836679)
+    "addmm_saves_what_the_other_needs": """
+v0 = T.tensor([[1.0, 0.0, 1.0]], dtype=T.float64)
+v3 = T.tensor([[-3.0], [1.0], [0.0]], dtype=T.float64)
+v4 = T.tensor(0.0, dtype=T.float64, requires_grad=True)
+v5 = T.addmm(v4, v0, v3)
+v7 = v3.detach()
+v7.pow_(3)
+loss = (v5 * v5.detach().tanh()).sum()
+loss.backward(retain_graph=True)
+v8 = T.tensor([[-1.0], [2.0], [0.0]], dtype=T.float64, requires_grad=True)
+v9 = T.addmm(v4, v0, v8)
+with T.no_grad():
+    v8.clamp_(-0.9, 0.5)
+loss2 = (v8 * v8.detach().tanh()).sum() + (v9 * v9.detach().tanh()).sum()
+gs = T.autograd.grad(loss2, [v8, v4], create_graph=True, allow_unused=True)
+""",
     "cat_legacy_empty_shapes": """
 v0 = T.zeros((0,), dtype=T.float64, requires_grad=True)
 v1 = T.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=T.float32, requires_grad=True)

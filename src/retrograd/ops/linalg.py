@@ -321,7 +321,9 @@ def _addmm_vjp(node, g, saved):
             matmul(_mT(x), ga) if nw else None)
 
 
-_addmm = defop("addmm", _addmm_fwd, _addmm_vjp, "AddmmBackward0", 3, INPUTS, "promote")
+# (mat1 only for mat2's gradient and the reverse, as PyTorch saves: fuzz seed 9834415)
+_addmm = defop("addmm", _addmm_fwd, _addmm_vjp, "AddmmBackward0", 3, INPUTS, "promote",
+               saved_for=lambda needs: (False, needs[2], needs[1]))
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002 - PyTorch's names
