@@ -243,6 +243,16 @@ with T.no_grad():
 loss2 = (v8 * v8.detach().tanh()).sum() + (v9 * v9.detach().tanh()).sum()
 gs = T.autograd.grad(loss2, [v8, v4], create_graph=True, allow_unused=True)
 """,
+    # dot keeps an operand only for the other's gradient too (seed 9838609)
+    "dot_saves_what_the_other_needs": """
+v0 = T.tensor([-0.5, 1.0], dtype=T.float64, requires_grad=True)
+v2 = v0.cumsum(dim=-1)
+v3 = T.tensor([-0.0, -1.0], dtype=T.float64)
+v4 = v2.dot(v3)
+v2[1] = 0.5
+loss = (v4 * v4.detach().tanh()).sum()
+loss.backward()
+""",
     "cat_legacy_empty_shapes": """
 v0 = T.zeros((0,), dtype=T.float64, requires_grad=True)
 v1 = T.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=T.float32, requires_grad=True)

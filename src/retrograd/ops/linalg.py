@@ -222,7 +222,8 @@ def matmul(a, b):
 # ----------------------------------------------------------------- dot
 
 # d(a . b)/da = g * b and d/db = g * a, with g 0-d: matmul's 1-D x 1-D derivative
-_dot_op = defop("dot", _matmul_fwd, _matmul_vjp, "DotBackward0", 2, INPUTS)
+_dot_op = defop("dot", _matmul_fwd, _matmul_vjp, "DotBackward0", 2, INPUTS,
+                saved_for=_matmul_saved_for)  # (fuzz seed 9838609)
 
 
 def _same_dtype(name, tensors, words=None):
