@@ -99,6 +99,36 @@ def _modified_error(node, index, tensor, saved_version):
     )
 
 
+def _unpack_results(node, as_tensors: bool):
+    """What PyTorch unpacks of a node whose gradients all go nowhere: the node's own results
+    (saved whatever the edges) and, for a one-input op, its saved input (kept whatever the
+    edge; an op of several inputs keeps each only for a derivative some edge needs, so none
+    here).  A changed or freed value raises, as there."""
+    if len(node.next) == 1:
+        unpack_saved(node, False)
+        return
+    saved = node.saved
+    if saved is None:
+        if getattr(node, "saves", 0) & 2:  # (_apply.OUTPUT)
+            raise freed_error(node)
+        return
+    for s in saved:
+        if type(s) is SavedOutput or (type(s) is PackedSaved and s.is_output):
+            unpack_saved(_Results(node, (s,)), False)  # (read, then dropped)
+
+
+class _Results:
+    """A node's saved results alone, for :func:`unpack_saved` (names and checks them)."""
+
+    __slots__ = ("node", "saved", "versions")
+
+    def __init__(self, node, saved):
+        self.node, self.saved, self.versions = node, saved, None
+
+    def name(self):
+        return self.node.name()
+
+
 def unpack_saved(node, as_tensors: bool):
     """The values ``node`` saved, as arrays (first order) or tensors (create_graph)."""
     saved = node.saved
@@ -442,7 +472,11 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
             nxt = node.next
             if nxt.count(None) == len(nxt):
                 # its gradients go nowhere (its inputs are views made under no_grad): PyTorch
-                # computes no output, so it reads no saved (maybe freed) value
+                # computes no output, but unpacks the saved values first (a changed or freed
+                # one raises) and frees them after
+                _unpack_results(node, as_tensors)
+                if not retain_graph and node.saved:
+                    node.saved = None
                 _release_children(node, deps, ready)
                 continue
             saved = unpack_saved(node, as_tensors)

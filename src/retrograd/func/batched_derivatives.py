@@ -209,7 +209,9 @@ def _product(p, q):
 
 def _matmul(node, g, saved, batch):
     a, b = saved
-    if a.dim() != 2 or b.dim() != 2:
+    # (an operand only the other's gradient reads is saved alone: both are matrices when the
+    # saved ones are and the result is one)
+    if len(node.out_shape) != 2 or any(x is not None and x.dim() != 2 for x in (a, b)):
         return None  # vectors and batches of matrices: the BatchedTensor formula
     na, nb = node.next
     return _mm_pair(g, a, b, na is not None, nb is not None, batch)

@@ -12,7 +12,7 @@ from .. import dtypes
 from ..backend import namespace
 from ..tensor import Tensor
 from . import registry
-from ._apply import INPUTS, NOTHING, OUTPUT, defop
+from ._apply import BOTH, INPUTS, NOTHING, OUTPUT, defop
 from .pointwise import _neg_fwd, grad_where, in_result_dtype
 from .pointwise import (_check_bool_sub, _check_int_divisor, _div_rounded, _rsub_number_fwd,
                         _with_number, exp, power, to_dtype, where,
@@ -380,7 +380,9 @@ def _copysign_number_vjp(node, g, saved):
 
 _copysign_fwd = _in_float(lambda a, b: namespace(a if hasattr(a, "dtype") else b).copysign(a, b))
 _copysign_tensor = defop("copysign", _copysign_fwd, _copysign_vjp, "CopysignBackward0", 2,
-                         INPUTS | OUTPUT, "float", saved_for=lambda needs: (True, False))
+                         INPUTS | OUTPUT, "float",
+                         # (input only when it needs a gradient, as PyTorch: seed 9813834)
+                         saved_for=lambda needs: (needs[0], False))
 _copysign_number = defop("copysign", _copysign_fwd, _copysign_number_vjp, "CopysignBackward1", 1,
                          INPUTS | OUTPUT, "float")
 
@@ -471,8 +473,9 @@ def fmod(input, other):  # noqa: A002
     return _fmod_number(input, other)
 
 
-# ldexp: input * 2 ** other, in a float. PyTorch's LdexpBackward0:
-# d/da = g * 2 ** b, d/db = g * a * 2 ** b * log(2)
+# ldexp: input * 2 ** other, in a float. PyTorch's LdexpBackward0 saves other (when input
+# needs a gradient) and its result: d/da = g * 2 ** b, d/db = g * result * log(2), so an
+# in-place change of the result breaks its backward, one of input does not (fuzz seed 9801820)
 def _ldexp_fwd(a, b):
     xp = namespace(a)
     if b.dtype.kind == "b" and a.dtype.kind == "f":  # PyTorch computes 2 ** b in b's dtype
@@ -488,14 +491,13 @@ def _ldexp_checked(a, b):
 
 
 def _ldexp_vjp(node, g, saved):
-    a, b = saved
+    _, b, result = saved
     na, nb = node.next
-    p = 2.0 ** b
-    return (g * p if na else None, g * a * p * math.log(2) if nb else None)
+    return (g * 2.0 ** b if na else None, g * result * math.log(2) if nb else None)
 
 
 ldexp = _no_number(defop("ldexp", _ldexp_checked, _ldexp_vjp, "LdexpBackward0", 2,
-                         INPUTS, "float", saved_for=lambda needs: (needs[1], True)), "ldexp")
+                         BOTH, "float", saved_for=lambda needs: (False, needs[0])), "ldexp")
 
 
 # logaddexp2: log2(2 ** a + 2 ** b); PyTorch: d/da = g / (1 + 2 ** (b - a)) (nan at a = b = +-inf)

@@ -247,6 +247,23 @@ def _gather_vjp(node, g, saved):
 _gather = defop("gather", _gather_fwd, _gather_vjp, "GatherBackward0", 1, NOTHING)
 
 
+def keep_for_check(out, *tensors):
+    """Save ``tensors`` on ``out``'s node (if it recorded one) for their version check only,
+    as PyTorch's node saves them (GatherBackward0: self and index; MaskedSelectBackward0:
+    self and mask): an in-place change of one breaks backward instead of moving the
+    gradient, and a second backward finds them freed (fuzz seeds 9804715, 9805926).  The
+    derivative reads the arrays kept in the params, which the check guarantees unchanged."""
+    from ..tensor import Tensor
+
+    node = getattr(out, "_grad_fn", None)  # (a batched tensor under vmap has none)
+    if node is not None:
+        saved = tuple(t for t in tensors if isinstance(t, Tensor))
+        versions = tuple(t._vc[0] if t._vc is not None else 0 for t in saved)
+        node.saved = saved
+        node.versions = versions if any(versions) else None
+    return out
+
+
 def gather(x, dim, index, *, sparse_grad=False):
     """Pick values along ``dim``: ``out[i][j] = x[i][index[i][j]]`` for ``dim=1``.
 
@@ -274,7 +291,7 @@ def gather(x, dim, index, *, sparse_grad=False):
             bad = int(idx.max() if idx.max() != 0 else idx.min())
             raise RuntimeError(f"gather(): index {bad} is out of bounds for dimension 0 with "
                                "size 1 (a 0-d input)")
-        return _gather(x, idx, 0, ())
+        return keep_for_check(_gather(x, idx, 0, ()), x, index)
     if idx.dtype.name not in ("int64", "int32"):
         raise RuntimeError(
             f"gather(): Expected dtype int32/int64 for index, but got {idx.dtype.name}; "
@@ -298,7 +315,7 @@ def gather(x, dim, index, *, sparse_grad=False):
                 f"index {hi if hi >= shape[dim] else lo} is out of bounds for dimension {dim} "
                 f"with size {shape[dim]} (gather on a tensor of shape {list(shape)})"
             )
-    return _gather(x, idx, dim, shape)
+    return keep_for_check(_gather(x, idx, dim, shape), x, index)
 
 
 def _scatter_fwd(g, idx, dim, shape):

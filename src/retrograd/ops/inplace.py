@@ -316,7 +316,26 @@ def _refusal(v, flag):
             f"been modified inplace with grad mode enabled. {_NO_GRAD_TAIL}")
 
 
-def rebase_views(x, recorded=True):
+def _unhooked_view_edge(x, old_fn):
+    """The in-place op just recorded on the view ``x`` reaches the view's old grad_fn through
+    its first edge; PyTorch's CopySlices runs that op's derivative itself and hands the
+    view's part straight to the base, so the old grad_fn is never reached that way: hooks
+    registered on ``x`` before the change (kept by that node) do not see this gradient (they
+    run only for other uses of the old value).  The edge gets a copy of the node without
+    hooks (fuzz seed 9482606)."""
+    import copy
+
+    node = x._grad_fn
+    nxt = node.next
+    if old_fn is None or getattr(old_fn, "hooks", None) is None or not nxt or \
+            nxt[0] is not old_fn:
+        return
+    twin = copy.copy(old_fn)
+    twin.hooks = None
+    node.next = (twin, *nxt[1:])
+
+
+def rebase_views(x, recorded=True, old_fn=None):
     """After an in-place change of ``x``, update the tensors sharing its memory, as PyTorch.
 
     If the change was recorded (``x`` got a new grad_fn) and ``x`` is a view, its base's
@@ -335,6 +354,7 @@ def rebase_views(x, recorded=True):
         group = groups.group_of(x)
         base = group.base() if group is not None else None
         if base is not None and x is not base:
+            _unhooked_view_edge(x, old_fn)
             pos = _positions(base._data, x._data)
             new = apply_op(_copy_slices.op, (shadow_of(base, False), x),
                            (pos, tuple(base.shape), _overlapping(x._data)))
@@ -694,7 +714,8 @@ def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
                 node.out_dtype = x._data.dtype
             x._requires_grad = result._requires_grad
             x._nr = 0
-            rebase_views(x)  # a view's own grad_fn becomes AsStridedBackward0 of its base's
+            # a view's own grad_fn becomes AsStridedBackward0 of its base's
+            rebase_views(x, old_fn=old_fn)
             move_retain_grad(x, old_fn, old_nr)
             x._bump_version()
             _save_self_as_output(x, node)
@@ -949,7 +970,7 @@ def setitem(x, index, value):
         x._grad_fn = new._grad_fn
         x._requires_grad = True
         x._nr = 0
-        rebase_views(x)
+        rebase_views(x, old_fn=old_fn)
         move_retain_grad(x, old_fn, old_nr)
     else:
         try:

@@ -15,7 +15,7 @@ from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._errors import int_arg, tensor_arg
 from ._apply import NOTHING, defop, multi_output_class, record_multi
-from .index import _index_backward, _slice, getitem
+from .index import _index_backward, _slice, getitem, keep_for_check
 from .shape import (
     _norm_dim, _shape_arg, _unique_dims, cat, input_meta, permute, reshape, stack, track_view,
     transpose,
@@ -284,7 +284,10 @@ def triu(x, diagonal=0):
 
 
 def _select_fwd(a, index, shape):
-    return a[index]
+    # contiguous, as PyTorch's result: NumPy lays out a[:, idx] with the indexed dimension
+    # outermost, so view() of it raised where PyTorch's succeeds (fuzz seed 9804175)
+    out = a[index]
+    return out if out.flags.c_contiguous else out.copy()  # (copy's order is C)
 
 
 def _select_vjp(node, g, saved):
@@ -331,7 +334,8 @@ def index_select(x, dim, index):
         raise (RuntimeError if dim == 1 else IndexError)(
             f"index_select(): index out of range in self: INDICES element is out of DATA bounds "
             f"(along dimension {dim} of size {n}, indices {idx.tolist()})")
-    return _index_select(x, (slice(None),) * dim + (idx.reshape(-1),), tuple(x.shape))
+    return keep_for_check(_index_select(x, (slice(None),) * dim + (idx.reshape(-1),),
+                                        tuple(x.shape)), index)
 
 
 def masked_select(x, mask):
@@ -349,11 +353,12 @@ def masked_select(x, mask):
 
         raise RuntimeError(f"masked_select(): {broadcast_message([x.shape, m.shape])} (input "
                            f"shape {list(x.shape)}, mask shape {list(m.shape)})") from None
+    given = x
     if tuple(x.shape) != shape:
         from .shape import expand
 
         x = expand(x, *shape)
-    return _masked_select(x, xp.broadcast_to(m, shape), shape)
+    return keep_for_check(_masked_select(x, xp.broadcast_to(m, shape), shape), given, mask)
 
 
 # ----------------------------------------------------------------- diagonals

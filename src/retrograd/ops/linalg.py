@@ -37,7 +37,14 @@ def _mT(x):  # noqa: N802 - swap the last two dimensions
 def _matmul_vjp(node, g, saved):
     a, b = saved
     na, nb = node.next
-    a1, b1 = a.ndim == 1, b.ndim == 1
+    # (an operand only the other's derivative reads is kept alone, as PyTorch's: the rank of
+    # the missing one follows from the result's, which drops a 1-D operand's dimension)
+    if a is None:
+        a1, b1 = len(node.out_shape) < b.ndim, b.ndim == 1
+    elif b is None:
+        a1, b1 = a.ndim == 1, len(node.out_shape) < a.ndim
+    else:
+        a1, b1 = a.ndim == 1, b.ndim == 1
     ga = gb = None
     if a1 and b1:  # dot: out is 0-d
         ga = g * b if na else None
@@ -104,15 +111,25 @@ def _dispatch(ad, bd, a_grad, b_grad):
     return _batched
 
 
-_dot = defop("matmul", _matmul_fwd, _matmul_vjp, "DotBackward0", 2, INPUTS, "promote")
-_mv = defop("matmul", _matmul_fwd, _matmul_vjp, "MvBackward0", 2, INPUTS, "promote")
-_mm = defop("matmul", _matmul_fwd, _matmul_vjp, "MmBackward0", 2, INPUTS, "promote")
-_squeeze = defop("matmul", _matmul_fwd, _matmul_vjp, "SqueezeBackward4", 2, INPUTS, "promote")
+def _matmul_saved_for(needs):
+    # a's gradient reads b and b's reads a: PyTorch saves no more (fuzz seeds 9805661, 9807248)
+    return (needs[1], needs[0])
+
+
+_dot = defop("matmul", _matmul_fwd, _matmul_vjp, "DotBackward0", 2, INPUTS, "promote",
+             saved_for=_matmul_saved_for)
+_mv = defop("matmul", _matmul_fwd, _matmul_vjp, "MvBackward0", 2, INPUTS, "promote",
+            saved_for=_matmul_saved_for)
+_mm = defop("matmul", _matmul_fwd, _matmul_vjp, "MmBackward0", 2, INPUTS, "promote",
+            saved_for=_matmul_saved_for)
+_squeeze = defop("matmul", _matmul_fwd, _matmul_vjp, "SqueezeBackward4", 2, INPUTS, "promote",
+                 saved_for=_matmul_saved_for)
 _batched = defop("matmul", _matmul_fwd, _matmul_vjp, "UnsafeViewBackward0", 2, INPUTS,
-                 "promote")
-_cloned = defop("matmul", _matmul_fwd, _matmul_vjp, "CloneBackward0", 2, INPUTS, "promote")
+                 "promote", saved_for=_matmul_saved_for)
+_cloned = defop("matmul", _matmul_fwd, _matmul_vjp, "CloneBackward0", 2, INPUTS, "promote",
+                saved_for=_matmul_saved_for)
 _transposed = defop("matmul", _matmul_fwd, _matmul_vjp, "TransposeBackward0", 2, INPUTS,
-                    "promote")
+                    "promote", saved_for=_matmul_saved_for)
 
 
 def matmul(a, b):
@@ -222,7 +239,8 @@ def no_grad_product_view(out):
 # ----------------------------------------------------------------- dot
 
 # d(a . b)/da = g * b and d/db = g * a, with g 0-d: matmul's 1-D x 1-D derivative
-_dot_op = defop("dot", _matmul_fwd, _matmul_vjp, "DotBackward0", 2, INPUTS)
+_dot_op = defop("dot", _matmul_fwd, _matmul_vjp, "DotBackward0", 2, INPUTS,
+                saved_for=_matmul_saved_for)  # (fuzz seed 9838609)
 
 
 def _same_dtype(name, tensors, words=None):
@@ -321,7 +339,9 @@ def _addmm_vjp(node, g, saved):
             matmul(_mT(x), ga) if nw else None)
 
 
-_addmm = defop("addmm", _addmm_fwd, _addmm_vjp, "AddmmBackward0", 3, INPUTS, "promote")
+# (mat1 only for mat2's gradient and the reverse, as PyTorch saves: fuzz seed 9834415)
+_addmm = defop("addmm", _addmm_fwd, _addmm_vjp, "AddmmBackward0", 3, INPUTS, "promote",
+               saved_for=lambda needs: (False, needs[2], needs[1]))
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002 - PyTorch's names
@@ -440,7 +460,7 @@ def _parse_einsum(equation, shapes):
 
 
 def _einsum_fwd(*args):
-    *arrays, terms, out = args
+    *arrays, terms, out, shapes = args
     from ..backend import namespace
 
     return namespace(arrays[0]).einsum(",".join(terms) + "->" + out, *arrays)
@@ -449,7 +469,7 @@ def _einsum_fwd(*args):
 def _einsum_vjp(node, g, saved):
     from .shape import expand_op, reshape_op, sum_to_size
 
-    terms, out = node.params
+    terms, out, shapes = node.params
     grads = []
     for i, (t, nxt) in enumerate(zip(terms, node.next)):
         if nxt is None:
@@ -460,7 +480,7 @@ def _einsum_vjp(node, g, saved):
         present = set(out).union(*other_terms) if other_terms else set(out)
         avail = "".join(c for c in t if c in present)
         gi = einsum_terms([out] + other_terms, avail, [g] + others)
-        shape = tuple(saved[i].shape)
+        shape = shapes[i]
         own = dict(zip(t, shape))
         # a size-1 dim of this operand that the others broadcast: sum it back (keepdim)
         reduced = tuple(1 if own[c] == 1 else s for c, s in zip(avail, gi.shape))
@@ -481,23 +501,33 @@ def _einsum_name(terms, out):
     # PyTorch's einsum ends in different nodes by path; these are the common ones
     if len(terms) == 1:
         return "SumBackward1" if len(out) < len(terms[0]) else "PermuteBackward0"
-    if set(out) == set().union(*terms) and len(terms) == 2:
+    if set(out) == set().union(*terms):
         return "MulBackward0"
     return "ViewBackward0"
 
 
-_EINSUM_OPS = {name: defop("einsum", _einsum_fwd, _einsum_vjp, name, 0, INPUTS, "promote")
-               for name in ("SumBackward1", "PermuteBackward0", "MulBackward0", "ViewBackward0")}
+def _einsum_saved_for(needs):
+    # operand j's values are read by the other operands' derivatives only (its own shape is
+    # in the params): PyTorch's bmm/mul keep no more, so an in-place change of an operand
+    # that only it needs breaks nothing (fuzz seed 9807254)
+    return tuple(any(n for i, n in enumerate(needs) if i != j) for j in range(len(needs)))
+
+
+_EINSUM_OPS = {name: defop("einsum", _einsum_fwd, _einsum_vjp, name, 0, INPUTS, "promote",
+                           saved_for=_einsum_saved_for)
+               for name in ("SumBackward1", "PermuteBackward0", "MulBackward0", "ViewBackward0",
+                            "BmmBackward0")}
 
 
 def einsum_terms(terms, out, operands):
     """einsum with parsed subscripts (used by einsum's own derivative)."""
     from ._apply import apply_op
 
+    shapes = tuple(tuple(o.shape) for o in operands)
     if not any(hasattr(o, "_data") for o in operands):
-        return _einsum_fwd(*operands, terms, out)
+        return _einsum_fwd(*operands, terms, out, shapes)
     name = _einsum_name(terms, out)
-    result = apply_op(_EINSUM_OPS[name].op, list(operands), (terms, out))
+    result = apply_op(_EINSUM_OPS[name].op, list(operands), (terms, out, shapes))
     if name in ("PermuteBackward0", "ViewBackward0") and not state.enabled:
         return no_grad_product_view(result)
     return result
@@ -526,6 +556,24 @@ def einsum(equation, *operands):
         want = einsum_dtype(terms, out, [tuple(o.shape) for o in operands],
                             [o.dtype for o in operands])
         operands = tuple(o if o.dtype is want else o.to(want) for o in operands)
+    name = _einsum_name(terms, out)
+    if name == "ViewBackward0" and all(type(o) is Tensor for o in operands):
+        # PyTorch's result is a view of its last product (bmm or mul): an in-place change of
+        # it goes to that base (CopySlices) and hooks registered before it see nothing of
+        # it, so it is one here too (fuzz seeds 9482606, 9485972)
+        from ._apply import apply_op
+        from .shape import view
+
+        product = apply_op(_EINSUM_OPS["BmmBackward0"].op, list(operands),
+                           (terms, out, tuple(tuple(o.shape) for o in operands)))
+        return view(product, tuple(product.shape))
+    if name == "PermuteBackward0" and sorted(out) == sorted(terms[0]) and \
+            type(operands[0]) is Tensor:
+        # dims reordered only: PyTorch's result is a permute view of the operand (NumPy's
+        # einsum shares its memory too, so it must share its version counter and views)
+        from .shape import permute
+
+        return permute(operands[0], tuple(terms[0].index(c) for c in out))
     return einsum_terms(terms, out, operands)
 
 

@@ -13,7 +13,7 @@ from ..autograd.engine import sum_to_array
 from ..autograd.grad_mode import state
 from ..autograd.graph import NO_EDGE
 from ..backend import namespace
-from ..tensor import Tensor
+from ..tensor import Tensor, make_tensor
 from ._apply import NOTHING, apply_op, defop
 from ._errors import calling_op, dim_error
 
@@ -540,16 +540,23 @@ def broadcast_to(x, shape):
 
 
 def _cat_fwd(*args):
-    *arrays, dim, sizes = args
-    return namespace(arrays[0]).concatenate(arrays, axis=dim)
+    *arrays, dim, sizes, skip = args
+    kept = [a for a, s in zip(arrays, skip) if not s] or arrays  # (all legacy-empty: [0])
+    return namespace(arrays[0]).concatenate(kept, axis=dim)
 
 
 def _cat_vjp(node, g, saved):
-    dim, sizes = node.params[0], node.params[1]
+    dim, sizes, skip = node.params
     out = []
     start = 0
-    for size, nxt in zip(sizes, node.next):
-        if nxt is not None:
+    for size, nxt, skipped in zip(sizes, node.next, skip):
+        if skipped and nxt is not None:
+            # PyTorch's cat_tensors_backward: a 1-D empty input gets fresh zeros, so under
+            # create_graph its gradient does not require grad (fuzz seed 9450620)
+            data = g._data if isinstance(g, Tensor) else g  # (an array when first order)
+            zeros = namespace(data).zeros((0,), dtype=data.dtype)
+            out.append(make_tensor(zeros) if isinstance(g, Tensor) else zeros)
+        elif nxt is not None:
             index = (slice(None),) * dim + (slice(start, start + size),)
             out.append(_getitem(g, index))
         else:
@@ -579,18 +586,26 @@ def cat(tensors, dim=0):
     tensors = list(tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
-    ref = tensors[0]
     for i, x in enumerate(tensors):
         if x.ndim == 0:
             raise RuntimeError(f"cat(): zero-dimensional tensor (at position {i}) cannot be "
                                "concatenated; use stack, or unsqueeze it first")
+    # PyTorch skips "legacy empty" tensors (shape [0]) in every shape and dim check, and in
+    # the join itself: cat([zeros(0), ones(2, 3)]) is ones(2, 3)
+    skip = tuple(x.ndim == 1 and x.shape[0] == 0 for x in tensors)
+    if all(skip):
+        return apply_op(_cat.op, tensors, (0, (0,) * len(tensors), skip))
+    ref = next(x for x, s in zip(tensors, skip) if not s)
+    for i, x in enumerate(tensors):
+        if skip[i]:
+            continue
         if x.ndim != ref.ndim:
             raise RuntimeError(f"cat(): Tensors must have same number of dimensions: got "
                                f"{ref.ndim} and {x.ndim} (shapes {list(ref.shape)} and "
                                f"{list(x.shape)} at positions 0 and {i})")
     d = _norm_dim(dim, ref.ndim)
     for i, x in enumerate(tensors):
-        if x.ndim != ref.ndim or any(
+        if not skip[i] and any(
             a != b for j, (a, b) in enumerate(zip(x.shape, ref.shape)) if j != d
         ):
             raise RuntimeError(
@@ -598,8 +613,8 @@ def cat(tensors, dim=0):
                 f"{list(ref.shape)} but got size {list(x.shape)} for tensor number {i} in the "
                 "list."
             )
-    sizes = tuple(x.shape[d] for x in tensors)
-    return apply_op(_cat.op, tensors, (d, sizes))
+    sizes = tuple(0 if s else x.shape[d] for x, s in zip(tensors, skip))
+    return apply_op(_cat.op, tensors, (d, sizes, skip))
 
 
 def _stack_fwd(*args):
