@@ -39,6 +39,53 @@ v6 = v2.index_add(1, v4, v5, alpha=-1.5)
 v7 = v2.index_add(0, T.tensor([1]), T.tensor([[3, 1, 2]]), alpha=2.5)
 v2.index_add_(1, v4, v5, alpha=True)
 """,
+    # sum_to_size(()) of a 0-d tensor is a new tensor (it shared the memory: a later
+    # in-place change showed through, seed 9952341); under no_grad a size it already has
+    # gives the tensor itself (a leaf that requires grad, seed 9953158)
+    "sum_to_size_0d_copy": """
+v0 = T.tensor(-3.0, dtype=T.float64)
+v1 = (v0).mul(v0)
+v2 = v1.sum_to_size(())
+v1.sub_(1.5)
+v3 = T.tensor([[-1.0], [0.0], [1.0]], dtype=T.float64, requires_grad=True)
+with T.no_grad():
+    v5 = v3.sum_to_size((3, 1))
+""",
+    # heaviside has no derivative: PyTorch's grad_fn is NotImplemented (seed 9952051)
+    "heaviside_grad_fn": """
+v0 = T.tensor(0.0, dtype=T.float64, requires_grad=True)
+v1 = (v0.abs().add(0.5)).log10()
+v3 = T.heaviside(v1, T.tensor(1.0, dtype=T.float64))
+v4 = T.heaviside(T.tensor([0.0, 2.0], dtype=T.float64), v1)
+""",
+    # binary_cross_entropy_with_logits has the target's dtype, as PyTorch's
+    # (1 - target).mul_(input)...: float64 logits with a float32 target give float32 (seed
+    # 9951960); the gradients keep each input's dtype
+    "bce_with_logits_target_dtype": """
+v0 = T.tensor([[-1.0, -1.0, 0.5], [0.0, -1.0, 2.0]], dtype=T.float64, requires_grad=True)
+v2 = T.tensor([[1.0, -0.5, -2.0], [1.0, 0.25, 0.0]], dtype=T.float32, requires_grad=True)
+v3 = T.nn.functional.binary_cross_entropy_with_logits(v0, (v2).sigmoid())
+v4 = T.nn.functional.binary_cross_entropy_with_logits(v0.float(), v2.double().sigmoid(),
+    reduction='none')
+v5 = T.nn.functional.binary_cross_entropy_with_logits(v0, v2.sigmoid(), reduction='sum',
+    pos_weight=T.tensor([2.0, 1.0, 0.5], dtype=T.float32))
+loss = v3 * 2 + v4.sum() + v5
+loss.backward()
+""",
+    # linalg.vecdot of two 1-d tensors is PyTorch's vdot (VdotBackward0, seed 9953332), and
+    # multi_dot ends in a view (ViewBackward0, seed 9952212)
+    "vecdot_multi_dot_grad_fn": """
+v7 = T.tensor([2.0, -1.0], dtype=T.float64)
+v11 = T.tensor([-0.5, 1.5], dtype=T.float64, requires_grad=True)
+v12 = T.linalg.vecdot(v7, v11)
+v1 = T.tensor([[-1.0, -0.0, -1.0], [1.0, 1.0, 2.0], [-0.0, 0.0, 0.0]], dtype=T.float64)
+v3 = T.tensor([[-1.0, -1.0, 0.0]], dtype=T.float64, requires_grad=True)
+v4 = T.tensor([[0.0], [-1.0], [0.0]], dtype=T.float64, requires_grad=True)
+v5 = T.linalg.multi_dot([v3, v1, v4])
+v6 = T.linalg.multi_dot([v11, T.tensor([[1.0], [2.0]], dtype=T.float64)])
+loss = v12 + v5.sum() + v6.sum()
+gs = T.autograd.grad(loss, [v11, v3, v4], create_graph=True, allow_unused=True)
+""",
 }
 
 
