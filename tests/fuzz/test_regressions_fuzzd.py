@@ -86,6 +86,28 @@ v6 = T.linalg.multi_dot([v11, T.tensor([[1.0], [2.0]], dtype=T.float64)])
 loss = v12 + v5.sum() + v6.sum()
 gs = T.autograd.grad(loss, [v11, v3, v4], create_graph=True, allow_unused=True)
 """,
+    # a multi-output op of which one output is used: slogdet's sign alone gives the input
+    # no gradient (None), std_mean's/var_mean's mean alone a gradient that does not require
+    # grad under create_graph, as PyTorch's derivatives that skip an undefined output
+    # gradient (the engine materialized zeros; seeds 9952671, 9955369)
+    "multi_output_unused_gradient": """
+v3 = T.zeros((0, 1, 1), dtype=T.float64, requires_grad=True)
+v6 = T.tensor([[2.0, 1.0], [1.0, 3.0]], dtype=T.float64, requires_grad=True)
+v0 = T.tensor(1.0, dtype=T.float64, requires_grad=True)
+v1 = T.tensor([1.0, 2.0, 4.0], dtype=T.float64, requires_grad=True)
+v9 = T.linalg.slogdet(((v3 @ v3.mT) + 5 * T.eye(4, dtype=v3.dtype)))[0]
+v10 = T.linalg.slogdet(v6)[0]
+v2 = T.std_mean(v0, dim=-1)[1]
+v4 = T.var_mean(v1, dim=0)[1]
+v5 = T.std_mean(v1, dim=0)[1]
+loss = (v0 * v0.detach().tanh()).sum() + v9.sum() + v10 + v2 + v4 * 2 + v5
+gs = T.autograd.grad(loss, [v3, v6, v0, v1], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+try:
+    loss2.backward()
+except Exception as e:  # PyTorch: RuntimeError (loss2 does not require grad)
+    print(type(e).__name__, e)
+""",
 }
 
 
