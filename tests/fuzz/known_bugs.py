@@ -430,3 +430,80 @@ def _kink_at_one_ulp(prog, failure):
     kinks = {"clamp_min", "clamp_max", "clamp", "maximum", "minimum", "fmax", "fmin"}
     return failure.kind in ("value", "grad") and bool(kinks & _ops(prog)) and bool(
         {"logit", "sigmoid"} & _ops(prog)) and failure.op in ("loss2", "leaf", "autograd.grad")
+
+
+# ------------------------------------------------------------ op families added by fuzzD
+# (ops_table_more.py: activations, losses, scatter, scans, linalg, normalization, padding...)
+def _empty_leaf(prog):
+    return any(st.leaf is not None and st.leaf.array.size == 0 for st in prog.steps)
+
+
+@accepted("circular padding's grad_fn: PyTorch 2.13 builds it from slice copies (CopySlices), "
+          "retrograd records one CircularPad{1,2,3}DBackward0 node (graph granularity, as "
+          "tests/ops/test_padding.py says; values and gradients are compared)")
+def _circular_pad_name(prog, failure):
+    return failure.kind == "grad_fn" and failure.op == "pad" and failure.detail[0] == \
+        "CopySlices" and re.fullmatch(r"CircularPad[123]DBackward0", failure.detail[1] or "")
+
+
+@accepted("a convolution with zero input channels: PyTorch's empty-convolution path returns "
+          "input * weight[0] (the input's shape, ignoring out_channels and stride), a PyTorch "
+          "bug; retrograd gives its documented (N, C_out, L_out) shape")
+def _conv_zero_channels(prog, failure):
+    return failure.kind == "value" and failure.op == "conv1d" and "shape torch" in \
+        failure.message and _empty_leaf(prog)
+
+
+@accepted("nll_loss/cross_entropy of a 1-d input (one sample) with a 1-element 1-d target: "
+          "PyTorch's forward takes it and its backward raises (size mismatch), so it is "
+          "unusable there; retrograd refuses it at the call")
+def _nll_one_sample_target(prog, failure):
+    return failure.kind == "raise" and failure.op == "nn_loss" and not failure.torch_exc and \
+        "to match target batch_size" in failure.message
+
+
+@accepted("block_diag with an empty 1-d block: PyTorch's forward counts it as one row, its "
+          "backward as none, so the later blocks' gradients are read from the wrong rows "
+          "(block_diag(zeros(0), x): x.grad is the first row's gradient), a PyTorch bug")
+def _block_diag_empty(prog, failure):
+    return failure.kind in ("grad", "value", "log") and _empty_leaf(prog) and any(
+        "T.block_diag(" in t for t in _texts(prog))
+
+
+_INPLACE_VIEW_OPS = {"t_", "transpose_", "swapaxes_", "squeeze_", "unsqueeze_"}
+
+
+@known("in-place view ops (t_, transpose_, swapaxes_, squeeze_, unsqueeze_) on a view, or on "
+       "a base that has views (also made under no_grad or through detach): PyTorch treats the "
+       "metadata change like a write (the view's grad_fn becomes AsStridedBackward0, a "
+       "no_grad view's flags raise), retrograd does not (seeds 9951204, 9951218, 9951887)")
+def _inplace_view_op(prog, failure):
+    return failure.kind in ("grad_fn", "flags", "raise", "value") and bool(
+        _INPLACE_VIEW_OPS & _ops(prog)) and (
+            failure.kind != "grad_fn" or "AsStridedBackward0" in failure.detail or
+            "CopySlices" in failure.detail)
+
+
+@known("bool or integer inputs to nn.functional losses: PyTorch computes some (smooth_l1, "
+       "mse with a float target), raises others with another class (broadcast before dtype), "
+       "retrograd refuses them all with NotImplementedError (seed 9951167)")
+def _loss_int_inputs(prog, failure):
+    m = failure.message
+    return failure.kind == "raise" and failure.op == "nn_loss" and (
+        "Bool" in m or "bool" in m or "Long" in m or "Integral" in m)
+
+
+@known("in-place activations (hardtanh_...) of an integer tensor: PyTorch clamps in the "
+       "integer type, retrograd refuses the float result (seed 9955277)")
+def _int_inplace_activation(prog, failure):
+    return _raised_only_in(failure, "retrograd") and "can't be cast to the desired output " \
+        "type Long" in failure.message and failure.op in ("hardtanh_", "leaky_relu_", "elu_")
+
+
+@known("an in-place op on the result of a 1-d pooling (a squeeze view of the 2-d pool's in "
+       "both): PyTorch records the op itself (a view of a tensor made inside the op is not a "
+       "differentiable view there), retrograd AsStridedBackward0 (seed 9951746)")
+def _inplace_on_pool1d(prog, failure):
+    return failure.kind == "grad_fn" and failure.op == "conv1d" and \
+        failure.detail[1] == "AsStridedBackward0"
+
