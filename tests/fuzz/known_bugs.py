@@ -493,13 +493,6 @@ def _loss_int_inputs(prog, failure):
         "Bool" in m or "bool" in m or "Long" in m or "Integral" in m)
 
 
-@known("in-place activations (hardtanh_...) of an integer tensor: PyTorch clamps in the "
-       "integer type, retrograd refuses the float result (seed 9955277)")
-def _int_inplace_activation(prog, failure):
-    return _raised_only_in(failure, "retrograd") and "can't be cast to the desired output " \
-        "type Long" in failure.message and failure.op in ("hardtanh_", "leaky_relu_", "elu_")
-
-
 @known("an in-place op on the result of a 1-d pooling (a squeeze view of the 2-d pool's in "
        "both): PyTorch records the op itself (a view of a tensor made inside the op is not a "
        "differentiable view there), retrograd AsStridedBackward0 (seed 9951746)")

@@ -108,6 +108,18 @@ try:
 except Exception as e:  # PyTorch: RuntimeError (loss2 does not require grad)
     print(type(e).__name__, e)
 """,
+    # hardtanh/relu6 of an integer tensor clamp in its type, the bounds cast to it (-1.5 ->
+    # -1), as PyTorch: it gave float64, and hardtanh_ refused the float result (seed 9955277)
+    "hardtanh_integer": """
+v0 = T.tensor(-1, dtype=T.int64)
+T.nn.functional.hardtanh_(v0)
+v1 = T.tensor([-2, 0, 3, 7], dtype=T.int64)
+v2 = T.nn.functional.hardtanh(v1, -1.5, 2.5)
+v3 = T.nn.functional.relu6(v1)
+v4 = T.nn.functional.hardtanh(v1, -0.5, 0.5)
+v5 = v1.clone()
+T.nn.functional.hardtanh_(v5, -1.5, 2.5)
+""",
 }
 
 
