@@ -500,3 +500,17 @@ def _inplace_on_pool1d(prog, failure):
     return failure.kind == "grad_fn" and failure.op == "conv1d" and \
         failure.detail[1] == "AsStridedBackward0"
 
+
+
+@known("memory layout of LAPACK results: PyTorch's inv/solve/cholesky/matrix_power(-n) "
+       "results are column-major (strides (1, n)), so flatten/reshape/view of them copies "
+       "(or raises for view) where retrograd's C-ordered result gives a view that shows a "
+       "later in-place change (seed 9960414; the reshape layout class above)")
+def _lapack_layout(prog, failure):
+    if "linalg_square" not in _ops(prog):
+        return False
+    if failure.kind == "raise":
+        return "view size is not compatible" in failure.message
+    reshaped = bool({"flatten", "reshape", "unflatten"} & _ops(prog))
+    return reshaped and (failure.kind == "grad_fn" or (failure.kind == "value" and any(
+        st.kind == "inplace" for st in prog.steps)))
