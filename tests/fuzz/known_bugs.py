@@ -496,15 +496,6 @@ def _loss_int_inputs(prog, failure):
         "Bool" in m or "bool" in m or "Long" in m or "Integral" in m)
 
 
-@known("an in-place op on the result of a 1-d pooling (a squeeze view of the 2-d pool's in "
-       "both): PyTorch records the op itself (a view of a tensor made inside the op is not a "
-       "differentiable view there), retrograd AsStridedBackward0 (seed 9951746)")
-def _inplace_on_pool1d(prog, failure):
-    return failure.kind == "grad_fn" and failure.op == "conv1d" and \
-        failure.detail[1] == "AsStridedBackward0"
-
-
-
 @known("memory layout of LAPACK results: PyTorch's inv/solve/cholesky/matrix_power(-n) "
        "results are column-major (strides (1, n)), so flatten/reshape/view of them copies "
        "(or raises for view) where retrograd's C-ordered result gives a view that shows a "

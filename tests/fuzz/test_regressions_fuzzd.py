@@ -120,6 +120,24 @@ v4 = T.nn.functional.hardtanh(v1, -0.5, 0.5)
 v5 = v1.clone()
 T.nn.functional.hardtanh_(v5, -1.5, 2.5)
 """,
+    # max_pool1d of an input that needs no gradient is a fresh tensor (PyTorch's
+    # max_pool1d_impl), not a view of the 2-d pool's: an in-place op on it records that op
+    # (IndexAddBackward0, MulBackward0), not AsStridedBackward0 (seed 9951746)
+    "max_pool1d_no_grad_not_a_view": """
+v2 = T.tensor([[-1.0, -1.0, -0.0]], dtype=T.float64)
+v3 = v2.cos()
+v9 = T.nn.functional.max_pool1d(v3, 1, stride=1, padding=0, ceil_mode=True)
+v10 = T.tensor([0, 0], dtype=T.int64)
+v11 = T.tensor([[-2.0, 1.0, -1.0], [-2.0, 2.0, -1.0]], dtype=T.float64, requires_grad=True)
+v9.index_add_(0, v10, v11)
+v12 = T.nn.functional.max_pool1d(v3, 2, stride=1)
+v12.mul_(T.tensor(2.0, dtype=T.float64, requires_grad=True))
+v13 = T.tensor([[[1.0, -2.0, 3.0, 0.5]]], dtype=T.float64, requires_grad=True)
+v14 = T.nn.functional.max_pool1d(v13 * 1, 2)
+v14.mul_(3.0)
+loss = v9.sum() + v12.sum() + v14.sum()
+loss.backward()
+""",
 }
 
 
