@@ -138,6 +138,15 @@ v14.mul_(3.0)
 loss = v9.sum() + v12.sum() + v14.sum()
 loss.backward()
 """,
+    # multi_margin_loss of one sample (a 1-d input) with reduction='none' has the target's
+    # shape, as PyTorch's: (1,) for a 1-element target, () for a 0-d one (seed 9962389)
+    "multi_margin_loss_one_sample_shape": """
+v0 = T.tensor([0.5, -1.0, 0.25], dtype=T.float64, requires_grad=True)
+v8 = T.nn.functional.multi_margin_loss(v0, T.tensor([2]), p=2, reduction='none')
+v9 = T.nn.functional.multi_margin_loss(v0, T.tensor(0), reduction='none')
+loss = (v8 * 3).sum() + v9
+loss.backward()
+""",
 }
 
 
