@@ -520,3 +520,15 @@ def _pad_derivative_flags(prog, failure):
     return padded and "backward2" in _ops(prog) and (
         (failure.kind == "raise" and failure.op == "backward2" and not failure.torch_exc)
         or failure.kind == "grad")
+
+
+@known("a hook on a view (squeeze inside adaptive_avg_pool1d...), then an in-place op on that "
+       "view: PyTorch's hook stays on the view's old node, which the rebased graph (CopySlices "
+       "on the base) no longer runs, so it never fires; retrograd runs it (seed 9963975; "
+       "v = (x * 1).squeeze(0); v.register_hook(f); v.add_(1) does the same)")
+def _hook_on_view_then_inplace(prog, failure):
+    if failure.kind != "log" or "hooks ran in order" not in failure.message:
+        return False
+    hooked = {st.text.split(".")[0] for st in prog.steps if st.op == "register_hook"}
+    changed = {st.on for st in prog.steps if st.kind == "inplace"}
+    return bool(hooked & changed)
