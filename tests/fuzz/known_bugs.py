@@ -529,6 +529,7 @@ def _pad_derivative_flags(prog, failure):
 def _hook_on_view_then_inplace(prog, failure):
     if failure.kind != "log" or "hooks ran in order" not in failure.message:
         return False
-    hooked = {st.text.split(".")[0] for st in prog.steps if st.op == "register_hook"}
+    hooked = {m.group(1) for st in prog.steps if st.op == "register_hook"
+              for m in [re.search(r"\b(v\d+)\.register_hook\(", st.text)] if m}
     changed = {st.on for st in prog.steps if st.kind == "inplace"}
     return bool(hooked & changed)
