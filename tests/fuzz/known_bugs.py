@@ -533,3 +533,28 @@ def _hook_on_view_then_inplace(prog, failure):
               for m in [re.search(r"\b(v\d+)\.register_hook\(", st.text)] if m}
     changed = {st.on for st in prog.steps if st.kind == "inplace"}
     return bool(hooked & changed)
+
+
+@accepted("float64 rounding amplified: sin/cos/tan of a huge argument made by exp/expm1/"
+          "exp2/sinh/cosh (cos(expm1(20.2)), about 6e8, seed 9966151): a 1-ulp difference "
+          "upstream (a matmul's sum order) is 1e-6 there, beyond float64's tolerance")
+def _huge_trig_argument(prog, failure):
+    return failure.kind == "value" and failure.op in ("sin", "cos", "tan") and bool(
+        {"exp", "expm1", "exp2", "sinh", "cosh", "exp_", "expm1_"} & _ops(prog))
+
+
+@accepted("PyTorch calls a tensor hook with None in a second backward (a hook on an "
+          "eigvalsh result, lambda g: g * 2, raises TypeError on None there, seed 9967110), "
+          "a PyTorch bug: hooks get tensors")
+def _hook_called_with_none(prog, failure):
+    return failure.kind == "raise" and failure.op == "backward2" and \
+        failure.torch_exc == "TypeError" and "'NoneType'" in failure.message and \
+        not failure.retro_exc
+
+
+@known("a node without a derivative (1.5 % x: NotImplemented) whose input is a no_grad view "
+       "of a leaf (its gradient goes nowhere): PyTorch still calls it and raises, retrograd's "
+       "engine skips it (seed 9966412; the engine's class in the saved-tensors entry)")
+def _not_implemented_skipped(prog, failure):
+    return _raised_only_in(failure, "torch") and failure.op in ("backward", "backward2") and \
+        "is not implemented" in failure.message and any(st.ctx for st in prog.steps)
