@@ -590,7 +590,7 @@ def _group_norm_derivative_flags(prog, failure):
         _raised_only_in(failure, "retrograd") and "does not require grad" in failure.message
 
 
-@known("kron of 0-d or single-element operands: PyTorch's result is a fresh tensor, "
+@known("kron (of 0-d, or of columns...): PyTorch's result is a fresh tensor, "
        "retrograd's a view (of its reshaped product), so an in-place op on it gives "
        "AsStridedBackward0 (seeds 9972015, 9976976, 9979842)")
 def _kron_view(prog, failure):
