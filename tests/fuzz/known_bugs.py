@@ -367,3 +367,176 @@ def _kink_at_one_ulp(prog, failure):
     kinks = {"clamp_min", "clamp_max", "clamp", "maximum", "minimum", "fmax", "fmin"}
     return failure.kind in ("value", "grad") and bool(kinks & _ops(prog)) and bool(
         {"logit", "sigmoid"} & _ops(prog)) and failure.op in ("loss2", "leaf", "autograd.grad")
+
+
+# ------------------------------------------------------------ op families added by fuzzD
+# (ops_table_more.py: activations, losses, scatter, scans, linalg, normalization, padding...)
+def _empty_leaf(prog):
+    return any(st.leaf is not None and st.leaf.array.size == 0 for st in prog.steps)
+
+
+@accepted("circular padding's grad_fn: PyTorch 2.13 builds it from slice copies (CopySlices), "
+          "retrograd records one CircularPad{1,2,3}DBackward0 node (graph granularity, as "
+          "tests/ops/test_padding.py says; values and gradients are compared)")
+def _circular_pad_name(prog, failure):
+    return failure.kind == "grad_fn" and failure.op == "pad" and failure.detail[0] == \
+        "CopySlices" and re.fullmatch(r"CircularPad[123]DBackward0", failure.detail[1] or "")
+
+
+@accepted("a convolution with zero input channels: PyTorch's empty-convolution path returns "
+          "input * weight[0] (the input's shape, ignoring out_channels and stride), a PyTorch "
+          "bug; retrograd gives its documented (N, C_out, L_out) shape")
+def _conv_zero_channels(prog, failure):
+    return failure.kind == "value" and failure.op == "conv1d" and "shape torch" in \
+        failure.message and _empty_leaf(prog)
+
+
+@accepted("nll_loss/cross_entropy of a 1-d input (one sample) with a 1-element 1-d target: "
+          "PyTorch's forward takes it and its backward raises (size mismatch), so it is "
+          "unusable there; retrograd refuses it at the call")
+def _nll_one_sample_target(prog, failure):
+    return failure.kind == "raise" and failure.op == "nn_loss" and not failure.torch_exc and \
+        "to match target batch_size" in failure.message
+
+
+@accepted("block_diag with an empty 1-d block: PyTorch's forward counts it as one row, its "
+          "backward as none, so the later blocks' gradients are read from the wrong rows "
+          "(block_diag(zeros(0), x): x.grad is the first row's gradient), a PyTorch bug")
+def _block_diag_empty(prog, failure):
+    return failure.kind in ("grad", "value", "log") and _empty_leaf(prog) and any(
+        "T.block_diag(" in t for t in _texts(prog))
+
+
+_INPLACE_VIEW_OPS = {"t_", "transpose_", "swapaxes_", "squeeze_", "unsqueeze_"}
+
+
+@known("in-place view ops (t_, transpose_, swapaxes_, squeeze_, unsqueeze_) on a view, or on "
+       "a base that has views (also made under no_grad or through detach): PyTorch treats the "
+       "metadata change like a write (the view's grad_fn becomes AsStridedBackward0, a "
+       "no_grad view's flags raise), retrograd does not (seeds 9951204, 9951218, 9951887)")
+def _inplace_view_op(prog, failure):
+    if not _INPLACE_VIEW_OPS & _ops(prog):
+        return False
+    if failure.kind == "grad_fn":
+        return "AsStridedBackward0" in failure.detail or "CopySlices" in failure.detail
+    if failure.kind == "raise":  # (PyTorch's no_grad-view error at a later in-place op; a
+        # gradient of the pre-transpose shape in retrograd's backward, seeds 9973053, 9973815)
+        return "view" in failure.message or "returned an invalid gradient" in failure.message
+    return failure.kind == "flags"
+
+
+@known("bool or integer inputs to nn.functional losses: PyTorch computes some (smooth_l1, "
+       "mse with a float target), raises others with another class (broadcast before dtype), "
+       "retrograd refuses them all with NotImplementedError (seed 9951167)")
+def _loss_int_inputs(prog, failure):
+    m = failure.message
+    return failure.kind == "raise" and failure.op == "nn_loss" and (
+        "Bool" in m or "bool" in m or "Long" in m or "Integral" in m)
+
+
+@known("memory layout of LAPACK results: PyTorch's inv/solve/cholesky/matrix_power(-n) "
+       "results are column-major (strides (1, n)), so flatten/reshape/view of them copies "
+       "(or raises for view) where retrograd's C-ordered result gives a view that shows a "
+       "later in-place change (seed 9960414; the reshape layout class above)")
+def _lapack_layout(prog, failure):
+    if "linalg_square" not in _ops(prog):
+        return False
+    if failure.kind == "raise":
+        return "view size is not compatible" in failure.message
+    reshaped = bool({"flatten", "reshape", "unflatten"} & _ops(prog))
+    return reshaped and (failure.kind == "grad_fn" or (failure.kind == "value" and any(
+        st.kind == "inplace" for st in prog.steps)))
+
+
+@known("the first derivative of reflect/replicate padding under create_graph: PyTorch's "
+       "ReflectionPad/ReplicationPad*DBackwardBackward0 takes the input too (its derivative "
+       "there is zeros), so the gradient requires grad whenever the input does; retrograd's "
+       "transposed resampling takes only the incoming gradient, so a second backward raises "
+       "in retrograd only (seed 9962455; prelu/threshold have derivative_record for this)")
+def _pad_derivative_flags(prog, failure):
+    padded = any("mode='reflect'" in t or "mode='replicate'" in t for t in _texts(prog))
+    return padded and "backward2" in _ops(prog) and (
+        (failure.kind == "raise" and failure.op == "backward2" and not failure.torch_exc)
+        or failure.kind == "grad")
+
+
+@known("a hook on a view (squeeze inside adaptive_avg_pool1d...), then an in-place op on that "
+       "view: PyTorch's hook stays on the view's old node, which the rebased graph (CopySlices "
+       "on the base) no longer runs, so it never fires; retrograd runs it (seed 9963975; "
+       "v = (x * 1).squeeze(0); v.register_hook(f); v.add_(1) does the same)")
+def _hook_on_view_then_inplace(prog, failure):
+    if failure.kind != "log" or "hooks ran in order" not in failure.message:
+        return False
+    hooked = {m.group(1) for st in prog.steps if st.op == "register_hook"
+              for m in [re.search(r"\b(v\d+)\.register_hook\(", st.text)] if m}
+    changed = {st.on for st in prog.steps if st.kind == "inplace"}
+    return bool(hooked & changed)
+
+
+@accepted("float64 rounding amplified: sin/cos/tan of a huge argument made by exp/expm1/"
+          "exp2/sinh/cosh (cos(expm1(20.2)), about 6e8, seed 9966151): a 1-ulp difference "
+          "upstream (a matmul's sum order) is 1e-6 there, beyond float64's tolerance")
+def _huge_trig_argument(prog, failure):
+    return failure.kind == "value" and failure.op in ("sin", "cos", "tan") and bool(
+        {"exp", "expm1", "exp2", "sinh", "cosh", "exp_", "expm1_"} & _ops(prog))
+
+
+@accepted("PyTorch calls a tensor hook with None in a second backward (a hook on an "
+          "eigvalsh result, lambda g: g * 2, raises TypeError on None there, seed 9967110), "
+          "a PyTorch bug: hooks get tensors")
+def _hook_called_with_none(prog, failure):
+    return failure.kind == "raise" and failure.op == "backward2" and \
+        failure.torch_exc == "TypeError" and "'NoneType'" in failure.message and \
+        not failure.retro_exc
+
+
+@known("a node without a derivative (1.5 % x: NotImplemented) whose input is a no_grad view "
+       "of a leaf (its gradient goes nowhere): PyTorch still calls it and raises, retrograd's "
+       "engine skips it (seed 9966412; the engine's class in the saved-tensors entry)")
+def _not_implemented_skipped(prog, failure):
+    return _raised_only_in(failure, "torch") and failure.op in ("backward", "backward2") and \
+        "is not implemented" in failure.message and any(st.ctx for st in prog.steps)
+
+
+@known("dtype corners of the added families (seeds 9970436, 9971648, 9972035, 9974289, "
+       "9976024): conv_transpose1d of bool tensors (PyTorch: NotImplementedError), cumsum_ of "
+       "a bool tensor (PyTorch raises NotImplementedError, or for a 0-d one runs), dist of a "
+       "float and an int tensor: retrograd computes or raises another class")
+def _added_family_dtypes(prog, failure):
+    if failure.kind != "raise":
+        return False
+    m = failure.message
+    texts = " ".join(_texts(prog))
+    return ("Bool" in m and ("conv" in m or "cumsum" in m)) or (
+        "cumsum_(" in texts and "Bool" in m) or ("T.dist(" in texts and any(
+            st.leaf is not None and st.leaf.dtype in ("int64", "bool") for st in prog.steps))
+
+
+@known("a second derivative PyTorch does not have (multi_margin_loss_backward: 'derivative ... "
+       "is not implemented'): retrograd's first derivative is differentiable (seed 9970773)")
+def _no_torch_second_derivative(prog, failure):
+    return _raised_only_in(failure, "torch") and failure.op == "backward2" and \
+        "_backward is not implemented" in failure.message
+
+
+@known("group_norm's weight/bias gradients under create_graph: PyTorch's require grad (its "
+       "native_group_norm_backward takes the input), retrograd's do not, so a second backward "
+       "raises in retrograd only (seed 9970909)")
+def _group_norm_derivative_flags(prog, failure):
+    return "normalization" in _ops(prog) and failure.op == "backward2" and \
+        _raised_only_in(failure, "retrograd") and "does not require grad" in failure.message
+
+
+@known("kron (of 0-d, or of columns...): PyTorch's result is a fresh tensor, "
+       "retrograd's a view (of its reshaped product), so an in-place op on it gives "
+       "AsStridedBackward0 (seeds 9972015, 9976976, 9979842)")
+def _kron_view(prog, failure):
+    return failure.kind == "grad_fn" and failure.detail[1] == "AsStridedBackward0" and \
+        any("T.kron(" in t for t in _texts(prog))
+
+
+@accepted("ties: which index mode(dim) returns for a value that occurs as often as another "
+          "(or at several places) is unspecified (seed 9972189)")
+def _mode_ties(prog, failure):
+    return failure.kind == "value" and failure.op == "quantile" and any(
+        ".mode(" in t and ("[1]" in t or ".indices" in t) for t in _texts(prog))

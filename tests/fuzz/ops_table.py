@@ -635,3 +635,24 @@ def inplace_statement(g, a):
 
 
 OPS = {spec.name: spec for spec in TABLE}
+
+
+# ------------------------------------------------------------------------------ more families
+# nn.functional activations and losses, scatter/gather, scans, sorting and quantiles,
+# statistics, linalg, normalization, padding, conv1d/pooling, more in-place forms: their
+# records are in ops_table_more.py (this file stays under its size); importing it appends
+# them to TABLE.  A quarter of the in-place statements take its forms.
+from . import ops_table_more  # noqa: E402
+
+_first_inplace_statement = inplace_statement
+
+
+def inplace_statement(g, a):  # noqa: F811 - the first forms, and ops_table_more's
+    if g.rng.random() < 0.25:
+        made = ops_table_more.more_inplace_statement(g, a)
+        if made is not None:
+            return made
+    return _first_inplace_statement(g, a)
+
+
+OPS = {spec.name: spec for spec in TABLE}

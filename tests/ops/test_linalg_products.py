@@ -62,10 +62,7 @@ case("vecdot", lambda m, a, b: m.linalg.vecdot(a, b), ((2, 3), (3,)))
 case("vecdot_dim", lambda m, a, b: m.linalg.vecdot(a, b, dim=0), ((3, 2), (3, 1)))
 for _shapes in [((2, 3), (3, 4), (4, 2)), ((3,), (3, 4), (4, 2), (2,)), ((2, 5), (5, 1)),
                 ((4, 2), (2, 4), (4, 3), (3, 2))]:
-    case(f"multi_dot{_shapes}", lambda m, *xs: m.linalg.multi_dot(xs), _shapes,
-         xfail={"grad_fn": "ends in a view of matmul's dot, PyTorch's in another view",
-                "structure": "matmul nodes where PyTorch records mm and views"}
-         if len(_shapes[0]) == 2 else {})
+    case(f"multi_dot{_shapes}", lambda m, *xs: m.linalg.multi_dot(xs), _shapes)
 for _n in (2, 3, 5, -1, -2):
     case(f"matrix_power{_n}", lambda m, a, n=_n: m.linalg.matrix_power(wc(m, a), n), ((3, 3),),
          xfail={"structure": "repeated squaring multiplies in another order than PyTorch"}

@@ -209,6 +209,8 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002
     """``x`` clipped to ``[min_val, max_val]``."""
     if input._data.dtype.kind == "b":
         raise RuntimeError("Bool inputs not supported for hardtanh; convert with x.float()")
+    if input._data.dtype.kind in "iu":  # PyTorch clamps in the integer type (bounds cast)
+        min_val, max_val = int(min_val), int(max_val)
     return (_hardtanh_ if inplace else _hardtanh)(input, min_val, max_val)
 
 

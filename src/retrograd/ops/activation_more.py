@@ -578,6 +578,8 @@ def leaky_relu_(input, negative_slope=0.01):  # noqa: A002
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):  # noqa: A002
     """``F.hardtanh_``: hardtanh in place."""
+    if input._data.dtype.kind in "iu":  # PyTorch clamps in the integer type (bounds cast)
+        min_val, max_val = int(min_val), int(max_val)
     return _hardtanh_(input, min_val, max_val)
 
 

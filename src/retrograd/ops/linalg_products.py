@@ -16,7 +16,7 @@ from ._errors import tensor_arg
 from .layout import diagonal as _diagonal
 from .linalg import _matmul_fwd, _matmul_vjp, _mT, _mv, _same_dtype, matmul, refuse_bool
 from .reduce import sum as _sum
-from .shape import permute, reshape, unsqueeze
+from .shape import permute, reshape, unsqueeze, view
 
 
 def _scaled(g, factor):
@@ -316,6 +316,8 @@ def vecdot(x, y, *, dim=-1):
     tensor_arg(x, "x")
     tensor_arg(y, "y", 1)
     _same_dtype("linalg.vecdot", (x, y))
+    if x.ndim == 1 and y.ndim == 1:  # PyTorch's 1-d path: VdotBackward0, no broadcasting,
+        return vdot(x, y)            # and dim is not checked
     prod = x * y
     if not -max(prod.ndim, 1) <= dim < max(prod.ndim, 1):
         raise IndexError(f"linalg.vecdot(): Dimension out of range (expected to be in range of "
@@ -388,9 +390,10 @@ def multi_dot(tensors, *, out=None):
         return matmul(product(i, k), product(k + 1, j))
 
     res = product(0, len(mats) - 1)
-    if first_1d or last_1d:
-        shape = ([] if first_1d else [res.shape[0]]) + ([] if last_1d else [res.shape[1]])
-        res = reshape(res, tuple(shape))
+    # PyTorch ends with a view to the output shape, also when it does not change it: the
+    # result's grad_fn is ViewBackward0
+    shape = ([] if first_1d else [res.shape[0]]) + ([] if last_1d else [res.shape[1]])
+    res = view(res, tuple(shape))
     if out is not None:
         from .inplace import copy_
 

@@ -91,7 +91,7 @@ def _slogdet_vjp(node, grads, saved):
         return (_lu_solve(lu, scale * eye, permutation(piv, a.shape[-1]), True, True),)
 
 
-_SlogdetNode = multi_output_class("LinalgSlogdetBackward0", _slogdet_vjp)
+_SlogdetNode = multi_output_class("LinalgSlogdetBackward0", _slogdet_vjp, _materialize=False)
 
 
 def slogdet(A):  # noqa: N803 - PyTorch's name

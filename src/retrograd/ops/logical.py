@@ -183,7 +183,7 @@ def _no_derivative(name):
 
 
 _heaviside = defop("heaviside", _broadcasting(_heaviside_fwd, "heaviside"),
-                   _no_derivative("heaviside"), "HeavisideBackward0", 2, dtype_rule="same")
+                   _no_derivative("heaviside"), "NotImplemented", 2, dtype_rule="same")
 
 
 def heaviside(input, values):  # noqa: A002

@@ -436,7 +436,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None,  # noqa: A002
         raise RuntimeError(f"multi_margin_loss(): weight has {weight.shape[0]} elements, the "
                            f"input {c} classes; pass one weight per class")
     w = None if weight is None else _data(weight).astype(input._data.dtype)
-    shape = () if input.ndim == 1 else (input.shape[0],)
+    shape = tuple(t.shape) if input.ndim == 1 else (input.shape[0],)  # (PyTorch: the target's)
     return _multi_margin(input, t.reshape(()) if input.ndim == 1 else t, w, int(p),
                          float(margin), reduction, shape)
 
@@ -519,7 +519,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None,  # noq
     if (t2[valid] >= c).any():
         raise IndexError(f"multilabel_margin_loss(): target index {int(t2[valid].max())} is out "
                          f"of bounds for {c} classes (targets must be in [0, {c - 1}], then -1)")
-    shape = () if input.ndim == 1 else (input.shape[0],)
+    shape = tuple(t.shape) if input.ndim == 1 else (input.shape[0],)  # (PyTorch: the target's)
     return _multilabel(input, _multilabel_counts(t2, c), reduction, shape)
 
 

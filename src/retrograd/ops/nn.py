@@ -450,7 +450,10 @@ def _bce_logits_fwd(x, t, weight, reduction, pos_weight=None):
     else:  # (1 - t) x + (1 + (pw - 1) t) softplus(-x), PyTorch's form
         scale = 1 + (pos_weight - 1) * t
         loss = (1 - t) * x + scale * (xp.log1p(xp.exp(-xp.abs(x))) + xp.maximum(-x, 0))
-    return _reduce_loss(loss if weight is None else loss * weight, reduction)
+    out = _reduce_loss(loss if weight is None else loss * weight, reduction)
+    # PyTorch's result has the target's dtype ((1 - target).mul_(input)...): a float64 input
+    # with a float32 target gives float32
+    return out.astype(t.dtype if t.dtype.kind == "f" else x.dtype)
 
 
 def _bce_logits_vjp(node, g, saved):
@@ -472,7 +475,7 @@ def _bce_logits_vjp(node, g, saved):
 
 
 _bce_logits = defop("binary_cross_entropy_with_logits", _bce_logits_fwd, _bce_logits_vjp,
-                    "BinaryCrossEntropyWithLogitsBackward0", 2, INPUTS, "promote")
+                    "BinaryCrossEntropyWithLogitsBackward0", 2, INPUTS, "same")
 
 
 def legacy_reduction(size_average, reduce, reduction):

@@ -23,6 +23,7 @@ from __future__ import annotations
 import itertools
 import math
 
+from ..autograd.grad_mode import state
 from ..backend import namespace
 from ..tensor import make_tensor
 from .pointwise import abs as _abs
@@ -223,8 +224,13 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1,  # noqa: 
     """:func:`max_pool2d` along the last dim of ``(N, C, L)`` or ``(C, L)``."""
     k, s, p, d = _args_1d(input, "max_pool1d", kernel_size, stride, padding, dilation)
     refuse_dtype(input, "max_pool1d_impl", "biu")
-    return _squeezed(_max_pool(unsqueeze(input, -2), 2, "max_pool1d", k, s, p, d, ceil_mode,
-                               return_indices))
+    out = _squeezed(_max_pool(unsqueeze(input, -2), 2, "max_pool1d", k, s, p, d, ceil_mode,
+                              return_indices))
+    if return_indices or (input.requires_grad and state.enabled):
+        return out
+    # PyTorch's max_pool1d_impl, taken when no gradient is needed, makes a fresh tensor (not
+    # a view of the 2-d pool's): an in-place op on it records that op, not AsStridedBackward0
+    return make_tensor(out._data.copy())
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,  # noqa: A002

@@ -6,6 +6,7 @@ is unsqueezed where ``keepdim=False`` removed a dimension, then expanded.
 
 from __future__ import annotations
 
+import builtins
 from collections import namedtuple
 
 from ..backend import namespace
@@ -13,7 +14,7 @@ from ..backend import ndarray as _ndarray
 from ..tensor import Tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from .pointwise import scalar_type_name, where
-from .shape import _int_dim, _unique_dims, expand_op, input_meta, reshape_op
+from .shape import _int_dim, _shape_arg, _unique_dims, expand_op, input_meta, reshape_op, view
 
 # PyTorch's torch.return_types.max / .min: named tuples called after the op
 _TYPES = {name: namedtuple(name, ["values", "indices"]) for name in ("max", "min")}
@@ -357,6 +358,26 @@ def any(x, dim=None, keepdim=False):  # noqa: A001 - PyTorch's name
 
 
 # ----------------------------------------------------------------- public names (registry.py)
+def sum_to_size(x, *size):
+    """``Tensor.sum_to_size`` as PyTorch composes it (``at::sum_to``): ``sum()`` for an empty
+    size, else a sum with keepdim over the dims summed and a view dropping the leading ones,
+    and ``x`` itself when nothing is summed, so grad_fn names (SumBackward0/1, ViewBackward0)
+    and aliasing match PyTorch's; the engine's own broadcasting keeps the one-record
+    ``shape.sum_to_size``."""
+    shape = _shape_arg(size, "size")
+    have = tuple(x.shape)
+    lead = len(have) - len(shape)
+    if lead < 0 or builtins.any(s != 1 and s != have[lead + i] for i, s in enumerate(shape)):
+        raise RuntimeError(f"sum_to_size(): size {{{list(shape)}}} is not expandable to size "
+                           f"{{{list(have)}}}; each size must be 1 or the tensor's own")
+    if not shape:
+        return sum(x)
+    dims = list(range(lead)) + [i for i in range(lead, len(have))
+                                if shape[i - lead] == 1 and have[i] != 1]
+    out = sum(x, tuple(dims), keepdim=True) if dims else x
+    return view(out, shape) if lead > 0 else out
+
+
 from .registry import register  # noqa: E402
 
 for _fn in (sum, mean):
@@ -367,3 +388,4 @@ register(argmax, differentiable=False, signature="input, dim=None, keepdim=False
 register(argmin, differentiable=False, signature="input, dim=None, keepdim=False")
 register(all, function=False, differentiable=False)
 register(any, function=False, differentiable=False)
+register(sum_to_size, function=False)

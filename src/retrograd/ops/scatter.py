@@ -599,6 +599,8 @@ def index_add(input, dim, index, source, *, alpha=1):  # noqa: A002
         raise RuntimeError(f"index_add_(): self ({_tname(_raw(input))}) and source "
                            f"({_tname(_raw(source))}) must have the same scalar type")
     p = _index_positions(input, dim, index, source, "index_add_", _rule("index_add_", "any"))
+    if _raw(input).dtype.kind in "iu" and not isinstance(alpha, bool):
+        alpha = int(alpha)  # PyTorch casts alpha to an integer tensor's type (-1.5 -> -1)
     return _index_add(input, source, p, None, tuple(source.shape), alpha)
 
 

@@ -668,6 +668,5 @@ register(permute, tensor={"T": property(lambda self: permute(self, *reversed(ran
 register(transpose, tensor={"mT": property(mT)})
 for _fn in (flatten, t, squeeze, unsqueeze, broadcast_to, clone):
     register(_fn)
-register(sum_to_size, function=False)
 register(cat, aliases=("concat", "concatenate"), method=False, signature="tensors, dim=0")
 register(stack, method=False, signature="tensors, dim=0")

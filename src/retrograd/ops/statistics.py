@@ -32,8 +32,8 @@ aminmax_type = namedtuple("aminmax", ["min", "max"])
 # ----------------------------------------------------------------- one node, two outputs
 
 
-def _two_output_node(name, vjp):
-    return multi_output_class(name, vjp, INPUTS)
+def _two_output_node(name, vjp, **attrs):
+    return multi_output_class(name, vjp, INPUTS, **attrs)
 
 
 def _record_two(node_cls, x, arrays, params):
@@ -59,7 +59,17 @@ def _var_mean_vjp(node, grads, saved):
     n = _count(shape, axes)
     if not isinstance(a, Tensor):
         stats = getattr(node, "stats", None)  # (a node the forward-AD fallback built: none)
+        # (an output that got no gradient: None, not materialized, see _VarMean)
+        zeros = namespace(a).zeros
+        g_var = zeros(node.out_shape[0], node.out_dtype[0]) if g_var is None else g_var
+        g_mean = zeros(node.out_shape[1], node.out_dtype[1]) if g_mean is None else g_mean
         return (_var_mean_grad_array(a, g_var, g_mean, axes, correction, root, n, stats),)
+    # as PyTorch's var_mean_backward, only the outputs that got a gradient contribute: the
+    # mean's alone does not depend on the input (so under create_graph it needs no grad)
+    mean_part = None if g_mean is None else \
+        _spread(_kept(g_mean, shape, axes, keepdim), shape, axes) / n
+    if g_var is None:
+        return (mean_part,)
     centred = a - _spread(_total(a, axes), shape, axes) / n
     dof = n - correction
     gv = _spread(_kept(g_var, shape, axes, keepdim), shape, axes)
@@ -71,7 +81,7 @@ def _var_mean_vjp(node, grads, saved):
             part = where(flat, 0.0, gv * centred / (where(flat, 1.0, std) * dof))
         else:
             part = gv * centred * (2.0 / dof if dof > 0 else float("nan"))
-    return (part + _spread(_kept(g_mean, shape, axes, keepdim), shape, axes) / n,)
+    return (part if mean_part is None else part + mean_part,)
 
 
 def _var_mean_grad_array(a, g_var, g_mean, axes, correction, root, n, stats=None):
@@ -105,9 +115,12 @@ def _var_mean_grad_array(a, g_var, g_mean, axes, correction, root, n, stats=None
 
 
 # the nodes keep the forward's per-slice mean and spread (small) for a first-order backward
-_VarMean = type("VarMeanBackward0", (_two_output_node("VarMeanBackward0", _var_mean_vjp),),
+# (_materialize False: an output that got no gradient reaches the derivative as None)
+_VarMean = type("VarMeanBackward0", (_two_output_node("VarMeanBackward0", _var_mean_vjp,
+                                                      _materialize=False),),
                 {"__slots__": ("stats",)})
-_StdMean = type("StdMeanBackward0", (_two_output_node("StdMeanBackward0", _var_mean_vjp),),
+_StdMean = type("StdMeanBackward0", (_two_output_node("StdMeanBackward0", _var_mean_vjp,
+                                                      _materialize=False),),
                 {"__slots__": ("stats",)})
 
 
