@@ -34,6 +34,9 @@ NOTHING, INPUTS, OUTPUT, BOTH = 0, 1, 2, 3
 
 _ndarray = np.ndarray
 _new = object.__new__
+_F32 = np.dtype("float32")  # (NumPy's built-in dtypes are singletons: ``is`` compares them)
+_F64 = np.dtype("float64")
+_NEVER = object()  # what a caller's ``forward`` never is
 # ``[n]``, non-zero while retrograd.func.vmap runs: only then can an argument be a
 # BatchedTensor, and the non-Tensor branches below hand it to ``registry.batched_call``
 _batching = registry.batching
@@ -206,14 +209,19 @@ class Op:
         ``"float"`` (promotion, integers become the default float), ``"bool"``.
     view : bool
         The output shares memory with input 0 (reshape, transpose...): versions are shared.
+    fast : callable or None
+        The forward as one C-level array call (``operator.add``), for the plain path of the
+        callers (see ``_plain_unary``): float tensors of one dtype, nothing to record, no
+        parameters.  It must compute what ``forward`` computes there, and may raise where
+        ``forward`` would (the caller then takes the general path, which reports it).
     """
 
     __slots__ = ("name", "forward", "node_cls", "n_inputs", "dtype_rule", "extras", "view",
-                 "differentiable")
+                 "differentiable", "fast")
 
     def __init__(self, name, forward, vjp, backward_name, n_inputs=1, saves=NOTHING,
                  dtype_rule="same", extras=False, view=False, differentiable=True,
-                 saved_for=None):
+                 saved_for=None, fast=None):
         self.name = name
         self.forward = forward
         self.node_cls = node_class(backward_name, vjp, saves, saved_for)
@@ -222,6 +230,7 @@ class Op:
         self.extras = extras
         self.view = view
         self.differentiable = differentiable
+        self.fast = fast
 
     def __repr__(self):
         return f"<retrograd op {self.name}>"
@@ -229,13 +238,14 @@ class Op:
 
 def defop(name, forward, vjp=None, backward_name=None, n_inputs=1, saves=NOTHING,
           dtype_rule="same", extras=False, view=False, differentiable=True, doc=None,
-          saved_for=None):
+          saved_for=None, fast=None):
     """Define an op; returns the function users call (``retrograd.mul`` etc.).
 
     ``saved_for(needs) -> keep``: given which inputs need a gradient (bools), which inputs
-    the derivative reads; the others are not saved (None in ``saved``)."""
+    the derivative reads; the others are not saved (None in ``saved``).  ``fast``: see
+    :class:`Op` (unary and binary ops only)."""
     op = Op(name, forward, vjp, backward_name or "NotDifferentiable", n_inputs, saves,
-            dtype_rule, extras, view, differentiable, saved_for)
+            dtype_rule, extras, view, differentiable, saved_for, fast)
     if n_inputs == 1 and not extras:
         fn = _unary_caller(op)
     elif n_inputs == 2 and not extras:
@@ -365,8 +375,37 @@ def _unary_caller(op):
     saves_input = bool(saves & INPUTS)
     saves_output = bool(saves & OUTPUT)
     fw = _fw  # forward AD: one slot read per call while no dual level is open
+    fast = op.fast
+    # The plain path below is taken only while ``forward is plain_forward``: compile's
+    # tracer swaps the closure cell ``forward`` for an observer while it traces (and the
+    # plain path never calls ``forward``), and ops without ``fast`` never match.
+    plain_forward = forward if fast is not None and not view else _NEVER
 
     def call(input, *params, out=None):  # noqa: A002 - PyTorch's keyword names
+        # The plain path (inference: bench/ (f), MLP under no_grad): a float NumPy tensor
+        # (not a subclass), no parameters or out=, nothing to record (no grad needed, or
+        # grad mode off), no dual level, no inference_mode block, no trace.  What it builds
+        # is what the general path below builds in that case, with a third of the Python.
+        if (input.__class__ is Tensor and forward is plain_forward and not params
+                and out is None):
+            xd = input._data
+            dt = xd.dtype
+            if ((dt is _F32 or dt is _F64) and xd.__class__ is _ndarray
+                    and not (input._requires_grad and state.enabled)
+                    and not fw.active and not inference_blocks):
+                data = fast(xd)
+                if data.__class__ is not _ndarray:
+                    data = as_array(data)  # (0-d: NumPy gives a scalar)
+                out = _new(Tensor)
+                out._data = data
+                out._grad_fn = None
+                out._requires_grad = False
+                out._grad = None
+                out._vc = None
+                out._nr = 0
+                out._acc = None
+                out._extra = None
+                return out
         if out is not None:
             return write_out(op.name, (input,), call(input, *params), out, differentiable)
         x = input
@@ -482,8 +521,36 @@ def _binary_caller(op):
     keep = None if saved_for is None else [None] + [
         saved_for((bool(i & 1), bool(i & 2))) for i in (1, 2, 3)]
     fw = _fw
+    fast = op.fast
+    plain_forward = forward if fast is not None else _NEVER  # (see _unary_caller)
 
     def call(input, other, *params, out=None):  # noqa: A002 - PyTorch's keyword names
+        # The plain path (see _unary_caller): two tensors of one dtype, where NumPy's result
+        # dtype is PyTorch's and the general path would call ``forward`` and no more
+        if (input.__class__ is Tensor and other.__class__ is Tensor
+                and forward is plain_forward and not params and out is None):
+            ad = input._data
+            bd = other._data
+            if (ad.dtype is bd.dtype
+                    and not ((input._requires_grad or other._requires_grad) and state.enabled)
+                    and not fw.active and not inference_blocks):
+                try:
+                    data = fast(ad, bd)
+                except (ValueError, TypeError):
+                    pass  # (no broadcast, bool - bool...: the general path reports them)
+                else:
+                    if data.__class__ is not _ndarray:
+                        data = as_array(data)
+                    out = _new(Tensor)
+                    out._data = data
+                    out._grad_fn = None
+                    out._requires_grad = False
+                    out._grad = None
+                    out._vc = None
+                    out._nr = 0
+                    out._acc = None
+                    out._extra = None
+                    return out
         if out is not None:
             return write_out(op.name, (input, other), call(input, other, *params), out,
                              differentiable)

@@ -7,8 +7,10 @@ Broadcasting is not undone here: the engine reduces each gradient to its input's
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
+import operator
 
 import numpy as _np
 
@@ -93,7 +95,8 @@ def _add_fwd(a, b, alpha=1):
         raise broadcast_error(a, b, "add") or e from None
 
 
-add_op = defop("add", _add_fwd, _add_vjp, "AddBackward0", 2, NOTHING, "promote")
+add_op = defop("add", _add_fwd, _add_vjp, "AddBackward0", 2, NOTHING, "promote",
+               fast=operator.add)
 
 
 def add(input, other, *, alpha=1):  # noqa: A002 - PyTorch's names
@@ -161,7 +164,8 @@ def _sub_fwd(a, b, alpha=1):
         raise broadcast_error(a, b, "sub") or e from None
 
 
-sub_op = defop("sub", _sub_fwd, _sub_vjp, "SubBackward0", 2, NOTHING, "promote")
+sub_op = defop("sub", _sub_fwd, _sub_vjp, "SubBackward0", 2, NOTHING, "promote",
+               fast=operator.sub)
 
 
 def sub(input, other, *, alpha=1):  # noqa: A002 - PyTorch's names
@@ -236,7 +240,7 @@ def _mul_fwd(a, b):
 # each input is saved only for the other's derivative (PyTorch's MulBackward0: x * 2 and
 # x * w with w needing no grad keep w only, so x may change in place afterwards)
 mul = defop("mul", _mul_fwd, _mul_vjp, "MulBackward0", 2, INPUTS, "promote",
-            saved_for=lambda needs: (needs[1], needs[0]))
+            saved_for=lambda needs: (needs[1], needs[0]), fast=operator.mul)
 
 
 def _div_vjp(node, g, saved):
@@ -581,7 +585,9 @@ def _relu_fwd(a):
     return (_np if type(a) is _ndarray else namespace(a)).maximum(0, a)
 
 
-relu = defop("relu", _relu_fwd, _relu_vjp, "ReluBackward0", 1, OUTPUT)
+# (fast: maximum(0, a) on a float NumPy array, what _relu_fwd computes there)
+relu = defop("relu", _relu_fwd, _relu_vjp, "ReluBackward0", 1, OUTPUT,
+             fast=functools.partial(_np.maximum, 0))
 
 
 # ----------------------------------------------------------------- selection
