@@ -54,6 +54,19 @@ def test_relu_matches_torch_signed_zeros_included(dtype):
     assert type(zero_d._data) is np.ndarray and zero_d.shape == () and zero_d.item() == 0.0
 
 
+@pytest.mark.parametrize("name", ["exp", "log", "sqrt", "sin", "cos", "tanh", "relu"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_unary_matches_torch_under_no_grad(name, dtype):
+    a = np.array([[0.25, 1.5, 3.0], [0.5, 2.0, 7.5]], dtype=dtype)
+    with T.no_grad():
+        got = getattr(T, name)(T.tensor(a, requires_grad=True))
+        zero_d = getattr(T, name)(T.tensor(a[0, 0]))
+    want = getattr(torch, name)(torch.tensor(a))
+    assert got.dtype == getattr(T, str(want.dtype).split(".")[1]) and got.grad_fn is None
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+    assert type(zero_d._data) is np.ndarray and zero_d.shape == ()
+
+
 def test_plain_path_needs_no_grad_mode_when_nothing_requires_grad():
     a, b, ta, tb = _tensors((2, 3), (3,), np.float32, requires_grad=False)
     out = T.relu(ta * tb - tb + ta)

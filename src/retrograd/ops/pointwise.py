@@ -433,7 +433,8 @@ def _exp_vjp(node, g, saved):
     return (g * out,)
 
 
-exp = defop("exp", lambda a: namespace(a).exp(a), _exp_vjp, "ExpBackward0", 1, OUTPUT, "float")
+exp = defop("exp", lambda a: namespace(a).exp(a), _exp_vjp, "ExpBackward0", 1, OUTPUT, "float",
+            fast=_np.exp)
 
 
 def _log_vjp(node, g, saved):
@@ -441,7 +442,8 @@ def _log_vjp(node, g, saved):
     return (g / a,)
 
 
-log = defop("log", lambda a: namespace(a).log(a), _log_vjp, "LogBackward0", 1, INPUTS, "float")
+log = defop("log", lambda a: namespace(a).log(a), _log_vjp, "LogBackward0", 1, INPUTS, "float",
+            fast=_np.log)
 
 
 def _sqrt_vjp(node, g, saved):
@@ -450,7 +452,7 @@ def _sqrt_vjp(node, g, saved):
 
 
 sqrt = defop("sqrt", lambda a: namespace(a).sqrt(a), _sqrt_vjp, "SqrtBackward0", 1, OUTPUT,
-             "float")
+             "float", fast=_np.sqrt)
 
 
 def _abs_vjp(node, g, saved):
@@ -497,7 +499,8 @@ def _sin_vjp(node, g, saved):
     return (g * d,)
 
 
-sin = defop("sin", lambda a: namespace(a).sin(a), _sin_vjp, "SinBackward0", 1, INPUTS, "float")
+sin = defop("sin", lambda a: namespace(a).sin(a), _sin_vjp, "SinBackward0", 1, INPUTS, "float",
+            fast=_np.sin)
 
 
 def _cos_vjp(node, g, saved):
@@ -505,7 +508,8 @@ def _cos_vjp(node, g, saved):
     return (-g * sin(a),)
 
 
-cos = defop("cos", lambda a: namespace(a).cos(a), _cos_vjp, "CosBackward0", 1, INPUTS, "float")
+cos = defop("cos", lambda a: namespace(a).cos(a), _cos_vjp, "CosBackward0", 1, INPUTS, "float",
+            fast=_np.cos)
 
 
 def _tanh_vjp(node, g, saved):
@@ -521,7 +525,7 @@ def _tanh_vjp(node, g, saved):
 
 
 tanh = defop("tanh", lambda a: namespace(a).tanh(a), _tanh_vjp, "TanhBackward0", 1, OUTPUT,
-             "float")
+             "float", fast=_np.tanh)
 
 
 def _sigmoid_fwd(a):
