@@ -209,11 +209,13 @@ class Op:
         ``"float"`` (promotion, integers become the default float), ``"bool"``.
     view : bool
         The output shares memory with input 0 (reshape, transpose...): versions are shared.
-    fast : callable or None
-        The forward as one C-level array call (``operator.add``), for the plain path of the
-        callers (see ``_plain_unary``): float tensors of one dtype, nothing to record, no
-        parameters.  It must compute what ``forward`` computes there, and may raise where
-        ``forward`` would (the caller then takes the general path, which reports it).
+    fast : callable, (callable, callable) or None
+        The forward as one C-level call on NumPy arrays (``numpy.add``), for the callers'
+        plain path (see ``_unary_caller``): NumPy tensors of one dtype (float32 or float64
+        for a unary op), nothing to record, no parameters.  It must compute what
+        ``forward`` computes there (bit for bit), and may raise where ``forward`` would
+        (the caller then takes the general path, which reports it).  A unary op may give
+        a pair: the calls for float32 and for float64.
     """
 
     __slots__ = ("name", "forward", "node_cls", "n_inputs", "dtype_rule", "extras", "view",
@@ -376,6 +378,7 @@ def _unary_caller(op):
     saves_output = bool(saves & OUTPUT)
     fw = _fw  # forward AD: one slot read per call while no dual level is open
     fast = op.fast
+    fast32, fast64 = fast if type(fast) is tuple else (fast, fast)
     # The plain path below is taken only while ``forward is plain_forward``: compile's
     # tracer swaps the closure cell ``forward`` for an observer while it traces (and the
     # plain path never calls ``forward``), and ops without ``fast`` never match.
@@ -393,7 +396,7 @@ def _unary_caller(op):
             if ((dt is _F32 or dt is _F64) and xd.__class__ is _ndarray
                     and not (input._requires_grad and state.enabled)
                     and not fw.active and not inference_blocks):
-                data = fast(xd)
+                data = (fast32 if dt is _F32 else fast64)(xd)
                 if data.__class__ is not _ndarray:
                     data = as_array(data)  # (0-d: NumPy gives a scalar)
                 out = _new(Tensor)
@@ -531,7 +534,7 @@ def _binary_caller(op):
                 and forward is plain_forward and not params and out is None):
             ad = input._data
             bd = other._data
-            if (ad.dtype is bd.dtype
+            if (ad.dtype is bd.dtype and ad.__class__ is _ndarray
                     and not ((input._requires_grad or other._requires_grad) and state.enabled)
                     and not fw.active and not inference_blocks):
                 try:
