@@ -385,16 +385,25 @@ def _unary_caller(op):
     plain_forward = forward if fast is not None and not view else _NEVER
 
     def call(input, *params, out=None):  # noqa: A002 - PyTorch's keyword names
-        # The plain path (inference: bench/ (f), MLP under no_grad): a float NumPy tensor
-        # (not a subclass), no parameters or out=, nothing to record (no grad needed, or
-        # grad mode off), no dual level, no inference_mode block, no trace.  What it builds
-        # is what the general path below builds in that case, with a third of the Python.
-        if (input.__class__ is Tensor and forward is plain_forward and not params
-                and out is None):
-            xd = input._data
+        if out is not None:
+            return write_out(op.name, (input,), call(input, *params), out, differentiable)
+        x = input
+        tx = type(x)
+        if tx is not Tensor and (tx is _ndarray or not isinstance(x, Tensor)):
+            if _batching[0] and hasattr(x, "__retrograd_batched__"):  # inside vmap
+                return registry.batched_call(op.name, call, (input, *params))
+            return forward(x, *params)  # arrays in, arrays out: a first-order backward
+        xd = x._data
+        # Whether a node is due: grad mode (a thread-local read, as costly as a few attribute
+        # reads) is read here, once, only when x requires grad.
+        recording = x._requires_grad and differentiable and state.enabled
+        if not recording and forward is plain_forward and tx is Tensor and not params:
+            # The plain path (inference: bench/ (f), MLP under no_grad): a float NumPy
+            # tensor (not a subclass), no parameters, nothing to record, no dual level, no
+            # inference_mode block, no compile trace (``plain_forward``): what the general
+            # path below builds in that case, with a third of its Python.
             dt = xd.dtype
             if ((dt is _F32 or dt is _F64) and xd.__class__ is _ndarray
-                    and not (input._requires_grad and state.enabled)
                     and not fw.active and not inference_blocks):
                 data = (fast32 if dt is _F32 else fast64)(xd)
                 if data.__class__ is not _ndarray:
@@ -409,15 +418,6 @@ def _unary_caller(op):
                 out._acc = None
                 out._extra = None
                 return out
-        if out is not None:
-            return write_out(op.name, (input,), call(input, *params), out, differentiable)
-        x = input
-        tx = type(x)
-        if tx is not Tensor and (tx is _ndarray or not isinstance(x, Tensor)):
-            if _batching[0] and hasattr(x, "__retrograd_batched__"):  # inside vmap
-                return registry.batched_call(op.name, call, (input, *params))
-            return forward(x, *params)  # arrays in, arrays out: a first-order backward
-        xd = x._data
         if to_float and xd.dtype.kind != "f":
             # an integer or bool input computes in the default float, as PyTorch's exp/sqrt/
             # sigmoid... of an int tensor (NumPy would give float64, or float16 for uint8)
@@ -444,8 +444,7 @@ def _unary_caller(op):
         else:
             # (the thread-local flag is read only while some inference_mode block is open)
             out._vc = InferenceVersion((1,)) if inference_blocks and state.inference else None
-        if not (x._requires_grad and differentiable and state.enabled
-                and data.dtype.kind == "f"):
+        if not (recording and data.dtype.kind == "f"):
             out._grad_fn = None
             out._requires_grad = False
             if fw.active:
@@ -528,32 +527,6 @@ def _binary_caller(op):
     plain_forward = forward if fast is not None else _NEVER  # (see _unary_caller)
 
     def call(input, other, *params, out=None):  # noqa: A002 - PyTorch's keyword names
-        # The plain path (see _unary_caller): two tensors of one dtype, where NumPy's result
-        # dtype is PyTorch's and the general path would call ``forward`` and no more
-        if (input.__class__ is Tensor and other.__class__ is Tensor
-                and forward is plain_forward and not params and out is None):
-            ad = input._data
-            bd = other._data
-            if (ad.dtype is bd.dtype and ad.__class__ is _ndarray
-                    and not ((input._requires_grad or other._requires_grad) and state.enabled)
-                    and not fw.active and not inference_blocks):
-                try:
-                    data = fast(ad, bd)
-                except (ValueError, TypeError):
-                    pass  # (no broadcast, bool - bool...: the general path reports them)
-                else:
-                    if data.__class__ is not _ndarray:
-                        data = as_array(data)
-                    out = _new(Tensor)
-                    out._data = data
-                    out._grad_fn = None
-                    out._requires_grad = False
-                    out._grad = None
-                    out._vc = None
-                    out._nr = 0
-                    out._acc = None
-                    out._extra = None
-                    return out
         if out is not None:
             return write_out(op.name, (input, other), call(input, other, *params), out,
                              differentiable)
@@ -563,10 +536,37 @@ def _binary_caller(op):
         tb = type(b)
         a_is_t = ta is Tensor or (ta is not _ndarray and isinstance(a, Tensor))
         b_is_t = tb is Tensor or (tb is not _ndarray and isinstance(b, Tensor))
+        # ``recording``: whether a node is due (grad mode read once, see _unary_caller)
         if a_is_t:
             ad = a._data
+            ga = a._requires_grad
             if b_is_t:
                 bd = b._data
+                gb = b._requires_grad
+                recording = (ga or gb) and differentiable and state.enabled
+                if (not recording and forward is plain_forward and ta is Tensor
+                        and tb is Tensor and not params and ad.dtype is bd.dtype
+                        and ad.__class__ is _ndarray and not fw.active
+                        and not inference_blocks):
+                    # The plain path (see _unary_caller): two NumPy tensors of one dtype,
+                    # where NumPy's result dtype is PyTorch's
+                    try:
+                        data = fast(ad, bd)
+                    except (ValueError, TypeError):
+                        pass  # (no broadcast, bool - bool...: the general path reports them)
+                    else:
+                        if data.__class__ is not _ndarray:
+                            data = as_array(data)
+                        out = _new(Tensor)
+                        out._data = data
+                        out._grad_fn = None
+                        out._requires_grad = False
+                        out._grad = None
+                        out._vc = None
+                        out._nr = 0
+                        out._acc = None
+                        out._extra = None
+                        return out
                 try:
                     data = forward(ad, bd, *params)
                 except (ValueError, IndexError, TypeError) as e:  # (shapes, dtypes)
@@ -578,6 +578,7 @@ def _binary_caller(op):
                 if ad.dtype != bd.dtype or (to_float and ad.dtype.kind != "f"):
                     data = _fix_dtype(rule, (a, b), data)
             else:
+                gb = False
                 if tb is not float and tb is not int and tb is not bool:
                     if _batching[0] and hasattr(b, "__retrograd_batched__"):  # inside vmap
                         return registry.batched_call(op.name, call, (input, other, *params))
@@ -592,8 +593,11 @@ def _binary_caller(op):
                     data = as_array(data)
                 if promotes and ad.dtype.kind != "f":
                     data = _fix_dtype(rule, (a, b), data)
+                recording = ga and differentiable and state.enabled
         elif b_is_t:
             bd = b._data
+            ga = False
+            gb = b._requires_grad
             if ta is not float and ta is not int and ta is not bool:
                 if _batching[0] and hasattr(a, "__retrograd_batched__"):  # inside vmap
                     return registry.batched_call(op.name, call, (input, other, *params))
@@ -608,6 +612,7 @@ def _binary_caller(op):
                 data = as_array(data)
             if promotes and bd.dtype.kind != "f":
                 data = _fix_dtype(rule, (a, b), data)
+            recording = gb and differentiable and state.enabled
         else:
             if _batching[0] and (hasattr(a, "__retrograd_batched__")
                                  or hasattr(b, "__retrograd_batched__")):  # inside vmap
@@ -620,10 +625,7 @@ def _binary_caller(op):
         out._nr = 0
         out._acc = None
         out._extra = None
-        ga = a_is_t and a._requires_grad
-        gb = b_is_t and b._requires_grad
-        if not ((ga or gb) and differentiable and state.enabled and (
-                data.dtype.kind == "f" or getattr(node_cls, "any_dtype", False))):
+        if not (recording and (data.dtype.kind == "f" or getattr(node_cls, "any_dtype", False))):
             out._grad_fn = None
             out._requires_grad = False
             if fw.active:
