@@ -524,7 +524,9 @@ def _binary_caller(op):
         saved_for((bool(i & 1), bool(i & 2))) for i in (1, 2, 3)]
     fw = _fw
     fast = op.fast
-    plain_forward = forward if fast is not None else _NEVER  # (see _unary_caller)
+    # (see _unary_caller; an op whose integer results become floats (true division) would
+    # need the dtype fix-up, which the plain path does not do: none there)
+    plain_forward = forward if fast is not None and not to_float else _NEVER
 
     def call(input, other, *params, out=None):  # noqa: A002 - PyTorch's keyword names
         if out is not None:
