@@ -100,6 +100,9 @@ class _GradModeContext:
     step (between yields) in the mode, not the caller's code between them.
     """
 
+    # (slots: no per-instance dict to build on each ``with no_grad():``; subclasses that
+    # keep more state have their dict)
+    __slots__ = ("_prev",)
     mode = True
 
     def __new__(cls, orig_func=None):
@@ -140,12 +143,18 @@ class no_grad(_GradModeContext):
     False
     """
 
+    __slots__ = ()
     mode = False
+
+    def __enter__(self):  # (the base's, with the mode a constant: inference loops open one
+        self._prev = state.enabled  # per batch, bench/ (f))
+        state.enabled = False
 
 
 class enable_grad(_GradModeContext):
     """Record operations again inside a ``no_grad`` block."""
 
+    __slots__ = ()
     mode = True
 
 

@@ -34,6 +34,9 @@ NOTHING, INPUTS, OUTPUT, BOTH = 0, 1, 2, 3
 
 _ndarray = np.ndarray
 _new = object.__new__
+_F32 = np.dtype("float32")  # (NumPy's built-in dtypes are singletons: ``is`` compares them)
+_F64 = np.dtype("float64")
+_NEVER = object()  # what a caller's ``forward`` never is
 # ``[n]``, non-zero while retrograd.func.vmap runs: only then can an argument be a
 # BatchedTensor, and the non-Tensor branches below hand it to ``registry.batched_call``
 _batching = registry.batching
@@ -226,14 +229,21 @@ class Op:
         ``"float"`` (promotion, integers become the default float), ``"bool"``.
     view : bool
         The output shares memory with input 0 (reshape, transpose...): versions are shared.
+    fast : callable, (callable, callable) or None
+        The forward as one C-level call on NumPy arrays (``numpy.add``), for the callers'
+        plain path (see ``_unary_caller``): NumPy tensors of one dtype (float32 or float64
+        for a unary op), nothing to record, no parameters.  It must compute what
+        ``forward`` computes there (bit for bit), and may raise where ``forward`` would
+        (the caller then takes the general path, which reports it).  A unary op may give
+        a pair: the calls for float32 and for float64.
     """
 
     __slots__ = ("name", "forward", "node_cls", "n_inputs", "dtype_rule", "extras", "view",
-                 "differentiable")
+                 "differentiable", "fast")
 
     def __init__(self, name, forward, vjp, backward_name, n_inputs=1, saves=NOTHING,
                  dtype_rule="same", extras=False, view=False, differentiable=True,
-                 saved_for=None):
+                 saved_for=None, fast=None):
         self.name = name
         self.forward = forward
         self.node_cls = node_class(backward_name, vjp, saves, saved_for)
@@ -242,6 +252,7 @@ class Op:
         self.extras = extras
         self.view = view
         self.differentiable = differentiable
+        self.fast = fast
 
     def __repr__(self):
         return f"<retrograd op {self.name}>"
@@ -249,13 +260,14 @@ class Op:
 
 def defop(name, forward, vjp=None, backward_name=None, n_inputs=1, saves=NOTHING,
           dtype_rule="same", extras=False, view=False, differentiable=True, doc=None,
-          saved_for=None):
+          saved_for=None, fast=None):
     """Define an op; returns the function users call (``retrograd.mul`` etc.).
 
     ``saved_for(needs) -> keep``: given which inputs need a gradient (bools), which inputs
-    the derivative reads; the others are not saved (None in ``saved``)."""
+    the derivative reads; the others are not saved (None in ``saved``).  ``fast``: see
+    :class:`Op` (unary and binary ops only)."""
     op = Op(name, forward, vjp, backward_name or "NotDifferentiable", n_inputs, saves,
-            dtype_rule, extras, view, differentiable, saved_for)
+            dtype_rule, extras, view, differentiable, saved_for, fast)
     if n_inputs == 1 and not extras:
         fn = _unary_caller(op)
     elif n_inputs == 2 and not extras:
@@ -385,6 +397,12 @@ def _unary_caller(op):
     saves_input = bool(saves & INPUTS)
     saves_output = bool(saves & OUTPUT)
     fw = _fw  # forward AD: one slot read per call while no dual level is open
+    fast = op.fast
+    fast32, fast64 = fast if type(fast) is tuple else (fast, fast)
+    # The plain path below is taken only while ``forward is plain_forward``: compile's
+    # tracer swaps the closure cell ``forward`` for an observer while it traces (and the
+    # plain path never calls ``forward``), and ops without ``fast`` never match.
+    plain_forward = forward if fast is not None and not view else _NEVER
 
     def call(input, *params, out=None):  # noqa: A002 - PyTorch's keyword names
         if out is not None:
@@ -396,6 +414,30 @@ def _unary_caller(op):
                 return registry.batched_call(op.name, call, (input, *params))
             return forward(x, *params)  # arrays in, arrays out: a first-order backward
         xd = x._data
+        # Whether a node is due: grad mode (a thread-local read, as costly as a few attribute
+        # reads) is read here, once, only when x requires grad.
+        recording = x._requires_grad and differentiable and state.enabled
+        if not recording and forward is plain_forward and tx is Tensor and not params:
+            # The plain path (inference: bench/ (f), MLP under no_grad): a float NumPy
+            # tensor (not a subclass), no parameters, nothing to record, no dual level, no
+            # inference_mode block, no compile trace (``plain_forward``): what the general
+            # path below builds in that case, with a third of its Python.
+            dt = xd.dtype
+            if ((dt is _F32 or dt is _F64) and xd.__class__ is _ndarray
+                    and not fw.active and not inference_blocks):
+                data = (fast32 if dt is _F32 else fast64)(xd)
+                if data.__class__ is not _ndarray:
+                    data = as_array(data)  # (0-d: NumPy gives a scalar)
+                out = _new(Tensor)
+                out._data = data
+                out._grad_fn = None
+                out._requires_grad = False
+                out._grad = None
+                out._vc = None
+                out._nr = 0
+                out._acc = None
+                out._extra = None
+                return out
         if to_float and xd.dtype.kind != "f":
             # an integer or bool input computes in the default float, as PyTorch's exp/sqrt/
             # sigmoid... of an int tensor (NumPy would give float64, or float16 for uint8)
@@ -422,8 +464,8 @@ def _unary_caller(op):
         else:
             # (the thread-local flag is read only while some inference_mode block is open)
             out._vc = InferenceVersion((1,)) if inference_blocks and state.inference else None
-        if not (x._requires_grad and differentiable and state.enabled
-                and (data.dtype.kind == "f" or integer_grad(op.name, (x,), data))):
+        if not (recording and (data.dtype.kind == "f"
+                               or integer_grad(op.name, (x,), data))):
             out._grad_fn = None
             out._requires_grad = False
             if fw.active:
@@ -502,6 +544,10 @@ def _binary_caller(op):
     keep = None if saved_for is None else [None] + [
         saved_for((bool(i & 1), bool(i & 2))) for i in (1, 2, 3)]
     fw = _fw
+    fast = op.fast
+    # (see _unary_caller; an op whose integer results become floats (true division) would
+    # need the dtype fix-up, which the plain path does not do: none there)
+    plain_forward = forward if fast is not None and not to_float else _NEVER
 
     def call(input, other, *params, out=None):  # noqa: A002 - PyTorch's keyword names
         if out is not None:
@@ -513,10 +559,37 @@ def _binary_caller(op):
         tb = type(b)
         a_is_t = ta is Tensor or (ta is not _ndarray and isinstance(a, Tensor))
         b_is_t = tb is Tensor or (tb is not _ndarray and isinstance(b, Tensor))
+        # ``recording``: whether a node is due (grad mode read once, see _unary_caller)
         if a_is_t:
             ad = a._data
+            ga = a._requires_grad
             if b_is_t:
                 bd = b._data
+                gb = b._requires_grad
+                recording = (ga or gb) and differentiable and state.enabled
+                if (not recording and forward is plain_forward and ta is Tensor
+                        and tb is Tensor and not params and ad.dtype is bd.dtype
+                        and ad.__class__ is _ndarray and not fw.active
+                        and not inference_blocks):
+                    # The plain path (see _unary_caller): two NumPy tensors of one dtype,
+                    # where NumPy's result dtype is PyTorch's
+                    try:
+                        data = fast(ad, bd)
+                    except (ValueError, TypeError):
+                        pass  # (no broadcast, bool - bool...: the general path reports them)
+                    else:
+                        if data.__class__ is not _ndarray:
+                            data = as_array(data)
+                        out = _new(Tensor)
+                        out._data = data
+                        out._grad_fn = None
+                        out._requires_grad = False
+                        out._grad = None
+                        out._vc = None
+                        out._nr = 0
+                        out._acc = None
+                        out._extra = None
+                        return out
                 try:
                     data = forward(ad, bd, *params)
                 except (ValueError, IndexError, TypeError) as e:  # (shapes, dtypes)
@@ -528,6 +601,7 @@ def _binary_caller(op):
                 if ad.dtype != bd.dtype or (to_float and ad.dtype.kind != "f"):
                     data = _fix_dtype(rule, (a, b), data)
             else:
+                gb = False
                 if tb is not float and tb is not int and tb is not bool:
                     if _batching[0] and hasattr(b, "__retrograd_batched__"):  # inside vmap
                         return registry.batched_call(op.name, call, (input, other, *params))
@@ -542,8 +616,11 @@ def _binary_caller(op):
                     data = as_array(data)
                 if promotes and ad.dtype.kind != "f":
                     data = _fix_dtype(rule, (a, b), data)
+                recording = ga and differentiable and state.enabled
         elif b_is_t:
             bd = b._data
+            ga = False
+            gb = b._requires_grad
             if ta is not float and ta is not int and ta is not bool:
                 if _batching[0] and hasattr(a, "__retrograd_batched__"):  # inside vmap
                     return registry.batched_call(op.name, call, (input, other, *params))
@@ -558,6 +635,7 @@ def _binary_caller(op):
                 data = as_array(data)
             if promotes and bd.dtype.kind != "f":
                 data = _fix_dtype(rule, (a, b), data)
+            recording = gb and differentiable and state.enabled
         else:
             if _batching[0] and (hasattr(a, "__retrograd_batched__")
                                  or hasattr(b, "__retrograd_batched__")):  # inside vmap
@@ -570,11 +648,8 @@ def _binary_caller(op):
         out._nr = 0
         out._acc = None
         out._extra = None
-        ga = a_is_t and a._requires_grad
-        gb = b_is_t and b._requires_grad
-        if not ((ga or gb) and differentiable and state.enabled and (
-                data.dtype.kind == "f" or getattr(node_cls, "any_dtype", False)
-                or integer_grad(op.name, (a, b), data))):
+        if not (recording and (data.dtype.kind == "f" or getattr(node_cls, "any_dtype", False)
+                               or integer_grad(op.name, (a, b), data))):
             out._grad_fn = None
             out._requires_grad = False
             if fw.active:
