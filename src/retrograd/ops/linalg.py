@@ -305,6 +305,10 @@ def _addmm_vjp(node, g, saved):
 
 
 _addmm = defop("addmm", _addmm_fwd, _addmm_vjp, "AddmmBackward0", 3, INPUTS, "promote")
+# the same record for beta = alpha = 1, where addmm() has checked that the three dtypes are
+# equal (or input is a number, which NumPy, like PyTorch, does not let promote): NumPy's
+# result dtype is PyTorch's, so no promotion pass (every nn.Linear call, bench/ (m))
+_addmm_same = defop("addmm", _addmm_fwd, _addmm_vjp, "AddmmBackward0", 3, INPUTS, "same")
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002 - PyTorch's names
@@ -326,7 +330,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002 - PyTorch's name
         refuse_bool("addmm_impl_cpu_", mat1, mat2)
     if beta != 1 or alpha != 1:
         return _addmm(input, mat1, mat2, beta, alpha)
-    return _addmm(input, mat1, mat2)
+    return _addmm_same(input, mat1, mat2)
 
 
 def linear(input, weight, bias=None):  # noqa: A002 - PyTorch's names
