@@ -147,10 +147,11 @@ def sum_to_array(g, shape):
     """Sum an array over the dimensions that broadcasting to its shape added or stretched
     (the one place broadcasting is undone; ``sum_to_size`` records the same on tensors)."""
     lead = g.ndim - len(shape)
-    if lead and g.shape[lead:] == shape:
+    if lead and shape and g.shape[lead:] == shape:
         # only leading dimensions were added (a bias broadcast over the batch): one
         # reduction, whose fresh result a leaf may keep as its .grad without a copy (the
-        # keepdims-then-reshape path below returns a view, which the leaf must copy)
+        # keepdims-then-reshape path below returns a view, which the leaf must copy).
+        # (Not for a 0-d shape: NumPy's full reduction gives a scalar, not an array.)
         axis = 0 if lead == 1 else tuple(range(lead))
         return _add_reduce(g, axis) if type(g) is _ndarray else g.sum(axis=axis)
     axes = tuple(range(lead)) + tuple(
@@ -551,6 +552,9 @@ _SOLE_LOOP_REFS = 2 if _EXACT_REFCOUNTS else -1
 # checks it); other callers of _accumulate_into_grad (backward(inputs=), a compiled
 # replay) always copy
 _SOLE_LEAF_REFS = 3 if _EXACT_REFCOUNTS else -1
+# ... and for the array under such a gradient when it is a view: the view's base pointer,
+# _run_plain_leaf's ``base`` and getrefcount's argument (another view or holder adds one)
+_SOLE_BASE_REFS = 3 if _EXACT_REFCOUNTS else -1
 # what getrefcount reports for an array held only by run_backward's loop (the derivative's
 # result tuple, ``gi`` and ``gd``) and _sum_arrays itself (its argument, getrefcount's).
 # Any other holder (a saved value, the caller's tensor, a second slot of the tuple) makes
@@ -690,8 +694,17 @@ def _run_plain_leaf(variable, g):
     """:func:`_run_leaf` where nothing but the accumulation has anything to do: a
     first-order ``backward()`` without tracer or ``inputs=``, at a leaf without hooks (the
     caller checked).  A fresh array only the engine holds becomes ``.grad`` as it is."""
-    sole = (type(g) is _ndarray and _getrefcount(g) <= _SOLE_LEAF_REFS and g.base is None
-            and g.flags.writeable)
+    sole = False
+    if type(g) is _ndarray and _getrefcount(g) <= _SOLE_LEAF_REFS and g.flags.writeable:
+        base = g.base
+        if base is None:
+            sole = True
+        elif (type(base) is _ndarray and base.base is None and base.shape == g.shape
+              and base.strides == g.strides and _getrefcount(base) <= _SOLE_BASE_REFS):
+            # a view of all of a fresh array in its own layout, which nothing else holds
+            # (nn.Linear's weight gradient, transposed twice): that array itself
+            g = base
+            sole = True
     grad_lock.acquire()
     try:
         if variable._grad is None:

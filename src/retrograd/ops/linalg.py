@@ -300,8 +300,18 @@ def _addmm_vjp(node, g, saved):
     beta, alpha = node.params if node.params else (1, 1)
     nb, nx, nw = node.next
     ga = g if alpha == 1 else g * alpha
+    gw = None
+    if nw:
+        if (type(ga) is _ndarray and type(x) is _ndarray and type(wt) is _ndarray
+                and wt.flags.f_contiguous and not wt.flags.c_contiguous):
+            # a first-order backward through nn.Linear (wt = weight.t()): (ga.T @ x).T, so
+            # that TBackward0's transpose hands the weight a C-ordered gradient (its
+            # .grad without the strided copy x.T @ ga's transpose would need)
+            gw = (ga.T @ x).T
+        else:
+            gw = matmul(_mT(x), ga)
     return ((g if beta == 1 else g * beta) if nb else None, matmul(ga, _mT(wt)) if nx else None,
-            matmul(_mT(x), ga) if nw else None)
+            gw)
 
 
 _addmm = defop("addmm", _addmm_fwd, _addmm_vjp, "AddmmBackward0", 3, INPUTS, "promote")
