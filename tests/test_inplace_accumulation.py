@@ -148,7 +148,7 @@ def test_a_fresh_gradient_becomes_the_leafs_grad_without_a_copy(monkeypatch):
 
     def spy(obj):
         refs = real(obj) - 1  # (this function's own parameter)
-        if sys._getframe(1).f_code.co_name == "_run_leaf":
+        if sys._getframe(1).f_code.co_name in ("_run_leaf", "_run_plain_leaf"):
             seen.append(refs <= engine._SOLE_LEAF_REFS)
         return refs
 
@@ -179,3 +179,46 @@ def test_a_node_post_hook_sees_the_incoming_gradient_unchanged():
     ours, theirs = run(R), run(torch)
     np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-5)
     np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-5)
+
+
+def _linear_pair():
+    lin, tl = R.nn.Linear(3, 4), torch.nn.Linear(3, 4)
+    with torch.no_grad():
+        tl.weight.copy_(torch.tensor(lin.weight.detach().numpy()))
+        tl.bias.copy_(torch.tensor(lin.bias.detach().numpy()))
+    x = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
+    return lin, tl, x
+
+
+def test_a_linear_layers_weight_gradient_is_its_own_c_ordered_array():
+    # AddmmBackward0 computes it as (g.T @ x).T, TBackward0 transposes it back: the leaf
+    # keeps the product itself (no strided copy), with torch's values, and sums into it
+    lin, tl, x = _linear_pair()
+    for _ in range(2):
+        (lin(R.tensor(x)) ** 2).sum().backward()
+        (tl(torch.tensor(x)) ** 2).sum().backward()
+        g = lin.weight.grad.numpy()
+        assert g.flags.c_contiguous and g.base is None
+        np.testing.assert_allclose(g, tl.weight.grad.numpy(), rtol=1e-5)
+        np.testing.assert_allclose(lin.bias.grad.numpy(), tl.bias.grad.numpy(), rtol=1e-5)
+
+
+def test_a_weight_gradient_someone_else_holds_is_copied():
+    # the transposed weight retains its gradient: the weight's .grad must not alias it
+    lin, tl, x = _linear_pair()
+    wt = lin.weight.t()
+    wt.retain_grad()
+    out = R.addmm(lin.bias, R.tensor(x), wt)
+    (out ** 2).sum().backward()
+    (tl(torch.tensor(x)) ** 2).sum().backward()
+    assert not np.shares_memory(lin.weight.grad.numpy(), wt.grad.numpy())
+    np.testing.assert_allclose(lin.weight.grad.numpy(), tl.weight.grad.numpy(), rtol=1e-5)
+    np.testing.assert_allclose(wt.grad.numpy(), tl.weight.grad.numpy().T, rtol=1e-5)
+
+
+def test_a_0d_leaf_summed_from_a_batch_gets_a_0d_array_grad():
+    w = R.tensor(0.5, requires_grad=True)
+    (R.ones(3) * w).sum().backward()
+    assert isinstance(w.grad.numpy(), np.ndarray) and w.grad.shape == ()
+    w.grad.zero_()
+    assert w.grad.item() == 0.0

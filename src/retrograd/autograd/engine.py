@@ -68,6 +68,7 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 _ndarray = np.ndarray
+_add_reduce = np.add.reduce  # (ndarray.sum goes through a Python wrapper in NumPy 2)
 _getrefcount = getattr(sys, "getrefcount", lambda obj: 1 << 30)  # (not CPython: never)
 
 
@@ -176,6 +177,13 @@ def sum_to_array(g, shape):
     """Sum an array over the dimensions that broadcasting to its shape added or stretched
     (the one place broadcasting is undone; ``sum_to_size`` records the same on tensors)."""
     lead = g.ndim - len(shape)
+    if lead and shape and g.shape[lead:] == shape:
+        # only leading dimensions were added (a bias broadcast over the batch): one
+        # reduction, whose fresh result a leaf may keep as its .grad without a copy (the
+        # keepdims-then-reshape path below returns a view, which the leaf must copy).
+        # (Not for a 0-d shape: NumPy's full reduction gives a scalar, not an array.)
+        axis = 0 if lead == 1 else tuple(range(lead))
+        return _add_reduce(g, axis) if type(g) is _ndarray else g.sum(axis=axis)
     axes = tuple(range(lead)) + tuple(
         lead + i for i, n in enumerate(shape) if n == 1 and g.shape[lead + i] != 1
     )
@@ -427,6 +435,9 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
     trace = state.tracer
     check_nan = anomaly.enabled and anomaly.check_nan
     node = None
+    # backward() in first order, nothing traced or captured: a leaf without hooks of any
+    # kind (its tensor's, its accumulator's, post-accumulate) takes _run_plain_leaf
+    plain_leaves = captures is None and trace is None and accumulate and not as_tensors
     # for register_multi_grad_hook: which pass runs, and which nodes it will run
     tasks = graph_tasks.stack
     tasks.append((next_task_id(), deps, needed, captures))
@@ -442,7 +453,12 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
             if trace is not None:
                 trace.node_ready(node, g)
             if type(node) is AccumulateGrad:
-                _run_leaf(node, g, captures, captured, needed, accumulate, as_tensors, trace)
+                if (plain_leaves and g is not None and node.hooks is None
+                        and node.variable._extra is None):
+                    _run_plain_leaf(node.variable, g)
+                else:
+                    _run_leaf(node, g, captures, captured, needed, accumulate, as_tensors,
+                              trace)
                 continue
             hooks = node.hooks
             if captures is None:
@@ -571,10 +587,14 @@ _EXACT_REFCOUNTS = sys.implementation.name == "cpython" and sys.version_info < (
 # what getrefcount reports for a gradient held only by run_backward's local ``g`` (and
 # getrefcount's argument): then no other edge, saved value, capture or caller sees it
 _SOLE_LOOP_REFS = 2 if _EXACT_REFCOUNTS else -1
-# ... and for a gradient reaching a leaf, checked in _run_leaf: run_backward's ``g``,
-# _run_leaf's and getrefcount's (tests/test_inplace_accumulation.py checks it); other
-# callers of _accumulate_into_grad (backward(inputs=), a compiled replay) always copy
+# ... and for a gradient reaching a leaf, checked in _run_leaf (or _run_plain_leaf):
+# run_backward's ``g``, that function's and getrefcount's (tests/test_inplace_accumulation.py
+# checks it); other callers of _accumulate_into_grad (backward(inputs=), a compiled
+# replay) always copy
 _SOLE_LEAF_REFS = 3 if _EXACT_REFCOUNTS else -1
+# ... and for the array under such a gradient when it is a view: the view's base pointer,
+# _run_plain_leaf's ``base`` and getrefcount's argument (another view or holder adds one)
+_SOLE_BASE_REFS = 3 if _EXACT_REFCOUNTS else -1
 # what getrefcount reports for an array held only by run_backward's loop (the derivative's
 # result tuple, ``gi`` and ``gd``) and _sum_arrays itself (its argument, getrefcount's).
 # Any other holder (a saved value, the caller's tensor, a second slot of the tuple) makes
@@ -708,6 +728,31 @@ def _run_leaf(node, g, captures, captured, needed, accumulate, as_tensors, trace
         given = (_wrap(g, as_tensors),)
         for fn in list(hooks.post.values()):
             fn((), given)
+
+
+def _run_plain_leaf(variable, g):
+    """:func:`_run_leaf` where nothing but the accumulation has anything to do: a
+    first-order ``backward()`` without tracer or ``inputs=``, at a leaf without hooks (the
+    caller checked).  A fresh array only the engine holds becomes ``.grad`` as it is."""
+    sole = False
+    if type(g) is _ndarray and _getrefcount(g) <= _SOLE_LEAF_REFS and g.flags.writeable:
+        base = g.base
+        if base is None:
+            sole = True
+        elif (type(base) is _ndarray and base.base is None and base.shape == g.shape
+              and base.strides == g.strides and _getrefcount(base) <= _SOLE_BASE_REFS):
+            # a view of all of a fresh array in its own layout, which nothing else holds
+            # (nn.Linear's weight gradient, transposed twice): that array itself
+            g = base
+            sole = True
+    grad_lock.acquire()
+    try:
+        if variable._grad is None:
+            variable._grad = above.make_tensor(g if sole else g.copy())
+        else:
+            _accumulate_into_grad(variable, g, False)
+    finally:
+        grad_lock.release()
 
 
 def _run_node_prehooks(node, hooks, g, as_tensors):

@@ -648,11 +648,11 @@ def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
     # the fills read their value as a number first: PyTorch checks no overlap for them
     check_operands = name not in ("fill_", "masked_fill_", "zero_")
 
+    np_ufunc = getattr(_np, ufunc) if ufunc is not None else None
+
     def method(x, *args, **kwargs):
         if fw.active and _has_tangent(x, args, kwargs):
             return _dual_inplace(method, op_fn, x, args, kwargs)
-        if check_operands:
-            _check_operands(x, args, kwargs, name)
         if ufunc is not None and len(args) == 1 and not kwargs:
             other = args[0]
             xd = x._data
@@ -665,16 +665,30 @@ def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
                         x._requires_grad or (type(other) is Tensor and other._requires_grad)
                         or (x._vc is not None and len(x._vc) > 1)))):
                 # same dtype and shape (or a Python float, which keeps x's dtype): the
-                # result is exactly what the out-of-place op gives, written in place
+                # result is exactly what the out-of-place op gives, written in place.
+                # (Two arrays that own their memory cannot overlap: an optimizer step's
+                # p -= lr * p.grad skips the overlap check.)
+                if check_operands and type(od) is type(xd) and (
+                        xd.base is not None or od.base is not None):
+                    check_no_partial_overlap(xd, od, name)
                 try:
-                    getattr(namespace(xd), ufunc)(xd, od, out=xd)
+                    if type(xd) is _np.ndarray:
+                        np_ufunc(xd, od, out=xd)
+                    else:
+                        getattr(namespace(xd), ufunc)(xd, od, out=xd)
                 except ValueError:  # read-only (of an expanded tensor): the general path
                     pass
                 else:
+                    vc = x._vc
+                    if vc is None:
+                        x._vc = [1]
+                        return x
                     x._bump_version()
-                    if x._vc is not None and len(x._vc) > 1:
+                    if len(vc) > 1:
                         rebase_views(x, recorded=False)
                     return x
+        if check_operands:
+            _check_operands(x, args, kwargs, name)
         wants = state.enabled and (
             x._requires_grad or any(isinstance(a, Tensor) and a._requires_grad
                                    for a in (*args, *kwargs.values()))

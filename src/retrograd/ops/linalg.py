@@ -335,13 +335,28 @@ def _addmm_vjp(node, g, saved):
     beta, alpha = node.params if node.params else (1, 1)
     nb, nx, nw = node.next
     ga = g if alpha == 1 else g * alpha
+    gw = None
+    if nw:
+        if (type(ga) is _ndarray and type(x) is _ndarray and type(wt) is _ndarray
+                and wt.flags.f_contiguous and not wt.flags.c_contiguous):
+            # a first-order backward through nn.Linear (wt = weight.t()): (ga.T @ x).T, so
+            # that TBackward0's transpose hands the weight a C-ordered gradient (its
+            # .grad without the strided copy x.T @ ga's transpose would need)
+            gw = (ga.T @ x).T
+        else:
+            gw = matmul(_mT(x), ga)
     return ((g if beta == 1 else g * beta) if nb else None, matmul(ga, _mT(wt)) if nx else None,
-            matmul(_mT(x), ga) if nw else None)
+            gw)
 
 
 # (mat1 only for mat2's gradient and the reverse, as PyTorch saves: fuzz seed 9834415)
 _addmm = defop("addmm", _addmm_fwd, _addmm_vjp, "AddmmBackward0", 3, INPUTS, "promote",
                saved_for=lambda needs: (False, needs[2], needs[1]))
+# the same record for beta = alpha = 1, where addmm() has checked that the three dtypes are
+# equal (or input is a number, which NumPy, like PyTorch, does not let promote): NumPy's
+# result dtype is PyTorch's, so no promotion pass (every nn.Linear call, bench/ (m))
+_addmm_same = defop("addmm", _addmm_fwd, _addmm_vjp, "AddmmBackward0", 3, INPUTS, "same",
+                    saved_for=lambda needs: (False, needs[2], needs[1]))
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002 - PyTorch's names
@@ -363,7 +378,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002 - PyTorch's name
         refuse_bool("addmm_impl_cpu_", mat1, mat2)
     if beta != 1 or alpha != 1:
         return _addmm(input, mat1, mat2, beta, alpha)
-    return _addmm(input, mat1, mat2)
+    return _addmm_same(input, mat1, mat2)
 
 
 def linear(input, weight, bias=None):  # noqa: A002 - PyTorch's names

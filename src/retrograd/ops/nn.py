@@ -6,6 +6,8 @@ log_softmax followed by nll_loss, as PyTorch records it.
 
 from __future__ import annotations
 
+import numpy as _np
+
 from ..backend import as_array, namespace
 from ..dtypes import dtype as dtype_class
 from ..tensor import make_tensor as _make_tensor
@@ -16,6 +18,10 @@ from .index import scatter_along
 from .reduce import sum as _sum
 from .pointwise import add_number, exp, mul_number
 from .shape import _norm_dim, expand_op, input_meta, reshape_op
+
+
+_ndarray = _np.ndarray
+_max_reduce = _np.maximum.reduce
 
 
 def _softmax_fwd(a, dim):
@@ -232,8 +238,14 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  
     c = logp.shape[1] if nd >= 2 else logp.shape[0]
     ignored = None
     if t.size:
-        lo, hi = t.min(), t.max()
-        if lo < 0 or hi >= c or 0 <= ignore_index < c:
+        if type(t) is _ndarray and t.dtype.kind == "i" and not 0 <= ignore_index < c:
+            # one pass instead of min() and max(): read as unsigned, a negative target is
+            # huge, so the largest is below c exactly when every target is in [0, c)
+            out_of_range = _max_reduce(t.view(f"u{t.dtype.itemsize}"), axis=None) >= c
+        else:
+            lo, hi = t.min(), t.max()
+            out_of_range = lo < 0 or hi >= c or 0 <= ignore_index < c
+        if out_of_range:
             mask = t == ignore_index
             ignored = mask if mask.any() else None
             bad = t[~mask]
