@@ -407,24 +407,6 @@ def _block_diag_empty(prog, failure):
         "T.block_diag(" in t for t in _texts(prog))
 
 
-_INPLACE_VIEW_OPS = {"t_", "transpose_", "swapaxes_", "squeeze_", "unsqueeze_"}
-
-
-@known("in-place view ops (t_, transpose_, swapaxes_, squeeze_, unsqueeze_) on a view, or on "
-       "a base that has views (also made under no_grad or through detach): PyTorch treats the "
-       "metadata change like a write (the view's grad_fn becomes AsStridedBackward0, a "
-       "no_grad view's flags raise), retrograd does not (seeds 9951204, 9951218, 9951887)")
-def _inplace_view_op(prog, failure):
-    if not _INPLACE_VIEW_OPS & _ops(prog):
-        return False
-    if failure.kind == "grad_fn":
-        return "AsStridedBackward0" in failure.detail or "CopySlices" in failure.detail
-    if failure.kind == "raise":  # (PyTorch's no_grad-view error at a later in-place op; a
-        # gradient of the pre-transpose shape in retrograd's backward, seeds 9973053, 9973815)
-        return "view" in failure.message or "returned an invalid gradient" in failure.message
-    return failure.kind == "flags"
-
-
 @known("bool or integer inputs to nn.functional losses: PyTorch computes some (smooth_l1, "
        "mse with a float target), raises others with another class (broadcast before dtype), "
        "retrograd refuses them all with NotImplementedError (seed 9951167)")

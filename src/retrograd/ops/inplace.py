@@ -335,7 +335,7 @@ def _unhooked_view_edge(x, old_fn):
     node.next = (twin, *nxt[1:])
 
 
-def rebase_views(x, recorded=True, old_fn=None):
+def rebase_views(x, recorded=True, old_fn=None, keep=None):
     """After an in-place change of ``x``, update the tensors sharing its memory, as PyTorch.
 
     If the change was recorded (``x`` got a new grad_fn) and ``x`` is a view, its base's
@@ -343,7 +343,8 @@ def rebase_views(x, recorded=True, old_fn=None):
     PyTorch re-derives a view's grad_fn whenever the version of its memory changed (a
     change under no_grad, or through a detached alias, included), every view of a base that
     requires grad, ``x`` included, is re-derived from its base's grad_fn
-    (AsStridedBackward0), or refused if PyTorch refuses it (see ``_refused``).
+    (AsStridedBackward0), or refused if PyTorch refuses it (see ``_refused``).  ``keep``: a
+    view left as it is (an in-place view op's own tensor, which got that op's node).
     """
     vc = x._vc
     if vc is None or len(vc) < 2:
@@ -384,7 +385,7 @@ def rebase_views(x, recorded=True, old_fn=None):
             source._acc = NO_EDGE
         with enable_grad():
             for v in views:
-                if v is base or v._vc is not vc:
+                if v is base or v is keep or v._vc is not vc:
                     continue
                 flag = group.flag(v)
                 if flag is not None:

@@ -1,0 +1,59 @@
+"""Fuzzer findings fixed on branch fuzzE (issue 7's open KNOWN_BUGS classes): each program
+must run alike in retrograd and PyTorch (values, dtypes, shapes, grad_fn names, gradients,
+exceptions)."""
+
+import pytest
+
+pytest.importorskip("torch")
+
+from .program import program_from_text  # noqa: E402
+from .runner import compare, reproducer  # noqa: E402
+
+CASES = {
+    # an in-place view op (t_, squeeze_...) counts as a write to the memory: the other views
+    # are re-derived (AsStridedBackward0, a no_grad view's flags raise), and so is the tensor
+    # itself when it is a view and nothing was recorded (seeds 9951204, 9951218)
+    "inplace_view_op_no_grad_view_refused": """
+v0 = T.tensor([[-1.0]], dtype=T.float64)
+v1 = v0.detach()
+v2 = T.tensor(1.0, dtype=T.float64, requires_grad=True)
+v1 *= v2
+with T.set_grad_enabled(False):
+    v5 = v1[0, -1]
+v1.squeeze_(-2)
+""",
+    "inplace_view_op_on_view_under_no_grad": """
+v1 = T.tensor([[[1.0, 2.0]]], dtype=T.float64, requires_grad=True)
+v3 = v1.diagonal(-1, 2, 0)
+with T.no_grad():
+    v3.t_()
+loss = (v3 * 2).sum()
+loss.backward()
+""",
+    "inplace_view_op_rederives_other_views": """
+v0 = T.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=T.float64, requires_grad=True)
+v1 = v0 * 1
+v2 = v1[0:2]
+v3 = v1[1]
+v2.t_()
+v4 = v0 * 2
+v5 = v4[1]
+v4.transpose_(0, 1)
+v6 = T.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=T.float64)
+v7 = v6[0]
+v6.t_()
+v6.requires_grad_()
+v8 = v0 * 3
+v9 = v8[0]
+v9.unsqueeze_(0)
+loss = (v2 * 2).sum() + (v3 * 3).sum() + (v5 * 5).sum() + (v4 * 7).sum() + (v9 * 11).sum()
+loss.backward()
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_fuzz_regression_fuzze(name):
+    prog = program_from_text(CASES[name])
+    failure = compare(prog)
+    assert failure is None, reproducer(prog, failure)
