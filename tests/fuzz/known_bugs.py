@@ -360,9 +360,11 @@ def _int_requires_grad_leaf_error(prog, failure):
                                 for st in prog.steps)
 
 
-@known("a kink (clamp_min/max, maximum... by a tensor) where the two sides are equal up to 1 ulp "
-       "(logit(sigmoid(x)) against x, sigmoid/logit rounded differently): which side gets the "
-       "gradient differs (seed 9165951)")
+@accepted("a kink (clamp_min/max, maximum... by a tensor) where the two sides are equal up to "
+          "1 ulp (logit(sigmoid(x)) against x): PyTorch's sigmoid/logit use its vectorized exp/"
+          "log, NumPy's libm rounds the last bit otherwise (about 3 % of float64 sigmoid "
+          "values, 0.8 % of logit(sigmoid(x)), 17 % in float32), so the kink's comparison "
+          "falls on the other side and the other side gets the gradient (seed 9165951)")
 def _kink_at_one_ulp(prog, failure):
     kinks = {"clamp_min", "clamp_max", "clamp", "maximum", "minimum", "fmax", "fmin"}
     return failure.kind in ("value", "grad") and bool(kinks & _ops(prog)) and bool(
