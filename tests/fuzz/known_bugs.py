@@ -327,23 +327,6 @@ def _hook_order_one_node(prog, failure):
 
 
 
-@known("an einsum/matmul result is itself a view in PyTorch (of its bmm; README: graph "
-       "granularity): a no_grad view of it after requires_grad_() on it has other flags (seed "
-       "9204469), and an in-place op on it (or on type_as/to of it, the same tensor) makes its "
-       "grad_fn AsStridedBackward0 where retrograd's is the op's (seed 9100945)")
-def _view_of_product_flags(prog, failure):
-    product = bool({"einsum", "matmul"} & _ops(prog))
-    if failure.kind == "grad_fn":
-        return product and failure.detail[0] in ("AsStridedBackward0", "CopySlices")
-    if product and "requires_grad_" in _ops(prog) and "backward2" in _ops(prog):
-        # an operand made to require grad after the product: PyTorch saved its own views of
-        # it (made while it did not), retrograd the operand itself, so under create_graph the
-        # other operand's gradient requires grad in retrograd only (seeds 9301594, 9311359)
-        return failure.kind == "grad" or (failure.kind == "raise" and
-                                          failure.op == "backward2")
-    return failure.kind == "flags" and "requires_grad_" in _ops(prog) and product
-
-
 @known("xlogy of an empty tensor by a 0-d one: the 0-d operand's gradient (a sum over nothing) "
        "is nan in retrograd, 0 in PyTorch (seed 9175829)")
 def _xlogy_empty(prog, failure):

@@ -49,6 +49,31 @@ v9.unsqueeze_(0)
 loss = (v2 * 2).sum() + (v3 * 3).sum() + (v5 * 5).sum() + (v4 * 7).sum() + (v9 * 11).sum()
 loss.backward()
 """,
+    # einsum and matmul (beyond 2-D @ 2-D/1-D) save the views of their operands made for bmm
+    # (PyTorch's): an operand made to require grad after the product is not reached from the
+    # other operand's gradient under create_graph (seeds 9301594, 9311359)
+    "einsum_operand_requires_grad_after": """
+v0 = T.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=T.float64)
+v1 = T.tensor([[1.0, 0.5], [2.0, 1.0]], dtype=T.float64, requires_grad=True)
+v2 = T.einsum("ij,jk->ik", v0, v1)
+v3 = T.einsum("ij,jk->ik", v1, v0)
+v4 = T.tensor([[[1.0, 2.0], [3.0, 4.0]]], dtype=T.float64)
+v5 = T.tensor([1.0, -2.0], dtype=T.float64)
+v6 = T.tensor([[[1.0, 0.5], [-1.0, 2.0]]], dtype=T.float64)
+v7 = v4 @ v1
+v8 = v5 @ v1
+v9 = v1 @ v6
+v10 = v0 @ v1
+v0.requires_grad_()
+v4.requires_grad_()
+v5.requires_grad_()
+v6.requires_grad_()
+loss = (v2 * v2).sum() + (v3 * v3).sum() + (v7 * v7).sum() + (v8 * v8).sum() + (v9 * v9).sum()
+loss = loss + (v10 * v10).sum()
+gs = T.autograd.grad(loss, [v1], create_graph=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
 }
 
 
