@@ -315,11 +315,13 @@ def _refused_view_in_op(prog, failure):
         "base" in failure.message
 
 
-@known("leaf hooks through a batched matmul (3-D @ 1-D...): PyTorch's matmul is a chain "
-       "(view, unsqueeze, mm, unsafe view) and its engine runs the later-made branch first, so "
-       "the second operand's leaf hooks run first; retrograd's matmul is one node (README: "
-       "graph granularity), its leaves' hooks run in operand order (seed 9008323; not about "
-       "empty operands or inputs=)")
+@accepted("leaf hooks through a batched matmul (3-D @ 1-D...): PyTorch's matmul is a chain "
+          "(view, unsqueeze, mm, unsafe view) and its engine runs a leaf fed straight by mm "
+          "before one behind a view node, so the second operand's leaf hooks run first; "
+          "retrograd's matmul is one node (README: graph granularity, as its grad_fn names), "
+          "its leaves' hooks run in operand order.  The order between two different leaves' "
+          "hooks is a scheduling detail PyTorch does not specify; each hook's gradient is "
+          "the same (seed 9008323)")
 def _hook_order_one_node(prog, failure):
     return failure.kind == "log" and "hooks ran in order" in failure.message and bool(
         {"matmul", "einsum", "getitem_multi"} & _ops(prog))
