@@ -336,15 +336,6 @@ def _xlogy_empty(prog, failure):
         any(st.leaf is not None and st.leaf.array.size == 0 for st in prog.steps)
 
 
-@known("a bool/int tensor made to require grad through a view (v2[1] = w.sum()), then "
-       "masked_fill_ on another view of it: PyTorch raises the leaf error, retrograd writes "
-       "(seed 9148977)")
-def _int_requires_grad_leaf_error(prog, failure):
-    return _raised_only_in(failure, "torch") and "leaf Variable that requires grad" in \
-        failure.message and any(st.leaf is not None and st.leaf.dtype in ("int64", "bool")
-                                for st in prog.steps)
-
-
 @accepted("a kink (clamp_min/max, maximum... by a tensor) where the two sides are equal up to "
           "1 ulp (logit(sigmoid(x)) against x): PyTorch's sigmoid/logit use its vectorized exp/"
           "log, NumPy's libm rounds the last bit otherwise (about 3 % of float64 sigmoid "

@@ -74,6 +74,20 @@ gs = T.autograd.grad(loss, [v1], create_graph=True)
 loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
 loss2.backward()
 """,
+    # an integer or bool view taken before its base came to require grad (b[1:2] = w.sum()) is
+    # a leaf to PyTorch: an in-place op on it raises the leaf error, whatever it records
+    # (seed 9148977)
+    "int_view_adopted_leaf_error": """
+v0 = T.tensor([1.0, 2.0], dtype=T.float64, requires_grad=True)
+v1 = T.tensor([1, 0, 1], dtype=T.int64)
+v2 = v1[0:2]
+v1[1:2] = v0.sum()
+v2.masked_fill_(T.tensor([True, False]), 1)
+v3 = T.tensor([True, False, True])
+v4 = v3[1:3]
+v3[0:1] = v0.sum()
+v4.mul_(True)
+""",
 }
 
 

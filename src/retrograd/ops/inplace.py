@@ -688,6 +688,10 @@ def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
             floating = x._data.dtype.kind == "f"
             if floating:
                 check_view_of_leaf(x, name)
+            elif x._requires_grad and name != "copy_" and _ADOPTED and _adopted(x):
+                # an integer or bool view adopted into its base's graph is a leaf to PyTorch
+                # too, whatever the op records (seed 9148977; copy_ checks nothing)
+                check_view_of_leaf(x, name)
             if not overlap_ok and not x._data.flags.writeable:
                 check_writable(x, name)  # (PyTorch: before the kernel's dtype and shapes)
             if not floating and x._requires_grad:
