@@ -88,6 +88,24 @@ v4 = v3[1:3]
 v3[0:1] = v0.sum()
 v4.mul_(True)
 """,
+    # a hook on a view, then an in-place op on a view of that view: PyTorch's CopySlices hands
+    # the gradient straight to the root base, so the hook (on the view's old node) never
+    # fires (seed 9963975)
+    "hook_on_view_then_inplace_on_its_view": """
+LOG = []
+v0 = T.tensor([[[1.0, 2.0, 3.0, 5.0]]], dtype=T.float64, requires_grad=True)
+v1 = T.nn.functional.adaptive_avg_pool1d(v0 * 1, 2)
+h = v1.register_hook(lambda g: LOG.append(('v1', g)))
+v2 = v1[0]
+v2.mul_(2)
+v3 = v0 * 1
+v4 = v3[0]
+h2 = v4.register_hook(lambda g: LOG.append(('v4', g)))
+v5 = v4[0]
+v5.exp_()
+loss = (v1 * 3).sum() + (v4 * 5).sum()
+loss.backward()
+""",
 }
 
 

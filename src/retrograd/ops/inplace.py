@@ -327,12 +327,31 @@ def _unhooked_view_edge(x, old_fn):
 
     node = x._grad_fn
     nxt = node.next
-    if old_fn is None or getattr(old_fn, "hooks", None) is None or not nxt or \
-            nxt[0] is not old_fn:
+    if old_fn is None or not nxt or nxt[0] is not old_fn:
         return
-    twin = copy.copy(old_fn)
-    twin.hooks = None
-    node.next = (twin, *nxt[1:])
+    # the view's chain of view nodes down to its base's grad_fn (a view of a view hangs off
+    # the root base in PyTorch, so hooks on the intermediate view are skipped too: seed
+    # 9963975); if the chain does not reach the base (the view changed in place before),
+    # only the view's own node is replaced
+    group = _group(x)
+    base = group.base() if group is not None else None
+    stop = base._grad_fn if base is not None else None
+    chain, n = [], old_fn
+    while n is not None and n is not stop and getattr(n, "next", None) and len(chain) < 64:
+        chain.append(n)  # (never a leaf's AccumulateGrad: it has no next)
+        n = n.next[0]
+    if n is not stop or not chain:
+        chain = [old_fn]
+    if not any(getattr(c, "hooks", None) is not None for c in chain):
+        return
+    below = chain[-1].next[0] if chain[-1].next else None
+    for c in reversed(chain):
+        twin = copy.copy(c)
+        twin.hooks = None
+        if c.next:
+            twin.next = (below, *c.next[1:])
+        below = twin
+    node.next = (below, *nxt[1:])
 
 
 def rebase_views(x, recorded=True, old_fn=None, keep=None):
