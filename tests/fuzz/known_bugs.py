@@ -329,13 +329,6 @@ def _hook_order_one_node(prog, failure):
 
 
 
-@known("xlogy of an empty tensor by a 0-d one: the 0-d operand's gradient (a sum over nothing) "
-       "is nan in retrograd, 0 in PyTorch (seed 9175829)")
-def _xlogy_empty(prog, failure):
-    return failure.kind == "grad" and "nan" in failure.message and "xlogy" in _ops(prog) and \
-        any(st.leaf is not None and st.leaf.array.size == 0 for st in prog.steps)
-
-
 @accepted("a kink (clamp_min/max, maximum... by a tensor) where the two sides are equal up to "
           "1 ulp (logit(sigmoid(x)) against x): PyTorch's sigmoid/logit use its vectorized exp/"
           "log, NumPy's libm rounds the last bit otherwise (about 3 % of float64 sigmoid "

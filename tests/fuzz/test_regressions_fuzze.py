@@ -106,6 +106,19 @@ v5.exp_()
 loss = (v1 * 3).sum() + (v4 * 5).sum()
 loss.backward()
 """,
+    # xlogy of an empty tensor by a 0-d one (and the reverse): the 0-d operand's gradient is
+    # a sum over nothing, 0 (seed 9175829; already agreeing on this branch's base, kept as
+    # the guard for the deleted KNOWN_BUGS entry)
+    "xlogy_empty_by_0d": """
+v0 = T.zeros((0, 2), dtype=T.float64, requires_grad=True)
+v1 = T.tensor(0.5, dtype=T.float64, requires_grad=True)
+v2 = T.xlogy(v0, v1)
+v3 = T.tensor(0.0, dtype=T.float64, requires_grad=True)
+v4 = T.zeros((0,), dtype=T.float64, requires_grad=True)
+v5 = T.xlogy(v3, v4)
+loss = (v2 * 2).sum() + (v5 * 3).sum()
+gs = T.autograd.grad(loss, [v0, v1, v3, v4])
+""",
 }
 
 
