@@ -327,15 +327,34 @@ def _unhooked_view_edge(x, old_fn):
 
     node = x._grad_fn
     nxt = node.next
-    if old_fn is None or getattr(old_fn, "hooks", None) is None or not nxt or \
-            nxt[0] is not old_fn:
+    if old_fn is None or not nxt or nxt[0] is not old_fn:
         return
-    twin = copy.copy(old_fn)
-    twin.hooks = None
-    node.next = (twin, *nxt[1:])
+    # the view's chain of view nodes down to its base's grad_fn (a view of a view hangs off
+    # the root base in PyTorch, so hooks on the intermediate view are skipped too: seed
+    # 9963975); if the chain does not reach the base (the view changed in place before),
+    # only the view's own node is replaced
+    group = _group(x)
+    base = group.base() if group is not None else None
+    stop = base._grad_fn if base is not None else None
+    chain, n = [], old_fn
+    while n is not None and n is not stop and getattr(n, "next", None) and len(chain) < 64:
+        chain.append(n)  # (never a leaf's AccumulateGrad: it has no next)
+        n = n.next[0]
+    if n is not stop or not chain:
+        chain = [old_fn]
+    if not any(getattr(c, "hooks", None) is not None for c in chain):
+        return
+    below = chain[-1].next[0] if chain[-1].next else None
+    for c in reversed(chain):
+        twin = copy.copy(c)
+        twin.hooks = None
+        if c.next:
+            twin.next = (below, *c.next[1:])
+        below = twin
+    node.next = (below, *nxt[1:])
 
 
-def rebase_views(x, recorded=True, old_fn=None):
+def rebase_views(x, recorded=True, old_fn=None, keep=None):
     """After an in-place change of ``x``, update the tensors sharing its memory, as PyTorch.
 
     If the change was recorded (``x`` got a new grad_fn) and ``x`` is a view, its base's
@@ -343,7 +362,8 @@ def rebase_views(x, recorded=True, old_fn=None):
     PyTorch re-derives a view's grad_fn whenever the version of its memory changed (a
     change under no_grad, or through a detached alias, included), every view of a base that
     requires grad, ``x`` included, is re-derived from its base's grad_fn
-    (AsStridedBackward0), or refused if PyTorch refuses it (see ``_refused``).
+    (AsStridedBackward0), or refused if PyTorch refuses it (see ``_refused``).  ``keep``: a
+    view left as it is (an in-place view op's own tensor, which got that op's node).
     """
     vc = x._vc
     if vc is None or len(vc) < 2:
@@ -384,7 +404,7 @@ def rebase_views(x, recorded=True, old_fn=None):
             source._acc = NO_EDGE
         with enable_grad():
             for v in views:
-                if v is base or v._vc is not vc:
+                if v is base or v is keep or v._vc is not vc:
                     continue
                 flag = group.flag(v)
                 if flag is not None:
@@ -700,6 +720,10 @@ def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
         if wants:
             floating = x._data.dtype.kind == "f"
             if floating:
+                check_view_of_leaf(x, name)
+            elif x._requires_grad and name != "copy_" and _ADOPTED and _adopted(x):
+                # an integer or bool view adopted into its base's graph is a leaf to PyTorch
+                # too, whatever the op records (seed 9148977; copy_ checks nothing)
                 check_view_of_leaf(x, name)
             if not overlap_ok and not x._data.flags.writeable:
                 check_writable(x, name)  # (PyTorch: before the kernel's dtype and shapes)

@@ -156,6 +156,7 @@ def _inplace_view(name, make, pick):
     as PyTorch) done to ``x`` itself; ``pick(x, args) -> (node, swapped dims or None)``."""
 
     def method(x, *args):
+        old = x._grad_fn
         with no_grad():
             view = make(x, *args)
         data = view._data
@@ -171,6 +172,10 @@ def _inplace_view(name, make, pick):
             move_retain_grad(x, old_fn, old_nr)
         x._data = data
         x._bump_version()
+        # PyTorch counts the metadata change as a write: the other tensors sharing the memory
+        # are re-derived (AsStridedBackward0, or refused: a view made under no_grad), and so
+        # is ``x`` if it is a view and nothing was recorded (fuzz seeds 9951204, 9951218)
+        rebase_views(x, recorded=False, keep=x if x._grad_fn is not old else None)
         if fw.active and tangent_of(view) is not None:
             set_tangent(x, tangent_of(view))  # forward AD: the same view of the tangent
         return x

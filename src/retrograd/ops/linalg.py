@@ -12,7 +12,7 @@ import numpy as _np
 from ..autograd.forward_state import fw
 from ..autograd.grad_mode import inference_blocks, state
 from ..backend import ndarray as _ndarray
-from ..tensor import Tensor
+from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, defop
 from . import registry
 from ._errors import tensor_arg
@@ -217,6 +217,12 @@ def matmul(a, b):
                                   "tensors); convert first, e.g. a.int() @ b.int()")
     if op is _transposed and not state.enabled:
         return no_grad_product_view(op(a, b))
+    if state.enabled and type(a) is Tensor and type(b) is Tensor and (
+            a._requires_grad or b._requires_grad) and (ad.ndim > 2 or bd.ndim > 2 or (
+            ad.ndim == 1 and bd.ndim == 2)):
+        # PyTorch saves its unsqueezed/expanded/reshaped views of the operands here (b: only
+        # one of 3+ dims), not the operands (see _saved_view)
+        a, b = _saved_view(a), (_saved_view(b) if bd.ndim > 2 else b)
     return op(a, b)
 
 
@@ -548,6 +554,21 @@ def einsum_terms(terms, out, operands):
     return result
 
 
+def _saved_view(o):
+    """An operand that does not require grad as PyTorch's einsum saves it: a view of it (a
+    permute/reshape made for bmm, sharing its memory and version counter) whose flags stay
+    as they were, so a requires_grad_() on the operand after the product does not reach the
+    saved one (a gradient under create_graph does not require grad; seeds 9301594,
+    9311359).  Operands that require grad, or carry a forward-mode tangent, stay as given."""
+    if o._requires_grad or fw.active:
+        return o
+    alias = make_tensor(o._data)
+    if o._vc is None:
+        o._vc = [0]
+    alias._vc = o._vc
+    return alias
+
+
 def einsum(equation, *operands):
     """Einstein summation: ``einsum("ij,jk->ik", a, b)`` is ``a @ b``; ``...`` stands for
     broadcast dimensions.  A repeated index within one operand (a diagonal) is not supported.
@@ -579,7 +600,7 @@ def einsum(equation, *operands):
         from ._apply import apply_op
         from .shape import view
 
-        product = apply_op(_EINSUM_OPS["BmmBackward0"].op, list(operands),
+        product = apply_op(_EINSUM_OPS["BmmBackward0"].op, [_saved_view(o) for o in operands],
                            (terms, out, tuple(tuple(o.shape) for o in operands)))
         return view(product, tuple(product.shape))
     if name == "PermuteBackward0" and sorted(out) == sorted(terms[0]) and \
