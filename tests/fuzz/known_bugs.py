@@ -527,14 +527,6 @@ def _group_norm_derivative_flags(prog, failure):
         _raised_only_in(failure, "retrograd") and "does not require grad" in failure.message
 
 
-@known("kron (of 0-d, or of columns...): PyTorch's result is a fresh tensor, "
-       "retrograd's a view (of its reshaped product), so an in-place op on it gives "
-       "AsStridedBackward0 (seeds 9972015, 9976976, 9979842)")
-def _kron_view(prog, failure):
-    return failure.kind == "grad_fn" and failure.detail[1] == "AsStridedBackward0" and \
-        any("T.kron(" in t for t in _texts(prog))
-
-
 @accepted("ties: which index mode(dim) returns for a value that occurs as often as another "
           "(or at several places) is unspecified (seed 9972189)")
 def _mode_ties(prog, failure):

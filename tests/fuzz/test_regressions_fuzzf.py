@@ -1,0 +1,37 @@
+"""Fuzzer findings fixed on branch fuzzF (issue 7, the last KNOWN_BUGS classes): each program
+must run alike in retrograd and PyTorch (values, dtypes, shapes, grad_fn names, gradients,
+exceptions)."""
+
+import pytest
+
+pytest.importorskip("torch")
+
+from .program import program_from_text  # noqa: E402
+from .runner import compare, reproducer  # noqa: E402
+
+CASES = {
+    # kron ends in PyTorch's _unsafe_view (UnsafeViewBackward0): a fresh tensor, not a view of
+    # the product, so an in-place op on it is recorded on it, not as AsStridedBackward0
+    # (seeds 9972015, 9976976, 9979842)
+    "kron_result_is_fresh": """
+v0 = T.tensor(0.0, dtype=T.float32)
+v1 = T.tensor(-0.0, dtype=T.float32, requires_grad=True)
+v2 = T.kron(v0, v1)
+v2.frac_()
+v3 = T.tensor([[1.0], [-2.0]], dtype=T.float64, requires_grad=True)
+v4 = T.tensor([[0.5, 1.5], [2.0, -1.0]], dtype=T.float64, requires_grad=True)
+v5 = T.kron(v3, v4)
+v5.mul_(2.0)
+v6 = T.kron(v3[:, 0], v4)
+v6.add_(1.0)
+loss = v5.sum() + (v6 * v6).sum()
+loss.backward()
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_fuzz_regression_fuzzf(name):
+    prog = program_from_text(CASES[name])
+    failure = compare(prog)
+    assert failure is None, reproducer(prog, failure)
