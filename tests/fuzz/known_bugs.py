@@ -519,14 +519,6 @@ def _no_torch_second_derivative(prog, failure):
         "_backward is not implemented" in failure.message
 
 
-@known("group_norm's weight/bias gradients under create_graph: PyTorch's require grad (its "
-       "native_group_norm_backward takes the input), retrograd's do not, so a second backward "
-       "raises in retrograd only (seed 9970909)")
-def _group_norm_derivative_flags(prog, failure):
-    return "normalization" in _ops(prog) and failure.op == "backward2" and \
-        _raised_only_in(failure, "retrograd") and "does not require grad" in failure.message
-
-
 @accepted("ties: which index mode(dim) returns for a value that occurs as often as another "
           "(or at several places) is unspecified (seed 9972189)")
 def _mode_ties(prog, failure):

@@ -27,6 +27,20 @@ v6.add_(1.0)
 loss = v5.sum() + (v6 * v6).sum()
 loss.backward()
 """,
+    # group_norm's weight gradient under create_graph requires grad whenever weight does (PyTorch's
+    # double backward reads the forward node's mean/rstd outputs), even for an input without
+    # grad; the bias gradient does not; a second backward leaves both .grad None (seed 9970909)
+    "group_norm_derivative_flags": """
+v1 = T.tensor([[1.0, 0.0, 1.0], [0.5, -2.0, 0.25]], dtype=T.float64)
+v4 = T.sinh(v1)
+v5 = T.tensor([-1.0, -0.0, -0.5], dtype=T.float64, requires_grad=True)
+v6 = T.tensor([0.0, 1.0, -1.0], dtype=T.float64, requires_grad=True)
+v7 = T.nn.functional.group_norm(v4, 1, weight=v5, bias=v6)
+loss = (v5 * v5.detach().tanh()).sum() + (v6 * v6.detach().tanh()).sum() + (v7 * v7.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v5, v6], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
 }
 
 
