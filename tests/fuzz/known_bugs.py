@@ -512,13 +512,6 @@ def _added_family_dtypes(prog, failure):
             st.leaf is not None and st.leaf.dtype in ("int64", "bool") for st in prog.steps))
 
 
-@known("a second derivative PyTorch does not have (multi_margin_loss_backward: 'derivative ... "
-       "is not implemented'): retrograd's first derivative is differentiable (seed 9970773)")
-def _no_torch_second_derivative(prog, failure):
-    return _raised_only_in(failure, "torch") and failure.op == "backward2" and \
-        "_backward is not implemented" in failure.message
-
-
 @accepted("ties: which index mode(dim) returns for a value that occurs as often as another "
           "(or at several places) is unspecified (seed 9972189)")
 def _mode_ties(prog, failure):

@@ -42,6 +42,17 @@ gs = T.autograd.grad(loss, [v5, v6], create_graph=True, allow_unused=True)
 loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
 loss2.backward()
 """,
+    # multi_margin_loss's first derivative under create_graph is PyTorch's NotImplemented node
+    # (multi_margin_loss_backward has no derivative): it requires grad, and a second backward
+    # through it raises RuntimeError in both (seed 9970773)
+    "multi_margin_loss_no_second_derivative": """
+v0 = T.tensor([[0.5, -1.0, 0.25], [0.1, 0.3, 0.9]], dtype=T.float64, requires_grad=True)
+v1 = T.nn.functional.multi_margin_loss(v0, T.tensor([1, 2]), p=2)
+loss = v1 * 1.5
+gs = T.autograd.grad(loss, [v0], create_graph=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
 }
 
 
