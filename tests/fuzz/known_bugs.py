@@ -498,20 +498,6 @@ def _not_implemented_skipped(prog, failure):
         "is not implemented" in failure.message and any(st.ctx for st in prog.steps)
 
 
-@known("dtype corners of the added families (seeds 9970436, 9971648, 9972035, 9974289, "
-       "9976024): conv_transpose1d of bool tensors (PyTorch: NotImplementedError), cumsum_ of "
-       "a bool tensor (PyTorch raises NotImplementedError, or for a 0-d one runs), dist of a "
-       "float and an int tensor: retrograd computes or raises another class")
-def _added_family_dtypes(prog, failure):
-    if failure.kind != "raise":
-        return False
-    m = failure.message
-    texts = " ".join(_texts(prog))
-    return ("Bool" in m and ("conv" in m or "cumsum" in m)) or (
-        "cumsum_(" in texts and "Bool" in m) or ("T.dist(" in texts and any(
-            st.leaf is not None and st.leaf.dtype in ("int64", "bool") for st in prog.steps))
-
-
 @accepted("ties: which index mode(dim) returns for a value that occurs as often as another "
           "(or at several places) is unspecified (seed 9972189)")
 def _mode_ties(prog, failure):

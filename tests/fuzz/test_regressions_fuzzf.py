@@ -53,6 +53,42 @@ gs = T.autograd.grad(loss, [v0], create_graph=True)
 loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
 loss2.backward()
 """,
+    # conv1d / conv_transpose1d of bool tensors: PyTorch's CPU kernels raise NotImplementedError
+    # after the shape checks; integer tensors run (seed 9970436)
+    "conv_bool_not_implemented": """
+v0 = T.tensor([[[True, False, True], [False, True, True]]])
+v1 = T.tensor([[[True, True]], [[False, True]]])
+v2 = T.nn.functional.conv_transpose1d(v0, v1)
+v3 = T.nn.functional.conv1d(v0, v1.transpose(0, 1))
+v4 = T.nn.functional.conv_transpose1d(v0.long(), v1.long())
+""",
+    # cumsum_/cumprod_ of a bool tensor: NotImplementedError (PyTorch's kernel has no bool
+    # version), while a 0-d or empty one is left as it is (seeds 9971648, 9974289)
+    "cumsum_cumprod_inplace_bool": """
+v0 = T.tensor([True, False, True])
+v0.cumsum_(0)
+v1 = T.tensor([[True], [True]])
+v1.cumprod_(-1)
+v2 = T.tensor(True)
+v2.cumsum_(0)
+v3 = T.tensor(False)
+v3.cumprod_(-1)
+v4 = T.tensor([1, 2, 3])
+v4.cumsum_(0)
+""",
+    # dist of a float and an int (or bool) tensor: the promoted float dtype, a gradient for the
+    # float one; two integer tensors raise RuntimeError (seeds 9972035, 9976024)
+    "dist_mixed_dtypes": """
+v0 = T.tensor([1.0, -2.0, 0.5], dtype=T.float32, requires_grad=True)
+v1 = T.tensor([1, 3, -1])
+v2 = T.dist(v0, v1)
+v3 = T.dist(v1, v0, 3)
+v4 = T.dist(v0.double(), T.tensor([True, False, True]), 1)
+v5 = T.dist(v1, T.tensor([2, 2, 2]))
+v6 = T.dist(T.tensor([True]), T.tensor([False]))
+loss = v2 * 2 + v3 + v4
+loss.backward()
+""",
 }
 
 
