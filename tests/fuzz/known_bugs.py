@@ -490,14 +490,6 @@ def _hook_called_with_none(prog, failure):
         not failure.retro_exc
 
 
-@known("a node without a derivative (1.5 % x: NotImplemented) whose input is a no_grad view "
-       "of a leaf (its gradient goes nowhere): PyTorch still calls it and raises, retrograd's "
-       "engine skips it (seed 9966412; the engine's class in the saved-tensors entry)")
-def _not_implemented_skipped(prog, failure):
-    return _raised_only_in(failure, "torch") and failure.op in ("backward", "backward2") and \
-        "is not implemented" in failure.message and any(st.ctx for st in prog.steps)
-
-
 @accepted("ties: which index mode(dim) returns for a value that occurs as often as another "
           "(or at several places) is unspecified (seed 9972189)")
 def _mode_ties(prog, failure):

@@ -89,6 +89,16 @@ v6 = T.dist(T.tensor([True]), T.tensor([False]))
 loss = v2 * 2 + v3 + v4
 loss.backward()
 """,
+    # a node without a derivative (1.5 % x, NotImplemented) whose input is a no_grad view of a
+    # leaf: its gradient goes nowhere, but PyTorch still calls it, and it raises (seed 9966412)
+    "not_implemented_node_gradient_nowhere": """
+v0 = T.tensor([1.0, 2.0], dtype=T.float64, requires_grad=True)
+with T.no_grad():
+    v1 = v0[0:1]
+v2 = 1.5 % v1
+loss = v2.sum() * 2
+loss.backward()
+""",
 }
 
 
