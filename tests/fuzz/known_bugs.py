@@ -448,18 +448,6 @@ def _lapack_layout(prog, failure):
         st.kind == "inplace" for st in prog.steps)))
 
 
-@known("the first derivative of reflect/replicate padding under create_graph: PyTorch's "
-       "ReflectionPad/ReplicationPad*DBackwardBackward0 takes the input too (its derivative "
-       "there is zeros), so the gradient requires grad whenever the input does; retrograd's "
-       "transposed resampling takes only the incoming gradient, so a second backward raises "
-       "in retrograd only (seed 9962455; prelu/threshold have derivative_record for this)")
-def _pad_derivative_flags(prog, failure):
-    padded = any("mode='reflect'" in t or "mode='replicate'" in t for t in _texts(prog))
-    return padded and "backward2" in _ops(prog) and (
-        (failure.kind == "raise" and failure.op == "backward2" and not failure.torch_exc)
-        or failure.kind == "grad")
-
-
 @known("a hook on a view (squeeze inside adaptive_avg_pool1d...), then an in-place op on that "
        "view: PyTorch's hook stays on the view's old node, which the rebased graph (CopySlices "
        "on the base) no longer runs, so it never fires; retrograd runs it (seed 9963975; "

@@ -99,6 +99,19 @@ v2 = 1.5 % v1
 loss = v2.sum() * 2
 loss.backward()
 """,
+    # reflect/replicate padding's first derivative under create_graph takes the input too, as
+    # PyTorch's ReplicationPad1DBackwardBackward0 (zeros for it): it requires grad whenever
+    # the input does, so a second backward runs (seed 9962455)
+    "pad_derivative_takes_input": """
+v0 = T.tensor([[-1.0, 2.0, 0.5]], dtype=T.float64, requires_grad=True)
+v1 = T.nn.functional.pad(v0, (2, 1), mode='replicate')
+v2 = T.nn.functional.pad(v0, (1, 2), mode='reflect')
+loss = (v0 * v0.detach().tanh()).sum() + (v1 * v1.detach().tanh()).sum() + \
+    (v2 * v2.detach().exp()).sum()
+gs = T.autograd.grad(loss, [v0], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
 }
 
 

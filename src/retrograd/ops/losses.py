@@ -30,6 +30,7 @@ from .pointwise import add_number, exp, log, mul_number, sigmoid, sign, sqrt, su
 from .pointwise import _no_derivative
 from .pointwise import abs as abs_
 from .linalg import linear
+from ._jvp import RULES as _JVP_RULES
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -402,6 +403,22 @@ def _multi_margin_vjp(node, g, saved):
 
 _multi_margin = defop("multi_margin_loss", _multi_margin_fwd, _multi_margin_vjp,
                       "MultiMarginLossBackward0", 1, INPUTS)
+
+
+def _multi_margin_jvp(op, inputs, tangents, out, params):
+    # forward mode (PyTorch has none): the tangent times the first derivative, a constant
+    # (the fallback would transpose the VJP, which is the NotImplemented record above)
+    x, t = inputs[0], tangents[0]
+    xd = _data(x)
+    xp = namespace(xd)
+    d = make_tensor(_multi_margin_grad_fwd(xp.ones(tuple(out.shape), xd.dtype), xd, *params))
+    prod = d * t
+    if params[4] != "none":
+        return prod.sum()
+    return prod.reshape(-1, xd.shape[-1]).sum(1).reshape(tuple(out.shape))
+
+
+_JVP_RULES[("multi_margin_loss", "MultiMarginLossBackward0")] = _multi_margin_jvp
 
 
 def _class_targets(input, target, name):  # noqa: A002
