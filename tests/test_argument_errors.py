@@ -1703,6 +1703,10 @@ FUZZF_CASES = [
     ("dist long long", lambda m: m.dist(_long(m), _long(m)), ["norm", "long"]),
     ("dist bool", lambda m: m.dist(_bool(m), _bool(m)), ["bool"]),
     ("dist float long ok", lambda m: m.dist(_f32(m), _long(m), 3), None),
+    ("lerp number end", lambda m: m.lerp(_f32(m), 0.5, 0.5), ["end", "tensor"]),
+    ("lerp number input", lambda m: m.lerp(0.5, _f32(m), 0.5), ["input", "tensor"]),
+    ("lerp long 0-d float64 weight ok", lambda m: m.lerp(_long(m), _long(m),
+                                                         m.tensor(0.5, dtype=m.float64)), None),
 ]
 CASES.extend(FUZZF_CASES)  # (the coverage test above reads CASES when it runs)
 
