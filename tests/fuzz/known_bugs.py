@@ -434,20 +434,6 @@ def _loss_int_inputs(prog, failure):
         "Bool" in m or "bool" in m or "Long" in m or "Integral" in m)
 
 
-@known("memory layout of LAPACK results: PyTorch's inv/solve/cholesky/matrix_power(-n) "
-       "results are column-major (strides (1, n)), so flatten/reshape/view of them copies "
-       "(or raises for view) where retrograd's C-ordered result gives a view that shows a "
-       "later in-place change (seed 9960414; the reshape layout class above)")
-def _lapack_layout(prog, failure):
-    if "linalg_square" not in _ops(prog):
-        return False
-    if failure.kind == "raise":
-        return "view size is not compatible" in failure.message
-    reshaped = bool({"flatten", "reshape", "unflatten"} & _ops(prog))
-    return reshaped and (failure.kind == "grad_fn" or (failure.kind == "value" and any(
-        st.kind == "inplace" for st in prog.steps)))
-
-
 @known("a hook on a view (squeeze inside adaptive_avg_pool1d...), then an in-place op on that "
        "view: PyTorch's hook stays on the view's old node, which the rebased graph (CopySlices "
        "on the base) no longer runs, so it never fires; retrograd runs it (seed 9963975; "

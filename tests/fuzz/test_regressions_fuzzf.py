@@ -112,6 +112,26 @@ gs = T.autograd.grad(loss, [v0], create_graph=True, allow_unused=True)
 loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
 loss2.backward()
 """,
+    # LAPACK results are column-major in PyTorch (inv, matrix_power(-1), solve, cholesky):
+    # flatten/reshape of them copies, so a later in-place change does not show (seed 9960414)
+    "lapack_results_column_major": """
+v4 = T.tensor([[1.0]], dtype=T.float64)
+v5 = T.linalg.matrix_power(((v4 @ v4.mT) + 3 * T.eye(2, dtype=v4.dtype)), -1)
+v6 = v5.flatten(-2, 1)
+v5.sign_()
+v7 = T.tensor([[4.0, 1.0], [1.0, 3.0]], dtype=T.float64, requires_grad=True)
+v8 = T.linalg.cholesky(v7 @ v7.mT)
+v9 = v8.reshape(4)
+v10 = T.linalg.solve(v7, v7.detach())
+v11 = v10.flatten()
+v12 = T.linalg.inv(v7)
+v13 = v12.reshape(-1)
+v8.mul_(2)
+v10.add_(1)
+v12.neg_()
+loss = v6.sum() + (v9 * v9).sum() + v11.sum() * 3 + (v13 * v13).sum()
+loss.backward()
+""",
 }
 
 
