@@ -1679,3 +1679,39 @@ CASES.extend(LOBPCG_CASES)  # (the coverage test above reads CASES when it runs)
                          ids=[c[0] for c in LOBPCG_CASES])
 def test_lobpcg_arguments_match_torch(fn, words):
     check(fn, words)
+
+
+# ---- cumsum_/cumprod_ (their bool guard takes a dim), conv and dist dtypes (branch fuzzF)
+FUZZF_CASES = [
+    # (float tensors take the generic in-place path, whose dim errors say "method()")
+    ("cumsum_ dim oob", lambda m: a(m, 2, 3).cumsum_(2), ["out of range"]),
+    ("cumprod_ dim oob", lambda m: a(m, 2, 3).cumprod_(-3), ["out of range"]),
+    ("cumsum_ bool dim oob", lambda m: _bool(m).cumsum_(1), ["cumsum"]),
+    ("cumsum_ bool", lambda m: _bool(m).cumsum_(0), ["cumsum_out_cpu", "bool"]),
+    ("cumprod_ bool", lambda m: _bool(m).cumprod_(0), ["cumprod_out_cpu", "bool"]),
+    ("cumsum_ bool 0-d ok", lambda m: m.tensor(True).cumsum_(0), None),
+    ("cumprod_ bool empty ok", lambda m: m.zeros(0, dtype=m.bool).cumprod_(0), None),
+    ("cumsum_ bool dtype", lambda m: _bool(m).cumsum_(0, dtype=m.int64), ["bool"]),
+    ("conv1d bool", lambda m: m.nn.functional.conv1d(m.ones(1, 2, 3, dtype=m.bool),
+                                                    m.ones(1, 2, 2, dtype=m.bool)),
+     ["slow_conv2d_cpu", "bool"]),
+    ("conv_transpose1d bool", lambda m: m.nn.functional.conv_transpose1d(
+        m.ones(1, 2, 3, dtype=m.bool), m.ones(2, 1, 2, dtype=m.bool)),
+     ["slow_conv_transpose2d_out_cpu", "bool"]),
+    ("conv_transpose1d long ok", lambda m: m.nn.functional.conv_transpose1d(
+        m.ones(1, 2, 3, dtype=m.int64), m.ones(2, 1, 2, dtype=m.int64)), None),
+    ("dist long long", lambda m: m.dist(_long(m), _long(m)), ["norm", "long"]),
+    ("dist bool", lambda m: m.dist(_bool(m), _bool(m)), ["bool"]),
+    ("dist float long ok", lambda m: m.dist(_f32(m), _long(m), 3), None),
+    ("lerp number end", lambda m: m.lerp(_f32(m), 0.5, 0.5), ["end", "tensor"]),
+    ("lerp number input", lambda m: m.lerp(0.5, _f32(m), 0.5), ["input", "tensor"]),
+    ("lerp long 0-d float64 weight ok", lambda m: m.lerp(_long(m), _long(m),
+                                                         m.tensor(0.5, dtype=m.float64)), None),
+]
+CASES.extend(FUZZF_CASES)  # (the coverage test above reads CASES when it runs)
+
+
+@pytest.mark.parametrize("fn,words", [c[1:] for c in FUZZF_CASES],
+                         ids=[c[0] for c in FUZZF_CASES])
+def test_fuzzf_arguments_match_torch(fn, words):
+    check(fn, words)

@@ -387,30 +387,6 @@ def _loss_int_inputs(prog, failure):
         "Bool" in m or "bool" in m or "Long" in m or "Integral" in m)
 
 
-@known("memory layout of LAPACK results: PyTorch's inv/solve/cholesky/matrix_power(-n) "
-       "results are column-major (strides (1, n)), so flatten/reshape/view of them copies "
-       "(or raises for view) where retrograd's C-ordered result gives a view that shows a "
-       "later in-place change (seed 9960414; the reshape layout class above)")
-def _lapack_layout(prog, failure):
-    if "linalg_square" not in _ops(prog):
-        return False
-    if failure.kind == "raise":
-        return "view size is not compatible" in failure.message
-    reshaped = bool({"flatten", "reshape", "unflatten"} & _ops(prog))
-    return reshaped and (failure.kind == "grad_fn" or (failure.kind == "value" and any(
-        st.kind == "inplace" for st in prog.steps)))
-
-
-@known("the first derivative of reflect/replicate padding under create_graph: PyTorch's "
-       "ReflectionPad/ReplicationPad*DBackwardBackward0 takes the input too (its derivative "
-       "there is zeros), so the gradient requires grad whenever the input does; retrograd's "
-       "transposed resampling takes only the incoming gradient, so a second backward raises "
-       "in retrograd only (seed 9962455; prelu/threshold have derivative_record for this)")
-def _pad_derivative_flags(prog, failure):
-    padded = any("mode='reflect'" in t or "mode='replicate'" in t for t in _texts(prog))
-    return padded and "backward2" in _ops(prog) and (
-        (failure.kind == "raise" and failure.op == "backward2" and not failure.torch_exc)
-        or failure.kind == "grad")
 
 
 @accepted("float64 rounding amplified: sin/cos/tan of a huge argument made by exp/expm1/"
@@ -428,51 +404,6 @@ def _hook_called_with_none(prog, failure):
     return failure.kind == "raise" and failure.op == "backward2" and \
         failure.torch_exc == "TypeError" and "'NoneType'" in failure.message and \
         not failure.retro_exc
-
-
-@known("a node without a derivative (1.5 % x: NotImplemented) whose input is a no_grad view "
-       "of a leaf (its gradient goes nowhere): PyTorch still calls it and raises, retrograd's "
-       "engine skips it (seed 9966412; the engine's class in the saved-tensors entry)")
-def _not_implemented_skipped(prog, failure):
-    return _raised_only_in(failure, "torch") and failure.op in ("backward", "backward2") and \
-        "is not implemented" in failure.message and any(st.ctx for st in prog.steps)
-
-
-@known("dtype corners of the added families (seeds 9970436, 9971648, 9972035, 9974289, "
-       "9976024): conv_transpose1d of bool tensors (PyTorch: NotImplementedError), cumsum_ of "
-       "a bool tensor (PyTorch raises NotImplementedError, or for a 0-d one runs), dist of a "
-       "float and an int tensor: retrograd computes or raises another class")
-def _added_family_dtypes(prog, failure):
-    if failure.kind != "raise":
-        return False
-    m = failure.message
-    texts = " ".join(_texts(prog))
-    return ("Bool" in m and ("conv" in m or "cumsum" in m)) or (
-        "cumsum_(" in texts and "Bool" in m) or ("T.dist(" in texts and any(
-            st.leaf is not None and st.leaf.dtype in ("int64", "bool") for st in prog.steps))
-
-
-@known("a second derivative PyTorch does not have (multi_margin_loss_backward: 'derivative ... "
-       "is not implemented'): retrograd's first derivative is differentiable (seed 9970773)")
-def _no_torch_second_derivative(prog, failure):
-    return _raised_only_in(failure, "torch") and failure.op == "backward2" and \
-        "_backward is not implemented" in failure.message
-
-
-@known("group_norm's weight/bias gradients under create_graph: PyTorch's require grad (its "
-       "native_group_norm_backward takes the input), retrograd's do not, so a second backward "
-       "raises in retrograd only (seed 9970909)")
-def _group_norm_derivative_flags(prog, failure):
-    return "normalization" in _ops(prog) and failure.op == "backward2" and \
-        _raised_only_in(failure, "retrograd") and "does not require grad" in failure.message
-
-
-@known("kron (of 0-d, or of columns...): PyTorch's result is a fresh tensor, "
-       "retrograd's a view (of its reshaped product), so an in-place op on it gives "
-       "AsStridedBackward0 (seeds 9972015, 9976976, 9979842)")
-def _kron_view(prog, failure):
-    return failure.kind == "grad_fn" and failure.detail[1] == "AsStridedBackward0" and \
-        any("T.kron(" in t for t in _texts(prog))
 
 
 @accepted("ties: which index mode(dim) returns for a value that occurs as often as another "

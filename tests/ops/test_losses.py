@@ -29,6 +29,9 @@ CTC_FLAT = np.array([1, 2, 2, 3, 1])
 REDUCTIONS = ("mean", "sum", "none")
 
 
+_MM_NO_GG = ("multi_margin_loss has no second derivative (as PyTorch's "
+             "multi_margin_loss_backward, a NotImplemented node): the second backward raises")
+
 def case(*args, **kwargs):
     CASES.append(Case(*args, **kwargs))
 
@@ -54,10 +57,10 @@ for _red in REDUCTIONS:
     case(f"cosine_embedding_loss_{_red}", lambda m, a, b, **kw: nnf(m).cosine_embedding_loss(
         a, b, const(m, ROW_SIGNS, a), margin=-0.9, **kw), ((3, 4), (3, 4)), params=kw)
     case(f"multi_margin_loss_{_red}", lambda m, a, **kw: nnf(m).multi_margin_loss(
-        a, m.tensor(CLASSES), **kw), ((3, 4),), params=kw)
+        a, m.tensor(CLASSES), **kw), ((3, 4),), params=kw, xfail={"gradgradcheck": _MM_NO_GG})
     case(f"multi_margin_loss_p2_weight_{_red}", lambda m, a, **kw: nnf(m).multi_margin_loss(
         a, m.tensor(CLASSES), p=2, margin=0.7, weight=const(m, CLASS_W, a), **kw), ((3, 4),),
-        params=kw)
+        params=kw, xfail={"gradgradcheck": _MM_NO_GG})
     case(f"multilabel_margin_loss_{_red}", lambda m, a, **kw: nnf(m).multilabel_margin_loss(
         a, m.tensor(LABELS), **kw), ((3, 4),), params=kw)
     case(f"multilabel_soft_margin_loss_{_red}", lambda m, a, t, **kw: nnf(
@@ -101,7 +104,7 @@ case("hinge_embedding_loss_default", lambda m, a: nnf(m).hinge_embedding_loss(
 case("cosine_embedding_loss_unbatched", lambda m, a, b: nnf(m).cosine_embedding_loss(
     a, b, m.tensor(-1.0, dtype=a.dtype), margin=-0.5), ((4,), (4,)))
 case("multi_margin_loss_unbatched", lambda m, a: nnf(m).multi_margin_loss(a, m.tensor(2)),
-     ((4,),))
+     ((4,),), xfail={"gradgradcheck": _MM_NO_GG})
 case("multilabel_margin_loss_unbatched", lambda m, a: nnf(m).multilabel_margin_loss(
     a, m.tensor([3, 1, -1, 0])), ((4,),))
 case("multilabel_soft_margin_loss_default", lambda m, a: nnf(m).multilabel_soft_margin_loss(

@@ -13,6 +13,7 @@ from ..backend import namespace
 from ..tensor import Tensor
 from . import registry
 from ._apply import BOTH, INPUTS, NOTHING, OUTPUT, defop
+from ._errors import tensor_arg
 from .pointwise import _neg_fwd, grad_where, in_result_dtype
 from .pointwise import (_check_bool_sub, _check_int_divisor, _div_rounded, _rsub_number_fwd,
                         _with_number, exp, power, to_dtype, where,
@@ -119,6 +120,8 @@ def lerp(input, end, weight):  # noqa: A002
     """``input + weight * (end - input)``; ``weight`` a number or a tensor."""
     from .pointwise import scalar_type_name
 
+    tensor_arg(input, "input", 0)  # (a number input or end: PyTorch's TypeError)
+    tensor_arg(end, "end")
     dt = input._data.dtype
     # PyTorch takes a 0-d weight of any other dtype: the operands are promoted as for any
     # op (a 0-d weight counts only against 0-d operands: input float32 of shape [2] with

@@ -309,6 +309,14 @@ def _same_padding(name, x, w, stride, dilation):
     return x, lo
 
 
+def _refuse_bool(x, weight, kernel, name):
+    """PyTorch's CPU convolution kernels have no bool version (integers run): after the shape
+    checks, a non-empty bool input raises NotImplementedError (fuzz seed 9970436)."""
+    if x._data.dtype.kind == "b" and x._data.size and weight._data.size:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\' ({name}() of bool '
+                                  "tensors: convert them first, e.g. x.float())")
+
+
 def _conv(name, n, input, weight, bias, stride, padding, dilation, groups):  # noqa: A002
     _check_tensors(name, input, weight, bias, n)
     stride = expand_arg(stride, n, "stride", name)
@@ -339,6 +347,7 @@ def _conv(name, n, input, weight, bias, stride, padding, dilation, groups):  # n
             f"Kernel size: ({' x '.join(map(str, span))}). Kernel size can't be greater than "
             f"actual input size ({name}(): input of size {_dims(input)}, weight of size "
             f"{_dims(weight)}, padding={list(pad)}, dilation={list(dilation)})")
+    _refuse_bool(x, weight, "slow_conv3d_cpu" if n == 3 else "slow_conv2d_cpu", name)
     pairs = tuple((p, p) for p in pad)
     out = _convolution(x, weight, bias, False, pairs, stride, dilation, groups)
     return out.squeeze(0) if unbatched else out
@@ -372,6 +381,7 @@ def _conv_transpose(name, n, input, weight, bias, stride, padding, output_paddin
         raise RuntimeError(f"{name}(): the output would have size {list(spatial)}; with input "
                            f"of size {_dims(input)}, weight of size {_dims(weight)} and "
                            f"padding={list(pad)} every output size must be positive")
+    _refuse_bool(x, weight, f"slow_conv_transpose{max(n, 2)}d_out_cpu", name)
     pairs = tuple((p, p) for p in pad)
     out = _convolution(x, weight, bias, True, pairs, stride, dilation, groups,
                        (x.shape[0], out_channels) + spatial)

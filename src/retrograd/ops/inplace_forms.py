@@ -28,6 +28,7 @@ from .inplace import (
     shadow_of,
 )
 from .registry import entry, register
+from .scans import bool_scan_guard
 
 
 def _sample(*args):
@@ -100,6 +101,7 @@ _ELEMENTWISE = [
     ("cumsum_", stats.cumsum, False), ("addmm_", linalg.addmm, False),
 ]
 ELEMENTWISE = {name: inplace(fn, name, saves) for name, fn, saves in _ELEMENTWISE}
+ELEMENTWISE["cumsum_"] = bool_scan_guard(ELEMENTWISE["cumsum_"], stats.cumsum, "cumsum_out_cpu")
 _ALIASES = {"atan_": ("arctan_",), "asin_": ("arcsin_",), "acos_": ("arccos_",)}
 
 

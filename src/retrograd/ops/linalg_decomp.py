@@ -124,7 +124,9 @@ def _cholesky_arrays(a, upper):
         low = xp.asarray(np.stack([p[0] for p in parts]).reshape(host.shape))
         infos = np.array([p[1] for p in parts], dtype=np.int32).reshape(host.shape[:-2])
     low = low.astype(a.dtype, copy=False)
-    return (low.swapaxes(-1, -2).copy() if upper else low), infos
+    # column-major factors (strides (1, n)), as LAPACK's in PyTorch, upper or lower (9960414)
+    out = low.swapaxes(-1, -2) if upper else low
+    return xp.swapaxes(xp.ascontiguousarray(xp.swapaxes(out, -1, -2)), -1, -2), infos
 
 
 def not_positive_definite(name, a, infos):

@@ -16,7 +16,7 @@ from ._errors import tensor_arg
 from .layout import diagonal as _diagonal
 from .linalg import _matmul_fwd, _matmul_vjp, _mT, _mv, _same_dtype, matmul, refuse_bool
 from .reduce import sum as _sum
-from .shape import permute, reshape, unsqueeze, view
+from .shape import _unsafe_view, permute, reshape, unsqueeze, view
 
 
 def _scaled(g, factor):
@@ -308,7 +308,10 @@ def kron(input, other):  # noqa: A002 - PyTorch's names
     # interleave: input's dims at even positions, other's at odd ones, then merge pairs
     ea = reshape(input, tuple(s for d in sa for s in (d, 1)))
     eb = reshape(other, tuple(s for d in sb for s in (1, d)))
-    return reshape(ea * eb, tuple(x * y for x, y in zip(sa, sb)))
+    prod = ea * eb
+    # PyTorch's kron ends in _unsafe_view: a fresh tensor (UnsafeViewBackward0), not a view of
+    # the product, so an in-place op on it is recorded on it (seeds 9972015, 9976976, 9979842)
+    return _unsafe_view(prod, tuple(x * y for x, y in zip(sa, sb)), tuple(prod.shape))
 
 
 def vecdot(x, y, *, dim=-1):

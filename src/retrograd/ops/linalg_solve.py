@@ -115,7 +115,11 @@ def _inv_fwd(a, name="linalg.inv", check=True):
         for k, info in enumerate(infos.reshape(-1)):
             if info == 0:
                 flat_o[k] = xp.linalg.inv(flat_a[k])
-    return out.astype(a.dtype, copy=False)
+    # column-major matrices (strides (1, n)), as LAPACK's result in PyTorch: a flatten or
+    # reshape of it then copies there too, so a later in-place change does not show through
+    # (seed 9960414)
+    out = out.astype(a.dtype, copy=False)
+    return xp.swapaxes(xp.ascontiguousarray(xp.swapaxes(out, -1, -2)), -1, -2)
 
 
 def _inv_vjp(node, g, saved):
@@ -190,8 +194,11 @@ def _solve_fwd(a, b, vec=False, left=True, name="torch.linalg.solve", check=True
                 fx[k] = xp.linalg.solve(fa[k], fb[k])
     if vec:
         x = x[..., 0]
-    elif not left:
-        x = x.swapaxes(-1, -2)
+    else:  # column-major solutions as LAPACK's in PyTorch (row-major for left=False, whose
+        # solution is the transposed one; seed 9960414)
+        x = xp.swapaxes(xp.ascontiguousarray(xp.swapaxes(x, -1, -2)), -1, -2)
+        if not left:
+            x = x.swapaxes(-1, -2)
     return x
 
 

@@ -20,15 +20,17 @@ import warnings
 from ..autograd.grad_mode import no_grad
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
-from ._apply import INPUTS, defop
+from ._apply import INPUTS, NOTHING, defop
 from ._errors import float_only, scalar_type_name
 from .activation import logsigmoid
 from .arrange import broadcast_tensors
 from .nn import cross_entropy, l1_loss, legacy_reduction
 from .binary import xlogy
 from .pointwise import add_number, exp, log, mul_number, sigmoid, sign, sqrt, sub, sub_number, where
+from .pointwise import _no_derivative
 from .pointwise import abs as abs_
 from .linalg import linear
+from ._jvp import RULES as _JVP_RULES
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -366,27 +368,57 @@ def _multi_margin_fwd(x, y, weight, p, margin, reduction, shape):
     return loss.reshape(shape)
 
 
-def _multi_margin_vjp(node, g, saved):
-    (x,) = saved
-    y, weight, p, margin, reduction, shape = node.params
-    xp = namespace(y)
+def _multi_margin_grad_fwd(g, x, y, weight, p, margin, reduction, shape):
+    """The first derivative on arrays (PyTorch's multi_margin_loss_backward)."""
+    xp = namespace(x)
     x2, y2 = _class_rows(x, y)
     n, c = x2.shape
     z, mask = _multi_margin_terms(x2, y2, margin)
     # d/dx[j] = p z^(p-1) w[y] / C for each counted j; x[y] gets minus their sum
-    coef = where(mask, z * 2.0, 0.0) if p == 2 else mask.astype(_data(x).dtype)
+    coef = xp.where(mask, z * 2.0, 0.0) if p == 2 else mask.astype(x.dtype)
     if weight is not None:
         coef = coef * weight[y2][:, None]
-    onehot = xp.zeros((n, c), _data(x).dtype)
+    onehot = xp.zeros((n, c), x.dtype)
     onehot[xp.arange(n), y2] = 1.0
     row = coef - coef.sum(1)[:, None] * onehot
     gl = _spread(g, reduction, n)
     gl = gl.reshape(n, 1) if reduction == "none" else gl.reshape(1, 1)
-    return ((row * (gl / c)).reshape(x.shape),)
+    return (row * (gl / c)).reshape(x.shape).astype(x.dtype, copy=False)
+
+
+# PyTorch's multi_margin_loss_backward has no derivative: under create_graph the first
+# derivative requires grad (a node called NotImplemented) and a backward through it raises,
+# as torch's (seed 9970773)
+_multi_margin_backward = defop("multi_margin_loss_backward", _multi_margin_grad_fwd,
+                               _no_derivative("multi_margin_loss_backward"), "NotImplemented",
+                               2, NOTHING)
+
+
+def _multi_margin_vjp(node, g, saved):
+    (x,) = saved
+    if isinstance(g, Tensor) or isinstance(x, Tensor):
+        return (_multi_margin_backward(g, x, *node.params),)
+    return (_multi_margin_grad_fwd(g, x, *node.params),)
 
 
 _multi_margin = defop("multi_margin_loss", _multi_margin_fwd, _multi_margin_vjp,
                       "MultiMarginLossBackward0", 1, INPUTS)
+
+
+def _multi_margin_jvp(op, inputs, tangents, out, params):
+    # forward mode (PyTorch has none): the tangent times the first derivative, a constant
+    # (the fallback would transpose the VJP, which is the NotImplemented record above)
+    x, t = inputs[0], tangents[0]
+    xd = _data(x)
+    xp = namespace(xd)
+    d = make_tensor(_multi_margin_grad_fwd(xp.ones(tuple(out.shape), xd.dtype), xd, *params))
+    prod = d * t
+    if params[4] != "none":
+        return prod.sum()
+    return prod.reshape(-1, xd.shape[-1]).sum(1).reshape(tuple(out.shape))
+
+
+_JVP_RULES[("multi_margin_loss", "MultiMarginLossBackward0")] = _multi_margin_jvp
 
 
 def _class_targets(input, target, name):  # noqa: A002

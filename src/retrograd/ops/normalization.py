@@ -104,6 +104,16 @@ def _norm_fwd(x, w, b, p: _Layout, fixed=None):
     return y.reshape(x.shape), mean, rstd, var
 
 
+# PyTorch's group_norm double backward reads the mean and rstd *outputs* of its forward node,
+# which require grad whenever weight or bias does, so the weight gradient made under
+# create_graph requires grad even when the input does not; their derivative reaches only the
+# input, so a second backward leaves weight.grad and bias.grad None (seed 9970909).  This
+# record ties the recomputed rstd to weight and bias the same way: identity, None for them.
+_stats_of_node = defop("group_norm_stats", lambda a, w, b: a.copy(),
+                       lambda node, g, saved: (g if node.next[0] else None, None, None),
+                       "NativeGroupNormBackward0", 3, NOTHING)
+
+
 def _norm_vjp(node, g, saved):
     x, w, b, mean, rstd = saved
     p = node.params[0]
@@ -113,6 +123,8 @@ def _norm_vjp(node, g, saved):
         xs = x.reshape(p.stat_shape)
         mean, var = _moments(xs, p.stat_axes)
         rstd = (var + p.eps).rsqrt()
+        if p.stat_axes == (2,) and (nw or nb):  # group_norm (see _stats_of_node)
+            rstd = _stats_of_node(rstd, w, b)
     else:
         xs = x.reshape(p.stat_shape)
     xhat = (xs - mean) * rstd

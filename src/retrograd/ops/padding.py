@@ -12,8 +12,10 @@ import numbers
 
 import numpy as np
 
-from ._separable import AxisMap, apply_maps
+from ._apply import INPUTS, NOTHING, defop
+from ._separable import AxisMap, _forward, _transpose, apply_maps, resample_op
 from .arrange import constant_pad_nd
+from .pointwise import zeros_like_grad
 
 _MODES = ("constant", "reflect", "replicate", "circular")
 _UNSUPPORTED = ("Padding size {n} is not supported for {d}D input tensor.\n"
@@ -25,6 +27,37 @@ _UNSUPPORTED = ("Padding size {n} is not supported for {d}D input tensor.\n"
 # it from slice copies, a chain of CopySlices)
 _NAMES = {"reflect": "ReflectionPad{k}DBackward0", "replicate": "ReplicationPad{k}DBackward0",
           "circular": "CircularPad{k}DBackward0"}
+
+
+# reflect/replicate: PyTorch's derivative (reflection_pad1d_backward(grad, self, padding)...)
+# takes the input too, so under create_graph the first derivative requires grad whenever the
+# input does (its node, ReflectionPad1DBackwardBackward0, gives the input zeros), and the
+# input is saved (changing it in place before backward raises), as there (seed 9962455)
+_PAD_OPS: dict = {}
+
+
+def _pad_back_vjp(node, gg, saved):
+    maps, name = node.params
+    n_grad, n_x = node.next
+    return (resample_op(name)(gg, maps, name) if n_grad else None,
+            zeros_like_grad(gg) if n_x else None)
+
+
+def _pad_vjp(node, g, saved):
+    maps, name = node.params
+    if isinstance(saved[0], np.ndarray) or not hasattr(g, "_data"):
+        return (_transpose(g, maps, name),)  # first order, on arrays
+    return (_PAD_OPS[name][1](g, saved[0], maps, name),)
+
+
+def _pad_op(name):
+    """(the forward record, its derivative's record) for the grad_fn ``name``."""
+    ops = _PAD_OPS.get(name)
+    if ops is None:
+        back = defop("pad_backward", lambda g, x, maps, nm: _transpose(g, maps, nm),
+                     _pad_back_vjp, name.replace("Backward0", "BackwardBackward0"), 2, NOTHING)
+        ops = _PAD_OPS[name] = (defop("pad", _forward, _pad_vjp, name, 1, INPUTS), back)
+    return ops
 
 
 def _pad_arg(pad):
@@ -135,7 +168,10 @@ def pad(input, pad, mode="constant", value=None):  # noqa: A002 - PyTorch's name
         size = x.shape[x.ndim - 1 - i]
         src = _source(mode, size, pad[2 * i], pad[2 * i + 1])
         maps.append(AxisMap(-1 - i, src[None, :], None, size))
-    return apply_maps(x, maps, _NAMES[mode].format(k=k))
+    if mode == "circular":
+        return apply_maps(x, maps, _NAMES[mode].format(k=k))
+    name = _NAMES[mode].format(k=k)
+    return _pad_op(name)[0](x, tuple(maps), name)
 
 
 # ----------------------------------------------------------------- public names (registry.py)

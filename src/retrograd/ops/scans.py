@@ -271,7 +271,30 @@ def logcumsumexp(x, dim):
     return _logcumsumexp(x, _scan_dim(x, dim, "logcumsumexp"))
 
 
-cumprod_ = inplace(lambda x, dim, *, dtype=None: cumprod(x, dim, dtype=dtype), "cumprod_", True)
+def bool_scan_guard(scan_, scan, kernel):
+    """``scan_`` (cumsum_/cumprod_) for a bool tensor as PyTorch's: its CPU kernel has no bool
+    version (NotImplementedError, not the cast error of an int64 result into bool), but a 0-d
+    or empty tensor never reaches it and is left as it is (fuzz seeds 9971648, 9974289)."""
+
+    def _guarded(x, dim, *, dtype=None):  # (private: dim errors name the caller)
+        if dtype is not None or not isinstance(x, Tensor) or x._data.dtype.kind != "b":
+            return scan_(x, dim, dtype=dtype)
+        scan(x, dim)  # (the dim check: IndexError first, as PyTorch's)
+        if x.ndim and x._data.size:
+            raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\': '
+                                      f"{scan_.__name__}() of a bool tensor; convert it first "
+                                      "(x.long()), or use the out-of-place form")
+        x._bump_version()
+        return x
+
+    _guarded.__name__ = _guarded.__qualname__ = scan_.__name__
+    _guarded.__doc__ = scan_.__doc__
+    return _guarded
+
+
+cumprod_ = bool_scan_guard(
+    inplace(lambda x, dim, *, dtype=None: cumprod(x, dim, dtype=dtype), "cumprod_", True),
+    cumprod, "cumprod_out_cpu")
 
 
 # ----------------------------------------------------------------- diff

@@ -16,6 +16,7 @@ from collections import namedtuple
 from ..autograd.forward_state import fw
 from ..autograd.grad_mode import state
 from ..backend import namespace
+from ..dtypes import result_type
 from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, OUTPUT, defop, multi_output_class, record_multi
 from ._errors import scalar_type_name
@@ -340,10 +341,16 @@ def dist(input, other, p=2):  # noqa: A002
     >>> T.dist(T.tensor([0.0, 0.0]), T.tensor([3.0, 4.0]))
     tensor(5.)
     """
-    for t in (input, other):
-        if isinstance(t, Tensor) and t._data.dtype.kind != "f":
-            raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex "
-                               f"tensor as input. Got {scalar_type_name(t._data.dtype)}")
+    # PyTorch's dist subtracts first (bool operands raise there, with sub's message), then
+    # needs a floating difference: a float and an int tensor run, in the promoted dtype
+    # (fuzz seeds 9970436...)
+    if any(isinstance(t, Tensor) and t._data.dtype.kind == "b" for t in (input, other)):
+        input - other  # raises sub's RuntimeError for bool operands
+    want = result_type(input, other)
+    if not want.is_floating_point:
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. "
+                           f"Got {scalar_type_name(want.numpy)} instead (dist of integer tensors: "
+                           "convert one with .float())")
     if isinstance(p, Tensor):
         p = float(p._data)
     return _dist(input, other, float(p))
