@@ -392,24 +392,36 @@ _FORWARD = {
 
 # ---------------------------------------------------------------------- derivatives
 def _addmm_vjp(lw, k, node, args, extra):
-    """``(g, g @ wt.T, x.T @ g)`` for the inputs that need a gradient."""
+    """``(g, g @ wt.T, x.T @ g)`` for the inputs that need a gradient, as eager's
+    derivative computes them: addmm saves ``x`` only for the weight's gradient and ``wt``
+    only for ``x``'s, and when ``wt`` is saved and is a transposed weight (nn.Linear) the
+    weight's gradient is ``(g.T @ x).T`` (so the weight gets a C-ordered array)."""
     g, saved = args
     if node.params or extra is not None or len(saved) != 3:
         return None  # (beta, alpha given)
-    ga, x, wt = lw.array(g), lw.array(saved[1]), lw.array(saved[2])
-    if not _floats(ga, x, wt) or ga.ndim != 2 or x.ndim != 2 or wt.ndim != 2:
-        return None
-    if not (ga.dtype == x.dtype == wt.dtype):
-        return None
     nb, nx, nw = node.next
+    ga = lw.array(g)
+    x = lw.array(saved[1]) if nw else None
+    wt = lw.array(saved[2]) if saved[2] is not None else None
+    need = [ga] + ([x] if nw else []) + ([wt] if nx else [])
+    if any(a is None for a in need) or not _floats(*need):
+        return None
+    if any(a.ndim != 2 for a in need) or len({a.dtype for a in need}) != 1:
+        return None
     ge = lw.e(g)
-    parts = [ge if nb else "None",
-             f"MATMUL({ge}, {lw.e(saved[2])}.T)" if nx else "None",
-             f"MATMUL({lw.e(saved[1])}.T, {ge})" if nw else "None"]
+    gw = "None"
+    if nw:
+        xe = lw.e(saved[1])
+        if wt is None:
+            gw = f"MATMUL({xe}.T, {ge})"
+            lw.fresh.add((k, (2,)))
+        else:  # (eager's test, made on every call: the layout is not guarded)
+            we = lw.e(saved[2])
+            gw = (f"(MATMUL({ge}.T, {xe}).T if {we}.flags.f_contiguous and not "
+                  f"{we}.flags.c_contiguous else MATMUL({xe}.T, {ge}))")
+    parts = [ge if nb else "None", f"MATMUL({ge}, {lw.e(saved[2])}.T)" if nx else "None", gw]
     if nx:
         lw.fresh.add((k, (1,)))
-    if nw:
-        lw.fresh.add((k, (2,)))
     return [f"v{k} = ({', '.join(parts)})"]
 
 

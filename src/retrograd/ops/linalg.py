@@ -584,7 +584,8 @@ def einsum(equation, *operands):
         operands = tuple(operands[0])
     terms, out = _parse_einsum(equation, [tuple(o.shape) for o in operands])
     first = operands[0].dtype
-    if not first.is_floating_point or any(o.dtype is not first for o in operands):
+    if all(isinstance(o, Tensor) for o in operands) and (
+            not first.is_floating_point or any(o.dtype is not first for o in operands)):
         # PyTorch's dtype depends on its path (sums of bools count, products promote, bmm
         # refuses mixed dtypes): einsum_dtypes replays it
         from .einsum_dtypes import einsum_dtype
