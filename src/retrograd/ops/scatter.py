@@ -377,6 +377,9 @@ def _grid(shape, region, dim, idx):
     ``shape``) with the coordinate along ``dim`` replaced by ``idx`` (broadcast to it)."""
     strides = _strides(shape)
     xp = namespace(idx) if idx is not None else _np
+    if 0 in tuple(region):
+        # an empty region (a stride is 0 past an empty dim, which arange cannot step by)
+        return xp.zeros(tuple(region), dtype=xp.int64)
     # one array written once, then each other dimension's offsets added in place (a third
     # of the passes of summing fresh arrays: bench/indexing.py)
     if idx is None:

@@ -1,0 +1,46 @@
+"""Fuzzer findings of stop 18's 30-minute run fixed by the lead (issue 7): each program must
+run alike in retrograd and PyTorch (values, dtypes, shapes, grad_fn names, gradients,
+exceptions)."""
+
+import pytest
+
+pytest.importorskip("torch")
+
+from .program import program_from_text  # noqa: E402
+from .runner import compare, reproducer  # noqa: E402
+
+CASES = {
+    # index and scatter ops on a region with an empty dim: the flat positions were built
+    # with arange stepping by a stride that is 0 past the empty dim (ZeroDivisionError;
+    # seeds 10001504, 10022698, 10002869, 10002948, 10008752 and the others of that run)
+    "index_copy_empty_region": """
+v2 = T.zeros((2, 3, 0), dtype=T.float64, requires_grad=True)
+v4 = v2.sigmoid()
+v5 = T.tensor([1, 0], dtype=T.int64)
+v6 = T.zeros((2, 3, 0), dtype=T.float64, requires_grad=True)
+v7 = v4.index_copy(-3, v5, v6)
+v8 = v4.index_add(0, v5, v6)
+v9 = v4.index_fill(0, v5, 1.0)
+loss = v7.sum() + v8.sum() + v9.sum()
+loss.backward()
+""",
+    # (forward only: PyTorch's ScatterAddBackward0 gives src a gradient of index's shape
+    # there, [3, 1, 0] for [3, 3, 0], and its engine refuses it)
+    "scatter_add_empty_region": """
+v1 = T.zeros((1, 1, 0), dtype=T.float64)
+v2 = T.zeros((3, 1, 0), dtype=T.int64)
+v3 = T.zeros((3, 3, 0), dtype=T.float64)
+v1.scatter_add_(0, v2, v3)
+with T.set_grad_enabled(False):
+    v0 = T.zeros((1, 4, 0), dtype=T.float64)
+    v0.scatter_add_(0, T.zeros((1, 4, 0), dtype=T.int64), v0.clone())
+    v4 = v0.sub(v1.sum())
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_fuzz_regression_stop18(name):
+    prog = program_from_text(CASES[name])
+    failure = compare(prog)
+    assert failure is None, reproducer(prog, failure)
