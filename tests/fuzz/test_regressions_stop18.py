@@ -36,6 +36,19 @@ with T.set_grad_enabled(False):
     v0.scatter_add_(0, T.zeros((1, 4, 0), dtype=T.int64), v0.clone())
     v4 = v0.sub(v1.sum())
 """,
+    # batch_norm of an empty input: PyTorch's clone * weight[0] + bias[0] (AddBackward0,
+    # MulBackward0, CloneBackward0), in training and in eval without running statistics
+    # (seeds 10000088, 10008777 and the other batch_norm grad_fn signatures)
+    "batch_norm_empty_input": """
+v0 = T.zeros((1, 3, 0), dtype=T.float64, requires_grad=True)
+v3 = T.tensor([-0.5, 3.0, 1.0], dtype=T.float64, requires_grad=True)
+v4 = T.tensor([-0.0, 2.0, -1.0], dtype=T.float64, requires_grad=True)
+v5 = T.nn.functional.batch_norm(v0, None, None, weight=v3, bias=v4, training=True)
+v6 = T.nn.functional.batch_norm(v0, None, None, weight=v3, training=False)
+v7 = T.nn.functional.batch_norm(v0, None, None, training=True)
+loss = v5.sum() + v6.sum() + v7.sum() + (v3 * v4).sum()
+loss.backward()
+""",
 }
 
 

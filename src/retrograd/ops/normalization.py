@@ -295,6 +295,16 @@ def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, 
     for t, what in ((weight, "weight"), (bias, "bias"), (running_mean, "running_mean"),
                     (running_var, "running_var")):
         _check_numel(t, what, c, name)
+    if x._data.size == 0:
+        # PyTorch's empty-input path (_batch_norm_impl_index): a clone times weight[0] plus
+        # bias[0], so the graph stays connected (CloneBackward0, MulBackward0, AddBackward0);
+        # no statistics, and the running ones are left alone (fuzz seeds 10000088, 10008777)
+        out = x.clone()
+        if weight is not None:
+            out = out * weight[0]
+        if bias is not None:
+            out = out + bias[0]
+        return out
     _check_same_dtype(x, name, weight, bias)
     for t in (running_mean, running_var):
         if t is not None and t._data.dtype != x._data.dtype:
