@@ -411,3 +411,13 @@ def _hook_called_with_none(prog, failure):
 def _mode_ties(prog, failure):
     return failure.kind == "value" and failure.op == "quantile" and any(
         ".mode(" in t and ("[1]" in t or ".indices" in t) for t in _texts(prog))
+
+
+@accepted("PyTorch's adaptive_avg_pool1d/2d forward accepts an empty channel dim of a batched "
+          "input ([2, 0, 2]) that its backward kernel then refuses ('Expected grad_output to "
+          "have non-zero size for non-batch dimensions'); retrograd computes both (the empty "
+          "gradient)")
+def _adaptive_avg_empty_channels(prog, failure):
+    return _raised_only_in(failure, "torch") and \
+        "adaptive_avg_pool2d_backward(): Expected grad_output to have non-zero size" in \
+        failure.message

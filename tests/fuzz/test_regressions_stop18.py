@@ -49,6 +49,19 @@ v7 = T.nn.functional.batch_norm(v0, None, None, training=True)
 loss = v5.sum() + v6.sum() + v7.sum() + (v3 * v4).sum()
 loss.backward()
 """,
+    # adaptive pooling lets the first dim be empty, (N, C, L) or (C, L) alike, as PyTorch
+    # (seed 10000684: adaptive_max_pool1d of [0, 1, 1] raised in retrograd); an average to size 1
+    # is a mean, taken before the empty-dim check (seed 10005729)
+    "adaptive_pool_empty_first_dim": """
+v1 = T.tensor([[2.0], [-1.0], [-0.0]], dtype=T.float64, requires_grad=True)
+v3 = v1.narrow(-2, 2, 0)
+v9 = T.nn.functional.adaptive_max_pool1d(v3[None], 2)
+v10 = T.nn.functional.adaptive_avg_pool1d(v3, 2)
+v11 = T.nn.functional.adaptive_max_pool2d(T.zeros((0, 2, 2), dtype=T.float64), 2)
+v12 = T.nn.functional.adaptive_avg_pool1d(T.zeros((1, 0), dtype=T.float64), 1)
+loss = v9.sum() + v10.sum() + v1.sum()
+loss.backward()
+""",
 }
 
 
