@@ -428,16 +428,7 @@ def _unary_caller(op):
                 data = (fast32 if dt is _F32 else fast64)(xd)
                 if data.__class__ is not _ndarray:
                     data = as_array(data)  # (0-d: NumPy gives a scalar)
-                out = _new(Tensor)
-                out._data = data
-                out._grad_fn = None
-                out._requires_grad = False
-                out._grad = None
-                out._vc = None
-                out._nr = 0
-                out._acc = None
-                out._extra = None
-                return out
+                return make_tensor(data)  # (no inference_mode block is open here)
         if to_float and xd.dtype.kind != "f":
             # an integer or bool input computes in the default float, as PyTorch's exp/sqrt/
             # sigmoid... of an int tensor (NumPy would give float64, or float16 for uint8)
@@ -580,16 +571,7 @@ def _binary_caller(op):
                     else:
                         if data.__class__ is not _ndarray:
                             data = as_array(data)
-                        out = _new(Tensor)
-                        out._data = data
-                        out._grad_fn = None
-                        out._requires_grad = False
-                        out._grad = None
-                        out._vc = None
-                        out._nr = 0
-                        out._acc = None
-                        out._extra = None
-                        return out
+                        return make_tensor(data)  # (no inference_mode block is open here)
                 try:
                     data = forward(ad, bd, *params)
                 except (ValueError, IndexError, TypeError) as e:  # (shapes, dtypes)

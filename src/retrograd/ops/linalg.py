@@ -168,16 +168,7 @@ def matmul(a, b):
                 except ValueError:
                     pass
                 else:
-                    out = _new(Tensor)
-                    out._data = data
-                    out._grad_fn = None
-                    out._requires_grad = False
-                    out._grad = None
-                    out._vc = None
-                    out._nr = 0
-                    out._acc = None
-                    out._extra = None
-                    return out
+                    return make_tensor(data)  # (no inference_mode block is open here)
     if not hasattr(a, "_data") and not hasattr(b, "_data"):
         return a @ b
     ad, bd = getattr(a, "_data", a), getattr(b, "_data", b)
