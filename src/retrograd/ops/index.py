@@ -264,6 +264,33 @@ def keep_for_check(out, *tensors):
     return out
 
 
+def check_also(out, *tensors):
+    """Add ``tensors`` to what ``out``'s node (if it recorded one) saved, after the values its
+    derivative reads, for their version check only: PyTorch's node saves them (the index of
+    ScatterBackward0, the mask of WhereBackward0, the input of CumminBackward0...), so an
+    in-place change of one after the op breaks backward there (fuzz seeds 11011618,
+    11016151, 11008651).  The derivative reads the arrays it was given, which the check
+    guarantees unchanged; a ``None`` (not saved for this call) is skipped."""
+    from ..autograd.graph import check_saveable
+    from ..tensor import Tensor
+
+    node = getattr(out, "_grad_fn", None)  # (a batched tensor under vmap has none)
+    extra = tuple(t for t in tensors if isinstance(t, Tensor))
+    if node is None or not extra or node.saved is None:
+        return out
+    saved = tuple(node.saved)
+    new = tuple(t._vc[0] if t._vc is not None else 0 for t in extra)
+    old = node.versions
+    if any(new):
+        for t in extra:
+            check_saveable(t._vc)  # (an inference tensor cannot be saved)
+    node.saved = saved + extra
+    if old is not None or any(new):
+        old = tuple(old or ()) + (0,) * (len(saved) - len(old or ()))
+        node.versions = old + new
+    return out
+
+
 def gather(x, dim, index, *, sparse_grad=False):
     """Pick values along ``dim``: ``out[i][j] = x[i][index[i][j]]`` for ``dim=1``.
 

@@ -1,0 +1,143 @@
+"""Fuzzer findings of stop 19 fixed by fuzzG (issue 7): tensors PyTorch's nodes save (index
+and mask tensors, sources, inputs and results of multi-output ops) and retrograd did not
+version-check, the index-shaped source gradient of scatter, and derivatives PyTorch returns
+without a graph.  Each program must run alike in retrograd and PyTorch (values, dtypes,
+shapes, grad_fn names, gradients, exceptions)."""
+
+import pytest
+
+pytest.importorskip("torch")
+
+from .program import program_from_text  # noqa: E402
+from .runner import compare, reproducer  # noqa: E402
+
+CASES = {
+    # scatter's source gradient is PyTorch's grad.gather(dim, index), index-shaped, which its
+    # engine refuses for a larger src (seed 11001870)
+    "scatter_add_src_larger_than_index": """
+v1 = T.tensor([[-0.0]], dtype=T.float64)
+v2 = T.tensor([[0]], dtype=T.int64)
+v3 = T.tensor([[-1.0, 0.0, 0.0]], dtype=T.float64, requires_grad=True)
+v1.scatter_add_(0, v2, v3)
+v7 = v1.trunc()
+loss = (v7 * v7.detach().tanh()).sum()
+try:
+    loss.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    # the same for scatter_reduce's sum and mean (seed 11002663)
+    "scatter_reduce_src_larger_than_index": """
+v0 = T.tensor([[1.0], [0.0], [1.0]], dtype=T.float64)
+v1 = v0.exp()
+v6 = T.tensor([[2]], dtype=T.int64)
+v7 = T.tensor([[-0.0], [-0.0]], dtype=T.float64, requires_grad=True)
+v8 = v1.scatter_reduce(0, v6, v7, 'sum', include_self=False)
+loss = (v7 * v7.detach().tanh()).sum() + (v8 * v8.detach().tanh()).sum()
+try:
+    loss.backward(retain_graph=True)
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    # and for scatter (seed 11016870)
+    "scatter_src_larger_than_index": """
+v0 = T.tensor([[3, 1, 0]], dtype=T.int64)
+v1 = v0.erf()
+v2 = v1.narrow(1, 2, 1)
+v3 = v2.abs()
+v10 = T.tensor([[0]], dtype=T.int64)
+v11 = T.tensor([[1.0], [1.0], [1.0]], dtype=T.float32, requires_grad=True)
+v12 = v3.scatter(-1, v10, v11)
+loss = (v11 * v11.detach().tanh()).sum() + (v12 * v12.detach().tanh()).sum()
+try:
+    gs = T.autograd.grad(loss, [v11], retain_graph=True, allow_unused=True)
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    # the index of index_copy, saved by IndexCopyBackward0, changed in place (seed 11011618)
+    "index_copy_index_changed": """
+v0 = T.tensor([-1.0, -2.0], dtype=T.float64)
+v2 = v0.tanh()
+v3 = T.tensor([0, 1], dtype=T.int64)
+v4 = T.tensor([-1.0, -2.0], dtype=T.float64, requires_grad=True)
+v0.index_copy_(0, v3, v4)
+v3.sgn_()
+v2 -= v0
+v5 = v2.diag(-1)
+loss = (v5 * v5.detach().tanh()).sum()
+try:
+    loss.backward(retain_graph=True)
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    # the index of scatter_add (seed 11016151)
+    "scatter_add_index_changed": """
+v0 = T.zeros((0,), dtype=T.float64)
+v1 = v0.var(dim=0, keepdim=True)
+v2 = v1.detach()
+v3 = T.tensor([0], dtype=T.int64)
+v4 = T.tensor([3.0], dtype=T.float64, requires_grad=True)
+v2.scatter_add_(0, v3, v4)
+v3.ceil_()
+v9 = T.stack([v4, v2], dim=0)
+loss = (v9 * v9.detach().tanh()).sum()
+try:
+    loss.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    # the source of index_add, saved when it requires grad (seed 11006070)
+    "index_add_source_changed": """
+v0 = T.tensor([0.0], dtype=T.float64, requires_grad=True)
+v1 = T.log1p(v0.abs().add(0.5))
+v2 = T.tensor([0, 0], dtype=T.int64)
+v3 = T.tensor([2.0, -2.0], dtype=T.float64, requires_grad=True)
+v1.index_add_(0, v2, v3)
+with T.no_grad():
+    v3.add_(v3)
+v9 = (v0 * v0.detach().tanh()).sum() + (v1 * v1.detach().tanh()).sum()
+loss = v9 + (v3 * v3.detach().tanh()).sum()
+try:
+    gs = T.autograd.grad(loss, [v0, v3], create_graph=True, allow_unused=True)
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    # the source of index_copy (seed 11007941)
+    "index_copy_source_changed": """
+v1 = T.tensor(2.0, dtype=T.float64, requires_grad=True)
+v2 = T.tensor([[-1.0], [-1.0], [-0.0]], dtype=T.float64, requires_grad=True)
+v3 = T.remainder(v1, v2.abs().add(0.5))
+v4 = T.tensor([0, 2, 1], dtype=T.int64)
+v5 = T.tensor([[-1.0], [-1.0], [1.0]], dtype=T.float64, requires_grad=True)
+v3.index_copy_(0, v4, v5)
+with T.no_grad():
+    v5.sign_()
+loss = (v3 * v3.detach().tanh()).sum() + (v5 * v5.detach().tanh()).sum()
+try:
+    gs = T.autograd.grad(loss, [v1, v2, v5], create_graph=True, allow_unused=True)
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    # (seed 11014689)
+    "index_add_source_changed_f32": """
+v1 = T.tensor([[3.0, 0.0, 1.0]], dtype=T.float32, requires_grad=True)
+v2 = T.cosh(v1)
+v3 = T.tensor(0, dtype=T.int64)
+v4 = T.tensor([[-1.0, -1.0, 2.0]], dtype=T.float32, requires_grad=True)
+v2.index_add_(0, v3, v4)
+with T.set_grad_enabled(False):
+    v4.clamp_(-0.7, 0.5)
+loss = (v2 * v2.detach().tanh()).sum()
+try:
+    gs = T.autograd.grad(loss, [v1, v4], create_graph=True, allow_unused=True)
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_fuzz_regression_fuzzg(name):
+    prog = program_from_text(CASES[name])
+    failure = compare(prog)
+    assert failure is None, reproducer(prog, failure)
