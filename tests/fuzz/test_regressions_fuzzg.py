@@ -133,6 +133,89 @@ try:
 except Exception as e:  # PyTorch: RuntimeError
     print(type(e).__name__, e)
 """,
+    # the indices of index_put, saved by IndexPutBackward0 (seed 11011288)
+    "index_put_index_changed": """
+v0 = T.tensor([-0.0], dtype=T.float64, requires_grad=True)
+v1 = T.tensor(0, dtype=T.int64)
+v2 = T.tensor(-1.0, dtype=T.float64, requires_grad=True)
+v3 = v0.index_put((v1,), v2, accumulate=True)
+T.nn.functional.hardtanh_(v1)
+loss = (v3 * v3.detach().tanh()).sum()
+try:
+    gs = T.autograd.grad(loss, [v0, v2], retain_graph=True, allow_unused=True)
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    # the index and mask tensors other nodes save: an in-place change after the op breaks
+    # backward in PyTorch (found replaying the seeds above; one program per op)
+    "getitem_index_changed": """
+v0 = T.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=T.float64, requires_grad=True)
+v1 = T.tensor([1, 0], dtype=T.int64)
+v2 = v0[v1, 1:]
+v1.add_(0)
+loss = (v2 * v2.detach().tanh()).sum()
+try:
+    loss.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    "setitem_mask_changed": """
+v0 = T.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=T.float64, requires_grad=True)
+v1 = v0 + 1
+v2 = T.tensor([True, False])
+v1[v2] = 2.0
+v2.logical_not_()
+loss = (v1 * v1.detach().tanh()).sum()
+try:
+    loss.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    "where_condition_changed": """
+v0 = T.tensor([1.0, -2.0], dtype=T.float64, requires_grad=True)
+v1 = v0 > 0
+v2 = T.where(v1, v0, 0.5)
+v3 = v0.masked_fill(v1, 1.5)
+v1.logical_not_()
+loss = (v2 * v2.detach().tanh()).sum()
+try:
+    loss.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+loss2 = (v3 * v3.detach().tanh()).sum()
+try:
+    loss2.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    "take_put_index_changed": """
+v0 = T.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=T.float64, requires_grad=True)
+v1 = T.tensor([3, 0], dtype=T.int64)
+v2 = v0.take(v1)
+v3 = T.tensor([5.0, 6.0], dtype=T.float64, requires_grad=True)
+v4 = v0.put(v1, v3)
+with T.no_grad():
+    v3.mul_(2)
+v5 = T.tensor([1, 0], dtype=T.int64)
+v6 = T.nn.functional.embedding(v5, v0)
+v1.add_(0)
+v5.add_(0)
+loss = (v2 * v2.detach().tanh()).sum()
+try:
+    loss.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+loss2 = (v4 * v4.detach().tanh()).sum()
+try:
+    loss2.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+loss3 = (v6 * v6.detach().tanh()).sum()
+try:
+    loss3.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
 }
 
 

@@ -12,6 +12,7 @@ import numpy as _np
 from ..backend import namespace
 from ..autograd.grad_mode import state
 from ._apply import NOTHING, defop
+from .saved_checks import check_also
 from .shape import track_view
 
 
@@ -187,8 +188,19 @@ def _basic_steps(index, shape):
     return steps
 
 
+def index_tensors(index) -> tuple:
+    """The tensors of an index that PyTorch's IndexBackward0 / IndexPutBackward0 save (to
+    check their versions: see :func:`check_also`); a 0-d integer tensor is an int there."""
+    from ..tensor import Tensor
+
+    items = index if isinstance(index, tuple) else (index,)
+    return tuple(i for i in items
+                 if isinstance(i, Tensor) and (i.ndim or i._data.dtype.kind == "b"))
+
+
 def getitem(x, index):
     """``x[index]``: basic (ints, slices, None, ...) and advanced (arrays, masks) indexing."""
+    given = index
     index = _unwrap_index(index)
     shape = tuple(x.shape)
     basic = _is_basic(index)
@@ -217,7 +229,7 @@ def getitem(x, index):
         if split is not None:
             x = getitem(x, split[0])
             index = split[1]
-        return getitem_op(x, index, tuple(x.shape), False)
+        return check_also(getitem_op(x, index, tuple(x.shape), False), *index_tensors(given))
     except IndexError as e:
         raise IndexError(
             f"{e} (indexing a tensor of shape {list(shape)}); check the index values and shape"
@@ -261,33 +273,6 @@ def keep_for_check(out, *tensors):
         versions = tuple(t._vc[0] if t._vc is not None else 0 for t in saved)
         node.saved = saved
         node.versions = versions if any(versions) else None
-    return out
-
-
-def check_also(out, *tensors):
-    """Add ``tensors`` to what ``out``'s node (if it recorded one) saved, after the values its
-    derivative reads, for their version check only: PyTorch's node saves them (the index of
-    ScatterBackward0, the mask of WhereBackward0, the input of CumminBackward0...), so an
-    in-place change of one after the op breaks backward there (fuzz seeds 11011618,
-    11016151, 11008651).  The derivative reads the arrays it was given, which the check
-    guarantees unchanged; a ``None`` (not saved for this call) is skipped."""
-    from ..autograd.graph import check_saveable
-    from ..tensor import Tensor
-
-    node = getattr(out, "_grad_fn", None)  # (a batched tensor under vmap has none)
-    extra = tuple(t for t in tensors if isinstance(t, Tensor))
-    if node is None or not extra or node.saved is None:
-        return out
-    saved = tuple(node.saved)
-    new = tuple(t._vc[0] if t._vc is not None else 0 for t in extra)
-    old = node.versions
-    if any(new):
-        for t in extra:
-            check_saveable(t._vc)  # (an inference tensor cannot be saved)
-    node.saved = saved + extra
-    if old is not None or any(new):
-        old = tuple(old or ()) + (0,) * (len(saved) - len(old or ()))
-        node.versions = old + new
     return out
 
 

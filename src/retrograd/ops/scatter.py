@@ -35,7 +35,7 @@ from ..backend import namespace
 from ..tensor import Tensor
 from ._apply import NOTHING, INPUTS, OUTPUT, defop
 from ._errors import tensor_arg
-from .index import check_also
+from .saved_checks import check_also
 from .inplace import inplace
 from .pointwise import _where
 from .shape import _norm_dim
