@@ -216,6 +216,184 @@ try:
 except Exception as e:  # PyTorch: RuntimeError
     print(type(e).__name__, e)
 """,
+    # aminmax's results, saved by AminmaxBackward0 (seeds 11008523, 11011086)
+    "aminmax_min_changed": """
+v0 = T.tensor(-1.0, dtype=T.float64)
+v2 = T.tensor(-2.0, dtype=T.float64, requires_grad=True)
+v3 = T.hypot(v0, v2)
+v4 = v3.aminmax().min
+v4.div_(2)
+loss = (v3 * v3.detach().tanh()).sum() + (v4 * v4.detach().tanh()).sum()
+try:
+    loss.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    "aminmax_max_changed": """
+v3 = T.tensor(-1.0, dtype=T.float64, requires_grad=True)
+v7 = (v3) % 2
+v10 = v7.aminmax(dim=0).max
+v10.square_()
+loss = (v7 * v7.detach().tanh()).sum() + (v10 * v10.detach().tanh()).sum()
+try:
+    gs = T.autograd.grad(loss, [v3], retain_graph=True, allow_unused=True)
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    # std_mean's std, saved by StdMeanBackward0 as result0 (seed 11011483)
+    "std_mean_std_changed": """
+v0 = T.zeros((0, 1), dtype=T.float64, requires_grad=True)
+v4 = T.std_mean(v0, dim=-2)[0]
+v4.abs_().add_(0.5).log_()
+loss = (v4 * v4.detach().tanh()).sum()
+try:
+    gs = T.autograd.grad(loss, [v0], create_graph=True, allow_unused=True)
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    # slogdet's sign, saved by LinalgSlogdetBackward0 (seed 11012945)
+    "slogdet_sign_changed": """
+v0 = T.tensor(0.0, dtype=T.float64, requires_grad=True)
+v1 = T.linalg.slogdet((v0 + 3 * T.eye(2, dtype=v0.dtype)))[0]
+v2 = T.tensor(-0.0, dtype=T.float64)
+v1.remainder_(v2.abs().add(0.5))
+loss = (v1 * v1.detach().tanh()).sum()
+try:
+    loss.backward(inputs=[v0])
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    # cummin's input, saved by CumminBackward0 (seed 11008651)
+    "cummin_input_changed": """
+v0 = T.tensor([[-3.0]], dtype=T.float64, requires_grad=True)
+v1 = T.frac(v0)
+v3 = T.tensor(1.0, dtype=T.float64)
+v4 = (v1).hypot(v3)
+v5 = T.sin(v4)
+v6 = v5.cummin(1).values
+v5.pow_(3)
+v9 = (v4 * v4.detach().tanh()).sum() + (v5 * v5.detach().tanh()).sum()
+loss = v9 + (v6 * v6.detach().tanh()).sum()
+try:
+    loss.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    # a pool's input, saved by its node (seeds 11013657, 11002532)
+    "max_pool1d_input_changed": """
+v4 = T.tensor([[2.0], [-1.0], [-0.0]], dtype=T.float64, requires_grad=True)
+v5 = v4.mT
+v6 = T.round(v5)
+v7 = T.nn.functional.max_pool1d(v6, 2, stride=2, padding=0)
+v6.cosh_()
+loss = (v7 * v7.detach().tanh()).sum()
+try:
+    gs = T.autograd.grad(loss, [v4], create_graph=True, allow_unused=True)
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    "adaptive_avg_pool1d_input_changed": """
+v1 = T.tensor([[-1.0]], dtype=T.float64, requires_grad=True)
+v2 = T.nn.functional.adaptive_avg_pool1d(v1, 2)
+v4 = T.tensor(-1.0, dtype=T.float64)
+v5 = (v2).minimum(v4)
+v6 = (v5) * -2
+v7 = v1.detach()
+v7.abs_().add_(0.5).rsqrt_()
+loss = (v6 * v6.detach().tanh()).sum()
+try:
+    loss.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    # the indices returned beside the values (sort, topk, kthvalue, median, mode, max(dim),
+    # cummax, max_pool's return_indices) are saved by PyTorch's node; retrograd's derivative
+    # scattered through the same array, so an in-place change of them moved the gradient
+    # silently (found replaying the seeds above)
+    "sort_topk_indices_changed": """
+v0 = T.tensor([[3.0, 1.0, 2.0]], dtype=T.float64, requires_grad=True)
+v1 = v0.sort(1)
+v2 = v1[0]
+v3 = v1[1]
+v4 = v0.topk(2)
+v5 = v4[0]
+v6 = v4[1]
+v3.zero_()
+v6.zero_()
+loss = (v2 * v2.detach().tanh()).sum()
+try:
+    loss.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+loss2 = (v5 * v5.detach().tanh()).sum()
+try:
+    loss2.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    "max_median_indices_changed": """
+v0 = T.tensor([[3.0, 1.0, 2.0]], dtype=T.float64, requires_grad=True)
+v1 = v0.max(1)
+v2 = v1[0]
+v3 = v1[1]
+v4 = v0.median(1)
+v5 = v4[0]
+v6 = v4[1]
+v3.zero_()
+v6.zero_()
+loss = (v2 * v2.detach().tanh()).sum()
+try:
+    loss.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+loss2 = (v5 * v5.detach().tanh()).sum()
+try:
+    loss2.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    "kthvalue_cummax_indices_changed": """
+v0 = T.tensor([[3.0, 1.0, 2.0]], dtype=T.float64, requires_grad=True)
+v1 = v0.kthvalue(2, 1)
+v2 = v1[0]
+v3 = v1[1]
+v4 = v0.cummax(1)
+v5 = v4[0]
+v6 = v4[1]
+v3.zero_()
+v6.zero_()
+loss = (v2 * v2.detach().tanh()).sum()
+try:
+    loss.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+loss2 = (v5 * v5.detach().tanh()).sum()
+try:
+    loss2.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    "mode_max_pool_indices_changed": """
+v0 = T.tensor([[3.0, 1.0, 2.0]], dtype=T.float64, requires_grad=True)
+v1 = v0.mode(1)
+v2 = v1[0]
+v3 = v1[1]
+v4 = T.nn.functional.max_pool1d(v0, 2, return_indices=True)
+v5 = v4[0]
+v6 = v4[1]
+v3.zero_()
+v6.zero_()
+loss = (v2 * v2.detach().tanh()).sum()
+try:
+    loss.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+loss2 = (v5 * v5.detach().tanh()).sum()
+try:
+    loss2.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
 }
 
 

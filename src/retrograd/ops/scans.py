@@ -21,6 +21,7 @@ from .inplace import copy_, inplace
 from .layout import flip_op, narrow
 from .pointwise import exp, log, where
 from .reduce import _one_dim
+from .saved_checks import check_also
 from .shape import cat, input_meta, reshape, track_view
 from .stats import cumsum, quiet
 
@@ -176,7 +177,8 @@ def _cumext(x, dim, name):
         values = _cummax(x, xp.zeros((), dtype="int64"), 0) if name == "cummax" else _cummin(
             x, xp.zeros((), dtype="int64"), 0)
         kind = cummax_type if name == "cummax" else cummin_type
-        return kind(values, make_tensor(xp.zeros((), dtype="int64")))
+        indices = make_tensor(xp.zeros((), dtype="int64"))
+        return kind(check_also(values, x, indices), indices)
     if data.size == 0:
         idx = xp.zeros(data.shape, dtype="int64")
         out = data.copy()
@@ -184,9 +186,12 @@ def _cumext(x, dim, name):
         acc = xp.maximum if name == "cummax" else xp.minimum  # (both propagate nan)
         out = acc.accumulate(data, axis=d)
         idx = _cumext_indices(data, out, d)
+    # PyTorch's node saves self and the indices (the derivative reads the indices' array,
+    # which the version check guards; fuzz seed 11008651)
+    indices = make_tensor(idx)
     if name == "cummax":
-        return cummax_type(_cummax(x, idx, d, out), make_tensor(idx))
-    return cummin_type(_cummin(x, idx, d, out), make_tensor(idx))
+        return cummax_type(check_also(_cummax(x, idx, d, out), x, indices), indices)
+    return cummin_type(check_also(_cummin(x, idx, d, out), x, indices), indices)
 
 
 def cummax(x, dim):
