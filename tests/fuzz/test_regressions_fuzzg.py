@@ -394,6 +394,58 @@ try:
 except Exception as e:  # PyTorch: RuntimeError
     print(type(e).__name__, e)
 """,
+    # cumprod along a dim of size 1 (or of at most one element) and logcumsumexp of an empty
+    # or 0-d tensor return the gradient itself, as PyTorch's, so under create_graph it needs
+    # no grad when the incoming one needs none (seeds 11009818, 11028281, 11042137, 11047371,
+    # 11043217, 11051055)
+    "cumprod_size_one_returns_grad": """
+v8 = T.tensor([[2.0]], dtype=T.float64, requires_grad=True)
+v9 = v8.cumprod(-2)
+loss = (v8 * v8.detach().tanh()).sum() + (v9 * v9.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v8], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+try:
+    loss2.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    "cumprod_empty_returns_grad": """
+v3 = T.zeros((0, 1, 1), dtype=T.float64, requires_grad=True)
+v5 = v3.cumprod(2)
+loss = (v5 * v5.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v3], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+try:
+    loss2.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    "logcumsumexp_empty_returns_grad": """
+v0 = T.zeros((0, 1), dtype=T.float64, requires_grad=True)
+v1 = v0.logcumsumexp(1)
+loss = (v1 * v1.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v0], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+try:
+    loss2.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    # kron's operands are PyTorch's _unsafe_view of the inputs, fresh tensors: one that came
+    # to require grad after the product is not differentiated (seed 11000439)
+    "kron_operand_required_grad_later": """
+v1 = T.tensor(-0.0, dtype=T.float64, requires_grad=True)
+v3 = T.tensor(1.0, dtype=T.float64)
+v4 = T.kron(v1, v3)
+v3.requires_grad_()
+loss = (v4 * v4.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v1, v3], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+try:
+    loss2.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
 }
 
 

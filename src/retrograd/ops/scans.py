@@ -57,9 +57,11 @@ def _cumprod_vjp(node, g, saved):
     # at n times the memory, used only for slices with a zero)
     a, out = saved
     (dim,) = node.params
-    if a.ndim == 0:
-        return (g,)
     data = a._data if isinstance(a, Tensor) else a
+    if data.ndim == 0 or data.size <= 1 or data.shape[dim] == 1:
+        # the gradient itself, as PyTorch's (so under create_graph it needs no grad when g
+        # needs none: fuzz seeds 11009818, 11028281, 11042137, 11047371)
+        return (g,)
     if not (data == 0).any():
         return (_reverse_cumsum(g * out, dim) / a,)
     if not isinstance(a, Tensor):
@@ -228,8 +230,8 @@ def _logcumsumexp_vjp(node, g, saved):
     # space separately for the positive and the negative parts of g (no overflow)
     a, out = saved
     (dim,) = node.params
-    if a.ndim == 0:
-        return (g,)
+    if a.ndim == 0 or (a._data if isinstance(a, Tensor) else a).size == 0:
+        return (g,)  # PyTorch's shortcut too (an empty g needs no grad: seed 11043217)
     xp = namespace(a._data if isinstance(a, Tensor) else a)
     if not isinstance(a, Tensor) and a.size:
         # first order: with c the slice's last (largest) out, the same sum is
