@@ -47,10 +47,9 @@ case("vdot", lambda m, a, b: m.vdot(a, b), ((4,), (4,)))
 case("inner", lambda m, a, b: m.inner(a, b), ((2, 3), (4, 3)))
 case("inner_3d", lambda m, a, b: m.inner(a, b), ((2, 2, 3), (3,)))
 case("inner_0d", lambda m, a, b: m.inner(a, b), ((), (2, 3)))
-case("kron", lambda m, a, b: m.kron(a, b), ((2, 3), (3, 2)),
-     xfail={"structure": _COMPOSED})
-case("kron_ranks", lambda m, a, b: m.kron(a, b), ((2,), (2, 3)),
-     xfail={"structure": _COMPOSED})
+# (kron: PyTorch's graph, _unsafe_view / mul / _unsafe_view, since fuzzG)
+case("kron", lambda m, a, b: m.kron(a, b), ((2, 3), (3, 2)))
+case("kron_ranks", lambda m, a, b: m.kron(a, b), ((2,), (2, 3)))
 case("tensordot_int", lambda m, a, b: m.tensordot(a, b, 2), ((2, 3, 4), (3, 4, 2)),
      )
 case("tensordot_pairs", lambda m, a, b: m.tensordot(a, b, ([0, 2], [1, 0])),

@@ -31,6 +31,7 @@ from . import special  # noqa: F401, E402 - its registrations (after unary and i
 from . import quantiles, scans, statistics  # noqa: F401, E402 - reductions and scans (issue 6)
 from . import attention, grid_sample, padding, resample  # noqa: F401, E402 - nn.functional (issue 8)
 from .registry import reflected, register
+from .saved_checks import check_also  # noqa: E402 - (masked_fill saves its mask, as PyTorch)
 
 
 clone = shape.clone
@@ -188,8 +189,8 @@ def masked_fill(x, mask, value):
                 f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                 f"{value.ndim} dimension(s)"
             )
-        return _masked_fill_tensor(x, value, m)
-    return _masked_fill_number(x, value, m)
+        return check_also(_masked_fill_tensor(x, value, m), mask)  # (saved by PyTorch)
+    return check_also(_masked_fill_number(x, value, m), mask)
 
 
 _bitwise_not = pointwise.defop("bitwise_not", lambda a: namespace(a).invert(a), None, None, 1,

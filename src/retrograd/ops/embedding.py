@@ -19,6 +19,7 @@ from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, NOTHING, defop
 from ._errors import scalar_type_name
+from .saved_checks import check_also
 
 
 def _data(v):
@@ -155,7 +156,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None,  # noqa: A002
     if max_norm is not None:
         if weight.ndim == 2 and idx.size and 0 <= idx.min() and idx.max() < weight.shape[0]:
             _renorm_rows(weight, idx, float(max_norm), float(norm_type))
-    return _lookup(weight, idx, padding_idx, scale_grad_by_freq)
+    # (EmbeddingBackward0 saves the indices: an in-place change of them breaks backward)
+    return check_also(_lookup(weight, idx, padding_idx, scale_grad_by_freq), input)
 
 
 def torch_embedding(weight, input, padding_idx=-1, scale_grad_by_freq=False,  # noqa: A002
@@ -164,7 +166,8 @@ def torch_embedding(weight, input, padding_idx=-1, scale_grad_by_freq=False,  # 
     weight first and ``padding_idx`` not checked (F.embedding is the checked spelling)."""
     if sparse:
         raise NotImplementedError("embedding(sparse=True): retrograd has no sparse gradients")
-    return _lookup(weight, _check_indices(input, "embedding"), padding_idx, scale_grad_by_freq)
+    return check_also(_lookup(weight, _check_indices(input, "embedding"), padding_idx,
+                              scale_grad_by_freq), input)
 
 
 # ----------------------------------------------------------------- embedding_bag

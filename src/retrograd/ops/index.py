@@ -12,6 +12,7 @@ import numpy as _np
 from ..backend import namespace
 from ..autograd.grad_mode import state
 from ._apply import NOTHING, defop
+from .saved_checks import check_also
 from .shape import track_view
 
 
@@ -187,8 +188,19 @@ def _basic_steps(index, shape):
     return steps
 
 
+def index_tensors(index) -> tuple:
+    """The tensors of an index that PyTorch's IndexBackward0 / IndexPutBackward0 save (to
+    check their versions: see :func:`check_also`); a 0-d integer tensor is an int there."""
+    from ..tensor import Tensor
+
+    items = index if isinstance(index, tuple) else (index,)
+    return tuple(i for i in items
+                 if isinstance(i, Tensor) and (i.ndim or i._data.dtype.kind == "b"))
+
+
 def getitem(x, index):
     """``x[index]``: basic (ints, slices, None, ...) and advanced (arrays, masks) indexing."""
+    given = index
     index = _unwrap_index(index)
     shape = tuple(x.shape)
     basic = _is_basic(index)
@@ -217,7 +229,7 @@ def getitem(x, index):
         if split is not None:
             x = getitem(x, split[0])
             index = split[1]
-        return getitem_op(x, index, tuple(x.shape), False)
+        return check_also(getitem_op(x, index, tuple(x.shape), False), *index_tensors(given))
     except IndexError as e:
         raise IndexError(
             f"{e} (indexing a tensor of shape {list(shape)}); check the index values and shape"

@@ -883,8 +883,9 @@ def copy_(x, *args, **kwargs):
 # (here, not in index.py: an assignment is an in-place change, and needs the view machinery)
 from .index import (  # noqa: E402
     _alias, _basic_op, _getitem_fwd, _index_put_op, _is_basic, _setitem_op, _unwrap_index,
-    getitem,
+    getitem, index_tensors,
 )
+from .saved_checks import check_also  # noqa: E402
 
 _setitem_op.op.node_cls.any_dtype = True  # CopySlices, as _copy_slices (see _refused)
 _index_put_op.op.node_cls.any_dtype = True
@@ -921,6 +922,7 @@ def setitem(x, index, value):
         finally:
             fw.active = True
         return
+    given = index
     index = _unwrap_index(index)
     basic = _is_basic(index)
     v_is_t = isinstance(value, Tensor)
@@ -1003,6 +1005,8 @@ def setitem(x, index, value):
         check_view_of_leaf(x, "x[...] = value")
         op = _setitem_op if basic else _index_put_op
         new = apply_op(op.op, (shadow_of(x, False), value), (index, basic))
+        if not basic:  # (IndexPutBackward0 saves the index tensors: their versions count)
+            check_also(new, *index_tensors(given))
         target[index] = new._data[index]
         old_fn, old_nr = x._grad_fn, x._nr
         x._grad_fn = new._grad_fn

@@ -305,9 +305,13 @@ def kron(input, other):  # noqa: A002 - PyTorch's names
     n = max(input.ndim, other.ndim)
     sa = (1,) * (n - input.ndim) + tuple(input.shape)
     sb = (1,) * (n - other.ndim) + tuple(other.shape)
-    # interleave: input's dims at even positions, other's at odd ones, then merge pairs
-    ea = reshape(input, tuple(s for d in sa for s in (d, 1)))
-    eb = reshape(other, tuple(s for d in sb for s in (1, d)))
+    # interleave: input's dims at even positions, other's at odd ones, then merge pairs.
+    # As PyTorch's kron, with _unsafe_view (inserting size-1 dims: always the same memory):
+    # fresh tensors (UnsafeViewBackward0), so the product saves operands that keep the flags
+    # and versions they had (one that comes to require grad later is not differentiated in
+    # a double backward: fuzz seed 11000439; changing one in place breaks nothing)
+    ea = _unsafe_view(input, tuple(s for d in sa for s in (d, 1)), tuple(input.shape))
+    eb = _unsafe_view(other, tuple(s for d in sb for s in (1, d)), tuple(other.shape))
     prod = ea * eb
     # PyTorch's kron ends in _unsafe_view: a fresh tensor (UnsafeViewBackward0), not a view of
     # the product, so an in-place op on it is recorded on it (seeds 9972015, 9976976, 9979842)

@@ -16,7 +16,7 @@ from ..autograd.forward_state import fw
 from ..autograd.grad_mode import state
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
-from ._apply import BOTH, multi_output_class, record_multi
+from ._apply import BOTH, multi_output_class, record_multi_inputs
 from ._errors import scalar_type_name, tensor_arg
 from .linalg import _mT
 from .linalg_lu import _lu_solve, getrf, lu_factor_ex, permutation
@@ -70,7 +70,7 @@ def det(A):  # noqa: N803 - PyTorch's name
 
 def _slogdet_vjp(node, grads, saved):
     # the sign is locally constant; d log|det A| = tr(A^-1 dA)
-    (a,) = saved
+    a = saved[0]  # (then the sign, saved for its version check as PyTorch's node saves it)
     g = grads[1]
     if g is None:
         return (None,)
@@ -109,7 +109,7 @@ def slogdet(A):  # noqa: N803 - PyTorch's name
     outs = [make_tensor(namespace(A._data).asarray(v, dtype=A._data.dtype)) for v in
             (sign, logabs)]
     if A._requires_grad and state.enabled:
-        record_multi(_SlogdetNode, A, outs, (), saved=(A,))
+        record_multi_inputs(_SlogdetNode, (A,), outs, (), saved=(A,), keep=(0,))
     if fw.active:  # forward AD: the tangents (ops/_jvp.py)
         fw.propagate_multi(_SlogdetNode, A, outs, (), (A,))
     return slogdet_type(*outs)

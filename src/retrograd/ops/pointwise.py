@@ -21,6 +21,7 @@ from ..tensor import Tensor
 from ..tensor import make_tensor as _make_tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, _wrap_scalar, defop
 from ._errors import scalar_type_name  # noqa: F401  (used here, and imported from here)
+from .saved_checks import check_also
 
 # ----------------------------------------------------------------- arithmetic
 
@@ -660,7 +661,8 @@ def where(condition, input=None, other=None):  # noqa: A002 - PyTorch's names
             out = _fix_dtype("promote", (input, other), namespace(cond).asarray(out))
             return _make_tensor(out)
         return out  # arrays, in a first-order backward
-    return _where(input, other, cond)
+    # (WhereBackward0 saves the condition: an in-place change of it breaks backward)
+    return check_also(_where(input, other, cond), condition)
 
 
 def _clamp_fwd(a, lo, hi):

@@ -32,6 +32,7 @@ from .pool_common import (
     adjoint_pair, check_input, expand, lowest, recorded, refuse_dtype, running_max,
     scatter_add_plane, take_plane,
 )
+from .saved_checks import check_also
 from .shape import squeeze, unsqueeze
 from .windows import offset_slices, output_shape, sliding_windows, windows_adjoint
 
@@ -169,8 +170,9 @@ def _max_pool(x, n, fn, kernel_size, stride, padding, dilation, ceil_mode, retur
     pick = _max_records[n][0]
     out = recorded(pick.op.node_cls, x, values, (arg, geom, tuple(a.shape)))
     if not return_indices:
-        return out
-    return out, make_tensor(_plane_index(arg, geom, a.shape[-n:], namespace(a)))
+        return check_also(out, x)  # (PyTorch's node saves self: its version counts)
+    indices = make_tensor(_plane_index(arg, geom, a.shape[-n:], namespace(a)))
+    return check_also(out, x, indices), indices  # (and its indices, result1)
 
 
 def _args_1d(x, fn, kernel_size, stride, padding, dilation=1):
@@ -189,8 +191,18 @@ def _args_1d(x, fn, kernel_size, stride, padding, dilation=1):
 
 def _squeezed(res):
     if isinstance(res, tuple):
-        return squeeze(res[0], -2), make_tensor(res[1]._data.squeeze(-2))
+        return squeeze(res[0], -2), squeezed_indices(res[1])
     return squeeze(res, -2)
+
+
+def squeezed_indices(indices):
+    """A 1-d pool's indices: the 2-d pool's squeezed, sharing their version counter (PyTorch's
+    are a view), so an in-place change of them is seen by the node that saved them."""
+    out = make_tensor(indices._data.squeeze(-2))
+    if indices._vc is None:
+        indices._vc = [0]
+    out._vc = indices._vc
+    return out
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1,  # noqa: A002
@@ -341,7 +353,7 @@ def _avg_pool(x, n, fn, kernel_size, stride, padding, ceil_mode, count_include_p
     spatial = tuple(a.shape[-n:])
     div = _divisors(spatial, geom, count_include_pad, divisor_override, xp, a.dtype)
     # the adjoint needs the input's spatial shape: carried as a 7th geometry entry
-    return _avg_records[n][0](x, geom + (spatial,), div)
+    return check_also(_avg_records[n][0](x, geom + (spatial,), div), x)  # (saves self)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,  # noqa: A002

@@ -26,7 +26,9 @@ from .pool_common import (
     adjoint_pair, check_input, expand, recorded, refuse_dtype, running_max, scatter_add_plane,
     take_plane,
 )
+from .pooling import squeezed_indices
 from .reduce import mean
+from .saved_checks import check_also
 from .shape import squeeze, unsqueeze
 
 # ----------------------------------------------------------------- separable averaging
@@ -118,7 +120,7 @@ def _adaptive_avg(x, n, output_size, fn):
     a = x._data
     xp = namespace(a)
     mats = tuple(_averaging(a.shape[-n + i], sizes[i], xp, a.dtype) for i in range(n))
-    return _adaptive_avg_records[n][0](x, mats)
+    return check_also(_adaptive_avg_records[n][0](x, mats), x)  # (PyTorch's node saves self)
 
 
 def adaptive_avg_pool2d(input, output_size):  # noqa: A002 - PyTorch's names
@@ -242,7 +244,10 @@ def _pooled(x, n, index, node, return_indices):
         values, flat = values.reshape(lead + out), flat.reshape(lead + out)
     pick = _gather_records[node][0]
     res = recorded(pick.op.node_cls, x, values, (flat, spatial))
-    return (res, make_tensor(flat)) if return_indices else res
+    if not return_indices:
+        return check_also(res, x)  # (PyTorch's node saves self and the indices)
+    indices = make_tensor(flat)
+    return check_also(res, x, indices), indices
 
 
 def _adaptive_index(size, out, xp):
@@ -281,7 +286,7 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):  # noqa: A002
     res = _adaptive_max(unsqueeze(input, -2), 2, (1, size), return_indices,
                         "adaptive_max_pool1d")
     if return_indices:
-        return squeeze(res[0], -2), make_tensor(res[1]._data.squeeze(-2))
+        return squeeze(res[0], -2), squeezed_indices(res[1])
     return squeeze(res, -2)
 
 

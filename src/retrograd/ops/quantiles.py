@@ -27,7 +27,7 @@ from .binary import lerp
 from .index import gather
 from .reduce import _extreme_all_vjp, _one_dim, _select_fwd, _select_vjp
 from .shape import reshape, reshape_op, transpose, unsqueeze
-from .sorting import _order, _sorted
+from .sorting import _order, _sorted, picked
 from .stats import quiet
 
 median_type = namedtuple("median", ["values", "indices"])
@@ -140,11 +140,11 @@ def _median(x, dim, keepdim, ignore_nan):
     op = _nanmedian_dim if ignore_nan else _median_dim
     if x.ndim == 0:
         idx = xp.zeros((), dtype="int64")
-        return kind(op(x, idx, 0, keepdim), make_tensor(idx))
+        return picked(kind, op(x, idx, 0, keepdim), idx)
     if x.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     idx = _median_index(x._data, d, ignore_nan)
-    return kind(op(x, idx, d, keepdim), make_tensor(idx if keepdim else idx.squeeze(d)))
+    return picked(kind, op(x, idx, d, keepdim), idx if keepdim else idx.squeeze(d))
 
 
 def median(x, dim=None, keepdim=False):
@@ -214,11 +214,11 @@ def mode(x, dim=-1, keepdim=False):
     xp = namespace(x._data)
     if x.ndim == 0:
         idx = xp.zeros((), dtype="int64")
-        return mode_type(_mode(x, idx, 0, keepdim), make_tensor(idx))
+        return picked(mode_type, _mode(x, idx, 0, keepdim), idx)
     if x.shape[d] == 0:
         raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
     idx = _mode_index(x._data, d)
-    return mode_type(_mode(x, idx, d, keepdim), make_tensor(idx if keepdim else idx.squeeze(d)))
+    return picked(mode_type, _mode(x, idx, d, keepdim), idx if keepdim else idx.squeeze(d))
 
 
 # ----------------------------------------------------------------- quantile

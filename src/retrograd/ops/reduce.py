@@ -14,6 +14,7 @@ from ..backend import ndarray as _ndarray
 from ..tensor import Tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from .pointwise import scalar_type_name, where
+from .saved_checks import check_also
 from .shape import _int_dim, _shape_arg, _unique_dims, expand_op, input_meta, reshape_op, view
 
 # PyTorch's torch.return_types.max / .min: named tuples called after the op
@@ -207,8 +208,9 @@ def _select_fwd(a, idx, dim, keepdim):
 def _select_vjp(node, g, saved):
     # PyTorch's value_selecting_reduction_backward: all of the gradient goes to the
     # returned index, 0 elsewhere.  The index is saved (max/min(dim), which find it in the
-    # forward: backward frees it, as PyTorch's) or the first param (the others)
-    (idx,) = saved or node.params[:1]
+    # forward: backward frees it, as PyTorch's) or the first param (the others); what
+    # follows in ``saved`` is kept for its version check only (the returned indices)
+    idx = saved[0] if node.__class__ in _INDEX_SAVED else node.params[0]
     dim, keepdim = node.params[-2:]
     if not input_meta(node)[0]:
         return (g,)  # a 0-d input: the value itself
@@ -244,6 +246,7 @@ _max_dim = defop("max", _extreme_dim_fwd("max"), _select_vjp, "MaxBackward0", 1,
                  extras=True)
 _min_dim = defop("min", _extreme_dim_fwd("min"), _select_vjp, "MinBackward0", 1, NOTHING,
                  extras=True)
+_INDEX_SAVED = (_max_dim.op.node_cls, _min_dim.op.node_cls)
 
 
 def _extreme(x, dim, keepdim, other, whole, along, name):
@@ -257,8 +260,8 @@ def _extreme(x, dim, keepdim, other, whole, along, name):
         return whole(x)
     d = _one_dim(dim, x.ndim, name)
     if not d:  # a 0-d tensor: its own max along dim 0 (recorded as MaxBackward0 too)
-        return _TYPES[name](along(x, 0, keepdim),
-                            make_tensor(namespace(x._data).zeros((), dtype="int64")))
+        indices = make_tensor(namespace(x._data).zeros((), dtype="int64"))
+        return _TYPES[name](check_also(along(x, 0, keepdim), indices), indices)
     d = d[0]
     if x.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
@@ -266,7 +269,9 @@ def _extreme(x, dim, keepdim, other, whole, along, name):
     xp = namespace(x._data)
     idx = xp.argmax(x._data, axis=d, keepdims=keepdim) if name == "max" else xp.argmin(
         x._data, axis=d, keepdims=keepdim)
-    return _TYPES[name](values, make_tensor(xp.asarray(idx, dtype="int64")))
+    # (MaxBackward0 saves the indices: an in-place change of them breaks backward)
+    indices = make_tensor(xp.asarray(idx, dtype="int64"))
+    return _TYPES[name](check_also(values, indices), indices)
 
 
 def max(x, dim=None, keepdim=False):  # noqa: A001

@@ -21,6 +21,7 @@ from .inplace import copy_, inplace
 from .layout import flip_op, narrow
 from .pointwise import exp, log, where
 from .reduce import _one_dim
+from .saved_checks import check_also
 from .shape import cat, input_meta, reshape, track_view
 from .stats import cumsum, quiet
 
@@ -56,9 +57,11 @@ def _cumprod_vjp(node, g, saved):
     # at n times the memory, used only for slices with a zero)
     a, out = saved
     (dim,) = node.params
-    if a.ndim == 0:
-        return (g,)
     data = a._data if isinstance(a, Tensor) else a
+    if data.ndim == 0 or data.size <= 1 or data.shape[dim] == 1:
+        # the gradient itself, as PyTorch's (so under create_graph it needs no grad when g
+        # needs none: fuzz seeds 11009818, 11028281, 11042137, 11047371)
+        return (g,)
     if not (data == 0).any():
         return (_reverse_cumsum(g * out, dim) / a,)
     if not isinstance(a, Tensor):
@@ -176,7 +179,8 @@ def _cumext(x, dim, name):
         values = _cummax(x, xp.zeros((), dtype="int64"), 0) if name == "cummax" else _cummin(
             x, xp.zeros((), dtype="int64"), 0)
         kind = cummax_type if name == "cummax" else cummin_type
-        return kind(values, make_tensor(xp.zeros((), dtype="int64")))
+        indices = make_tensor(xp.zeros((), dtype="int64"))
+        return kind(check_also(values, x, indices), indices)
     if data.size == 0:
         idx = xp.zeros(data.shape, dtype="int64")
         out = data.copy()
@@ -184,9 +188,12 @@ def _cumext(x, dim, name):
         acc = xp.maximum if name == "cummax" else xp.minimum  # (both propagate nan)
         out = acc.accumulate(data, axis=d)
         idx = _cumext_indices(data, out, d)
+    # PyTorch's node saves self and the indices (the derivative reads the indices' array,
+    # which the version check guards; fuzz seed 11008651)
+    indices = make_tensor(idx)
     if name == "cummax":
-        return cummax_type(_cummax(x, idx, d, out), make_tensor(idx))
-    return cummin_type(_cummin(x, idx, d, out), make_tensor(idx))
+        return cummax_type(check_also(_cummax(x, idx, d, out), x, indices), indices)
+    return cummin_type(check_also(_cummin(x, idx, d, out), x, indices), indices)
 
 
 def cummax(x, dim):
@@ -223,8 +230,8 @@ def _logcumsumexp_vjp(node, g, saved):
     # space separately for the positive and the negative parts of g (no overflow)
     a, out = saved
     (dim,) = node.params
-    if a.ndim == 0:
-        return (g,)
+    if a.ndim == 0 or (a._data if isinstance(a, Tensor) else a).size == 0:
+        return (g,)  # PyTorch's shortcut too (an empty g needs no grad: seed 11043217)
     xp = namespace(a._data if isinstance(a, Tensor) else a)
     if not isinstance(a, Tensor) and a.size:
         # first order: with c the slice's last (largest) out, the same sum is

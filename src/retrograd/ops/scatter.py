@@ -35,6 +35,7 @@ from ..backend import namespace
 from ..tensor import Tensor
 from ._apply import NOTHING, INPUTS, OUTPUT, defop
 from ._errors import tensor_arg
+from .saved_checks import check_also
 from .inplace import inplace
 from .pointwise import _where
 from .shape import _norm_dim
@@ -104,6 +105,11 @@ def _src_back(gs, q, src_shape):
     return _add0(gs, q, src_shape)
 
 
+def _wants_grad(t):
+    """Whether PyTorch's node computes (so saves what it needs for) ``t``'s gradient."""
+    return isinstance(t, Tensor) and t._requires_grad
+
+
 def _size(shape):
     n = 1
     for s in shape:
@@ -126,7 +132,19 @@ def _overwrite_vjp(node, g, saved):
     p, q, src_shape = node.params[:3]
     na, ns = node.next
     return (_zero_at(g, p) if na else None,
-            _src_back(_gat(g, p, tuple(g.shape)), q, src_shape) if ns else None)
+            _src_grad(node, _gat(g, p, tuple(g.shape)), q, src_shape) if ns else None)
+
+
+#: the nodes whose source gradient is PyTorch's ``grad.gather(dim, index)``: shaped like the
+#: index, which the engine then refuses where the index is smaller than src (PyTorch's
+#: "returned an invalid gradient at index 1"; fuzz seeds 11001870, 11002663, 11016870)
+_INDEX_SHAPED = {"ScatterBackward0", "ScatterAddBackward0", "ScatterReduceBackward0"}
+
+
+def _src_grad(node, gs, q, src_shape):
+    if q is not None and type(node).__name__ in _INDEX_SHAPED:
+        return gs
+    return _src_back(gs, q, src_shape)
 
 
 def _accumulate_fwd(a, s, p, q, src_shape, alpha):
@@ -148,7 +166,7 @@ def _accumulate_vjp(node, g, saved):
         gs = _gat(g, p, tuple(g.shape))
         if alpha != 1:
             gs = gs * alpha
-        gs = _src_back(gs, q, src_shape)
+        gs = _src_grad(node, gs, q, src_shape)
     return (g if na else None, gs)
 
 
@@ -217,7 +235,7 @@ def _count(shape, p, include_self, dtype):
 
 def _reduce_vjp(node, g, saved):
     # PyTorch's scatter_reduce_backward / index_reduce_backward (FunctionsManual.cpp)
-    self_, src, result = saved
+    self_, src, result = saved[:3]  # (then the index: scatter.check_also)
     p, q, src_shape, reduce, include_self = node.params
     na, ns = node.next
     if reduce in ("max", "min"):
@@ -268,7 +286,10 @@ def _reduce_vjp(node, g, saved):
     if not include_self and na:
         gself = _zero_at(gself, p)
     if ns:
-        gsrc = _src_back(gsrc, q, src_shape)
+        # sum and mean: PyTorch's index-shaped gather (see _src_grad); amax, amin and prod
+        # compare the whole src with the gathered result (broadcast: src-shaped values)
+        gsrc = _src_grad(node, gsrc, q, src_shape) if reduce in ("sum", "mean") else \
+            _src_back(gsrc, q, src_shape)
     return (gself if na else None, gsrc if ns else None)
 
 
@@ -469,7 +490,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):  # noqa: A
                           "torch.scatter_reduce instead for more reduction options.",
                           UserWarning, stacklevel=2)
             return _scatter_reduce_old(input, src, p, q, tuple(src.shape), reduce, "scatter")
-        return _scatter_src(input, src, p, q, tuple(src.shape))
+        return check_also(_scatter_src(input, src, p, q, tuple(src.shape)), index)
     if isinstance(value, Tensor):
         raise RuntimeError("Index tensor must have the same number of dimensions as src "
                            "tensor (scatter: a 0-d tensor value; pass a number, or "
@@ -477,7 +498,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):  # noqa: A
     p, _ = _scatter_positions(input, dim, index, None, "scatter")
     if reduce is not None:
         return _scatter_value_reduce(input, p, value, reduce, "scatter")
-    return _scatter_value(input, p, value)
+    return check_also(_scatter_value(input, p, value), index)
 
 
 def scatter_add(input, dim, index, src):  # noqa: A002
@@ -492,7 +513,8 @@ def scatter_add(input, dim, index, src):  # noqa: A002
     tensor_arg(_raw(src), "src", 4)
     _same_dtype(input, src, "scatter")
     p, q = _scatter_positions(input, dim, index, src, "scatter_add")
-    return _scatter_add(input, src, p, q, tuple(src.shape), 1)
+    return check_also(_scatter_add(input, src, p, q, tuple(src.shape), 1),
+                      index if _wants_grad(src) else None)
 
 
 _SCATTER_REDUCES = ("sum", "prod", "mean", "amax", "amin")
@@ -508,7 +530,8 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):  # noq
         _reduce_arg(reduce, _SCATTER_REDUCES, "scatter_reduce")
     _same_dtype(input, src, "scatter")
     p, q = _scatter_positions(input, dim, index, src, "scatter_reduce")
-    return _scatter_reduce(input, src, p, q, tuple(src.shape), reduce, bool(include_self))
+    return check_also(_scatter_reduce(input, src, p, q, tuple(src.shape), reduce,
+                                      bool(include_self)), index)
 
 
 # ----------------------------------------------------------------- index_* along a dimension
@@ -604,7 +627,9 @@ def index_add(input, dim, index, source, *, alpha=1):  # noqa: A002
     p = _index_positions(input, dim, index, source, "index_add_", _rule("index_add_", "any"))
     if _raw(input).dtype.kind in "iu" and not isinstance(alpha, bool):
         alpha = int(alpha)  # PyTorch casts alpha to an integer tensor's type (-1.5 -> -1)
-    return _index_add(input, source, p, None, tuple(source.shape), alpha)
+    keep = _wants_grad(source)  # (self's gradient is the gradient itself)
+    return check_also(_index_add(input, source, p, None, tuple(source.shape), alpha),
+                      index if keep else None, source if keep else None)
 
 
 def index_copy(input, dim, index, source):  # noqa: A002
@@ -616,7 +641,8 @@ def index_copy(input, dim, index, source):  # noqa: A002
                            f"{_tname(_raw(source))}")
     p = _index_positions(input, dim, index, source, "index_copy_",
                          _rule("index_copy_", "long"))
-    return _index_copy(input, source, p, None, tuple(source.shape))
+    return check_also(_index_copy(input, source, p, None, tuple(source.shape)), index,
+                      source if _wants_grad(source) else None)
 
 
 def index_fill(input, dim, index, value):  # noqa: A002
@@ -628,9 +654,9 @@ def index_fill(input, dim, index, value):  # noqa: A002
         if value.ndim:
             raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
                              f"tensor with {value.ndim} dimension(s)")
-        return _index_fill_t(input, value.to(input.dtype) if value.dtype != input.dtype
-                             else value, p)
-    return _index_fill(input, p, value)
+        return check_also(_index_fill_t(input, value.to(input.dtype) if value.dtype != input.dtype
+                                        else value, p), index)
+    return check_also(_index_fill(input, p, value), index)
 
 
 _INDEX_REDUCES = ("prod", "mean", "amax", "amin")
@@ -648,8 +674,8 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):  # no
                            f"({_tname(_raw(source))}) must have the same scalar type")
     p = _index_positions(input, dim, index, source, "index_reduce_",
                          _rule("index_reduce_", "any"))
-    return _index_reduce(input, source, p, None, tuple(source.shape), reduce,
-                         bool(include_self))
+    return check_also(_index_reduce(input, source, p, None, tuple(source.shape), reduce,
+                                    bool(include_self)), index)
 
 
 # ----------------------------------------------------------------- in-place forms

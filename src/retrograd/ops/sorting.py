@@ -13,6 +13,7 @@ from ..backend import namespace
 from ..tensor import make_tensor
 from ._apply import NOTHING, defop
 from .reduce import _select_fwd, _select_vjp
+from .saved_checks import check_also
 from ._errors import int_arg
 from .shape import _norm_dim
 
@@ -24,6 +25,19 @@ _TYPES = {name: namedtuple(name, ["values", "indices"]) for name in ("sort", "to
 _sorted = defop("sort", _select_fwd, _select_vjp, "SortBackward0", 1, NOTHING)
 _topk = defop("topk", _select_fwd, _select_vjp, "TopkBackward0", 1, NOTHING)
 _kth = defop("kthvalue", _select_fwd, _select_vjp, "KthvalueBackward0", 1, NOTHING)
+
+
+def picked(kind, values, idx):
+    """``kind(values, indices)``: the indices a tensor of ``idx``, saved on the values' node
+    for its version check, as PyTorch's node saves them.  The derivative scatters through
+    the same array, so without the check an in-place change of the indices would move the
+    gradient silently (PyTorch raises at backward)."""
+    indices = make_tensor(idx)
+    return kind(check_also(values, indices), indices)
+
+
+def _picked(name, values, idx):
+    return picked(_TYPES[name], values, idx)
 
 
 def _order(data, dim, descending):
@@ -54,7 +68,7 @@ def sort(x, dim=-1, descending=False, stable=False):
     """
     d = _dim_of(x, dim)
     idx = _order(x._data, d, descending)
-    return _TYPES["sort"](_sorted(x, idx, d, True), make_tensor(idx))
+    return _picked("sort", _sorted(x, idx, d, True), idx)
 
 
 def argsort(x, dim=-1, descending=False, stable=False):
@@ -75,7 +89,7 @@ def topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's nam
     xp = namespace(x._data)  # (a 0-d tensor, even with k=0, gives the value itself)
     idx = _order(x._data, d, largest)
     idx = xp.take(idx, xp.arange(k), axis=d) if x.ndim else idx
-    return _TYPES["topk"](_topk(x, idx, d, True), make_tensor(idx))
+    return _picked("topk", _topk(x, idx, d, True), idx)
 
 
 def _aten_quickselect(vals, k):
@@ -163,8 +177,7 @@ def kthvalue(x, k, dim=-1, keepdim=False):
     else:  # a 0-d tensor is its own k-th value (KthvalueBackward0, as PyTorch)
         idx = xp.zeros((), dtype="int64")
     values = _kth(x, idx, d, keepdim)
-    return _TYPES["kthvalue"](values, make_tensor(
-        idx if keepdim or not x.ndim else xp.squeeze(idx, axis=d)))
+    return _picked("kthvalue", values, idx if keepdim or not x.ndim else xp.squeeze(idx, axis=d))
 
 
 def nonzero(x, as_tuple=False):

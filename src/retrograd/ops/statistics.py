@@ -18,7 +18,7 @@ from ..autograd.grad_mode import state
 from ..backend import namespace
 from ..dtypes import result_type
 from ..tensor import Tensor, make_tensor
-from ._apply import INPUTS, OUTPUT, defop, multi_output_class, record_multi
+from ._apply import INPUTS, OUTPUT, defop, multi_output_class, record_multi_inputs
 from ._errors import scalar_type_name
 from .pointwise import where
 from .reduce import _dims, _keep_shape, _spread, _sum_dim
@@ -37,11 +37,13 @@ def _two_output_node(name, vjp, **attrs):
     return multi_output_class(name, vjp, INPUTS, **attrs)
 
 
-def _record_two(node_cls, x, arrays, params):
-    """Tensors for ``arrays``, both outputs of one ``node_cls`` node that saves ``x``."""
+def _record_two(node_cls, x, arrays, params, keep=()):
+    """Tensors for ``arrays``, both outputs of one ``node_cls`` node that saves ``x`` and the
+    outputs numbered in ``keep`` (as PyTorch's node: an in-place change of one of them
+    breaks backward; the derivative itself reads only ``x``)."""
     outs = [make_tensor(a) for a in arrays]
     if x._requires_grad and state.enabled and arrays[0].dtype.kind == "f":
-        record_multi(node_cls, x, outs, params, saved=(x,))
+        record_multi_inputs(node_cls, (x,), outs, params, saved=(x,), keep=keep)
     if fw.active:  # forward AD: the tangents (ops/_jvp.py)
         fw.propagate_multi(node_cls, x, outs, params, (x,))
     return tuple(outs)
@@ -53,7 +55,7 @@ def _record_two(node_cls, x, arrays, params):
 def _var_mean_vjp(node, grads, saved):
     # PyTorch's var_mean_backward / std_mean_backward: the var (std) derivative plus the
     # mean's, g_mean / n spread over the reduced elements; std's is 0 where std is 0
-    (a,) = saved
+    a = saved[0]  # (then std_mean's std, saved for its version check as PyTorch's result0)
     g_var, g_mean = grads
     axes, correction, keepdim, root = node.params
     shape = tuple(a.shape)
@@ -153,7 +155,7 @@ def _var_mean(x, dim, unbiased, keepdim, correction, root):
     outs = _record_two(_StdMean if root else _VarMean, x,
                        [xp.asarray(spread, dtype=data.dtype).reshape(out_shape),
                         xp.asarray(mean, dtype=data.dtype).reshape(out_shape)],
-                       (axes, corr, keepdim, root))
+                       (axes, corr, keepdim, root), keep=(0,) if root else ())
     node = outs[0]._grad_fn
     if isinstance(node, (_VarMean, _StdMean)):
         node.stats = (mean, spread)
@@ -187,7 +189,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 def _aminmax_vjp(node, grads, saved):
     # each of min and max shares its gradient evenly among the elements equal to it, as
     # PyTorch's amin/amax (AminmaxBackward0 is their sum)
-    (a,) = saved
+    a = saved[0]  # (then min and max, saved for their version check as PyTorch's node)
     g_min, g_max = grads
     axes, keepdim = node.params
     if not isinstance(a, Tensor):  # first order: an output without gradient costs nothing
@@ -241,7 +243,8 @@ def aminmax(input, *, dim=None, keepdim=False):  # noqa: A002
         axes = (d,) if data.ndim else None
     lo = xp.asarray(data.min(axis=axes, keepdims=keepdim and bool(data.ndim)))
     hi = xp.asarray(data.max(axis=axes, keepdims=keepdim and bool(data.ndim)))
-    outs = _record_two(_Aminmax, input, [lo, hi], (axes, keepdim and bool(data.ndim)))
+    outs = _record_two(_Aminmax, input, [lo, hi], (axes, keepdim and bool(data.ndim)),
+                       keep=(0, 1))
     return aminmax_type(*outs)
 
 

@@ -10,7 +10,9 @@ import numpy as _np
 
 from ..backend import namespace
 from ._errors import tensor_arg
+from ..tensor import Tensor
 from .index import gather
+from .saved_checks import check_also
 from .inplace import inplace
 from .scatter import (
     _diagonal_scatter, _index_put_acc, _index_put_ow, _masked_scatter, _put_acc, _put_ow, _raw,
@@ -71,9 +73,10 @@ def index_put(input, indices, values, accumulate=False):  # noqa: A002
     except ValueError:
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(vshape)} cannot be "
                            f"broadcast to indexing result of shape {list(p.shape)}") from None
+    # (IndexPutBackward0 saves the indices: changing one in place breaks backward)
     if accumulate:
-        return _index_put_acc(input, values, p, None, vshape, 1)
-    return _index_put_ow(input, values, p, None, vshape)
+        return check_also(_index_put_acc(input, values, p, None, vshape, 1), *indices)
+    return check_also(_index_put_ow(input, values, p, None, vshape), *indices)
 
 
 def _flat_index(x, index, op):
@@ -93,7 +96,7 @@ def take(input, index):  # noqa: A002
     """``input`` as 1-D, at ``index`` (negative counts from the end); the result has the
     index's shape.  The gradient is added back at the positions (repeats add up)."""
     p = _flat_index(input, index, "take")
-    return _take(input, p, tuple(input.shape))
+    return check_also(_take(input, p, tuple(input.shape)), input, index)  # (TakeBackward0's)
 
 
 def put(input, index, source, accumulate=False):  # noqa: A002
@@ -109,9 +112,11 @@ def put(input, index, source, accumulate=False):  # noqa: A002
                          f"elements, but got source.numel() = {_raw(source).size}, "
                          f"index.numel() = {p.size}")
     p = p.reshape(tuple(source.shape))
+    # PutBackward0 saves the index, and the source when it requires grad
+    keep = (index, source if isinstance(source, Tensor) and source._requires_grad else None)
     if accumulate:
-        return _put_acc(input, source, p, None, tuple(source.shape), 1)
-    return _put_ow(input, source, p, None, tuple(source.shape))
+        return check_also(_put_acc(input, source, p, None, tuple(source.shape), 1), *keep)
+    return check_also(_put_ow(input, source, p, None, tuple(source.shape)), *keep)
 
 
 def take_along_dim(input, indices, dim=None):  # noqa: A002
@@ -179,7 +184,7 @@ def masked_scatter(input, mask, source):  # noqa: A002
     q = xp.arange(p.size, dtype=xp.int64)
     # self broadcast to the mask's shape inside the op (no ExpandBackward0, as PyTorch; the
     # engine sums self's gradient back to its shape)
-    return _masked_scatter(input, source, p, q, tuple(source.shape), full)
+    return check_also(_masked_scatter(input, source, p, q, tuple(source.shape), full), mask)
 
 
 def _check_src(src, region, dtype_of):
