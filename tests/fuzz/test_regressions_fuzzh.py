@@ -15,8 +15,7 @@ CASES = {
     # self, ...)): under create_graph the first derivative requires grad, the second gives
     # the input zeros; the input is saved (seeds 11002610, 11004720, 11006292, 11011959)
     "pool_derivative_takes_input": """
-v0 = T.tensor([[1.0, -2.0, 0.5, 3.0], [0.3, -0.7, 2.0, 1.0]], dtype=T.float64,
-              requires_grad=True)
+v0 = T.tensor([[1.0, -2.0, 0.5, 3.0], [0.3, -0.7, 2.0, 1.0]], dtype=T.float64, requires_grad=True)
 v1 = T.nn.functional.adaptive_max_pool1d(v0, 3)
 v2 = T.nn.functional.adaptive_avg_pool1d(v0, 3)
 v3 = T.nn.functional.avg_pool1d(v0, 2, stride=1, padding=1)
@@ -32,8 +31,7 @@ loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
 loss2.backward()
 """,
     "pool_saves_input": """
-v0 = T.tensor([[1.0, -2.0, 0.5, 3.0], [0.3, -0.7, 2.0, 1.0]], dtype=T.float64,
-              requires_grad=True)
+v0 = T.tensor([[1.0, -2.0, 0.5, 3.0], [0.3, -0.7, 2.0, 1.0]], dtype=T.float64, requires_grad=True)
 v1 = v0 * 1.5
 v2 = T.nn.functional.avg_pool1d(v1, 2)
 v3 = T.nn.functional.adaptive_max_pool1d(v1, 3)
