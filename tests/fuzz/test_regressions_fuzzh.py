@@ -39,6 +39,92 @@ v1.add_(1.0)
 loss = v2.sum() + v3.sum()
 loss.backward()
 """,
+    # convolution_backward takes the input and the weight: under create_graph each first
+    # derivative requires grad when one of them does (seeds 11001116, 11005097)
+    "conv_derivative_flags": """
+v0 = T.tensor([[0.2, -1.0, 1.5], [0.1, 0.4, -0.6]], dtype=T.float64)
+v1 = T.tensor([[[-1.0, 0.5]], [[2.0, 0.25]]], dtype=T.float64, requires_grad=True)
+v2 = T.tensor([0.5], dtype=T.float64, requires_grad=True)
+v3 = T.nn.functional.conv_transpose1d(v0, v1, v2, stride=1, padding=0)
+v4 = T.tensor([[[-1.0, 0.5], [0.3, 1.0]]], dtype=T.float64, requires_grad=True)
+v5 = T.nn.functional.conv1d(v0, v4, v2)
+v6 = T.tensor([[[0.5, 1.0, -2.0], [1.0, 0.0, 0.5]]], dtype=T.float64, requires_grad=True)
+v7 = T.nn.functional.conv1d(v6, v4.detach())
+loss = (v3 * v3.detach().tanh()).sum() + (v5 * v5.detach().tanh()).sum() + v7.sum()
+gs = T.autograd.grad(loss, [v1, v2, v4, v6], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
+    # _prelu_kernel_backward takes the weight: its derivative requires grad, and its own
+    # derivative gives the weight zeros (seed 11001163)
+    "prelu_weight_derivative_flags": """
+v1 = T.tensor([[-0.5, 1.0], [-2.0, -0.25]], dtype=T.float64)
+v2 = T.tensor([2.0, 0.5], dtype=T.float64, requires_grad=True)
+v3 = T.nn.functional.prelu(v1, v2)
+loss = (v2 * v2.detach().tanh()).sum() + (v3 * v3.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v2], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
+    # native_layer_norm_backward takes input, weight and bias, native_batch_norm_backward
+    # input and weight: every first derivative requires grad when one of them does, and the
+    # second backward gives them nothing (seed 11002602)
+    "layer_norm_derivative_flags": """
+v0 = T.tensor([[[1.0, -1.0]], [[1.0, 2.0]], [[-3.0, 0.5]]], dtype=T.float64)
+v1 = T.tensor([[0.0, 1.0]], dtype=T.float64, requires_grad=True)
+v2 = T.tensor([[0.5, -1.0]], dtype=T.float64, requires_grad=True)
+v3 = T.nn.functional.layer_norm(v0, (1, 2), weight=v1, eps=1e-05)
+v4 = T.nn.functional.layer_norm(v0, (1, 2), bias=v2)
+loss = (v3 * v3.detach().tanh()).sum() + (v4 * v4.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v1, v2], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
+    "batch_norm_derivative_flags": """
+v0 = T.tensor([[[1.0, -1.0]], [[1.0, 2.0]], [[-3.0, 0.5]]], dtype=T.float64)
+v5 = T.tensor([-1.5], dtype=T.float64, requires_grad=True)
+v6 = T.nn.functional.batch_norm(v0, None, None, weight=v5, training=True)
+v7 = T.nn.functional.instance_norm(v0.reshape(1, 3, 2), weight=v5.expand(3))
+loss = (v6 * v6.detach().tanh()).sum() + (v7 * v7.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v5], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
+    # batch_norm and group_norm save no bias (their derivatives do not take it): changing it
+    # in place before backward is no error, as PyTorch's (seed 11056630); layer_norm's does
+    "norm_bias_not_saved": """
+v1 = T.tensor([[1.0, -3.0], [-0.0, 2.0], [0.5, 0.25]], dtype=T.float64, requires_grad=True)
+v3 = T.sigmoid(v1)
+v4 = T.tensor([2.0, -1.0], dtype=T.float64, requires_grad=True)
+v5 = T.tensor([-1.0, 0.5], dtype=T.float64)
+v6 = T.nn.functional.batch_norm(v3, None, None, weight=v4, bias=v5, training=True)
+v7 = T.nn.functional.group_norm(v3, 1, weight=v4, bias=v5)
+v5.sin_()
+loss = (v6 * v6.detach().tanh()).sum() + v7.sum()
+gs = T.autograd.grad(loss, [v1, v4], create_graph=True, allow_unused=True)
+""",
+    # nll_loss_backward takes the input (saved): under create_graph the derivative requires
+    # grad and its own derivative gives the input zeros
+    "nll_loss_derivative_flags": """
+v0 = T.tensor([[0.91, -0.99], [-1.46, 0.74], [0.82, 0.93]], dtype=T.float64, requires_grad=True)
+v2 = T.tensor([1, 0, 0], dtype=T.int64)
+v3 = T.nn.functional.nll_loss(v0, v2, reduction='none')
+v4 = T.nn.functional.nll_loss(v0, v2, weight=T.tensor([0.5, 2.0], dtype=T.float64))
+loss = (v0 * v0.detach().tanh()).sum() + (v3 * v3.detach().tanh()).sum() + v4
+gs = T.autograd.grad(loss, [v0], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
+    # cumprod along a dim of size 1 (or of an empty tensor): PyTorch's derivative is the
+    # gradient itself, recording nothing, so a second backward through it raises there too
+    "cumprod_size_one_dim": """
+v0 = T.tensor([[1.35, 1.78, -0.1]], dtype=T.float64, requires_grad=True)
+v2 = v0.cumprod(-2)
+loss = (v2 * v2.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v0], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
 }
 
 

@@ -56,8 +56,8 @@ def _cumprod_vjp(node, g, saved):
     # at n times the memory, used only for slices with a zero)
     a, out = saved
     (dim,) = node.params
-    if a.ndim == 0:
-        return (g,)
+    if a.ndim == 0 or a.shape[dim] <= 1 or 0 in a.shape:
+        return (g,)  # (PyTorch's too: under create_graph it records nothing there)
     data = a._data if isinstance(a, Tensor) else a
     if not (data == 0).any():
         return (_reverse_cumsum(g * out, dim) / a,)
@@ -223,8 +223,8 @@ def _logcumsumexp_vjp(node, g, saved):
     # space separately for the positive and the negative parts of g (no overflow)
     a, out = saved
     (dim,) = node.params
-    if a.ndim == 0:
-        return (g,)
+    if a.ndim == 0 or 0 in a.shape:
+        return (g,)  # (PyTorch's too: under create_graph it records nothing there)
     xp = namespace(a._data if isinstance(a, Tensor) else a)
     if not isinstance(a, Tensor) and a.size:
         # first order: with c the slice's last (largest) out, the same sum is
