@@ -260,7 +260,7 @@ def tensordot(a, b, dims=2, out=None):
     da = [d % max(a.ndim, 1) for d in da]
     db = [d % max(b.ndim, 1) for d in db]
     for i, j in zip(da, db):
-        if a.shape[i] != b.shape[j]:
+        if a.shape[i] != b.shape[j] and 1 not in (a.shape[i], b.shape[j]):  # (1: summed)
             raise RuntimeError(f"contracted dimensions need to match, but first has size "
                                f"{a.shape[i]} in dim {i} and second has size {b.shape[j]} in "
                                f"dim {j} (tensordot of shapes {_shape(a)} and {_shape(b)})")
@@ -268,8 +268,16 @@ def tensordot(a, b, dims=2, out=None):
     free_a = [d for d in range(a.ndim) if d not in da]
     free_b = [d for d in range(b.ndim) if d not in db]
     k = 1
-    for d in da:
-        k *= a.shape[d]
+    for i, j in zip(da, db):
+        # PyTorch sums a contracted dim of size 1 on the other side right away (SumBackward1):
+        # the product then saves that sum, not a view of the operand, so changing the
+        # operand in place before backward is no error (seed 11041000)
+        if b.shape[j] == 1:
+            a = a.sum(i, keepdim=True)
+        elif a.shape[i] == 1:
+            b = b.sum(j, keepdim=True)
+        else:
+            k *= a.shape[i]
     na = nb = 1  # (explicit sizes: -1 cannot be inferred when k is 0)
     for d in free_a:
         na *= a.shape[d]
@@ -305,9 +313,11 @@ def kron(input, other):  # noqa: A002 - PyTorch's names
     n = max(input.ndim, other.ndim)
     sa = (1,) * (n - input.ndim) + tuple(input.shape)
     sb = (1,) * (n - other.ndim) + tuple(other.shape)
-    # interleave: input's dims at even positions, other's at odd ones, then merge pairs
-    ea = reshape(input, tuple(s for d in sa for s in (d, 1)))
-    eb = reshape(other, tuple(s for d in sb for s in (1, d)))
+    # interleave: input's dims at even positions, other's at odd ones, then merge pairs;
+    # _unsafe_view as PyTorch's (UnsafeViewBackward0): the product saves tensors of their own
+    # version, so changing an operand in place before backward is no error (seed 11046607)
+    ea = _unsafe_view(input, tuple(s for d in sa for s in (d, 1)), tuple(input.shape))
+    eb = _unsafe_view(other, tuple(s for d in sb for s in (1, d)), tuple(other.shape))
     prod = ea * eb
     # PyTorch's kron ends in _unsafe_view: a fresh tensor (UnsafeViewBackward0), not a view of
     # the product, so an in-place op on it is recorded on it (seeds 9972015, 9976976, 9979842)
