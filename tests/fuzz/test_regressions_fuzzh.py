@@ -125,6 +125,18 @@ gs = T.autograd.grad(loss, [v0], create_graph=True, allow_unused=True)
 loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
 loss2.backward()
 """,
+    # rms_norm's result is contiguous, as PyTorch's composite: a transposed input's result
+    # is cloned (CloneBackward0; seed 11029607)
+    "rms_norm_contiguous_result": """
+v0 = T.tensor([[-1.0, 1.0, 0.0], [0.0, -1.0, 0.5]], dtype=T.float64)
+v2 = (v0 - 0.25).mT
+v4 = T.tensor([0.5, -2.0], dtype=T.float64, requires_grad=True)
+v5 = T.nn.functional.rms_norm(v2, (2,), weight=v4, eps=0.1)
+v6 = T.nn.functional.rms_norm(v2, (3, 2))
+v7 = v5.view(6)
+loss = (v5 * v5.detach().tanh()).sum() + v6.sum() + v7.sum()
+loss.backward()
+""",
     # what the nodes save, as PyTorch's: linalg.solve never saves B (seeds 11046112,
     # 11049757); tensordot sums a contracted dim of size 1 first (seed 11041000); kron
     # multiplies _unsafe_views (seed 11046607); take_along_dim wraps the indices into a new

@@ -573,7 +573,10 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002
         eps = float(namespace(input._data).finfo(input._data.dtype).eps)
     dims = tuple(range(input.ndim - len(shape), input.ndim))
     out = input * _add_number(input.pow(2).mean(dims, keepdim=True), eps).rsqrt()
-    return out if weight is None else out * weight
+    out = out if weight is None else out * weight
+    # PyTorch's composite returns a contiguous result: a non-contiguous one (a transposed
+    # input) is cloned, CloneBackward0 (fuzz seed 11029607)
+    return out if out._data.flags.c_contiguous else out.contiguous()
 
 
 # ----------------------------------------------------------------- local_response_norm
