@@ -137,6 +137,18 @@ v7 = v5.view(6)
 loss = (v5 * v5.detach().tanh()).sum() + v6.sum() + v7.sum()
 loss.backward()
 """,
+    # cdist's derivative has no derivative, as PyTorch's _cdist_backward: a second backward
+    # raises NotImplementedError in both (seeds 11016021, 11021230, 11036781)
+    "cdist_second_backward_not_implemented": """
+v4 = T.tensor([[0.0], [2.0]], dtype=T.float64)
+v5 = T.tensor([[1.0]], dtype=T.float64, requires_grad=True)
+v6 = T.cdist(v4, v5, p=2.0)
+v7 = T.cdist(v5, v4, p=1.0)
+loss = (v5 * v5.detach().tanh()).sum() + (v6 * v6.detach().tanh()).sum() + v7.sum()
+gs = T.autograd.grad(loss, [v5], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
     # what the nodes save, as PyTorch's: linalg.solve never saves B (seeds 11046112,
     # 11049757); tensordot sums a contracted dim of size 1 first (seed 11041000); kron
     # multiplies _unsafe_views (seed 11046607); take_along_dim wraps the indices into a new
