@@ -4,8 +4,10 @@
 One table of cases; ``case_checks`` runs every check on every case (float64 gradcheck and
 gradgradcheck, values and gradients against PyTorch in float32 and float64, the grad_fn
 name and the whole graph's shape): see ``tests/ops/helpers.py``.  PyTorch's CdistBackward0
-has no second derivative, so gradgradcheck checks retrograd alone there.  Below the table:
-the derivative at zero distance and at ties, which PyTorch fixes by convention.
+has no second derivative, nor has retrograd's (a second backward raises NotImplementedError,
+test_cdist_second_backward_raises_as_torch): gradgradcheck is an expected failure there.
+Below the table: the derivative at zero distance and at ties, which PyTorch fixes by
+convention.
 """
 
 from __future__ import annotations
@@ -26,24 +28,37 @@ def case(*args, **kwargs):
 
 MM = "use_mm_for_euclid_dist"
 NO_MM = "donot_use_mm_for_euclid_dist"
+_NO_GG = {"gradgradcheck": "CdistBackward0 has no second derivative (PyTorch's _cdist_backward "
+                           "neither): the second backward raises NotImplementedError"}
 
-case("cdist", lambda m, a, b: m.cdist(a, b), ((3, 4), (2, 4)))
-case("cdist_p1", lambda m, a, b: m.cdist(a, b, p=1), ((3, 4), (2, 4)))
-case("cdist_p0", lambda m, a, b: m.cdist(a, b, 0), ((3, 4), (2, 4)))
-case("cdist_inf", lambda m, a, b: m.cdist(a, b, p=float("inf")), ((3, 4), (2, 4)))
-case("cdist_p3", lambda m, a, b: m.cdist(a, b, p=3), ((3, 4), (2, 4)))
-case("cdist_p1.5", lambda m, a, b: m.cdist(a, b, p=1.5), ((3, 2), (4, 2)))
-case("cdist_p0.5", lambda m, a, b: m.cdist(a, b, p=0.5), ((3, 2), (4, 2)))
-case("cdist_batch", lambda m, a, b: m.cdist(a, b), ((2, 3, 4), (2, 5, 4)))
-case("cdist_batch_bcast", lambda m, a, b: m.cdist(a, b, p=1), ((2, 1, 3, 2), (3, 4, 2)))
+case("cdist", lambda m, a, b: m.cdist(a, b), ((3, 4), (2, 4)),
+     xfail=_NO_GG)
+case("cdist_p1", lambda m, a, b: m.cdist(a, b, p=1), ((3, 4), (2, 4)),
+     xfail=_NO_GG)
+case("cdist_p0", lambda m, a, b: m.cdist(a, b, 0), ((3, 4), (2, 4)),
+     xfail=_NO_GG)
+case("cdist_inf", lambda m, a, b: m.cdist(a, b, p=float("inf")), ((3, 4), (2, 4)),
+     xfail=_NO_GG)
+case("cdist_p3", lambda m, a, b: m.cdist(a, b, p=3), ((3, 4), (2, 4)),
+     xfail=_NO_GG)
+case("cdist_p1.5", lambda m, a, b: m.cdist(a, b, p=1.5), ((3, 2), (4, 2)),
+     xfail=_NO_GG)
+case("cdist_p0.5", lambda m, a, b: m.cdist(a, b, p=0.5), ((3, 2), (4, 2)),
+     xfail=_NO_GG)
+case("cdist_batch", lambda m, a, b: m.cdist(a, b), ((2, 3, 4), (2, 5, 4)),
+     xfail=_NO_GG)
+case("cdist_batch_bcast", lambda m, a, b: m.cdist(a, b, p=1), ((2, 1, 3, 2), (3, 4, 2)),
+     xfail=_NO_GG)
 case("cdist_mm_batch_bcast", lambda m, a, b: m.cdist(a, b, compute_mode=MM),
      ((2, 1, 3, 2), (3, 4, 2)))
 case("cdist_mm_2d_3d", lambda m, a, b: m.cdist(a, b, compute_mode=MM), ((3, 2), (2, 4, 2)))
 case("cdist_mm", lambda m, a, b: m.cdist(a, b, compute_mode=MM), ((3, 4), (2, 4)))
 case("cdist_mm_batch", lambda m, a, b: m.cdist(a, b, 2.0, MM), ((2, 3, 4), (2, 5, 4)))
 case("cdist_mm_auto", lambda m, a, b: m.cdist(a, b), ((26, 2), (3, 2)))
-case("cdist_no_mm", lambda m, a, b: m.cdist(a, b, compute_mode=NO_MM), ((26, 2), (30, 2)))
-case("cdist_empty_rows", lambda m, a, b: m.cdist(a, b), ((0, 3), (2, 3)))
+case("cdist_no_mm", lambda m, a, b: m.cdist(a, b, compute_mode=NO_MM), ((26, 2), (30, 2)),
+     xfail=_NO_GG)
+case("cdist_empty_rows", lambda m, a, b: m.cdist(a, b), ((0, 3), (2, 3)),
+     xfail=_NO_GG)
 case("cdist_empty_cols", lambda m, a, b: m.cdist(a, b, p=1), ((2, 0), (3, 0)))
 
 # pdist, pairwise_distance, cosine_similarity and the triplet losses (issue 8)
@@ -180,3 +195,17 @@ def test_distances_refuse_as_torch(words, call, torch):
         call(retrograd)
     assert type(got.value).__module__ == "builtins"
     assert words in str(got.value).lower()
+
+
+@pytest.mark.parametrize("p", [1.0, 2.0, float("inf")])
+def test_cdist_second_backward_raises_as_torch(p, torch):
+    """PyTorch's _cdist_backward has no derivative: under create_graph both first
+    derivatives require grad, and a backward through them raises NotImplementedError."""
+    for m in (retrograd, torch):
+        a = m.tensor(TIES, dtype=m.float64, requires_grad=True)
+        b = m.tensor(OTHER, dtype=m.float64, requires_grad=True)
+        d = m.cdist(a, b, p=p)
+        ga, gb = m.autograd.grad((d * d.detach().tanh()).sum(), [a, b], create_graph=True)
+        assert ga.requires_grad and gb.requires_grad
+        with pytest.raises(NotImplementedError, match="_cdist_backward"):
+            (ga.sum() + gb.sum()).backward()

@@ -27,8 +27,6 @@ def wc(m, a):
     return a + 4 * m.eye(a.shape[-1], dtype=a.dtype)
 
 
-_COMPOSED = "composed of reshapes, permutes and matmul where PyTorch records other views"
-
 case("mv", lambda m, a, v: m.mv(a, v), ((2, 3), (3,)))
 case("mv_method", lambda m, a, v: a.mv(v), ((3, 3), (3,)))
 case("addmv", lambda m, c, a, v: m.addmv(c, a, v), ((2,), (2, 3), (3,)))

@@ -19,6 +19,7 @@ from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from ._errors import dim_error, float_only, scalar_type_name
 from ._jvp import RULES as _JVP_RULES
 from .activation import _elu_, _hardtanh_, _leaky_relu_, _softplus
+from .derivative_flags import tie
 from .inplace import inplace as _inplace
 from .inplace import relu_ as _relu_
 from .pointwise import _no_derivative, derivative_record, exp, sigmoid, tanh, where, zeros_like_grad
@@ -227,7 +228,9 @@ def _prelu_vjp(node, g, saved):
     # PyTorch's _prelu_kernel_backward: the x <= 0 branch at 0 (slope w, weight grad 0)
     da = _prelu_dx(g, a, w) if na else None
     dw = _sum_to(_prelu_dw(g, a), tuple(w.shape)) if nw else None
-    return (da, dw)
+    # PyTorch's _prelu_kernel_backward takes the weight too: under create_graph the weight's
+    # derivative requires grad, and its own derivative gives the weight zeros (seed 11001163)
+    return (da, tie(dw, (w,), "PreluKernelBackwardBackward0", zeros=True))
 
 
 _prelu_kernel = defop("prelu", _prelu_fwd, _prelu_vjp, "PreluKernelBackward0", 2, INPUTS)

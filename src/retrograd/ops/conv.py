@@ -36,6 +36,7 @@ from ..autograd.forward_state import fw
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, NOTHING, node_class, record
+from .derivative_flags import tie
 from .windows import expand_arg, sliding_windows, windows_adjoint
 
 # ----------------------------------------------------------------- array kernels
@@ -152,7 +153,13 @@ def _convolution_vjp(node, g, saved):
                 gw = _conv_weight_grad(cols, g, tuple(w.shape), groups)
             else:
                 gw = _weight_grad(x, g, tuple(w.shape), pairs, stride, dilation, groups)
-    return (gx, gw, _bias_grad(g) if nb else None)
+    gb = _bias_grad(g) if nb else None
+    if isinstance(g, Tensor):
+        # PyTorch's convolution_backward takes the input and the weight: under create_graph
+        # each derivative requires grad when one of them does (its double backward gives
+        # them nothing for the parts that do not depend on them: fuzz seeds 11001116...)
+        gx, gw, gb = (tie(d, (x, w), "ConvolutionBackwardBackward0") for d in (gx, gw, gb))
+    return (gx, gw, gb)
 
 
 _ConvolutionBackward = node_class("ConvolutionBackward0", _convolution_vjp, INPUTS,

@@ -9,9 +9,10 @@ has more than 25 rows), ``EuclideanDistBackward0`` (the matrix-product formula
 The derivatives are PyTorch's (``_cdist_backward`` and ``_euclidean_dist_backward``),
 including their choices where the distance is not differentiable: 0 where a distance is 0
 (every p but 1 and inf), ``sign(diff)`` for p = 1, and for p = inf the gradient goes to
-every coordinate attaining the maximum (ties are not split).  They are written with
-retrograd's ops, so they are differentiable again (PyTorch's CdistBackward0 has no second
-derivative; retrograd's is the derivative of these formulas).
+every coordinate attaining the maximum (ties are not split).  CdistBackward0's derivative
+has no derivative itself, as PyTorch's (a second backward raises NotImplementedError);
+forward mode has a rule of its own (PyTorch has none); EuclideanDistBackward0's derivative
+is written with retrograd's ops, so it is differentiable again, as PyTorch's composite.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ import math
 
 from ..backend import namespace
 from ..tensor import Tensor
-from ._apply import BOTH, defop
+from ._apply import BOTH, NOTHING, defop
+from ._jvp import RULES as _JVP_RULES
 from .linalg import matmul
 from . import stats as _stats
 from .pointwise import abs as abs_, minimum, sign, sub as _sub, where
@@ -82,16 +84,67 @@ def _cdist_grad(g, a, b, d, p):
     return _sum(where(zero, 0.0, term), -2)
 
 
+def _cdist_backward_vjp(node, g, saved):
+    raise NotImplementedError(
+        "the derivative for '_cdist_backward' is not implemented (as in PyTorch: cdist has no "
+        "second derivative; for p=2, compute_mode='use_mm_for_euclid_dist' has one)")
+
+
+# PyTorch's _cdist_backward has no derivative: under create_graph the first derivative
+# requires grad (CdistBackwardBackward0) and a backward through it raises NotImplementedError,
+# as torch's (fuzz seeds 11016021, 11021230, 11036781)
+_cdist_backward = defop("_cdist_backward", lambda g, a, b, d, p: _cdist_grad(g, a, b, d, p),
+                        _cdist_backward_vjp, "CdistBackwardBackward0", 4, NOTHING)
+
+
 def _cdist_vjp(node, g, saved):
     x1, x2, d = saved
     p = node.params[0]
     n1, n2 = node.next
     # x2's is x1's formula with the roles swapped (PyTorch: _cdist_backward(grad.mT, x2, x1))
-    return (_cdist_grad(g, x1, x2, d, p) if n1 else None,
-            _cdist_grad(transpose(g, -2, -1), x2, x1, transpose(d, -2, -1), p) if n2 else None)
+    grad = _cdist_backward if isinstance(g, Tensor) else _cdist_grad
+    return (grad(g, x1, x2, d, p) if n1 else None,
+            grad(transpose(g, -2, -1), x2, x1, transpose(d, -2, -1), p) if n2 else None)
 
 
 _cdist = defop("cdist", _cdist_fwd, _cdist_vjp, "CdistBackward0", 2, BOTH)
+
+
+def _cdist_pair_derivative(a, b, d, p):
+    """``d d[..., i, j] / d a[..., i, k]`` for every (i, j, k): shape (..., P, R, M), the
+    choices of :func:`_cdist_grad` where the distance is not differentiable."""
+    diff = unsqueeze(a, -2) - unsqueeze(b, -3)
+    dd = unsqueeze(d, -1)
+    if p == 0:
+        return diff * 0.0
+    if p == 1:
+        return sign(diff)
+    if math.isinf(p):
+        return sign(diff) * where(abs_(diff) == dd, 1.0, 0.0)
+    zero = dd == 0
+    safe_d = where(zero, 1.0, dd)
+    if p == 2:
+        return where(zero, 0.0, diff / safe_d)
+    if p < 1:
+        zero = zero | (diff == 0)
+        ad = where(diff == 0, 1.0, abs_(diff))
+    else:
+        ad = abs_(diff)
+    return where(zero, 0.0, sign(diff) * ad ** (p - 1) / safe_d ** (p - 1))
+
+
+def _cdist_jvp(op, inputs, tangents, out, params):
+    # forward mode (PyTorch has none): sum_k D[i, j, k] (t1[i, k] - t2[j, k]); the fallback
+    # would transpose the VJP, whose derivative is the NotImplemented record above
+    x1, x2 = inputs
+    t1, t2 = tangents
+    dt = 0.0 if t1 is None else unsqueeze(t1, -2)
+    if t2 is not None:
+        dt = dt - unsqueeze(t2, -3)
+    return _sum(_cdist_pair_derivative(x1, x2, out, params[0]) * dt, -1)
+
+
+_JVP_RULES[("cdist", "CdistBackward0")] = _cdist_jvp
 
 
 # ----------------------------------------------------------------- EuclideanDistBackward0

@@ -260,7 +260,7 @@ def tensordot(a, b, dims=2, out=None):
     da = [d % max(a.ndim, 1) for d in da]
     db = [d % max(b.ndim, 1) for d in db]
     for i, j in zip(da, db):
-        if a.shape[i] != b.shape[j]:
+        if a.shape[i] != b.shape[j] and 1 not in (a.shape[i], b.shape[j]):  # (1: summed)
             raise RuntimeError(f"contracted dimensions need to match, but first has size "
                                f"{a.shape[i]} in dim {i} and second has size {b.shape[j]} in "
                                f"dim {j} (tensordot of shapes {_shape(a)} and {_shape(b)})")
@@ -268,8 +268,16 @@ def tensordot(a, b, dims=2, out=None):
     free_a = [d for d in range(a.ndim) if d not in da]
     free_b = [d for d in range(b.ndim) if d not in db]
     k = 1
-    for d in da:
-        k *= a.shape[d]
+    for i, j in zip(da, db):
+        # PyTorch sums a contracted dim of size 1 on the other side right away (SumBackward1):
+        # the product then saves that sum, not a view of the operand, so changing the
+        # operand in place before backward is no error (seed 11041000)
+        if b.shape[j] == 1:
+            a = a.sum(i, keepdim=True)
+        elif a.shape[i] == 1:
+            b = b.sum(j, keepdim=True)
+        else:
+            k *= a.shape[i]
     na = nb = 1  # (explicit sizes: -1 cannot be inferred when k is 0)
     for d in free_a:
         na *= a.shape[d]
@@ -309,7 +317,7 @@ def kron(input, other):  # noqa: A002 - PyTorch's names
     # As PyTorch's kron, with _unsafe_view (inserting size-1 dims: always the same memory):
     # fresh tensors (UnsafeViewBackward0), so the product saves operands that keep the flags
     # and versions they had (one that comes to require grad later is not differentiated in
-    # a double backward: fuzz seed 11000439; changing one in place breaks nothing)
+    # a double backward: fuzz seed 11000439; changing one in place breaks nothing: 11046607)
     ea = _unsafe_view(input, tuple(s for d in sa for s in (d, 1)), tuple(input.shape))
     eb = _unsafe_view(other, tuple(s for d in sb for s in (1, d)), tuple(other.shape))
     prod = ea * eb

@@ -217,8 +217,10 @@ def _solve_vjp(node, g, saved):
     return (-ga, gb if nb else None)
 
 
+# (PyTorch's node saves A, its LU factors and the result, never B: changing B in place
+# before backward is no error there; seeds 11046112, 11049757)
 _solve = defop("linalg.solve", _solve_fwd, _solve_vjp, "LinalgSolveExBackward0", 2, BOTH,
-               "promote")
+               "promote", saved_for=lambda needs: (True, False))
 
 
 def _solve_args(name, A, B, left):  # noqa: N803 - PyTorch's names

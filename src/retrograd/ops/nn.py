@@ -14,6 +14,7 @@ from ..tensor import make_tensor as _make_tensor
 from .stats import quiet
 from ._errors import float_only
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
+from .derivative_flags import tie
 from .index import scatter_along
 from .reduce import sum as _sum
 from .pointwise import add_number, exp, mul_number
@@ -158,10 +159,17 @@ _nll_grad = defop("nll_loss_backward", _nll_grad_fwd, _nll_grad_vjp, "NllLossBac
 
 def _nll_vjp(node, g, saved):
     target, reduction, count = node.params
-    return (_nll_grad(g, target, reduction, count, *input_meta(node)),)
+    return (_tie_input(_nll_grad(g, target, reduction, count, *input_meta(node)), node, saved),)
 
 
-_nll = defop("nll_loss", _nll_fwd, _nll_vjp, "NllLossBackward0", 1, NOTHING)
+def _tie_input(d, node, saved):
+    # PyTorch's nll_loss_backward takes the input too (so it is saved): under create_graph
+    # the derivative requires grad, and its own derivative gives the input zeros
+    return tie(d, saved[:1], type(node).__name__.replace("Backward0", "BackwardBackward0"),
+               zeros=True)
+
+
+_nll = defop("nll_loss", _nll_fwd, _nll_vjp, "NllLossBackward0", 1, INPUTS)
 
 
 def _nll_general_fwd(logp, target, weights, reduction, total, class_dim):
@@ -184,14 +192,14 @@ def _nll_general_vjp(node, g, saved):
         g = expand_op(reshape_op(g, ones, tuple(g.shape)), tuple(target.shape), ones)
     idx = namespace(target).expand_dims(target, class_dim)
     g = reshape_op(-g * weights, tuple(idx.shape), tuple(target.shape))
-    return (scatter_along(g, idx, class_dim, input_meta(node)[0]),)
+    return (_tie_input(scatter_along(g, idx, class_dim, input_meta(node)[0]), node, saved),)
 
 
 # with class weights, ignored targets, an unbatched input (C,) or a K-dim one (N, C, d1...)
 _nll_general = defop("nll_loss", _nll_general_fwd, _nll_general_vjp, "NllLossBackward0", 1,
-                     NOTHING)
+                     INPUTS)
 _nll_2d = defop("nll_loss", _nll_general_fwd, _nll_general_vjp, "NllLoss2DBackward0", 1,
-                NOTHING)
+                INPUTS)
 
 
 def _check_reduction(reduction):

@@ -28,6 +28,7 @@ from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, NOTHING, defop
 from ._errors import dim_error, float_only, scalar_type_name
+from .derivative_flags import tie
 from .pointwise import add_number
 from .stats import quiet
 
@@ -141,8 +142,26 @@ def _norm_vjp(node, g, saved):
     if nw:
         dw = _sum(ga * xhat.reshape(p.aff_shape), p.aff_axes).reshape(tuple(w.shape))
     if nb:
-        db = _sum(ga, p.aff_axes).reshape(tuple(b.shape))
+        db = _sum(ga, p.aff_axes).reshape(_input_shape(node, 2))
+    if isinstance(g, Tensor) and p.stat_axes != (2,):  # (group_norm: see _stats_of_node)
+        # PyTorch's native_batch_norm_backward takes the input and weight, and
+        # native_layer_norm_backward the bias too: under create_graph every derivative
+        # requires grad when one of them does; their double backward gives them nothing here
+        if p.stat_axes == (1,):
+            anchors, name = (x, w, b), "NativeLayerNormBackwardBackward0"
+        else:
+            anchors, name = (x, w), "NativeBatchNormBackwardBackward0"
+        dx, dw, db = (tie(d, anchors, name) for d in (dx, dw, db))
     return dx, dw, db
+
+
+def _input_shape(node, i):
+    """The shape of input ``i``'s gradient, read off its edge: batch_norm and group_norm
+    keep no bias, as PyTorch's (changing it in place before backward is no error)."""
+    child = node.next[i]
+    if getattr(child, "multi_output", False):
+        return tuple(child.out_shape[node.next_nr[i] if node.next_nr else 0])
+    return tuple(child.out_shape)
 
 
 def _norm_vjp_arrays(node, g, saved):
@@ -166,7 +185,7 @@ def _norm_vjp_arrays(node, g, saved):
         else:
             dx, dw, db = _grouped_grads(ga, xc, prod, wb, rstd, p, nx, nw, nb, xp)
     return (None if dx is None else dx.reshape(x.shape), None if dw is None else
-            dw.reshape(w.shape), None if db is None else db.reshape(b.shape))
+            dw.reshape(w.shape), None if db is None else db.reshape(_input_shape(node, 2)))
 
 
 def _bn_grads(ga, xc, prod, wb, rstd, p, nx, nw, nb, xp):
@@ -259,12 +278,14 @@ def _norm_op_fwd(x, w, b, p: _Layout, fixed, running, momentum):
     return y, (mean if fixed is None else mean.copy(), rstd)
 
 
+# (PyTorch's batch_norm and group_norm save no bias: their derivatives do not take it;
+# layer_norm's does, so an in-place change of the bias before backward raises there only)
 _batch_norm_op = defop("batch_norm", _norm_op_fwd, _norm_vjp_arrays, "NativeBatchNormBackward0",
-                       3, INPUTS, extras=True)
+                       3, INPUTS, extras=True, saved_for=lambda needs: (True, True, False))
 _layer_norm_op = defop("layer_norm", _norm_op_fwd, _norm_vjp_arrays, "NativeLayerNormBackward0",
                        3, INPUTS, extras=True)
 _group_norm_op = defop("group_norm", _norm_op_fwd, _norm_vjp_arrays, "NativeGroupNormBackward0",
-                       3, INPUTS, extras=True)
+                       3, INPUTS, extras=True, saved_for=lambda needs: (True, True, False))
 
 
 def _check_same_dtype(x, name, *params):
@@ -552,7 +573,10 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002
         eps = float(namespace(input._data).finfo(input._data.dtype).eps)
     dims = tuple(range(input.ndim - len(shape), input.ndim))
     out = input * _add_number(input.pow(2).mean(dims, keepdim=True), eps).rsqrt()
-    return out if weight is None else out * weight
+    out = out if weight is None else out * weight
+    # PyTorch's composite returns a contiguous result: a non-contiguous one (a transposed
+    # input) is cloned, CloneBackward0 (fuzz seed 11029607)
+    return out if out._data.flags.c_contiguous else out.contiguous()
 
 
 # ----------------------------------------------------------------- local_response_norm

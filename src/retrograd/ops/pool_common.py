@@ -16,7 +16,8 @@ from ..autograd.forward_state import fw
 from ..autograd.grad_mode import state
 from ..backend import namespace
 from ..tensor import make_tensor
-from ._apply import NOTHING, defop, record
+from ._apply import INPUTS, NOTHING, defop, record
+from .pointwise import zeros_like_grad
 from ._errors import scalar_type_name
 
 _WORDS = {1: "one", 2: "two", 3: "three"}
@@ -82,22 +83,46 @@ def recorded(node_cls, x, data, params, extras=()):
     return out
 
 
-def adjoint_pair(name: str, forward, adjoint, forward_node: str, adjoint_node: str):
+def adjoint_pair(name: str, forward, adjoint, forward_node: str, adjoint_node: str,
+                 anchored: bool = False):
     """Two recorded linear maps with the same parameters, each the other's derivative.
 
     ``forward(a, *params)`` and ``adjoint(g, *params)`` act on arrays; the first record's
     VJP is the second and vice versa (the adjoint of the adjoint is the map), so
-    ``create_graph`` and every higher order record ops of the pair."""
+    ``create_graph`` and every higher order record ops of the pair.
+
+    ``anchored``: the pools' form.  PyTorch's pooling derivative takes the pooled input too
+    (``avg_pool2d_backward(grad, self, ...)``), so the forward saves its input (changing it
+    in place before backward raises) and the adjoint record takes it as a second input: under
+    create_graph the first derivative requires grad whenever the input does, and its own
+    derivative gives the input zeros (``self: zeros_like(self)``), as PyTorch's."""
     pair = []
 
-    def forward_vjp(node, g, saved):
-        return (pair[1](g, *node.params),)
+    if anchored:
+        def forward_vjp(node, g, saved):
+            return (pair[1](g, saved[0], *node.params),)
 
-    def adjoint_vjp(node, g, saved):
-        return (pair[0](g, *node.params),)
+        def adjoint_vjp(node, g, saved):
+            n_g, n_x = node.next
+            return (pair[0](g, *node.params) if n_g else None,
+                    zeros_like_grad(g) if n_x else None)
 
-    pair.append(defop(name, forward, forward_vjp, forward_node, 1, NOTHING))
-    pair.append(defop(f"{name}_backward", adjoint, adjoint_vjp, adjoint_node, 1, NOTHING))
+        def adjoint_fwd(g, x, *params):
+            return adjoint(g, *params)
+    else:
+        def forward_vjp(node, g, saved):
+            return (pair[1](g, *node.params),)
+
+        def adjoint_vjp(node, g, saved):
+            return (pair[0](g, *node.params),)
+
+    pair.append(defop(name, forward, forward_vjp, forward_node, 1,
+                      INPUTS if anchored else NOTHING))
+    if anchored:
+        pair.append(defop(f"{name}_backward", adjoint_fwd, adjoint_vjp, adjoint_node, 2,
+                          NOTHING))
+    else:
+        pair.append(defop(f"{name}_backward", adjoint, adjoint_vjp, adjoint_node, 1, NOTHING))
     return pair[0], pair[1]
 
 

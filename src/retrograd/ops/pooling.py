@@ -153,7 +153,8 @@ def _route(g, arg, geom, in_shape):
 
 _max_records = {n: adjoint_pair(f"max_pool{n}d", _pick, _route,
                                 f"MaxPool{n}DWithIndicesBackward0",
-                                f"MaxPool{n}DWithIndicesBackwardBackward0") for n in (2, 3)}
+                                f"MaxPool{n}DWithIndicesBackwardBackward0", anchored=True)
+                for n in (2, 3)}
 
 
 def _max_pool(x, n, fn, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
@@ -337,7 +338,7 @@ def _avg_bwd(g, geom, div):
 
 
 _avg_records = {n: adjoint_pair(f"avg_pool{n}d", _avg_fwd, _avg_bwd, f"AvgPool{n}DBackward0",
-                                f"AvgPool{n}DBackwardBackward0") for n in (2, 3)}
+                                f"AvgPool{n}DBackwardBackward0", anchored=True) for n in (2, 3)}
 
 
 def _avg_pool(x, n, fn, kernel_size, stride, padding, ceil_mode, count_include_pad,

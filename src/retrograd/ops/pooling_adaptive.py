@@ -59,7 +59,7 @@ def _apply_transposed(g, mats):
 
 _adaptive_avg_records = {n: adjoint_pair(
     f"adaptive_avg_pool{n}d", _apply_mats, _apply_transposed, f"AdaptiveAvgPool{n}DBackward0",
-    f"AdaptiveAvgPool{n}DBackwardBackward0") for n in (2, 3)}
+    f"AdaptiveAvgPool{n}DBackwardBackward0", anchored=True) for n in (2, 3)}
 
 
 def _bounds(size: int, out: int):
@@ -170,7 +170,7 @@ def _scatter_set(v, idx, spatial):
 
 
 _gather_records = {name: adjoint_pair(name, take_plane, scatter_add_plane, f"{node}Backward0",
-                                      f"{node}BackwardBackward0")
+                                      f"{node}BackwardBackward0", anchored=True)
                    for name, node in [(f"{kind}_max_pool{n}d", f"{Kind}MaxPool{n}D")
                                       for kind, Kind in (("adaptive", "Adaptive"),
                                                          ("fractional", "Fractional"))

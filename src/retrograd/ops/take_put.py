@@ -139,6 +139,9 @@ def take_along_dim(input, indices, dim=None):  # noqa: A002
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions "
                          "(take_along_dim on a 0-d tensor: pass dim=None)")
     d = _norm_dim(dim, input.ndim)
+    # PyTorch wraps negative indices along dim into a new tensor, which its gather saves:
+    # changing the indices in place later changes nothing (seed 11022856)
+    idx = namespace(idx).where(idx < 0, idx + input.shape[d], idx)
     ishape, xshape = list(input.shape), list(idx.shape)
     ishape[d] = idx.shape[d]
     try:
