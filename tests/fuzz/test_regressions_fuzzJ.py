@@ -31,8 +31,8 @@ v6 = v1.permute(2, 3, 0, 1)
 v10 = v4 * 2.0
 v10.retain_grad()
 v10.as_strided_((3, 1), (1, 1))
-loss = (v8 * v8.detach().tanh()).sum() + (v9 * v9.detach().tanh()).sum() + \\
-    (v6 * v6.detach().tanh()).sum() + (v10 * v10.detach().tanh()).sum()
+v20 = (v8 * v8.detach().tanh()).sum() + (v9 * v9.detach().tanh()).sum()
+loss = v20 + (v6 * v6.detach().tanh()).sum() + (v10 * v10.detach().tanh()).sum()
 loss.backward()
 """,
 }
