@@ -1,0 +1,93 @@
+"""Fuzzer findings of stop 18's 10-minute run fixed by fuzzJ (issue 7, the silent wrong
+values, gradients and dtypes): each program must run alike in retrograd and PyTorch (values,
+dtypes, shapes, grad_fn names, gradients, exceptions)."""
+
+import pytest
+
+pytest.importorskip("torch")
+
+from .program import program_from_text  # noqa: E402
+from .runner import compare, reproducer  # noqa: E402
+
+CASES = {
+    # in-place view ops (t_, unsqueeze_, squeeze_, transpose_, as_strided_) leave a
+    # retain_grad on the old node in PyTorch: .grad is the gradient of the value before the
+    # op, in its old shape (seeds 11005484, 11040102; 10047713 of stop 18)
+    "retain_grad_then_inplace_view": """
+v4 = T.tensor([[-0.0, -1.0, 2.0]], dtype=T.float64, requires_grad=True)
+v8 = T.nn.functional.softshrink(v4)
+v8.retain_grad()
+v8.t_()
+v3 = T.tensor(2.0, dtype=T.float64, requires_grad=True)
+v5 = T.nn.functional.rrelu(v3, training=False)
+v5.retain_grad()
+v9 = (v5).add(-1.5)
+v5.t_()
+v0 = T.tensor([[[-1.0]]], dtype=T.float64, requires_grad=True)
+v1 = v0.masked_fill(v0 > 0, 0.0)
+v1.retain_grad()
+v1.unsqueeze_(2)
+v6 = v1.permute(2, 3, 0, 1)
+v10 = v4 * 2.0
+v10.retain_grad()
+v10.as_strided_((3, 1), (1, 1))
+v20 = (v8 * v8.detach().tanh()).sum() + (v9 * v9.detach().tanh()).sum()
+loss = v20 + (v6 * v6.detach().tanh()).sum() + (v10 * v10.detach().tanh()).sum()
+loss.backward()
+""",
+    # var_mean skipped an all-zero var gradient, where PyTorch's 0 * 2 / (n - correction)
+    # * (x - mean) is nan for n == correction (seed 11010000); std's derivative under
+    # create_graph divides by std before masking, so std's own gradient is nan where std is 0
+    # (seed 11042127); var_mean and std_mean gradients over a dim with n < correction
+    # (2 / dof negative, not nan) and of an infinite element (x - mean = -inf)
+    "var_std_degenerate_gradients": """
+v0 = T.tensor([[[-1.0]]], dtype=T.float64, requires_grad=True)
+v2 = T.var_mean(v0, dim=-3)[0]
+v2.zero_()
+v10 = T.tensor([[[-2.0]], [[0.0]]], dtype=T.float64, requires_grad=True)
+v12 = v10.relu()
+v13 = v12.std(dim=-3, keepdim=True, correction=1)
+v13.retain_grad()
+v20 = T.tensor([[3.0], [1.0], [2.0]], dtype=T.float64, requires_grad=True)
+v21 = T.var_mean(v20, dim=1, correction=2)
+v22 = T.tensor([[1.0, float('inf')], [1.0, 1.0]], dtype=T.float64, requires_grad=True)
+v23 = T.var_mean(v22, dim=1, correction=0)[0]
+v24 = T.std_mean(v22[1:], dim=1, correction=0)[0]
+v24.retain_grad()
+v25 = (v2 * v2.detach().tanh()).sum() + (v12 * v12.detach().tanh()).sum()
+v26 = v25 + (v13 * v13.detach().tanh()).sum() + v21[0].sum() + v21[1].sum()
+loss = v26 + (v23 * T.tensor([0.0, 1.0], dtype=T.float64)).sum() + v24.sum()
+gs = T.autograd.grad(loss, [v0, v10, v20, v22], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
+    # var_mean/std_mean kept the forward's mean and spread for the backward in the outputs'
+    # memory: an in-place change of an output changed the gradient silently; std_mean saves
+    # its std as PyTorch (an in-place change of it is refused at backward)
+    "var_mean_outputs_changed_in_place": """
+v0 = T.tensor([[1.0, 1.0], [1.0, 2.0]], dtype=T.float64, requires_grad=True)
+v1 = T.var_mean(v0, dim=1)
+v2 = v1[1]
+v2.mul_(2)
+v3 = T.std_mean(v0, dim=1)
+v4 = v3[1]
+v4.mul_(2)
+loss = v1[0].sum() + v2.sum() + v3[0].sum() + v4.sum()
+loss.backward()
+""",
+    "std_mean_std_changed_in_place": """
+v0 = T.tensor([[1.0, 1.0], [1.0, 2.0]], dtype=T.float64, requires_grad=True)
+v5 = T.std_mean(v0, dim=0)
+v6 = v5[0]
+v6.mul_(2)
+loss = v6.sum()
+loss.backward()
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_fuzz_regression_fuzzj(name):
+    prog = program_from_text(CASES[name])
+    failure = compare(prog)
+    assert failure is None, reproducer(prog, failure)
