@@ -83,6 +83,22 @@ v6.mul_(2)
 loss = v6.sum()
 loss.backward()
 """,
+    # nll_loss/cross_entropy skip an ignored target in the backward, as PyTorch: 0, not
+    # 0 * g / 0 (every target ignored: the mean's total weight is 0; seed 11039613); a
+    # batched target of the wrong spatial shape is a RuntimeError (ValueError: the batch)
+    "nll_all_targets_ignored": """
+v0 = T.tensor([[-2.0]], dtype=T.float64, requires_grad=True)
+v7 = T.tensor([0], dtype=T.int64)
+v8 = T.tensor([1.0], dtype=T.float64)
+v9 = T.nn.functional.cross_entropy(v0, v7, weight=v8.abs(), ignore_index=0)
+v10 = T.tensor([[[-2.0, 1.0], [0.5, -1.0]]], dtype=T.float64, requires_grad=True)
+v11 = T.tensor([[1, 0]], dtype=T.int64)
+v12 = T.nn.functional.nll_loss(v10, v11, ignore_index=1, reduction='none')
+v13 = T.nn.functional.nll_loss(v10, v11, weight=T.tensor([0.0, 2.0], dtype=T.float64))
+v14 = T.nn.functional.nll_loss(v10, T.tensor([[1, 0, 1]], dtype=T.int64))
+loss = (v9 * v9.detach().tanh()).sum() + (v12 * v12.detach().tanh()).sum() + v13
+loss.backward()
+""",
 }
 
 
