@@ -99,6 +99,27 @@ v14 = T.nn.functional.nll_loss(v10, T.tensor([[1, 0, 1]], dtype=T.int64))
 loss = (v9 * v9.detach().tanh()).sum() + (v12 * v12.detach().tanh()).sum() + v13
 loss.backward()
 """,
+    # masked_fill_ through an expanded tensor writes the masked elements only, as PyTorch's
+    # kernel: an alias left alone wrote its old value back over a filled one (seed 11020511)
+    "masked_fill_expanded_aliases": """
+v2 = T.tensor([True, False], dtype=T.bool)
+v5 = v2.expand(2, -1)
+v8 = T.tensor([[-2.5, 0.03], [0.08, -0.73]], dtype=T.float64)
+v5.masked_fill_(v8 > 0, 0.25)
+v0 = T.tensor([1.0, 2.0, 3.0], dtype=T.float64)
+v1 = v0.expand(3, 3)
+v1.masked_fill_(T.eye(3, dtype=T.float64).flip(0) > 0, 9.0)
+""",
+    # slogdet of a matrix with a nan (or inf) entry, from the LU factors as PyTorch: sign 0
+    # and logabsdet nan where U's diagonal has a nan (NumPy's: sign 1; seed 11019784)
+    "slogdet_nonfinite_entries": """
+v0 = T.tensor([[1.0, -0.0, -1.0], [0.0, 1.0, -2.0], [0.0, -0.0, -2.0]], dtype=T.float64)
+v5 = v0.acos()
+v9 = (v5.tanh().mul(0.9)).tan()
+v10 = T.linalg.slogdet(((v9 @ v9.mT) + 2 * T.eye(1, dtype=v9.dtype)))[0]
+v11 = T.linalg.slogdet(T.tensor([[float('nan'), 1.0], [1.0, 1.0]], dtype=T.float64))
+v12 = T.linalg.slogdet(T.tensor([[1.0, 1.0], [float('-inf'), 1.0]], dtype=T.float32))
+""",
 }
 
 
