@@ -120,6 +120,24 @@ v10 = T.linalg.slogdet(((v9 @ v9.mT) + 2 * T.eye(1, dtype=v9.dtype)))[0]
 v11 = T.linalg.slogdet(T.tensor([[float('nan'), 1.0], [1.0, 1.0]], dtype=T.float64))
 v12 = T.linalg.slogdet(T.tensor([[1.0, 1.0], [float('-inf'), 1.0]], dtype=T.float32))
 """,
+    # the median of an empty integer (or bool) tensor is PyTorch's NaN cast to the dtype
+    # (seeds 11034350, 11044285); mode of a slice with a NaN is what PyTorch's sort of
+    # (value, index) pairs by < leaves first (seed 11062220)
+    "median_empty_int_mode_nan": """
+v2 = T.zeros((0,), dtype=T.int64)
+v7 = v2.nanmedian()
+v8 = T.zeros((1, 0), dtype=T.int32).median()
+v9 = T.zeros((0, 2), dtype=T.bool).median()
+v10 = T.zeros((0,), dtype=T.int16).nanmedian()
+v0 = T.tensor([-0.32, 0.19], dtype=T.float64)
+v1 = T.sinh(v0)
+v1.pow_(0.5)
+v3 = v1.mode(0).values
+v4 = T.tensor([[2.0, float('nan'), 1.0], [float('nan'), -1.0, -1.0]], dtype=T.float64)
+v5 = v4.mode(1)
+v6 = v5.values
+v11 = v5.indices
+""",
 }
 
 
