@@ -522,6 +522,13 @@ def _write(x, data, name, overlap_ok=False):
             f"output with shape {list(target.shape)} doesn't match the broadcast shape "
             f"{list(data.shape)} in {name}; an in-place op cannot change the tensor's shape"
         )
+    if overlap_ok and target is not x._data and _overlapping(x._data):
+        # elements that share memory (a fill through an expand): PyTorch's kernels write the
+        # filled ones only, so an alias left alone must not write its old value back over
+        # them (masked_fill_ of an expanded tensor: seed 11020511)
+        changed = data != target
+        target[changed] = data[changed]
+        return
     target[...] = data
 
 

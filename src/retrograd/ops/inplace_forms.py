@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from ..autograd.forward_state import fw, set_tangent, tangent_of
 from ..autograd.grad_mode import no_grad, state
-from ..autograd.graph import move_retain_grad
 from ..tensor import Tensor
 from . import binary, layout, linalg, pointwise, shape, stats, unary
 from ._apply import apply_op, defop
@@ -168,10 +167,11 @@ def _inplace_view(name, make, pick):
             check_view_of_leaf(x, name)
             node_op, swapped = pick(x, args)
             new = apply_op(node_op, (shadow_of(x, False),), (data, tuple(x.shape), swapped))
-            old_fn, old_nr = x._grad_fn, x._nr
             x._grad_fn = new._grad_fn
             x._nr = 0
-            move_retain_grad(x, old_fn, old_nr)
+            # no move_retain_grad: PyTorch's in-place view ops set the new grad_fn without
+            # moving a retain_grad hook, so .grad stays the gradient of the value before
+            # the op, in its old shape (fuzz seeds 11005484, 11040102)
         x._data = data
         x._bump_version()
         # PyTorch counts the metadata change as a write: the other tensors sharing the memory

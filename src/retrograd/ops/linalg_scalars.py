@@ -26,7 +26,7 @@ from .reduce import _dims
 from .reduce import sum as _sum
 from .shape import permute, unsqueeze
 from .linalg_decomp import svdvals
-from .stats import _vector_norm, amax, amin
+from .stats import _vector_norm, amax, amin, quiet
 
 slogdet_type = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
 
@@ -91,6 +91,23 @@ def _slogdet_vjp(node, grads, saved):
         return (_lu_solve(lu, scale * eye, permutation(piv, a.shape[-1]), True, True),)
 
 
+def _slogdet_nonfinite(a, sign, logabs):
+    """PyTorch's slogdet from the LU factors for matrices with an inf or nan entry:
+    sign = prod(sgn(diag U)) (sgn(nan) = 0) times the pivots' parity, logabsdet =
+    sum(log|diag U|), so nan where U has one (NumPy's gives sign 1, or 0 and -inf, there:
+    seed 11019784)."""
+    xp = namespace(a)
+    bad = ~xp.isfinite(a).all(axis=(-2, -1))
+    if not bad.any():
+        return sign, logabs
+    lu, piv, _ = getrf(a)
+    d = xp.diagonal(lu, axis1=-2, axis2=-1)
+    swaps = (piv != xp.arange(1, piv.shape[-1] + 1)).sum(axis=-1) % 2
+    lu_sign = xp.where(xp.isnan(d), 0, xp.sign(d)).prod(axis=-1) * (1 - 2 * swaps)
+    lu_log = xp.log(xp.abs(d)).sum(axis=-1)
+    return xp.where(bad, lu_sign, sign), xp.where(bad, lu_log, logabs)
+
+
 _SlogdetNode = multi_output_class("LinalgSlogdetBackward0", _slogdet_vjp, _materialize=False)
 
 
@@ -105,7 +122,9 @@ def slogdet(A):  # noqa: N803 - PyTorch's name
     linalg_slogdet(sign=tensor(-1.), logabsdet=tensor(1.7918))
     """
     check_square("linalg.slogdet", A)
-    sign, logabs = namespace(A._data).linalg.slogdet(A._data)
+    with quiet(namespace(A._data)):  # (a nan entry: NumPy warns, PyTorch does not)
+        sign, logabs = namespace(A._data).linalg.slogdet(A._data)
+        sign, logabs = _slogdet_nonfinite(A._data, sign, logabs)
     outs = [make_tensor(namespace(A._data).asarray(v, dtype=A._data.dtype)) for v in
             (sign, logabs)]
     if A._requires_grad and state.enabled:

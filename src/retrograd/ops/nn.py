@@ -17,7 +17,7 @@ from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from .derivative_flags import tie
 from .index import scatter_along
 from .reduce import sum as _sum
-from .pointwise import add_number, exp, mul_number
+from .pointwise import add_number, exp, mul_number, where
 from .shape import _norm_dim, expand_op, input_meta, reshape_op
 
 
@@ -172,7 +172,7 @@ def _tie_input(d, node, saved):
 _nll = defop("nll_loss", _nll_fwd, _nll_vjp, "NllLossBackward0", 1, INPUTS)
 
 
-def _nll_general_fwd(logp, target, weights, reduction, total, class_dim):
+def _nll_general_fwd(logp, target, weights, reduction, total, class_dim, ignored=None):
     xp = namespace(logp)
     idx = xp.expand_dims(target, class_dim)
     picked = -xp.take_along_axis(logp, idx, axis=class_dim).squeeze(class_dim) * weights
@@ -184,14 +184,17 @@ def _nll_general_fwd(logp, target, weights, reduction, total, class_dim):
 
 
 def _nll_general_vjp(node, g, saved):
-    target, weights, reduction, total, class_dim = node.params
+    target, weights, reduction, total, class_dim, ignored = node.params
     if reduction == "mean":
         g = g / total
     if reduction != "none" and target.ndim:
         ones = (1,) * target.ndim
         g = expand_op(reshape_op(g, ones, tuple(g.shape)), tuple(target.shape), ones)
     idx = namespace(target).expand_dims(target, class_dim)
-    g = reshape_op(-g * weights, tuple(idx.shape), tuple(target.shape))
+    g = -g * weights
+    if ignored is not None:  # PyTorch skips ignored targets: 0, not 0 * (g / 0 total) = nan
+        g = where(ignored, 0.0, g)  # (seed 11039613)
+    g = reshape_op(g, tuple(idx.shape), tuple(target.shape))
     return (_tie_input(scatter_along(g, idx, class_dim, input_meta(node)[0]), node, saved),)
 
 
@@ -232,6 +235,11 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  
     want_t = (nd - 1,) if nd != 1 else (0,)
     if nd == 0 or t.ndim != want_t[0] or (nd >= 2 and (
             t.shape[0] != logp.shape[0] or tuple(t.shape[1:]) != tuple(logp.shape[2:]))):
+        if nd >= 2 and t.ndim and t.shape[0] == logp.shape[0]:  # PyTorch: RuntimeError
+            raise RuntimeError(
+                f"nll_loss(): Expected target size {[logp.shape[0], *logp.shape[2:]]}, got "
+                f"{list(t.shape)}: an input of shape {list(logp.shape)} (N, C, d1, ...) takes "
+                "class indices of shape (N, d1, ...)")
         raise ValueError(
             f"Expected input batch_size ({logp.shape[0] if nd else 1}) to match target "
             f"batch_size ({t.shape[0] if t.ndim else 1}); nll_loss/cross_entropy take input of "
@@ -277,14 +285,15 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  
         w = w * ~ignored
     total = w.sum()
     if nd <= 2:
-        return _nll_general(logp, safe, w, reduction, total, nd - 1)
+        return _nll_general(logp, safe, w, reduction, total, nd - 1, ignored)
     if nd == 4:
-        return _nll_2d(logp, safe, w, reduction, total, 1)
+        return _nll_2d(logp, safe, w, reduction, total, 1, ignored)
     # PyTorch views other ranks as (N, C, rest, 1), and the "none" loss back: ViewBackward0
     n, rest = t.shape[0], t.size // max(t.shape[0], 1)
     shape4 = (n, c, rest, 1)
     out = _nll_2d(reshape_op(logp, shape4, tuple(logp.shape)), safe.reshape(n, rest, 1),
-                  w.reshape(n, rest, 1), reduction, total, 1)
+                  w.reshape(n, rest, 1), reduction, total, 1,
+                  None if ignored is None else ignored.reshape(n, rest, 1))
     return reshape_op(out, tuple(t.shape), (n, rest, 1)) if reduction == "none" else out
 
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+import numpy as _np
+
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
@@ -38,11 +40,16 @@ mode_type = namedtuple("mode", ["values", "indices"])
 # ----------------------------------------------------------------- median / nanmedian
 
 
+# the median of nothing, as PyTorch's NaN cast to the dtype on x86: the "integer
+# indefinite" 0x80...0 for int32/int64, its low bits (0) for the narrower ones, True for bool
+_NAN_AS = {"i8": -(2 ** 63), "i4": -(2 ** 31), "i2": 0, "i1": 0, "u1": 0, "b1": True}
+
+
 def _median_all_fwd(a, ignore_nan):
     xp = namespace(a)
     flat = a.reshape(-1)
-    if flat.size == 0:
-        return xp.asarray(xp.nan, dtype=a.dtype) if a.dtype.kind == "f" else flat.sum()
+    if flat.size == 0:  # PyTorch fills in NaN cast to the dtype (seeds 11034350, 11044285)
+        return xp.asarray(_NAN_AS.get(a.dtype.str[1:], xp.nan), dtype=a.dtype)
     if not ignore_nan and a.dtype.kind == "f" and xp.isnan(flat).any():
         return xp.asarray(xp.nan, dtype=a.dtype)
     n = int((~xp.isnan(flat)).sum()) if ignore_nan and a.dtype.kind == "f" else flat.size
@@ -123,15 +130,15 @@ def _all_equivalent_first(n):
     return idx[first]
 
 
-def _check_median_dtype(x, name):
-    if x._data.dtype.kind == "b":
+def _check_median_dtype(x, name, dim=0):
+    if x._data.dtype.kind == "b" and (x._data.size or dim is not None):  # (PyTorch: empty first)
         raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'; convert first "
                                   "(x.int())")
 
 
 def _median(x, dim, keepdim, ignore_nan):
     name = "nanmedian" if ignore_nan else "median"
-    _check_median_dtype(x, name)
+    _check_median_dtype(x, name, dim)
     kind = nanmedian_type if ignore_nan else median_type
     if dim is None:
         return (_nanmedian_all if ignore_nan else _median_all)(x, ignore_nan)
@@ -187,7 +194,47 @@ def _mode_index(a, d):
     # slices of up to 16 elements, where libstdc++ sorts by insertion)
     hit = (moved == value) | ((value != value) & (moved != moved))
     idx = (n - 1 - xp.argmax(hit[..., ::-1], axis=-1))[..., None].astype("int64")
+    if a.dtype.kind == "f":
+        with quiet(xp):
+            nan_slices = xp.isnan(moved).any(axis=-1)
+        if nan_slices.any():  # (rare: a Python loop over those slices only)
+            host = _np.asarray(moved.get() if hasattr(moved, "get") else moved)
+            flat_idx = idx.reshape(-1).copy()
+            rows = host.reshape(-1, n)
+            for r in _np.flatnonzero(_np.asarray(nan_slices).reshape(-1)):
+                flat_idx[r] = _torch_mode_with_nan(rows[r].tolist())
+            idx = xp.asarray(flat_idx.reshape(idx.shape))
     return xp.moveaxis(idx, -1, d)
+
+
+def _torch_mode_with_nan(values):
+    """The index PyTorch's CPU mode gives for a slice with a NaN: its kernel std::sorts
+    (value, index) pairs by ``a < b``, which NaN (never less, nothing less than it) leaves
+    in place, then takes the first longest run of equal values (NaN != NaN: runs of one), so
+    mode([nan, 0.4]) is nan and mode([0.4, nan]) 0.4 (seed 11062220).  libstdc++ sorts up to
+    16 elements by insertion, emulated here exactly; past 16 its introsort's order depends on
+    the partitioning, which this does not copy (a real mode of the non-NaN values or a NaN,
+    not always PyTorch's)."""
+    pairs = list(enumerate(values))
+    for i in range(1, len(pairs)):  # libstdc++'s __insertion_sort with comp(a, b) = a < b
+        item = pairs[i]
+        if item[1] < pairs[0][1]:
+            pairs[1:i + 1] = pairs[:i]
+            pairs[0] = item
+        else:
+            j = i
+            while item[1] < pairs[j - 1][1]:
+                pairs[j] = pairs[j - 1]
+                j -= 1
+            pairs[j] = item
+    best, best_at, run = 0, 0, 0
+    for i, (_, v) in enumerate(pairs):
+        run += 1
+        if i == len(pairs) - 1 or v != pairs[i + 1][1]:
+            if run > best:
+                best, best_at = run, i
+            run = 0
+    return pairs[best_at][0]
 
 
 def mode(x, dim=-1, keepdim=False):

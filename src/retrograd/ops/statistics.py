@@ -23,8 +23,8 @@ from ._errors import scalar_type_name
 from .pointwise import where
 from .reduce import _dims, _keep_shape, _spread, _sum_dim
 from .stats import (
-    _correction, _count, _float_only, _kept, _pnorm_grad, _share_among_extremes, _std_op,
-    _total, _vector_norm, quiet,
+    _correction, _count, _float_only, _kept, _pnorm_grad, _share_among_extremes, _var_vjp,
+    _vector_norm, quiet,
 )
 
 aminmax_type = namedtuple("aminmax", ["min", "max"])
@@ -45,7 +45,7 @@ def _record_two(node_cls, x, arrays, params, keep=()):
     if x._requires_grad and state.enabled and arrays[0].dtype.kind == "f":
         record_multi_inputs(node_cls, (x,), outs, params, saved=(x,), keep=keep)
     if fw.active:  # forward AD: the tangents (ops/_jvp.py)
-        fw.propagate_multi(node_cls, x, outs, params, (x,))
+        fw.propagate_multi(node_cls, x, outs, params, (x,) + tuple(outs[i] for i in keep))
     return tuple(outs)
 
 
@@ -73,48 +73,43 @@ def _var_mean_vjp(node, grads, saved):
         _spread(_kept(g_mean, shape, axes, keepdim), shape, axes) / n
     if g_var is None:
         return (mean_part,)
-    centred = a - _spread(_total(a, axes), shape, axes) / n
-    dof = n - correction
-    gv = _spread(_kept(g_var, shape, axes, keepdim), shape, axes)
-    with quiet(namespace(a._data if isinstance(a, Tensor) else a)):
-        if root:
-            std = _spread(_kept(_std_op(a, axes, correction, keepdim, True), shape, axes,
-                                keepdim), shape, axes)
-            flat = std == 0
-            part = where(flat, 0.0, gv * centred / (where(flat, 1.0, std) * dof))
-        else:
-            part = gv * centred * (2.0 / dof if dof > 0 else float("nan"))
+    with quiet(namespace(a._data)):
+        part = _var_vjp(node, g_var, saved)[0]
     return (part if mean_part is None else part + mean_part,)
 
 
 def _var_mean_grad_array(a, g_var, g_mean, axes, correction, root, n, stats=None):
     """The same derivative in a first-order backward, per-slice factors on the reduced
-    arrays; an output that got no gradient (zeros) costs nothing.  ``stats``: the forward's
-    (mean, spread) with the reduced dimensions kept, so neither is computed again."""
+    arrays; an output that got no gradient (zeros) costs nothing unless its factor is not
+    finite (PyTorch's 0 * inf is nan).  ``stats``: the forward's (mean, spread) with the
+    reduced dimensions kept, so neither is computed again."""
     xp = namespace(a)
     keep = _keep_shape(tuple(a.shape), axes)
     dof = n - correction
     out = None
     with xp.errstate(all="ignore"):
-        if g_var.any() or not g_var.size:
+        if g_var.any() or not g_var.size or dof <= 0 or not xp.isfinite(a).all():
             mean, std = stats if stats is not None else (a.mean(axis=axes, keepdims=True), None)
-            centred = a - mean  # (a new array: scaled in place below)
-            if root:
+            gk = g_var.reshape(keep)
+            if root:  # std_backward: (grad / (2 std)) masked where std is 0, then var's
                 if std is None:
-                    std = xp.sqrt((centred * centred).sum(axis=axes, keepdims=True)
-                                  / max(dof, 0))
-                factor = xp.where(std == 0, 0, g_var.reshape(keep) / (std * dof))
+                    std = xp.sqrt((a - mean) ** 2).sum(axis=axes, keepdims=True) / max(dof, 0)
+                gk = xp.where(std == 0, 0, gk / (std * 2))
+            if dof <= 0 and (a.ndim == 0 or axes is None):
+                # var_backward over everything: grad * where(x == mean, nan, inf), 2 / dof
+                # being inf (PyTorch's constant factor)
+                out = gk * xp.where(a == mean, xp.nan, xp.inf).astype(a.dtype)
             else:
-                factor = g_var.reshape(keep) * (2.0 / dof if dof > 0 else float("nan"))
-            out = centred
-            out *= factor.astype(a.dtype)
+                centred = a - mean  # (a new array: scaled in place below)
+                centred *= (gk * (2.0 / dof if dof else float("inf"))).astype(a.dtype)
+                out = centred
         if g_mean.any():
             part = (g_mean.reshape(keep) / n).astype(a.dtype)
             if out is None:
                 out = xp.broadcast_to(part, a.shape)
             else:
-                out += part
-    return xp.zeros_like(a) if out is None else xp.ascontiguousarray(out)
+                out = out + part
+    return xp.zeros_like(a) if out is None else xp.ascontiguousarray(out, dtype=a.dtype)
 
 
 # the nodes keep the forward's per-slice mean and spread (small) for a first-order backward
@@ -158,7 +153,9 @@ def _var_mean(x, dim, unbiased, keepdim, correction, root):
                        (axes, corr, keepdim, root), keep=(0,) if root else ())
     node = outs[0]._grad_fn
     if isinstance(node, (_VarMean, _StdMean)):
-        node.stats = (mean, spread)
+        # copies: the outputs share these arrays' memory, and an in-place change of an
+        # output must not change the derivative (PyTorch's var_mean does not save them)
+        node.stats = (mean.copy(), spread.copy())
     return outs
 
 

@@ -198,7 +198,10 @@ def _var_vjp(node, g, saved):
     if isinstance(a, Tensor):
         mean = _spread(_total(a, axes), shape, axes) / n
         exact = _dtype_mean(a._data, axes)
-        centred = a - (mean - mean.detach() + make_tensor(exact))
+        if namespace(exact).isfinite(exact).all():
+            centred = a - (mean - mean.detach() + make_tensor(exact))
+        else:  # (an infinite mean: m - m.detach() is nan, PyTorch's x - mean is -inf)
+            centred = a - mean
     else:
         centred = a - _dtype_mean(a, axes)
     gk = _spread(_kept(g, shape, axes, keepdim), shape, axes)
@@ -213,11 +216,14 @@ def _var_vjp(node, g, saved):
             return (gk * (make_tensor(factor) if isinstance(gk, Tensor) else factor),)
         # over some dims: (2 / dof) * grad * (x - mean), 2 / 0 being inf (nan at x == mean)
         return (gk * centred * (2.0 / dof if dof else float("inf")),)
-    out = _spread(_kept(saved[1], shape, axes, keepdim), shape, axes)
-    # d std = d var / (2 std); PyTorch gives 0 where std is 0 (masked_fill), and so do its
-    # second derivatives: divide by a copy of std with those zeros replaced (no 0 / 0)
-    flat = out == 0
-    return (where(flat, 0.0, gk * centred / (where(flat, 1.0, out) * dof)),)
+    # PyTorch's std_backward: (grad / (2 std)).masked_fill_(std == 0, 0) taken as var's
+    # gradient, (2 / dof) * that * (x - mean).  Under create_graph the masked division gives
+    # std itself the gradient 0 * g / 0 = nan where std is 0, as PyTorch's (a retained
+    # .grad or hook of std sees it; std's own derivative masks it again; seed 11042127)
+    out = _kept(saved[1], shape, axes, keepdim)
+    with quiet(namespace(out._data if isinstance(out, Tensor) else out)):
+        var_g = where(out == 0, 0.0, _kept(g, shape, axes, keepdim) / (out * 2))
+    return (_spread(var_g * (2.0 / dof if dof else float("inf")), shape, axes) * centred,)
 
 
 _var_op = defop("var", _var_fwd, _var_vjp, "VarBackward0", 1, INPUTS)

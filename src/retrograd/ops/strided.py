@@ -226,7 +226,6 @@ def as_strided_(input, size, stride, storage_offset=None):  # noqa: A002
     values do not change, so its other views keep their graph); in a graph its grad_fn
     becomes AsStridedBackward1, as PyTorch."""
     from ..autograd.grad_mode import no_grad, state
-    from ..autograd.graph import move_retain_grad
     from ._apply import apply_op
     from .inplace import _leaf_error, check_view_of_leaf, shadow_of
 
@@ -244,10 +243,8 @@ def as_strided_(input, size, stride, storage_offset=None):  # noqa: A002
         offset = info[1] if storage_offset is None else operator.index(storage_offset)
         new = apply_op(_AS_STRIDED_1, (shadow_of(x, False),),
                        (view._data, size_t, stride_t, offset, info, tuple(a.shape)))
-        old_fn, old_nr = x._grad_fn, x._nr
         x._grad_fn = new._grad_fn
-        x._nr = 0
-        move_retain_grad(x, old_fn, old_nr)
+        x._nr = 0  # retain_grad stays on the old node, as t_ (ops/inplace_forms.py)
     x._data = view._data
     x._bump_version()
     from ..autograd.forward_state import fw, set_tangent, tangent_of
