@@ -238,6 +238,35 @@ def _large_trig_argument(prog, failure, at_least):
     return False
 
 
+_LITERAL = re.compile(r"(?<![\w.])-?\d+\.\d*(?:e[-+]?\d+)?")
+
+
+def _near_equal_operands(prog, ops):
+    """Whether a statement of one of ``ops`` compares two values (its tensor operands and
+    float literals, broadcast) that are equal up to rounding somewhere: where 1 ulp upstream
+    decides the comparison (1e-5 relative in float32, 1e-10 in float64)."""
+    import torch
+
+    for i, st in enumerate(prog.steps):
+        if st.op not in ops or not st.text:
+            continue
+        operands = [o for o in _operands_before(prog, i)
+                    if o.is_floating_point() or o.dtype == torch.int64]
+        rel = 1e-5 if any(o.dtype != torch.float64 for o in operands) else 1e-10
+        values = [o.double() for o in operands]
+        values += [torch.tensor(float(v), dtype=torch.float64)
+                   for v in _LITERAL.findall(st.text.split("=", 1)[-1])]
+        for a_i, a in enumerate(values):
+            for b in values[a_i + 1:]:
+                try:
+                    gap = (a - b).abs() <= rel * torch.maximum(a.abs(), b.abs()).clamp(min=1)
+                except RuntimeError:  # (shapes that do not broadcast)
+                    continue
+                if bool(gap.any()):
+                    return True
+    return False
+
+
 def _operand_has_ties(prog, i):
     """Whether the tensor step ``i`` sorts (its first operand) holds equal values."""
     operands = _operands_before(prog, i)
@@ -323,10 +352,13 @@ def _rounding_boundary(prog, failure):
         # (digamma, lgamma, pow: SciPy's or NumPy's last bit vs PyTorch's) moves it across
         near_multiple = re.findall(r"[-+]?\d+\.\d+(?:e[-+]\d+)?", failure.message)
         return len(near_multiple) >= 2 and min(abs(float(v)) for v in near_multiple) < 1e-12
-    if failure.kind == "value" and failure.op in ("eq", "ne") and any(
-            "float32" in src for src in _texts_all(prog)):
-        return True  # float32 equality of transcendental results: 1 ulp decides (seed 9144260)
-    return failure.kind == "value" and failure.op in compares and bool(sums & _ops(prog))
+    if failure.kind != "value" or failure.op not in compares:
+        return False
+    # (only where the comparison's two sides are equal up to rounding)
+    if failure.op in ("eq", "ne") and any("float32" in src for src in _texts_all(prog)):
+        # float32 equality of transcendental results: 1 ulp decides (seed 9144260)
+        return _near_equal_operands(prog, {failure.op})
+    return bool(sums & _ops(prog)) and _near_equal_operands(prog, {failure.op})
 
 
 @accepted("at a pole (1/0, log 0): inf in one library, nan (or a 1-ulp-off huge number) in "
@@ -433,8 +465,11 @@ def _hook_order_one_node(prog, failure):
           "falls on the other side and the other side gets the gradient (seed 9165951)")
 def _kink_at_one_ulp(prog, failure):
     kinks = {"clamp_min", "clamp_max", "clamp", "maximum", "minimum", "fmax", "fmin"}
+    # (only where a kink's two sides are equal up to rounding)
     return failure.kind in ("value", "grad") and bool(kinks & _ops(prog)) and bool(
-        {"logit", "sigmoid"} & _ops(prog)) and failure.op in ("loss2", "leaf", "autograd.grad")
+        {"logit", "sigmoid"} & _ops(prog)) and failure.op in ("loss2", "leaf",
+                                                               "autograd.grad") and \
+        _near_equal_operands(prog, kinks)
 
 
 # ------------------------------------------------------------ op families added by fuzzD
