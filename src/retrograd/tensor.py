@@ -9,8 +9,8 @@ it finds in :data:`above`, filled in by the assembly.
 
 from __future__ import annotations
 
-import sys
 import warnings
+import weakref
 
 import numpy as np
 
@@ -525,6 +525,8 @@ class Tensor:
             # a view re-derived from its base since it was taken as a leaf: PyTorch has not
             # re-derived it until its grad_fn is read, so it is a leaf there (seed 9545962)
             return
+        if getattr(self._grad_fn, "refused", False):  # PyTorch reads grad_fn here
+            self._grad_fn.vjp(self._grad_fn, None, None)  # raises, explaining why
         extra = self._extra_state()
         if extra.retains_grad:
             return
@@ -716,22 +718,50 @@ above = _Above()
 adopted_views: dict = {}
 
 
+class NotLeafRef(weakref.ref):
+    """An ``adopted_views`` entry of a view PyTorch does not count as a leaf (see _adopt)."""
+
+    __slots__ = ()
+
+
 def still_adopted(t) -> bool:
     """Whether ``t`` is an adopted view whose grad_fn PyTorch has not re-derived yet.
 
-    PyTorch re-derives it when its grad_fn is read: by ``grad_fn``/``is_leaf`` (which drop
-    the entry) or by an op that records a graph on it (whose node then holds the view's
-    node: more references than the view's own, the local and getrefcount's).  (A recorded
-    result dropped at once is missed: then the view still counts as a leaf.)
+    PyTorch re-derives it when its grad_fn is read: by ``grad_fn``/``is_leaf``, by an op
+    that records a graph on it (collecting its inputs' edges: ops/_apply.py's recording
+    paths and custom Functions), or by an op that raises after its autograd wrapper has
+    collected them (the callers' error paths: :func:`forget_adopted`).  Each of these drops
+    the view's entry, so no reference count is read.
     """
     ref = adopted_views.get(id(t))
-    if ref is None or ref() is not t:
+    if ref is None or ref.__class__ is NotLeafRef or ref() is not t:
         return False
-    fn = t._grad_fn
-    if fn is None or sys.getrefcount(fn) > 3:
+    if t._grad_fn is None:  # (no longer a view of the base's graph)
         adopted_views.pop(id(t), None)
         return False
     return True
+
+
+def rederive_view(t, fn) -> None:
+    """An op records a graph on ``t`` (whose grad_fn ``fn`` is not None) while some view is
+    adopted: PyTorch reads ``t``'s grad_fn there (its autograd wrapper collects the inputs'
+    edges), which re-derives an adopted view (its entry goes) or raises for a view it
+    refuses to re-derive (made under no_grad, or an output of split/unbind, whose base
+    changed in place: ops/inplace.py registers those as adopted too, so the recording paths
+    pay one dict read while no view is adopted)."""
+    if getattr(fn, "refused", False):
+        fn.vjp(fn, None, None)  # raises, explaining why (the entry stays)
+    adopted_views.pop(id(t), None)
+
+
+def forget_adopted(tensors) -> None:
+    """An op that records a graph failed after PyTorch's autograd wrapper read its inputs'
+    grad_fn (before the kernel's own checks): those adopted views are re-derived there (or
+    refused: :func:`rederive_view`)."""
+    if adopted_views and _grad_state.enabled:
+        for t in tensors:
+            if isinstance(t, Tensor) and t._requires_grad and t._grad_fn is not None:
+                rederive_view(t, t._grad_fn)
 
 
 def is_tensor(obj) -> bool:

@@ -293,6 +293,9 @@ class Function(metaclass=_FunctionMeta):
             nxt, nrs = [], None
             for i, a in enumerate(tensors):
                 nxt.append(a._grad_fn or (accumulator_of(a) if a._requires_grad else None))
+                if tensor.adopted_views and a._grad_fn is not None:
+                    # PyTorch re-derives an adopted view here, or refuses it
+                    tensor.rederive_view(a, a._grad_fn)
                 if a._nr:
                     nrs = nrs or [0] * len(tensors)
                     nrs[i] = a._nr

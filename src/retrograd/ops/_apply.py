@@ -26,7 +26,7 @@ from ..autograd.graph import (
     on_record,
 )
 from ..backend import as_array
-from ..tensor import Tensor, make_tensor
+from ..tensor import Tensor, adopted_views, forget_adopted, make_tensor, rederive_view
 from ._errors import forward_error
 from . import registry
 
@@ -52,6 +52,8 @@ def edge_of(x):
     """The node a gradient for tensor ``x`` must be sent to, or None if it needs none."""
     node = x._grad_fn
     if node is not None:
+        if adopted_views:  # PyTorch re-derives an adopted view here, or refuses it
+            rederive_view(x, node)
         return node
     if x._requires_grad:
         return accumulator_of(x)
@@ -438,7 +440,13 @@ def _unary_caller(op):
         except (ValueError, IndexError, TypeError) as e:  # NumPy's: PyTorch's class, naming the op
             if _batching[0]:  # a BatchedTensor among the params (inside vmap): the
                 return registry.batched_call(op.name, None, (input, *params))  # public op's rule
+            if recording:  # (PyTorch's autograd wrapper read x's grad_fn before its kernel)
+                forget_adopted((x,))
             raise forward_error(op.name, e, (xd, *params)) from None  # (masks)
+        except RuntimeError:  # the forward's own check (shapes, dtypes), worded as PyTorch's
+            if recording:
+                forget_adopted((x,))
+            raise
         if type(data) is not _ndarray:
             data = as_array(data)
         out = _new(Tensor)
@@ -463,9 +471,13 @@ def _unary_caller(op):
                 fw.propagate(op, (x,), out, params, ())
             return out
         fn = x._grad_fn
+        if fn is None:
+            fn = _leaf_edge(x)
+        elif adopted_views:  # PyTorch re-derives an adopted view here, or refuses it
+            rederive_view(x, fn)
         node = _new(node_cls)
         node.seq = next_sequence_nr()
-        node.next = (fn if fn is not None else _leaf_edge(x),)
+        node.next = (fn,)
         node.next_nr = (x._nr,) if x._nr else None
         node.params = params
         node.hooks = None
@@ -575,7 +587,13 @@ def _binary_caller(op):
                 try:
                     data = forward(ad, bd, *params)
                 except (ValueError, IndexError, TypeError) as e:  # (shapes, dtypes)
+                    if recording:  # (see _unary_caller)
+                        forget_adopted((a, b))
                     raise forward_error(op.name, e, (ad, bd)) from None
+                except RuntimeError:
+                    if recording:
+                        forget_adopted((a, b))
+                    raise
                 # NumPy and PyTorch promote alike unless the dtypes differ (0-d rule)
                 # or an integer op must give a float (true division).
                 if type(data) is not _ndarray:
@@ -639,15 +657,21 @@ def _binary_caller(op):
             return out
         nrs = None
         if ga:
-            fn = a._grad_fn
-            ea = fn if fn is not None else _leaf_edge(a)
+            ea = a._grad_fn
+            if ea is None:
+                ea = _leaf_edge(a)
+            elif adopted_views:  # (see _unary_caller)
+                rederive_view(a, ea)
             if a._nr:
                 nrs = (a._nr, 0)
         else:
             ea = None
         if gb:
-            fn = b._grad_fn
-            eb = fn if fn is not None else _leaf_edge(b)
+            eb = b._grad_fn
+            if eb is None:
+                eb = _leaf_edge(b)
+            elif adopted_views:  # (see _unary_caller)
+                rederive_view(b, eb)
             if b._nr:
                 nrs = (nrs[0] if nrs else 0, b._nr)
         else:
@@ -717,7 +741,13 @@ def apply_op(op, inputs, params=()):
     except (ValueError, IndexError, TypeError) as e:  # NumPy's: PyTorch's class, naming the op
         if not any_tensor:
             raise
+        if wants_grad and op.differentiable:  # (see _unary_caller)
+            forget_adopted(inputs)
         raise forward_error(op.name, e, datas) from None
+    except RuntimeError:
+        if wants_grad and op.differentiable:
+            forget_adopted(inputs)
+        raise
     if not any_tensor:
         return result[0] if op.extras else result
     extras = ()

@@ -13,6 +13,7 @@ and every other view that records a graph is re-derived from the base's new grad
 
 from __future__ import annotations
 
+import re
 import weakref
 
 from ..autograd.forward_state import fw, set_tangent, tangent_of
@@ -21,7 +22,7 @@ from ..autograd.graph import NO_EDGE, SavedOutput, move_retain_grad
 import numpy as _np
 
 from ..backend import namespace
-from ..tensor import Tensor, adopted_views, make_tensor, still_adopted
+from ..tensor import NotLeafRef, Tensor, adopted_views, make_tensor, still_adopted
 from . import pointwise
 from ._apply import OUTPUT, apply_op, defop
 
@@ -154,6 +155,9 @@ def _group(x):
 
 def _op_label(x):
     fn = x._grad_fn
+    if getattr(fn, "refused", False):  # (the op that made the view: _refusal's message)
+        m = re.match(r"Output \d+ of (\w+) is a view", fn.params[0])
+        return m.group(1) if m else "a view function"
     name = fn.name() if fn is not None else "a view function"
     return name.replace("WithSizes", "").replace("Backward0", "")
 
@@ -183,9 +187,13 @@ _NO_GRAD_TAIL = (
 _ADOPTED = adopted_views
 
 
-def _adopt(v):
+def _adopt(v, leaf=True):
+    """Register ``v`` as adopted: a leaf to PyTorch until its grad_fn is read, or (``leaf``
+    False: a refused view that has a grad_fn in PyTorch too, an output of split whose base
+    changed) only registered so that the recording paths check it (tensor.rederive_view)."""
     key = id(v)
-    _ADOPTED[key] = weakref.ref(v, lambda _r: _ADOPTED.pop(key, None))
+    _ADOPTED[key] = (weakref.ref if leaf else NotLeafRef)(
+        v, lambda _r: _ADOPTED.pop(key, None))
 
 
 _adopted = still_adopted
@@ -244,7 +252,8 @@ def check_view_of_leaf(x, name, adopted=True):
     of a leaf, then a leaf)."""
     group = _group(x)
     flag = group.flag(x) if group is not None else None
-    if flag == "multi" and x._grad_fn is None:
+    if flag == "multi" and (x._grad_fn is None or (
+            getattr(x._grad_fn, "refused", False) and _op_label(x) == "a view function")):
         flag = "no_grad"  # (PyTorch's message for a piece without a grad_fn)
     if flag == "multi":
         raise RuntimeError(
@@ -415,8 +424,9 @@ def rebase_views(x, recorded=True, old_fn=None, keep=None):
                                     _positions(base._data, v._data), v._data,
                                     tuple(base.shape)))
                 old_fn, old_nr = v._grad_fn, v._nr
-                if old_fn is None:  # (a leaf view, requiring grad or not)
-                    _adopt(v)
+                if old_fn is None or flag is not None:  # (a leaf view, requiring grad or
+                    # not; a refused view is registered too: see tensor.rederive_view)
+                    _adopt(v, leaf=old_fn is None)
                 v._grad_fn = new._grad_fn
                 v._requires_grad = True
                 v._nr = 0

@@ -12,7 +12,7 @@ import numpy as _np
 from ..autograd.forward_state import fw
 from ..autograd.grad_mode import inference_blocks, state
 from ..backend import ndarray as _ndarray
-from ..tensor import Tensor, make_tensor
+from ..tensor import Tensor, forget_adopted, make_tensor
 from ._apply import INPUTS, defop
 from . import registry
 from ._errors import tensor_arg
@@ -185,6 +185,7 @@ def matmul(a, b):
     ka = ad.shape[-1]
     kb = bd.shape[0] if bd.ndim == 1 else bd.shape[-2]
     if ka != kb:
+        _forget_operands(a, b, ad, bd)
         sa = "x".join(map(str, ad.shape if ad.ndim > 1 else (1,) + ad.shape))
         sb = "x".join(map(str, bd.shape if bd.ndim > 1 else bd.shape + (1,)))
         raise RuntimeError(
@@ -195,6 +196,7 @@ def matmul(a, b):
     op = _dispatch(ad, bd, getattr(a, "_requires_grad", False), getattr(b, "_requires_grad",
                                                                           False))
     if ad.dtype != bd.dtype:
+        _forget_operands(a, b, ad, bd)
         raise RuntimeError(
             f"expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype}; "
             "convert one of them (e.g. b.to(a.dtype))"
@@ -215,6 +217,19 @@ def matmul(a, b):
         # one of 3+ dims), not the operands (see _saved_view)
         a, b = _saved_view(a), (_saved_view(b) if bd.ndim > 2 else b)
     return op(a, b)
+
+
+def _forget_operands(a, b, ad, bd):
+    """A matmul that fails on its inner sizes or dtypes: PyTorch's has read both operands'
+    grad_fn by then (its views of them, or mm's autograd wrapper), so their adopted-view
+    entries go (tensor.still_adopted), unless the batch dims do not broadcast (checked
+    before anything is recorded)."""
+    if ad.ndim > 2 or bd.ndim > 2:
+        try:
+            _np.broadcast_shapes(ad.shape[:-2], bd.shape[:-2])
+        except ValueError:
+            return
+    forget_adopted((a, b))
 
 
 def no_grad_product_view(out):
