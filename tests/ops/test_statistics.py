@@ -167,3 +167,23 @@ def test_nuclear_norm_second_order_as_torch(torch):
                                               dtype=m.float64)).sum(), x)
         hv.append(h.detach().numpy())
     np.testing.assert_allclose(hv[0], hv[1], rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("root", [False, True])
+@pytest.mark.parametrize("axes", [(1,), None])
+def test_var_mean_array_derivative_without_forward_stats(root, axes):
+    # a node built without the forward's (mean, spread) (the forward-AD fallback) recomputes
+    # them: the derivative must equal the one from the forward's own statistics
+    from retrograd.ops.statistics import _var_mean_grad_array
+
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((3, 4))
+    n = a.size if axes is None else a.shape[1]
+    mean = a.mean(axis=axes, keepdims=True)
+    spread = ((a - mean) ** 2).sum(axis=axes, keepdims=True) / (n - 1)
+    spread = np.sqrt(spread) if root else spread
+    g_var = rng.standard_normal(spread.shape).reshape(() if axes is None else (3,))
+    g_mean = rng.standard_normal(g_var.shape)
+    with_stats = _var_mean_grad_array(a, g_var, g_mean, axes, 1, root, n, (mean, spread))
+    without = _var_mean_grad_array(a, g_var, g_mean, axes, 1, root, n, None)
+    np.testing.assert_allclose(without, with_stats, rtol=1e-12, atol=1e-12)

@@ -93,7 +93,7 @@ def _var_mean_grad_array(a, g_var, g_mean, axes, correction, root, n, stats=None
             gk = g_var.reshape(keep)
             if root:  # std_backward: (grad / (2 std)) masked where std is 0, then var's
                 if std is None:
-                    std = xp.sqrt((a - mean) ** 2).sum(axis=axes, keepdims=True) / max(dof, 0)
+                    std = xp.sqrt(((a - mean) ** 2).sum(axis=axes, keepdims=True) / max(dof, 0))
                 gk = xp.where(std == 0, 0, gk / (std * 2))
             if dof <= 0 and (a.ndim == 0 or axes is None):
                 # var_backward over everything: grad * where(x == mean, nan, inf), 2 / dof
