@@ -446,6 +446,21 @@ try:
 except Exception as e:  # PyTorch: RuntimeError
     print(type(e).__name__, e)
 """,
+    # the input of sort changed rank in place under no_grad after std saved its result:
+    # PyTorch raises (the version check of std's result), retrograd raised NumPy's ValueError
+    # in sort's derivative (seed 11022280)
+    "select_input_rank_changed": """
+v1 = T.tensor([3.0], dtype=T.float64, requires_grad=True)
+v3 = v1.std(dim=-1, keepdim=True)
+with T.no_grad():
+    v3.unsqueeze_(-1)
+v9 = v3.msort()
+loss = (v9 * v9.detach().tanh()).sum()
+try:
+    loss.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
 }
 
 
