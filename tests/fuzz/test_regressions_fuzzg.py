@@ -461,6 +461,25 @@ try:
 except Exception as e:  # PyTorch: RuntimeError
     print(type(e).__name__, e)
 """,
+    # nll_loss's target (and input, weight), saved by NllLossBackward0: the derivative read
+    # the target's array itself, so changing it in place moved the gradient silently
+    "nll_loss_target_changed": """
+v0 = T.tensor([[0.1, 0.2, 0.7], [0.3, 0.3, 0.4]], dtype=T.float64, requires_grad=True)
+v1 = T.tensor([0, 2], dtype=T.int64)
+v2 = T.nn.functional.nll_loss(v0, v1)
+v3 = T.nn.functional.cross_entropy(v0, v1)
+v1.zero_()
+loss = v2 * 1.0
+try:
+    loss.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+loss2 = v3 * 1.0
+try:
+    loss2.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
 }
 
 
