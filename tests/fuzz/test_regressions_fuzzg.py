@@ -480,6 +480,49 @@ try:
 except Exception as e:  # PyTorch: RuntimeError
     print(type(e).__name__, e)
 """,
+    # more saved integer tensors: frexp's exponent (its derivative reads the array), the
+    # target of multi_margin_loss and multilabel_margin_loss, embedding_bag's indices and
+    # offsets, max_unpool's indices
+    "frexp_exponent_changed": """
+v0 = T.tensor([[3.0, -1.5, 0.25]], dtype=T.float64, requires_grad=True)
+v1 = T.frexp(v0)
+v2 = v1[0]
+v3 = v1[1]
+v4 = T.tensor([2], dtype=T.int64)
+v5 = T.nn.functional.multi_margin_loss(v0, v4)
+v3.zero_()
+v4.zero_()
+loss = (v2 * v2.detach().tanh()).sum()
+try:
+    loss.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+loss2 = v5 * 1.0
+try:
+    loss2.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    "embedding_bag_indices_changed": """
+v0 = T.tensor([[3.0, -1.5], [0.25, 1.0], [2.0, 0.5]], dtype=T.float64, requires_grad=True)
+v1 = T.tensor([0, 2, 1], dtype=T.int64)
+v2 = T.tensor([0, 2], dtype=T.int64)
+v3 = T.nn.functional.embedding_bag(v1, v0, v2)
+v4 = T.tensor([[[0, 3]]], dtype=T.int64)
+v5 = T.nn.functional.max_unpool1d(v0[None, :1], v4, 2)
+v1.zero_()
+v4.zero_()
+loss = (v3 * v3.detach().tanh()).sum()
+try:
+    loss.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+loss2 = (v5 * v5.detach().tanh()).sum()
+try:
+    loss2.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
 }
 
 
