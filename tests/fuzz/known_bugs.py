@@ -591,3 +591,25 @@ def _log1p_subnormal(prog, failure):
         return False
     torch_part, retro_part = m.split("torch", 1)[-1].split("retrograd", 1)
     return "nan" in retro_part and "0.0" in torch_part
+
+
+# (a statement of a with no_grad / set_grad_enabled(False) block)
+_SHAPE_INPLACE = re.compile(r"^\s+v\d+\.(transpose_|t_|swapdims_|swapaxes_|unsqueeze_|"
+                            r"squeeze_)\(", re.M)
+_NO_GRAD_BLOCK = re.compile(r"^with T\.(no_grad\(\)|set_grad_enabled\(False\)):", re.M)
+
+
+@accepted("a leaf's shape changed in place under no_grad (transpose_, t_, swapdims_...) after "
+          "a recorded op used it: PyTorch's AccumulateGrad then copies the gradient of the old "
+          "shape into a buffer of the new one (an error, 'output with shape [4, 1] doesn't "
+          "match the broadcast shape [4, 4]', or a broadcast, depending on the layouts: seed "
+          "11033550), and its double backward reads the saved leaf in its new shape ('The size "
+          "of tensor a (2) must match...'); retrograd's gradient keeps the shape the graph "
+          "used.  Changing the metadata of a tensor autograd has saved is undefined in PyTorch")
+def _leaf_shape_changed_in_place(prog, failure):
+    if not (_raised_only_in(failure, "torch") and any(
+            m in failure.message for m in ("doesn't match the broadcast shape",
+                                           "must match the size of tensor"))):
+        return False
+    return any(_NO_GRAD_BLOCK.search(src) and _SHAPE_INPLACE.search(src)
+               for src, _ in prog.chunks())

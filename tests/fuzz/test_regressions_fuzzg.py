@@ -446,6 +446,83 @@ try:
 except Exception as e:  # PyTorch: RuntimeError
     print(type(e).__name__, e)
 """,
+    # the input of sort changed rank in place under no_grad after std saved its result:
+    # PyTorch raises (the version check of std's result), retrograd raised NumPy's ValueError
+    # in sort's derivative (seed 11022280)
+    "select_input_rank_changed": """
+v1 = T.tensor([3.0], dtype=T.float64, requires_grad=True)
+v3 = v1.std(dim=-1, keepdim=True)
+with T.no_grad():
+    v3.unsqueeze_(-1)
+v9 = v3.msort()
+loss = (v9 * v9.detach().tanh()).sum()
+try:
+    loss.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    # nll_loss's target (and input, weight), saved by NllLossBackward0: the derivative read
+    # the target's array itself, so changing it in place moved the gradient silently
+    "nll_loss_target_changed": """
+v0 = T.tensor([[0.1, 0.2, 0.7], [0.3, 0.3, 0.4]], dtype=T.float64, requires_grad=True)
+v1 = T.tensor([0, 2], dtype=T.int64)
+v2 = T.nn.functional.nll_loss(v0, v1)
+v3 = T.nn.functional.cross_entropy(v0, v1)
+v1.zero_()
+loss = v2 * 1.0
+try:
+    loss.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+loss2 = v3 * 1.0
+try:
+    loss2.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    # more saved integer tensors: frexp's exponent (its derivative reads the array), the
+    # target of multi_margin_loss and multilabel_margin_loss, embedding_bag's indices and
+    # offsets, max_unpool's indices
+    "frexp_exponent_changed": """
+v0 = T.tensor([[3.0, -1.5, 0.25]], dtype=T.float64, requires_grad=True)
+v1 = T.frexp(v0)
+v2 = v1[0]
+v3 = v1[1]
+v4 = T.tensor([2], dtype=T.int64)
+v5 = T.nn.functional.multi_margin_loss(v0, v4)
+v3.zero_()
+v4.zero_()
+loss = (v2 * v2.detach().tanh()).sum()
+try:
+    loss.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+loss2 = v5 * 1.0
+try:
+    loss2.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    "embedding_bag_indices_changed": """
+v0 = T.tensor([[3.0, -1.5], [0.25, 1.0], [2.0, 0.5]], dtype=T.float64, requires_grad=True)
+v1 = T.tensor([0, 2, 1], dtype=T.int64)
+v2 = T.tensor([0, 2], dtype=T.int64)
+v3 = T.nn.functional.embedding_bag(v1, v0, v2)
+v4 = T.tensor([[[0, 3]]], dtype=T.int64)
+v5 = T.nn.functional.max_unpool1d(v0[None, :1], v4, 2)
+v1.zero_()
+v4.zero_()
+loss = (v3 * v3.detach().tanh()).sum()
+try:
+    loss.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+loss2 = (v5 * v5.detach().tanh()).sum()
+try:
+    loss2.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
 }
 
 

@@ -215,7 +215,7 @@ def _bag_fwd(weight, psw, idx, bag_of, bags, keep, mode, freq_scale):
 
 
 def _bag_vjp(node, g, saved):
-    weight, psw, arg = saved
+    weight, psw, arg = saved[:3]  # (then the indices and offsets: a version check only)
     idx, bag_of, bags, keep, mode, freq_scale = node.params
     nw, npsw = node.next
     num, dim = weight.shape
@@ -342,7 +342,9 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,  # no
     if scale_grad_by_freq:
         counts = np.bincount(idx, minlength=num)
         freq = (1.0 / np.maximum(counts, 1)).astype(weight._data.dtype)
-    return _bag(weight, psw, idx, bag_of, bags, keep, _MODES[mode], freq)
+    # (EmbeddingBagBackward0 saves the indices and offsets: their versions count)
+    return check_also(_bag(weight, psw, idx, bag_of, bags, keep, _MODES[mode], freq), input,
+                      offsets)
 
 
 # ----------------------------------------------------------------- one_hot

@@ -31,6 +31,7 @@ from .pointwise import _no_derivative
 from .pointwise import abs as abs_
 from .linalg import linear
 from ._jvp import RULES as _JVP_RULES
+from .saved_checks import check_also
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -395,7 +396,7 @@ _multi_margin_backward = defop("multi_margin_loss_backward", _multi_margin_grad_
 
 
 def _multi_margin_vjp(node, g, saved):
-    (x,) = saved
+    x = saved[0]  # (then the target and weight: a version check only)
     if isinstance(g, Tensor) or isinstance(x, Tensor):
         return (_multi_margin_backward(g, x, *node.params),)
     return (_multi_margin_grad_fwd(g, x, *node.params),)
@@ -469,8 +470,9 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None,  # noqa: A002
                            f"input {c} classes; pass one weight per class")
     w = None if weight is None else _data(weight).astype(input._data.dtype)
     shape = tuple(t.shape) if input.ndim == 1 else (input.shape[0],)  # (PyTorch: the target's)
-    return _multi_margin(input, t.reshape(()) if input.ndim == 1 else t, w, int(p),
-                         float(margin), reduction, shape)
+    # (MultiMarginLossBackward0 saves the target: its version counts)
+    return check_also(_multi_margin(input, t.reshape(()) if input.ndim == 1 else t, w, int(p),
+                                    float(margin), reduction, shape), target, weight)
 
 
 # ----------------------------------------------------------------- multilabel_margin
@@ -505,7 +507,7 @@ def _multilabel_fwd(x, counts, reduction, shape):
 
 
 def _multilabel_vjp(node, g, saved):
-    (x,) = saved
+    x = saved[0]  # (then the target: a version check only)
     counts, reduction, shape = node.params
     x2 = x[None] if x.ndim == 1 else x
     n, c = x2.shape
@@ -552,7 +554,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None,  # noq
         raise IndexError(f"multilabel_margin_loss(): target index {int(t2[valid].max())} is out "
                          f"of bounds for {c} classes (targets must be in [0, {c - 1}], then -1)")
     shape = tuple(t.shape) if input.ndim == 1 else (input.shape[0],)  # (PyTorch: the target's)
-    return _multilabel(input, _multilabel_counts(t2, c), reduction, shape)
+    return check_also(_multilabel(input, _multilabel_counts(t2, c), reduction, shape),
+                      target)  # (saved by MultilabelMarginLossBackward0)
 
 
 # ----------------------------------------------------------------- Python composites

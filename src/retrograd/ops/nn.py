@@ -19,6 +19,7 @@ from .index import scatter_along
 from .reduce import sum as _sum
 from .pointwise import add_number, exp, mul_number, where
 from .shape import _norm_dim, expand_op, input_meta, reshape_op
+from .saved_checks import check_also
 
 
 _ndarray = _np.ndarray
@@ -271,8 +272,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  
                     f"out of bounds: there are {c} classes, so targets must be in [0, {c - 1}] (or "
                     f"ignore_index={ignore_index})"
                 )
+    # (NllLossBackward0 saves self, target and weight: their versions are checked, as the
+    # derivative reads the target's array itself; fuzzG)
     if weight is None and ignored is None and nd == 2:
-        return _nll(logp, t, reduction, t.shape[0])  # the common case, fastest
+        return check_also(_nll(logp, t, reduction, t.shape[0]), logp, target)  # (the fastest)
     # the general record: per-sample weights (0 where ignored), classes along class_dim
     xp = namespace(t)
     dt = logp._data.dtype if hasattr(logp, "_data") else logp.dtype
@@ -285,15 +288,18 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  
         w = w * ~ignored
     total = w.sum()
     if nd <= 2:
-        return _nll_general(logp, safe, w, reduction, total, nd - 1, ignored)
+        return check_also(_nll_general(logp, safe, w, reduction, total, nd - 1, ignored),
+                          logp, target, weight)
     if nd == 4:
-        return _nll_2d(logp, safe, w, reduction, total, 1, ignored)
+        return check_also(_nll_2d(logp, safe, w, reduction, total, 1, ignored), logp, target,
+                          weight)
     # PyTorch views other ranks as (N, C, rest, 1), and the "none" loss back: ViewBackward0
     n, rest = t.shape[0], t.size // max(t.shape[0], 1)
     shape4 = (n, c, rest, 1)
-    out = _nll_2d(reshape_op(logp, shape4, tuple(logp.shape)), safe.reshape(n, rest, 1),
-                  w.reshape(n, rest, 1), reduction, total, 1,
-                  None if ignored is None else ignored.reshape(n, rest, 1))
+    out = check_also(_nll_2d(reshape_op(logp, shape4, tuple(logp.shape)),
+                             safe.reshape(n, rest, 1), w.reshape(n, rest, 1), reduction, total,
+                             1, None if ignored is None else ignored.reshape(n, rest, 1)),
+                     logp, target, weight)
     return reshape_op(out, tuple(t.shape), (n, rest, 1)) if reduction == "none" else out
 
 

@@ -479,7 +479,7 @@ def _unpool_sized(x, indices, n, sizes, fn):
         if bad.size:
             raise RuntimeError(f"{fn}: Found an invalid max index: {int(bad.reshape(-1)[0])} "
                                f"(output volumes are of size {'x'.join(map(str, sizes))})")
-    return _unpool[n](x, idx, sizes)
+    return check_also(_unpool[n](x, idx, sizes), indices)  # (saved by PyTorch's node)
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0,  # noqa: A002
@@ -517,8 +517,12 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0,  # noqa: A
     sizes = _unpool_size(input, 1, kernel, stride, padding, output_size)
     idx = indices._data if isinstance(indices, Tensor) else indices
     xp = namespace(idx)
-    res = _unpool_sized(unsqueeze(input, -1), make_tensor(xp.expand_dims(idx, -1)), 2,
-                        sizes + (1,), fn)
+    idx2 = make_tensor(xp.expand_dims(idx, -1))
+    if isinstance(indices, Tensor):  # (PyTorch's is a view: the same version counter)
+        if indices._vc is None:
+            indices._vc = [0]
+        idx2._vc = indices._vc
+    res = _unpool_sized(unsqueeze(input, -1), idx2, 2, sizes + (1,), fn)
     return squeeze(res, -1)
 
 

@@ -216,9 +216,17 @@ def _select_vjp(node, g, saved):
         return (g,)  # a 0-d input: the value itself
     from .index import scatter_along
 
+    shape = input_meta(node)[0]
+    if idx.ndim and len(shape) != idx.ndim:
+        # the input's rank was changed in place under no_grad (unsqueeze_, squeeze_...)
+        # after this op used it: PyTorch's engine refuses the gradient (or a saved value's
+        # version check fires first), both RuntimeErrors (fuzz seed 11022280)
+        raise RuntimeError(
+            f"Function {node.name()} returned an invalid gradient at index 0 - got "
+            f"{list(idx.shape)} but expected shape compatible with {list(shape)} (its input "
+            "changed shape in place after the op; make that change out of place)")
     if not keepdim:
         g = reshape_op(g, tuple(idx.shape), tuple(g.shape))
-    shape = input_meta(node)[0]
     if not isinstance(g, Tensor) and idx.ndim and idx.shape[dim] == 1:
         # first order, one index per slice (max/min(dim), median, kthvalue, mode): no index
         # repeats, so a plain put is exact, several times faster than scatter's add.at

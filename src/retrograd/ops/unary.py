@@ -14,6 +14,7 @@ from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from .pointwise import sqrt, zeros_like_grad
+from .saved_checks import check_also
 from .stats import quiet
 
 
@@ -384,7 +385,10 @@ def frexp(input):  # noqa: A002
         raise RuntimeError(f"torch.frexp() only supports floating-point dtypes (got "
                            f"{input.dtype}); convert first, e.g. x.float()")
     mantissa, exponent = namespace(data).frexp(data)
-    return _frexp_result(_frexp(input, exponent, mantissa), make_tensor(exponent))
+    # FrexpBackward0 saves the exponent (the derivative reads its array): version-checked
+    exponent = make_tensor(exponent)
+    return _frexp_result(check_also(_frexp(input, exponent._data, mantissa), exponent),
+                         exponent)
 
 
 # ----------------------------------------------------------------- fill (out of place)
