@@ -74,15 +74,29 @@ def _var_mean_vjp(node, grads, saved):
     centred = a - _spread(_total(a, axes), shape, axes) / n
     dof = n - correction
     gv = _spread(_kept(g_var, shape, axes, keepdim), shape, axes)
+    whole = dof <= 0 and (a.ndim == 0 or axes is None)
     with quiet(namespace(a._data if isinstance(a, Tensor) else a)):
         if root:
             std = _spread(_kept(_std_op(a, axes, correction, keepdim, True), shape, axes,
                                 keepdim), shape, axes)
             flat = std == 0
-            part = where(flat, 0.0, gv * centred / (where(flat, 1.0, std) * dof))
+            if whole:  # std_backward: var_backward of (g / 2 std), 0 where std is 0
+                part = where(flat, 0.0, gv / (where(flat, 1.0, std) * 2.0)) * \
+                    make_tensor(_no_dof_factor(a._data))
+            else:
+                part = where(flat, 0.0, gv * centred / (where(flat, 1.0, std) * dof))
+        elif whole:  # a constant factor: the gradient requires grad only if grad does
+            part = gv * make_tensor(_no_dof_factor(a._data))
         else:
-            part = gv * centred * (2.0 / dof if dof > 0 else float("nan"))
+            part = gv * centred * (2.0 / dof if dof else float("inf"))
     return (part if mean_part is None else part + mean_part,)
+
+
+def _no_dof_factor(a):
+    """PyTorch's var_backward over everything without degrees of freedom (n <= correction):
+    ``where(x == mean, nan, inf)`` (2 / 0 times x - mean), a constant."""
+    xp = namespace(a)
+    return xp.where(a == a.mean(), xp.nan, xp.inf).astype(a.dtype)
 
 
 def _var_mean_grad_array(a, g_var, g_mean, axes, correction, root, n, stats=None):
@@ -97,13 +111,16 @@ def _var_mean_grad_array(a, g_var, g_mean, axes, correction, root, n, stats=None
         if g_var.any() or not g_var.size:
             mean, std = stats if stats is not None else (a.mean(axis=axes, keepdims=True), None)
             centred = a - mean  # (a new array: scaled in place below)
+            whole = dof <= 0 and (a.ndim == 0 or axes is None)
             if root:
                 if std is None:
                     std = xp.sqrt((centred * centred).sum(axis=axes, keepdims=True)
                                   / max(dof, 0))
-                factor = xp.where(std == 0, 0, g_var.reshape(keep) / (std * dof))
+                factor = xp.where(std == 0, 0, g_var.reshape(keep) / (std * (2 if whole else dof)))
             else:
-                factor = g_var.reshape(keep) * (2.0 / dof if dof > 0 else float("nan"))
+                factor = g_var.reshape(keep) * (1 if whole else 2.0 / dof if dof else float("inf"))
+            if whole:  # (see _no_dof_factor)
+                centred = _no_dof_factor(a)
             out = centred
             out *= factor.astype(a.dtype)
         if g_mean.any():
