@@ -149,6 +149,31 @@ gs = T.autograd.grad(loss, [v5], create_graph=True, allow_unused=True)
 loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
 loss2.backward()
 """,
+    # var_mean/std_mean with no degrees of freedom over everything: PyTorch's var_backward
+    # is grad * where(x == mean, nan, inf), a constant (the first derivative of var_mean
+    # then requires grad only if grad does); over some dims 2 / dof, negative or inf
+    "var_mean_no_dof": """
+v0 = T.tensor(1.04, dtype=T.float64, requires_grad=True)
+v1 = T.var_mean(v0, dim=-1)[0]
+v2 = T.tensor([0.5, -1.0], dtype=T.float64, requires_grad=True)
+v3 = T.std_mean(v2, correction=3)[0]
+v4 = T.var_mean(v2, dim=0, correction=3)[0]
+loss = (v0 * v0.detach().tanh()).sum() + (v1 * v1.detach().tanh()).sum() + v3 + v4
+gs = T.autograd.grad(loss, [v0, v2], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs[:1] if g is not None)
+loss2.backward()
+""",
+    # an empty batch: PyTorch's double backward of the convolution gives nothing (sweep)
+    "conv_empty_batch_second_backward": """
+v0 = T.zeros((0, 3, 2), dtype=T.float64, requires_grad=True)
+v2 = T.tensor([[[1.56, -3.86], [-1.49, 0.0], [-0.08, -0.74]]], dtype=T.float64, requires_grad=True)
+v3 = T.tensor([-1.25], dtype=T.float64, requires_grad=True)
+v4 = T.nn.functional.conv1d(v0, v2, v3, stride=1, padding=1)
+loss = (v2 * v2.detach().tanh()).sum() + (v3 * v3.detach().tanh()).sum() + v4.sum()
+gs = T.autograd.grad(loss, [v0, v2, v3], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
     # what the nodes save, as PyTorch's: linalg.solve never saves B (seeds 11046112,
     # 11049757); tensordot sums a contracted dim of size 1 first (seed 11041000); kron
     # multiplies _unsafe_views (seed 11046607); take_along_dim wraps the indices into a new

@@ -138,6 +138,13 @@ def _convolution_vjp(node, g, saved):
     x, w, _b, cols = saved
     transposed, pairs, stride, dilation, groups, x_shape = node.params
     nx, nw, nb = node.next
+    if isinstance(g, Tensor) and (0 in g.shape or 0 in x.shape):
+        # nothing to differentiate: PyTorch's double backward of an empty convolution gives
+        # no gradient to anything, though the derivatives require grad (tie below)
+        arrays = [v._data if isinstance(v, Tensor) else v for v in saved[:3]]
+        grads = _convolution_vjp(node, g._data, tuple(arrays) + (None,))
+        return tuple(None if d is None else tie(make_tensor(d), (x, w),
+                                                "ConvolutionBackwardBackward0") for d in grads)
     gx = gw = None
     if transposed:  # x is on the y side: x -> conv^T(x) has the convolution as its transpose
         if nx:

@@ -206,14 +206,10 @@ def _var_vjp(node, g, saved):
         centred = a - _dtype_mean(a, axes)
     gk = _spread(_kept(g, shape, axes, keepdim), shape, axes)
     dof = n - correction
+    whole = dof <= 0 and (a.ndim == 0 or axes is None)
     if not root:
-        if dof <= 0 and (a.ndim == 0 or axes is None):
-            # PyTorch's var_backward over everything: grad * where(x == mean, nan, inf), a
-            # constant factor (under create_graph the gradient requires grad only if grad does)
-            data = a._data if isinstance(a, Tensor) else a
-            xp = namespace(data)
-            factor = xp.where(data == data.mean(), xp.nan, xp.inf).astype(data.dtype)
-            return (gk * (make_tensor(factor) if isinstance(gk, Tensor) else factor),)
+        if whole:
+            return (_times_no_dof_factor(gk, a),)
         # over some dims: (2 / dof) * grad * (x - mean), 2 / 0 being inf (nan at x == mean)
         return (gk * centred * (2.0 / dof if dof else float("inf")),)
     # PyTorch's std_backward: (grad / (2 std)).masked_fill_(std == 0, 0) taken as var's
@@ -223,7 +219,19 @@ def _var_vjp(node, g, saved):
     out = _kept(saved[1], shape, axes, keepdim)
     with quiet(namespace(out._data if isinstance(out, Tensor) else out)):
         var_g = where(out == 0, 0.0, _kept(g, shape, axes, keepdim) / (out * 2))
+    if whole:  # (then var_backward's constant factor, as above)
+        return (_times_no_dof_factor(_spread(var_g, shape, axes), a),)
     return (_spread(var_g * (2.0 / dof if dof else float("inf")), shape, axes) * centred,)
+
+
+def _times_no_dof_factor(gk, a):
+    """PyTorch's var_backward over everything without degrees of freedom (n <= correction):
+    grad * where(x == mean, nan, inf), a constant factor (under create_graph the gradient
+    requires grad only if grad does)."""
+    data = a._data if isinstance(a, Tensor) else a
+    xp = namespace(data)
+    factor = xp.where(data == data.mean(), xp.nan, xp.inf).astype(data.dtype)
+    return gk * (make_tensor(factor) if isinstance(gk, Tensor) else factor)
 
 
 _var_op = defop("var", _var_fwd, _var_vjp, "VarBackward0", 1, INPUTS)
