@@ -454,3 +454,15 @@ def _log1p_subnormal(prog, failure):
         return False
     torch_part, retro_part = m.split("torch", 1)[-1].split("retrograd", 1)
     return "nan" in retro_part and "0.0" in torch_part
+
+
+@accepted("float32 i0 rounding amplified by pow's domain: PyTorch's float32 i0(0) is "
+          "0.99999994 (retrograd's exactly 1, the true value), so a negative base to that "
+          "power is nan in PyTorch and the base itself in retrograd (seed 11047389)")
+def _i0_power_of_negative(prog, failure):
+    m = failure.message
+    if failure.kind != "value" or failure.op not in ("pow", "pow_", "float_power") or \
+            "\n" not in m or not ({"i0", "i0_"} & _ops(prog)):
+        return False
+    torch_part, retro_part = m.split("torch", 1)[-1].split("retrograd", 1)
+    return "nan" in torch_part and any("float32" in src for src in _texts_all(prog))
