@@ -138,8 +138,26 @@ def _elementwise_loss_vjp(slope):
 _smooth_l1 = defop("smooth_l1_loss", _elementwise_loss_fwd(_smooth_l1_elems),
                    _elementwise_loss_vjp(_smooth_l1_slope), "SmoothL1LossBackward0", 2, INPUTS,
                    "promote")
-_huber = defop("huber_loss", _elementwise_loss_fwd(_huber_elems),
-               _elementwise_loss_vjp(_huber_slope), "HuberLossBackward0", 2, INPUTS, "promote")
+def _huber_fwd(x, t, reduction, delta):
+    # PyTorch allocates the loss like the input: a float32 input by a float64 (or integer)
+    # target gives float32, computed in the common dtype and cast (dtype rule "same")
+    loss = _huber_elems(namespace(x), x - t, delta).astype(x.dtype)
+    if reduction == "mean":
+        return loss.mean()
+    return loss.sum() if reduction == "sum" else loss
+
+
+def _huber_vjp(node, g, saved):
+    x, t = saved
+    xd, td = getattr(x, "_data", x).dtype, getattr(t, "_data", t).dtype
+    if xd != td:  # PyTorch's backward kernel takes one dtype (its forward mixes them)
+        raise RuntimeError(f"Found dtype {scalar_type_name(td)} but expected "
+                           f"{scalar_type_name(xd)} (huber_loss's backward needs the input and "
+                           "the target in one dtype: convert the target, target.to(input.dtype))")
+    return _elementwise_loss_vjp(_huber_slope)(node, g, saved)
+
+
+_huber = defop("huber_loss", _huber_fwd, _huber_vjp, "HuberLossBackward0", 2, INPUTS, "same")
 
 
 def _float_pair(input, target, name):  # noqa: A002
