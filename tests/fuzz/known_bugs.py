@@ -378,17 +378,6 @@ def _block_diag_empty(prog, failure):
         "T.block_diag(" in t for t in _texts(prog))
 
 
-@known("bool or integer inputs to nn.functional losses: PyTorch computes some (smooth_l1, "
-       "mse with a float target), raises others with another class (broadcast before dtype), "
-       "retrograd refuses them all with NotImplementedError (seed 9951167)")
-def _loss_int_inputs(prog, failure):
-    m = failure.message
-    return failure.kind == "raise" and failure.op == "nn_loss" and (
-        "Bool" in m or "bool" in m or "Long" in m or "Integral" in m)
-
-
-
-
 @accepted("float64 rounding amplified: sin/cos/tan of a huge argument made by exp/expm1/"
           "exp2/sinh/cosh (cos(expm1(20.2)), about 6e8, seed 9966151): a 1-ulp difference "
           "upstream (a matmul's sum order) is 1e-6 there, beyond float64's tolerance")

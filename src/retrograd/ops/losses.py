@@ -220,7 +220,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):  # noqa
 # ----------------------------------------------------------------- soft_margin
 
 
-def _soft_margin_fwd(x, y, reduction):
+def _soft_margin_fwd(x, y, reduction, bool_target=False):
     xp = namespace(x)
     z = -y * x
     loss = xp.maximum(z, 0) + xp.log1p(xp.exp(-xp.abs(z)))  # log(1 + exp(-y x)), stably
@@ -231,7 +231,11 @@ def _soft_margin_fwd(x, y, reduction):
 
 def _soft_margin_vjp(node, g, saved):
     (x,) = saved
-    y, reduction = node.params
+    y, reduction, bool_target = node.params
+    if bool_target:  # PyTorch's forward takes a bool target, its backward negates it
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported "
+                           "(soft_margin_loss's backward of a bool target: pass labels of "
+                           "+-1 as a float tensor)")
     return (_spread(g, reduction, _numel(x)) * -y * sigmoid(-y * x),)
 
 
@@ -262,7 +266,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None,  # noqa: A00
     if tuple(y.shape) != tuple(input.shape):
         raise RuntimeError(f"soft_margin_loss(): the target's shape {list(y.shape)} does not "
                            f"broadcast to the input's {list(input.shape)}")
-    return _soft_margin(input, y.astype(input._data.dtype), reduction)
+    return _soft_margin(input, y.astype(input._data.dtype), reduction, y.dtype.kind == "b")
 
 
 # ----------------------------------------------------------------- margin-based composites
@@ -339,6 +343,12 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None,  
     if tuple(input1.shape) != tuple(input2.shape):
         raise RuntimeError(f"cosine_embedding_loss(): the inputs' sizes must match, got "
                            f"{list(input1.shape)} and {list(input2.shape)}")
+    # an integer or bool input: PyTorch's int sums plus the float epsilon are the default
+    # float dtype (add_number would keep NumPy's float64); no gradient flows to it
+    from ..dtypes import get_default_dtype
+
+    input1, input2 = (t.to(get_default_dtype()) if t._data.dtype.kind in "biu" else t
+                      for t in (input1, input2))
     prod_sum = (input1 * input2).sum(td)
     mag_square1 = add_number((input1 * input1).sum(td), _EPSILON)
     mag_square2 = add_number((input2 * input2).sum(td), _EPSILON)
@@ -705,6 +715,10 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean",  # n
             raise ValueError(f"{reduction} is not a valid value for reduction (kl_div takes "
                              "'none', 'batchmean', 'mean' or 'sum')")
         mode = "sum" if reduction == "batchmean" else reduction
+    for t in (input, target):
+        if getattr(t, "_data", None) is not None and t._data.dtype.kind in "biu":
+            raise RuntimeError("kl_div: Integral inputs not supported. (input and target must "
+                               "be floating point: convert them, e.g. target.float())")
     reduced = reduce_loss(_kl_terms(input, target, log_target), mode)
     if reduction == "batchmean" and input.ndim != 0:
         reduced = reduced / input.shape[0]
