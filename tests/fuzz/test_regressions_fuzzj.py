@@ -138,6 +138,32 @@ v5 = v4.mode(1)
 v6 = v5.values
 v11 = v5.indices
 """,
+    # integer addmv/addmm/addbmm/baddbmm truncate a float beta/alpha toward 0, as PyTorch
+    # (seed 11060037); integer addr refuses one
+    "int_products_float_coefficients": """
+v1 = T.tensor([[4]], dtype=T.int64)
+v6 = v1.permute(1, 0)
+v8 = T.tensor(4, dtype=T.int64)
+v9 = T.tensor([4], dtype=T.int64)
+v10 = T.addmv(v8, v6, v9, beta=0.5, alpha=2)
+v11 = T.addmm(v1, v1, v1, beta=2, alpha=-1.5)
+v12 = T.baddbmm(v1[None], v1[None], v1[None], beta=1.9, alpha=0.5)
+v13 = T.addbmm(v1, v1[None], v1[None], beta=-2.5, alpha=3)
+v14 = T.addr(v1, v9, v9, beta=0.5)
+""",
+    # adaptive average pooling of an inf or nan: only the windows holding it (the averaging
+    # matmul's 0 * nan spread it to every output and every gradient; seed 11061004)
+    "adaptive_avg_pool_nonfinite": """
+v0 = T.tensor([[-1.0, -0.0], [2.0, -1.0]], dtype=T.float64)
+v0.log_()
+v1 = v0.cos()
+v3 = T.nn.functional.adaptive_avg_pool1d(v1, 2)
+v4 = T.tensor([[[1.0, 2.0, 5.0], [2.0, 3.0, -1.0], [0.5, 0.25, 4.0]]], requires_grad=True)
+v5 = T.nn.functional.adaptive_avg_pool2d(v4, 2)
+v6 = T.tensor([[float('nan'), 1.0], [2.0, float('inf')]])
+loss = (v5 * v6).sum()
+loss.backward()
+""",
 }
 
 

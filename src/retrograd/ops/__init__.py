@@ -242,6 +242,7 @@ from . import conv  # noqa: F401, E402 - convolutions, unfold / fold (issue 8)
 from . import pooling, pooling_adaptive  # noqa: F401, E402 - pooling, max_unpool (issue 8)
 from . import activation_more, dropout, normalization  # noqa: F401, E402 - issue 8 (norm)
 from . import bilinear, ctc, embedding, losses  # noqa: F401, E402 - issue 8: losses, distances, embeddings, bilinear
+from . import losses_multilabel  # noqa: F401, E402 - multilabel_margin_loss (fuzzJ)
 from . import linalg_products, linalg_scalars, linalg_solve  # noqa: F401, E402 - issue 11 (linalg)
 from . import linalg_decomp, linalg_decomp_lstsq  # noqa: F401, E402 - issue 11 (decompositions)
 from . import linalg_ldl, linalg_lu, linalg_matfn  # noqa: F401, E402 - issue 11: LU, LDL, matrix functions

@@ -389,8 +389,17 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002 - PyTorch's name
     if d1.dtype.kind == "b":
         refuse_bool("addmm_impl_cpu_", mat1, mat2)
     if beta != 1 or alpha != 1:
+        beta, alpha = int_coefficients(d1.dtype, beta, alpha)
         return _addmm(input, mat1, mat2, beta, alpha)
     return _addmm_same(input, mat1, mat2)
+
+
+def int_coefficients(dtype, beta, alpha):
+    """PyTorch's integer addmm/addmv/addbmm/baddbmm take beta and alpha as the integer type:
+    a float one truncates toward 0 (beta=0.5 drops the input: fuzz seed 11060037)."""
+    if dtype.kind not in "iu":
+        return beta, alpha
+    return tuple(int(c) if isinstance(c, float) else c for c in (beta, alpha))
 
 
 def linear(input, weight, bias=None):  # noqa: A002 - PyTorch's names

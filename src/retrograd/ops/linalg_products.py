@@ -14,7 +14,9 @@ from ..backend import namespace
 from ._apply import INPUTS, defop
 from ._errors import tensor_arg
 from .layout import diagonal as _diagonal
-from .linalg import _matmul_fwd, _matmul_vjp, _mT, _mv, _same_dtype, matmul, refuse_bool
+from .linalg import (
+    _matmul_fwd, _matmul_vjp, _mT, _mv, _same_dtype, int_coefficients, matmul, refuse_bool,
+)
 from .reduce import sum as _sum
 from .shape import _unsafe_view, permute, reshape, unsqueeze, view
 
@@ -80,6 +82,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):  # noqa: A002 - PyTorch's names
     mv(mat, vec)  # (the shape checks)
     _same_dtype("addmv", (input, mat, vec))
     _broadcast_input("addmv", input, (mat.shape[0],))
+    beta, alpha = int_coefficients(mat._data.dtype, beta, alpha)
     return _addmv(input, mat, vec, beta, alpha)
 
 
@@ -120,7 +123,20 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):  # noqa: A002 - PyTorch's names
                            f"{vec2.ndim}-D")
     _same_dtype("addr", (input, vec1, vec2))
     _broadcast_input("addr", input, (vec1.shape[0], vec2.shape[0]))
+    _addr_coefficients(vec1._data.dtype, beta, alpha)
     return _addr(input, vec1, vec2, beta, alpha)
+
+
+def _addr_coefficients(dtype, beta, alpha):
+    """PyTorch's addr refuses a float beta/alpha for integer tensors and a bool one for
+    non-bool tensors (where addmv truncates them: int_coefficients)."""
+    for name, c in (("beta", beta), ("alpha", alpha)):
+        if dtype.kind in "iu" and isinstance(c, float):
+            raise RuntimeError(f"For integral input tensors, argument {name} must not be a "
+                               "floating point number (addr; pass an int)")
+        if dtype.kind != "b" and isinstance(c, bool):
+            raise RuntimeError(f"Boolean {name} only supported for Boolean results (addr; "
+                               "pass a number)")
 
 
 # ----------------------------------------------------------------- addbmm, baddbmm
@@ -184,6 +200,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):  # noqa: A002 - PyTorch'
     _same_dtype("baddbmm", (input, batch1, batch2))
     refuse_bool("baddbmm", batch1, batch2)
     _broadcast_input("baddbmm", input, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
+    beta, alpha = int_coefficients(batch1._data.dtype, beta, alpha)
     return _baddbmm(input, batch1, batch2, beta, alpha)
 
 
@@ -193,6 +210,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):  # noqa: A002 - PyTorch's
     _same_dtype("addbmm", (input, batch1, batch2))
     refuse_bool("addmm_impl_cpu_", batch1, batch2)
     _broadcast_input("addbmm", input, (batch1.shape[1], batch2.shape[2]))
+    beta, alpha = int_coefficients(batch1._data.dtype, beta, alpha)
     return _addbmm(input, batch1, batch2, beta, alpha)
 
 

@@ -139,8 +139,26 @@ def _elementwise_loss_vjp(slope):
 _smooth_l1 = defop("smooth_l1_loss", _elementwise_loss_fwd(_smooth_l1_elems),
                    _elementwise_loss_vjp(_smooth_l1_slope), "SmoothL1LossBackward0", 2, INPUTS,
                    "promote")
-_huber = defop("huber_loss", _elementwise_loss_fwd(_huber_elems),
-               _elementwise_loss_vjp(_huber_slope), "HuberLossBackward0", 2, INPUTS, "promote")
+def _huber_fwd(x, t, reduction, delta):
+    # PyTorch allocates the loss like the input: a float32 input by a float64 (or integer)
+    # target gives float32, computed in the common dtype and cast (dtype rule "same")
+    loss = _huber_elems(namespace(x), x - t, delta).astype(x.dtype)
+    if reduction == "mean":
+        return loss.mean()
+    return loss.sum() if reduction == "sum" else loss
+
+
+def _huber_vjp(node, g, saved):
+    x, t = saved
+    xd, td = getattr(x, "_data", x).dtype, getattr(t, "_data", t).dtype
+    if xd != td:  # PyTorch's backward kernel takes one dtype (its forward mixes them)
+        raise RuntimeError(f"Found dtype {scalar_type_name(td)} but expected "
+                           f"{scalar_type_name(xd)} (huber_loss's backward needs the input and "
+                           "the target in one dtype: convert the target, target.to(input.dtype))")
+    return _elementwise_loss_vjp(_huber_slope)(node, g, saved)
+
+
+_huber = defop("huber_loss", _huber_fwd, _huber_vjp, "HuberLossBackward0", 2, INPUTS, "same")
 
 
 def _float_pair(input, target, name):  # noqa: A002
@@ -203,7 +221,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):  # noqa
 # ----------------------------------------------------------------- soft_margin
 
 
-def _soft_margin_fwd(x, y, reduction):
+def _soft_margin_fwd(x, y, reduction, bool_target=False):
     xp = namespace(x)
     z = -y * x
     loss = xp.maximum(z, 0) + xp.log1p(xp.exp(-xp.abs(z)))  # log(1 + exp(-y x)), stably
@@ -214,7 +232,11 @@ def _soft_margin_fwd(x, y, reduction):
 
 def _soft_margin_vjp(node, g, saved):
     (x,) = saved
-    y, reduction = node.params
+    y, reduction, bool_target = node.params
+    if bool_target:  # PyTorch's forward takes a bool target, its backward negates it
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported "
+                           "(soft_margin_loss's backward of a bool target: pass labels of "
+                           "+-1 as a float tensor)")
     return (_spread(g, reduction, _numel(x)) * -y * sigmoid(-y * x),)
 
 
@@ -245,7 +267,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None,  # noqa: A00
     if tuple(y.shape) != tuple(input.shape):
         raise RuntimeError(f"soft_margin_loss(): the target's shape {list(y.shape)} does not "
                            f"broadcast to the input's {list(input.shape)}")
-    return _soft_margin(input, y.astype(input._data.dtype), reduction)
+    return _soft_margin(input, y.astype(input._data.dtype), reduction, y.dtype.kind == "b")
 
 
 # ----------------------------------------------------------------- margin-based composites
@@ -322,6 +344,12 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None,  
     if tuple(input1.shape) != tuple(input2.shape):
         raise RuntimeError(f"cosine_embedding_loss(): the inputs' sizes must match, got "
                            f"{list(input1.shape)} and {list(input2.shape)}")
+    # an integer or bool input: PyTorch's int sums plus the float epsilon are the default
+    # float dtype (add_number would keep NumPy's float64); no gradient flows to it
+    from ..dtypes import get_default_dtype
+
+    input1, input2 = (t.to(get_default_dtype()) if t._data.dtype.kind in "biu" else t
+                      for t in (input1, input2))
     prod_sum = (input1 * input2).sum(td)
     mag_square1 = add_number((input1 * input1).sum(td), _EPSILON)
     mag_square2 = add_number((input2 * input2).sum(td), _EPSILON)
@@ -475,89 +503,6 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None,  # noqa: A002
                                     float(margin), reduction, shape), target, weight)
 
 
-# ----------------------------------------------------------------- multilabel_margin
-
-
-def _multilabel_counts(target, c):
-    """How many times each class is listed as a target of each sample (up to the first -1)."""
-    xp = namespace(target)
-    valid = xp.cumprod(target >= 0, axis=1).astype(bool)  # before the first negative
-    counts = xp.zeros((target.shape[0], c + 1), dtype="int64")
-    rows = xp.broadcast_to(xp.arange(target.shape[0])[:, None], target.shape)
-    xp.add.at(counts, (rows, xp.where(valid, target, c)), 1)
-    return counts[:, :c]
-
-
-def _multilabel_pairs(x, counts):
-    """``z[n, j, k] = 1 - x[j] + x[k]`` and its weight: counts[j] for target j, non-target
-    k, where z > 0."""
-    is_t = counts > 0
-    z = 1.0 - x[:, :, None] + x[:, None, :]
-    w = counts[:, :, None] * (~is_t)[:, None, :] * (_data(z) > 0)
-    return z, w
-
-
-def _multilabel_fwd(x, counts, reduction, shape):
-    x2 = x[None] if x.ndim == 1 else x
-    z, w = _multilabel_pairs(x2, counts)
-    loss = (z * w.astype(x.dtype)).sum((1, 2)) / x2.shape[1]
-    if reduction == "mean":
-        return loss.mean()
-    return loss.sum() if reduction == "sum" else loss.reshape(shape)
-
-
-def _multilabel_vjp(node, g, saved):
-    x = saved[0]  # (then the target: a version check only)
-    counts, reduction, shape = node.params
-    x2 = x[None] if x.ndim == 1 else x
-    n, c = x2.shape
-    _, w = _multilabel_pairs(_data(x2), counts)
-    w = w.astype(_data(x).dtype)
-    row = w.sum(1) - w.sum(2)  # d/dx[k]: +w[j, k]; d/dx[j]: -w[j, k]
-    gl = _spread(g, reduction, n)
-    gl = gl.reshape(n, 1) if reduction == "none" else gl.reshape(1, 1)
-    return ((gl * (row / c)).reshape(x.shape),)
-
-
-_multilabel = defop("multilabel_margin_loss", _multilabel_fwd, _multilabel_vjp,
-                    "MultilabelMarginLossBackward0", 1, INPUTS)
-
-
-def multilabel_margin_loss(input, target, size_average=None, reduce=None,  # noqa: A002
-                           reduction="mean"):
-    """The multi-label hinge loss: ``sum_{j in y, k not in y} max(0, 1 - (x[j] - x[k])) / C``;
-    ``target`` (the input's shape) lists each sample's classes, ended by the first -1.
-
-    Examples
-    --------
-    >>> import retrograd as T
-    >>> x, y = T.tensor([[0.1, 0.2, 0.4, 0.8]]), T.tensor([[3, 0, -1, 1]])
-    >>> T.nn.functional.multilabel_margin_loss(x, y)
-    tensor(0.8500)
-    """
-    reduction = legacy_reduction(size_average, reduce, reduction)
-    check_reduction(reduction, "multilabel_margin_loss")
-    float_only(input, "multilabel_margin_loss_forward_out_frame", "multilabel_margin_loss")
-    t = _data(target)
-    if t.dtype.kind not in "iu":
-        raise RuntimeError(f"multilabel_margin_loss(): expected scalar type Long but found "
-                           f"{scalar_type_name(t.dtype)} for the target (use target.long())")
-    if input.ndim not in (1, 2) or input.shape[-1] == 0 or tuple(t.shape) != tuple(input.shape):
-        raise RuntimeError(f"multilabel_margin_loss(): inconsistent target size: "
-                           f"{list(t.shape)} for input of size: {list(input.shape)} (the target "
-                           "has the input's shape: class indices ended by -1)")
-    c = input.shape[-1]
-    t2 = t[None] if t.ndim == 1 else t
-    xp = namespace(t2)
-    valid = xp.cumprod(t2 >= 0, axis=1).astype(bool)
-    if (t2[valid] >= c).any():
-        raise IndexError(f"multilabel_margin_loss(): target index {int(t2[valid].max())} is out "
-                         f"of bounds for {c} classes (targets must be in [0, {c - 1}], then -1)")
-    shape = tuple(t.shape) if input.ndim == 1 else (input.shape[0],)  # (PyTorch: the target's)
-    return check_also(_multilabel(input, _multilabel_counts(t2, c), reduction, shape),
-                      target)  # (saved by MultilabelMarginLossBackward0)
-
-
 # ----------------------------------------------------------------- Python composites
 
 
@@ -690,6 +635,10 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean",  # n
             raise ValueError(f"{reduction} is not a valid value for reduction (kl_div takes "
                              "'none', 'batchmean', 'mean' or 'sum')")
         mode = "sum" if reduction == "batchmean" else reduction
+    for t in (input, target):
+        if getattr(t, "_data", None) is not None and t._data.dtype.kind in "biu":
+            raise RuntimeError("kl_div: Integral inputs not supported. (input and target must "
+                               "be floating point: convert them, e.g. target.float())")
     reduced = reduce_loss(_kl_terms(input, target, log_target), mode)
     if reduction == "batchmean" and input.ndim != 0:
         reduced = reduced / input.shape[0]
@@ -788,7 +737,7 @@ for _fn, _name in ((_kl_div_aten, "kl_div"), (_margin_ranking_aten, "margin_rank
 
 for _fn in (smooth_l1_loss, huber_loss, soft_margin_loss, margin_ranking_loss,
             hinge_embedding_loss, cosine_embedding_loss, multi_margin_loss,
-            multilabel_margin_loss, multilabel_soft_margin_loss, poisson_nll_loss,
+            multilabel_soft_margin_loss, poisson_nll_loss,
             gaussian_nll_loss, kl_div, linear_cross_entropy):
     register(_fn, function=False, method=False, functional=(_fn.__name__,))
 

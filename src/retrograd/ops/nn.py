@@ -17,6 +17,7 @@ from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from .derivative_flags import tie
 from .index import scatter_along
 from .reduce import sum as _sum
+from . import pointwise as _pointwise
 from .pointwise import add_number, exp, mul_number, where
 from .shape import _norm_dim, expand_op, input_meta, reshape_op
 from .saved_checks import check_also
@@ -474,7 +475,20 @@ def binary_cross_entropy(input, target, weight=None, size_average=None,  # noqa:
             f"Using a target size ({list(target.shape)}) that is different to the input size "
             f"({list(input.shape)}) is deprecated. Please ensure they have the same size."
         )
-    return _bce(input, target, None if weight is None else _as_data(weight), reduction)
+    xd, td = input._data, _as_data(target)
+    if td.dtype != xd.dtype:  # (PyTorch: before the range checks)
+        raise RuntimeError(
+            f"Found dtype {_pointwise.scalar_type_name(td.dtype)} but expected "
+            f"{_pointwise.scalar_type_name(xd.dtype)}: binary_cross_entropy takes the target in "
+            "the input's dtype (target.to(input.dtype))")
+    for what, a in (("input", xd), ("target", td)):
+        if a.size and not ((a >= 0) & (a <= 1)).all():  # (nan fails too, as PyTorch's)
+            raise RuntimeError(
+                f"all elements of {what} should be between 0 and 1 (binary_cross_entropy takes "
+                f"probabilities; for logits use binary_cross_entropy_with_logits)")
+    # (the loss is the input's dtype, as PyTorch's: a float64 weight does not widen it)
+    w = None if weight is None else _as_data(weight).astype(xd.dtype, copy=False)
+    return _bce(input, target, w, reduction)
 
 
 def _bce_logits_fwd(x, t, weight, reduction, pos_weight=None):
@@ -550,6 +564,11 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     reduction = legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     float_only(input, "log_sigmoid_cpu", "binary_cross_entropy_with_logits")
+    if _as_data(target).dtype.kind in "biu":  # (PyTorch: its (1 - target) * input fails)
+        raise RuntimeError(
+            f"result type {_pointwise.scalar_type_name(input._data.dtype)} can't be cast to the "
+            f"desired output type {_pointwise.scalar_type_name(_as_data(target).dtype)}: "
+            "binary_cross_entropy_with_logits takes a floating target (target.float())")
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({list(target.shape)}) must be the same as input size "
                          f"({list(input.shape)})")

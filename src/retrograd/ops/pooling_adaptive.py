@@ -37,6 +37,8 @@ from .shape import squeeze, unsqueeze
 def _along(a, m, axis):
     """Matrix ``m`` (O, I) applied along ``axis`` of ``a`` (size I there)."""
     xp = namespace(a)
+    if a.size and not xp.isfinite(a).all():
+        return _along_windows(a, m, axis)
     shape = a.shape
     lead = math.prod(shape[:axis])
     rest = math.prod(shape[axis + 1:])
@@ -45,6 +47,20 @@ def _along(a, m, axis):
     else:
         res = xp.matmul(m, a.reshape(lead, shape[axis], rest))
     return res.reshape(shape[:axis] + (m.shape[0],) + shape[axis + 1:])
+
+
+def _along_windows(a, m, axis):
+    """:func:`_along` for an array with an inf or nan: each output takes only its window's
+    elements (the matmul's 0 * nan made every output nan, where PyTorch's kernels sum the
+    window alone: seed 11061004); a loop over the rows of ``m``, on this rare path only."""
+    xp = namespace(a)
+    moved = xp.moveaxis(a, axis, -1)
+    out = xp.zeros(moved.shape[:-1] + (m.shape[0],), dtype=xp.result_type(a, m))
+    for p in range(m.shape[0]):
+        cols = xp.nonzero(m[p])[0]
+        if cols.size:
+            out[..., p] = moved[..., cols] @ m[p, cols]
+    return xp.moveaxis(out, -1, axis)
 
 
 def _apply_mats(a, mats):
