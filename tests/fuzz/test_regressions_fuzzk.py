@@ -41,6 +41,10 @@ CASES = {
         between="gs = T.autograd.grad((v2 * v2).sum(), [v2])"),
     "adopted_view_as_other_operand": _ADOPTED.format(
         between="T.zeros(2, dtype=T.float64).add_(v2)"),
+    "adopted_view_backward_from_it": _ADOPTED.format(
+        between="v2.backward(T.ones(2, dtype=T.float64), retain_graph=True)"),
+    "adopted_view_grad_input": _ADOPTED.format(
+        between="gs = T.autograd.grad((v3 * 2).sum(), [v3, v2], allow_unused=True)"),
     # an op that fails in its kernel, after PyTorch's autograd wrapper read the grad_fn
     "adopted_view_failed_binary": _ADOPTED.format(
         between="v4 = v2 * T.ones(3, dtype=T.float64)"),
