@@ -31,8 +31,19 @@ def _as_list(x):
     return list(x)
 
 
+def _rederive(t):
+    # PyTorch reads a root's or an input's grad_fn here: an adopted view is re-derived
+    # (tensor.rederive_view; the module, not the package's tensor() function)
+    import sys
+
+    tensor = sys.modules[__package__.rsplit(".", 1)[0] + ".tensor"]
+    if tensor.adopted_views:
+        tensor.rederive_view(t, t._grad_fn)
+
+
 def _root_node(t, i):
     if t._grad_fn is not None:
+        _rederive(t)
         return t._grad_fn
     if t._requires_grad:
         acc = accumulator_of(t)
@@ -147,6 +158,7 @@ def _input_targets(inputs, what):
         if not isinstance(t, _tensor_cls()):
             raise TypeError(f"{what}: inputs[{i}] is {type(t).__name__}, not a Tensor")
         if t._grad_fn is not None:
+            _rederive(t)
             targets.append((t._grad_fn, t._nr))
         elif t._requires_grad:
             targets.append((accumulator_of(t), 0))
