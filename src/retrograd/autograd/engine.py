@@ -205,6 +205,11 @@ def conform(g, shape, dtype, node, index, as_tensors):
     """Reduce a gradient to ``shape`` (undo broadcasting) and cast it to ``dtype``."""
     data = g._data if as_tensors else g
     if data.shape != shape:
+        if (not as_tensors and type(g) is _ndarray and data.ndim == len(shape) + 1 and shape
+                and data.shape[1:] == shape):
+            # a bias's gradient (broadcast over the batch): one reduction, checks included
+            g = _add_reduce(g, 0)
+            return g if g.dtype == dtype else g.astype(dtype)
         if not _can_sum_to(data.shape, shape):
             raise RuntimeError(
                 f"Function {node.name()} returned an invalid gradient at index {index} - got "
@@ -225,8 +230,11 @@ def conform(g, shape, dtype, node, index, as_tensors):
 
 
 # --------------------------------------------------------------------------- graph walk
-def _count_dependencies(roots):
-    """How many gradients each node reachable from ``roots`` will receive (iteratively)."""
+def _count_dependencies(roots, ends=None):
+    """How many gradients each node reachable from ``roots`` will receive (iteratively).
+
+    ``ends``: a list to which every node reached that sends no gradient on (leaves, and
+    nodes whose edges are all None) is appended, for :func:`_nodes_needed`."""
     deps = {}
     stack = []
     for r in roots:
@@ -235,7 +243,10 @@ def _count_dependencies(roots):
             stack.append(r)
     while stack:
         node = stack.pop()
-        for child in node.next:
+        nxt = node.next
+        if ends is not None and (not nxt or (None in nxt and nxt.count(None) == len(nxt))):
+            ends.append(node)
+        for child in nxt:
             if child is None:
                 continue
             count = deps.get(child)
@@ -247,7 +258,7 @@ def _count_dependencies(roots):
     return deps
 
 
-def _nodes_needed(deps, roots, targets):
+def _nodes_needed(deps, roots, targets, ends=None):
     """The nodes that must run: those from which a target can be reached, and leaf
     targets (whose AccumulateGrad adds into ``.grad``).
 
@@ -262,11 +273,10 @@ def _nodes_needed(deps, roots, targets):
     that map was a sixth of the pass).
     """
     if all(type(t) is AccumulateGrad for t in targets):
-        for node in deps:
-            if type(node) is AccumulateGrad:
-                if node not in targets:
-                    break
-            elif node.next.count(None) == len(node.next):
+        if ends is None:
+            ends = [n for n in deps if n.next.count(None) == len(n.next)]
+        for node in ends:  # (every node of deps that sends nothing on)
+            if type(node) is not AccumulateGrad or node not in targets:
                 break
         else:
             return deps
@@ -409,7 +419,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
 
         root_grads = [(g[0], tensor_of(g[1])) if type(g) is tuple else tensor_of(g)
                       for g in root_grads]
-    deps = _count_dependencies(roots)
+    ends = None if inputs is None else []
+    deps = _count_dependencies(roots, ends)
     buffers = {}
     for node, g in zip(roots, root_grads):
         if node.multi_output:
@@ -427,7 +438,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
         captures = {}
         for position, (node, nr) in enumerate(inputs):
             captures.setdefault(node, []).append((position, nr))
-        needed = _nodes_needed(deps, roots, captures)
+        needed = _nodes_needed(deps, roots, captures, ends)
     captured = [None] * (len(inputs) if inputs is not None else 0)
 
     prev_mode = state.enabled
