@@ -205,6 +205,11 @@ def conform(g, shape, dtype, node, index, as_tensors):
     """Reduce a gradient to ``shape`` (undo broadcasting) and cast it to ``dtype``."""
     data = g._data if as_tensors else g
     if data.shape != shape:
+        if (not as_tensors and type(g) is _ndarray and data.ndim == len(shape) + 1 and shape
+                and data.shape[1:] == shape):
+            # a bias's gradient (broadcast over the batch): one reduction, checks included
+            g = _add_reduce(g, 0)
+            return g if g.dtype == dtype else g.astype(dtype)
         if not _can_sum_to(data.shape, shape):
             raise RuntimeError(
                 f"Function {node.name()} returned an invalid gradient at index {index} - got "
@@ -225,8 +230,11 @@ def conform(g, shape, dtype, node, index, as_tensors):
 
 
 # --------------------------------------------------------------------------- graph walk
-def _count_dependencies(roots):
-    """How many gradients each node reachable from ``roots`` will receive (iteratively)."""
+def _count_dependencies(roots, ends=None):
+    """How many gradients each node reachable from ``roots`` will receive (iteratively).
+
+    ``ends``: a list to which every node reached that sends no gradient on (leaves, and
+    nodes whose edges are all None) is appended, for :func:`_nodes_needed`."""
     deps = {}
     stack = []
     for r in roots:
@@ -235,7 +243,10 @@ def _count_dependencies(roots):
             stack.append(r)
     while stack:
         node = stack.pop()
-        for child in node.next:
+        nxt = node.next
+        if ends is not None and (not nxt or (None in nxt and nxt.count(None) == len(nxt))):
+            ends.append(node)
+        for child in nxt:
             if child is None:
                 continue
             count = deps.get(child)
@@ -247,7 +258,7 @@ def _count_dependencies(roots):
     return deps
 
 
-def _nodes_needed(deps, roots, targets):
+def _nodes_needed(deps, roots, targets, ends=None):
     """The nodes that must run: those from which a target can be reached, and leaf
     targets (whose AccumulateGrad adds into ``.grad``).
 
@@ -262,11 +273,10 @@ def _nodes_needed(deps, roots, targets):
     that map was a sixth of the pass).
     """
     if all(type(t) is AccumulateGrad for t in targets):
-        for node in deps:
-            if type(node) is AccumulateGrad:
-                if node not in targets:
-                    break
-            elif node.next.count(None) == len(node.next):
+        if ends is None:
+            ends = [n for n in deps if n.next.count(None) == len(n.next)]
+        for node in ends:  # (every node of deps that sends nothing on)
+            if type(node) is not AccumulateGrad or node not in targets:
                 break
         else:
             return deps
@@ -409,7 +419,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
 
         root_grads = [(g[0], tensor_of(g[1])) if type(g) is tuple else tensor_of(g)
                       for g in root_grads]
-    deps = _count_dependencies(roots)
+    ends = None if inputs is None else []
+    deps = _count_dependencies(roots, ends)
     buffers = {}
     for node, g in zip(roots, root_grads):
         if node.multi_output:
@@ -427,7 +438,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
         captures = {}
         for position, (node, nr) in enumerate(inputs):
             captures.setdefault(node, []).append((position, nr))
-        needed = _nodes_needed(deps, roots, captures)
+        needed = _nodes_needed(deps, roots, captures, ends)
     captured = [None] * (len(inputs) if inputs is not None else 0)
 
     prev_mode = state.enabled
@@ -438,6 +449,10 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
     # backward() in first order, nothing traced or captured: a leaf without hooks of any
     # kind (its tensor's, its accumulator's, post-accumulate) takes _run_plain_leaf
     plain_leaves = captures is None and trace is None and accumulate and not as_tensors
+    # every node reached must run (_nodes_needed answered with deps itself): no node is
+    # skipped and no edge is cut on the way to the inputs
+    dense = needed is deps
+    sparse = needed is not None and not dense
     # for register_multi_grad_hook: which pass runs, and which nodes it will run
     tasks = graph_tasks.stack
     tasks.append((next_task_id(), deps, needed, captures))
@@ -461,45 +476,22 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                               trace)
                 continue
             hooks = node.hooks
-            if captures is None:
-                if hooks is not None and g is not None:
-                    g = _run_node_prehooks(node, hooks, g, as_tensors)
-            else:
-                # PyTorch's order: grad() captures the gradient before the output tensors'
-                # hooks when the node must run anyway (it leads to another input), after
-                # them otherwise; backward(inputs=) always stores the hooked gradient.
-                here = captures.get(node)
-                is_needed = node in needed
-                early = here is not None and is_needed and not accumulate
-                if early:
-                    _capture(node, g, here, captured)
-                if hooks is not None and g is not None:
-                    g = _run_node_prehooks(node, hooks, g, as_tensors)
-                if here is not None and not early:
-                    _capture(node, g, here, captured)
-                if not is_needed:
-                    _release_children(node, deps, ready)
-                    continue
-            if hooks is not None and hooks.pre and g is not None:
-                g = _run_pre_hooks(node, hooks, g, as_tensors)
-            if g is None or (node.multi_output and all(x is None for x in g)):
-                _release_children(node, deps, ready)
-                continue
             nxt = node.next
-            if nxt.count(None) == len(nxt):
-                # its gradients go nowhere (its inputs are views made under no_grad): PyTorch
-                # computes no output, but unpacks the saved values first (a changed or freed
-                # one raises) and frees them after
-                _unpack_results(node, as_tensors)
-                if type(node).__name__ == "NotImplemented":  # (1.5 % x: PyTorch still calls
-                    node.vjp(node, g, node.saved)  # its function, which raises; seed 9966412)
-                if not retain_graph and node.saved:
-                    node.saved = None
-                _release_children(node, deps, ready)
-                continue
-            saved = unpack_saved(node, as_tensors)
-            if node.multi_output:
-                g = _materialize_multi(node, g, as_tensors)
+            if (hooks is None and g is not None and not node.multi_output
+                    and (captures is None or (dense and node not in captures))
+                    and (None not in nxt or nxt.count(None) != len(nxt))):
+                # the common case: no hooks, no capture, an edge to send gradients along
+                saved = node.saved
+                if saved:
+                    saved = unpack_saved(node, as_tensors)
+                elif saved is None:
+                    raise freed_error(node)
+            else:
+                prepared = _prepare_node(node, g, hooks, captures, captured, needed, accumulate,
+                                         as_tensors, retain_graph, deps, ready)
+                if prepared is None:
+                    continue
+                g, saved = prepared
             # (a post hook reads the incoming gradient after the derivative: never reuse it)
             if (type(g) is _ndarray and g.size >= _INPLACE_MIN
                     and _getrefcount(g) <= _SOLE_LOOP_REFS and g.base is None
@@ -532,7 +524,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                 if child is None:
                     continue
                 gi = grads[i]
-                if needed is not None and gi is not None and child not in needed and \
+                if sparse and gi is not None and child not in needed and \
                         child not in captures:
                     # PyTorch computes no gradient for an edge that leads to no input
                     # (should_compute_output), so that node's hooks and retain_grad see
@@ -576,6 +568,55 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
     if inputs is None:
         return None
     return captured
+
+
+def _prepare_node(node, g, hooks, captures, captured, needed, accumulate, as_tensors,
+                  retain_graph, deps, ready):
+    """What runs at a non-leaf node before its derivative, beyond the common case: captures
+    (``grad()``/``inputs=``), output tensor hooks and retain_grad, pre-hooks, a node that got
+    no gradient or sends none anywhere, a multi-output node's missing gradients.  Returns
+    ``(g, saved)`` for the derivative, or None when the node is done (its children
+    released)."""
+    if captures is None:
+        if hooks is not None and g is not None:
+            g = _run_node_prehooks(node, hooks, g, as_tensors)
+    else:
+        # PyTorch's order: grad() captures the gradient before the output tensors'
+        # hooks when the node must run anyway (it leads to another input), after
+        # them otherwise; backward(inputs=) always stores the hooked gradient.
+        here = captures.get(node)
+        is_needed = node in needed
+        early = here is not None and is_needed and not accumulate
+        if early:
+            _capture(node, g, here, captured)
+        if hooks is not None and g is not None:
+            g = _run_node_prehooks(node, hooks, g, as_tensors)
+        if here is not None and not early:
+            _capture(node, g, here, captured)
+        if not is_needed:
+            _release_children(node, deps, ready)
+            return None
+    if hooks is not None and hooks.pre and g is not None:
+        g = _run_pre_hooks(node, hooks, g, as_tensors)
+    if g is None or (node.multi_output and all(x is None for x in g)):
+        _release_children(node, deps, ready)
+        return None
+    nxt = node.next
+    if nxt.count(None) == len(nxt):
+        # its gradients go nowhere (its inputs are views made under no_grad): PyTorch
+        # computes no output, but unpacks the saved values first (a changed or freed
+        # one raises) and frees them after
+        _unpack_results(node, as_tensors)
+        if type(node).__name__ == "NotImplemented":  # (1.5 % x: PyTorch still calls
+            node.vjp(node, g, node.saved)  # its function, which raises; seed 9966412)
+        if not retain_graph and node.saved:
+            node.saved = None
+        _release_children(node, deps, ready)
+        return None
+    saved = unpack_saved(node, as_tensors)
+    if node.multi_output:
+        g = _materialize_multi(node, g, as_tensors)
+    return g, saved
 
 
 # Gradients at least this big (elements) are summed in place when one of them is ours

@@ -64,6 +64,17 @@ def _log_softmax(node, g, saved, batch):
     return (g - y.exp() * g.sum(d, keepdim=True),)
 
 
+def _log_softmax_backward(node, g, saved, batch):
+    # LogSoftmaxBackwardDataBackward0 (log_softmax's derivative under create_graph): its
+    # sums run over the shifted dim of the batched g, the saved values are unbatched
+    go, y = saved
+    dim = node.params[0]
+    n_go, n_y = node.next
+    e = y.exp()
+    return ((g - (g * e).sum(_shift(dim), keepdim=True)) if n_go else None,
+            (-go.sum(dim, keepdim=True) * e * g) if n_y else None)
+
+
 def _softmax(node, g, saved, batch):
     (y,) = saved
     d = _shift(node.params[0])
@@ -234,7 +245,8 @@ def _vjp_of(record):
 #: the batched derivative on physical tensors
 PHYSICAL = {
     reduce._sum_vjp: _sum, reduce._mean_vjp: _mean, shape._reshape_back: _reshape,
-    nn._log_softmax_vjp: _log_softmax, nn._softmax_vjp: _softmax, pointwise._relu_vjp: _relu,
+    nn._log_softmax_vjp: _log_softmax, nn._log_softmax_backward_vjp: _log_softmax_backward,
+    nn._softmax_vjp: _softmax, pointwise._relu_vjp: _relu,
     nn._nll_vjp: _nll, nn._nll_general_vjp: _nll, index._getitem_vjp: _getitem,
     embedding._embedding_vjp: _embedding,
     _vjp_of(shape.transpose_op): _transpose, _vjp_of(shape._t_op): _t,

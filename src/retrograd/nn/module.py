@@ -425,9 +425,40 @@ class Module:
             p.requires_grad_(requires_grad)
         return self
 
+    def _parameters_in_order(self):
+        """``list(self.parameters())`` without building the dotted names (zero_grad runs
+        every training step: the generators and names were a twentieth of an nn.Linear
+        MLP's step, bench/ (m)); None where a module overrides the walk, which the caller
+        then takes as it is."""
+        params, seen, modules = [], set(), set()
+        base_walk, base_members = Module.named_modules, Module._named_members
+
+        def visit(m):
+            cls = type(m)
+            if cls.named_modules is not base_walk or cls._named_members is not base_members:
+                return False
+            if m in modules:
+                return True
+            modules.add(m)
+            for v in m._parameters.values():
+                if v is not None and id(v) not in seen:
+                    seen.add(id(v))
+                    params.append(v)
+            for sub in m._modules.values():
+                if sub is not None and not visit(sub):
+                    return False
+            return True
+
+        cls = type(self)
+        if (cls.parameters is not Module.parameters
+                or cls.named_parameters is not Module.named_parameters or not visit(self)):
+            return None
+        return params
+
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of every parameter (to None by default, else zeros)."""
-        for p in self.parameters():
+        params = self._parameters_in_order()
+        for p in self.parameters() if params is None else params:
             if p.grad is not None:
                 if set_to_none:
                     p.grad = None

@@ -690,14 +690,14 @@ def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
     def method(x, *args, **kwargs):
         if fw.active and _has_tangent(x, args, kwargs):
             return _dual_inplace(method, op_fn, x, args, kwargs)
-        if ufunc is not None and len(args) == 1 and not kwargs:
+        if np_ufunc is not None and not kwargs and len(args) == 1:
             other = args[0]
             xd = x._data
             od = other._data if type(other) is Tensor else other
+            tx = type(xd)
             if (xd.dtype.kind == "f"
-                    and (type(od) is float
-                         or (type(od) is type(xd) and od.dtype == xd.dtype
-                             and od.shape == xd.shape))
+                    and ((type(od) is tx and od.dtype == xd.dtype and od.shape == xd.shape)
+                         or type(od) is float)
                     and not (state.enabled and (
                         x._requires_grad or (type(other) is Tensor and other._requires_grad)
                         or (x._vc is not None and len(x._vc) > 1)))):
@@ -705,11 +705,11 @@ def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
                 # result is exactly what the out-of-place op gives, written in place.
                 # (Two arrays that own their memory cannot overlap: an optimizer step's
                 # p -= lr * p.grad skips the overlap check.)
-                if check_operands and type(od) is type(xd) and (
+                if check_operands and type(od) is tx and (
                         xd.base is not None or od.base is not None):
                     check_no_partial_overlap(xd, od, name)
                 try:
-                    if type(xd) is _np.ndarray:
+                    if tx is _np.ndarray:
                         np_ufunc(xd, od, out=xd)
                     else:
                         getattr(namespace(xd), ufunc)(xd, od, out=xd)
@@ -719,6 +719,9 @@ def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
                     vc = x._vc
                     if vc is None:
                         x._vc = [1]
+                        return x
+                    if type(vc) is list and len(vc) == 1:  # (no views, not inference)
+                        vc[0] += 1
                         return x
                     x._bump_version()
                     if len(vc) > 1:

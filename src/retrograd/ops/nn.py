@@ -59,9 +59,36 @@ def _log_softmax_vjp(node, g, saved):
     (y,) = saved
     dim = node.params[0]
     if hasattr(g, "_data"):
-        return (g - exp(y) * _sum(g, dim, True),)
+        return (_log_softmax_backward(g, y, dim),)
     # first order: the array function itself (no import statement or op call per backward)
-    return (g - namespace(y).exp(y) * g.sum(axis=dim, keepdims=True),)
+    return (_log_softmax_backward_fwd(g, y, dim),)
+
+
+def _log_softmax_backward_fwd(g, y, dim):
+    return g - namespace(y).exp(y) * g.sum(axis=dim, keepdims=True)
+
+
+def _log_softmax_backward_vjp(node, gg, saved):
+    # PyTorch's derivatives of _log_softmax_backward_data(g, y) = g - exp(y) * sum(g): through
+    # g, gg - sum(gg * exp(y)); through y, -sum(g) * exp(y) * gg
+    g, y = saved
+    dim = node.params[0]
+    n_g, n_y = node.next
+    if not hasattr(gg, "_data") and not hasattr(y, "_data"):  # first order: arrays
+        e = namespace(y).exp(y)
+        return ((gg - (gg * e).sum(axis=dim, keepdims=True)) if n_g else None,
+                (-g.sum(axis=dim, keepdims=True) * e * gg) if n_y else None)
+    e = exp(y)
+    return ((gg - _sum(gg * e, dim, True)) if n_g else None,
+            (-_sum(g, dim, True) * e * gg) if n_y else None)
+
+
+# log_softmax's derivative as one record under create_graph (PyTorch's
+# LogSoftmaxBackwardDataBackward0), where composing exp/sum/mul/sub recorded four nodes
+# (bench/ (g), a Hessian-vector product); its forward is the first-order formula above
+_log_softmax_backward = defop("log_softmax_backward", _log_softmax_backward_fwd,
+                              _log_softmax_backward_vjp, "LogSoftmaxBackwardDataBackward0", 2,
+                              INPUTS, saved_for=lambda needs: (needs[1], True))
 
 
 _log_softmax = defop("log_softmax", _log_softmax_fwd, _log_softmax_vjp, "LogSoftmaxBackward0", 1,

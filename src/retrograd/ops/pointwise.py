@@ -522,7 +522,24 @@ def _tanh_vjp(node, g, saved):
         _np.subtract(1, d, out=d)
         d *= g
         return (d,)
-    return (g * (1 - out * out),)
+    return (_tanh_backward(g, out),)
+
+
+def _tanh_backward_vjp(node, gg, saved):
+    # PyTorch's derivatives of tanh_backward(g, y) = g * (1 - y^2): through g, the same op
+    # again (TanhBackwardBackward0 once more); through y, gg * (-2 * y * g)
+    g, out = saved
+    n_g, n_out = node.next
+    return (_tanh_backward(gg, out) if n_g else None,
+            gg * (-2 * out * g) if n_out else None)
+
+
+# tanh's derivative as one record under create_graph (PyTorch's TanhBackwardBackward0), where
+# composing mul/rsub/mul recorded three nodes (bench/ (g), a Hessian-vector product).  Its
+# forward is the expression the tensor path computed before, bit for bit.
+_tanh_backward = defop("tanh_backward", lambda g, out: g * (1 - out * out), _tanh_backward_vjp,
+                       "TanhBackwardBackward0", 2, INPUTS,
+                       saved_for=lambda needs: (needs[1], True))
 
 
 tanh = defop("tanh", lambda a: namespace(a).tanh(a), _tanh_vjp, "TanhBackward0", 1, OUTPUT,
