@@ -168,3 +168,25 @@ def test_compile_still_sees_the_array_calls():
         for value in ([1.0, 1.0], [2.0, -3.0], [-4.0, 0.5]):
             x = T.tensor(value)
             assert compiled(x).tolist() == step(x).tolist()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(), (0,), (5,), (64, 128), (3, 7, 11), (300, 300)])
+def test_relu_zeros_of_the_input_shape_give_the_same_bits_and_layout(dtype, shape):
+    # relu's plain forward takes its bound from zeros of the input's shape (one contiguous
+    # loop): the bits (NaN payloads, signed zeros, subnormals) and the strides must be those
+    # of maximum(0, a), transposed and strided inputs included
+    from retrograd.ops.pointwise import _relu_fwd
+
+    special = np.array([-0.0, 0.0, np.nan, -np.nan, np.inf, -np.inf, 1e-45, -1e-45,
+                        np.finfo(dtype).tiny / 2, 1.0, -1.0], dtype)
+    n = int(np.prod(shape))
+    a = np.random.default_rng(1).choice(special, size=n).astype(dtype).reshape(shape)
+    for x in (a, a.T, a[..., ::2] if a.ndim else a):
+        want = np.maximum(np.zeros((), dtype), x)
+        for got in (_relu_fwd(x), T.relu(T.tensor(x))._data):
+            assert got.dtype == want.dtype and got.shape == want.shape
+            assert got.strides == want.strides
+            assert got.tobytes() == want.tobytes()
+        x.flags.writeable = False  # (a read-only input works too)
+        assert _relu_fwd(x).tobytes() == want.tobytes()
