@@ -190,3 +190,41 @@ def test_relu_zeros_of_the_input_shape_give_the_same_bits_and_layout(dtype, shap
             assert got.tobytes() == want.tobytes()
         x.flags.writeable = False  # (a read-only input works too)
         assert _relu_fwd(x).tobytes() == want.tobytes()
+
+
+def test_compile_sees_matmul_under_no_grad():
+    # matmul's no-grad product (2-D floats) is computed by _mm's forward while compile
+    # traces, so the trace replays it instead of falling back to eager with a warning
+    rng = np.random.default_rng(0)
+    w = T.tensor(rng.standard_normal((2, 3)), requires_grad=True)
+    b = T.tensor(rng.standard_normal(3), requires_grad=True)
+
+    def step(x):
+        with T.no_grad():
+            return T.relu(x @ w + b) @ w.T
+
+    compiled = T.compile(step)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a fallback to eager would warn
+        for seed in range(4):
+            x = T.tensor(np.random.default_rng(seed).standard_normal((4, 2)))
+            got, want = compiled(x), step(x)
+            assert got.dtype == want.dtype and not got.requires_grad
+            np.testing.assert_array_equal(got.numpy(), want.numpy())  # bit for bit
+    assert compiled.traces == 1 and compiled.refused is None
+
+
+def test_matmul_records_once_and_reports_mismatches():
+    a = T.tensor(np.ones((2, 3)), requires_grad=True)
+    b = T.tensor(np.ones((3, 4)))
+    y = a @ b
+    assert y.grad_fn.name() == "MmBackward0" and y.requires_grad
+    y.sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), np.full((2, 3), 4.0))
+    with T.no_grad():
+        z = a @ b
+    assert z.grad_fn is None and not z.requires_grad and z._version == 0
+    for grad_mode in (True, False):
+        with T.set_grad_enabled(grad_mode):
+            with pytest.raises(RuntimeError, match="cannot be multiplied"):
+                a @ T.tensor(np.ones((4, 2)))
