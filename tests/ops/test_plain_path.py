@@ -168,3 +168,63 @@ def test_compile_still_sees_the_array_calls():
         for value in ([1.0, 1.0], [2.0, -3.0], [-4.0, 0.5]):
             x = T.tensor(value)
             assert compiled(x).tolist() == step(x).tolist()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(), (0,), (5,), (64, 128), (3, 7, 11), (300, 300)])
+def test_relu_zeros_of_the_input_shape_give_the_same_bits_and_layout(dtype, shape):
+    # relu's plain forward takes its bound from zeros of the input's shape (one contiguous
+    # loop): the bits (NaN payloads, signed zeros, subnormals) and the strides must be those
+    # of maximum(0, a), transposed and strided inputs included
+    from retrograd.ops.pointwise import _relu_fwd
+
+    special = np.array([-0.0, 0.0, np.nan, -np.nan, np.inf, -np.inf, 1e-45, -1e-45,
+                        np.finfo(dtype).tiny / 2, 1.0, -1.0], dtype)
+    n = int(np.prod(shape))
+    a = np.random.default_rng(1).choice(special, size=n).astype(dtype).reshape(shape)
+    for x in (a, a.T, a[..., ::2] if a.ndim else a):
+        want = np.maximum(np.zeros((), dtype), x)
+        for got in (_relu_fwd(x), T.relu(T.tensor(x))._data):
+            assert got.dtype == want.dtype and got.shape == want.shape
+            assert got.strides == want.strides
+            assert got.tobytes() == want.tobytes()
+        x.flags.writeable = False  # (a read-only input works too)
+        assert _relu_fwd(x).tobytes() == want.tobytes()
+
+
+def test_compile_sees_matmul_under_no_grad():
+    # matmul's no-grad product (2-D floats) is computed by _mm's forward while compile
+    # traces, so the trace replays it instead of falling back to eager with a warning
+    rng = np.random.default_rng(0)
+    w = T.tensor(rng.standard_normal((2, 3)), requires_grad=True)
+    b = T.tensor(rng.standard_normal(3), requires_grad=True)
+
+    def step(x):
+        with T.no_grad():
+            return T.relu(x @ w + b) @ w.T
+
+    compiled = T.compile(step)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a fallback to eager would warn
+        for seed in range(4):
+            x = T.tensor(np.random.default_rng(seed).standard_normal((4, 2)))
+            got, want = compiled(x), step(x)
+            assert got.dtype == want.dtype and not got.requires_grad
+            np.testing.assert_array_equal(got.numpy(), want.numpy())  # bit for bit
+    assert compiled.traces == 1 and compiled.refused is None
+
+
+def test_matmul_records_once_and_reports_mismatches():
+    a = T.tensor(np.ones((2, 3)), requires_grad=True)
+    b = T.tensor(np.ones((3, 4)))
+    y = a @ b
+    assert y.grad_fn.name() == "MmBackward0" and y.requires_grad
+    y.sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), np.full((2, 3), 4.0))
+    with T.no_grad():
+        z = a @ b
+    assert z.grad_fn is None and not z.requires_grad and z._version == 0
+    for grad_mode in (True, False):
+        with T.set_grad_enabled(grad_mode):
+            with pytest.raises(RuntimeError, match="cannot be multiplied"):
+                a @ T.tensor(np.ones((4, 2)))

@@ -532,7 +532,9 @@ def _wrap_scalar(value, dtype):
     return np.array(value).astype(dtype)[()]
 
 
-def _binary_caller(op):
+def _binary_caller(op, recording_known=False):
+    # ``recording_known``: the caller for a function that has read the grad mode already and
+    # calls this only when a node is due (matmul's 2-D product: one thread-local read a call)
     forward = op.forward
     node_cls = op.node_cls
     rule = op.dtype_rule
@@ -569,7 +571,7 @@ def _binary_caller(op):
             if b_is_t:
                 bd = b._data
                 gb = b._requires_grad
-                recording = (ga or gb) and differentiable and state.enabled
+                recording = recording_known or ((ga or gb) and differentiable and state.enabled)
                 if (not recording and forward is plain_forward and ta is Tensor
                         and tb is Tensor and not params and ad.dtype is bd.dtype
                         and ad.__class__ is _ndarray and not fw.active
@@ -716,6 +718,15 @@ def _binary_caller(op):
             fw.propagate(op, (input, other), out, params, ())
         return out
 
+    return call
+
+
+def recording_caller(fn):
+    """A caller of ``fn``'s op (a two-input defop) for callers that have read the grad mode
+    and found a node due: the same call, without reading it again."""
+    call = _binary_caller(fn.op, recording_known=True)
+    call.__name__ = call.__qualname__ = fn.__name__
+    call.op = fn.op
     return call
 
 

@@ -13,7 +13,7 @@ from ..autograd.forward_state import fw
 from ..autograd.grad_mode import inference_blocks, state
 from ..backend import ndarray as _ndarray
 from ..tensor import Tensor, forget_adopted, make_tensor
-from ._apply import INPUTS, defop
+from ._apply import INPUTS, defop, recording_caller
 from . import registry
 from ._errors import tensor_arg
 from .index import getitem
@@ -122,6 +122,8 @@ _mv = defop("matmul", _matmul_fwd, _matmul_vjp, "MvBackward0", 2, INPUTS, "promo
             saved_for=_matmul_saved_for)
 _mm = defop("matmul", _matmul_fwd, _matmul_vjp, "MmBackward0", 2, INPUTS, "promote",
             saved_for=_matmul_saved_for)
+_MM_OP = _mm.op
+_mm_recording = recording_caller(_mm)  # (for matmul, which has read the grad mode)
 _squeeze = defop("matmul", _matmul_fwd, _matmul_vjp, "SqueezeBackward4", 2, INPUTS, "promote",
                  saved_for=_matmul_saved_for)
 _batched = defop("matmul", _matmul_fwd, _matmul_vjp, "UnsafeViewBackward0", 2, INPUTS,
@@ -153,22 +155,24 @@ def matmul(a, b):
         # the common 2-D float case (a linear layer) goes straight to MmBackward0; anything
         # unusual (other ranks and dtypes, mismatches to report) takes the general path
         # below.  (NumPy's float dtypes are singletons: ``is`` is the cheap equality test.)
+        # A shape mismatch goes on to the general path below, which reports it.
         if (dt is _F32 or dt is _F64) and bd.dtype is dt and ad.ndim == 2 and bd.ndim == 2:
-            if (((a._requires_grad or b._requires_grad) and state.enabled) or fw.active
-                    or (inference_blocks and state.inference)):
-                # (recording, tangents, inference tensors: _mm does them)
+            # (the grad mode is read once, and only when an operand requires grad)
+            if (a._requires_grad or b._requires_grad) and state.enabled:
                 if ad.shape[1] == bd.shape[0]:
-                    return _mm(a, b)
-            else:
+                    return _mm_recording(a, b)
+            elif not fw.active and not inference_blocks and _MM_OP.forward is _matmul_fwd:
                 # nothing to record (no_grad): the product, wrapped as _mm would, inline
-                # (three calls fewer a layer; bench/ (f), MLP inference).  A shape mismatch
-                # goes on to the general path, which reports it.
+                # (two calls fewer a layer; bench/ (f), MLP inference).  Not while compile
+                # traces (it swaps the op's forward, and _mm's call lets it see the product)
                 try:
                     data = ad @ bd
                 except ValueError:
                     pass
                 else:
                     return make_tensor(data)  # (no inference_mode block is open here)
+            elif ad.shape[1] == bd.shape[0]:
+                return _mm(a, b)  # (tangents, inference tensors, a trace: _mm does them)
     if not hasattr(a, "_data") and not hasattr(b, "_data"):
         return a @ b
     ad, bd = getattr(a, "_data", a), getattr(b, "_data", b)
