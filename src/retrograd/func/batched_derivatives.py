@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..ops import embedding, index, layout, linalg, nn, pointwise, reduce, shape
 from ..ops.index import _index_backward
-from ..ops.pointwise import threshold_backward
+from ..ops.pointwise import threshold_backward, where
 from ..ops.reduce import _keep_shape
 from ..ops.shape import input_meta
 
@@ -104,8 +104,9 @@ def _nll(node, g, saved, batch):
         weights, class_dim = None, 1
         if reduction == "mean":
             g = g / count
+        ignored = None
     else:
-        target, weights, reduction, total, class_dim = node.params
+        target, weights, reduction, total, class_dim, ignored = node.params
         if reduction == "mean":
             g = g / total
     from .._creation import tensor
@@ -117,6 +118,8 @@ def _nll(node, g, saved, batch):
     g = -g
     if weights is not None:
         g = g * tensor(weights, dtype=dtype)
+    if ignored is not None:  # 0 there, not 0 * (g / 0 total) = nan, as ops/nn.py's
+        g = where(tensor(ignored), 0.0, g)
     hot = _one_hot(target, in_shape[class_dim], class_dim, dtype)
     return ((g.unsqueeze(class_dim + 1) * hot).expand(batch, *in_shape),)
 
