@@ -39,7 +39,8 @@ loss.backward()
     # * (x - mean) is nan for n == correction (seed 11010000); std's derivative under
     # create_graph divides by std before masking, so std's own gradient is nan where std is 0
     # (seed 11042127); var_mean and std_mean gradients over a dim with n < correction
-    # (2 / dof negative, not nan) and of an infinite element (x - mean = -inf)
+    # (2 / dof negative, not nan) and of an infinite element (x - mean = -inf); only the
+    # outputs that got a gradient contribute (var_mean(...)[1] of one element: seed 11101700)
     "var_std_degenerate_gradients": """
 v0 = T.tensor([[[-1.0]]], dtype=T.float64, requires_grad=True)
 v2 = T.var_mean(v0, dim=-3)[0]
@@ -54,9 +55,10 @@ v22 = T.tensor([[1.0, float('inf')], [1.0, 1.0]], dtype=T.float64, requires_grad
 v23 = T.var_mean(v22, dim=1, correction=0)[0]
 v24 = T.std_mean(v22[1:], dim=1, correction=0)[0]
 v24.retain_grad()
+v27 = T.var_mean(T.tensor(-1.0, dtype=T.float64, requires_grad=True), dim=0)[1]
 v25 = (v2 * v2.detach().tanh()).sum() + (v12 * v12.detach().tanh()).sum()
 v26 = v25 + (v13 * v13.detach().tanh()).sum() + v21[0].sum() + v21[1].sum()
-loss = v26 + (v23 * T.tensor([0.0, 1.0], dtype=T.float64)).sum() + v24.sum()
+loss = v26 + (v23 * T.tensor([0.0, 1.0], dtype=T.float64)).sum() + v24.sum() + v27
 gs = T.autograd.grad(loss, [v0, v10, v20, v22], create_graph=True, allow_unused=True)
 loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
 loss2.backward()
@@ -129,6 +131,8 @@ v7 = v2.nanmedian()
 v8 = T.zeros((1, 0), dtype=T.int32).median()
 v9 = T.zeros((0, 2), dtype=T.bool).median()
 v10 = T.zeros((0,), dtype=T.int16).nanmedian()
+v12 = T.zeros((0, 2), dtype=T.bool)
+v13 = v12.median(0)
 v0 = T.tensor([-0.32, 0.19], dtype=T.float64)
 v1 = T.sinh(v0)
 v1.pow_(0.5)

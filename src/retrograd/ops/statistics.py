@@ -62,10 +62,8 @@ def _var_mean_vjp(node, grads, saved):
     n = _count(shape, axes)
     if not isinstance(a, Tensor):
         stats = getattr(node, "stats", None)  # (a node the forward-AD fallback built: none)
-        # (an output that got no gradient: None, not materialized, see _VarMean)
-        zeros = namespace(a).zeros
-        g_var = zeros(node.out_shape[0], node.out_dtype[0]) if g_var is None else g_var
-        g_mean = zeros(node.out_shape[1], node.out_dtype[1]) if g_mean is None else g_mean
+        # (an output that got no gradient: None, not materialized, see _VarMean; as
+        # PyTorch's undefined gradient it contributes nothing, not 0 * inf: seed 11101700)
         return (_var_mean_grad_array(a, g_var, g_mean, axes, correction, root, n, stats),)
     # as PyTorch's var_mean_backward, only the outputs that got a gradient contribute: the
     # mean's alone does not depend on the input (so under create_graph it needs no grad)
@@ -88,7 +86,8 @@ def _var_mean_grad_array(a, g_var, g_mean, axes, correction, root, n, stats=None
     dof = n - correction
     out = None
     with xp.errstate(all="ignore"):
-        if g_var.any() or not g_var.size or dof <= 0 or not xp.isfinite(a).all():
+        if g_var is not None and (g_var.any() or not g_var.size or dof <= 0
+                                  or not xp.isfinite(a).all()):
             mean, std = stats if stats is not None else (a.mean(axis=axes, keepdims=True), None)
             gk = g_var.reshape(keep)
             if root:  # std_backward: (grad / (2 std)) masked where std is 0, then var's
@@ -103,7 +102,7 @@ def _var_mean_grad_array(a, g_var, g_mean, axes, correction, root, n, stats=None
                 centred = a - mean  # (a new array: scaled in place below)
                 centred *= (gk * (2.0 / dof if dof else float("inf"))).astype(a.dtype)
                 out = centred
-        if g_mean.any():
+        if g_mean is not None and g_mean.any():
             part = (g_mean.reshape(keep) / n).astype(a.dtype)
             if out is None:
                 out = xp.broadcast_to(part, a.shape)
