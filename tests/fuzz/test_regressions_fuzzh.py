@@ -174,14 +174,18 @@ gs = T.autograd.grad(loss, [v0, v2, v3], create_graph=True, allow_unused=True)
 loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
 loss2.backward()
 """,
-    # what the nodes save, as PyTorch's: linalg.solve never saves B (seeds 11046112,
-    # 11049757); tensordot sums a contracted dim of size 1 first (seed 11041000); kron
-    # multiplies _unsafe_views (seed 11046607); take_along_dim wraps the indices into a new
-    # tensor (seed 11022856): changing these in place before backward is no error
+    # what the nodes save, as PyTorch's: linalg.solve, solve_triangular and lu_solve never
+    # save B (seeds 11046112, 11049757, 11303127, 11305266); tensordot sums a contracted
+    # dim of size 1 first (seed 11041000); kron multiplies _unsafe_views (seed 11046607);
+    # take_along_dim wraps the indices into a new tensor (seed 11022856): changing these in
+    # place before backward is no error
     "saved_tensors_as_pytorch": """
 v0 = T.tensor([[-2.0]], dtype=T.float64, requires_grad=True)
 v1 = T.tensor([0.0, -1.0, -0.5], dtype=T.float64)
 v2 = T.linalg.solve(((v0 @ v0.mT) + 4 * T.eye(3, dtype=v0.dtype)), v1, left=True)
+v12 = (v0 @ v0.mT) + 4 * T.eye(3, dtype=v0.dtype)
+v11 = T.linalg.solve_triangular(v12, v1[:, None], upper=True)
+v14 = T.linalg.lu_solve(*T.linalg.lu_factor(v12), v1[:, None])
 v1.exp_()
 v3 = T.tensor([-1.0], dtype=T.float64, requires_grad=True)
 v4 = v3.abs().add(1.25)
@@ -194,7 +198,8 @@ v7.sin_()
 v9 = T.tensor([1, 0, 1], dtype=T.int64)
 v10 = T.take_along_dim(v5.expand(2), v9, dim=-1)
 v9.index_add_(0, T.tensor([2, 0], dtype=T.int64), T.tensor([1, -3], dtype=T.int64))
-loss = (v2 * v2.detach().tanh()).sum() + v6 + v8.sum() + (v10 * v10.detach().tanh()).sum()
+v13 = v6 + v8.sum() + v11.sum() + v14.sum()
+loss = (v2 * v2.detach().tanh()).sum() + (v10 * v10.detach().tanh()).sum() + v13
 loss.backward()
 """,
 }

@@ -482,8 +482,10 @@ def _lu_solve_vjp(node, g, saved):
     return (glu, gb if nb else None)
 
 
+# (PyTorch's node saves LU, the pivots and the result, never B: changing B in place before
+# backward is no error there; fuzz seed 11305266)
 _lu_solve = defop("linalg.lu_solve", _lu_solve_fwd, _lu_solve_vjp, "LinalgLuSolveBackward0",
-                  2, BOTH)
+                  2, BOTH, saved_for=lambda needs: (True, False))
 
 
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False):  # noqa: N803 - PyTorch's names

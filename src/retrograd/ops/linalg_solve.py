@@ -389,6 +389,11 @@ def _solve_triangular_vjp(node, g, saved):
 _solve_triangular = defop("linalg.solve_triangular", _solve_triangular_fwd,
                           _solve_triangular_vjp, "LinalgSolveTriangularBackward0", 2, BOTH,
                           "promote")
+# the public linalg.solve_triangular: PyTorch's node saves A and the result, never B (changing
+# B in place before backward is no error there: fuzz seed 11303127); triangular_solve's does
+_solve_triangular_public = defop("linalg.solve_triangular", _solve_triangular_fwd,
+                                 _solve_triangular_vjp, "LinalgSolveTriangularBackward0", 2,
+                                 BOTH, "promote", saved_for=lambda needs: (True, False))
 
 
 def _triangular_args(name, A, B, left, a_name="A", b_name="B"):  # noqa: N803
@@ -415,7 +420,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):  # noqa: N
     upper or lower triangle of ``A`` (its diagonal taken as ones with ``unitriangular``).
     A zero on the diagonal gives inf/nan, as PyTorch (no error)."""
     _triangular_args("linalg.solve_triangular", A, B, left)
-    return _solve_triangular(A, B, bool(upper), bool(left), bool(unitriangular))
+    return _solve_triangular_public(A, B, bool(upper), bool(left), bool(unitriangular))
 
 
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):  # noqa: A002,N803
