@@ -235,14 +235,21 @@ def constant_pad_nd(x, pad, value=0):
         raise RuntimeError(f"constant_pad_nd(): Length of pad should be no more than twice the "
                            f"number of dimensions of the input. Pad length is {len(pad)} while "
                            f"the input has {x.ndim} dimensions.")
-    for i in range(len(pad) // 2):
-        d = x.ndim - 1 - i
-        size = x.shape[d] + pad[2 * i] + pad[2 * i + 1]
-        if size < 0:
-            raise RuntimeError(
-                f"constant_pad_nd(): The input size {x.shape[d]}, plus negative padding "
-                f"{pad[2 * i]} and {pad[2 * i + 1]} resulted in a negative output size, which is "
-                f"invalid. Check dimension {d} of your input.")
+    # PyTorch crops with narrow() first, the low side then the high side, from the first
+    # padded dim on: a negative pad larger than what is left of the dim is narrow's error,
+    # even where the other side's pad would make the output size non-negative (seeds
+    # 11019032, 11023679); that also covers every negative output size
+    for d in range(x.ndim - len(pad) // 2, x.ndim):
+        i = x.ndim - 1 - d
+        left = x.shape[d]
+        for p in (pad[2 * i], pad[2 * i + 1]):
+            if p < 0 and left + p < 0:
+                raise RuntimeError(
+                    f"narrow(): length must be non-negative. (constant_pad_nd(): the negative "
+                    f"padding {p} crops more than the {left} entries left of dimension {d} of "
+                    f"the input, shape {list(x.shape)}, padding {list(pad)}; crop by at most "
+                    "the size)")
+            left += min(p, 0)
     return _pad(x, pad, value)
 
 

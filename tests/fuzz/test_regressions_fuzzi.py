@@ -1,0 +1,65 @@
+"""Fuzzer findings of the 10-minute run on stop 18's final main (issue 7, forward refusals
+and crashes) fixed by fuzzI: each program must run alike in retrograd and PyTorch (values,
+dtypes, shapes, grad_fn names, gradients, exceptions: a statement that raises must raise the
+same class in both)."""
+
+import pytest
+
+pytest.importorskip("torch")
+
+from .program import program_from_text  # noqa: E402
+from .runner import compare, reproducer  # noqa: E402
+
+CASES = {
+    # circular padding is slice copies in PyTorch, with no empty-dim check: an empty batch,
+    # channel or padded dim passes (seeds 11004226, 11035995, 11036154, 11036846, 11056640;
+    # the padded result is not named: its grad_fn differs by design, CopySlices there)
+    "circular_pad_empty_dims": """
+v0 = T.zeros((0, 2, 1), dtype=T.float64)
+v1 = T.nn.functional.pad(v0, (1, 0, 2, 0), mode='circular')
+v2 = T.zeros((0, 1), dtype=T.float64)
+v3 = T.nn.functional.pad(v2, (1, 1), mode='circular')
+v4 = T.zeros((2, 0), dtype=T.float64)
+v5 = T.nn.functional.pad(v4, (0, 0), mode='circular')
+v6 = T.nn.functional.pad(T.zeros((1, 0, 2), dtype=T.float64), (1, 2, 0, 0), mode='circular')
+v7 = T.nn.functional.pad(v4, (1, 0), mode='circular')
+v8 = T.zeros((0, 1, 2), dtype=T.float64, requires_grad=True)
+loss = T.nn.functional.pad(v8, (1, 2, 1, 1), mode='circular').sum() * 2
+loss.backward()
+""",
+    # constant padding crops with narrow() first, low side then high side: a negative pad
+    # larger than what is left raises narrow's RuntimeError even where the other side's pad
+    # would give a non-negative size (seeds 11019032, 11023679, 11060935)
+    "constant_pad_narrow_rule": """
+v1 = T.zeros((1, 0), dtype=T.float64)
+v5 = T.nn.functional.pad(v1, (-1, 2, -1, 0), value=0.5)
+v6 = T.nn.functional.pad(T.zeros((0,), dtype=T.float64), (2, -1), value=-2)
+v7 = T.nn.functional.pad(T.zeros((1,), dtype=T.float64), (2, -2), value=1.0)
+v8 = T.constant_pad_nd(T.zeros((2, 3), dtype=T.float64), (1, -1, -1, -1))
+v9 = T.nn.functional.pad(T.zeros((3,), dtype=T.float64, requires_grad=True), (-3, 1), value=2.0)
+loss = v8.sum() + v9.sum()
+""",
+    # adaptive average pooling: an output of 1s is mean (its dtype error first); the 2-d
+    # kernel checks the empty spatial dims, then the dtype only when it writes an output;
+    # the 3-d one always (seed 11009059: adaptive_avg_pool1d of an empty int64 input)
+    "adaptive_avg_pool_int_empty": """
+v3 = T.tensor([[-1]], dtype=T.int64)
+v5 = v3.narrow(-2, 0, 0)
+v6 = T.nn.functional.adaptive_avg_pool1d(v5, 2)
+v7 = T.nn.functional.adaptive_avg_pool1d(v3, 1)
+v8 = T.nn.functional.adaptive_avg_pool1d(T.zeros((1, 0), dtype=T.int64), 2)
+v9 = T.nn.functional.adaptive_avg_pool1d(v3, 2)
+v10 = T.nn.functional.adaptive_avg_pool2d(T.zeros((1, 1, 3, 3), dtype=T.bool), (0, 2))
+v11 = T.nn.functional.adaptive_avg_pool3d(T.zeros((0, 1, 2, 2, 2), dtype=T.int64), 2)
+v12 = T.nn.functional.adaptive_avg_pool2d(T.zeros((3,), dtype=T.float64), (1, None))
+v13 = T.nn.functional.adaptive_max_pool2d(T.zeros((3,), dtype=T.float64), (2, 2))
+v14 = T.nn.functional.adaptive_avg_pool2d(T.zeros((3,), dtype=T.float64), 1)
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_fuzz_regression_fuzzi(name):
+    prog = program_from_text(CASES[name])
+    failure = compare(prog)
+    assert failure is None, reproducer(prog, failure)
