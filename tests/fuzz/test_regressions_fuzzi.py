@@ -55,6 +55,33 @@ v12 = T.nn.functional.adaptive_avg_pool2d(T.zeros((3,), dtype=T.float64), (1, No
 v13 = T.nn.functional.adaptive_max_pool2d(T.zeros((3,), dtype=T.float64), (2, 2))
 v14 = T.nn.functional.adaptive_avg_pool2d(T.zeros((3,), dtype=T.float64), 1)
 """,
+    # softmax/log_softmax of an empty integer or bool tensor: PyTorch's kernel (and its
+    # dtype check) is not reached, the result is empty of the input's dtype (seeds
+    # 11010560, 11058080); non-empty ones still raise NotImplementedError
+    "softmax_empty_int_bool": """
+v2 = T.tensor([[True]], dtype=T.bool)
+v10 = v2.narrow(0, 0, 0)
+v11 = v10.softmax(dim=-1)
+v12 = T.nn.functional.log_softmax(v10.reshape(0, 3), dim=-2)
+v13 = T.zeros((2, 0), dtype=T.int64).softmax(0)
+v14 = T.nn.functional.softmin(T.zeros((0,), dtype=T.int64), dim=0)
+v15 = v2.softmax(dim=-1)
+v16 = T.tensor([1, 2]).log_softmax(dim=0)
+""",
+    # repeat_interleave with tensor repeats: PyTorch's kernel is dispatched on int32/int64
+    # first, so another dtype is NotImplementedError (seed 11007523); the size check comes
+    # before it, the 1-d check and the sign check after
+    "repeat_interleave_repeats_dtype": """
+v1 = T.zeros((1, 0), dtype=T.float64)
+v4 = v1.repeat_interleave(T.tensor([]), dim=1)
+v5 = T.zeros((2, 3), dtype=T.float64)
+v6 = v5.repeat_interleave(T.tensor([1, 2, 0], dtype=T.int16), dim=1)
+v7 = v5.repeat_interleave(T.tensor(2.0))
+v8 = v5.repeat_interleave(T.tensor([1.0, 2.0]), dim=1)
+v9 = T.repeat_interleave(T.tensor([[1.0]]))
+v10 = T.repeat_interleave(T.tensor(2))
+v11 = v5.repeat_interleave(T.tensor([1, 2, 0], dtype=T.int32), dim=1)
+""",
 }
 
 

@@ -20,7 +20,7 @@ from .. import dtypes
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import NOTHING, apply_op, defop
-from ._errors import int_arg
+from ._errors import int_arg, scalar_type_name
 from .index import _slice, getitem
 from .layout import _diag_embed, flip_op, index_select, masked_select, split
 from .shape import (
@@ -553,12 +553,15 @@ def _repeat_counts(repeats, output_size):
     """``repeat_interleave(repeats)``: index ``i`` repeated ``repeats[i]`` times."""
     r = repeats._data
     xp = namespace(r)
+    # PyTorch's kernel is dispatched on the index types (int32, int64) before any check: a
+    # float, bool or other integer repeats is its NotImplementedError (seed 11007523)
+    if r.dtype not in (np.int32, np.int64):
+        raise NotImplementedError(
+            f"\"repeat_interleave_cpu\" not implemented for '{scalar_type_name(r.dtype)}': "
+            "repeat_interleave() takes int64 or int32 repeats; convert them with .long()")
     if r.ndim != 1:
-        raise RuntimeError(f"repeat_interleave(): repeats must be 0-dim or 1-dim tensor (got "
-                           f"shape {list(r.shape)})")
-    if r.dtype.kind not in "iu":
-        raise RuntimeError(f"repeat_interleave(): repeats has to be Long or Int tensor (got "
-                           f"{repeats.dtype})")
+        raise RuntimeError(f"repeat_interleave only accept 1D vector as repeat (got shape "
+                           f"{list(r.shape)}; pass a 1-D tensor of counts)")
     if r.size and r.min() < 0:
         raise RuntimeError("repeat_interleave(): repeats can not be negative")
     total = int(r.sum())

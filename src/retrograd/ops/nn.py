@@ -79,6 +79,12 @@ def _dim_for(x, dim, name):
     return _norm_dim(dim, x.ndim)
 
 
+def _empty_like(x):
+    """PyTorch's softmax kernels, and their dtype check, are not reached for an empty input:
+    an empty integer or bool tensor gives an empty one of its dtype (seed 11010560)."""
+    return _make_tensor(namespace(x._data).empty_like(x._data))
+
+
 def softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002 - PyTorch's names
     """``exp(x) / exp(x).sum(dim)``, computed stably.
 
@@ -97,6 +103,8 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002 - PyTorch
     if dtype is not None:
         x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
     dim = _dim_for(x, dim, "softmax")  # (the dim is checked first, as PyTorch)
+    if not x._data.size and x._data.dtype.kind != "f":
+        return _empty_like(x)
     float_only(x, "softmax_lastdim_kernel_impl", "softmax")  # integers need dtype=
     return _softmax(x, dim)
 
@@ -116,6 +124,8 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002 - PyT
     if dtype is not None:
         x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
     dim = _dim_for(x, dim, "log_softmax")
+    if not x._data.size and x._data.dtype.kind != "f":
+        return _empty_like(x)  # (as softmax's, seed 11058080)
     float_only(x, "log_softmax_lastdim_kernel_impl", "log_softmax")
     return _log_softmax(x, dim)
 
