@@ -82,6 +82,38 @@ v9 = T.repeat_interleave(T.tensor([[1.0]]))
 v10 = T.repeat_interleave(T.tensor(2))
 v11 = v5.repeat_interleave(T.tensor([1, 2, 0], dtype=T.int32), dim=1)
 """,
+    # huber_loss writes into empty_like(input): the input's dtype, float32 for a float64
+    # target (seed 11017475: index_put of a float32 value into it then raised in
+    # retrograd); its backward refuses mixed dtypes, as PyTorch's kernel; l1/mse broadcast
+    # first, so a 0-d float64 target promotes a float32 input
+    "loss_mixed_float_dtypes": """
+v1 = T.tensor([1.0, -0.0, 1.0], dtype=T.float64)
+v4 = T.tensor(0, dtype=T.int64).i0()
+v5 = T.nn.functional.huber_loss(v4, v1, reduction='none', delta=1.0)
+v8 = v5.index_put((T.tensor(1, dtype=T.int64),), T.tensor(-0.0, dtype=T.float32), accumulate=True)
+v9 = T.tensor([0.5, -1.0, 2.5], dtype=T.float32, requires_grad=True)
+v10 = T.tensor(0.25, dtype=T.float64, requires_grad=True)
+v11 = T.nn.functional.mse_loss(v9, v10, reduction='none')
+v12 = T.nn.functional.l1_loss(v10, v9, reduction='sum')
+v13 = T.nn.functional.huber_loss(v9, v10, reduction='mean')
+loss = v11.sum() + v12
+loss.backward()
+try:
+    v13.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    # binary_cross_entropy iterates loss, input and target as the input's dtype (seed
+    # 11033338: a float64 input with a float32 target raises in PyTorch)
+    "bce_target_dtype": """
+v0 = T.tensor(-2, dtype=T.int64)
+v7 = T.relu(T.tensor(-0.0, dtype=T.float64))
+v8 = T.nn.functional.binary_cross_entropy((v7).sigmoid(), (v0).sigmoid(), reduction='sum')
+v1 = T.tensor([0.5], dtype=T.float32)
+v2 = T.tensor([2.0], dtype=T.float64)
+v9 = T.nn.functional.binary_cross_entropy(v1, T.tensor([1.0], dtype=T.float64))
+v10 = T.nn.functional.binary_cross_entropy(v1, T.tensor([1.0]), weight=v2)
+""",
 }
 
 

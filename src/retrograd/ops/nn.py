@@ -413,7 +413,9 @@ def _bce_fwd(x, t, weight, reduction):
     # PyTorch clamps each log at -100, so that x = 0 or 1 give a finite loss
     with quiet(xp):
         loss = -(t * xp.maximum(xp.log(x), -100) + (1 - t) * xp.maximum(xp.log1p(-x), -100))
-    return _reduce_loss(loss if weight is None else loss * weight, reduction)
+    if weight is not None:  # (PyTorch's loss.mul_(weight): the loss keeps the input's dtype)
+        loss = (loss * weight).astype(x.dtype, copy=False)
+    return _reduce_loss(loss, reduction)
 
 
 def _spread_loss_grad(g, x, weight, reduction):
@@ -461,6 +463,15 @@ def binary_cross_entropy(input, target, weight=None, size_average=None,  # noqa:
             f"Using a target size ({list(target.shape)}) that is different to the input size "
             f"({list(input.shape)}) is deprecated. Please ensure they have the same size."
         )
+    if getattr(target, "_data", target).dtype != input._data.dtype:
+        # PyTorch's kernel iterates loss, input and target as one dtype, the input's (its
+        # check_all_same_dtype; seed 11033338); the weight is multiplied in afterwards
+        from ._errors import scalar_type_name
+
+        raise RuntimeError(
+            f"Found dtype {scalar_type_name(getattr(target, '_data', target).dtype)} but "
+            f"expected {scalar_type_name(input._data.dtype)} (binary_cross_entropy() takes a "
+            "target of the input's dtype; convert it with target.to(input.dtype))")
     return _bce(input, target, None if weight is None else _as_data(weight), reduction)
 
 
@@ -565,9 +576,21 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean",  # 
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
+    input, target = _broadcast_pair(input, target)  # noqa: A001
     if weight is not None:
         return _weighted_loss((input - target).abs(), input, weight, reduction)
     return _reduce_loss((input - target).abs(), reduction)
+
+
+def _broadcast_pair(input, target):  # noqa: A002
+    """PyTorch's l1_loss and mse_loss broadcast the pair first (torch.broadcast_tensors), so
+    a 0-d operand counts in the dtype promotion as a dimensioned one: a float32 input with a
+    0-d float64 target gives float64 (seed 11017475's class)."""
+    if hasattr(target, "_data") and tuple(input.shape) != tuple(target.shape):
+        from .arrange import broadcast_tensors
+
+        return broadcast_tensors(input, target)
+    return input, target
 
 
 def _weighted_loss(errors, input, weight, reduction):  # noqa: A002
@@ -632,6 +655,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean",  #
         reduction = legacy_reduction(size_average, reduce, reduction)
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    input, target = _broadcast_pair(input, target)  # noqa: A001
     if weight is not None:
         return _weighted_loss((input - target) ** 2, input, weight, reduction)
     kinds = (input._data.dtype.kind, getattr(target, "_data", target).dtype.kind)
