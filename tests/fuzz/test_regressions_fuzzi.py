@@ -114,6 +114,31 @@ v2 = T.tensor([2.0], dtype=T.float64)
 v9 = T.nn.functional.binary_cross_entropy(v1, T.tensor([1.0], dtype=T.float64))
 v10 = T.nn.functional.binary_cross_entropy(v1, T.tensor([1.0]), weight=v2)
 """,
+    # an advanced index whose result is empty checks no index: PyTorch's kernel checks the
+    # bounds as it reads, and reads nothing (seeds 11028356, 11044563); the same for
+    # x[index] = v and index_put; an index into a dim of size 0 with a non-empty index
+    # shape still raises (IndexError), as index_select of an empty input (RuntimeError)
+    "advanced_index_empty_result": """
+v0 = T.tensor([[[0]]], dtype=T.int64)
+v1 = v0.narrow(2, 0, 0)
+v2 = v1[T.tensor([1, 1, 1])]
+v3 = T.zeros((1, 0), dtype=T.bool)[T.tensor([2])]
+v4 = T.zeros((3, 3), dtype=T.float64, requires_grad=True)
+v5 = v4[0:0, T.tensor([5])]
+v6 = T.zeros((1, 0), dtype=T.float64, requires_grad=True)
+v7 = v6[T.tensor([2])]
+v8 = v6 * 2
+v8[T.tensor([2])] = 1.0
+v9 = T.zeros((1, 0), dtype=T.float64)
+v9[T.tensor([2])] = 1.0
+v10 = v9.index_put((T.tensor([-3]),), T.tensor(1.0, dtype=T.float64), accumulate=True)
+v11 = T.zeros((0, 0), dtype=T.float64)[:, T.tensor([0])]
+v12 = T.zeros((2, 0, 3), dtype=T.float64).index_select(0, T.tensor([3]))
+v13 = T.zeros((0, 2), dtype=T.float64).index_select(0, T.tensor([0]))
+v14 = T.zeros((2, 0), dtype=T.float64)[:, T.tensor([0])]
+loss = v5.sum() + v7.sum() + v8.sum()
+loss.backward()
+""",
 }
 
 

@@ -576,20 +576,24 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean",  # 
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    input, target = _broadcast_pair(input, target)  # noqa: A001
+    input, target = _broadcast_pair(input, target, "l1_loss")  # noqa: A001
     if weight is not None:
         return _weighted_loss((input - target).abs(), input, weight, reduction)
     return _reduce_loss((input - target).abs(), reduction)
 
 
-def _broadcast_pair(input, target):  # noqa: A002
+def _broadcast_pair(input, target, name):  # noqa: A002
     """PyTorch's l1_loss and mse_loss broadcast the pair first (torch.broadcast_tensors), so
     a 0-d operand counts in the dtype promotion as a dimensioned one: a float32 input with a
     0-d float64 target gives float64 (seed 11017475's class)."""
     if hasattr(target, "_data") and tuple(input.shape) != tuple(target.shape):
         from .arrange import broadcast_tensors
 
-        return broadcast_tensors(input, target)
+        try:
+            return broadcast_tensors(input, target)
+        except RuntimeError as e:
+            raise RuntimeError(f"{e} ({name}() broadcasts the input and the target against "
+                               "each other; give them the same shape)") from None
     return input, target
 
 
@@ -655,7 +659,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean",  #
         reduction = legacy_reduction(size_average, reduce, reduction)
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    input, target = _broadcast_pair(input, target)  # noqa: A001
+    input, target = _broadcast_pair(input, target, "mse_loss")  # noqa: A001
     if weight is not None:
         return _weighted_loss((input - target) ** 2, input, weight, reduction)
     kinds = (input._data.dtype.kind, getattr(target, "_data", target).dtype.kind)
