@@ -139,6 +139,28 @@ v14 = T.zeros((2, 0), dtype=T.float64)[:, T.tensor([0])]
 loss = v5.sum() + v7.sum() + v8.sum()
 loss.backward()
 """,
+    # trapezoid of an empty dim: zeros of y's dtype, bool too, as an array (an in-place op on
+    # it raised TypeError: a NumPy scalar; seeds 11047747, 11049051)
+    "trapezoid_empty_dim": """
+v2 = T.zeros((0,), dtype=T.bool)
+v7 = T.trapezoid(v2, dim=0)
+v8 = T.trapezoid(T.zeros((2, 0), dtype=T.bool), dx=0.5, dim=-1)
+v0 = T.zeros((0,), dtype=T.float64, requires_grad=True)
+v4 = T.log10(v0.abs().add(0.5))
+v6 = T.trapezoid(v4, dim=-1)
+v6.mul_(1.5)
+v9 = T.trapezoid(T.zeros((1,), dtype=T.bool), dim=0)
+""",
+    # lu_solve over an empty batch: the row permutation reshaped with -1, ambiguous for no
+    # rows (seeds 11046543, 11055204)
+    "lu_solve_empty_batch": """
+v2 = T.zeros((0, 1, 1), dtype=T.float64, requires_grad=True)
+v5 = T.zeros((0, 3, 1), dtype=T.float64, requires_grad=True)
+v6 = T.linalg.lu_solve(*T.linalg.lu_factor(((v2 @ v2.mT) + 4 * T.eye(3, dtype=v2.dtype))), v5)
+v7 = T.linalg.lu_solve(*T.linalg.lu_factor(v2 + 2), v5[..., :1, :].mT, left=False)
+loss = v6.sum() + v7.sum()
+loss.backward()
+""",
 }
 
 
