@@ -161,6 +161,17 @@ v7 = T.linalg.lu_solve(*T.linalg.lu_factor(v2 + 2), v5[..., :1, :].mT, left=Fals
 loss = v6.sum() + v7.sum()
 loss.backward()
 """,
+    # linalg.cross along a dim other than the last is contiguous, as PyTorch's (NumPy's
+    # was a transposed view, and .view() of it raised; seed 11029955)
+    "cross_result_contiguous": """
+v1 = T.tensor([[-0.0], [1.0], [-1.0]], dtype=T.float64, requires_grad=True)
+v6 = T.tensor([[-1.0, -2.0], [1.0, 2.0], [0.0, 0.0]], dtype=T.float64)
+v7 = T.linalg.cross(v1.trunc(), v6, dim=0)
+v8 = v7.view(6)
+v9 = T.cross(v6, v6, dim=0).view(-1)
+loss = (v8 * v8).sum()
+loss.backward()
+""",
 }
 
 
