@@ -20,7 +20,7 @@ from .. import dtypes
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import NOTHING, apply_op, defop
-from ._errors import int_arg
+from ._errors import int_arg, scalar_type_name
 from .index import _slice, getitem
 from .layout import _diag_embed, flip_op, index_select, masked_select, split
 from .shape import (
@@ -235,14 +235,21 @@ def constant_pad_nd(x, pad, value=0):
         raise RuntimeError(f"constant_pad_nd(): Length of pad should be no more than twice the "
                            f"number of dimensions of the input. Pad length is {len(pad)} while "
                            f"the input has {x.ndim} dimensions.")
-    for i in range(len(pad) // 2):
-        d = x.ndim - 1 - i
-        size = x.shape[d] + pad[2 * i] + pad[2 * i + 1]
-        if size < 0:
-            raise RuntimeError(
-                f"constant_pad_nd(): The input size {x.shape[d]}, plus negative padding "
-                f"{pad[2 * i]} and {pad[2 * i + 1]} resulted in a negative output size, which is "
-                f"invalid. Check dimension {d} of your input.")
+    # PyTorch crops with narrow() first, the low side then the high side, from the first
+    # padded dim on: a negative pad larger than what is left of the dim is narrow's error,
+    # even where the other side's pad would make the output size non-negative (seeds
+    # 11019032, 11023679); that also covers every negative output size
+    for d in range(x.ndim - len(pad) // 2, x.ndim):
+        i = x.ndim - 1 - d
+        left = x.shape[d]
+        for p in (pad[2 * i], pad[2 * i + 1]):
+            if p < 0 and left + p < 0:
+                raise RuntimeError(
+                    f"narrow(): length must be non-negative. (constant_pad_nd(): the negative "
+                    f"padding {p} crops more than the {left} entries left of dimension {d} of "
+                    f"the input, shape {list(x.shape)}, padding {list(pad)}; crop by at most "
+                    "the size)")
+            left += min(p, 0)
     return _pad(x, pad, value)
 
 
@@ -546,12 +553,15 @@ def _repeat_counts(repeats, output_size):
     """``repeat_interleave(repeats)``: index ``i`` repeated ``repeats[i]`` times."""
     r = repeats._data
     xp = namespace(r)
+    # PyTorch's kernel is dispatched on the index types (int32, int64) before any check: a
+    # float, bool or other integer repeats is its NotImplementedError (seed 11007523)
+    if r.dtype not in (np.int32, np.int64):
+        raise NotImplementedError(
+            f"\"repeat_interleave_cpu\" not implemented for '{scalar_type_name(r.dtype)}': "
+            "repeat_interleave() takes int64 or int32 repeats; convert them with .long()")
     if r.ndim != 1:
-        raise RuntimeError(f"repeat_interleave(): repeats must be 0-dim or 1-dim tensor (got "
-                           f"shape {list(r.shape)})")
-    if r.dtype.kind not in "iu":
-        raise RuntimeError(f"repeat_interleave(): repeats has to be Long or Int tensor (got "
-                           f"{repeats.dtype})")
+        raise RuntimeError(f"repeat_interleave only accept 1D vector as repeat (got shape "
+                           f"{list(r.shape)}; pass a 1-D tensor of counts)")
     if r.size and r.min() < 0:
         raise RuntimeError("repeat_interleave(): repeats can not be negative")
     total = int(r.sum())

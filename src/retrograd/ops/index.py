@@ -92,7 +92,7 @@ def _index_backward_fwd(g, index, shape, basic):
     out = xp.zeros(shape, dtype=g.dtype)
     if basic:
         out[index] = g
-    else:
+    elif g.size:  # (an empty result may have come from indices out of bounds, see below)
         xp.add.at(out, index, g)
     return out
 
@@ -112,7 +112,44 @@ _index_backward = defop("index_put", _index_backward_fwd, _index_backward_vjp,
                         "IndexPutBackward0", 1, NOTHING)
 
 
+def _empty_result_shape(a, index):
+    """The shape of ``a[index]`` (advanced) when that result is empty, else None.
+
+    PyTorch's index kernel checks the bounds of the indices as it reads the elements: for an
+    empty result (an empty dimension left whole, or sliced empty) nothing is read, and no
+    index is out of bounds (fuzz seeds 11028356, 11044563).  NumPy checks them all first."""
+    xp = namespace(a)
+    sizes, pos, arrays, indexes_empty_dim = list(a.shape), 0, [], False
+    for item in index if isinstance(index, tuple) else (index,):
+        if not hasattr(item, "dtype"):  # a slice
+            pos += 1
+        elif item.dtype.kind == "b":
+            pos += item.ndim
+        else:  # integer indices: a dimension long enough for them, to learn the shape
+            arrays.append(item)
+            if pos < len(sizes):
+                indexes_empty_dim |= sizes[pos] == 0
+                if item.size:
+                    sizes[pos] = max(sizes[pos], int(xp.abs(item).max()) + 1)
+            pos += 1
+    try:
+        if indexes_empty_dim and 0 not in xp.broadcast_shapes(*(i.shape for i in arrays)):
+            return None  # (PyTorch: "index is out of bounds for dimension with size 0")
+        out_shape = xp.broadcast_to(xp.empty((), dtype=bool), sizes)[index].shape
+    except (IndexError, ValueError):
+        return None
+    return out_shape if 0 in out_shape else None
+
+
 def _getitem_fwd(a, index, shape, basic):
+    if not basic:
+        try:
+            return a[index]
+        except IndexError:
+            empty = _empty_result_shape(a, index)
+            if empty is None:
+                raise
+            return namespace(a).empty(empty, dtype=a.dtype)
     out = a[index]
     if basic and isinstance(out, _np.generic) and isinstance(a, _np.ndarray):
         # an int for every dimension gives NumPy's scalar, a copy; PyTorch's x[i] is a 0-d
@@ -363,10 +400,23 @@ def scatter_along(g, idx, dim, shape):
 # ----------------------------------------------------------------- x[idx] = v
 
 
+def write_at(target, index, value):
+    """``target[index] = value``; as PyTorch's index_put_, an advanced index whose region is
+    empty writes nothing and has no index checked (see _empty_result_shape)."""
+    try:
+        target[index] = value
+    except IndexError:
+        empty = None if _is_basic(index) else _empty_result_shape(target, index)
+        if empty is None:
+            raise
+        xp = namespace(target)
+        xp.broadcast_to(xp.asarray(value), empty)  # (a value that does not fit still fails)
+
+
 def _setitem_fwd(a, v, index, basic):
     # (a 0-d gradient may arrive as a NumPy scalar, which has no item assignment)
     out = _np.array(a) if isinstance(a, _np.generic) else a.copy()
-    out[index] = v
+    write_at(out, index, v)
     return out
 
 

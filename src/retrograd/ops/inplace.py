@@ -903,7 +903,7 @@ def copy_(x, *args, **kwargs):
 # (here, not in index.py: an assignment is an in-place change, and needs the view machinery)
 from .index import (  # noqa: E402
     _alias, _basic_op, _getitem_fwd, _index_put_op, _is_basic, _setitem_op, _unwrap_index,
-    getitem, index_tensors,
+    getitem, index_tensors, write_at,
 )
 from .saved_checks import check_also  # noqa: E402
 
@@ -1027,7 +1027,7 @@ def setitem(x, index, value):
         new = apply_op(op.op, (shadow_of(x, False), value), (index, basic))
         if not basic:  # (IndexPutBackward0 saves the index tensors: their versions count)
             check_also(new, *index_tensors(given))
-        target[index] = new._data[index]
+        write_at(target, index, _getitem_fwd(new._data, index, None, basic))
         old_fn, old_nr = x._grad_fn, x._nr
         x._grad_fn = new._grad_fn
         x._requires_grad = True
@@ -1036,7 +1036,7 @@ def setitem(x, index, value):
         move_retain_grad(x, old_fn, old_nr)
     else:
         try:
-            target[index] = vdata
+            write_at(target, index, vdata)
         except (ValueError, IndexError) as e:
             # PyTorch raises RuntimeError("shape mismatch: ...") for a value that can't broadcast
             if "broadcast" in str(e):

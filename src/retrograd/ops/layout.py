@@ -322,13 +322,24 @@ def index_select(x, dim, index):
     dim = _norm_dim(dim, x.ndim)
     n = x.shape[dim] if x.ndim else 1
     if not x.ndim:  # a 0-d tensor: index 0 selects it, as PyTorch (a 0-d result)
-        if idx.size > 1:
+        if idx.size != 1:
             raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
                                f"{idx.size} value(s)")
-        if idx.size != 1 or int(idx.reshape(-1)[0]) != 0:
+        if int(idx.reshape(-1)[0]) != 0:
             raise IndexError(f"index_select(): index out of range in self (indices "
                              f"{idx.tolist()} for a 0-d tensor, whose only index is 0)")
         return _index_select(x, (), ())
+    if x.ndim > 1 and idx.size and not x._data.size:
+        # PyTorch's kernel checks an empty input's indices apart, as RuntimeErrors
+        if n == 0:
+            raise RuntimeError(f"index_select(): self indexing axis dim should be positive "
+                               f"(dimension {dim} of the input, shape {list(x.shape)}, is "
+                               f"empty: no index {idx.tolist()} can select from it)")
+        bad = idx[(idx < 0) | (idx >= n)]
+        if bad.size:
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad[0])} "
+                               f"axis_dim={n} (index_select() along dimension {dim} of an "
+                               f"input of shape {list(x.shape)}; indices go from 0 to {n - 1})")
     if idx.size and (idx.min() < 0 or idx.max() >= n):  # negative indices too, as PyTorch
         # (PyTorch's class depends on its kernel: RuntimeError along dim 1, else IndexError)
         raise (RuntimeError if dim == 1 else IndexError)(

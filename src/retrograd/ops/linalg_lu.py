@@ -175,7 +175,8 @@ def take_rows(x, perm):
     m, p = x.shape[-2:]
     count = int(np.prod(batch, dtype=np.int64))
     flat = xp.broadcast_to(x, batch + (m, p)).reshape(count * m, p)
-    rows = (np.broadcast_to(perm, batch + (perm.shape[-1],)).reshape(count, -1)
+    # (the row count spelled out: -1 is ambiguous for an empty batch, seeds 11046543, 11055204)
+    rows = (np.broadcast_to(perm, batch + (perm.shape[-1],)).reshape(count, perm.shape[-1])
             + np.arange(count)[:, None] * m).ravel()
     return flat[xp.asarray(rows)].reshape(batch + (perm.shape[-1], p))
 

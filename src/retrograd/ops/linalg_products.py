@@ -483,7 +483,9 @@ def matrix_power(A, n):  # noqa: N803 - PyTorch's name
 def _cross_fwd(a, b, dim):
     xp = namespace(a)
     a, b = xp.broadcast_arrays(a, b)
-    return xp.cross(a, b, axis=dim)
+    # NumPy's result along another axis than the last is a transposed view; PyTorch's is
+    # contiguous, so that .view() of it works (seed 11029955)
+    return xp.ascontiguousarray(xp.cross(a, b, axis=dim))
 
 
 def _cross_vjp(node, g, saved):

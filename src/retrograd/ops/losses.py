@@ -140,22 +140,30 @@ _smooth_l1 = defop("smooth_l1_loss", _elementwise_loss_fwd(_smooth_l1_elems),
                    _elementwise_loss_vjp(_smooth_l1_slope), "SmoothL1LossBackward0", 2, INPUTS,
                    "promote")
 def _huber_fwd(x, t, reduction, delta):
-    # PyTorch allocates the loss like the input: a float32 input by a float64 (or integer)
-    # target gives float32, computed in the common dtype and cast (dtype rule "same")
-    loss = _huber_elems(namespace(x), x - t, delta).astype(x.dtype)
+    # PyTorch's huber kernel writes into empty_like(input): each element is computed in the
+    # promoted dtype and stored in the input's, then reduced (a float32 input with a float64
+    # target gives float32; seed 11017475)
+    loss = _huber_elems(namespace(x), x - t, delta).astype(x.dtype, copy=False)
     if reduction == "mean":
         return loss.mean()
     return loss.sum() if reduction == "sum" else loss
 
 
+_huber_grads = _elementwise_loss_vjp(_huber_slope)
+
+
 def _huber_vjp(node, g, saved):
+    # PyTorch's huber_loss_backward iterates (input, target, grad) as one dtype, the one of
+    # the tensor differentiated (input first): a pair of mixed dtypes passes the forward
+    # but not the backward
     x, t = saved
-    xd, td = getattr(x, "_data", x).dtype, getattr(t, "_data", t).dtype
-    if xd != td:  # PyTorch's backward kernel takes one dtype (its forward mixes them)
-        raise RuntimeError(f"Found dtype {scalar_type_name(td)} but expected "
-                           f"{scalar_type_name(xd)} (huber_loss's backward needs the input and "
-                           "the target in one dtype: convert the target, target.to(input.dtype))")
-    return _elementwise_loss_vjp(_huber_slope)(node, g, saved)
+    if x.dtype != t.dtype:
+        want, found = (x, t) if node.next[0] else (t, x)
+        raise RuntimeError(
+            f"Found dtype {scalar_type_name(_data(found).dtype)} but expected "
+            f"{scalar_type_name(_data(want).dtype)} (huber_loss's backward takes an input and "
+            "a target of one dtype; convert the target with target.to(input.dtype))")
+    return _huber_grads(node, g, saved)
 
 
 _huber = defop("huber_loss", _huber_fwd, _huber_vjp, "HuberLossBackward0", 2, INPUTS, "same")

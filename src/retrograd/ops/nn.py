@@ -109,6 +109,12 @@ def _dim_for(x, dim, name):
     return _norm_dim(dim, x.ndim)
 
 
+def _empty_like(x):
+    """PyTorch's softmax kernels, and their dtype check, are not reached for an empty input:
+    an empty integer or bool tensor gives an empty one of its dtype (seed 11010560)."""
+    return _make_tensor(namespace(x._data).empty_like(x._data))
+
+
 def softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002 - PyTorch's names
     """``exp(x) / exp(x).sum(dim)``, computed stably.
 
@@ -127,6 +133,8 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002 - PyTorch
     if dtype is not None:
         x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
     dim = _dim_for(x, dim, "softmax")  # (the dim is checked first, as PyTorch)
+    if not x._data.size and x._data.dtype.kind != "f":
+        return _empty_like(x)
     float_only(x, "softmax_lastdim_kernel_impl", "softmax")  # integers need dtype=
     return _softmax(x, dim)
 
@@ -146,6 +154,8 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002 - PyT
     if dtype is not None:
         x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
     dim = _dim_for(x, dim, "log_softmax")
+    if not x._data.size and x._data.dtype.kind != "f":
+        return _empty_like(x)  # (as softmax's, seed 11058080)
     float_only(x, "log_softmax_lastdim_kernel_impl", "log_softmax")
     return _log_softmax(x, dim)
 
@@ -454,7 +464,9 @@ def _bce_fwd(x, t, weight, reduction):
     # PyTorch clamps each log at -100, so that x = 0 or 1 give a finite loss
     with quiet(xp):
         loss = -(t * xp.maximum(xp.log(x), -100) + (1 - t) * xp.maximum(xp.log1p(-x), -100))
-    return _reduce_loss(loss if weight is None else loss * weight, reduction)
+    if weight is not None:  # (PyTorch's loss.mul_(weight): the loss keeps the input's dtype)
+        loss = (loss * weight).astype(x.dtype, copy=False)
+    return _reduce_loss(loss, reduction)
 
 
 def _spread_loss_grad(g, x, weight, reduction):
@@ -624,9 +636,25 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean",  # 
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
+    input, target = _broadcast_pair(input, target, "l1_loss")  # noqa: A001
     if weight is not None:
         return _weighted_loss((input - target).abs(), input, weight, reduction)
     return _reduce_loss((input - target).abs(), reduction)
+
+
+def _broadcast_pair(input, target, name):  # noqa: A002
+    """PyTorch's l1_loss and mse_loss broadcast the pair first (torch.broadcast_tensors), so
+    a 0-d operand counts in the dtype promotion as a dimensioned one: a float32 input with a
+    0-d float64 target gives float64 (seed 11017475's class)."""
+    if hasattr(target, "_data") and tuple(input.shape) != tuple(target.shape):
+        from .arrange import broadcast_tensors
+
+        try:
+            return broadcast_tensors(input, target)
+        except RuntimeError as e:
+            raise RuntimeError(f"{e} ({name}() broadcasts the input and the target against "
+                               "each other; give them the same shape)") from None
+    return input, target
 
 
 def _weighted_loss(errors, input, weight, reduction):  # noqa: A002
@@ -691,6 +719,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean",  #
         reduction = legacy_reduction(size_average, reduce, reduction)
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    input, target = _broadcast_pair(input, target, "mse_loss")  # noqa: A001
     if weight is not None:
         return _weighted_loss((input - target) ** 2, input, weight, reduction)
     kinds = (input._data.dtype.kind, getattr(target, "_data", target).dtype.kind)

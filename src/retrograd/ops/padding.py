@@ -91,7 +91,9 @@ def _source(mode, size, lo, hi):
 def _check(x, mode, pad, k):
     shape = list(x.shape)
     batch_mode = f"{k + 1}D or {k + 2}D (batch mode)"
-    if any(s == 0 for s in (shape[1:] if x.ndim == k + 2 else shape)):
+    # reflect/replicate are kernels that refuse empty non-batch dims; PyTorch's circular
+    # padding is slice copies, which take any empty dim (seeds 11004226, 11035995)
+    if mode != "circular" and any(s == 0 for s in (shape[1:] if x.ndim == k + 2 else shape)):
         raise RuntimeError(f"Expected {batch_mode} tensor with possibly 0 batch size and other "
                            f"non-zero dimensions for input, but got: {shape}")
     for i in range(k):

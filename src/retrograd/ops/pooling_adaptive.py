@@ -112,7 +112,7 @@ def _output_size(x, n, output_size, fn):
     return sizes
 
 
-def _check_adaptive_input(x, n, fn, empty_ok=False):
+def _check_adaptive_input(x, n, fn, dtype_check=True):
     if x.ndim not in (n + 1, n + 2):
         raise RuntimeError(f"{fn}(): Expected {n + 1}D or {n + 2}D tensor, but got "
                            f"{list(x.shape)} (pass (C, *spatial) or (N, C, *spatial))")
@@ -120,19 +120,35 @@ def _check_adaptive_input(x, n, fn, empty_ok=False):
     # average kernels check only the spatial dims, so C may be empty there too
     skip = (0, 1) if "avg" in fn and n < 3 and x.ndim == n + 2 else (0,)
     for d in range(x.ndim):
-        if x.shape[d] == 0 and d not in skip and not empty_ok:
+        if x.shape[d] == 0 and d not in skip:
             raise RuntimeError(
                 f"{fn}(): Expected input to have non-zero size for non-batch dimensions, but "
                 f"input has sizes {list(x.shape)} with dimension {d} being empty")
-    refuse_dtype(x, fn, "biu")
+    if dtype_check:
+        refuse_dtype(x, fn, "biu")
+
+
+def _python_wrapper_check(x, n, output_size, fn):
+    """PyTorch's Python wrappers of the 2-d/3-d adaptive pools read the None entries of a
+    sequence ``output_size`` from the input's trailing sizes first (_list_with_default)."""
+    if n > 1 and hasattr(output_size, "__len__") and x.ndim <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1} ({fn}() "
+                         f"got an input of shape {list(x.shape)} for output_size "
+                         f"{tuple(output_size)})")
 
 
 def _adaptive_avg(x, n, output_size, fn):
-    _check_adaptive_input(x, n, fn, empty_ok=True)
+    # PyTorch's order: its Python wrapper (2-d/3-d) fills None entries from the input's
+    # trailing sizes, refusing an input with too few dims (ValueError); an output of all 1s
+    # is the mean (MeanBackward1; mean's own dim and dtype checks, before the kernel's
+    # empty-dim check, seed 10005729); then the kernel checks dims, empty dims, and the
+    # dtype, the 2-d kernel only when it has an output to write (seed 11009059)
+    _python_wrapper_check(x, n, output_size, fn)
     sizes = _output_size(x, n, output_size, fn)
-    if all(s == 1 for s in sizes):  # PyTorch takes the mean (MeanBackward1), before its
-        return mean(x, tuple(range(-n, 0)), True)  # kernel's empty-dim check (seed 10005729)
-    _check_adaptive_input(x, n, fn)
+    if all(s == 1 for s in sizes):
+        return mean(x, tuple(range(-n, 0)), True)
+    _check_adaptive_input(x, n, fn, dtype_check=n == 3 or math.prod(
+        x.shape[:x.ndim - n] + tuple(sizes)) > 0)
     a = x._data
     xp = namespace(a)
     mats = tuple(_averaging(a.shape[-n + i], sizes[i], xp, a.dtype) for i in range(n))
@@ -277,6 +293,7 @@ def _adaptive_index(size, out, xp):
 
 
 def _adaptive_max(x, n, output_size, return_indices, fn):
+    _python_wrapper_check(x, n, output_size, fn)
     _check_adaptive_input(x, n, fn)
     sizes = _output_size(x, n, output_size, fn)
     xp = namespace(x._data)

@@ -423,10 +423,11 @@ def _spacings(x, y, d, name):
 
 
 def _empty_integral(y, d):
-    # PyTorch: zeros, recording nothing (no gradient flows from an empty integral)
-    from .reduce import sum as _sum
-
-    return make_tensor(_sum(y.detach(), d)._data * 0)
+    # PyTorch: zeros of y's dtype (bool too), recording nothing (no gradient flows from an
+    # empty integral); an array, not a NumPy scalar, so that in-place ops on it work (seed
+    # 11049051)
+    shape = tuple(y.shape[:d]) + tuple(y.shape[d + 1:])
+    return make_tensor(namespace(y._data).zeros(shape, dtype=y._data.dtype))
 
 
 def _select(x, d, i):
@@ -449,7 +450,8 @@ def _refuse_bool(y, name):
 
 def _integral_dim(name, y, x, dx, dim):
     """The dim that trapezoid / cumulative_trapezoid integrate ``y`` along, after PyTorch's
-    checks of their arguments."""
+    checks of their arguments (trapezoid's zeros for an empty dim come first: bool too,
+    seed 11047747)."""
     from .shape import _norm_dim
 
     if x is not None and dx is not None:
@@ -459,7 +461,8 @@ def _integral_dim(name, y, x, dx, dim):
         raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but "
                          f"got {dim})")
     d = _norm_dim(dim, y.ndim)
-    _refuse_bool(y, name)
+    if name != "trapezoid" or y.shape[d]:
+        _refuse_bool(y, name)
     return d
 
 

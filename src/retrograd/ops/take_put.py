@@ -37,6 +37,10 @@ def index_put(input, indices, values, accumulate=False):  # noqa: A002
         raise TypeError(f"index_put(): argument 'indices' (position 2) must be tuple of "
                         f"Tensors, not {type(indices).__name__}")
     tensor_arg(_raw(values), "values", 3)
+    for k, i in enumerate(indices):
+        if i is not None and not hasattr(i, "dtype"):
+            raise TypeError(f"expected Tensor as element {k} in argument 0, but got "
+                            f"{type(i).__name__} (index_put() takes a tuple of index tensors)")
     items = _unwrap_index(tuple(indices))
     for i in items:
         if not hasattr(i, "dtype") or i.dtype.kind not in "iub":
@@ -46,25 +50,33 @@ def index_put(input, indices, values, accumulate=False):  # noqa: A002
                            f"{_tname(_raw(input))} for the destination and "
                            f"{_tname(_raw(values))} for the source.")
     shape = tuple(input.shape)
-    dim = 0
+    dim, out_of_bounds = 0, None
     for i in items:
         if i.dtype.kind == "b":
             dim += i.ndim
             continue
-        if dim < len(shape) and i.size:
+        if dim < len(shape) and i.size and out_of_bounds is None:
             lo, hi = int(i.min()), int(i.max())
             if lo < -shape[dim] or hi >= shape[dim]:
                 bad = hi if hi >= shape[dim] else lo
-                raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size "
+                out_of_bounds = (f"index {bad} is out of bounds for dimension {dim} with size "
                                  f"{shape[dim]} (index_put on a tensor of shape {list(shape)})")
         dim += 1
     if dim > len(shape):
         raise IndexError(f"too many indices for tensor of dimension {len(shape)} (index_put "
                          f"with {len(items)} indices)")
-    from .index import _torch_layout
+    from .index import _empty_result_shape, _torch_layout
 
     split = _torch_layout(items, len(shape))
-    p = _flat_ids(shape, namespace(_raw(input)))[items if split is None else split[1]]
+    xp = namespace(_raw(input))
+    ids = _flat_ids(shape, xp)
+    if out_of_bounds is None:
+        p = ids[items if split is None else split[1]]
+    else:  # PyTorch checks no index where the region written is empty
+        empty = _empty_result_shape(ids, items)
+        if empty is None:
+            raise IndexError(out_of_bounds)
+        p = xp.empty(empty, dtype=ids.dtype)
     vshape = tuple(values.shape)
     try:
         _np.broadcast_shapes(vshape, p.shape)
