@@ -615,10 +615,12 @@ def _zero(dtype, shape=()):
     return zero
 
 
-# Zeros arrays of a relu input's shape up to this many elements, kept per shape (at most
-# _ZEROS_SHAPES shapes per dtype; read-only, shared by every call)
+# Zeros arrays of a relu input's shape, for inputs of up to _ZEROS_MAX_SIZE elements, kept
+# per shape (read-only, shared by every call) while the ones kept for a dtype hold at most
+# _ZEROS_BUDGET elements together (4 MiB of float32) in at most _ZEROS_SHAPES shapes
 _ZEROS_MAX_SIZE = 1 << 16
-_ZEROS_SHAPES = 64
+_ZEROS_BUDGET = 1 << 20
+_ZEROS_SHAPES = 256
 
 
 def _relu_plain(dtype):
@@ -631,14 +633,18 @@ def _relu_plain(dtype):
     tests/ops/test_plain_path.py).  Large or non-contiguous inputs keep a 0-d zero."""
     zero = _zero(dtype)
     zeros = {}
+    kept = [0]  # elements in ``zeros``
     maximum = _np.maximum
 
     def relu_plain(a):
         z = zeros.get(a.shape)
         if z is None:
             z = zero
-            if a.size <= _ZEROS_MAX_SIZE and len(zeros) < _ZEROS_SHAPES:
+            n = a.size
+            if n <= _ZEROS_MAX_SIZE and kept[0] + n <= _ZEROS_BUDGET \
+                    and len(zeros) < _ZEROS_SHAPES:
                 z = zeros[a.shape] = _zero(dtype, a.shape)
+                kept[0] += n
         if z.ndim and not a.flags.c_contiguous:
             z = zero  # (a result laid out as a's, as PyTorch's)
         return maximum(z, a)
