@@ -149,6 +149,12 @@ RULES: dict[str, tuple[str, str]] = {
     "NllLossBackwardBackward0": ("nll_loss_backward(g, target)",
                                  "d/dg = -1 at each target's class (/ weight or count for "
                                  "mean), 0 elsewhere: linear in g"),
+    # smooth first derivatives recorded as one node under create_graph (y the saved result)
+    "TanhBackwardBackward0": ("tanh_backward(g, y) = g * (1 - y**2)",
+                              "d/dg = 1 - y**2; d/dy = -2 * y * g"),
+    "LogSoftmaxBackwardDataBackward0": ("log_softmax_backward(g, y) = g - exp(y) * sum(g)",
+                                        "d/dg = gg - sum(gg * exp(y)) (linear in g); "
+                                        "d/dy = -gg * exp(y) * sum(g)"),
     # the first derivatives of piecewise-linear ops, recorded under create_graph
     "ThresholdBackwardBackward0": ("threshold_backward(g, a)",
                                    "d/dg = the same mask (linear in g); d/da = 0 (a step)"),

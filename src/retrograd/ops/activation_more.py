@@ -227,10 +227,12 @@ def _prelu_vjp(node, g, saved):
     na, nw = node.next
     # PyTorch's _prelu_kernel_backward: the x <= 0 branch at 0 (slope w, weight grad 0)
     da = _prelu_dx(g, a, w) if na else None
-    dw = _sum_to(_prelu_dw(g, a), tuple(w.shape)) if nw else None
     # PyTorch's _prelu_kernel_backward takes the weight too: under create_graph the weight's
-    # derivative requires grad, and its own derivative gives the weight zeros (seed 11001163)
-    return (da, tie(dw, (w,), "PreluKernelBackwardBackward0", zeros=True))
+    # derivative requires grad, and its own derivative gives the weight zeros (seed 11001163);
+    # tied before the sum over the broadcast dims, which stays its last node (SumBackward1)
+    dw = _sum_to(tie(_prelu_dw(g, a), (w,), "PreluKernelBackwardBackward0", zeros=True),
+                 tuple(w.shape)) if nw else None
+    return (da, dw)
 
 
 _prelu_kernel = defop("prelu", _prelu_fwd, _prelu_vjp, "PreluKernelBackward0", 2, INPUTS)
