@@ -464,7 +464,7 @@ class _Interface:
 
 # PyTorch 2.13 warns that these may stop writing through expanded tensors
 # (x[mask] = scalar is index_put_, which goes on to masked_fill_: both warn)
-_DEPRECATED_ON_EXPANDED = {"masked_fill_": ("masked_fill_",),
+_DEPRECATED_ON_EXPANDED = {"masked_fill_": ("masked_fill_",), "index_fill_": ("index_fill_",),
                            "x[mask] = value": ("index_put_",),
                            "x[mask] = scalar": ("index_put_", "masked_fill_")}
 
@@ -489,7 +489,7 @@ def writable_target(x, name, overlap_ok=False):
             warnings.warn(
                 f"Use of {op} on expanded tensors is deprecated. Please clone() the tensor "
                 "before performing this operation. This also applies to advanced indexing "
-                f"e.g. tensor[{'mask] = scalar' if op == 'masked_fill_' else 'indices] = tensor'}",
+                f"e.g. tensor[{'indices] = tensor' if op == 'index_put_' else 'mask] = scalar'}",
                 UserWarning, stacklevel=3)
     if overlap_ok and type(target) is _np.ndarray:
         root, link = target, target.base

@@ -1,0 +1,32 @@
+"""Fuzzer findings fixed by fuzzL (issue 7, leftovers of fuzzK's run): each program must run
+alike in retrograd and PyTorch (values, dtypes, shapes, grad_fn names, gradients,
+exceptions)."""
+
+import pytest
+
+pytest.importorskip("torch")
+
+from .program import program_from_text  # noqa: E402
+from .runner import compare, reproducer  # noqa: E402
+
+CASES = {
+    # index_fill_ is a fill: PyTorch writes it through an expanded tensor (every alias takes
+    # the value, with a deprecation warning) where retrograd refused it (seed 14508826)
+    "index_fill_expanded": """
+v0 = T.tensor([[-0.0]], dtype=T.float64)
+v2 = (v0.log_softmax(dim=-1) > 0).any(dim=-2)
+v6 = v2.expand(2, 2).reshape(4)
+v7 = T.tensor(2, dtype=T.int64)
+v6.index_fill_(0, v7, -2)
+v8 = T.zeros(1, dtype=T.float64).expand(3)
+v8.index_fill_(0, T.tensor([1], dtype=T.int64), T.tensor(3.0, dtype=T.float64))
+v9 = v8 + v6[:3]
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_fuzz_regression_fuzzl(name):
+    prog = program_from_text(CASES[name])
+    failure = compare(prog)
+    assert failure is None, reproducer(prog, failure)
