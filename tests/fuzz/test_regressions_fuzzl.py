@@ -22,6 +22,16 @@ v8 = T.zeros(1, dtype=T.float64).expand(3)
 v8.index_fill_(0, T.tensor([1], dtype=T.int64), T.tensor(3.0, dtype=T.float64))
 v9 = v8 + v6[:3]
 """,
+    # lu_solve with an empty batch: take_rows' reshape(0, -1) raised (seed 14507863)
+    "lu_solve_empty_batch": """
+v0 = T.zeros((0, 1, 1), dtype=T.float64, requires_grad=True)
+v1 = T.zeros((0, 1, 1), dtype=T.float64, requires_grad=True)
+v2 = T.linalg.lu_solve(*T.linalg.lu_factor(((v0 @ v0.mT) + 2 * T.eye(1, dtype=v0.dtype))), v1)
+v3 = T.linalg.lu_solve(*T.linalg.lu_factor(T.eye(2, dtype=T.float64)[None]),
+                       T.zeros((0, 2, 3), dtype=T.float64), adjoint=True)
+loss = v2.sum() + v3.sum()
+loss.backward()
+""",
 }
 
 
