@@ -32,6 +32,17 @@ v3 = T.linalg.lu_solve(*T.linalg.lu_factor(T.eye(2, dtype=T.float64)[None]),
 loss = v2.sum() + v3.sum()
 loss.backward()
 """,
+    # conv_transpose1d of an empty batch may have an empty output, as PyTorch's; its backward
+    # gives zeros (seed 14500518)
+    "conv_transpose_empty_batch": """
+v2 = T.zeros((0, 3, 0), dtype=T.float64, requires_grad=True)
+v5 = T.tensor([[[2.0]], [[1.0]], [[-1.0]]], dtype=T.float64, requires_grad=True)
+v6 = T.tensor([1.0], dtype=T.float64, requires_grad=True)
+v7 = T.nn.functional.conv_transpose1d(v2, v5, v6, stride=1, padding=0)
+v8 = T.nn.functional.conv_transpose2d(T.zeros((0, 3, 0, 0), dtype=T.float64), v5[..., None])
+loss = v7.sum() + v8.sum()
+loss.backward()
+""",
 }
 
 
