@@ -43,6 +43,31 @@ v8 = T.nn.functional.conv_transpose2d(T.zeros((0, 3, 0, 0), dtype=T.float64), v5
 loss = v7.sum() + v8.sum()
 loss.backward()
 """,
+    # cross_entropy dispatches as PyTorch: a target of the input's shape is probabilities
+    # (integers refused: RuntimeError), and a weight of the wrong shape is refused before
+    # the targets are read (seed 12101249)
+    "cross_entropy_check_order": """
+v1 = T.tensor([1.0], dtype=T.float64)
+v6 = T.tensor([1], dtype=T.int64)
+v7 = T.tensor(-1.0, dtype=T.float64)
+try:
+    v8 = T.nn.functional.cross_entropy(v1, v6, weight=v7.abs(), label_smoothing=0.1)
+except Exception as e:
+    pass
+v2 = T.tensor([[1.0, 2.0, 0.0], [0.0, 1.0, 2.0]], dtype=T.float64)
+try:
+    v9 = T.nn.functional.cross_entropy(v2, T.tensor([1, 0], dtype=T.int64), weight=v7.abs())
+except Exception as e:
+    pass
+try:
+    v10 = T.nn.functional.cross_entropy(v2, v2.softmax(-1), ignore_index=0)
+except Exception as e:
+    pass
+try:
+    v11 = T.nn.functional.cross_entropy(v2, v2.softmax(-1), weight=v7[None])
+except Exception as e:
+    pass
+""",
 }
 
 
