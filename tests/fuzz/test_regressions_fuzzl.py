@@ -68,6 +68,19 @@ try:
 except Exception as e:
     pass
 """,
+    # a leaf's first .grad takes its current shape, changed under no_grad by unsqueeze_ after
+    # its AccumulateGrad was made (PyTorch's clone_obey_contract; seed 14502034)
+    "leaf_grad_after_unsqueeze_": """
+v1 = T.zeros((0,), dtype=T.float64, requires_grad=True)
+v4 = v1.ceil()
+v2 = T.tensor([1.0, 2.0], dtype=T.float64, requires_grad=True)
+v5 = v2 * 3
+with T.no_grad():
+    v1.unsqueeze_(-2)
+    v2.unsqueeze_(0)
+loss = (v1 * v1.detach().tanh()).sum() + v5.sum()
+loss.backward()
+""",
 }
 
 
