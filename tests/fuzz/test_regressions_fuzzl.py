@@ -81,6 +81,30 @@ with T.no_grad():
 loss = (v1 * v1.detach().tanh()).sum() + v5.sum()
 loss.backward()
 """,
+    # a second backward through CopySlices without retain_graph raises, as PyTorch's (which
+    # frees the function it wraps); with retain_graph it runs
+    "copy_slices_backward_twice": """
+w = T.tensor([1.0], dtype=T.float64, requires_grad=True)
+b = T.zeros(3, dtype=T.float64)
+b[0:1] = w
+b.sum().backward()
+try:
+    (b * 2).sum().backward()
+except Exception as e:
+    pass
+c = T.zeros(3, dtype=T.float64)
+v = c[1:]
+v.copy_(w.expand(2))
+c.sum().backward(retain_graph=True)
+try:
+    (c * 2).sum().backward()
+except Exception as e:
+    pass
+try:
+    (c * 3).sum().backward()
+except Exception as e:
+    pass
+""",
 }
 
 
