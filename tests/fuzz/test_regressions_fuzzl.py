@@ -105,6 +105,29 @@ try:
 except Exception as e:
     pass
 """,
+    # an unbatched input: PyTorch's order of checks (target rank, dtype, size, then the
+    # weight's shape; seed 12101249, its second shrink)
+    "nll_loss_unbatched_one_element_target": """
+v1 = T.tensor([1.0, -0.0], dtype=T.float64, requires_grad=True)
+v6 = T.tensor([1], dtype=T.int64)
+v7 = T.tensor(-1.0, dtype=T.float64)
+try:
+    v8 = T.nn.functional.cross_entropy(v1, v6, weight=v7.abs(), label_smoothing=0.1)
+except Exception as e:
+    pass
+try:
+    v9 = T.nn.functional.nll_loss(v1, T.tensor([1, 0], dtype=T.int64))
+except Exception as e:
+    pass
+try:
+    v10 = T.nn.functional.nll_loss(v1, T.tensor([1.0], dtype=T.float64))
+except Exception as e:
+    pass
+try:
+    v11 = T.nn.functional.nll_loss(v1, T.tensor([[1]], dtype=T.int64))
+except Exception as e:
+    pass
+""",
 }
 
 

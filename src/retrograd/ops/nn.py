@@ -239,6 +239,15 @@ def _check_reduction(reduction):
         raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
+def _check_nll_weight(weight, c):
+    if weight is not None and (weight.ndim != 1 or weight.shape[0] != c):
+        # (a bare IndexError otherwise: seed 12101249)
+        raise RuntimeError(
+            f"weight tensor should be defined either for all {c} classes or no classes but got "
+            f"weight tensor of shape: {list(weight.shape)} (nll_loss/cross_entropy: one weight "
+            "per class)")
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  # noqa: A002
              reduce=None, reduction="mean"):
     """Negative log-likelihood of class-index ``target`` under log-probabilities ``input``.
@@ -261,6 +270,23 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  
         reduction = legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     nd = logp.ndim
+    if nd == 1 and t.ndim:
+        # PyTorch's nll_loss_nd on an unbatched input, in its order (seed 12101249); a
+        # one-element target, which PyTorch's forward takes and its backward refuses, is
+        # refused below (tests/fuzz/known_bugs.py: _nll_one_sample_target)
+        if t.ndim > 1:
+            raise RuntimeError(f"0D or 1D target tensor expected, multi-target not supported "
+                               f"(nll_loss/cross_entropy: target of shape {list(t.shape)} for "
+                               f"an input of shape {list(logp.shape)})")
+        if t.dtype.kind not in "iu":
+            raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                               f"{_pointwise.scalar_type_name(t.dtype)} (nll_loss/cross_entropy "
+                               "take class indices: use target.long())")
+        if t.shape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
+                             f"{t.shape[0]} (nll_loss/cross_entropy: an input of shape "
+                             f"{list(logp.shape)} is one sample)")
+        _check_nll_weight(weight, logp.shape[0])
     want_t = (nd - 1,) if nd != 1 else (0,)
     if nd == 0 or t.ndim != want_t[0] or (nd >= 2 and (
             t.shape[0] != logp.shape[0] or tuple(t.shape[1:]) != tuple(logp.shape[2:]))):
@@ -281,12 +307,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  
             "targets must be integers (use target.long())"
         )
     c = logp.shape[1] if nd >= 2 else logp.shape[0]
-    if weight is not None and (weight.ndim != 1 or weight.shape[0] != c):
-        # before the targets' range, as PyTorch (a bare IndexError otherwise: seed 12101249)
-        raise RuntimeError(
-            f"weight tensor should be defined either for all {c} classes or no classes but got "
-            f"weight tensor of shape: {list(weight.shape)} (nll_loss/cross_entropy: one weight "
-            "per class)")
+    _check_nll_weight(weight, c)  # before the targets' range, as PyTorch
     ignored = None
     if t.size:
         if type(t) is _ndarray and t.dtype.kind == "i" and not 0 <= ignore_index < c:
