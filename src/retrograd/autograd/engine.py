@@ -345,6 +345,17 @@ def _run_tensor_hooks(hooks, g, as_tensors, what):
     return g
 
 
+def _leaf_shaped(tensor, g):
+    """A first ``.grad`` in the leaf's current shape, which an in-place view op under
+    no_grad may have changed since its AccumulateGrad was made (``unsqueeze_``): PyTorch's
+    clone_obey_contract copies the gradient into an empty tensor of the leaf's layout
+    (seed 14502034)."""
+    try:
+        return np.broadcast_to(g, tensor._data.shape).copy() if type(g) is _ndarray else g
+    except ValueError:
+        return g
+
+
 def _accumulate_into_grad(tensor, g, as_tensors, sole=False):
     """Add ``g`` into ``tensor.grad`` as PyTorch's AccumulateGrad does (hold ``grad_lock``).
 
@@ -370,6 +381,8 @@ def _accumulate_into_grad(tensor, g, as_tensors, sole=False):
         return
     g = as_array(g)
     if current is None:
+        if g.shape != tensor._data.shape:
+            g, sole = _leaf_shaped(tensor, g), True
         # The array may be shared (the user's gradient argument, or one gradient sent to
         # two inputs by an add): copy so that .grad never aliases anything else -- unless
         # it is a derivative's fresh result that only the engine holds (``sole``), which
@@ -790,10 +803,10 @@ def _run_plain_leaf(variable, g):
             sole = True
     grad_lock.acquire()
     try:
-        if variable._grad is None:
+        if variable._grad is None and g.shape == variable._data.shape:
             variable._grad = above.make_tensor(g if sole else g.copy())
         else:
-            _accumulate_into_grad(variable, g, False)
+            _accumulate_into_grad(variable, g, False, sole)
     finally:
         grad_lock.release()
 

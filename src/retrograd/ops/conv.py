@@ -146,6 +146,12 @@ def _convolution_vjp(node, g, saved):
         return tuple(None if d is None else tie(make_tensor(d), (x, w),
                                                 "ConvolutionBackwardBackward0") for d in grads)
     gx = gw = None
+    if 0 in g.shape or 0 in x.shape:  # empty: zeros, without a window that cannot fit the
+        # empty output of an empty batch (conv_transpose1d of [0, 3, 0]: seed 14500518)
+        xp = namespace(g)
+        gx = xp.zeros(x.shape, dtype=g.dtype) if nx else None
+        gw = xp.zeros(w.shape, dtype=g.dtype) if nw else None
+        return (gx, gw, _bias_grad(g) if nb else None)
     if transposed:  # x is on the y side: x -> conv^T(x) has the convolution as its transpose
         if nx:
             gx = _convolution(g, w, None, False, pairs, stride, dilation, groups,
@@ -391,7 +397,8 @@ def _conv_transpose(name, n, input, weight, bias, stride, padding, output_paddin
     _check_bias(name, weight, bias, out_channels)
     spatial = tuple((o - 1) * s - 2 * p + d * (k - 1) + op + 1 for o, s, p, d, k, op in zip(
         x.shape[2:], stride, pad, dilation, weight.shape[2:], out_pad))
-    if any(s <= 0 for s in spatial):
+    # an empty batch may give an empty output, as PyTorch (seed 14500518)
+    if any(s < 0 or (s == 0 and x.shape[0]) for s in spatial):
         raise RuntimeError(f"{name}(): the output would have size {list(spatial)}; with input "
                            f"of size {_dims(input)}, weight of size {_dims(weight)} and "
                            f"padding={list(pad)} every output size must be positive")

@@ -117,6 +117,13 @@ _as_strided = defop("as_strided", lambda base, positions, data, base_shape: data
                     _as_strided_vjp, "AsStridedBackward0", 1)
 
 
+# PyTorch's CopySlices frees the function it wraps after a backward without retain_graph,
+# and a second backward through it raises; the engine frees a node's ``saved`` then, and
+# raises on a freed one, so a CopySlices node "saves" this marker (its derivative reads
+# nothing saved)
+_RELEASED_BY_BACKWARD = ("CopySlices' wrapped function",)
+
+
 def _copy_slices_vjp(node, g, saved):
     from .index import _setitem_op, getitem_op
     from .shape import reshape_op
@@ -387,6 +394,8 @@ def rebase_views(x, recorded=True, old_fn=None, keep=None):
             pos = _positions(base._data, x._data)
             new = apply_op(_copy_slices.op, (shadow_of(base, False), x),
                            (pos, tuple(base.shape), _overlapping(x._data)))
+            if new._grad_fn is not None:
+                new._grad_fn.saved = _RELEASED_BY_BACKWARD
             old_fn, old_nr = base._grad_fn, base._nr
             base._grad_fn = new._grad_fn
             base._requires_grad = True
@@ -464,7 +473,7 @@ class _Interface:
 
 # PyTorch 2.13 warns that these may stop writing through expanded tensors
 # (x[mask] = scalar is index_put_, which goes on to masked_fill_: both warn)
-_DEPRECATED_ON_EXPANDED = {"masked_fill_": ("masked_fill_",),
+_DEPRECATED_ON_EXPANDED = {"masked_fill_": ("masked_fill_",), "index_fill_": ("index_fill_",),
                            "x[mask] = value": ("index_put_",),
                            "x[mask] = scalar": ("index_put_", "masked_fill_")}
 
@@ -489,7 +498,7 @@ def writable_target(x, name, overlap_ok=False):
             warnings.warn(
                 f"Use of {op} on expanded tensors is deprecated. Please clone() the tensor "
                 "before performing this operation. This also applies to advanced indexing "
-                f"e.g. tensor[{'mask] = scalar' if op == 'masked_fill_' else 'indices] = tensor'}",
+                f"e.g. tensor[{'indices] = tensor' if op == 'index_put_' else 'mask] = scalar'}",
                 UserWarning, stacklevel=3)
     if overlap_ok and type(target) is _np.ndarray:
         root, link = target, target.base
@@ -1025,6 +1034,8 @@ def setitem(x, index, value):
         check_view_of_leaf(x, "x[...] = value")
         op = _setitem_op if basic else _index_put_op
         new = apply_op(op.op, (shadow_of(x, False), value), (index, basic))
+        if basic and new._grad_fn is not None:
+            new._grad_fn.saved = _RELEASED_BY_BACKWARD
         if not basic:  # (IndexPutBackward0 saves the index tensors: their versions count)
             check_also(new, *index_tensors(given))
         write_at(target, index, _getitem_fwd(new._data, index, None, basic))

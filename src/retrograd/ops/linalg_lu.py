@@ -174,6 +174,8 @@ def take_rows(x, perm):
     batch = np.broadcast_shapes(perm.shape[:-1], tuple(x.shape[:-2]))
     m, p = x.shape[-2:]
     count = int(np.prod(batch, dtype=np.int64))
+    if count == 0:  # an empty batch: reshape(0, -1) is ambiguous (seed 14507863)
+        return xp.zeros(batch + (perm.shape[-1], p), dtype=x.dtype)
     flat = xp.broadcast_to(x, batch + (m, p)).reshape(count * m, p)
     # (the row count spelled out: -1 is ambiguous for an empty batch, seeds 11046543, 11055204)
     rows = (np.broadcast_to(perm, batch + (perm.shape[-1],)).reshape(count, perm.shape[-1])

@@ -249,6 +249,15 @@ def _check_reduction(reduction):
         raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
+def _check_nll_weight(weight, c):
+    if weight is not None and (weight.ndim != 1 or weight.shape[0] != c):
+        # (a bare IndexError otherwise: seed 12101249)
+        raise RuntimeError(
+            f"weight tensor should be defined either for all {c} classes or no classes but got "
+            f"weight tensor of shape: {list(weight.shape)} (nll_loss/cross_entropy: one weight "
+            "per class)")
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  # noqa: A002
              reduce=None, reduction="mean"):
     """Negative log-likelihood of class-index ``target`` under log-probabilities ``input``.
@@ -271,14 +280,31 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  
         reduction = legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     nd = logp.ndim
+    if nd == 1 and t.ndim:
+        # PyTorch's nll_loss_nd on an unbatched input, in its order (seed 12101249); a
+        # one-element target, which PyTorch's forward takes and its backward refuses, is
+        # refused below (tests/fuzz/known_bugs.py: _nll_one_sample_target)
+        if t.ndim > 1:
+            raise RuntimeError(f"0D or 1D target tensor expected, multi-target not supported "
+                               f"(nll_loss/cross_entropy: target of shape {list(t.shape)} for "
+                               f"an input of shape {list(logp.shape)})")
+        if t.dtype.kind not in "iu":
+            raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                               f"{_pointwise.scalar_type_name(t.dtype)} (nll_loss/cross_entropy "
+                               "take class indices: use target.long())")
+        if t.shape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
+                             f"{t.shape[0]} (nll_loss/cross_entropy: an input of shape "
+                             f"{list(logp.shape)} is one sample)")
+        _check_nll_weight(weight, logp.shape[0])
     want_t = (nd - 1,) if nd != 1 else (0,)
     if nd == 0 or t.ndim != want_t[0] or (nd >= 2 and (
             t.shape[0] != logp.shape[0] or tuple(t.shape[1:]) != tuple(logp.shape[2:]))):
         if nd >= 2 and t.ndim and t.shape[0] == logp.shape[0]:  # PyTorch: RuntimeError
             raise RuntimeError(
                 f"nll_loss(): Expected target size {[logp.shape[0], *logp.shape[2:]]}, got "
-                f"{list(t.shape)}: an input of shape {list(logp.shape)} (N, C, d1, ...) takes "
-                "class indices of shape (N, d1, ...)")
+                f"{list(t.shape)}: nll_loss/cross_entropy take an input of shape "
+                f"{list(logp.shape)} (N, C, d1, ...) with class indices of shape (N, d1, ...)")
         raise ValueError(
             f"Expected input batch_size ({logp.shape[0] if nd else 1}) to match target "
             f"batch_size ({t.shape[0] if t.ndim else 1}); nll_loss/cross_entropy take input of "
@@ -291,6 +317,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  
             "targets must be integers (use target.long())"
         )
     c = logp.shape[1] if nd >= 2 else logp.shape[0]
+    _check_nll_weight(weight, c)  # before the targets' range, as PyTorch
     ignored = None
     if t.size:
         if type(t) is _ndarray and t.dtype.kind == "i" and not 0 <= ignore_index < c:
@@ -369,25 +396,38 @@ def cross_entropy(input, target, weight=None, size_average=None,  # noqa: A002
         reduction = legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     class_dim = 1 if input.ndim >= 2 else 0
-    logp = log_softmax(input, class_dim)
     t = target._data if hasattr(target, "_data") else target
+    # PyTorch's dispatch, and the order of its checks: a target of the input's shape is
+    # class probabilities, any other class indices (seed 12101249)
+    probabilities = tuple(t.shape) == tuple(input.shape)
+    if probabilities:
+        if t.dtype.kind != "f":
+            raise RuntimeError(
+                f"Expected floating point type for target with class probabilities, got "
+                f"{_pointwise.scalar_type_name(t.dtype)} (cross_entropy: a target of the "
+                f"input's shape {list(input.shape)} holds probabilities; class indices take "
+                "the input's shape less the class dim)")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target "
+                               f"(cross_entropy got ignore_index={ignore_index})")
+        n_classes = input.shape[class_dim] if input.ndim else 1
+        if weight is not None and (weight.ndim != 1 or weight.shape[0] != n_classes):
+            raise RuntimeError(
+                f"cross_entropy: weight tensor should be defined either for all {n_classes} "
+                f"classes or no classes but got weight tensor of shape: {list(weight.shape)}")
     # PyTorch checks the range only when label_smoothing > 0: a negative one means none
     if label_smoothing > 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
                            f"{label_smoothing}")
-    if label_smoothing > 0 and t.dtype.kind == "f":
+    if label_smoothing > 0 and probabilities:
         # probabilities: mixed with the uniform distribution, as PyTorch does
         n_classes = input.shape[class_dim]
         target = add_number(mul_number(target, 1 - label_smoothing), label_smoothing / n_classes)
-    elif label_smoothing > 0:
+    logp = log_softmax(input, class_dim)
+    if label_smoothing > 0 and not probabilities:
         return _label_smoothed(logp, target, weight, ignore_index, reduction,
                                label_smoothing, class_dim)
-    if t.dtype.kind == "f":
-        if tuple(t.shape) != tuple(input.shape):
-            raise RuntimeError(
-                f"cross_entropy with class probabilities needs a target of the input's shape "
-                f"{list(input.shape)}, got {list(t.shape)}; for class indices pass integers"
-            )
+    if probabilities:
         terms = logp * target
         if weight is not None:
             shape = [1] * input.ndim
