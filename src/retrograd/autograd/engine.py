@@ -381,7 +381,8 @@ def _accumulate_into_grad(tensor, g, as_tensors, sole=False):
         return
     g = as_array(g)
     if current is None:
-        if g.shape != tensor._data.shape:
+        if g.shape != tensor._data.shape and tensor._grad_fn is None:
+            # (a leaf only: a retained non-leaf keeps the shape its node had, as PyTorch's)
             g, sole = _leaf_shaped(tensor, g), True
         # The array may be shared (the user's gradient argument, or one gradient sent to
         # two inputs by an add): copy so that .grad never aliases anything else -- unless
