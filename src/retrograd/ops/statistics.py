@@ -23,8 +23,8 @@ from ._errors import scalar_type_name
 from .pointwise import where
 from .reduce import _dims, _keep_shape, _spread, _sum_dim
 from .stats import (
-    _correction, _count, _float_only, _kept, _pnorm_grad, _share_among_extremes, _var_vjp,
-    _vector_norm, quiet,
+    _correction, _count, _float_only, _kept, _pnorm_grad, _share_among_extremes,
+    _times_no_dof_factor, _var_vjp, _vector_norm, quiet,
 )
 
 aminmax_type = namedtuple("aminmax", ["min", "max"])
@@ -95,9 +95,7 @@ def _var_mean_grad_array(a, g_var, g_mean, axes, correction, root, n, stats=None
                     std = xp.sqrt(((a - mean) ** 2).sum(axis=axes, keepdims=True) / max(dof, 0))
                 gk = xp.where(std == 0, 0, gk / (std * 2))
             if dof <= 0 and (a.ndim == 0 or axes is None):
-                # var_backward over everything: grad * where(x == mean, nan, inf), 2 / dof
-                # being inf (PyTorch's constant factor)
-                out = gk * xp.where(a == mean, xp.nan, xp.inf).astype(a.dtype)
+                out = _times_no_dof_factor(gk, a)  # (var_backward's constant factor)
             else:
                 centred = a - mean  # (a new array: scaled in place below)
                 centred *= (gk * (2.0 / dof if dof else float("inf"))).astype(a.dtype)
