@@ -175,6 +175,31 @@ def _float_pair(input, target, name):  # noqa: A002
     float_only(input, f"{name}_cpu", name)
 
 
+def _no_float_kernel(input, target, kernel, name):  # noqa: A002
+    """PyTorch's NotImplementedError of a kernel for floats run on the promoted dtype of
+    ``input`` and ``target`` when neither is floating (one floating operand runs)."""
+    xd, td = _data(input), _data(target)
+    if xd.dtype.kind in "biu" and td.dtype.kind in "biu":
+        kind = namespace(xd).result_type(xd, td)
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{scalar_type_name(kind)}': {name}() takes a "
+            "floating input or target; convert it first (x.float())")
+
+
+def _cast_check(input, target, name):  # noqa: A002
+    """PyTorch's RuntimeError of a kernel writing into a tensor of the input's dtype
+    (``empty_like(input)``): the promoted dtype of the pair must cast to it (an integer
+    input with a floating target, a bool input with an integer one, fail)."""
+    xd, td = _data(input), _data(target)
+    common = namespace(xd).result_type(xd, td)
+    if common != xd.dtype and not (common.kind == "f" and xd.dtype.kind == "f") and (
+            common.kind in "fc" or xd.dtype.kind == "b"):
+        raise RuntimeError(
+            f"result type {scalar_type_name(common)} can't be cast to the desired output type "
+            f"{scalar_type_name(xd.dtype)} ({name}() computes in the input's dtype: convert "
+            "the input first, x.float())")
+
+
 def smooth_l1_loss(input, target, size_average=None, reduce=None,  # noqa: A002
                    reduction="mean", beta=1.0):
     """``0.5 d^2 / beta`` where ``|d| < beta``, ``|d| - 0.5 beta`` elsewhere (``d = x - t``);
@@ -186,17 +211,22 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None,  # noqa: A002
     >>> T.nn.functional.smooth_l1_loss(T.tensor([0.5, 3.0]), T.tensor([0.0, 0.0]))
     tensor(1.3125)
     """
-    _float_pair(input, target, "smooth_l1_loss")
+    _tensor_arg(input, "smooth_l1_loss", "input", 1)
+    _tensor_arg(target, "smooth_l1_loss", "target", 2)
     _warn_sizes(input, target)
     reduction = legacy_reduction(size_average, reduce, reduction)
+    # PyTorch's order: broadcast_tensors, the reduction's name, beta, then the kernel's
+    # dtype (a structured kernel: an integer or bool input with a floating target runs, in
+    # the promoted dtype; only a pair of neither floating fails)
+    if tuple(input.shape) != tuple(target.shape):
+        input, target = broadcast_tensors(input, target)  # noqa: A001
     check_reduction(reduction, "smooth_l1_loss")
     if beta < 0:
         raise RuntimeError(f"smooth_l1_loss does not support negative values for beta (got "
                            f"beta={beta}); pass beta >= 0")
-    if tuple(input.shape) != tuple(target.shape):
-        input, target = broadcast_tensors(input, target)  # noqa: A001
     if beta == 0:
         return l1_loss(input, target, reduction=reduction)
+    _no_float_kernel(input, target, "smooth_l1_cpu", "smooth_l1_loss")
     return _smooth_l1(input, target, reduction, float(beta))
 
 
@@ -210,20 +240,31 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):  # noqa
     >>> T.nn.functional.huber_loss(T.tensor([0.5, 3.0]), T.tensor([0.0, 0.0]), delta=2.0)
     tensor(2.0625)
     """
-    _float_pair(input, target, "huber_loss")
+    _tensor_arg(input, "huber_loss", "input", 1)
+    _tensor_arg(target, "huber_loss", "target", 2)
     _warn_sizes(input, target)
-    check_reduction(reduction, "huber_loss")
+    # PyTorch's order: broadcast_tensors, the weight's size (against the input as given),
+    # the reduction's name (after the kernel with a weight), delta, then the kernel's
+    # dtypes: it writes into empty_like(input), so the promoted dtype must cast to the
+    # input's, and only then is an integer input refused
+    shape = tuple(input.shape)
+    if shape != tuple(target.shape):
+        input, target = broadcast_tensors(input, target)  # noqa: A001
+    if weight is not None and tuple(weight.shape) != shape:
+        raise ValueError(f"Weights and input must have the same size (huber_loss got weight "
+                         f"{list(weight.shape)} and input {list(shape)})")
+    if weight is None:
+        check_reduction(reduction, "huber_loss")
     if delta <= 0:
         raise RuntimeError(f"huber_loss does not support non-positive values for delta (got "
                            f"delta={delta}); pass delta > 0")
-    if tuple(input.shape) != tuple(target.shape):
-        input, target = broadcast_tensors(input, target)  # noqa: A001
+    _cast_check(input, target, "huber_loss")
+    float_only(input, "huber_cpu", "huber_loss")
     if weight is None:
         return _huber(input, target, reduction, float(delta))
-    if tuple(weight.shape) != tuple(input.shape):
-        raise ValueError(f"Weights and input must have the same size (huber_loss got weight "
-                         f"{list(weight.shape)} and input {list(input.shape)})")
-    return reduce_loss(_huber(input, target, "none", float(delta)) * weight, reduction)
+    loss = _huber(input, target, "none", float(delta)) * weight
+    check_reduction(reduction, "huber_loss")
+    return reduce_loss(loss, reduction)
 
 
 # ----------------------------------------------------------------- soft_margin
@@ -263,18 +304,40 @@ def soft_margin_loss(input, target, size_average=None, reduce=None,  # noqa: A00
     >>> T.nn.functional.soft_margin_loss(T.tensor([0.0]), T.tensor([1.0]))
     tensor(0.6931)
     """
-    _float_pair(input, target, "soft_margin_loss")
+    _tensor_arg(input, "soft_margin_loss", "input", 1)
+    _tensor_arg(target, "soft_margin_loss", "target", 2)
     reduction = legacy_reduction(size_average, reduce, reduction)
     check_reduction(reduction, "soft_margin_loss")
     if target.requires_grad:
         raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect "
                            "to argument 'target'. This input cannot have requires_grad True.")
+    # PyTorch's kernel: neg_out(output, input).mul_(target).exp_().log1p_() into a tensor of
+    # the input's dtype and shape, so each step's RuntimeError in that order
     y = _data(target)
-    if tuple(y.shape) != tuple(input.shape):
-        y = namespace(y).broadcast_to(y, input.shape) if y.ndim <= input.ndim else y
-    if tuple(y.shape) != tuple(input.shape):
-        raise RuntimeError(f"soft_margin_loss(): the target's shape {list(y.shape)} does not "
-                           f"broadcast to the input's {list(input.shape)}")
+    xd = input._data
+    if xd.dtype.kind == "b":
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported "
+                           "(soft_margin_loss takes a floating input: x.float())")
+    try:
+        shape = namespace(y).broadcast_shapes(tuple(xd.shape), tuple(y.shape))
+    except ValueError:
+        shape = None
+    if shape != tuple(xd.shape):
+        from ._errors import broadcast_message
+
+        why = broadcast_message([xd.shape, y.shape]) or (
+            f"output with shape {list(xd.shape)} doesn't match the broadcast shape "
+            f"{list(shape)}")
+        raise RuntimeError(f"{why} (soft_margin_loss(): the target's shape {list(y.shape)} "
+                           f"must broadcast to the input's {list(xd.shape)})")
+    if xd.dtype.kind != "f":
+        common = namespace(xd).result_type(xd, y)
+        raise RuntimeError(
+            f"result type {scalar_type_name(common if common.kind == 'f' else 'float32')} "
+            f"can't be cast to the desired output type {scalar_type_name(xd.dtype)} "
+            "(soft_margin_loss takes a floating input: x.float())")
+    if tuple(y.shape) != tuple(xd.shape):
+        y = namespace(y).broadcast_to(y, xd.shape)
     return _soft_margin(input, y.astype(input._data.dtype), reduction, y.dtype.kind == "b")
 
 
@@ -375,8 +438,10 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None,  
 
 
 def _class_rows(x, target):
-    """(input as (N, C), target as (N,)) for an input of (N, C) or (C,)."""
-    return (x[None], target.reshape(1)) if x.ndim == 1 else (x, target)
+    """(input as (N, C), target as (N,)) for an input of (N, C), (C,) or () (one class)."""
+    if x.ndim <= 1:
+        return x.reshape(1, -1) if x.ndim else x.reshape(1, 1), target.reshape(1)
+    return x, target.reshape(x.shape[0])
 
 
 def _multi_margin_terms(x, y, margin):
@@ -458,21 +523,43 @@ def _multi_margin_jvp(op, inputs, tangents, out, params):
 _JVP_RULES[("multi_margin_loss", "MultiMarginLossBackward0")] = _multi_margin_jvp
 
 
-def _class_targets(input, target, name):  # noqa: A002
-    """The class-index target of a (N, C) or (C,) input, checked as PyTorch's kernels do."""
-    t = _data(target)
+def _class_input_check(input, name):  # noqa: A002
+    """PyTorch's shape check of the (N, C), (C,) or () input of multi_margin_loss and
+    multilabel_margin_loss: (number of samples, number of classes)."""
+    nd = input.ndim
+    if not (nd == 0 or (nd in (1, 2) and input.shape[-1] != 0)):
+        raise RuntimeError(f"{name}(): Expected non-empty vector or matrix with optional 0-dim "
+                           f"batch size, but got: {list(input.shape)}")
+    return (input.shape[0] if nd == 2 else 1), (input.shape[-1] if nd else 1)
+
+
+def _long_target(t, name):
     if t.dtype.kind not in "iu":
         raise RuntimeError(f"{name}(): expected scalar type Long but found "
                            f"{scalar_type_name(t.dtype)} for the target; class indices must "
                            "be integers (use target.long())")
-    nd = input.ndim
-    if nd not in (1, 2) or input.shape[-1] == 0:
-        raise RuntimeError(f"{name}(): Expected non-empty vector or matrix with optional 0-dim "
-                           f"batch size, but got: {list(input.shape)}")
-    want = () if nd == 1 else (input.shape[0],)
-    if tuple(t.shape) != want and not (nd == 1 and tuple(t.shape) == (1,)):
-        raise RuntimeError(f"{name}(): inconsistent target size: {list(t.shape)} for input of "
-                           f"size: {list(input.shape)}")
+
+
+def _class_targets(input, target, weight, name):  # noqa: A002
+    """The class-index target of multi_margin_loss, checked in PyTorch's order: the shapes
+    (input, then target: at most 1-d with one index per sample, then weight: one per
+    class), then, for a non-empty input, its dtype, the target's and the weight's."""
+    t = _data(target)
+    nframe, c = _class_input_check(input, name)
+    if t.ndim > 1 or t.size != nframe:
+        raise RuntimeError(f"{name}: target tensor should be 1-D with size equal to the number "
+                           f"of input samples (batch size). Expected target size [{nframe}], "
+                           f"but got {list(t.shape)}. Input has shape {list(input.shape)}.")
+    if weight is not None and (weight.ndim > 1 or weight.numel() != c):
+        raise RuntimeError(f"{name}(): inconsistent weight size, expected {c} but got "
+                           f"{list(weight.shape)} (one weight per class)")
+    if input.numel():
+        float_only(input, f"{name}_cpu_kernel", name)
+        _long_target(t, name)
+        if weight is not None and weight._data.dtype != input._data.dtype:
+            raise RuntimeError(f"expected scalar type {scalar_type_name(input._data.dtype)} but "
+                               f"found {scalar_type_name(weight._data.dtype)} ({name}() takes "
+                               "the weight in the input's dtype: weight.to(input.dtype))")
     return t
 
 
@@ -494,21 +581,19 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None,  # noqa: A002
     if weight is not None and weight.ndim != 1:
         raise ValueError(f"weight must be one-dimensional (multi_margin_loss got a weight of "
                          f"shape {list(weight.shape)})")
-    float_only(input, "multi_margin_loss_cpu", "multi_margin_loss")
-    t = _class_targets(input, target, "multi_margin_loss")
-    c = input.shape[-1]
-    if t.size and (t.min() < 0 or t.max() >= c):
+    t = _class_targets(input, target, weight, "multi_margin_loss")
+    c = input.shape[-1] if input.ndim else 1
+    if t.size and input.numel() and (t.min() < 0 or t.max() >= c):
         bad = int(t.max() if t.max() >= c else t.min())
-        raise IndexError(f"multi_margin_loss(): target index {bad} is out of bounds for {c} "
-                         f"classes (targets must be in [0, {c - 1}])")
-    if weight is not None and weight.shape[0] != c:
-        raise RuntimeError(f"multi_margin_loss(): weight has {weight.shape[0]} elements, the "
-                           f"input {c} classes; pass one weight per class")
-    w = None if weight is None else _data(weight).astype(input._data.dtype)
-    shape = tuple(t.shape) if input.ndim == 1 else (input.shape[0],)  # (PyTorch: the target's)
+        raise RuntimeError(f"multi_margin_loss(): target out of range: index {bad} for {c} "
+                           f"classes (targets must be in [0, {c - 1}])")
+    w = None if weight is None else _data(weight).reshape(-1).astype(input._data.dtype)
+    # (PyTorch: one loss per sample for a 1-d target, a 0-d loss for a 0-d one)
+    shape = (input.shape[0] if input.ndim == 2 else 1,) if t.ndim else ()
     # (MultiMarginLossBackward0 saves the target: its version counts)
-    return check_also(_multi_margin(input, t.reshape(()) if input.ndim == 1 else t, w, int(p),
-                                    float(margin), reduction, shape), target, weight)
+    return check_also(_multi_margin(input, t.reshape(()) if input.ndim <= 1 else
+                                    t.reshape(-1), w, int(p), float(margin), reduction,
+                                    shape), target, weight)
 
 
 # ----------------------------------------------------------------- Python composites

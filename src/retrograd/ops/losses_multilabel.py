@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from ..backend import namespace
 from ._apply import INPUTS, defop
-from ._errors import float_only, scalar_type_name
-from .losses import _data, _spread, check_reduction
+from ._errors import float_only
+from .losses import _class_input_check, _data, _long_target, _spread, check_reduction
 from .nn import legacy_reduction
 from .saved_checks import check_also
 
@@ -31,7 +31,7 @@ def _multilabel_pairs(x, counts):
 
 
 def _multilabel_fwd(x, counts, reduction, shape):
-    x2 = x[None] if x.ndim == 1 else x
+    x2 = x.reshape(1, -1) if x.ndim <= 1 else x
     z, w = _multilabel_pairs(x2, counts)
     loss = (z * w.astype(x.dtype)).sum((1, 2)) / x2.shape[1]
     if reduction == "mean":
@@ -42,7 +42,7 @@ def _multilabel_fwd(x, counts, reduction, shape):
 def _multilabel_vjp(node, g, saved):
     x = saved[0]  # (then the target: a version check only)
     counts, reduction, shape = node.params
-    x2 = x[None] if x.ndim == 1 else x
+    x2 = x.reshape(1, -1) if x.ndim <= 1 else x
     n, c = x2.shape
     _, w = _multilabel_pairs(_data(x2), counts)
     w = w.astype(_data(x).dtype)
@@ -70,23 +70,23 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None,  # noq
     """
     reduction = legacy_reduction(size_average, reduce, reduction)
     check_reduction(reduction, "multilabel_margin_loss")
-    float_only(input, "multilabel_margin_loss_forward_out_frame", "multilabel_margin_loss")
+    # PyTorch's order: the shapes, then (for a non-empty input) the targets' range, the
+    # input's dtype and the target's
     t = _data(target)
-    if t.dtype.kind not in "iu":
-        raise RuntimeError(f"multilabel_margin_loss(): expected scalar type Long but found "
-                           f"{scalar_type_name(t.dtype)} for the target (use target.long())")
-    if input.ndim not in (1, 2) or input.shape[-1] == 0 or tuple(t.shape) != tuple(input.shape):
+    nframe, c = _class_input_check(input, "multilabel_margin_loss")
+    if (t.ndim > 1 or t.size != c) if input.ndim <= 1 else tuple(t.shape) != (nframe, c):
         raise RuntimeError(f"multilabel_margin_loss(): inconsistent target size: "
                            f"{list(t.shape)} for input of size: {list(input.shape)} (the target "
                            "has the input's shape: class indices ended by -1)")
-    c = input.shape[-1]
-    t2 = t[None] if t.ndim == 1 else t
-    xp = namespace(t2)
-    valid = xp.cumprod(t2 >= 0, axis=1).astype(bool)
-    if (t2[valid] >= c).any():
-        raise IndexError(f"multilabel_margin_loss(): target index {int(t2[valid].max())} is out "
-                         f"of bounds for {c} classes (targets must be in [0, {c - 1}], then -1)")
-    shape = tuple(t.shape) if input.ndim == 1 else (input.shape[0],)  # (PyTorch: the target's)
+    if input.numel():
+        if (t < -1).any() or (t >= c).any():
+            raise RuntimeError(f"multilabel_margin_loss(): argument #2 'target' is out of range "
+                               f"(targets must be in [0, {c - 1}], or -1 to end the list)")
+        float_only(input, "multilabel_margin_loss_forward_out_frame", "multilabel_margin_loss")
+        _long_target(t, "multilabel_margin_loss")
+    t2 = t.reshape(nframe, c).astype("int64", copy=False)  # (an empty input: any dtype)
+    # (PyTorch: one loss per sample for a 2-d target, a 0-d loss otherwise)
+    shape = (nframe,) if t.ndim == 2 else ()
     return check_also(_multilabel(input, _multilabel_counts(t2, c), reduction, shape),
                       target)  # (saved by MultilabelMarginLossBackward0)
 

@@ -548,7 +548,6 @@ def binary_cross_entropy(input, target, weight=None, size_average=None,  # noqa:
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    float_only(input, "binary_cross_entropy", "binary_cross_entropy")
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(
             f"Using a target size ({list(target.shape)}) that is different to the input size "
@@ -560,6 +559,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None,  # noqa:
             f"Found dtype {_pointwise.scalar_type_name(td.dtype)} but expected "
             f"{_pointwise.scalar_type_name(xd.dtype)}: binary_cross_entropy takes the target in "
             "the input's dtype (target.to(input.dtype))")
+    float_only(input, "binary_cross_entropy", "binary_cross_entropy")  # (after the dtypes)
     for what, a in (("input", xd), ("target", td)):
         if a.size and not ((a >= 0) & (a <= 1)).all():  # (nan fails too, as PyTorch's)
             raise RuntimeError(
@@ -642,12 +642,6 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     """
     reduction = legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    float_only(input, "log_sigmoid_cpu", "binary_cross_entropy_with_logits")
-    if _as_data(target).dtype.kind in "biu":  # (PyTorch: its (1 - target) * input fails)
-        raise RuntimeError(
-            f"result type {_pointwise.scalar_type_name(input._data.dtype)} can't be cast to the "
-            f"desired output type {_pointwise.scalar_type_name(_as_data(target).dtype)}: "
-            "binary_cross_entropy_with_logits takes a floating target (target.float())")
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({list(target.shape)}) must be the same as input size "
                          f"({list(input.shape)})")
@@ -656,17 +650,35 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
             raise RuntimeError(
                 f"The function 'binary_cross_entropy_with_logits' is not differentiable with "
                 f"respect to argument '{name}'. This input cannot have requires_grad True.")
+    # then PyTorch's kernel, step by step: log_sigmoid(input), (pos_weight - 1) * target
+    # multiplied into it, (1 - target).mul_(input), loss.mul_(weight)
+    float_only(input, "log_sigmoid_cpu", "binary_cross_entropy_with_logits")
+    pw = None if pos_weight is None else _as_data(pos_weight)
+    if pw is not None and pw.dtype.kind == "b":
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported "
+                           "(binary_cross_entropy_with_logits computes pos_weight - 1: pass a "
+                           "floating pos_weight)")
+    for name, v in (("pos_weight", pw), ("weight", _as_data(weight))):
+        if v is None:
+            continue
+        try:
+            fits = namespace(v).broadcast_shapes(tuple(v.shape), tuple(input.shape)) == \
+                tuple(input.shape)
+        except ValueError:
+            fits = False
+        if not fits:
+            raise RuntimeError(
+                f"binary_cross_entropy_with_logits(): {name} of shape {list(v.shape)} does "
+                f"not broadcast to the input's {list(input.shape)}; give one weight per class "
+                "along the last dimension")
+    if _as_data(target).dtype.kind in "biu":  # (PyTorch: its (1 - target) * input fails)
+        raise RuntimeError(
+            f"result type {_pointwise.scalar_type_name(input._data.dtype)} can't be cast to the "
+            f"desired output type {_pointwise.scalar_type_name(_as_data(target).dtype)}: "
+            "binary_cross_entropy_with_logits takes a floating target (target.float())")
     w = None if weight is None else _as_data(weight)
     if pos_weight is None:
         return _bce_logits(input, target, w, reduction)
-    pw = _as_data(pos_weight)
-    try:
-        namespace(pw).broadcast_shapes(tuple(pw.shape), tuple(input.shape))
-    except ValueError:
-        raise RuntimeError(
-            f"binary_cross_entropy_with_logits(): pos_weight of shape {list(pw.shape)} does "
-            f"not broadcast to the input's {list(input.shape)}; give one weight per class "
-            "along the last dimension") from None
     return _bce_logits(input, target, w, reduction, pw.astype(input._data.dtype))
 
 
@@ -675,10 +687,11 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean",  # 
     """Mean (or summed) absolute error: ``|x - t|``, optionally weighted per element."""
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce, reduction)
-    _check_reduction(reduction)
+    shape = tuple(input.shape)  # (PyTorch: broadcast first, then the reduction's name)
     input, target = _broadcast_pair(input, target, "l1_loss")  # noqa: A001
     if weight is not None:
-        return _weighted_loss((input - target).abs(), input, weight, reduction)
+        return _weighted_loss((input - target).abs(), shape, weight, reduction)
+    _check_reduction(reduction)
     return _reduce_loss((input - target).abs(), reduction)
 
 
@@ -697,13 +710,17 @@ def _broadcast_pair(input, target, name):  # noqa: A002
     return input, target
 
 
-def _weighted_loss(errors, input, weight, reduction):  # noqa: A002
+def _weighted_loss(errors, shape, weight, reduction):
     """PyTorch's weighted l1/mse: ``errors * weight``, its sum, or that sum over
-    ``weight.sum()`` for the mean; ``weight`` must have the input's size."""
-    if tuple(weight.shape) != tuple(input.shape):
+    ``weight.sum()`` for the mean; ``weight`` must have the input's size as given (``shape``,
+    before broadcasting), and the reduction's name is checked last."""
+    if tuple(weight.shape) != shape:
         raise ValueError(f"Weights and input must have the same size. (weight "
-                         f"{list(weight.shape)}, input {list(input.shape)})")
+                         f"{list(weight.shape)}, input {list(shape)})")
     weighted = errors * weight
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', "
+                         "'mean', 'sum'.")
     if reduction == "none":
         return weighted
     if reduction == "sum":
@@ -757,11 +774,12 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean",  #
         )
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce, reduction)
-    if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
+    shape = tuple(input.shape)  # (PyTorch: broadcast first, then the reduction's name)
     input, target = _broadcast_pair(input, target, "mse_loss")  # noqa: A001
     if weight is not None:
-        return _weighted_loss((input - target) ** 2, input, weight, reduction)
+        return _weighted_loss((input - target) ** 2, shape, weight, reduction)
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
     kinds = (input._data.dtype.kind, getattr(target, "_data", target).dtype.kind)
     if all(k in "biu" for k in kinds):
         from .pointwise import scalar_type_name
