@@ -276,6 +276,10 @@ def _check_positive(name, stride, dilation, groups):
 
 
 def _check_groups(name, x, w, groups, transposed):
+    if w.shape[0] < groups:  # (an empty weight too: PyTorch's first check of its size)
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at "
+                           f"dimension 0, but got weight of size {_dims(w)} instead ({name}(): "
+                           "weight.shape[0] holds the channels, at least one per group)")
     if w.shape[0] % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
                            f"at dimension 0, but got weight of size [{_dims(w)}] instead "
@@ -288,6 +292,12 @@ def _check_groups(name, x, w, groups, transposed):
         raise RuntimeError(f"Given {given}, expected input{_dims(x)} to have {want} channels, "
                            f"but got {x.shape[1]} channels instead ({name}(): in_channels "
                            f"must be {rule})")
+    if 0 in w.shape[2:]:  # (PyTorch's kernels refuse an empty kernel, NumPy would not)
+        raise RuntimeError(f"kernel size should be greater than zero, but got a weight of size "
+                           f"{_dims(w)} ({name}())")
+    if transposed and w.shape[1] == 0:
+        raise RuntimeError(f"non-empty weight tensor expected, but got: {_dims(w)} ({name}(): "
+                           "weight.shape[1] holds the output channels per group)")
 
 
 def _check_bias(name, w, b, out_channels):

@@ -412,9 +412,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None,  
     if input1.ndim != want or input2.ndim != want:
         raise RuntimeError(f"{td}D target tensor expects {want}D input tensors, but found "
                            f"inputs with sizes {list(input1.shape)} and {list(input2.shape)}.")
-    if tuple(input1.shape) != tuple(input2.shape):
-        raise RuntimeError(f"cosine_embedding_loss(): the inputs' sizes must match, got "
-                           f"{list(input1.shape)} and {list(input2.shape)}")
+    # (inputs of different sizes broadcast, as PyTorch's input1 * input2; or raise there)
     # an integer or bool input: PyTorch's int sums plus the float epsilon are the default
     # float dtype (add_number would keep NumPy's float64); no gradient flows to it
     from ..dtypes import get_default_dtype
@@ -523,6 +521,14 @@ def _multi_margin_jvp(op, inputs, tangents, out, params):
 _JVP_RULES[("multi_margin_loss", "MultiMarginLossBackward0")] = _multi_margin_jvp
 
 
+def _empty_batch_loss(input, shape, reduction):  # noqa: A002
+    """multi_margin/multilabel_margin of an empty integer or bool input: PyTorch returns
+    before its kernel's dtype dispatch, a result of the input's dtype (uninitialized there,
+    zeros here: tests/fuzz/known_bugs.py _margin_loss_empty_garbage)."""
+    xd = input._data
+    return make_tensor(namespace(xd).zeros(shape if reduction == "none" else (), xd.dtype))
+
+
 def _class_input_check(input, name):  # noqa: A002
     """PyTorch's shape check of the (N, C), (C,) or () input of multi_margin_loss and
     multilabel_margin_loss: (number of samples, number of classes)."""
@@ -590,6 +596,8 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None,  # noqa: A002
     w = None if weight is None else _data(weight).reshape(-1).astype(input._data.dtype)
     # (PyTorch: one loss per sample for a 1-d target, a 0-d loss for a 0-d one)
     shape = (input.shape[0] if input.ndim == 2 else 1,) if t.ndim else ()
+    if not input.numel() and input._data.dtype.kind != "f":
+        return _empty_batch_loss(input, shape, reduction)
     # (MultiMarginLossBackward0 saves the target: its version counts)
     return check_also(_multi_margin(input, t.reshape(()) if input.ndim <= 1 else
                                     t.reshape(-1), w, int(p), float(margin), reduction,

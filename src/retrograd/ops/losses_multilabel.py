@@ -6,7 +6,8 @@ from __future__ import annotations
 from ..backend import namespace
 from ._apply import INPUTS, defop
 from ._errors import float_only
-from .losses import _class_input_check, _data, _long_target, _spread, check_reduction
+from .losses import (_class_input_check, _data, _empty_batch_loss, _long_target, _spread,
+                     check_reduction)
 from .nn import legacy_reduction
 from .saved_checks import check_also
 
@@ -87,6 +88,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None,  # noq
     t2 = t.reshape(nframe, c).astype("int64", copy=False)  # (an empty input: any dtype)
     # (PyTorch: one loss per sample for a 2-d target, a 0-d loss otherwise)
     shape = (nframe,) if t.ndim == 2 else ()
+    if not input.numel() and input._data.dtype.kind != "f":
+        return _empty_batch_loss(input, shape, reduction)
     return check_also(_multilabel(input, _multilabel_counts(t2, c), reduction, shape),
                       target)  # (saved by MultilabelMarginLossBackward0)
 

@@ -258,6 +258,17 @@ def _check_nll_weight(weight, c):
             "per class)")
 
 
+def _nll_kernel_dtypes(logp, weight, kernel):
+    """PyTorch's nll_loss kernel, after the shape checks: an integer or bool input has no
+    kernel (NotImplementedError, even an empty one), the weight must have the input's dtype."""
+    float_only(logp, kernel, "nll_loss")
+    if weight is not None and weight._data.dtype != logp._data.dtype:
+        raise RuntimeError(
+            f"expected scalar type {_pointwise.scalar_type_name(logp._data.dtype)} but found "
+            f"{_pointwise.scalar_type_name(weight._data.dtype)} (nll_loss/cross_entropy take "
+            "the weight in the input's dtype: weight.to(input.dtype))")
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  # noqa: A002
              reduce=None, reduction="mean"):
     """Negative log-likelihood of class-index ``target`` under log-probabilities ``input``.
@@ -297,6 +308,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  
                              f"{t.shape[0]} (nll_loss/cross_entropy: an input of shape "
                              f"{list(logp.shape)} is one sample)")
         _check_nll_weight(weight, logp.shape[0])
+        _nll_kernel_dtypes(logp, weight, "nll_loss_out_frame")  # (before the refusal below)
     want_t = (nd - 1,) if nd != 1 else (0,)
     if nd == 0 or t.ndim != want_t[0] or (nd >= 2 and (
             t.shape[0] != logp.shape[0] or tuple(t.shape[1:]) != tuple(logp.shape[2:]))):
@@ -318,6 +330,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  
         )
     c = logp.shape[1] if nd >= 2 else logp.shape[0]
     _check_nll_weight(weight, c)  # before the targets' range, as PyTorch
+    _nll_kernel_dtypes(logp, weight, "nll_loss_out_frame" if nd <= 2 else
+                       "nll_loss2d_forward_out_frame")
     ignored = None
     if t.size:
         if type(t) is _ndarray and t.dtype.kind == "i" and not 0 <= ignore_index < c:
@@ -395,7 +409,7 @@ def cross_entropy(input, target, weight=None, size_average=None,  # noqa: A002
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    class_dim = 1 if input.ndim >= 2 else 0
+    class_dim = 0 if input.ndim == 1 else 1  # (PyTorch's: a 0-d input has no dim 1)
     t = target._data if hasattr(target, "_data") else target
     # PyTorch's dispatch, and the order of its checks: a target of the input's shape is
     # class probabilities, any other class indices (seed 12101249)
@@ -424,6 +438,10 @@ def cross_entropy(input, target, weight=None, size_average=None,  # noqa: A002
         n_classes = input.shape[class_dim]
         target = add_number(mul_number(target, 1 - label_smoothing), label_smoothing / n_classes)
     logp = log_softmax(input, class_dim)
+    if not probabilities and input._data.dtype.kind != "f":
+        # an empty integer input passes PyTorch's log_softmax (no element to compute) and
+        # stops at nll_loss's kernel
+        float_only(input, "nll_loss_out_frame", "cross_entropy")
     if label_smoothing > 0 and not probabilities:
         return _label_smoothed(logp, target, weight, ignore_index, reduction,
                                label_smoothing, class_dim)

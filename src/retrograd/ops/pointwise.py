@@ -202,8 +202,21 @@ def _rsub_number_fwd(a, c):
 # ATen's tensor-with-a-number ops (add(Tensor, Scalar)...), as C++ composites record them:
 # AddBackward1 / SubBackward1 / MulBackward1 with one edge, the number a parameter (Python's
 # ``x * c`` records MulBackward0 instead)
-add_number = defop("add", lambda a, c: a + c, lambda node, g, saved: (g,), "AddBackward1", 1)
-sub_number = defop("sub", lambda a, c: a - c, lambda node, g, saved: (g,), "SubBackward1", 1)
+def _with_number(f):
+    """``f(a, c)`` for an array and a Python number, in PyTorch's dtype: an integer or bool
+    tensor with a float number gives the default float dtype (NumPy's would be float64)."""
+    def forward(a, c):
+        out = f(a, c)
+        if type(c) is float and a.dtype.kind in "biu":
+            out = out.astype(dtypes.get_default_dtype().numpy, copy=False)
+        return out
+    return forward
+
+
+add_number = defop("add", _with_number(lambda a, c: a + c), lambda node, g, saved: (g,),
+                   "AddBackward1", 1)
+sub_number = defop("sub", _with_number(lambda a, c: a - c), lambda node, g, saved: (g,),
+                   "SubBackward1", 1)
 def _scale(g, c):
     """``g * c`` for a Python number ``c``; into ``g`` itself when it is the engine's own
     gradient (the result keeps g's dtype either way: a Python number never promotes)."""
@@ -213,7 +226,7 @@ def _scale(g, c):
     return g * c
 
 
-mul_number = defop("mul", lambda a, c: a * c,
+mul_number = defop("mul", _with_number(lambda a, c: a * c),
                    lambda node, g, saved: (_scale(g, node.params[0]),), "MulBackward1", 1)
 
 
