@@ -495,14 +495,6 @@ def _conv_zero_channels(prog, failure):
         failure.message and _empty_leaf(prog)
 
 
-@accepted("nll_loss/cross_entropy of a 1-d input (one sample) with a 1-element 1-d target: "
-          "PyTorch's forward takes it and its backward raises (size mismatch), so it is "
-          "unusable there; retrograd refuses it at the call")
-def _nll_one_sample_target(prog, failure):
-    return failure.kind == "raise" and failure.op == "nn_loss" and not failure.torch_exc and \
-        "to match target batch_size" in failure.message
-
-
 @accepted("block_diag with an empty 1-d block: PyTorch's forward counts it as one row, its "
           "backward as none, so the later blocks' gradients are read from the wrong rows "
           "(block_diag(zeros(0), x): x.grad is the first row's gradient), a PyTorch bug")
@@ -625,15 +617,3 @@ def _hardtanh_nan_position(prog, failure):
         return False
     torch_part, retro_part = m.split("torch", 1)[-1].split("retrograd", 1)
     return "nan" in torch_part or "nan" in retro_part
-
-
-@accepted("cross_entropy with label_smoothing > 0 of a 1-d input (one sample) and a "
-          "1-element 1-d target: PyTorch's forward raises its own internal error ('output "
-          "with shape [] doesn't match the broadcast shape [1]', a PyTorch bug: the same call "
-          "without smoothing runs); retrograd refuses the 1-element target at the call, as "
-          "_nll_one_sample_target (seed 12101249)")
-def _nll_one_sample_target_smoothed(prog, failure):
-    return failure.kind == "raise" and failure.op == "nn_loss" and \
-        "doesn't match the broadcast shape [1]" in failure.message and \
-        "to match target batch_size (1)" in failure.message and \
-        "label_smoothing" in failure.message

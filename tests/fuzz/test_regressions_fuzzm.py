@@ -66,6 +66,22 @@ try:
 except Exception as e:
     pass
 """,
+    # a 1-d input (one sample) with a one-element target: PyTorch's forward takes it (the
+    # target as 0-d), its backward raises, and cross_entropy's label smoothing raises in
+    # the forward (seeds 12561272, 12634718...; were accepted differences)
+    "nll_one_sample_one_element_target": """
+v1 = T.tensor([0.5, -1.0, 2.0], dtype=T.float64, requires_grad=True)
+v2 = T.nn.functional.nll_loss(v1, T.tensor([1], dtype=T.int64), reduction='none')
+v3 = T.nn.functional.cross_entropy(v1, T.tensor([2], dtype=T.int64))
+try:
+    v4 = T.nn.functional.cross_entropy(v1, T.tensor([2], dtype=T.int64), label_smoothing=0.1)
+except Exception as e:
+    pass
+try:
+    v3.backward()
+except Exception as e:
+    pass
+""",
     # multilabel_soft_margin_loss's logsigmoid refuses a bool input (seed 12658616)
     "multilabel_soft_margin_bool_input": """
 v0 = T.tensor(1.0, dtype=T.float64)

@@ -258,6 +258,19 @@ def _check_nll_weight(weight, c):
             "per class)")
 
 
+def _refused_backward_vjp(node, g, saved):
+    shape, t_shape = node.params
+    raise RuntimeError(f"size mismatch (got input: {list(shape)}, target: {list(t_shape)}): "
+                       "nll_loss's backward of a 1-d input (one sample) takes a 0-d target, "
+                       "not a one-element 1-d one (pass target.reshape(()))")
+
+
+# nll_loss of a 1-d input with a one-element 1-d target: the loss, whose backward raises as
+# PyTorch's NllLossBackward0 does for that pair (it checks input and target sizes)
+_nll_one_sample_backward = defop("nll_loss", lambda a, shape, t_shape: a.copy(),
+                                 _refused_backward_vjp, "NllLossBackward0", 1, NOTHING)
+
+
 def _nll_kernel_dtypes(logp, weight, kernel):
     """PyTorch's nll_loss kernel, after the shape checks: an integer or bool input has no
     kernel (NotImplementedError, even an empty one), the weight must have the input's dtype."""
@@ -308,7 +321,12 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  
                              f"{t.shape[0]} (nll_loss/cross_entropy: an input of shape "
                              f"{list(logp.shape)} is one sample)")
         _check_nll_weight(weight, logp.shape[0])
-        _nll_kernel_dtypes(logp, weight, "nll_loss_out_frame")  # (before the refusal below)
+        _nll_kernel_dtypes(logp, weight, "nll_loss_out_frame")
+        # one sample with a one-element target: PyTorch's forward takes it as the 0-d
+        # target, its backward refuses the pair (size mismatch)
+        one = target.reshape(()) if hasattr(target, "_data") else t.reshape(())
+        out = nll_loss(logp, one, weight, ignore_index=ignore_index, reduction=reduction)
+        return _nll_one_sample_backward(out, tuple(logp.shape), tuple(t.shape))
     want_t = (nd - 1,) if nd != 1 else (0,)
     if nd == 0 or t.ndim != want_t[0] or (nd >= 2 and (
             t.shape[0] != logp.shape[0] or tuple(t.shape[1:]) != tuple(logp.shape[2:]))):
@@ -467,6 +485,10 @@ def _label_smoothed(logp, target, weight, ignore_index, reduction, eps, class_di
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     n_classes = logp.shape[class_dim]
     t = target._data if hasattr(target, "_data") else as_array(target)
+    if logp.ndim == 1 and t.ndim == 1:  # (one sample, a one-element target: nll_loss took it)
+        raise RuntimeError("output with shape [] doesn't match the broadcast shape [1] "
+                           "(cross_entropy with label_smoothing of a 1-d input (one sample) "
+                           "takes a 0-d target: pass target.reshape(()))")
     ignored = t == ignore_index
     if weight is not None:
         shape = [1] * logp.ndim
