@@ -172,3 +172,50 @@ def test_loss_raises_match_torch(name):
             if ours != theirs:
                 differ.append(f"{spec}: retrograd {ours}, torch {theirs}")
     assert not differ, "\n".join(differ)
+
+
+def _ctc_calls(lib):
+    """ctc_loss (log_probs (T, N, C), targets, input_lengths, target_lengths) on odd
+    arguments (a label out of range, or equal to blank, is left out: no defined result, PyTorch's
+    kernel reads outside its arrays there)."""
+    F = lib.nn.functional  # noqa: N806 - PyTorch's spelling
+    lp = lib.tensor([[[-1.0, -2.0, -0.5]], [[-0.3, -1.0, -2.0]], [[-1.0, -1.0, -1.0]]],
+                    dtype=lib.float64)
+    t, il, tl = lib.tensor([[1, 2]]), lib.tensor([3]), lib.tensor([2])
+    return [
+        lambda: F.ctc_loss(lp.long(), t, il, tl),
+        lambda: F.ctc_loss(lp > 0, t, il, tl),
+        lambda: F.ctc_loss(lp.long(), t, lib.tensor([4]), tl, reduction="bogus"),
+        lambda: F.ctc_loss(lp.long()[None], t.float(), il, tl),
+        lambda: F.ctc_loss(lp.float(), t, il, tl),
+        lambda: F.ctc_loss(lp, t.float(), il, tl),
+        lambda: F.ctc_loss(lp, lib.tensor([[True, True]]), il, tl),  # (labels 1, 1)
+        lambda: F.ctc_loss(lp, t, il.float(), tl),
+        lambda: F.ctc_loss(lp, t, il, tl.float()),
+        lambda: F.ctc_loss(lp, t, il, tl, reduction="bogus"),
+        lambda: F.ctc_loss(lp, t, lib.tensor([4]), tl),
+        lambda: F.ctc_loss(lp, t, lib.tensor([3, 3]), tl),
+        lambda: F.ctc_loss(lp, t, il, lib.tensor([3])),
+        lambda: F.ctc_loss(lp, t, il, lib.tensor([-1])),
+        lambda: F.ctc_loss(lp, t, lib.tensor([-1]), tl),
+        lambda: F.ctc_loss(lp[:, 0], t[0], lib.tensor(3), lib.tensor(2)),
+        lambda: F.ctc_loss(lp[0], t[0], il, tl),
+        lambda: F.ctc_loss(lp, t, il, tl, blank=5),
+        lambda: F.ctc_loss(lp, t, il, tl, blank=1),
+        lambda: F.ctc_loss(lp, t, il, tl, zero_infinity=True, reduction="none"),
+    ]
+
+
+def _ctc_outcome(call):
+    try:
+        out = call()
+    except Exception as e:  # noqa: BLE001 - the class is what is compared
+        return ("raise", type(e).__name__)
+    return ("ok", str(out.dtype).rsplit(".", 1)[-1], tuple(out.shape), _rounded(out))
+
+
+def test_ctc_loss_raises_match_torch():
+    ours, theirs = ([_ctc_outcome(c) for c in _ctc_calls(lib)] for lib in (retrograd, torch))
+    differ = [f"call {i}: retrograd {a}, torch {b}" for i, (a, b) in
+              enumerate(zip(ours, theirs)) if a != b]
+    assert not differ, "\n".join(differ)

@@ -23,7 +23,7 @@ from __future__ import annotations
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, NOTHING, defop
-from ._errors import scalar_type_name
+from ._errors import float_only, scalar_type_name
 from .losses import check_reduction
 from .pointwise import where
 
@@ -201,7 +201,9 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0,
     tensor(0.2877)
     """
     check_reduction(reduction, "ctc_loss")
-    if not isinstance(log_probs, Tensor) or log_probs._data.dtype.kind != "f":
+    if isinstance(log_probs, Tensor):  # (PyTorch: its kernel's dtype dispatch, first)
+        float_only(log_probs, "ctc_loss_cpu", "ctc_loss")
+    else:
         raise RuntimeError("ctc_loss(): log_probs must be a floating tensor (log-softmax "
                            "outputs of shape (T, N, C) or (T, C))")
     if log_probs.ndim not in (2, 3):
@@ -210,7 +212,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0,
     unbatched = log_probs.ndim == 2
     lp = log_probs.unsqueeze(1) if unbatched else log_probs
     tg = targets._data if isinstance(targets, Tensor) else targets
-    if tg.dtype.kind == "f":  # PyTorch truncates floating labels to integers
+    if tg.dtype.kind in "fb":  # PyTorch truncates floating labels to integers (bool: 0/1)
         tg = tg.astype("int64")
     if tg.dtype.kind not in "iu":
         raise RuntimeError(f"ctc_loss(): targets must be integers (Long or Int), got "
