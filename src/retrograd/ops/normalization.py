@@ -140,7 +140,12 @@ def _norm_vjp(node, g, saved):
             dx = (gx - _mean(gx, p.stat_axes) - xhat * _mean(gx * xhat, p.stat_axes)) * rstd
         dx = dx.reshape(tuple(x.shape))
     if nw:
-        dw = _sum(ga * xhat.reshape(p.aff_shape), p.aff_axes).reshape(tuple(w.shape))
+        dw = _sum(ga * xhat.reshape(p.aff_shape), p.aff_axes)
+        if p.stat_axes == (2,) and p.stat_shape[2] == 0 and p.stat_shape[0]:
+            # group_norm of empty groups: PyTorch's kernel (as _grouped_grads) scales each
+            # sample's sum by its nan rstd, so the weight's gradient is nan (seed 12557762)
+            dw = dw * math.nan
+        dw = dw.reshape(tuple(w.shape))
     if nb:
         db = _sum(ga, p.aff_axes).reshape(_input_shape(node, 2))
     if isinstance(g, Tensor) and p.stat_axes != (2,):  # (group_norm: see _stats_of_node)

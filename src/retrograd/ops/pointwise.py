@@ -202,8 +202,12 @@ def _rsub_number_fwd(a, c):
 # ATen's tensor-with-a-number ops (add(Tensor, Scalar)...), as C++ composites record them:
 # AddBackward1 / SubBackward1 / MulBackward1 with one edge, the number a parameter (Python's
 # ``x * c`` records MulBackward0 instead)
-add_number = defop("add", lambda a, c: a + c, lambda node, g, saved: (g,), "AddBackward1", 1)
-sub_number = defop("sub", lambda a, c: a - c, lambda node, g, saved: (g,), "SubBackward1", 1)
+# (an integer or bool tensor with a float number gives the default float dtype, as
+# PyTorch's: NumPy's float64 made integer losses float64; seed 12525854)
+add_number = defop("add", _with_number(lambda a, c: a + c), lambda node, g, saved: (g,),
+                   "AddBackward1", 1)
+sub_number = defop("sub", _with_number(lambda a, c: a - c), lambda node, g, saved: (g,),
+                   "SubBackward1", 1)
 def _scale(g, c):
     """``g * c`` for a Python number ``c``; into ``g`` itself when it is the engine's own
     gradient (the result keeps g's dtype either way: a Python number never promotes)."""
@@ -213,7 +217,7 @@ def _scale(g, c):
     return g * c
 
 
-mul_number = defop("mul", lambda a, c: a * c,
+mul_number = defop("mul", _with_number(lambda a, c: a * c),
                    lambda node, g, saved: (_scale(g, node.params[0]),), "MulBackward1", 1)
 
 
