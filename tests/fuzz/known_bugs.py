@@ -617,3 +617,109 @@ def _hardtanh_nan_position(prog, failure):
         return False
     torch_part, retro_part = m.split("torch", 1)[-1].split("retrograd", 1)
     return "nan" in torch_part or "nan" in retro_part
+
+
+
+def _message_values(failure):
+    """The two arrays a "values differ" message prints (torch's, retrograd's), or None."""
+    import numpy as np
+
+    m = re.match(r"v\d+: values differ[^\n]*\n  torch +(.*)\n  retrograd +(.*)$",
+                 failure.message, re.S)
+    if m is None:
+        return None
+    names = {"nan": float("nan"), "inf": float("inf"), "__builtins__": {}}
+    try:
+        a, b = (np.asarray(eval(s, dict(names)), dtype=np.float64) for s in m.groups())
+    except Exception:  # (a value the message does not print as a Python literal)
+        return None
+    return (a, b) if a.shape == b.shape else None
+
+
+@accepted("batch_norm/instance_norm of a channel whose values are equal (var 0, so rstd = "
+          "1/sqrt(eps), 316): PyTorch's contiguous CPU kernel computes x * alpha + beta with "
+          "alpha = rstd * w, beta = b - mean * alpha, fused into one FMA, which leaves the "
+          "rounding of mean * alpha (-3.3e-05 in float32, -3.7e-14 in float64, for x = mean "
+          "= 3.6268604); its channels-last kernel, its layer_norm and group_norm, and "
+          "retrograd compute (x - mean) * rstd, exactly 0 there.  Only a value of such a norm "
+          "differing by at most 2 ulp of max|x| * max(1, |w|) * rstd (plus max|b|) (seed "
+          "12669938)")
+def _batch_norm_fma_residue(prog, failure):
+    import numpy as np
+
+    if failure.kind != "value" or failure.op != "normalization":
+        return False
+    values = _message_values(failure)
+    if values is None:
+        return False
+    name = failure.message.split(":", 1)[0]
+    for i, st in enumerate(prog.steps):
+        if st.target != name or not st.text or not re.search(
+                r"\.(batch_norm|instance_norm)\(", st.text):
+            continue
+        operands = [o for o in _operands_before(prog, i) if o.is_floating_point()]
+        if not operands:
+            return False
+        ulp = float(np.finfo(str(operands[0].dtype).rsplit(".", 1)[-1]).eps)
+        x, *rest = (o.double() for o in operands)
+        if x.dim() < 2 or x.numel() == 0:
+            return False
+        # a channel of equal values (up to rounding), where var is 0 and rstd 1/sqrt(eps)
+        per = x.transpose(0, 1).reshape(x.shape[1], -1)
+        span = per.amax(1) - per.amin(1)
+        if not bool((span <= 1e-6 * per.abs().amax(1).clamp(min=1)).any()):
+            return False
+        w = float(rest[0].abs().max()) if rest and rest[0].numel() else 1.0
+        b = float(rest[1].abs().max()) if len(rest) > 1 and rest[1].numel() else 0.0
+        bound = 2 * ulp * (float(x.abs().max()) * max(1.0, w) / 1e-5 ** 0.5 + b)
+        a, r = values
+        diff = np.abs(a - r)
+        return bool(np.all(np.isnan(a) == np.isnan(r)) and
+                    np.all(np.where(np.isnan(a), 0, diff) <= bound))
+    return False
+
+
+@accepted("median/nanmedian(dim) of an expanded tensor (stride 0 along a dimension of size > "
+          "1): PyTorch 2.13 reads uninitialized memory (tensor(2.).expand(5).median(0) gives "
+          "3.2e-322 at index 3, expand(2, 1).median(0) 6.9e-310; the same values made "
+          "contiguous give 2), a PyTorch bug; retrograd gives the median (seed 12604528)")
+def _median_of_expanded(prog, failure):
+    if failure.kind != "value" or failure.op != "quantile":
+        return False
+    name = failure.message.split(":", 1)[0]
+    for i, st in enumerate(prog.steps):
+        if st.target == name and st.text and re.search(
+                r"\.(nan)?median\(\s*(dim\s*=\s*)?-?\d", st.text):
+            operands = _operands_before(prog, i)
+            return bool(operands) and any(
+                stride == 0 and size > 1
+                for size, stride in zip(operands[0].shape, operands[0].stride()))
+    return False
+
+
+@accepted("mode(dim) of values equal up to 1 ulp: PyTorch 2.13's vectorized exp2 (and other "
+          "kernels) round the same input differently by position (exp2(0.5) is "
+          "1.414213562373095 in the vector lanes, 1.4142135623730951 in the scalar tail, "
+          "NumPy's everywhere), so values equal in retrograd are distinct in PyTorch and the "
+          "most frequent value differs.  Only a mode whose operand (PyTorch's) holds two "
+          "distinct values within 4 ulp of each other (seed 12643380)")
+def _mode_of_near_ties(prog, failure):
+    import torch
+
+    if failure.kind != "value" or failure.op != "quantile":
+        return False
+    name = failure.message.split(":", 1)[0]
+    for i, st in enumerate(prog.steps):
+        if st.target == name and st.text and ".mode(" in st.text:
+            operands = _operands_before(prog, i)
+            if not operands or not operands[0].is_floating_point():
+                return False
+            x = operands[0]
+            ulp = torch.finfo(x.dtype).eps
+            values = x[x.isfinite()].unique()  # (sorted)
+            if values.numel() < 2:
+                return False
+            gaps = values[1:] - values[:-1]
+            scale = torch.maximum(values[1:].abs(), values[:-1].abs())
+            return bool((gaps <= 4 * ulp * scale).any())
+    return False

@@ -242,6 +242,8 @@ def test_random_shapes_match_torch(torch, n, groups, per_group, spatial, which, 
     shape = (n, c, *spatial)
     if which == "batch_norm" and n * int(np.prod(spatial)) == 1:
         n, shape = 2, (2, c, *spatial)  # (one value per channel: refused in training)
+    if which == "group_norm" and n * per_group * int(np.prod(spatial)) == 1:
+        n, shape = 2, (2, c, *spatial)  # (one value per group: refused, as PyTorch's)
     if which == "instance_norm" and int(np.prod(spatial)) == 1:
         spatial, shape = [2], (n, c, 2)
     rng = np.random.default_rng(seed)

@@ -67,8 +67,13 @@ def record_outputs(node_cls, inputs, arrays, params, keep=(), save_inputs=False)
 
 
 def _is_zero(g):
-    """Whether ``g`` is a gradient the engine filled with zeros (first order only)."""
-    return not isinstance(g, Tensor) and not g.any()
+    """Whether ``g`` is a gradient the engine filled with zeros: PyTorch's undefined
+    gradient of an unused output, so the derivative takes the values-only form (svdvals,
+    eigvalsh with repeated values stay finite).  Under create_graph the engine's zeros are
+    tensors outside any graph; a zero that requires grad is a real gradient."""
+    if isinstance(g, Tensor):
+        return not g._requires_grad and not g._data.any()
+    return not g.any()
 
 
 def _float_matrices(name, A, arg="A"):  # noqa: N803 - PyTorch's name

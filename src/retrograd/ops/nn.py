@@ -561,16 +561,23 @@ def _bce_vjp(node, g, saved):
     x, t = saved
     weight, reduction = node.params
     nx, nt = node.next
-    from .pointwise import clamp, log
+    from .pointwise import clamp
+    from .unary import logit
 
-    g = _spread_loss_grad(g, x, weight, reduction)
+    def scaled(d):  # PyTorch's order: grad times the derivative, times weight, over numel
+        d = g * d
+        if weight is not None:
+            d = d * weight
+        return d / (x.numel() if hasattr(x, "_data") else x.size) if reduction == "mean" else d
+
     gx = gt = None
     if nx:
         # d/dx = (x - t) / (x (1 - x)), the denominator kept >= PyTorch's EPSILON (1e-12 as
         # a float32, whatever the dtype)
-        gx = g * (x - t) / clamp((1 - x) * x, 9.999999960041972e-13)
-    if nt:  # d/dt = log(1 - x) - log(x), each log clamped at -100
-        gt = g * (clamp(log(1 - x), -100) - clamp(log(x), -100))
+        gx = scaled((x - t) / clamp((1 - x) * x, 9.999999960041972e-13))
+    if nt:  # d/dt = log(1 - x) - log(x) = -logit(x), unclamped as PyTorch's (the loss's logs
+        # are clamped at -100, not its target derivative: +-inf at x = 0 or 1; seed 12553003)
+        gt = scaled(-logit(x))
     return (gx, gt)
 
 

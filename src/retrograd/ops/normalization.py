@@ -140,7 +140,12 @@ def _norm_vjp(node, g, saved):
             dx = (gx - _mean(gx, p.stat_axes) - xhat * _mean(gx * xhat, p.stat_axes)) * rstd
         dx = dx.reshape(tuple(x.shape))
     if nw:
-        dw = _sum(ga * xhat.reshape(p.aff_shape), p.aff_axes).reshape(tuple(w.shape))
+        dw = _sum(ga * xhat.reshape(p.aff_shape), p.aff_axes)
+        if p.stat_axes == (2,) and p.stat_shape[2] == 0 and p.stat_shape[0]:
+            # group_norm of empty groups: PyTorch's kernel (as _grouped_grads) scales each
+            # sample's sum by its nan rstd, so the weight's gradient is nan (seed 12557762)
+            dw = dw * math.nan
+        dw = dw.reshape(tuple(w.shape))
     if nb:
         db = _sum(ga, p.aff_axes).reshape(_input_shape(node, 2))
     if isinstance(g, Tensor) and p.stat_axes != (2,):  # (group_norm: see _stats_of_node)
@@ -308,7 +313,6 @@ def _check_numel(t, what, n, name):
 
 def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, eps,
                 name="batch_norm"):
-    float_only(x, "batch_norm", name)
     if x.ndim < 2:
         raise dim_error(1, x.ndim)
     n, c = x.shape[0], x.shape[1]
@@ -319,13 +323,15 @@ def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, 
     if x._data.size == 0:
         # PyTorch's empty-input path (_batch_norm_impl_index): a clone times weight[0] plus
         # bias[0], so the graph stays connected (CloneBackward0, MulBackward0, AddBackward0);
-        # no statistics, and the running ones are left alone (fuzz seeds 10000088, 10008777)
+        # no statistics, and the running ones are left alone (fuzz seeds 10000088, 10008777);
+        # any dtype, as there: the kernel's dtype check is never reached (seed 11907661)
         out = x.clone()
         if weight is not None:
             out = out * weight[0]
         if bias is not None:
             out = out + bias[0]
         return out
+    float_only(x, "batch_norm", name)
     _check_same_dtype(x, name, weight, bias)
     for t in (running_mean, running_var):
         if t is not None and t._data.dtype != x._data.dtype:
@@ -444,7 +450,7 @@ def layer_norm_aten(input, normalized_shape, weight=None, bias=None, eps=1e-05, 
 
 
 def _group_norm(x, num_groups, weight, bias, eps):
-    float_only(x, "group_norm", "group_norm")
+    float_only(x, "GroupNormKernelImpl", "group_norm")
     if x.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
                            f"{x.ndim} (group_norm takes (N, C, *))")
@@ -595,6 +601,8 @@ def _window_fwd(a, size, mirrored):
         lo, hi = max(0, -j), min(c, c - j)  # out[:, k] += a[:, k + j] where both exist
         if lo < hi:
             out[:, lo:hi] += a[:, lo + j:hi + j]
+    if out.dtype.kind in "iu":  # (int64: PyTorch's avg_pool divides as C++, truncating)
+        return xp.sign(out) * (xp.abs(out) // size)
     out /= size
     return out
 
@@ -627,6 +635,13 @@ def local_response_norm(input, size, alpha=0.0001, beta=0.75, k=1.0):  # noqa: A
     if size <= 0:
         raise RuntimeError(f"kernel size should be greater than zero, but got kH: {size} kW: 1 "
                            "(local_response_norm's size)")
+    dtype = input._data.dtype
+    if dtype.kind in "biu" and dtype != namespace(input._data).int64:
+        # PyTorch's avg_pool kernels take int64 among the integers (seed 11907661's family)
+        pool = "avg_pool2d" if input.ndim == 3 else "avg_pool3d_out_frame"
+        raise NotImplementedError(
+            f'"{pool}" not implemented for \'{scalar_type_name(dtype)}\': local_response_norm '
+            "takes a floating tensor (or int64); convert it first (x.float())")
     div = _channel_window(input * input, size, False)
     return input / (div * alpha + k) ** beta
 

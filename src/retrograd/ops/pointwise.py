@@ -202,17 +202,8 @@ def _rsub_number_fwd(a, c):
 # ATen's tensor-with-a-number ops (add(Tensor, Scalar)...), as C++ composites record them:
 # AddBackward1 / SubBackward1 / MulBackward1 with one edge, the number a parameter (Python's
 # ``x * c`` records MulBackward0 instead)
-def _with_number(f):
-    """``f(a, c)`` for an array and a Python number, in PyTorch's dtype: an integer or bool
-    tensor with a float number gives the default float dtype (NumPy's would be float64)."""
-    def forward(a, c):
-        out = f(a, c)
-        if type(c) is float and a.dtype.kind in "biu":
-            out = out.astype(dtypes.get_default_dtype().numpy, copy=False)
-        return out
-    return forward
-
-
+# (an integer or bool tensor with a float number gives the default float dtype, as
+# PyTorch's: NumPy's float64 made integer losses float64; seed 12525854)
 add_number = defop("add", _with_number(lambda a, c: a + c), lambda node, g, saved: (g,),
                    "AddBackward1", 1)
 sub_number = defop("sub", _with_number(lambda a, c: a - c), lambda node, g, saved: (g,),
