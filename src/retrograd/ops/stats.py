@@ -336,7 +336,13 @@ def _pnorm_grad(g, a, p, out, axes, keepdim):
     if p < 1:
         scaled = sign(a) * where(a == 0, 0.0, _abs(a) ** (p - 1))
         return scaled * gk * ok ** (1 - p)
-    scale = where(ok == 0, 0.0, gk / where(ok == 0, 1.0, ok) ** (p - 1))
+    # PyTorch's (grad / norm.pow(p - 1)).masked_fill_(norm == 0, 0) on the reduced shape,
+    # broadcast by the product: the masked quotient's own derivative is 0 * inf there, so a
+    # second derivative at a zero norm is nan, as PyTorch's, also when the slice is empty
+    # (seeds 12508461, 12526828), not the 0 of a guarded division
+    ok = _kept(out, shape, axes, keepdim)
+    with quiet(namespace(a._data)):
+        scale = where(ok == 0, 0.0, _kept(g, shape, axes, keepdim) / ok ** (p - 1))
     if p < 2:
         return sign(a) * _abs(a) ** (p - 1) * scale
     return a * _abs(a) ** (p - 2) * scale
