@@ -637,3 +637,60 @@ def _nll_one_sample_target_smoothed(prog, failure):
         "doesn't match the broadcast shape [1]" in failure.message and \
         "to match target batch_size (1)" in failure.message and \
         "label_smoothing" in failure.message
+
+
+_UNFOLD = re.compile(r"\.unfold\((-?\d+), (\d+), (\d+)\)")
+
+
+@accepted("an in-place op writing through an unfold view whose windows overlap (step < size: "
+          "x.unfold(0, 2, 1).exp_(), /= 3): PyTorch's kernel changes the memory window by "
+          "window in its loop order, so an element two windows share is changed twice "
+          "(exp(exp(x)), x / 9); retrograd computes every window from the old values.  "
+          "PyTorch's docs call writes to a tensor whose elements share memory unsupported "
+          "('clone it first': Tensor.expand, Tensor.unfold); seeds 12508764, 12614974")
+def _overlapping_windows_written(prog, failure):
+    if failure.kind != "value":
+        return False
+    defs = {st.target: st for st in prog.steps if st.target}
+
+    def overlapping(name, depth=0):
+        st = defs.get(name)
+        if st is None or depth > 8:
+            return False
+        m = _UNFOLD.search(st.text or "")
+        if m and int(m.group(3)) < int(m.group(2)):
+            return True
+        # (a view of such a view)
+        return bool(st.view_chain) and any(
+            overlapping(n, depth + 1) for n in _NAME.findall(st.text or "") if n != name)
+
+    return any(st.kind == "inplace" and overlapping(st.on) for st in prog.steps)
+
+
+@accepted("a float sum written into an integer tensor (x[i] = y.sum() with x int64): the "
+          "write truncates toward zero, so a sum 1 ulp below an integer in one library "
+          "(-1.9999999999999998 against -2.0: another summation order) differs by 1 there "
+          "(seed 12612079)")
+def _float_sum_truncated_into_int(prog, failure):
+    sums = {"sum", "mean", "matmul", "einsum", "var", "std", "norm", "prod", "logsumexp",
+            "cumsum", "mm", "mv", "dot"}
+    m = re.match(r"(v\d+): values differ\n", failure.message)
+    if failure.kind != "value" or m is None:
+        return False
+    name = m.group(1)
+    writes = [t for t in _texts(prog) if re.match(rf"{name}\[[^\n]*\] = ", t) and
+              any(f".{s}(" in t.split(" = ", 1)[1] for s in sums)]
+    torch_part, retro_part = failure.message.split("torch", 1)[-1].split("retrograd", 1)
+    numbers = [re.findall(r"-?\d+(?:\.\d+)?", part) for part in (torch_part, retro_part)]
+    return bool(writes) and len(numbers[0]) == len(numbers[1]) and all(
+        "." not in a and "." not in b and abs(int(a) - int(b)) <= 1 for a, b in zip(*numbers))
+
+
+@accepted("_nll_one_sample_target's difference where the nll_loss/cross_entropy call sits in "
+          "a `with` block (a no_grad block, reported at the block's last statement): "
+          "PyTorch's forward takes a 1-d input with a 1-element 1-d target, retrograd "
+          "refuses it at the call (seed 12647303)")
+def _nll_one_sample_target_in_block(prog, failure):
+    return failure.kind == "raise" and not failure.torch_exc and \
+        "to match target batch_size" in failure.message and \
+        re.search(r"\b(nll_loss|cross_entropy)\(", failure.message) is not None

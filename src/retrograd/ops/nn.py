@@ -521,16 +521,27 @@ def _bce_vjp(node, g, saved):
     x, t = saved
     weight, reduction = node.params
     nx, nt = node.next
-    from .pointwise import clamp, log
+    from .pointwise import clamp
 
+    gt = None
+    if nt:
+        # PyTorch's binary_cross_entropy_target_backward: -logit(x) * grad (* weight)
+        # (/ numel), its logs unclamped (unlike the loss's), so x = 0 or 1 give +-inf and
+        # the second derivative -grad / (x (1 - x)) (seeds 12514494, 12542139)
+        from .unary import logit
+
+        with quiet(namespace(_as_data(x))):
+            gt = -logit(x) * g
+            if weight is not None:
+                gt = gt * weight
+            if reduction == "mean":
+                gt = _div_count(gt, x.numel() if hasattr(x, "_data") else x.size)
     g = _spread_loss_grad(g, x, weight, reduction)
-    gx = gt = None
+    gx = None
     if nx:
         # d/dx = (x - t) / (x (1 - x)), the denominator kept >= PyTorch's EPSILON (1e-12 as
         # a float32, whatever the dtype)
         gx = g * (x - t) / clamp((1 - x) * x, 9.999999960041972e-13)
-    if nt:  # d/dt = log(1 - x) - log(x), each log clamped at -100
-        gt = g * (clamp(log(1 - x), -100) - clamp(log(x), -100))
     return (gx, gt)
 
 

@@ -360,7 +360,9 @@ def _pnorm_grad_array(g, a, p, out, axes, keepdim):
         if p == 1:
             return gk * xp.sign(a)
         if p == 2:
-            return a * xp.where(nk == 0, 0, gk / xp.where(nk == 0, 1, nk))
+            # PyTorch's grad * (x / norm).masked_fill_(norm == 0, 0): a nan or inf grad
+            # still makes nan at a zero norm (gk * 0; x is 0 there), seed 12564607
+            return a * xp.where(nk == 0, gk * 0, gk / xp.where(nk == 0, 1, nk))
         if p < 1:
             scaled = xp.where(a == 0, 0, xp.sign(a) * xp.abs(a) ** (p - 1))
             return scaled * (gk * nk ** (1 - p))
