@@ -88,6 +88,40 @@ gs = T.autograd.grad(loss, [v2, v7, v10], create_graph=True, allow_unused=True)
 loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
 loss2.backward()
 """,
+    # an in-place view op on an integer tensor that requires grad: PyTorch changes its shape
+    # and version, then refuses the record (seed 12533187)
+    "inplace_view_of_int_requiring_grad": """
+v0 = T.tensor(-0.0, dtype=T.float64, requires_grad=True)
+v2 = T.tensor([0, 3], dtype=T.int64)
+v2[0:1] = v0.sum()
+try:
+    v2.unsqueeze_(0)
+except Exception as e:
+    pass
+try:
+    v2.t_()
+except Exception as e:
+    pass
+v4 = T.tensor([5], dtype=T.int64)
+v4[0:1] = v0.sum()
+try:
+    v4.squeeze_(0)
+except Exception as e:
+    pass
+""",
+    # stack/cat give a contiguous result (unless every input is channels-last), as
+    # PyTorch's: a reshape of it is then a view in both, which under no_grad requires grad
+    # (seed 12675358)
+    "stack_of_transposed_is_contiguous": """
+v0 = T.tensor([[[-1.0, -2.0, 2.0]], [[0.0, -0.0, 1.0]]], dtype=T.float64, requires_grad=True)
+v1 = T.float_power(v0, v0.abs().add(0.5))
+v1.swapaxes_(2, 0)
+v2 = T.stack([v1, v1], dim=-4)
+v3 = T.cat([v1, v1], dim=1)
+with T.set_grad_enabled(False):
+    v10 = v2.reshape(2, 6)
+    v11 = v3.reshape(12)
+""",
 }
 
 
