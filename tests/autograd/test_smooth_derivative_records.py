@@ -17,6 +17,7 @@ torch = pytest.importorskip("torch")
 
 OPS = {
     "tanh": lambda m, x: m.tanh(x),
+    "sigmoid": lambda m, x: m.sigmoid(x),
     "log_softmax_1": lambda m, x: m.log_softmax(x, 1),
     "log_softmax_0": lambda m, x: m.nn.functional.log_softmax(x, dim=0),
     "log_softmax_neg": lambda m, x: m.log_softmax(x, -1),

@@ -152,6 +152,8 @@ RULES: dict[str, tuple[str, str]] = {
     # smooth first derivatives recorded as one node under create_graph (y the saved result)
     "TanhBackwardBackward0": ("tanh_backward(g, y) = g * (1 - y**2)",
                               "d/dg = 1 - y**2; d/dy = -2 * y * g"),
+    "SigmoidBackwardBackward0": ("sigmoid_backward(g, y) = g * (1 - y) * y",
+                                 "d/dg = (1 - y) * y; d/dy = g * (1 - 2 * y)"),
     "LogSoftmaxBackwardDataBackward0": ("log_softmax_backward(g, y) = g - exp(y) * sum(g)",
                                         "d/dg = gg - sum(gg * exp(y)) (linear in g); "
                                         "d/dy = -gg * exp(y) * sum(g)"),

@@ -90,7 +90,7 @@ ELEMENTWISE = frozenset({
     "WhereBackward0", "ClampBackward0", "ClampBackward1", "LeakyReluBackward0",
     "HardtanhBackward0", "EluBackward0", "SoftplusBackward0", "ThresholdBackward0",
     "MaskedFillBackward0", "MaximumBackward0", "MinimumBackward0", "CloneBackward0",
-    "TanhBackwardBackward0",
+    "TanhBackwardBackward0", "SigmoidBackwardBackward0",
 })
 
 _warned: set = set()

@@ -166,7 +166,16 @@ def _inplace_view(name, make, pick):
                 raise _leaf_error(x, name)
             check_view_of_leaf(x, name)
             node_op, swapped = pick(x, args)
-            new = apply_op(node_op, (shadow_of(x, False),), (data, tuple(x.shape), swapped))
+            try:
+                new = apply_op(node_op, (shadow_of(x, False),), (data, tuple(x.shape), swapped))
+            except RuntimeError:
+                if x._data.dtype.kind != "f":
+                    # an integer tensor requiring grad ('Autograd not support dtype'): PyTorch
+                    # changes its shape and version before its autograd wrapper refuses the
+                    # record, and keeps its grad_fn (seed 12533187)
+                    x._data = data
+                    x._bump_version()
+                raise
             x._grad_fn = new._grad_fn
             x._nr = 0
             # no move_retain_grad: PyTorch's in-place view ops set the new grad_fn without

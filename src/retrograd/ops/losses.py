@@ -26,7 +26,7 @@ from .activation import logsigmoid
 from .arrange import broadcast_tensors
 from .nn import cross_entropy, l1_loss, legacy_reduction
 from .binary import xlogy
-from .pointwise import add_number, exp, log, mul_number, sigmoid, sign, sqrt, sub, sub_number, where
+from .pointwise import add_number, exp, log, mul_number, sigmoid, sqrt, sub, sub_number, where
 from .pointwise import _no_derivative
 from .pointwise import abs as abs_
 from .linalg import linear
@@ -116,13 +116,34 @@ def _elementwise_loss_fwd(elems):
     return forward
 
 
+def _kernel_slope_fwd(d, bound, scale):
+    # PyTorch's smooth_l1/huber backward kernels, comparison by comparison: -bound at or
+    # below -bound, bound at or above bound, else d (so a nan d gives nan: seed 12514730);
+    # divided by scale (smooth_l1's beta, huber's 1)
+    xp = namespace(d)
+    return (xp.where(d <= -bound, -bound, xp.where(d >= bound, bound, d)) / scale).astype(
+        d.dtype, copy=False)
+
+
+def _kernel_slope_vjp(node, g, saved):
+    # PyTorch's smooth_l1/huber_loss_double_backward: grad * (|d| < bound) / scale, a product
+    # (a nan grad stays nan where the mask is 0), strict at the bounds
+    (d,) = saved
+    bound, scale = node.params
+    return (g * (abs_(d) < bound) / scale,)
+
+
+_kernel_slope = defop("loss_slope", _kernel_slope_fwd, _kernel_slope_vjp, "MulBackward0", 1,
+                      INPUTS)
+
+
 def _smooth_l1_slope(d, beta):
     # PyTorch: d / beta inside (-beta, beta), sign(d) outside (equal at the ends); 0 at d = 0
-    return where(abs_(d) < beta, d / beta, sign(d))
+    return _kernel_slope(d, beta, beta)
 
 
 def _huber_slope(d, delta):
-    return where(abs_(d) <= delta, d, sign(d) * delta)
+    return _kernel_slope(d, delta, 1)
 
 
 def _elementwise_loss_vjp(slope):

@@ -564,7 +564,25 @@ def _sigmoid_fwd(a):
 
 def _sigmoid_vjp(node, g, saved):
     (out,) = saved
-    return (g * out * (1 - out),)
+    if type(g) is _ndarray:  # first order: PyTorch's kernel, g * (1 - y) * y
+        return (g * (1 - out) * out,)
+    return (_sigmoid_backward(g, out),)
+
+
+def _sigmoid_backward_vjp(node, gg, saved):
+    # PyTorch's derivatives of sigmoid_backward(g, y) = g * (1 - y) * y: through g, the same
+    # op again; through y, gg * g * (1 - 2 y), one product (composing mul/rsub/mul gave
+    # inf - inf = nan for an infinite g: seed 12514494's second derivative)
+    g, out = saved
+    n_g, n_out = node.next
+    return (_sigmoid_backward(gg, out) if n_g else None,
+            gg * g * (-2 * out + 1) if n_out else None)
+
+
+# sigmoid's derivative as one record under create_graph (PyTorch's SigmoidBackwardBackward0)
+_sigmoid_backward = defop("sigmoid_backward", lambda g, out: g * (1 - out) * out,
+                          _sigmoid_backward_vjp, "SigmoidBackwardBackward0", 2, INPUTS,
+                          saved_for=lambda needs: (needs[1], True))
 
 
 sigmoid = defop("sigmoid", _sigmoid_fwd, _sigmoid_vjp, "SigmoidBackward0", 1, OUTPUT, "float")

@@ -19,6 +19,7 @@ from .index import _index_backward, scatter_along
 from .index import _slice as _slice_view
 from .inplace import copy_, inplace
 from .layout import flip_op, narrow
+from .pointwise import abs as abs_
 from .pointwise import exp, log, where
 from .reduce import _one_dim
 from .saved_checks import check_also
@@ -245,8 +246,11 @@ def _logcumsumexp_vjp(node, g, saved):
                 return (xp.exp(a - c) * inner,)
     lowest = float(xp.finfo((a._data if isinstance(a, Tensor) else a).dtype).min)
     with xp.errstate(all="ignore"):  # lowest - out and exp(-inf): the answers are 0
-        pos = where(g > 0, log(where(g > 0, g, 1.0)), lowest)
-        neg = where(g < 0, log(where(g < 0, -g, 1.0)), lowest)
+        # log|g| unguarded, as PyTorch's: where g is 0 its derivative is 0 / 0, so the
+        # second derivative by g there is nan in both (seed 12570680)
+        log_abs = log(abs_(g))
+        pos = where(g > 0, log_abs, lowest)
+        neg = where(g < 0, log_abs, lowest)
 
         def rev(t):
             return flip_op(logcumsumexp(flip_op(t, (dim,)), dim), (dim,))

@@ -539,10 +539,36 @@ def broadcast_to(x, shape):
 # ----------------------------------------------------------------- join
 
 
+def _channels_last(a):
+    """PyTorch's is_channels_last_strides_2d/3d (suggest_memory_format): a 4-d (5-d) array
+    whose strides order its dims N, H, W, C (N, D, H, W, C), ambiguous cases contiguous."""
+    if a.ndim not in (4, 5):
+        return False
+    strides = [s // a.itemsize for s in a.strides]
+    if strides[1] == 0:
+        return False
+    low = 0
+    for d in ((1, 3, 2, 0) if a.ndim == 4 else (1, 4, 3, 2, 0)):
+        if a.shape[d] == 0 or strides[d] < low or (d == 0 and low == strides[1]):
+            return False
+        low = strides[d] * (a.shape[d] if a.shape[d] > 1 else 1)
+    return True
+
+
+def _joined(out, inputs):
+    """A join's result in PyTorch's layout: contiguous, unless every input is channels-last
+    (cat_compute_output_memory_format), where NumPy's order-K result already follows them.
+    (NumPy follows any shared layout: stack of transposed tensors gave a transposed result,
+    so a later reshape was a copy where PyTorch's is a view: seed 12675358.)"""
+    if out.flags.c_contiguous or all(_channels_last(a) for a in inputs):
+        return out
+    return namespace(out).ascontiguousarray(out)
+
+
 def _cat_fwd(*args):
     *arrays, dim, sizes, skip = args
     kept = [a for a, s in zip(arrays, skip) if not s] or arrays  # (all legacy-empty: [0])
-    return namespace(arrays[0]).concatenate(kept, axis=dim)
+    return _joined(namespace(arrays[0]).concatenate(kept, axis=dim), kept)
 
 
 def _cat_vjp(node, g, saved):
@@ -619,7 +645,7 @@ def cat(tensors, dim=0):
 
 def _stack_fwd(*args):
     *arrays, dim = args
-    return namespace(arrays[0]).stack(arrays, axis=dim)
+    return _joined(namespace(arrays[0]).stack(arrays, axis=dim), arrays)
 
 
 def _stack_vjp(node, g, saved):

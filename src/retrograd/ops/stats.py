@@ -336,7 +336,13 @@ def _pnorm_grad(g, a, p, out, axes, keepdim):
     if p < 1:
         scaled = sign(a) * where(a == 0, 0.0, _abs(a) ** (p - 1))
         return scaled * gk * ok ** (1 - p)
-    scale = where(ok == 0, 0.0, gk / where(ok == 0, 1.0, ok) ** (p - 1))
+    # PyTorch's (grad / norm.pow(p - 1)).masked_fill_(norm == 0, 0) on the reduced shape,
+    # broadcast by the product: the masked quotient's own derivative is 0 * inf there, so a
+    # second derivative at a zero norm is nan, as PyTorch's, also when the slice is empty
+    # (seeds 12508461, 12526828), not the 0 of a guarded division
+    ok = _kept(out, shape, axes, keepdim)
+    with quiet(namespace(a._data)):
+        scale = where(ok == 0, 0.0, _kept(g, shape, axes, keepdim) / ok ** (p - 1))
     if p < 2:
         return sign(a) * _abs(a) ** (p - 1) * scale
     return a * _abs(a) ** (p - 2) * scale
@@ -354,7 +360,9 @@ def _pnorm_grad_array(g, a, p, out, axes, keepdim):
         if p == 1:
             return gk * xp.sign(a)
         if p == 2:
-            return a * xp.where(nk == 0, 0, gk / xp.where(nk == 0, 1, nk))
+            # PyTorch's grad * (x / norm).masked_fill_(norm == 0, 0): a nan or inf grad
+            # still makes nan at a zero norm (gk * 0; x is 0 there), seed 12564607
+            return a * xp.where(nk == 0, gk * 0, gk / xp.where(nk == 0, 1, nk))
         if p < 1:
             scaled = xp.where(a == 0, 0, xp.sign(a) * xp.abs(a) ** (p - 1))
             return scaled * (gk * nk ** (1 - p))
