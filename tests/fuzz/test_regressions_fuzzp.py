@@ -129,57 +129,57 @@ def test_fuzz_regression_fuzzp(name):
 # that derivative's edge when only one derivative reads it (addr's vec2 for vec1's gradient,
 # none of its self); retrograd's ``saved_for`` must say the same, or an in-place change of an
 # unread input raises at backward in retrograd only (or, too few, a wrong gradient)
-def _eye_plus(T, a):
-    return a + 3 * T.eye(a.shape[-1], dtype=a.dtype)
+def _eye_plus(lib, a):
+    return a + 3 * lib.eye(a.shape[-1], dtype=a.dtype)
 
 
 SAVES = {
-    "addr": (lambda T, a, b, c: T.addr(a, b, c, beta=0.5, alpha=2.0), [(2, 3), (2,), (3,)]),
-    "addmv": (lambda T, a, b, c: T.addmv(a, b, c, beta=0.5, alpha=2.0), [(2,), (2, 3), (3,)]),
-    "addmm": (lambda T, a, b, c: T.addmm(a, b, c, beta=0.5, alpha=2.0),
+    "addr": (lambda lib, a, b, c: lib.addr(a, b, c, beta=0.5, alpha=2.0), [(2, 3), (2,), (3,)]),
+    "addmv": (lambda lib, a, b, c: lib.addmv(a, b, c, beta=0.5, alpha=2.0), [(2,), (2, 3), (3,)]),
+    "addmm": (lambda lib, a, b, c: lib.addmm(a, b, c, beta=0.5, alpha=2.0),
               [(2, 2), (2, 3), (3, 2)]),
-    "baddbmm": (lambda T, a, b, c: T.baddbmm(a, b, c, beta=0.5, alpha=2.0),
+    "baddbmm": (lambda lib, a, b, c: lib.baddbmm(a, b, c, beta=0.5, alpha=2.0),
                 [(2, 2, 2), (2, 2, 3), (2, 3, 2)]),
-    "addbmm": (lambda T, a, b, c: T.addbmm(a, b, c, beta=0.5, alpha=2.0),
+    "addbmm": (lambda lib, a, b, c: lib.addbmm(a, b, c, beta=0.5, alpha=2.0),
                [(2, 2), (2, 2, 3), (2, 3, 2)]),
-    "bmm": (lambda T, a, b: T.bmm(a, b), [(2, 2, 3), (2, 3, 2)]),
-    "vdot": (lambda T, a, b: T.vdot(a, b), [(3,), (3,)]),
-    "dot": (lambda T, a, b: T.dot(a, b), [(3,), (3,)]),
-    "vecdot": (lambda T, a, b: T.linalg.vecdot(a, b), [(3,), (3,)]),
-    "outer": (lambda T, a, b: T.outer(a, b), [(2,), (3,)]),
-    "mv": (lambda T, a, b: T.mv(a, b), [(2, 3), (3,)]),
-    "mm": (lambda T, a, b: T.mm(a, b), [(2, 3), (3, 2)]),
-    "cross": (lambda T, a, b: T.linalg.cross(a, b), [(2, 3), (2, 3)]),
-    "bilinear": (lambda T, a, b, c: T.nn.functional.bilinear(a, b, c),
+    "bmm": (lambda lib, a, b: lib.bmm(a, b), [(2, 2, 3), (2, 3, 2)]),
+    "vdot": (lambda lib, a, b: lib.vdot(a, b), [(3,), (3,)]),
+    "dot": (lambda lib, a, b: lib.dot(a, b), [(3,), (3,)]),
+    "vecdot": (lambda lib, a, b: lib.linalg.vecdot(a, b), [(3,), (3,)]),
+    "outer": (lambda lib, a, b: lib.outer(a, b), [(2,), (3,)]),
+    "mv": (lambda lib, a, b: lib.mv(a, b), [(2, 3), (3,)]),
+    "mm": (lambda lib, a, b: lib.mm(a, b), [(2, 3), (3, 2)]),
+    "cross": (lambda lib, a, b: lib.linalg.cross(a, b), [(2, 3), (2, 3)]),
+    "bilinear": (lambda lib, a, b, c: lib.nn.functional.bilinear(a, b, c),
                  [(2, 3), (2, 2), (4, 3, 2)]),
-    "igammac": (lambda T, a, b: T.igammac(a.abs() + 1, b.abs() + 1), [(3,), (3,)]),
-    "solve_triangular": (lambda T, a, b: T.linalg.solve_triangular(_eye_plus(T, a), b,
+    "igammac": (lambda lib, a, b: lib.igammac(a.abs() + 1, b.abs() + 1), [(3,), (3,)]),
+    "solve_triangular": (lambda lib, a, b: lib.linalg.solve_triangular(_eye_plus(lib, a), b,
                                                                    upper=True),
                          [(2, 2), (2, 1)]),
-    "lerp": (lambda T, a, b, c: T.lerp(a, b, c), [(3,), (3,), (3,)]),
-    "addcmul": (lambda T, a, b, c: T.addcmul(a, b, c, value=0.5), [(3,), (3,), (3,)]),
-    "addcdiv": (lambda T, a, b, c: T.addcdiv(a, b, c.abs() + 1, value=0.5),
+    "lerp": (lambda lib, a, b, c: lib.lerp(a, b, c), [(3,), (3,), (3,)]),
+    "addcmul": (lambda lib, a, b, c: lib.addcmul(a, b, c, value=0.5), [(3,), (3,), (3,)]),
+    "addcdiv": (lambda lib, a, b, c: lib.addcdiv(a, b, c.abs() + 1, value=0.5),
                 [(3,), (3,), (3,)]),
-    "minimum": (lambda T, a, b: T.minimum(a, b), [(3,), (3,)]),
-    "atan2": (lambda T, a, b: T.atan2(a, b), [(3,), (3,)]),
-    "prelu": (lambda T, a, b: T.nn.functional.prelu(a, b), [(2, 3), (3,)]),
-    "layer_norm": (lambda T, a, b, c: T.nn.functional.layer_norm(a, (3,), b, c),
+    "minimum": (lambda lib, a, b: lib.minimum(a, b), [(3,), (3,)]),
+    "atan2": (lambda lib, a, b: lib.atan2(a, b), [(3,), (3,)]),
+    "prelu": (lambda lib, a, b: lib.nn.functional.prelu(a, b), [(2, 3), (3,)]),
+    "layer_norm": (lambda lib, a, b, c: lib.nn.functional.layer_norm(a, (3,), b, c),
                    [(2, 3), (3,), (3,)]),
-    "group_norm": (lambda T, a, b, c: T.nn.functional.group_norm(a, 1, b, c),
+    "group_norm": (lambda lib, a, b, c: lib.nn.functional.group_norm(a, 1, b, c),
                    [(2, 3), (3,), (3,)]),
-    "group_norm_strided": (lambda T, a, b, c: T.nn.functional.group_norm(a.mT, 1, b, c),
+    "group_norm_strided": (lambda lib, a, b, c: lib.nn.functional.group_norm(a.mT, 1, b, c),
                            [(3, 2), (3,), (3,)]),
-    "linear": (lambda T, a, b, c: T.nn.functional.linear(a, b, c), [(2, 3), (2, 3), (2,)]),
-    "cdist": (lambda T, a, b: T.cdist(a, b), [(2, 3), (2, 3)]),
+    "linear": (lambda lib, a, b, c: lib.nn.functional.linear(a, b, c), [(2, 3), (2, 3), (2,)]),
+    "cdist": (lambda lib, a, b: lib.cdist(a, b), [(2, 3), (2, 3)]),
 }
 
 
-def _outcome(T, name, data, req, mod):
+def _outcome(lib, name, data, req, mod):
     fn, _ = SAVES[name]
-    args = [T.tensor(d, dtype=T.float64) for d in data]
+    args = [lib.tensor(d, dtype=lib.float64) for d in data]
     args[req].requires_grad_()
-    out = fn(T, *args)
-    with T.no_grad():
+    out = fn(lib, *args)
+    with lib.no_grad():
         args[mod].mul_(1.5)
     try:
         out.sum().backward()
