@@ -114,6 +114,18 @@ try:
 except Exception as e:
     pass
 """,
+    # mse_loss of a bool input: create_graph's derivative subtracted the bool tensor
+    # (seed 12669445)
+    "mse_loss_bool_input_create_graph": """
+v0 = T.tensor([1.0, 0.25], dtype=T.float64, requires_grad=True)
+v1 = (v0).gt(0.5)
+v2 = T.nn.functional.mse_loss(v1, v0, reduction='none')
+v3 = T.nn.functional.mse_loss(v0, v1)
+loss = (v0 * v0.detach().tanh()).sum() + (v2 * v2.detach().tanh()).sum() + v3
+gs = T.autograd.grad(loss, [v0], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
 }
 
 
