@@ -126,6 +126,21 @@ gs = T.autograd.grad(loss, [v0], create_graph=True, allow_unused=True)
 loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
 loss2.backward()
 """,
+    # a 1x1 determinant's gradient is g itself: it was g * det * inv (0 at a zero entry),
+    # and under create_graph it depended on A where PyTorch's does not (seeds 12599717,
+    # 12677605)
+    "det_one_by_one": """
+v2 = T.tensor([[-0.0]], dtype=T.float64, requires_grad=True)
+v3 = T.tensor([[[0.0]], [[2.0]]], dtype=T.float64, requires_grad=True)
+v10 = T.linalg.det(v2)
+v11 = v3.det()
+loss = (v10 * v10.detach().tanh()).sum() + v11.sum() + (v11 * v11).sum()
+gs = T.autograd.grad(loss, [v2, v3], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None and g.requires_grad)
+loss2.backward()
+v4 = T.tensor([[0.0]], dtype=T.float64, requires_grad=True)
+v4.det().mul(2).backward()
+""",
 }
 
 
