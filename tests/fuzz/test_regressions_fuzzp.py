@@ -141,6 +141,19 @@ loss2.backward()
 v4 = T.tensor([[0.0]], dtype=T.float64, requires_grad=True)
 v4.det().mul(2).backward()
 """,
+    # cummax/cummin of an empty tensor: PyTorch's derivative is the input itself, so under
+    # create_graph it requires grad (stop 19's open item, seed 12606800)
+    "cummin_empty_create_graph": """
+v2 = T.zeros((0,), dtype=T.float64, requires_grad=True)
+v3 = T.zeros((2, 0), dtype=T.float64, requires_grad=True)
+v5 = v2.narrow(0, 0, 0).flatten().expand(-1)
+v6 = v5.cummin(-1).values
+v7 = (v3 * 2).cummax(0).values
+loss = (v6 * v6.detach().tanh()).sum() + v7.sum()
+gs = T.autograd.grad(loss, [v2, v3], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
 }
 
 
