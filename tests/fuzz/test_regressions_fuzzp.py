@@ -154,6 +154,19 @@ gs = T.autograd.grad(loss, [v2, v3], create_graph=True, allow_unused=True)
 loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
 loss2.backward()
 """,
+    # adaptive_max_pool1d of an empty batch under create_graph: the plane gather reshaped
+    # with -1, ambiguous for 0 elements (NumPy's ValueError; seed 12611504)
+    "adaptive_max_pool_empty_create_graph": """
+v2 = T.zeros((0, 1), dtype=T.float64, requires_grad=True)
+v3 = v2.permute(0, 1)
+v6 = T.nn.functional.adaptive_max_pool1d(v2, 3)
+v7 = T.ldexp(v3, v6)
+v8 = T.nn.functional.max_pool1d(T.zeros((0, 2, 3), dtype=T.float64, requires_grad=True), 1)
+loss = (v6 * v6.detach().tanh()).sum() + (v7 * v7.detach().tanh()).sum() + v8.sum()
+gs = T.autograd.grad(loss, [v2, v3], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
 }
 
 
