@@ -101,33 +101,17 @@ def _modified_error(node, index, tensor, saved_version):
 
 
 def _unpack_results(node, as_tensors: bool):
-    """What PyTorch unpacks of a node whose gradients all go nowhere: the node's own results
-    (saved whatever the edges) and, for a one-input op, its saved input (kept whatever the
-    edge; an op of several inputs keeps each only for a derivative some edge needs, so none
-    here).  A changed or freed value raises, as there."""
-    if len(node.next) == 1:
+    """What PyTorch unpacks of a node whose gradients all go nowhere: everything it saved.
+
+    Its own results are saved whatever the edges; its inputs as the op's ``saved_for`` says
+    for no edge (PyTorch guards a saved input by an edge only when one derivative alone reads
+    it: minimum's, atan2's inputs are kept whatever the edges, mul's are not; fuzz seed
+    12519587).  A changed or freed value raises, as there."""
+    if len(node.next) == 1 or node.saved is not None:
         unpack_saved(node, False)
         return
-    saved = node.saved
-    if saved is None:
-        if getattr(node, "saves", 0) & 2:  # (_apply.OUTPUT)
-            raise freed_error(node)
-        return
-    for s in saved:
-        if type(s) is SavedOutput or (type(s) is PackedSaved and s.is_output):
-            unpack_saved(_Results(node, (s,)), False)  # (read, then dropped)
-
-
-class _Results:
-    """A node's saved results alone, for :func:`unpack_saved` (names and checks them)."""
-
-    __slots__ = ("node", "saved", "versions")
-
-    def __init__(self, node, saved):
-        self.node, self.saved, self.versions = node, saved, None
-
-    def name(self):
-        return self.node.name()
+    if getattr(node, "saves", 0) & 2:  # (_apply.OUTPUT; nothing saved: nothing to free)
+        raise freed_error(node)
 
 
 def unpack_saved(node, as_tensors: bool):

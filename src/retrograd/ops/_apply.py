@@ -545,9 +545,10 @@ def _binary_caller(op, recording_known=False):
     saves_input = bool(saves & INPUTS)
     saves_output = bool(saves & OUTPUT)
     saved_for = node_cls.saved_for
-    # which of (a, b) to save, indexed by ga + 2 * gb (1: only a needs grad, 2: b, 3: both)
-    keep = None if saved_for is None else [None] + [
-        saved_for((bool(i & 1), bool(i & 2))) for i in (1, 2, 3)]
+    # which of (a, b) to save, indexed by which edges exist (1: only a's, 2: b's, 3: both;
+    # 0: a view made under no_grad requires grad but has no edge, as PyTorch's)
+    keep = None if saved_for is None else [
+        saved_for((bool(i & 1), bool(i & 2))) for i in (0, 1, 2, 3)]
     fw = _fw
     fast = op.fast
     # (see _unary_caller; an op whose integer results become floats (true division) would
@@ -689,7 +690,8 @@ def _binary_caller(op, recording_known=False):
         node.versions = None
         if saves_input:
             if keep is not None:  # save only what the derivative reads
-                keep_a, keep_b = keep[ga + 2 * gb]
+                # (by the edges, as record's: fuzz seed 12577197)
+                keep_a, keep_b = keep[(ea is not None) + 2 * (eb is not None)]
                 if not keep_a:
                     a, a_is_t = None, False
                 if not keep_b:

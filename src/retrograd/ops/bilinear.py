@@ -26,8 +26,10 @@ def _trilinear_vjp(node, g, saved):
             einsum("bo,oij,bi->bj", g, w, x1) if n2 else None)
 
 
+# each factor only for the other two's gradients, as PyTorch saves them (wrap_opt_if)
 _trilinear = defop("_trilinear", _trilinear_fwd, _trilinear_vjp, "TrilinearBackward0", 3,
-                   INPUTS, "promote")
+                   INPUTS, "promote", saved_for=lambda needs: (
+                       needs[1] or needs[2], needs[0] or needs[2], needs[0] or needs[1]))
 
 
 def bilinear(input1, input2, weight, bias=None):

@@ -304,7 +304,8 @@ def dot(input, other):  # noqa: A002 - PyTorch's names
 
 # ----------------------------------------------------------------- bmm, addmm, linear, outer
 
-_bmm = defop("bmm", _matmul_fwd, _matmul_vjp, "BmmBackward0", 2, INPUTS, "promote")
+_bmm = defop("bmm", _matmul_fwd, _matmul_vjp, "BmmBackward0", 2, INPUTS, "promote",
+             saved_for=_matmul_saved_for)  # (fuzz seed 12520706)
 
 
 def refuse_bool(kernel, a, b):

@@ -72,7 +72,10 @@ def _addmv_vjp(node, g, saved):
             matmul(_mT(mat), ga) if nv else None)
 
 
-_addmv = defop("addmv", _addmv_fwd, _addmv_vjp, "AddmvBackward0", 3, INPUTS, "promote")
+# PyTorch saves no input (only beta), the matrix for the vector's gradient and the reverse
+# (an in-place change of an unread one is no error: fuzz seeds 12517604, 12598407)
+_addmv = defop("addmv", _addmv_fwd, _addmv_vjp, "AddmvBackward0", 3, INPUTS, "promote",
+               saved_for=lambda needs: (False, needs[2], needs[1]))
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1):  # noqa: A002 - PyTorch's names
@@ -110,7 +113,8 @@ def _addr_vjp(node, g, saved):
             matmul(_mT(ga), v1) if n2 else None)
 
 
-_addr = defop("addr", _addr_fwd, _addr_vjp, "AddrBackward0", 3, INPUTS, "promote")
+_addr = defop("addr", _addr_fwd, _addr_vjp, "AddrBackward0", 3, INPUTS, "promote",
+              saved_for=lambda needs: (False, needs[2], needs[1]))  # (as addmv's)
 
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1):  # noqa: A002 - PyTorch's names
@@ -159,7 +163,7 @@ def _baddbmm_vjp(node, g, saved):
 
 
 _baddbmm = defop("baddbmm", _baddbmm_fwd, _baddbmm_vjp, "BaddbmmBackward0", 3, INPUTS,
-                 "promote")
+                 "promote", saved_for=lambda needs: (False, needs[2], needs[1]))  # (as addmv's)
 
 
 def _addbmm_fwd(inp, b1, b2, beta=1, alpha=1):
@@ -178,7 +182,8 @@ def _addbmm_vjp(node, g, saved):
             matmul(_mT(b1), ga) if n2 else None)
 
 
-_addbmm = defop("addbmm", _addbmm_fwd, _addbmm_vjp, "AddbmmBackward0", 3, INPUTS, "promote")
+_addbmm = defop("addbmm", _addbmm_fwd, _addbmm_vjp, "AddbmmBackward0", 3, INPUTS, "promote",
+                saved_for=lambda needs: (False, needs[2], needs[1]))  # (as addmv's)
 
 
 def _check_batches(name, b1, b2):
@@ -217,7 +222,9 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):  # noqa: A002 - PyTorch's
 # ----------------------------------------------------------------- vdot, inner, tensordot, kron
 
 # for real tensors vdot is dot (no conjugation to do); PyTorch names it VdotBackward0
-_vdot = defop("vdot", _matmul_fwd, _matmul_vjp, "VdotBackward0", 2, INPUTS)
+# (each input only for the other's gradient, as PyTorch saves: fuzz seed 12660443)
+_vdot = defop("vdot", _matmul_fwd, _matmul_vjp, "VdotBackward0", 2, INPUTS,
+              saved_for=lambda needs: (needs[1], needs[0]))
 
 
 def vdot(input, other):  # noqa: A002 - PyTorch's names
@@ -498,7 +505,7 @@ def _cross_vjp(node, g, saved):
 
 
 _cross = defop("linalg.cross", _cross_fwd, _cross_vjp, "LinalgCrossBackward0", 2, INPUTS,
-               "promote")
+               "promote", saved_for=lambda needs: (needs[1], needs[0]))  # (as PyTorch saves)
 
 
 def linalg_cross(input, other, *, dim=-1):  # noqa: A002 - PyTorch's names

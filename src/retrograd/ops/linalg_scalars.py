@@ -42,6 +42,13 @@ def _det_vjp(node, g, saved):
     # d det A = det A * tr(A^-1 dA): gA = g det(A) A^-T.  A singular matrix (det exactly 0)
     # gets a zero gradient, as PyTorch's: the identity stands in for it in the inverse
     a, d = saved
+    if a.shape[-1] == 1:
+        # a 1x1 determinant is its entry: the gradient is g itself, also at 0 (PyTorch's
+        # expand of g, which under create_graph does not depend on A: seeds 12599717,
+        # 12677605)
+        if isinstance(g, Tensor):
+            return (unsqueeze(unsqueeze(g, -1), -1).expand(tuple(a.shape)),)
+        return (g[..., None, None],)
     scale = unsqueeze(unsqueeze(g * d, -1), -1)
     data = getattr(d, "_data", d)
     if bool((data == 0).any()):

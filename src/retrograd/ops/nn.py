@@ -784,11 +784,19 @@ def _mse_fwd(a, b, reduction):
     return d
 
 
+def _as_float(x, like):
+    """``x`` in ``like``'s dtype if it is bool: a bool input of mse_loss is read as 0/1 (and
+    a bool tensor has no ``-``, which create_graph's derivative would call: seed 12669445)."""
+    if getattr(x, "_data", x).dtype.kind != "b":
+        return x
+    return x.to(like.dtype) if hasattr(x, "_data") else x.astype(like.dtype)
+
+
 def _mse_vjp(node, g, saved):
     a, b = saved
     reduction = node.params[0]
     na, nb = node.next
-    diff = a - b
+    diff = _as_float(a, b) - _as_float(b, a)
     scale = 2.0
     if reduction == "mean":  # a Tensor's size is a method, an array's a number
         n = diff.numel() if hasattr(diff, "_data") else diff.size

@@ -466,6 +466,10 @@ def _group_norm(x, num_groups, weight, bias, eps):
                 f"input, but got weight of shape {list(t.shape)} and input of shape "
                 f"{list(x.shape)} (group_norm)")
     _check_same_dtype(x, "group_norm", weight, bias)
+    # PyTorch's composite makes the three contiguous first (CloneBackward0 for a strided one),
+    # so its node saves that copy: an in-place change of a transposed input is no error at
+    # backward there (fuzz seed 12661846)
+    x, weight, bias = (t if t is None else t.contiguous() for t in (x, weight, bias))
     length = math.prod(x.shape[2:])
     p = _Layout((n, num_groups, c // num_groups * length), (2,), (n, c, length), (1, c, 1),
                 (0, 2), eps, False)

@@ -175,8 +175,9 @@ def take_plane(a, idx, spatial):
     xp = namespace(a)
     n = len(spatial)
     lead = a.shape[:a.ndim - n]
-    plane = a.reshape(lead + (-1,))
-    flat = idx.reshape(idx.shape[:len(lead)] + (-1,))
+    # (sizes spelled out: -1 is ambiguous for an empty batch, seed 12611504)
+    plane = a.reshape(lead + (math.prod(a.shape[len(lead):]),))
+    flat = idx.reshape(idx.shape[:len(lead)] + (math.prod(idx.shape[len(lead):]),))
     return xp.take_along_axis(plane, flat, axis=-1).reshape(idx.shape)
 
 
