@@ -124,6 +124,11 @@ def _convolution_fwd(x, w, b, transposed, pairs, stride, dilation, groups, x_sha
         y, cols = _conv_transposed(x, w, x_shape, pairs, stride, dilation, groups), None
     else:
         y, cols = _conv_forward(x, w, pairs, stride, dilation, groups, x_shape)
+        if x.shape[1] == 0:
+            # PyTorch's empty-weight path (ConvBackend::Empty) keeps the input's 0 channels:
+            # conv1d of [N, 0, L] by [Co, 0, K] is [N, 0, L'], not [N, Co, L'] of the bias
+            # (fuzz seeds 12564073, 12657216)
+            return y[:, :0], cols
     if b is not None:
         y += b.reshape((-1,) + (1,) * (y.ndim - 2))
     return y, cols
@@ -151,7 +156,11 @@ def _convolution_vjp(node, g, saved):
         xp = namespace(g)
         gx = xp.zeros(x.shape, dtype=g.dtype) if nx else None
         gw = xp.zeros(w.shape, dtype=g.dtype) if nw else None
-        return (gx, gw, _bias_grad(g) if nb else None)
+        gb = None
+        if nb:  # (zeros of the bias's size when the output kept 0 channels, as PyTorch's)
+            channels = w.shape[1] * groups if transposed else w.shape[0]
+            gb = _bias_grad(g) if g.shape[1] == channels else xp.zeros(channels, g.dtype)
+        return (gx, gw, gb)
     if transposed:  # x is on the y side: x -> conv^T(x) has the convolution as its transpose
         if nx:
             gx = _convolution(g, w, None, False, pairs, stride, dilation, groups,

@@ -679,6 +679,37 @@ def _on_integer(x, name, op_fn, saves_inputs, args, kwargs):
     return result.detach() if name == "copy_" else result
 
 
+# two-input ops whose kernel refuses some dtypes (hypot: floats only; gcd, bitwise: integers):
+# PyTorch's TensorIterator promotes self with the other operand and checks that the result
+# type can be written into self before it looks for a kernel, so bool.hypot_(int64) is
+# "result type Long can't be cast to ... Bool" (RuntimeError), not the kernel's
+# NotImplementedError (fuzz seeds 12520467, 12525213)
+_CAST_BEFORE_KERNEL = {"hypot_", "nextafter_", "igamma_", "igammac_", "gcd_", "lcm_",
+                       "bitwise_and_", "bitwise_or_", "bitwise_xor_", "bitwise_left_shift_",
+                       "bitwise_right_shift_"}
+
+
+def _check_result_cast(x, args, name):
+    from ..dtypes import can_cast, result_type
+
+    if not args or x._data.dtype.kind == "f":
+        return
+    other = args[0]
+    if isinstance(other, Tensor):
+        if tuple(_np.broadcast_shapes(x._data.shape, other._data.shape)) != x._data.shape:
+            return  # (PyTorch's shape check comes first: left to the op)
+        other = other._data
+    elif not isinstance(other, (bool, int, float)):
+        return
+    promoted = result_type(x._data, other)
+    if not can_cast(promoted, x.dtype):
+        target = pointwise.scalar_type_name(x._data.dtype)
+        raise RuntimeError(
+            f"result type {pointwise.scalar_type_name(promoted.numpy)} can't be cast to the "
+            f"desired output type {target} ({name} writes into the "
+            f"tensor of dtype {x.dtype}; use the out-of-place op or convert the tensor first)")
+
+
 def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
     """Make ``x.name_(other)`` from the out-of-place ``op_fn``.
 
@@ -695,6 +726,7 @@ def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
     check_operands = name not in ("fill_", "masked_fill_", "zero_")
 
     np_ufunc = getattr(_np, ufunc) if ufunc is not None else None
+    cast_first = name in _CAST_BEFORE_KERNEL
 
     def method(x, *args, **kwargs):
         if fw.active and _has_tangent(x, args, kwargs):
@@ -738,6 +770,8 @@ def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
                     return x
         if check_operands:
             _check_operands(x, args, kwargs, name)
+        if cast_first:
+            _check_result_cast(x, args, name)
         wants = state.enabled and (
             x._requires_grad or any(isinstance(a, Tensor) and a._requires_grad
                                    for a in (*args, *kwargs.values()))

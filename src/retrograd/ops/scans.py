@@ -178,8 +178,12 @@ _cummin = defop("cummin", _cumext_fwd, _cumext_vjp, "CumminBackward0", 1, NOTHIN
 
 
 def _cumext(x, dim, name):
-    d = _scan_dim(x, dim, name)
     data = x._data
+    if data.ndim and data.size == 0 and isinstance(dim, int) and not isinstance(dim, bool):
+        d = 0  # PyTorch's cummax_helper wraps the dim only for a non-empty tensor: any int
+        # dim of an empty one is taken (fuzz seeds 12523336, 12527010...)
+    else:
+        d = _scan_dim(x, dim, name)
     xp = namespace(data)
     if data.ndim == 0:
         values = _cummax(x, xp.zeros((), dtype="int64"), 0) if name == "cummax" else _cummin(
