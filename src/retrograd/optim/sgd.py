@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import numpy as _np
+
+from ..backend import namespace
 from ..tensor import make_tensor
 from ._updates import add_scaled_, effective_grad
 from .optimizer import PerParameterOptimizer, check_tensor_lr, to_scalar
 
 __all__ = ["SGD"]
+
+# below this many elements a plain step's ``alpha * grad`` is a fresh temporary (NumPy's
+# small-allocation cache makes it cheaper than a reshaped scratch view); above it, scratch
+# memory reused from step to step (no page faults on big parameters)
+_SMALL = 1 << 16
 
 
 class SGD(PerParameterOptimizer):
@@ -46,6 +54,67 @@ class SGD(PerParameterOptimizer):
     def _group_settings(self, group):
         return (to_scalar(group["lr"]), group["momentum"], group["dampening"],
                 group["nesterov"], to_scalar(group["weight_decay"]), group["maximize"])
+
+    def step(self, closure=None):
+        """One update of every parameter that has a gradient; ``closure`` re-evaluates the
+        loss, whose value is returned."""
+        loss = self._evaluate_closure(closure)
+        scratch = None
+        for group in self.param_groups:
+            settings = self._group_settings(group)
+            lr, momentum, _, _, wd, maximize = settings
+            if momentum != 0 or wd != 0 or maximize or type(self)._update is not SGD._update:
+                self._step_group(group, settings)
+                continue
+            # plain SGD (the common case, resolved once per group): ``p.add_(grad,
+            # alpha=-lr)``, one NumPy multiply and one in-place add per parameter, in
+            # PyTorch's order (alpha * grad, then the add), as _updates.add_scaled_
+            alpha = -lr
+            for p in group["params"]:
+                grad = p._grad
+                if grad is None:
+                    continue
+                param = p._data
+                gd = grad._data
+                if alpha == 1:
+                    param += gd
+                elif param.size < _SMALL:  # (a temporary is cheaper than a scratch view)
+                    param += gd * alpha
+                else:
+                    if scratch is None:
+                        scratch = self._scratch()
+                    tmp = scratch.get(1, param)
+                    (_np if param.__class__ is _np.ndarray else namespace(param)).multiply(
+                        gd, alpha, out=tmp)
+                    param += tmp
+                vc = p._vc
+                if vc.__class__ is list:
+                    vc[0] += 1
+                else:
+                    p._bump_version()  # (no counter yet, or an inference tensor's)
+        return loss
+
+    def _step_group(self, group, settings):
+        """The general update (momentum, weight decay, maximize) of one group, as
+        PerParameterOptimizer.step's."""
+        scratch = self._scratch()
+        state_of = self.state
+        keeps_state = self._keeps_state(group)
+        state = None
+        for p in group["params"]:
+            grad = p._grad
+            if grad is None:
+                continue
+            param = p._data
+            if keeps_state:
+                state = state_of[p]
+                if len(state) == 0:
+                    self._init_state(state, param, group)
+                count = state.get("step")
+                if count is not None:
+                    count._data += 1
+            self._update(param, grad._data, state, settings, scratch)
+            p._bump_version()
 
     def _keeps_state(self, group):
         return group["momentum"] != 0
