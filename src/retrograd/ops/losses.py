@@ -32,6 +32,8 @@ from .pointwise import abs as abs_
 from .linalg import linear
 from ._jvp import RULES as _JVP_RULES
 from .saved_checks import check_also
+from .loss_checks import (cast_check, class_input_check, empty_batch_loss, long_target,
+                          no_float_kernel)
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -196,31 +198,6 @@ def _float_pair(input, target, name):  # noqa: A002
     float_only(input, f"{name}_cpu", name)
 
 
-def _no_float_kernel(input, target, kernel, name):  # noqa: A002
-    """PyTorch's NotImplementedError of a kernel for floats run on the promoted dtype of
-    ``input`` and ``target`` when neither is floating (one floating operand runs)."""
-    xd, td = _data(input), _data(target)
-    if xd.dtype.kind in "biu" and td.dtype.kind in "biu":
-        kind = namespace(xd).result_type(xd, td)
-        raise NotImplementedError(
-            f"\"{kernel}\" not implemented for '{scalar_type_name(kind)}': {name}() takes a "
-            "floating input or target; convert it first (x.float())")
-
-
-def _cast_check(input, target, name):  # noqa: A002
-    """PyTorch's RuntimeError of a kernel writing into a tensor of the input's dtype
-    (``empty_like(input)``): the promoted dtype of the pair must cast to it (an integer
-    input with a floating target, a bool input with an integer one, fail)."""
-    xd, td = _data(input), _data(target)
-    common = namespace(xd).result_type(xd, td)
-    if common != xd.dtype and not (common.kind == "f" and xd.dtype.kind == "f") and (
-            common.kind in "fc" or xd.dtype.kind == "b"):
-        raise RuntimeError(
-            f"result type {scalar_type_name(common)} can't be cast to the desired output type "
-            f"{scalar_type_name(xd.dtype)} ({name}() computes in the input's dtype: convert "
-            "the input first, x.float())")
-
-
 def smooth_l1_loss(input, target, size_average=None, reduce=None,  # noqa: A002
                    reduction="mean", beta=1.0):
     """``0.5 d^2 / beta`` where ``|d| < beta``, ``|d| - 0.5 beta`` elsewhere (``d = x - t``);
@@ -247,7 +224,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None,  # noqa: A002
                            f"beta={beta}); pass beta >= 0")
     if beta == 0:
         return l1_loss(input, target, reduction=reduction)
-    _no_float_kernel(input, target, "smooth_l1_cpu", "smooth_l1_loss")
+    no_float_kernel(input, target, "smooth_l1_cpu", "smooth_l1_loss")
     return _smooth_l1(input, target, reduction, float(beta))
 
 
@@ -279,7 +256,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):  # noqa
     if delta <= 0:
         raise RuntimeError(f"huber_loss does not support non-positive values for delta (got "
                            f"delta={delta}); pass delta > 0")
-    _cast_check(input, target, "huber_loss")
+    cast_check(input, target, "huber_loss")
     float_only(input, "huber_cpu", "huber_loss")
     if weight is None:
         return _huber(input, target, reduction, float(delta))
@@ -542,37 +519,12 @@ def _multi_margin_jvp(op, inputs, tangents, out, params):
 _JVP_RULES[("multi_margin_loss", "MultiMarginLossBackward0")] = _multi_margin_jvp
 
 
-def _empty_batch_loss(input, shape, reduction):  # noqa: A002
-    """multi_margin/multilabel_margin of an empty integer or bool input: PyTorch returns
-    before its kernel's dtype dispatch, a result of the input's dtype (uninitialized there,
-    zeros here: tests/fuzz/known_bugs.py _margin_loss_empty_garbage)."""
-    xd = input._data
-    return make_tensor(namespace(xd).zeros(shape if reduction == "none" else (), xd.dtype))
-
-
-def _class_input_check(input, name):  # noqa: A002
-    """PyTorch's shape check of the (N, C), (C,) or () input of multi_margin_loss and
-    multilabel_margin_loss: (number of samples, number of classes)."""
-    nd = input.ndim
-    if not (nd == 0 or (nd in (1, 2) and input.shape[-1] != 0)):
-        raise RuntimeError(f"{name}(): Expected non-empty vector or matrix with optional 0-dim "
-                           f"batch size, but got: {list(input.shape)}")
-    return (input.shape[0] if nd == 2 else 1), (input.shape[-1] if nd else 1)
-
-
-def _long_target(t, name):
-    if t.dtype.kind not in "iu":
-        raise RuntimeError(f"{name}(): expected scalar type Long but found "
-                           f"{scalar_type_name(t.dtype)} for the target; class indices must "
-                           "be integers (use target.long())")
-
-
 def _class_targets(input, target, weight, name):  # noqa: A002
     """The class-index target of multi_margin_loss, checked in PyTorch's order: the shapes
     (input, then target: at most 1-d with one index per sample, then weight: one per
     class), then, for a non-empty input, its dtype, the target's and the weight's."""
     t = _data(target)
-    nframe, c = _class_input_check(input, name)
+    nframe, c = class_input_check(input, name)
     if t.ndim > 1 or t.size != nframe:
         raise RuntimeError(f"{name}: target tensor should be 1-D with size equal to the number "
                            f"of input samples (batch size). Expected target size [{nframe}], "
@@ -582,7 +534,7 @@ def _class_targets(input, target, weight, name):  # noqa: A002
                            f"{list(weight.shape)} (one weight per class)")
     if input.numel():
         float_only(input, f"{name}_cpu_kernel", name)
-        _long_target(t, name)
+        long_target(t, name)
         if weight is not None and weight._data.dtype != input._data.dtype:
             raise RuntimeError(f"expected scalar type {scalar_type_name(input._data.dtype)} but "
                                f"found {scalar_type_name(weight._data.dtype)} ({name}() takes "
@@ -618,7 +570,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None,  # noqa: A002
     # (PyTorch: one loss per sample for a 1-d target, a 0-d loss for a 0-d one)
     shape = (input.shape[0] if input.ndim == 2 else 1,) if t.ndim else ()
     if not input.numel() and input._data.dtype.kind != "f":
-        return _empty_batch_loss(input, shape, reduction)
+        return empty_batch_loss(input, shape, reduction)
     # (MultiMarginLossBackward0 saves the target: its version counts)
     return check_also(_multi_margin(input, t.reshape(()) if input.ndim <= 1 else
                                     t.reshape(-1), w, int(p), float(margin), reduction,

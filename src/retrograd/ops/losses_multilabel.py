@@ -6,8 +6,8 @@ from __future__ import annotations
 from ..backend import namespace
 from ._apply import INPUTS, defop
 from ._errors import float_only
-from .losses import (_class_input_check, _data, _empty_batch_loss, _long_target, _spread,
-                     check_reduction)
+from .loss_checks import class_input_check, empty_batch_loss, long_target
+from .losses import _data, _spread, check_reduction
 from .nn import legacy_reduction
 from .saved_checks import check_also
 
@@ -74,7 +74,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None,  # noq
     # PyTorch's order: the shapes, then (for a non-empty input) the targets' range, the
     # input's dtype and the target's
     t = _data(target)
-    nframe, c = _class_input_check(input, "multilabel_margin_loss")
+    nframe, c = class_input_check(input, "multilabel_margin_loss")
     if (t.ndim > 1 or t.size != c) if input.ndim <= 1 else tuple(t.shape) != (nframe, c):
         raise RuntimeError(f"multilabel_margin_loss(): inconsistent target size: "
                            f"{list(t.shape)} for input of size: {list(input.shape)} (the target "
@@ -84,12 +84,12 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None,  # noq
             raise RuntimeError(f"multilabel_margin_loss(): argument #2 'target' is out of range "
                                f"(targets must be in [0, {c - 1}], or -1 to end the list)")
         float_only(input, "multilabel_margin_loss_forward_out_frame", "multilabel_margin_loss")
-        _long_target(t, "multilabel_margin_loss")
+        long_target(t, "multilabel_margin_loss")
     t2 = t.reshape(nframe, c).astype("int64", copy=False)  # (an empty input: any dtype)
     # (PyTorch: one loss per sample for a 2-d target, a 0-d loss otherwise)
     shape = (nframe,) if t.ndim == 2 else ()
     if not input.numel() and input._data.dtype.kind != "f":
-        return _empty_batch_loss(input, shape, reduction)
+        return empty_batch_loss(input, shape, reduction)
     return check_also(_multilabel(input, _multilabel_counts(t2, c), reduction, shape),
                       target)  # (saved by MultilabelMarginLossBackward0)
 

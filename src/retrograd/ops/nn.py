@@ -21,6 +21,7 @@ from . import pointwise as _pointwise
 from .pointwise import add_number, exp, mul_number, where
 from .shape import _norm_dim, expand_op, input_meta, reshape_op
 from .saved_checks import check_also
+from .loss_checks import bce_logits_checks, nll_kernel_dtypes, nll_one_sample_backward
 
 
 _ndarray = _np.ndarray
@@ -258,30 +259,6 @@ def _check_nll_weight(weight, c):
             "per class)")
 
 
-def _refused_backward_vjp(node, g, saved):
-    shape, t_shape = node.params
-    raise RuntimeError(f"size mismatch (got input: {list(shape)}, target: {list(t_shape)}): "
-                       "nll_loss's backward of a 1-d input (one sample) takes a 0-d target, "
-                       "not a one-element 1-d one (pass target.reshape(()))")
-
-
-# nll_loss of a 1-d input with a one-element 1-d target: the loss, whose backward raises as
-# PyTorch's NllLossBackward0 does for that pair (it checks input and target sizes)
-_nll_one_sample_backward = defop("nll_loss", lambda a, shape, t_shape: a.copy(),
-                                 _refused_backward_vjp, "NllLossBackward0", 1, NOTHING)
-
-
-def _nll_kernel_dtypes(logp, weight, kernel):
-    """PyTorch's nll_loss kernel, after the shape checks: an integer or bool input has no
-    kernel (NotImplementedError, even an empty one), the weight must have the input's dtype."""
-    float_only(logp, kernel, "nll_loss")
-    if weight is not None and weight._data.dtype != logp._data.dtype:
-        raise RuntimeError(
-            f"expected scalar type {_pointwise.scalar_type_name(logp._data.dtype)} but found "
-            f"{_pointwise.scalar_type_name(weight._data.dtype)} (nll_loss/cross_entropy take "
-            "the weight in the input's dtype: weight.to(input.dtype))")
-
-
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  # noqa: A002
              reduce=None, reduction="mean"):
     """Negative log-likelihood of class-index ``target`` under log-probabilities ``input``.
@@ -321,12 +298,12 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  
                              f"{t.shape[0]} (nll_loss/cross_entropy: an input of shape "
                              f"{list(logp.shape)} is one sample)")
         _check_nll_weight(weight, logp.shape[0])
-        _nll_kernel_dtypes(logp, weight, "nll_loss_out_frame")
+        nll_kernel_dtypes(logp, weight, "nll_loss_out_frame")
         # one sample with a one-element target: PyTorch's forward takes it as the 0-d
         # target, its backward refuses the pair (size mismatch)
         one = target.reshape(()) if hasattr(target, "_data") else t.reshape(())
         out = nll_loss(logp, one, weight, ignore_index=ignore_index, reduction=reduction)
-        return _nll_one_sample_backward(out, tuple(logp.shape), tuple(t.shape))
+        return nll_one_sample_backward(out, tuple(logp.shape), tuple(t.shape))
     want_t = (nd - 1,) if nd != 1 else (0,)
     if nd == 0 or t.ndim != want_t[0] or (nd >= 2 and (
             t.shape[0] != logp.shape[0] or tuple(t.shape[1:]) != tuple(logp.shape[2:]))):
@@ -348,7 +325,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  
         )
     c = logp.shape[1] if nd >= 2 else logp.shape[0]
     _check_nll_weight(weight, c)  # before the targets' range, as PyTorch
-    _nll_kernel_dtypes(logp, weight, "nll_loss_out_frame" if nd <= 2 else
+    nll_kernel_dtypes(logp, weight, "nll_loss_out_frame" if nd <= 2 else
                        "nll_loss2d_forward_out_frame")
     ignored = None
     if t.size:
@@ -692,37 +669,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({list(target.shape)}) must be the same as input size "
                          f"({list(input.shape)})")
-    for name, v in (("weight", weight), ("pos_weight", pos_weight)):
-        if getattr(v, "requires_grad", False):
-            raise RuntimeError(
-                f"The function 'binary_cross_entropy_with_logits' is not differentiable with "
-                f"respect to argument '{name}'. This input cannot have requires_grad True.")
-    # then PyTorch's kernel, step by step: log_sigmoid(input), (pos_weight - 1) * target
-    # multiplied into it, (1 - target).mul_(input), loss.mul_(weight)
-    float_only(input, "log_sigmoid_cpu", "binary_cross_entropy_with_logits")
-    pw = None if pos_weight is None else _as_data(pos_weight)
-    if pw is not None and pw.dtype.kind == "b":
-        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported "
-                           "(binary_cross_entropy_with_logits computes pos_weight - 1: pass a "
-                           "floating pos_weight)")
-    for name, v in (("pos_weight", pw), ("weight", _as_data(weight))):
-        if v is None:
-            continue
-        try:
-            fits = namespace(v).broadcast_shapes(tuple(v.shape), tuple(input.shape)) == \
-                tuple(input.shape)
-        except ValueError:
-            fits = False
-        if not fits:
-            raise RuntimeError(
-                f"binary_cross_entropy_with_logits(): {name} of shape {list(v.shape)} does "
-                f"not broadcast to the input's {list(input.shape)}; give one weight per class "
-                "along the last dimension")
-    if _as_data(target).dtype.kind in "biu":  # (PyTorch: its (1 - target) * input fails)
-        raise RuntimeError(
-            f"result type {_pointwise.scalar_type_name(input._data.dtype)} can't be cast to the "
-            f"desired output type {_pointwise.scalar_type_name(_as_data(target).dtype)}: "
-            "binary_cross_entropy_with_logits takes a floating target (target.float())")
+    pw = bce_logits_checks(input, target, weight, pos_weight)
     w = None if weight is None else _as_data(weight)
     if pos_weight is None:
         return _bce_logits(input, target, w, reduction)
