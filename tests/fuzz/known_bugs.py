@@ -777,3 +777,93 @@ def _conv_zero_channels_downstream(prog, failure):
     spaces = [execute(prog, lib)[1] for lib in (torch, retrograd)]
     return any(n in spaces[0] and n in spaces[1] and
                tuple(spaces[0][n].shape) != tuple(spaces[1][n].shape) for n in outs)
+
+
+_SPECTRAL = {"svdvals": "svd", "cond": "svd", "matrix_norm": "svd", "pinv": "svd",
+             "eigvalsh": "eig", "qr": "qr"}
+
+
+def _spectral_arguments(prog):
+    """(function, PyTorch's value of its matrix argument) for each svdvals/cond/matrix_norm/
+    pinv/eigvalsh/qr call of the program."""
+    import ast
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import execute, torch
+
+    for i, st in enumerate(prog.steps):
+        if not st.text or not re.search(r"linalg\.(%s)\(" % "|".join(_SPECTRAL), st.text):
+            continue
+        try:
+            tree = ast.parse(st.text.split("=", 1)[-1].strip())
+        except SyntaxError:
+            continue
+        _, ns = execute(Program(prog.seed, prog.steps[:i]), torch)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    node.func.attr in _SPECTRAL and node.args:
+                try:
+                    a = eval(ast.unparse(node.args[0]), {**ns, "T": torch})
+                except Exception:
+                    continue
+                if isinstance(a, torch.Tensor) and a.is_floating_point() and a.dim() >= 2:
+                    yield node.func.attr, a.detach()
+
+
+def _degenerate(fn, a):
+    """Whether the matrices ``a`` are where ``fn``'s derivative has a pole: two singular
+    values (eigenvalues) equal, or R of the QR with a zero diagonal, up to 100 ulp."""
+    import torch
+
+    tol = 100 * torch.finfo(a.dtype).eps
+    a = a.double()
+    if a.numel() == 0:
+        return False
+    if _SPECTRAL[fn] == "qr":
+        r = torch.linalg.qr(a)[1].diagonal(dim1=-2, dim2=-1).abs()
+        return bool((r <= tol * a.abs().amax((-2, -1)).clamp(min=1)[..., None]).any())
+    s = torch.linalg.eigvalsh(a) if _SPECTRAL[fn] == "eig" else torch.linalg.svdvals(a)
+    s = s.sort(-1).values
+    gaps = s[..., 1:] - s[..., :-1]
+    return bool((gaps.abs() <= tol * s.abs().amax(-1, keepdim=True).clamp(min=1)).any())
+
+
+@accepted("a second derivative through svdvals/cond/matrix_norm/pinv/eigvalsh at repeated "
+          "singular values (eigenvalues), or a derivative through qr of a rank-deficient "
+          "matrix: the derivative of the vectors has a pole there (1 / (s_j^2 - s_k^2), "
+          "R^-1; the first derivative of the values alone has none, and matches).  NumPy "
+          "(which computes float32 in float64) returns the repeated values equal and R's zero "
+          "exactly, so retrograd's result is nan; PyTorch's LAPACK leaves them 1 ulp apart and "
+          "divides rounding by rounding, a finite number that is not the derivative (seed "
+          "12502451: PyTorch -0.387, finite differences -0.348).  Only a nan/inf on one side, "
+          "after create_graph, with such a call on such a matrix (seeds 12502451, 12535557)")
+def _spectral_pole(prog, failure):
+    if not (failure.kind == "grad" or (failure.kind == "value" and failure.op == "loss2")):
+        return False
+    if "create_graph=True" not in " ".join(_texts_all(prog)):
+        return False
+    m = failure.message
+    if "\n" not in m or not re.search(r"\b(nan|inf)\b", m):
+        return False
+    return any(_degenerate(fn, a) for fn, a in _spectral_arguments(prog))
+
+
+@accepted("group_norm's second derivative over empty groups (an input (N, C, 0), N > 0): "
+          "PyTorch's double backward scales the zero sums over the empty groups by their nan "
+          "statistics (0 * nan) and gives the weight a nan gradient; retrograd's second "
+          "derivative is the derivative of sums over nothing, 0 (the first derivative, nan "
+          "for the weight as PyTorch's kernel, matches).  Only a weight/bias .grad, after "
+          "create_graph, of a program with group_norm of an empty spatial dimension (seed "
+          "12557762)")
+def _group_norm_empty_second_derivative(prog, failure):
+    if failure.kind != "grad" or "nan" not in failure.message.split("retrograd", 1)[0]:
+        return False
+    if "create_graph=True" not in " ".join(_texts_all(prog)):
+        return False
+    for i, st in enumerate(prog.steps):
+        if st.text and ".group_norm(" in st.text:
+            operands = _operands_before(prog, i)
+            if operands and operands[0].dim() >= 3 and operands[0].shape[0] and \
+                    0 in operands[0].shape[2:]:
+                return True
+    return False
