@@ -867,3 +867,74 @@ def _group_norm_empty_second_derivative(prog, failure):
                     0 in operands[0].shape[2:]:
                 return True
     return False
+@accepted("cross_entropy with label_smoothing > 0 of a 1-d input (one sample) and a "
+          "1-element 1-d target: PyTorch's forward raises its own internal error ('output "
+          "with shape [] doesn't match the broadcast shape [1]', a PyTorch bug: the same call "
+          "without smoothing runs); retrograd refuses the 1-element target at the call, as "
+          "_nll_one_sample_target (seed 12101249)")
+def _nll_one_sample_target_smoothed(prog, failure):
+    return failure.kind == "raise" and failure.op == "nn_loss" and \
+        "doesn't match the broadcast shape [1]" in failure.message and \
+        "to match target batch_size (1)" in failure.message and \
+        "label_smoothing" in failure.message
+
+
+def _operand_made_to_require_grad_after(prog, ops):
+    """Whether a ``requires_grad_()`` statement, after a step of ``ops``, is on one of that
+    step's operands (a leaf that did not require grad when the step saved it)."""
+    operands = set()
+    for st in prog.steps:
+        if st.op in ops:
+            operands |= _rhs_names(st)
+        elif st.text and operands:
+            m = re.match(r"\s*(v\d+)\.requires_grad_\(", st.text)
+            if m and m.group(1) in operands:
+                return True
+    return False
+
+
+@accepted("a 1-D @ 2-D matmul operand made to require grad after the product: PyTorch's "
+          "MmBackward0 saved its unsqueeze(0) view of it, and that view unpacks requiring grad "
+          "(a view follows its base's flag) yet with no path to the base, so under "
+          "create_graph the other operand's gradient requires grad and a second backward "
+          "through it runs and gives the operand nothing (its .grad stays None).  retrograd "
+          "saves a stand-in that keeps the flags of the product's time (linalg._saved_view: "
+          "no gradient either), so that second backward finds nothing requiring grad and "
+          "raises; every gradient agrees (seed 12635165)")
+def _matmul_operand_requires_grad_after(prog, failure):
+    return failure.kind == "raise" and failure.op == "backward2" and \
+        not failure.torch_exc and failure.retro_exc == "RuntimeError" and \
+        "does not require grad" in failure.message and \
+        _operand_made_to_require_grad_after(prog, ("matmul",))
+
+
+@accepted("PyTorch calls a leaf's tensor hook with None when an undefined gradient flows down "
+          "to it: slogdet's sign output has a zero derivative, which PyTorch's SlogdetBackward0 "
+          "returns as an undefined tensor and its engine passes on through the nodes below "
+          "(LOG.append(g.detach()) raises AttributeError there); retrograd drops a path that "
+          "carries no gradient and calls no hook (hooks get tensors), the gradients agree "
+          "(None).  As _hook_called_with_none, for a first backward (seed 12617547)")
+def _hook_called_with_none_slogdet(prog, failure):
+    return failure.kind == "raise" and failure.op in ("backward", "autograd.grad") and \
+        failure.torch_exc in ("AttributeError", "TypeError") and \
+        "'NoneType'" in failure.message and not failure.retro_exc and \
+        any("slogdet(" in t for t in _texts_all(prog)) and \
+        any("register_hook" in t for t in _texts_all(prog))
+
+
+@accepted("graph granularity of einsum (as _product_saves_operand, the other way round): an "
+          "operand that requires grad but has no edge (a view made under no_grad) gets views "
+          "with a grad_fn inside PyTorch's einsum, so its bmm counts it as needing a gradient "
+          "and saves the other operand's view, and an in-place change of that operand breaks "
+          "backward in PyTorch only; retrograd's one node sees no edge and saves nothing for "
+          "it.  No gradient differs (the edge goes nowhere) (seed 12531481)")
+def _einsum_no_edge_operand(prog, failure):
+    if not (_raised_only_in(failure, "torch") and
+            "modified by an inplace operation" in failure.message and
+            "einsum" in _ops(prog)):
+        return False
+    operands = set()
+    for st in prog.steps:
+        if st.op == "einsum":
+            operands |= _rhs_names(st)
+    return _writes_family_of(prog, operands)
