@@ -637,3 +637,17 @@ def _nll_one_sample_target_smoothed(prog, failure):
         "doesn't match the broadcast shape [1]" in failure.message and \
         "to match target batch_size (1)" in failure.message and \
         "label_smoothing" in failure.message
+
+
+@accepted("_nll_one_sample_target inside a `with` block: the generator's no_grad / "
+          "set_grad_enabled(False) block is one statement, so the fuzzer names the block's "
+          "last op (narrow, prod, round, div, lerp_...) for retrograd's refusal of nll_loss/"
+          "cross_entropy of a 1-d input with a 1-element 1-d target, which PyTorch's forward "
+          "takes and its backward refuses (seeds 12506992, 12607257, 12660055, 12641369, "
+          "12621484)")
+def _nll_one_sample_target_in_block(prog, failure):
+    m = failure.message
+    return failure.kind == "raise" and not failure.torch_exc and \
+        failure.retro_exc == "ValueError" and "`with T." in m and \
+        re.search(r"\b(nll_loss|cross_entropy)\(", m) is not None and \
+        re.search(r"to match target batch_size \(1\);.* got \[\d+\] and \[1\]", m) is not None

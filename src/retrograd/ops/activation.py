@@ -180,8 +180,15 @@ def _logsigmoid_vjp(node, g, saved):
     return (g * sigmoid(-a),)
 
 
-logsigmoid = defop("logsigmoid", _logsigmoid_fwd, _logsigmoid_vjp, "LogSigmoidBackward0", 1,
-                   INPUTS, "float")
+_logsigmoid = defop("logsigmoid", _logsigmoid_fwd, _logsigmoid_vjp, "LogSigmoidBackward0", 1,
+                    INPUTS, "float")
+
+
+def logsigmoid(input):  # noqa: A002
+    """``log(sigmoid(x))``, computed without overflow.  Floating tensors only: PyTorch has
+    no integer kernel (NotImplementedError, fuzz seed 12614665), though sigmoid has."""
+    float_only(input, "log_sigmoid_cpu", "logsigmoid")
+    return _logsigmoid(input)
 
 
 def _hardtanh_fwd(a, lo, hi):
