@@ -651,3 +651,62 @@ def _nll_one_sample_target_in_block(prog, failure):
         failure.retro_exc == "ValueError" and "`with T." in m and \
         re.search(r"\b(nll_loss|cross_entropy)\(", m) is not None and \
         re.search(r"to match target batch_size \(1\);.* got \[\d+\] and \[1\]", m) is not None
+
+
+@accepted("float64 floor/ceil/round/trunc/frac at an integer: a value that is an integer up to "
+          "rounding (an eigenvalue of a singular matrix, Q @ R, a sum of a few decimals "
+          "added in another order) is 1 ulp below it in one library and on or above it in the "
+          "other, so the rounding function jumps by 1 (seeds 12500387, 12512758, 12551356). "
+          "Only where the rounded operand, in PyTorch, is within 1e-10 of an integer and an "
+          "upstream op (a decomposition, a product, a sum) rounds in an unspecified order")
+def _rounding_function_at_integer(prog, failure):
+    rounding = {"floor", "ceil", "round", "trunc", "frac"}
+    upstream = {"linalg_square", "linalg_products", "sum", "mean", "cumsum", "matmul",
+                "einsum", "setitem", "addmm", "mm", "bmm", "prod", "cumprod"}
+    if failure.kind != "value" or failure.op not in rounding or not (upstream & _ops(prog)):
+        return False
+    import numpy as np
+    import torch
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import execute
+    import retrograd
+
+    for i, st in enumerate(prog.steps):
+        if st.op != failure.op or not st.text:
+            continue
+        names = _NAME.findall(st.text.split("=", 1)[-1])[:1]
+        _, ns_t = execute(Program(prog.seed, prog.steps[:i]), torch)
+        _, ns_r = execute(Program(prog.seed, prog.steps[:i]), retrograd)
+        for n in names:
+            t, r = ns_t.get(n), ns_r.get(n)
+            if not (isinstance(t, torch.Tensor) and hasattr(r, "numpy")) or \
+                    not t.is_floating_point():
+                continue
+            xt = t.detach().double().numpy()
+            xr = np.asarray(r.detach().double().numpy())
+            if xt.shape != xr.shape:
+                continue
+            fn = {"floor": np.floor, "ceil": np.ceil, "round": np.round, "trunc": np.trunc,
+                  "frac": lambda v: v - np.trunc(v)}[failure.op]
+            with np.errstate(invalid="ignore"):
+                close = np.abs(xt - xr) <= 1e-10 * np.maximum(1, np.abs(xt))
+                jumps = (fn(xt) != fn(xr)) & np.isfinite(xt)
+            # (the inputs agree up to rounding, and the function jumps between them)
+            if jumps.any() and close[jumps].all():
+                return True
+    return False
+
+
+@accepted("float32 logit(sigmoid(x)) is x up to 1 ulp, differently in the two libraries "
+          "(PyTorch's vectorized exp/log against NumPy's, as _kink_at_one_ulp): comparing it "
+          "with x (x <= logit(sigmoid(x))), or testing the sign of a function that crosses 0 "
+          "there (sinc at an integer) decides by that ulp (seeds 12592525, 12597234). Only a "
+          "comparison's value, in a float32 program with both sigmoid and logit")
+def _sigmoid_logit_one_ulp_comparison(prog, failure):
+    compares = {"eq", "ne", "lt", "le", "gt", "ge"}
+    return failure.kind == "value" and failure.op in compares and \
+        "logit" in _ops(prog) and any(
+            re.search(r"\.sigmoid\(\)\)\.logit\(\)|logit\((T\.)?sigmoid", src) is not None
+            for src in _texts_all(prog)) and any(
+            "float32" in src or "int64" in src for src in _texts_all(prog))
