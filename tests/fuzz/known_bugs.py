@@ -710,3 +710,35 @@ def _sigmoid_logit_one_ulp_comparison(prog, failure):
             re.search(r"\.sigmoid\(\)\)\.logit\(\)|logit\((T\.)?sigmoid", src) is not None
             for src in _texts_all(prog)) and any(
             "float32" in src or "int64" in src for src in _texts_all(prog))
+
+
+@accepted("an in-place op on a tensor whose own elements share memory (unfold with a step "
+          "below the size: x.unfold(1, 2, 1).pow_(2)): PyTorch cannot prove the overlap "
+          "(MemOverlap::TooHard), so it lets its kernel write element by element, and an "
+          "element seen twice is changed twice (its docs call in-place writes to overlapping "
+          "memory undefined); retrograd writes each memory location once (seed 12578146). "
+          "Only where the written tensor's elements, as PyTorch lays them out, overlap")
+def _inplace_on_self_overlapping(prog, failure):
+    if failure.kind not in ("value", "grad"):
+        return False
+    import numpy as np
+    import torch
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import execute
+
+    for i, st in enumerate(prog.steps):
+        if st.kind != "inplace" or not st.on:
+            continue
+        _, ns = execute(Program(prog.seed, prog.steps[:i]), torch)
+        t = ns.get(st.on)
+        if not isinstance(t, torch.Tensor) or t.numel() < 2 or t.numel() > 10000:
+            continue
+        if any(s == 0 and n > 1 for n, s in zip(t.shape, t.stride())):
+            continue  # (an expanded tensor: PyTorch sees that overlap, not this one)
+        offsets = np.zeros((), dtype=np.int64)
+        for n, s in zip(t.shape, t.stride()):
+            offsets = offsets[..., None] + np.arange(n, dtype=np.int64) * s
+        if np.unique(offsets).size < t.numel():
+            return True
+    return False

@@ -213,6 +213,18 @@ v13 = v12.view(-1) if v12.is_contiguous() else v12.reshape(-1)
 loss = v4.sum() + v7.sum() + v9.sum() + v11.sum() + v13.sum()
 loss.backward()
 """,
+    # the norm of one element is its magnitude, as PyTorch's kernel, where x ** p overflows
+    # (seed 12533611)
+    "norm_of_one_element": """
+v0 = T.tensor(0.0, dtype=T.float64)
+v2 = v0.log().nan_to_num()
+v3 = v2.norm()
+v4 = T.tensor([[1e200], [3e300]], dtype=T.float64, requires_grad=True)
+v5 = v4.norm(dim=1)
+v6 = T.linalg.vector_norm(v4[:1], 3)
+loss = v5.sum() * 0 + v6
+loss.backward()
+""",
 }
 
 
