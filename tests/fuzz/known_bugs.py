@@ -893,6 +893,51 @@ def _operand_made_to_require_grad_after(prog, ops):
     return False
 
 
+@accepted("float64 floor/ceil/round/trunc/frac at an integer: a value that is an integer up to "
+          "rounding (an eigenvalue of a singular matrix, Q @ R, a sum of a few decimals "
+          "added in another order) is 1 ulp below it in one library and on or above it in the "
+          "other, so the rounding function jumps by 1 (seeds 12500387, 12512758, 12551356). "
+          "Only where the rounded operand, in PyTorch, is within 1e-10 of an integer and an "
+          "upstream op (a decomposition, a product, a sum) rounds in an unspecified order")
+def _rounding_function_at_integer(prog, failure):
+    rounding = {"floor", "ceil", "round", "trunc", "frac"}
+    upstream = {"linalg_square", "linalg_products", "sum", "mean", "cumsum", "matmul",
+                "einsum", "setitem", "addmm", "mm", "bmm", "prod", "cumprod"}
+    if failure.kind != "value" or failure.op not in rounding or not (upstream & _ops(prog)):
+        return False
+    import numpy as np
+    import torch
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import execute
+    import retrograd
+
+    for i, st in enumerate(prog.steps):
+        if st.op != failure.op or not st.text:
+            continue
+        names = _NAME.findall(st.text.split("=", 1)[-1])[:1]
+        _, ns_t = execute(Program(prog.seed, prog.steps[:i]), torch)
+        _, ns_r = execute(Program(prog.seed, prog.steps[:i]), retrograd)
+        for n in names:
+            t, r = ns_t.get(n), ns_r.get(n)
+            if not (isinstance(t, torch.Tensor) and hasattr(r, "numpy")) or \
+                    not t.is_floating_point():
+                continue
+            xt = t.detach().double().numpy()
+            xr = np.asarray(r.detach().double().numpy())
+            if xt.shape != xr.shape:
+                continue
+            fn = {"floor": np.floor, "ceil": np.ceil, "round": np.round, "trunc": np.trunc,
+                  "frac": lambda v: v - np.trunc(v)}[failure.op]
+            with np.errstate(invalid="ignore"):
+                close = np.abs(xt - xr) <= 1e-10 * np.maximum(1, np.abs(xt))
+                jumps = (fn(xt) != fn(xr)) & np.isfinite(xt)
+            # (the inputs agree up to rounding, and the function jumps between them)
+            if jumps.any() and close[jumps].all():
+                return True
+    return False
+
+
 @accepted("a 1-D @ 2-D matmul operand made to require grad after the product: PyTorch's "
           "MmBackward0 saved its unsqueeze(0) view of it, and that view unpacks requiring grad "
           "(a view follows its base's flag) yet with no path to the base, so under "
@@ -938,3 +983,70 @@ def _einsum_no_edge_operand(prog, failure):
         if st.op == "einsum":
             operands |= _rhs_names(st)
     return _writes_family_of(prog, operands)
+@accepted("float32 logit(sigmoid(x)) is x up to 1 ulp, differently in the two libraries "
+          "(PyTorch's vectorized exp/log against NumPy's, as _kink_at_one_ulp): comparing it "
+          "with x (x <= logit(sigmoid(x))), or testing the sign of a function that crosses 0 "
+          "there (sinc at an integer) decides by that ulp (seeds 12592525, 12597234). Only a "
+          "comparison's value, in a float32 program with both sigmoid and logit")
+def _sigmoid_logit_one_ulp_comparison(prog, failure):
+    compares = {"eq", "ne", "lt", "le", "gt", "ge"}
+    return failure.kind == "value" and failure.op in compares and \
+        "logit" in _ops(prog) and any(
+            re.search(r"\.sigmoid\(\)\)\.logit\(\)|logit\((T\.)?sigmoid", src) is not None
+            for src in _texts_all(prog)) and any(
+            "float32" in src or "int64" in src for src in _texts_all(prog))
+
+
+@accepted("an in-place op on a tensor whose own elements share memory (unfold with a step "
+          "below the size: x.unfold(1, 2, 1).pow_(2)): PyTorch cannot prove the overlap "
+          "(MemOverlap::TooHard), so it lets its kernel write element by element, and an "
+          "element seen twice is changed twice (its docs call in-place writes to overlapping "
+          "memory undefined); retrograd writes each memory location once (seed 12578146). "
+          "Only where the written tensor's elements, as PyTorch lays them out, overlap")
+def _inplace_on_self_overlapping(prog, failure):
+    if failure.kind not in ("value", "grad"):
+        return False
+    import numpy as np
+    import torch
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import execute
+
+    for i, st in enumerate(prog.steps):
+        if st.kind != "inplace" or not st.on:
+            continue
+        _, ns = execute(Program(prog.seed, prog.steps[:i]), torch)
+        t = ns.get(st.on)
+        if not isinstance(t, torch.Tensor) or t.numel() < 2 or t.numel() > 10000:
+            continue
+        if any(s == 0 and n > 1 for n, s in zip(t.shape, t.stride())):
+            continue  # (an expanded tensor: PyTorch sees that overlap, not this one)
+        offsets = np.zeros((), dtype=np.int64)
+        for n, s in zip(t.shape, t.stride()):
+            offsets = offsets[..., None] + np.arange(n, dtype=np.int64) * s
+        if np.unique(offsets).size < t.numel():
+            return True
+    return False
+
+
+@accepted("sqrt (pow 0.5) of a value that is 0 up to rounding: a determinant or eigenvalue of "
+          "a singular matrix is +-1e-16 noise, different in LAPACK's order and NumPy's, and "
+          "its square root is 1e-8 noise or nan (seeds 12584880, 12611110). Only where every "
+          "differing element is below 1e-6 or nan in both libraries, after det/eigvalsh")
+def _sqrt_of_rounding_noise(prog, failure):
+    m = failure.message
+    if failure.kind != "value" or "\n" not in m or not any(
+            re.search(r"\.det\(|linalg\.det\(|eigvalsh\(", src) for src in _texts_all(prog)):
+        return False
+    if not any(re.search(r"\.sqrt_?\(|pow_?\(0\.5\)|\*\* 0\.5", src) for src in _texts_all(prog)):
+        return False
+    torch_part, retro_part = m.split("torch", 1)[-1].split("retrograd", 1)
+    number = r"-?(?:\d+\.\d*(?:e[-+]?\d+)?|nan|inf)"
+    a = [float(v) for v in re.findall(number, torch_part)]
+    b = [float(v) for v in re.findall(number, retro_part)]
+    # (elements equal within float64's tolerance are not what differs)
+    differ = [k for k, (u, v) in enumerate(zip(a, b)) if not (
+        u != u and v != v or abs(u - v) <= 1e-12 * max(1.0, abs(u)))]
+    small = lambda v: v != v or abs(v) <= 1e-6  # noqa: E731
+    return len(a) == len(b) and bool(differ) and all(small(a[k]) and small(b[k])
+                                                     for k in differ)

@@ -248,11 +248,11 @@ def prelu(input, weight):  # noqa: A002
     >>> T.prelu(T.tensor([[-2.0, 3.0]]), T.tensor([0.25, 0.5]))
     tensor([[-0.5000,  3.0000]])
     """
-    float_only(input, "prelu_cpu", "prelu")
-    if input._data.dtype != weight._data.dtype:
+    if input._data.dtype != weight._data.dtype:  # (before the dtype's kernel, as PyTorch)
         raise RuntimeError(
             f"prelu: Type promoting not supported. Got {scalar_type_name(input._data.dtype)} "
             f"and {scalar_type_name(weight._data.dtype)} (convert the weight: w.to(x.dtype))")
+    float_only(input, "prelu_cpu", "prelu")
     ndim, count = input.ndim, weight.numel()
     if count != 1:
         if ndim == 0:
@@ -508,7 +508,8 @@ def threshold_(input, threshold, value):  # noqa: A002
 
 def _threshold_call(x, th, value, inplace):
     if x._data.dtype.kind == "b":
-        raise RuntimeError("\"threshold_cpu\" not implemented for 'Bool' (convert with x.float())")
+        raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool' (convert with "
+                                  "x.float())")  # (NotImplementedError as PyTorch's: 12675702)
     return (_threshold_ if inplace else _threshold)(x, th, value)
 
 

@@ -658,7 +658,9 @@ def _dual_inplace(method, op_fn, x, args, kwargs):
 # in-place ops PyTorch refuses on an integer or bool tensor that requires grad (they compute
 # out of place, then copy: 'Autograd not support dtype'); it records the others (MulBackward0)
 _INTEGER_REFUSED = {"abs_", "absolute_", "clamp_", "clamp_min_", "clamp_max_", "square_",
-                    "pow_", "sgn_", "nan_to_num_"}
+                    "pow_", "sgn_", "nan_to_num_",
+                    # (PyTorch refuses these before their kernels too: seed 12554342)
+                    "hardtanh_", "threshold_", "hypot_", "nextafter_"}
 
 
 def _on_integer(x, name, op_fn, saves_inputs, args, kwargs):
@@ -692,8 +694,9 @@ _CAST_BEFORE_KERNEL = {"hypot_", "nextafter_", "igamma_", "igammac_", "gcd_", "l
 def _check_result_cast(x, args, name):
     from ..dtypes import can_cast, result_type
 
-    if not args or x._data.dtype.kind == "f":
-        return
+    if not args or x._data.dtype.kind == "f" or (
+            state.enabled and x._requires_grad and name in _INTEGER_REFUSED):
+        return  # (autograd's refusal of the dtype comes first: _on_integer)
     other = args[0]
     if isinstance(other, Tensor):
         if tuple(_np.broadcast_shapes(x._data.shape, other._data.shape)) != x._data.shape:
@@ -832,6 +835,18 @@ def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
 
     method.__name__ = name
     method.__doc__ = f"In-place version of ``{name[:-1]}``."
+    return method
+
+
+def overlap_dispatch(plain, fill, when):
+    """``plain`` (an in-place form refusing memory that overlaps itself), or ``fill`` (the
+    same op written as a fill: only the elements it changes, so an expanded tensor's aliases
+    all take the changed value) where ``when(x)``."""
+
+    def method(x, *args, **kwargs):
+        return (fill if when(x) else plain)(x, *args, **kwargs)
+
+    method.__name__, method.__doc__ = plain.__name__, plain.__doc__
     return method
 
 

@@ -23,8 +23,8 @@ from . import binary, layout, linalg, pointwise, shape, stats, unary
 from ._apply import apply_op, defop
 from ._errors import scalar_type_name
 from .inplace import (
-    _leaf_error, _write, check_view_of_leaf, clamp_, inplace, MORE, pow_, rebase_views,
-    shadow_of,
+    _leaf_error, _write, check_view_of_leaf, clamp_, inplace, MORE, overlap_dispatch, pow_,
+    rebase_views, shadow_of,
 )
 from .registry import entry, register
 from .scans import bool_scan_guard
@@ -101,6 +101,15 @@ _ELEMENTWISE = [
 ]
 ELEMENTWISE = {name: inplace(fn, name, saves) for name, fn, saves in _ELEMENTWISE}
 ELEMENTWISE["cumsum_"] = bool_scan_guard(ELEMENTWISE["cumsum_"], stats.cumsum, "cumsum_out_cpu")
+
+
+# PyTorch's tril_/triu_ of at most 3 dims zero the elements outside the triangle right in the
+# tensor's memory, so an expanded one is allowed (every alias of a zeroed element becomes
+# 0); with 4 or more dims they go through a contiguous copy and refuse it (seed 12598053)
+for _name, _fn in (("tril_", layout.tril), ("triu_", layout.triu)):
+    ELEMENTWISE[_name] = overlap_dispatch(ELEMENTWISE[_name], inplace(_fn, _name, False,
+                                                                      overlap_ok=True),
+                                          lambda x: x._data.ndim <= 3)
 _ALIASES = {"atan_": ("arctan_",), "asin_": ("arcsin_",), "acos_": ("arccos_",)}
 
 

@@ -14,7 +14,7 @@ from ..autograd.grad_mode import state
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._errors import int_arg, tensor_arg
-from ._apply import NOTHING, defop, multi_output_class, record_multi
+from ._apply import NOTHING, defop, integer_grad, multi_output_class, record_multi
 from .index import _index_backward, _slice, getitem, keep_for_check
 from .shape import (
     _norm_dim, _shape_arg, _unique_dims, cat, input_meta, permute, reshape, stack, track_view,
@@ -45,6 +45,10 @@ _UnbindBackward0 = _multi_node("UnbindBackward0", _unbind_vjp)
 
 def _views_of(x, arrays, node_cls, params):
     """Tensors for ``arrays`` (views into ``x``), recorded as the outputs of one node."""
+    if x._requires_grad and state.enabled:
+        # PyTorch's multi-output views refuse an integer or bool tensor that requires grad
+        # (split/chunk/unbind: 'Autograd not support dtype', seed 12652648)
+        integer_grad(node_cls.__name__, (x,), x._data)
     outs = [make_tensor(a) for a in arrays]
     if x._vc is None:
         x._vc = [0]

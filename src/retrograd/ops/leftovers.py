@@ -28,7 +28,7 @@ from ..backend import namespace
 from ..tensor import Size, Tensor, make_tensor
 from . import registry
 from ..autograd.forward_state import fw
-from ._apply import NOTHING, multi_output_class, record_multi
+from ._apply import NOTHING, integer_grad, multi_output_class, record_multi
 from ._errors import int_arg, tensor_arg
 from ..autograd.grad_mode import no_grad, state
 from .layout import _split_vjp
@@ -158,6 +158,7 @@ def _unsafe_pieces(x, pieces, cls, dim):
     its views (each its own version counter): in-place changes to them are not refused."""
     outs = [make_tensor(p._data) for p in pieces]
     if x._requires_grad and state.enabled:
+        integer_grad(cls.__name__, (x,), x._data)  # (an integer one: refused, as split's)
         record_multi(cls, x, outs, (dim,))
     if fw.active:  # forward AD: the pieces' tangents (ops/_jvp.py)
         fw.propagate_multi(cls, x, outs, (dim,))

@@ -102,9 +102,11 @@ def _dispatch(ad, bd, a_grad, b_grad):
     if _should_fold(ad, bd, a_grad, b_grad):
         if db > da and da == 2:
             # the folded product is transposed back and made contiguous: a copy (Clone),
-            # unless the transposed result is already contiguous (a size-1 side)
+            # unless the transposed result is already contiguous (a size-1 side, or no
+            # element at all: seed 12663285)
             n, p = ad.shape[0], bd.shape[-1]
-            return _transposed if n == 1 or p == 1 else _cloned
+            empty = 0 in bd.shape[:-2]
+            return _transposed if n <= 1 or p <= 1 or empty else _cloned
         return _batched
     if da == 3 and db == 3 and ad.shape[0] != bd.shape[0]:
         if ad.shape[0] == 1 and a_grad:  # PyTorch squeezes a batch of one first

@@ -122,7 +122,12 @@ def _cholesky_arrays(a, upper):
     try:
         low = xp.linalg.cholesky(src)
         infos = np.zeros(a.shape[:-2], dtype=np.int32)
+        # a NaN pivot: LAPACK's potrf stops there (info > 0, PyTorch raises) where NumPy
+        # carries the NaN on (fuzz seed 12678710)
+        failed = bool(xp.isnan(xp.diagonal(low, axis1=-2, axis2=-1)).any())
     except xp.linalg.LinAlgError:
+        failed = True
+    if failed:
         host = np.asarray(src.get() if hasattr(src, "get") else src)
         flat = host.reshape(-1, *host.shape[-2:])
         parts = [_potf2(m) for m in flat]
@@ -416,6 +421,22 @@ def _svd_vjp(node, grads, saved):
 _SvdNode = multi_node("LinalgSvdBackward0", _svd_vjp)
 
 
+def svd_arrays(name, a, **kwargs):
+    """``xp.linalg.svd(a, **kwargs)``; a matrix with NaN or inf, where LAPACK's gesdd does
+    not converge, raises PyTorch's LinAlgError (a RuntimeError, not NumPy's ValueError:
+    fuzz seed 12660401)."""
+    xp = namespace(a)
+    try:
+        return xp.linalg.svd(a, **kwargs)
+    except xp.linalg.LinAlgError:
+        batch = ""
+        if a.ndim > 2:
+            bad = ~xp.isfinite(a).all(axis=(-2, -1)).reshape(-1)
+            batch = f"(Batch element {int(xp.argmax(bad))}): " if bad.any() else ""
+        raise LinAlgError(f"{name}: {batch}The algorithm failed to converge because the input "
+                          "matrix contained non-finite values.") from None
+
+
 def _svd(A, full_matrices, name="linalg.svd"):  # noqa: N803
     _float_matrices(name, A)
     a = A._data
@@ -428,7 +449,7 @@ def _svd(A, full_matrices, name="linalg.svd"):  # noqa: N803
         vh = xp.broadcast_to(_eye_like(a, n)[:nv], a.shape[:-2] + (nv, n)).copy()
         s = xp.zeros(a.shape[:-2] + (k,), dtype=a.dtype)
     else:
-        u, s, vh = xp.linalg.svd(a, full_matrices=full_matrices)
+        u, s, vh = svd_arrays("linalg.svd", a, full_matrices=full_matrices)
     arrays = tuple(x.astype(a.dtype, copy=False) for x in (u, s, vh))
     return record_outputs(_SvdNode, (A,), arrays, (m, n, bool(full_matrices)), keep=(0, 1, 2))
 
@@ -463,7 +484,8 @@ def svdvals(A, *, driver=None):  # noqa: N803 - PyTorch's names
     xp = namespace(a)
     if a.size == 0:
         return make_tensor(xp.zeros(a.shape[:-2] + (min(a.shape[-2:]),), dtype=a.dtype))
-    return make_tensor(xp.linalg.svd(a, compute_uv=False).astype(a.dtype, copy=False))
+    return make_tensor(svd_arrays("linalg.svd", a, compute_uv=False).astype(a.dtype,
+                                                                          copy=False))
 
 
 def svd_old(input, some=True, compute_uv=True):  # noqa: A002 - PyTorch's names

@@ -21,7 +21,7 @@ from ..tensor import make_tensor
 from ._errors import scalar_type_name, tensor_arg
 from .layout import narrow
 from .linalg import _mT, matmul
-from .linalg_decomp import _is_zero, eigvalsh, multi_node, record_outputs, svdvals
+from .linalg_decomp import _is_zero, eigvalsh, multi_node, record_outputs, svd_arrays, svdvals
 from .linalg_scalars import _out_copied, matrix_norm
 from .linalg_solve import _pinv, _pinv_vjp, check_square, inv_ex
 from .pointwise import reciprocal
@@ -51,7 +51,7 @@ def _lstsq_arrays(a, b, rcond, driver):
         s = xp.zeros(batch + (min(m, n),), dtype=dtype)
         rank = xp.zeros(batch, dtype=np.int64)
     else:
-        u, s, vh = xp.linalg.svd(a, full_matrices=False)
+        u, s, vh = svd_arrays("linalg.lstsq", a, full_matrices=False)
         top = s[..., :1]
         cutoff = 0.0 if driver == "gels" else rcond * top  # gels: no rank decision
         keep = s > cutoff

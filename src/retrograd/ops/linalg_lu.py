@@ -28,7 +28,9 @@ from ._apply import (
 from ._errors import scalar_type_name, tensor_arg
 from .layout import tril, triu
 from .linalg import _mT, _same_dtype, matmul
-from .linalg_solve import LinAlgError, _solve_triangular, _solve_triangular_fwd, check_square
+from .linalg_solve import (
+    LinAlgError, _solve_triangular, _solve_triangular_fwd, check_square, column_major,
+)
 from .index import gather
 from .shape import cat, expand
 
@@ -441,6 +443,11 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):  # noqa
 
 
 def _lu_solve_fwd(lu, b, perm, left, adjoint):
+    # (LAPACK's layout, as PyTorch's)
+    return column_major(_lu_solve_fwd_values(lu, b, perm, left, adjoint))
+
+
+def _lu_solve_fwd_values(lu, b, perm, left, adjoint):
     """X with op(A) X = B (``left``) or X op(A) = B, A = P L U, op(A) = A or A^T
     (``adjoint``), by two triangular solves and a row permutation."""
     xp = namespace(lu)
@@ -567,6 +574,10 @@ def _tri_solve(t, b, upper, transposed):
 
 
 def _cholesky_solve_fwd(b, c, upper):
+    return column_major(_cholesky_solve_fwd_values(b, c, upper))
+
+
+def _cholesky_solve_fwd_values(b, c, upper):
     # A = L L^T (lower) or U^T U (upper): two triangular solves
     if upper:
         return _tri_solve(c, _tri_solve(c, b, True, True), True, False)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..backend import namespace
 from ._apply import INPUTS, defop
-from ._errors import tensor_arg
+from ._errors import scalar_type_name, tensor_arg
 from .layout import diagonal as _diagonal
 from .linalg import (
     _matmul_fwd, _matmul_vjp, _mT, _mv, _same_dtype, int_coefficients, matmul, refuse_bool,
@@ -355,6 +355,10 @@ def vecdot(x, y, *, dim=-1):
     """``sum(x * y, dim)`` (x conjugated, for complex inputs), broadcasting x and y."""
     tensor_arg(x, "x")
     tensor_arg(y, "y", 1)
+    if x._data.dtype.kind not in "fc":  # (PyTorch's first check: seed 12517484)
+        raise RuntimeError(
+            "linalg.vecdot: Expected a floating point or complex tensor as input. Got "
+            f"{scalar_type_name(x._data.dtype)} (convert x and y first, e.g. x.double())")
     _same_dtype("linalg.vecdot", (x, y))
     if x.ndim == 1 and y.ndim == 1:  # PyTorch's 1-d path: VdotBackward0, no broadcasting,
         return vdot(x, y)            # and dim is not checked

@@ -299,11 +299,24 @@ _SUBSTITUTE_UP_TO = 16  # up to this size a row loop over the batch beats a solv
 _TRSM_FROM = 48  # from this size SciPy's trsm per matrix beats NumPy's general solve
 
 
+def column_major(a):
+    """``a`` with each matrix stored column by column (strides (1, rows)): the layout of
+    PyTorch's LAPACK-computed solutions (solve_triangular, lu_solve, cholesky_solve), so that
+    a later reshape copies where PyTorch's does (UnsafeViewBackward0: seeds 12617295,
+    12670162)."""
+    xp = namespace(a)
+    return xp.swapaxes(xp.ascontiguousarray(xp.swapaxes(a, -1, -2)), -1, -2)
+
+
 def _solve_triangular_fwd(a, b, upper, left=True, unit=False):
+    return column_major(_solve_triangular_values(a, b, upper, left, unit))
+
+
+def _solve_triangular_values(a, b, upper, left=True, unit=False):
     xp = namespace(a)
     if not left:  # X T = B  <=>  T^T X^T = B^T
-        return _solve_triangular_fwd(a.swapaxes(-1, -2), b.swapaxes(-1, -2), not upper, True,
-                                     unit).swapaxes(-1, -2)
+        return _solve_triangular_values(a.swapaxes(-1, -2), b.swapaxes(-1, -2), not upper,
+                                        True, unit).swapaxes(-1, -2)
     n = a.shape[-1]
     if (type(a) is np.ndarray and type(b) is np.ndarray and n > 0
             and (unit or np.diagonal(a, axis1=-2, axis2=-1).all())):

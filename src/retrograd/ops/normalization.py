@@ -583,10 +583,17 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002
         eps = float(namespace(input._data).finfo(input._data.dtype).eps)
     dims = tuple(range(input.ndim - len(shape), input.ndim))
     out = input * _add_number(input.pow(2).mean(dims, keepdim=True), eps).rsqrt()
-    out = out if weight is None else out * weight
     # PyTorch's composite returns a contiguous result: a non-contiguous one (a transposed
-    # input) is cloned, CloneBackward0 (fuzz seed 11029607)
-    return out if out._data.flags.c_contiguous else out.contiguous()
+    # input) is cloned, CloneBackward0 (fuzz seed 11029607).  Its elementwise products take
+    # the layout of their first operand, the normalized input, whatever the weight's (where
+    # NumPy's product of a transposed and a contiguous array is contiguous: seed 12506039)
+    strided = not out._data.flags.c_contiguous
+    out = out if weight is None else out * weight
+    if strided or not out._data.flags.c_contiguous:
+        out = out.clone()
+        if not out._data.flags.c_contiguous:  # (the clone keeps the layout: made C-ordered)
+            out._data = namespace(out._data).ascontiguousarray(out._data)
+    return out
 
 
 # ----------------------------------------------------------------- local_response_norm

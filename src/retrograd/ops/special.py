@@ -21,7 +21,7 @@ from ..backend import namespace
 from ..tensor import Tensor
 from . import unary
 from ._apply import BOTH, INPUTS, NOTHING, OUTPUT, defop
-from .inplace import inplace
+from .inplace import inplace, overlap_dispatch
 from .pointwise import add_number, broadcast_error, exp, log, mul_number, where
 from .stats import quiet
 
@@ -460,6 +460,16 @@ _INPLACE = {
     "mvlgamma_": (mvlgamma, True, ()),
     "erfinv_": (erfinv, True, ()),
 }
+def _inplace_form(op, name, saves):
+    method = inplace(op, name, saves)
+    if name != "nan_to_num_":
+        return method
+    # PyTorch's nan_to_num_ of an integer or bool tensor copies it onto itself (nothing to
+    # replace), so it takes an expanded one as it is (seed 12609766)
+    return overlap_dispatch(method, inplace(op, name, saves, overlap_ok=True),
+                            lambda x: x._data.dtype.kind != "f")
+
+
 for _name, (_op, _saves, _aliases) in _INPLACE.items():
-    register(inplace(_op, _name, _saves), _name, function=False, aliases=_aliases,
+    register(_inplace_form(_op, _name, _saves), _name, function=False, aliases=_aliases,
              inplace_of=_name[:-1])
