@@ -125,7 +125,9 @@ def unpack_saved(node, as_tensors: bool):
     versions = node.versions
     out = []
     for i, s in enumerate(saved):
-        if type(s) is Tensor or isinstance(s, Tensor):
+        if s is None:  # (an input the derivative does not read: saved_for)
+            out.append(s)
+        elif type(s) is Tensor or isinstance(s, Tensor):
             vc = s._vc
             expected = versions[i] if versions else 0
             if vc is not None and vc[0] != expected:

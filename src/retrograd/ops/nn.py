@@ -175,8 +175,9 @@ def _nll_fwd(logp, target, reduction, count):
     return picked
 
 
-def _nll_grad_fwd(g, target, reduction, count, shape, dtype):
-    # the (N, C) gradient in one allocation: zeros, -g (over count) at the targets
+def _nll_grad_fwd(g, logp, target, reduction, count, shape, dtype):
+    # the (N, C) gradient in one allocation: zeros, -g (over count) at the targets; the
+    # input ``logp`` is not read (PyTorch's nll_loss_backward takes it, see _nll_grad)
     xp = namespace(g)
     out = xp.zeros(shape, dtype)
     out[xp.arange(target.shape[0]), target] = -(g / count) if reduction == "mean" else -g
@@ -185,21 +186,32 @@ def _nll_grad_fwd(g, target, reduction, count, shape, dtype):
 
 def _nll_grad_vjp(node, gg, saved):
     # nll_loss's derivative is linear in g, and its adjoint is nll_loss itself: picking
-    # -gg at the targets (over count) is what the scatter above transposes to
-    target, reduction, count = node.params[:3]
-    return (_nll(gg, target, reduction, count),)
+    # -gg at the targets (over count) is what the scatter above transposes to.  The input
+    # gets exact zeros (PyTorch's ``self: zeros_like(grad)``).
+    target, reduction, count, shape, dtype = node.params
+    n_g, n_input = node.next
+    zeros = None
+    if n_input is not None:
+        zeros = namespace(gg._data if hasattr(gg, "_data") else gg).zeros(shape, dtype)
+        if hasattr(gg, "_data"):
+            zeros = _make_tensor(zeros)
+    return (_nll(gg, target, reduction, count) if n_g is not None else None, zeros)
 
 
-# PyTorch's nll_loss_backward as one record (NllLossBackwardBackward0), for arrays (a
-# first-order backward) and tensors (create_graph) alike: one op where composing
-# div/reshape/expand/neg/reshape/scatter recorded six (bench/ (g), a Hessian-vector product)
+# PyTorch's nll_loss_backward(grad, self, target, ...) as one record
+# (NllLossBackwardBackward0), for arrays (a first-order backward) and tensors
+# (create_graph) alike.  Its edges are PyTorch's: the incoming gradient and the input, which
+# it takes without reading, so that under create_graph the derivative requires grad as
+# PyTorch's does and gives the input zeros.  One node, where composing div/reshape/expand/
+# neg/reshape/scatter recorded six and tying the input on recorded a second (bench/ (g), a
+# Hessian-vector product).
 _nll_grad = defop("nll_loss_backward", _nll_grad_fwd, _nll_grad_vjp, "NllLossBackwardBackward0",
-                  1, NOTHING)
+                  2, NOTHING)
 
 
 def _nll_vjp(node, g, saved):
     target, reduction, count = node.params
-    return (_tie_input(_nll_grad(g, target, reduction, count, *input_meta(node)), node, saved),)
+    return (_nll_grad(g, saved[0], target, reduction, count, *input_meta(node)),)
 
 
 def _tie_input(d, node, saved):

@@ -67,12 +67,20 @@ def _broadcast_view(g, shape):
 
 def _spread(g, in_shape, axes):
     """Send a reduced gradient back to every element that was reduced."""
-    keep = _keep_shape(in_shape, axes)
     if type(g) is _ndarray:  # a first-order backward: arrays, nothing to record
+        if axes is None and not g.ndim and in_shape:
+            # a sum of everything (a loss, each term of a Hessian-vector product's dot):
+            # every element reads the one value (the read-only view _broadcast_view makes)
+            out = _ndarray(in_shape, g.dtype, g, 0, (0,) * len(in_shape))
+            out.flags.writeable = False
+            return out
+        keep = _keep_shape(in_shape, axes)
         if g.shape != keep:
             g = g.reshape(keep)
         if g.flags.c_contiguous and g.size:
             return _broadcast_view(g, in_shape)
+    else:
+        keep = _keep_shape(in_shape, axes)
     if tuple(g.shape) != keep:
         g = reshape_op(g, keep, tuple(g.shape))
     return expand_op(g, in_shape, keep)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import operator
 import weakref
 
+import numpy as _np
+
 from ..autograd.engine import sum_to_array
 from ..autograd.grad_mode import state
 from ..autograd.graph import NO_EDGE
@@ -16,6 +18,8 @@ from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import NOTHING, apply_op, defop
 from ._errors import calling_op, dim_error
+
+_ndarray = _np.ndarray
 
 
 # ----------------------------------------------------------------- view tracking
@@ -328,7 +332,9 @@ def flatten(x, start_dim=0, end_dim=-1):
 def _transpose_fwd(a, d0, d1):
     if a.ndim == 0:  # transpose(0, -1) of a 0-d tensor: itself (NumPy has no axis to swap)
         return a.view()
-    return namespace(a).swapaxes(a, d0, d1)
+    # the array's own method (NumPy's and CuPy's): np.swapaxes is a Python wrapper around
+    # it, half the cost of a matmul derivative's transpose in a first-order backward
+    return a.swapaxes(d0, d1)
 
 
 transpose_op = defop("transpose", _transpose_fwd,
@@ -470,6 +476,24 @@ def unsqueeze(x, dim):
 
 
 def _expand_fwd(a, shape, in_shape=None):
+    if a.__class__ is _ndarray and a.size and a.flags.c_contiguous:
+        # the read-only view np.broadcast_to gives, built directly (its nditer set-up cost
+        # more than the rest of a bias's derivative in a Hessian-vector product, bench/ (g))
+        lead = len(shape) - a.ndim
+        if lead >= 0:
+            have = a.shape
+            strides = [0] * lead
+            for n, s, st in zip(have, shape[lead:], a.strides):
+                if n == s:
+                    strides.append(st)
+                elif n == 1:
+                    strides.append(0)
+                else:
+                    break  # (not expandable: NumPy's error, below)
+            else:
+                out = _ndarray(shape, a.dtype, a, 0, tuple(strides))
+                out.flags.writeable = False
+                return out
     return namespace(a).broadcast_to(a, shape)
 
 
