@@ -140,6 +140,20 @@ v4[None, T.tensor(0), T.tensor([1])] = v2 * 2
 loss = (v1 * v1.detach().tanh()).sum() + (v3 * v3.detach().tanh()).sum() + v4.sum()
 loss.backward()
 """,
+    # an in-place view op on a leaf or a view of a leaf requiring grad: PyTorch refuses the
+    # leaf (RuntimeError) before it reads the dims (IndexError), seed 13305823
+    "inplace_view_of_leaf_before_dims": """
+v0 = T.tensor([[2.0]], dtype=T.float64, requires_grad=True)
+v3 = v0.flatten(-2, 1)
+try:
+    v3.transpose_(-1, 1)
+except Exception as e:
+    pass
+try:
+    v0.unsqueeze_(5)
+except Exception as e:
+    pass
+""",
 }
 
 

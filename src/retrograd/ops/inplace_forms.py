@@ -158,13 +158,15 @@ def _inplace_view(name, make, pick):
 
     def method(x, *args):
         old = x._grad_fn
-        with no_grad():
-            view = make(x, *args)
-        data = view._data
-        if state.enabled and x._requires_grad:
+        recording = state.enabled and x._requires_grad
+        if recording:  # (PyTorch's autograd wrapper refuses a leaf before the dims are read)
             if x._grad_fn is None:
                 raise _leaf_error(x, name)
             check_view_of_leaf(x, name)
+        with no_grad():
+            view = make(x, *args)
+        data = view._data
+        if recording:
             node_op, swapped = pick(x, args)
             try:
                 new = apply_op(node_op, (shadow_of(x, False),), (data, tuple(x.shape), swapped))
