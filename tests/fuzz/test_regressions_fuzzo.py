@@ -154,6 +154,21 @@ try:
 except Exception as e:
     pass
 """,
+    # split/chunk/unbind of a bool tensor that a write made require grad: PyTorch refuses
+    # to record them ('Autograd not support dtype'), as its other views (seed 13306688)
+    "split_of_bool_requiring_grad": """
+v1 = T.tensor([[-0.0], [-1.0], [0.0]], dtype=T.float64, requires_grad=True)
+v6 = (v1).lt(0.25)
+v6[2] = v1.sum()
+try:
+    v8 = v6.chunk(3, dim=1)[0]
+except Exception as e:
+    pass
+try:
+    v9 = v6.unbind(0)[0]
+except Exception as e:
+    pass
+""",
 }
 
 

@@ -14,7 +14,7 @@ from ..autograd.grad_mode import state
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._errors import int_arg, tensor_arg
-from ._apply import NOTHING, defop, multi_output_class, record_multi
+from ._apply import NOTHING, defop, integer_grad, multi_output_class, record_multi
 from .index import _index_backward, _slice, getitem, keep_for_check
 from .shape import (
     _norm_dim, _shape_arg, _unique_dims, cat, input_meta, permute, reshape, stack, track_view,
@@ -51,6 +51,10 @@ def _views_of(x, arrays, node_cls, params):
     for o in outs:
         o._vc = x._vc
     if x._requires_grad and state.enabled:
+        if x._data.dtype.kind in "iub":
+            # an integer or bool tensor requiring grad (a write made it): PyTorch's split/
+            # unbind refuse to record, as its other views (seed 13306688)
+            integer_grad(node_cls.__name__, (x,), x._data)
         record_multi(node_cls, x, outs, params)
     if fw.active:  # forward AD: the tangents (ops/_jvp.py)
         fw.propagate_multi(node_cls, x, outs, params)
