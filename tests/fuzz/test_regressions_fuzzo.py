@@ -122,6 +122,53 @@ with T.set_grad_enabled(False):
     v10 = v2.reshape(2, 6)
     v11 = v3.reshape(12)
 """,
+    # x[basic, tensor] = v: PyTorch takes the basic part's view first and index_put_s into
+    # it, so x records CopySlices (not IndexPutBackward0), an int selects (x[0, :, idx]
+    # keeps idx's dim in place, where NumPy moves it first) and a whole-dim slice takes no
+    # view (stop 19's open item)
+    "setitem_basic_then_tensor": """
+v0 = T.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]], dtype=T.float64)
+v0.requires_grad_()
+v1 = v0 * 1
+v2 = T.tensor(0.5, dtype=T.float64, requires_grad=True)
+v1[1:, T.tensor([0, 2])] = v2
+v3 = v0 * 2
+v3[:, T.tensor([1])] = v2
+v4 = (v0 * 3).reshape(1, 3, 3)
+v4[0, :, T.tensor([0, 2])] = T.tensor([7.0, 8.0], dtype=T.float64)
+v4[None, T.tensor(0), T.tensor([1])] = v2 * 2
+loss = (v1 * v1.detach().tanh()).sum() + (v3 * v3.detach().tanh()).sum() + v4.sum()
+loss.backward()
+""",
+    # an in-place view op on a leaf or a view of a leaf requiring grad: PyTorch refuses the
+    # leaf (RuntimeError) before it reads the dims (IndexError), seed 13305823
+    "inplace_view_of_leaf_before_dims": """
+v0 = T.tensor([[2.0]], dtype=T.float64, requires_grad=True)
+v3 = v0.flatten(-2, 1)
+try:
+    v3.transpose_(-1, 1)
+except Exception as e:
+    pass
+try:
+    v0.unsqueeze_(5)
+except Exception as e:
+    pass
+""",
+    # split/chunk/unbind of a bool tensor that a write made require grad: PyTorch refuses
+    # to record them ('Autograd not support dtype'), as its other views (seed 13306688)
+    "split_of_bool_requiring_grad": """
+v1 = T.tensor([[-0.0], [-1.0], [0.0]], dtype=T.float64, requires_grad=True)
+v6 = (v1).lt(0.25)
+v6[2] = v1.sum()
+try:
+    v8 = v6.chunk(3, dim=1)[0]
+except Exception as e:
+    pass
+try:
+    v9 = v6.unbind(0)[0]
+except Exception as e:
+    pass
+""",
 }
 
 

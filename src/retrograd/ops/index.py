@@ -400,6 +400,61 @@ def scatter_along(g, idx, dim, shape):
 # ----------------------------------------------------------------- x[idx] = v
 
 
+def _is_array(i) -> bool:
+    return getattr(i, "dtype", None) is not None and getattr(i, "ndim", None) is not None
+
+
+def setitem_split(given, index, shape):
+    """How PyTorch's ``x[index] = v`` splits an index mixing tensors with basic parts:
+    ``(basic, rest)``, where it first takes the view ``x[basic]`` (ints and 0-d integer
+    tensors select, None unsqueezes, a slice that is not the whole dim slices) and then
+    writes ``view[rest] = v`` with index_put_ (so ``x`` records CopySlices, not
+    IndexPutBackward0, and an int counts as a select, not as an advanced index:
+    ``x[0, :, idx]`` keeps idx's dim in place).  ``rest`` is None when no tensor is left
+    (then ``x[basic] = v`` is a basic write); None when PyTorch takes no view first.
+    ``given`` is the index as written (its tensors go on into ``rest``), ``index`` its
+    unwrapped form."""
+    raw = given if isinstance(given, tuple) else (given,)
+    items = index if isinstance(index, tuple) else (index,)
+    if len(raw) != len(items) or any(isinstance(i, bool) or not (
+            _is_array(i) or i is None or i is Ellipsis or isinstance(i, (int, slice)))
+            for i in items):
+        return None  # (bool scalars, nested sequences: the plain index_put_ path)
+    ndim = len(shape)
+    consumed = sum(i.ndim if _is_array(i) and i.dtype.kind == "b" else
+                   0 if i is None or i is Ellipsis else 1 for i in items)
+    dim, basic, rest, makes_view, tensors_left = 0, [], [], False, False
+    for r, i in zip(raw, items):
+        if i is Ellipsis:
+            basic.append(Ellipsis)
+            rest.append(Ellipsis)
+            dim += max(ndim - consumed, 0)
+        elif i is None:
+            basic.append(None)
+            rest.append(slice(None))
+            makes_view = True
+        elif isinstance(i, slice):
+            if dim >= ndim:
+                return None
+            makes_view = makes_view or i.indices(shape[dim]) != (0, shape[dim], 1)
+            basic.append(i)
+            rest.append(slice(None))
+            dim += 1
+        elif isinstance(i, int) or (i.ndim == 0 and i.dtype.kind in "iu"):
+            basic.append(int(i))
+            makes_view = True
+            dim += 1
+        else:
+            k = i.ndim if i.dtype.kind == "b" else 1
+            basic.extend([slice(None)] * k)
+            rest.append(r)
+            tensors_left = True
+            dim += k
+    if not makes_view:
+        return None
+    return tuple(basic), (tuple(rest) if tensors_left else None)
+
+
 def write_at(target, index, value):
     """``target[index] = value``; as PyTorch's index_put_, an advanced index whose region is
     empty writes nothing and has no index checked (see _empty_result_shape)."""

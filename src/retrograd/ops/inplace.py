@@ -961,7 +961,7 @@ def copy_(x, *args, **kwargs):
 # (here, not in index.py: an assignment is an in-place change, and needs the view machinery)
 from .index import (  # noqa: E402
     _alias, _basic_op, _getitem_fwd, _index_put_op, _is_basic, _setitem_op, _unwrap_index,
-    getitem, index_tensors, write_at,
+    getitem, index_tensors, setitem_split, write_at,
 )
 from .saved_checks import check_also  # noqa: E402
 
@@ -1003,6 +1003,12 @@ def setitem(x, index, value):
     given = index
     index = _unwrap_index(index)
     basic = _is_basic(index)
+    split = None if basic else setitem_split(given, index, tuple(x.shape))
+    if split is not None:  # PyTorch's order: the basic part's view first (CopySlices)
+        view_index, rest = split
+        if rest is None:
+            return setitem(x, view_index, value)
+        return setitem(getitem(x, view_index), rest, value)
     v_is_t = isinstance(value, Tensor)
     wants = state.enabled and (x._requires_grad or (v_is_t and value._requires_grad))
     if wants and x._grad_fn is None and x._requires_grad:

@@ -55,6 +55,10 @@ def _views_of(x, arrays, node_cls, params):
     for o in outs:
         o._vc = x._vc
     if x._requires_grad and state.enabled:
+        if x._data.dtype.kind in "iub":
+            # an integer or bool tensor requiring grad (a write made it): PyTorch's split/
+            # unbind refuse to record, as its other views (seed 13306688)
+            integer_grad(node_cls.__name__, (x,), x._data)
         record_multi(node_cls, x, outs, params)
     if fw.active:  # forward AD: the tangents (ops/_jvp.py)
         fw.propagate_multi(node_cls, x, outs, params)
