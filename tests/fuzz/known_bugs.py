@@ -712,34 +712,6 @@ def _mode_of_near_ties(prog, failure):
             scale = torch.maximum(values[1:].abs(), values[:-1].abs())
             return bool((gaps <= 4 * ulp * scale).any())
     return False
-_UNFOLD = re.compile(r"\.unfold\((-?\d+), (\d+), (\d+)\)")
-
-
-@accepted("an in-place op writing through an unfold view whose windows overlap (step < size: "
-          "x.unfold(0, 2, 1).exp_(), /= 3): PyTorch's kernel changes the memory window by "
-          "window in its loop order, so an element two windows share is changed twice "
-          "(exp(exp(x)), x / 9); retrograd computes every window from the old values.  "
-          "PyTorch's docs call writes to a tensor whose elements share memory unsupported "
-          "('clone it first': Tensor.expand, Tensor.unfold); seeds 12508764, 12614974")
-def _overlapping_windows_written(prog, failure):
-    if failure.kind != "value":
-        return False
-    defs = {st.target: st for st in prog.steps if st.target}
-
-    def overlapping(name, depth=0):
-        st = defs.get(name)
-        if st is None or depth > 8:
-            return False
-        m = _UNFOLD.search(st.text or "")
-        if m and int(m.group(3)) < int(m.group(2)):
-            return True
-        # (a view of such a view)
-        return bool(st.view_chain) and any(
-            overlapping(n, depth + 1) for n in _NAME.findall(st.text or "") if n != name)
-
-    return any(st.kind == "inplace" and overlapping(st.on) for st in prog.steps)
-
-
 @accepted("a float sum written into an integer tensor (x[i] = y.sum() with x int64): the "
           "write truncates toward zero, so a sum 1 ulp below an integer in one library "
           "(-1.9999999999999998 against -2.0: another summation order) differs by 1 there "
@@ -988,7 +960,8 @@ def _sigmoid_logit_one_ulp_comparison(prog, failure):
           "below the size: x.unfold(1, 2, 1).pow_(2)): PyTorch cannot prove the overlap "
           "(MemOverlap::TooHard), so it lets its kernel write element by element, and an "
           "element seen twice is changed twice (its docs call in-place writes to overlapping "
-          "memory undefined); retrograd writes each memory location once (seed 12578146). "
+          "memory undefined); retrograd writes each memory location once (seeds 12578146, 12508764, "
+          "12614974). "
           "Only where the written tensor's elements, as PyTorch lays them out, overlap")
 def _inplace_on_self_overlapping(prog, failure):
     if failure.kind not in ("value", "grad"):
