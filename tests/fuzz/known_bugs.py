@@ -960,9 +960,9 @@ def _sigmoid_logit_one_ulp_comparison(prog, failure):
           "below the size: x.unfold(1, 2, 1).pow_(2)): PyTorch cannot prove the overlap "
           "(MemOverlap::TooHard), so it lets its kernel write element by element, and an "
           "element seen twice is changed twice (its docs call in-place writes to overlapping "
-          "memory undefined); retrograd writes each memory location once (seeds 12578146, 12508764, "
-          "12614974). "
-          "Only where the written tensor's elements, as PyTorch lays them out, overlap")
+          "memory undefined); retrograd writes each memory location once (seeds 12578146, "
+          "12508764, 12614974). Only where the written tensor's elements, as PyTorch lays "
+          "them out, overlap")
 def _inplace_on_self_overlapping(prog, failure):
     if failure.kind not in ("value", "grad"):
         return False
