@@ -430,29 +430,33 @@ class Module:
         every training step: the generators and names were a twentieth of an nn.Linear
         MLP's step, bench/ (m)); None where a module overrides the walk, which the caller
         then takes as it is."""
-        params, seen, modules = [], set(), set()
+        cls = type(self)
+        if cls.parameters is not Module.parameters or cls.named_parameters is not \
+                Module.named_parameters:
+            return None
         base_walk, base_members = Module.named_modules, Module._named_members
-
-        def visit(m):
+        params, seen, modules = [], set(), set()
+        # preorder, as named_modules: a stack of the modules still to visit, children
+        # pushed in reverse (one loop: a call per module was most of zero_grad's cost)
+        stack = [self]
+        pop, push = stack.pop, stack.extend
+        while stack:
+            m = pop()
+            if m is None:  # (a submodule slot set to None)
+                continue
             cls = type(m)
             if cls.named_modules is not base_walk or cls._named_members is not base_members:
-                return False
+                return None
             if m in modules:
-                return True
+                continue
             modules.add(m)
             for v in m._parameters.values():
                 if v is not None and id(v) not in seen:
                     seen.add(id(v))
                     params.append(v)
-            for sub in m._modules.values():
-                if sub is not None and not visit(sub):
-                    return False
-            return True
-
-        cls = type(self)
-        if (cls.parameters is not Module.parameters
-                or cls.named_parameters is not Module.named_parameters or not visit(self)):
-            return None
+            subs = m._modules
+            if subs:
+                push(reversed(subs.values()))
         return params
 
     def zero_grad(self, set_to_none: bool = True) -> None:
