@@ -252,7 +252,8 @@ def _class_index_calls(lib):
             lambda t=t: F.multi_margin_loss(x, t),
             lambda t=t: F.multi_margin_loss(x, t + 4),
             lambda t=t: F.multi_margin_loss(x[0, 0], t[0]),
-            lambda: F.multilabel_margin_loss(x, lib.tensor([[1, 2, 0], [0, 1, 2]], dtype=dt)),
+            lambda dt=dt: F.multilabel_margin_loss(
+                x, lib.tensor([[1, 2, 0], [0, 1, 2]], dtype=dt)),
         ]
     return out
 
