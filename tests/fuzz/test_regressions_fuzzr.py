@@ -90,6 +90,23 @@ except Exception as e:
 loss = v1.sum() + v2.sum()
 loss.backward()
 """,
+    # convolution with zero input channels: PyTorch's result has zero channels too, whatever
+    # the weight's out_channels (conv1d/2d/3d), its bias gradient zeros; conv_transpose
+    # refuses the empty weight (checked by hand for stop 20's brief: retrograd already
+    # matched, kept as a guard)
+    "conv_zero_in_channels": """
+v0 = T.zeros((1, 0, 3), dtype=T.float64, requires_grad=True)
+v1 = T.ones((2, 0, 1), dtype=T.float64, requires_grad=True)
+v2 = T.ones(2, dtype=T.float64, requires_grad=True)
+v3 = T.nn.functional.conv1d(v0, v1, v2)
+v4 = T.nn.functional.conv2d(v0[..., None], v1[..., None], groups=2)
+try:
+    v5 = T.nn.functional.conv_transpose1d(v0, T.zeros((0, 2, 1), dtype=T.float64))
+except Exception as e:
+    pass
+loss = v3.sum() + v4.sum()
+loss.backward()
+""",
 }
 
 
