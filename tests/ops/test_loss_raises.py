@@ -219,3 +219,58 @@ def test_ctc_loss_raises_match_torch():
     differ = [f"call {i}: retrograd {a}, torch {b}" for i, (a, b) in
               enumerate(zip(ours, theirs)) if a != b]
     assert not differ, "\n".join(differ)
+
+
+def _class_index_calls(lib):
+    """The class-index losses on targets of every integer dtype (PyTorch: nll_loss and
+    cross_entropy take int64 or uint8, its >2-d kernel int64 only unless the target is empty
+    and reduced; multi_margin_loss and multilabel_margin_loss int64 only), over input ranks,
+    a wrong weight, out-of-range and empty targets."""
+    F = lib.nn.functional  # noqa: N806 - PyTorch's spelling
+    x = lib.tensor([[0.5, -1.0, 2.0], [0.1, 0.2, 0.3]], dtype=lib.float64, requires_grad=True)
+    x3 = x.view(1, 3, 2)
+    out = []
+    for name in ["int64", "int32", "int16", "int8", "uint8"]:
+        dt = getattr(lib, name)
+        t, t3 = lib.tensor([1, 0], dtype=dt), lib.tensor([[1, 0]], dtype=dt)
+        out += [
+            lambda t=t: F.nll_loss(x, t),
+            lambda t=t: F.nll_loss(x[0], t[:1]),
+            lambda t=t: F.nll_loss(x[0], t),
+            lambda t=t: F.nll_loss(x, t, weight=lib.ones(2, dtype=lib.float64)),
+            lambda t=t: F.nll_loss(x, t + 4),
+            lambda t3=t3: F.nll_loss(x3, t3, reduction="none"),
+            lambda t3=t3: F.nll_loss(x3, t3, weight=lib.ones(2, dtype=lib.float64)),
+            lambda t3=t3: F.nll_loss(x3.float(), t3, weight=lib.ones(3, dtype=lib.float64)),
+            lambda t3=t3: F.nll_loss(x3.view(1, 3, 2, 1), t3.view(1, 2, 1), ignore_index=0),
+            lambda t3=t3: F.nll_loss(x3[:, :, :0], t3[:, :0]),
+            lambda t3=t3: F.nll_loss(x3[:, :, :0], t3[:, :0], reduction="none"),
+            lambda t=t: F.cross_entropy(x, t, label_smoothing=0.2),
+            lambda t=t: F.cross_entropy(x[0], t[0]),
+            lambda t3=t3: F.cross_entropy(x3, t3),
+            lambda t=t: F.cross_entropy(x[:0], t[:0], reduction="none"),
+            lambda t=t: F.multi_margin_loss(x, t),
+            lambda t=t: F.multi_margin_loss(x, t + 4),
+            lambda t=t: F.multi_margin_loss(x[0, 0], t[0]),
+            lambda dt=dt: F.multilabel_margin_loss(
+                x, lib.tensor([[1, 2, 0], [0, 1, 2]], dtype=dt)),
+        ]
+    return out
+
+
+def _class_index_outcome(call):
+    try:
+        out = call()
+    except Exception as e:  # noqa: BLE001 - the class is what is compared
+        return ("raise", type(e).__name__)
+    return ("ok", str(out.dtype).rsplit(".", 1)[-1], tuple(out.shape), _rounded(out))
+
+
+def test_class_index_target_dtypes_match_torch():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours, theirs = ([_class_index_outcome(c) for c in _class_index_calls(lib)]
+                        for lib in (retrograd, torch))
+    differ = [f"call {i}: retrograd {a}, torch {b}" for i, (a, b) in
+              enumerate(zip(ours, theirs)) if a != b]
+    assert not differ, "\n".join(differ)

@@ -59,7 +59,9 @@ def class_input_check(input, name):  # noqa: A002
 
 
 def long_target(t, name):
-    if t.dtype.kind not in "iu":
+    """multi_margin_loss and multilabel_margin_loss read the target as int64 (PyTorch refuses
+    int32, uint8 and bool there)."""
+    if t.dtype.name != "int64":
         raise RuntimeError(f"{name}(): expected scalar type Long but found "
                            f"{scalar_type_name(t.dtype)} for the target; class indices must "
                            "be integers (use target.long())")

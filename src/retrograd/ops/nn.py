@@ -271,6 +271,14 @@ def _check_nll_weight(weight, c):
             "per class)")
 
 
+def _check_nll_target_dtype(t):
+    """PyTorch's nll_loss takes class indices as int64 or uint8 only (int32 too is refused)."""
+    if t.dtype.name not in ("int64", "uint8"):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{_pointwise.scalar_type_name(t.dtype)} (nll_loss/cross_entropy "
+                           "take class indices: use target.long())")
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  # noqa: A002
              reduce=None, reduction="mean"):
     """Negative log-likelihood of class-index ``target`` under log-probabilities ``input``.
@@ -301,10 +309,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  
             raise RuntimeError(f"0D or 1D target tensor expected, multi-target not supported "
                                f"(nll_loss/cross_entropy: target of shape {list(t.shape)} for "
                                f"an input of shape {list(logp.shape)})")
-        if t.dtype.kind not in "iu":
-            raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
-                               f"{_pointwise.scalar_type_name(t.dtype)} (nll_loss/cross_entropy "
-                               "take class indices: use target.long())")
+        _check_nll_target_dtype(t)
         if t.shape[0] != 1:
             raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
                              f"{t.shape[0]} (nll_loss/cross_entropy: an input of shape "
@@ -330,15 +335,17 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  
             f"shape (N, C) (or (C,), or (N, C, d1, ...)) and class indices of shape (N,) (or (),"
             f" or (N, d1, ...)), got {list(logp.shape)} and {list(t.shape)}"
         )
-    if t.dtype.kind not in "iu":
-        raise RuntimeError(
-            f"expected scalar type Long but found {t.dtype.name} for the target; class-index "
-            "targets must be integers (use target.long())"
-        )
+    _check_nll_target_dtype(t)
     c = logp.shape[1] if nd >= 2 else logp.shape[0]
     _check_nll_weight(weight, c)  # before the targets' range, as PyTorch
     nll_kernel_dtypes(logp, weight, "nll_loss_out_frame" if nd <= 2 else
                        "nll_loss2d_forward_out_frame")
+    if nd >= 3 and t.dtype.name == "uint8" and (t.size or reduction == "none"):
+        # PyTorch's nll_loss2d kernel reads the targets as int64 (its 1-d/2-d kernel takes
+        # bytes too); it returns before reading them for an empty target reduced
+        raise RuntimeError("expected scalar type Long but found Byte (nll_loss/cross_entropy "
+                           "of an input with more than 2 dims take int64 class indices: use "
+                           "target.long())")
     ignored = None
     if t.size:
         if type(t) is _ndarray and t.dtype.kind == "i" and not 0 <= ignore_index < c:

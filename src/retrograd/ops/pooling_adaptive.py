@@ -73,8 +73,24 @@ def _apply_transposed(g, mats):
     return _apply_mats(g, tuple(m.T for m in mats))
 
 
+def _adaptive_avg_backward(g, mats):
+    """The derivative of the adaptive average pool: PyTorch's adaptive_avg_pool2d/3d_backward
+    refuses a grad_output with an empty dim past the first (zero channels of a batched input,
+    or an output size of 0), though the forward ran: the first backward raises, not only a
+    double backward (1-d pools too, through their unsqueezed 2-d form)."""
+    for d in range(1, g.ndim):
+        if g.shape[d] == 0:
+            raise RuntimeError(
+                f"adaptive_avg_pool{len(mats)}d_backward(): Expected grad_output to have "
+                f"non-zero size for non-batch dimensions, but grad_output has sizes "
+                f"{list(g.shape)} with dimension {d} being empty (PyTorch's derivative of "
+                "adaptive_avg_pool refuses empty channels or output sizes)")
+    return _apply_transposed(g, mats)
+
+
 _adaptive_avg_records = {n: adjoint_pair(
-    f"adaptive_avg_pool{n}d", _apply_mats, _apply_transposed, f"AdaptiveAvgPool{n}DBackward0",
+    f"adaptive_avg_pool{n}d", _apply_mats, _adaptive_avg_backward,
+    f"AdaptiveAvgPool{n}DBackward0",
     f"AdaptiveAvgPool{n}DBackwardBackward0", anchored=True) for n in (2, 3)}
 
 

@@ -2,8 +2,8 @@
 ``pixel_unshuffle``, ``channel_shuffle``.
 
 Every ``interpolate`` mode is separable: along each spatial axis an output position reads a
-few input positions with fixed weights (nearest: one; linear: two; cubic: four; area: the
-input cells its bin covers).  The tables are built here from the sizes, once per call, with
+few input positions with fixed weights (nearest: one; linear: two; cubic: four; area is
+adaptive_avg_pool, as PyTorch's).  The tables are built here from the sizes, once per call, with
 PyTorch's index arithmetic (its precision included: nearest indices in float32 as its
 kernels compute them), and applied by the separable resampler (ops/_separable.py), whose
 derivative is the transposed map.  grid_sample and affine_grid live in ops/grid_sample.py.
@@ -20,7 +20,7 @@ import numpy as np
 from ..backend import namespace
 from ._apply import NOTHING, defop
 from ._separable import AxisMap, apply_maps
-from .shape import squeeze, unsqueeze
+from .pooling_adaptive import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 _MODES = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact",
           "lanczos")
@@ -29,7 +29,7 @@ _NAMES = {"nearest": "UpsampleNearest{k}DBackward0",
           "nearest-exact": "UpsampleNearestExact{k}DBackward0",
           "linear": "UpsampleLinear1DBackward0", "bilinear": "UpsampleBilinear2DBackward0",
           "trilinear": "UpsampleTrilinear3DBackward0", "bicubic": "UpsampleBicubic2DBackward0",
-          "area": "AdaptiveAvgPool{k}DBackward0", "lanczos": "UpsampleLanczos2DBackward0"}
+          "lanczos": "UpsampleLanczos2DBackward0"}  # (area: ops/pooling_adaptive.py)
 _CUBIC_A = -0.75  # PyTorch's (and OpenCV's) cubic convolution coefficient
 
 
@@ -123,17 +123,6 @@ def _aa_taps(in_size, out_size, align_corners, scale, dt, kind):
     total = w.sum(0)
     w = np.where(total != 0, w / np.where(total != 0, total, 1), w)
     return np.minimum(lo[None, :] + taps, in_size - 1), w
-
-
-def _area_taps(in_size, out_size):
-    """Adaptive average pooling's bins: [floor(o * in / out), ceil((o + 1) * in / out))."""
-    o = np.arange(out_size)
-    start = (o * in_size) // out_size
-    end = -((-(o + 1) * in_size) // out_size)
-    width = end - start
-    taps = np.arange(width.max() if out_size else 1)[:, None]
-    idx = np.minimum(start[None, :] + taps, in_size - 1)
-    return idx, np.where(taps < width[None, :], 1.0 / width[None, :], 0.0)
 
 
 # ----------------------------------------------------------------- interpolate
@@ -255,6 +244,12 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest",  # noqa: A0
             raise ValueError("Lanczos mode does not support align_corners=True")
         if not antialias:
             raise ValueError("Lanczos mode requires antialias=True")
+    if mode == "area":
+        # PyTorch's area mode is adaptive_avg_pool{1,2,3}d to the output size: its checks (zero
+        # channels pass, the backward refuses them), its mean for an all-ones output
+        # (MeanBackward1), its dtype errors
+        pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[x.ndim - 3]
+        return pool(x, tuple(out))
     _check_sizes(x, out, mode)
     kind = x._data.dtype.kind
     if kind != "f" and not (kind == "u" and x._data.dtype.itemsize == 1
@@ -282,14 +277,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest",  # noqa: A0
         elif mode.startswith("nearest"):
             maps.append(AxisMap(axis, _nearest_taps(n_in, n_out, sf, mode != "nearest"),
                                 None, n_in))
-        elif mode == "area":
-            maps.append(AxisMap(axis, *_area_taps(n_in, n_out), n_in))
         elif mode == "bicubic":
             maps.append(AxisMap(axis, *_cubic_taps(n_in, n_out, align_corners, sf, dt), n_in))
         else:
             maps.append(AxisMap(axis, *_linear_taps(n_in, n_out, align_corners, sf, dt), n_in))
-    if mode == "area" and k == 1:  # PyTorch pools a 3-D input as an (N, C, 1, W) image
-        return squeeze(apply_maps(unsqueeze(x, -2), maps, "AdaptiveAvgPool2DBackward0"), -2)
     name = _NAMES[mode].format(k=k)
     return apply_maps(x, maps, name.replace("2DBackward0", "2DAaBackward0") if antialias else name)
 
