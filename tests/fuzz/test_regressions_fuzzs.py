@@ -43,6 +43,21 @@ with T.no_grad():
 loss2 = (v3 * 3).sum()
 loss2.backward()
 """,
+    # det of singular matrices under create_graph: PyTorch's derivative is the cofactor
+    # matrix (its SVD path), not zeros, so the second derivative is not 0 either (brief)
+    "det_singular_create_graph": """
+v0 = T.tensor([[0.0, 1.0], [0.0, 0.0]], dtype=T.float64, requires_grad=True)
+v1 = T.tensor([[[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]]], dtype=T.float64)
+v2 = T.tensor([[[2.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 2.0]]], dtype=T.float64)
+v3 = T.cat([v1, v2]).requires_grad_()
+v4 = T.tensor([1.0, -2.0], dtype=T.float64)
+v5 = T.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=T.float64)
+v6 = T.arange(18, dtype=T.float64).reshape(2, 3, 3)
+loss = T.linalg.det(v0) + (T.linalg.det(v3) * v4).sum()
+gs = T.autograd.grad(loss, [v0, v3], create_graph=True)
+loss2 = (gs[0] * v5).sum() + (gs[1] * v6).sum()
+loss2.backward()
+""",
 }
 
 
