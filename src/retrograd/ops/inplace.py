@@ -232,7 +232,7 @@ def regenerate_view(base, v) -> bool:
     if flag is not None:  # a view made under no_grad (or a piece of split...): PyTorch
         # refuses to re-derive it, so reading its grad_fn or is_leaf raises (seed 9005420)
         with enable_grad():
-            new = apply_op(_refused.op, (base,), (_refusal(v, flag), v._data))
+            new = apply_op(_refused.op, (_refused_source(base),), (_refusal(v, flag), v._data))
         v._grad_fn = new._grad_fn
         v._requires_grad = True
         v._nr = 0
@@ -322,6 +322,20 @@ _refused.op.node_cls.refused = True
 # views and base of such a tensor follow it (AsStridedBackward0, CopySlices)
 for _op in (_as_strided, _copy_slices, _refused):
     _op.op.node_cls.any_dtype = True
+
+
+def _refused_source(base):
+    """The input of a refused view's node: ``base``, or for a leaf a stand-in without an
+    AccumulateGrad.  PyTorch makes no node for such a view (reading its grad_fn raises), so
+    it keeps no AccumulateGrad alive: one kept here would keep the leaf's shape of now, and
+    a later t_/transpose_/squeeze_ of the leaf under no_grad would make every new graph's
+    gradient for it mismatch that stale shape (seed 13204195)."""
+    if base._grad_fn is not None:
+        return base
+    source = make_tensor(base._data)
+    source._requires_grad = True
+    source._acc = NO_EDGE
+    return source
 
 
 def _refusal(v, flag):
@@ -426,7 +440,8 @@ def rebase_views(x, recorded=True, old_fn=None, keep=None):
                     continue
                 flag = group.flag(v)
                 if flag is not None:
-                    new = apply_op(_refused.op, (source,), (_refusal(v, flag), v._data))
+                    new = apply_op(_refused.op, (_refused_source(source),),
+                                   (_refusal(v, flag), v._data))
                 else:
                     new = apply_op(_as_strided.op, (source,),
                                    (pos if v is x and pos is not None else

@@ -40,6 +40,9 @@ _PADE13 = (64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353
            129060195264000.0, 10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0,
            40840800.0, 960960.0, 16380.0, 182.0, 1.0)
 _THETA13 = 5.371920351148152
+# the 1-norm up to which PyTorch's matrix_exp returns I + A, per dtype (mexp's thetas[0])
+_TAYLOR1_THETA = {np.dtype(np.float64): 1.490116119384765625e-8,
+                  np.dtype(np.float32): 1.192092800768788e-07}
 
 
 def _expm(a):
@@ -66,6 +69,11 @@ def _expm(a):
     r = xp.linalg.solve(v - u, v + u)
     for j in range(int(s.max()) if s.size else 0):  # square back, each matrix its s times
         r = xp.where((j < s)[..., None, None], r @ r, r)
+    # PyTorch takes the degree-1 Taylor step I + A below its first theta (Bader, Blanes and
+    # Casas): exact there, where the Pade solve is 1 ulp off (exp(0) = 0.9999999999999999,
+    # which trunc or floor then turn into 0)
+    tiny = _TAYLOR1_THETA.get(np.dtype(a.dtype), _TAYLOR1_THETA[np.dtype(np.float64)])
+    r = xp.where((norm1 <= tiny)[..., None, None], eye + a.astype(np.float64), r)
     return r.astype(a.dtype, copy=False)
 
 

@@ -24,7 +24,7 @@ from .linalg_solve import LinAlgError, check_square, inv
 from .pointwise import defop, where
 from .reduce import _dims
 from .reduce import sum as _sum
-from .shape import permute, unsqueeze
+from .shape import permute, stack, unsqueeze
 from .linalg_decomp import svdvals
 from .stats import _vector_norm, amax, amin, quiet
 
@@ -51,11 +51,41 @@ def _det_vjp(node, g, saved):
         return (g[..., None, None],)
     scale = unsqueeze(unsqueeze(g * d, -1), -1)
     data = getattr(d, "_data", d)
+    if isinstance(g, Tensor) and bool((data == 0).any()):
+        # under create_graph PyTorch gives a singular matrix its true derivative, the matrix
+        # of cofactors, through the SVD (zeros above would leave a second derivative of 0)
+        cof = _det_cofactors(a, g)
+        if bool((data == 0).all()):
+            return (cof,)
+        xp = namespace(data)
+        singular = (data == 0)[..., None, None]
+        fixed = where(singular, xp.eye(a.shape[-1], dtype=data.dtype), a)
+        return (where(singular, cof, scale * _inv_t(fixed)),)
     if bool((data == 0).any()):
         xp = namespace(data)
         singular = (data == 0)[..., None, None]
         a = where(singular, xp.eye(a.shape[-1], dtype=data.dtype), a)
     return (scale * _inv_t(a),)
+
+
+def _det_cofactors(a, g):
+    """g times the cofactors of each matrix of ``a`` as PyTorch's singular path: with
+    A = U diag(S) Vh, d det A = det(U) det(Vh) d prod(S), so the gradient is
+    U diag(g det(U) det(Vh) prod_{j != i} S_j) Vh (differentiable again)."""
+    from .linalg_decomp import svd
+
+    u, s, vh = svd(a, full_matrices=False)
+    alpha = _det(u) * _det(vh) * g
+    n = s.shape[-1]
+    others = []
+    for i in range(n):  # the product of the other singular values, zeros included
+        p = None
+        for j in range(n):
+            if j != i:
+                p = s[..., j] if p is None else p * s[..., j]
+        others.append(p)
+    dd = stack(others, -1) * unsqueeze(alpha, -1)
+    return (u * unsqueeze(dd, -2)) @ vh
 
 
 _det = defop("linalg.det", lambda a: namespace(a).linalg.det(a), _det_vjp,
