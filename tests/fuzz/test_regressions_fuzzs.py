@@ -58,6 +58,16 @@ gs = T.autograd.grad(loss, [v0, v3], create_graph=True)
 loss2 = (gs[0] * v5).sum() + (gs[1] * v6).sum()
 loss2.backward()
 """,
+    # nll_loss of a one-class 1-d input with a one-element target: PyTorch's backward
+    # compares input.size(0) with the target's, so one class passes (seed 13907262)
+    "nll_one_class_one_element_target": """
+v0 = T.tensor([0.0], dtype=T.float64, requires_grad=True)
+v1 = (v0.abs().add(0.5)).rsqrt()
+v3 = T.tensor([0], dtype=T.int64)
+v4 = T.nn.functional.nll_loss(v1, v3, reduction='sum')
+loss = (v1 * v1.detach().tanh()).sum() + (v4 * v4.detach().tanh()).sum()
+loss.backward()
+""",
 }
 
 

@@ -317,9 +317,12 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  
         _check_nll_weight(weight, logp.shape[0])
         nll_kernel_dtypes(logp, weight, "nll_loss_out_frame")
         # one sample with a one-element target: PyTorch's forward takes it as the 0-d
-        # target, its backward refuses the pair (size mismatch)
+        # target, its backward refuses the pair (size mismatch) unless the input has one
+        # class too (its check compares input.size(0) with the target's; seed 13907262)
         one = target.reshape(()) if hasattr(target, "_data") else t.reshape(())
         out = nll_loss(logp, one, weight, ignore_index=ignore_index, reduction=reduction)
+        if logp.shape[0] == 1:
+            return out
         return nll_one_sample_backward(out, tuple(logp.shape), tuple(t.shape))
     want_t = (nd - 1,) if nd != 1 else (0,)
     if nd == 0 or t.ndim != want_t[0] or (nd >= 2 and (
