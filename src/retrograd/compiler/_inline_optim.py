@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..optim import optimizer as _optimizer
-from ..optim.optimizer import Optimizer
+from ..optim.optimizer import Optimizer, PerParameterOptimizer
 from ..optim.sgd import SGD
 
 
@@ -33,7 +33,7 @@ def _plain_sgd_class(opt) -> bool:
     cls = type(opt)
     return (isinstance(opt, SGD) and "step" not in vars(opt)
             and cls.step is SGD.step and cls._update is SGD._update
-            and cls._step_group is SGD._step_group
+            and cls._step_group is PerParameterOptimizer._step_group
             and cls._group_settings is SGD._group_settings
             and cls._keeps_state is SGD._keeps_state and cls._scratch is Optimizer._scratch)
 

@@ -473,24 +473,28 @@ class PerParameterOptimizer(Optimizer):
         loss, whose value is returned."""
         loss = self._evaluate_closure(closure)
         scratch = self._scratch()
+        for group in self.param_groups:
+            self._step_group(group, self._group_settings(group), scratch)
+        return loss
+
+    def _step_group(self, group, settings, scratch):
+        """The update of one group's parameters that have a gradient (SGD's fast path falls
+        back to it for momentum, weight decay and maximize)."""
         state_of = self.state
         update = self._update
-        for group in self.param_groups:
-            settings = self._group_settings(group)
-            keeps_state = self._keeps_state(group)
-            state = None
-            for p in group["params"]:
-                grad = p._grad
-                if grad is None:
-                    continue
-                param = p._data
-                if keeps_state:
-                    state = state_of[p]
-                    if len(state) == 0:
-                        self._init_state(state, param, group)
-                    count = state.get("step")
-                    if count is not None:
-                        count._data += 1
-                update(param, grad._data, state, settings, scratch)
-                p._bump_version()
-        return loss
+        keeps_state = self._keeps_state(group)
+        state = None
+        for p in group["params"]:
+            grad = p._grad
+            if grad is None:
+                continue
+            param = p._data
+            if keeps_state:
+                state = state_of[p]
+                if len(state) == 0:
+                    self._init_state(state, param, group)
+                count = state.get("step")
+                if count is not None:
+                    count._data += 1
+            update(param, grad._data, state, settings, scratch)
+            p._bump_version()

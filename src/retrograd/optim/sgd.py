@@ -64,7 +64,9 @@ class SGD(PerParameterOptimizer):
             settings = self._group_settings(group)
             lr, momentum, _, _, wd, maximize = settings
             if momentum != 0 or wd != 0 or maximize or type(self)._update is not SGD._update:
-                self._step_group(group, settings)
+                if scratch is None:
+                    scratch = self._scratch()
+                self._step_group(group, settings, scratch)
                 continue
             # plain SGD (the common case, resolved once per group): ``p.add_(grad,
             # alpha=-lr)``, one NumPy multiply and one in-place add per parameter, in
@@ -93,28 +95,6 @@ class SGD(PerParameterOptimizer):
                 else:
                     p._bump_version()  # (no counter yet, or an inference tensor's)
         return loss
-
-    def _step_group(self, group, settings):
-        """The general update (momentum, weight decay, maximize) of one group, as
-        PerParameterOptimizer.step's."""
-        scratch = self._scratch()
-        state_of = self.state
-        keeps_state = self._keeps_state(group)
-        state = None
-        for p in group["params"]:
-            grad = p._grad
-            if grad is None:
-                continue
-            param = p._data
-            if keeps_state:
-                state = state_of[p]
-                if len(state) == 0:
-                    self._init_state(state, param, group)
-                count = state.get("step")
-                if count is not None:
-                    count._data += 1
-            self._update(param, grad._data, state, settings, scratch)
-            p._bump_version()
 
     def _keeps_state(self, group):
         return group["momentum"] != 0
