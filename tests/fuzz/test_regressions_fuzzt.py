@@ -1,0 +1,85 @@
+"""Fuzzer findings fixed by fuzzT (issue 7, new signatures of stop 20's runs): each program
+must run alike in retrograd and PyTorch (values, dtypes, shapes, grad_fn names, gradients,
+exceptions)."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import retrograd  # noqa: E402
+
+from .program import program_from_text  # noqa: E402
+from .runner import compare, reproducer  # noqa: E402
+
+CASES = {
+    # PyTorch's matmul folds (2, 2, 3).mT into a (6, 2) matrix, a reshape that copies: its
+    # MvBackward0 saves that copy, so an in-place change of the operand after the product
+    # does not make the backward raise; retrograd saved the operand (seed 14805082)
+    "matmul_saved_copy_version": """
+v2 = T.tensor([-1.0, 0.0], dtype=T.float64, requires_grad=True)
+v5 = T.tensor([[[2.0, 1.0, 2.0], [-3.0, -0.0, 0.0]], [[-3.0, -2.0, 1.0], [-3.0, 2.0, 0.0]]],
+              dtype=T.float64)
+v6 = T.matmul(v2, v5)
+v7 = v5.detach()
+v8 = v7.detach()
+v8.swapaxes_(0, 0)
+loss = (v5 * v5.detach().tanh()).sum() + (v6 * v6.detach().tanh()).sum()
+loss.backward()
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_fuzz_regression_fuzzt(name):
+    prog = program_from_text(CASES[name])
+    failure = compare(prog)
+    assert failure is None, reproducer(prog, failure)
+
+
+_SHAPES = [((3,), (2, 3, 4)), ((2, 3, 4), (4,)), ((2, 3), (2, 3, 4)), ((2, 3, 4), (4, 5)),
+           ((2, 3, 4), (2, 4, 5)), ((1, 3, 4), (2, 4, 5)), ((2, 3, 4), (1, 4, 5)),
+           ((2, 1, 3, 4), (5, 4, 2)), ((3,), (2, 2, 3, 1))]
+
+
+def _run(lib, sa, sb, a_grad, b_grad, transposed, change):
+    """matmul of two non-leaf operands (one maybe a transposed view), then ``change`` is
+    changed in place through a detached alias; returns the error class or the gradients."""
+    rng = np.random.default_rng(0)
+    xs = []
+    for shape, grad in ((sa, a_grad), (sb, b_grad)):
+        data = rng.standard_normal(shape[::-1] if transposed else shape)
+        leaf = lib.tensor(data, dtype=lib.float64, requires_grad=True)
+        x = leaf * 1 if grad else leaf.detach() * 1
+        xs.append((leaf, x.permute(*range(x.ndim - 1, -1, -1)) if transposed else x))
+    out = lib.matmul(xs[0][1], xs[1][1])
+    xs[change][1].detach().mul_(2)
+    try:
+        out.pow(2).sum().backward()
+    except RuntimeError:
+        return "RuntimeError"
+    return [leaf.grad.numpy() if leaf.grad is not None else None for leaf, _ in xs]
+
+
+@pytest.mark.parametrize("sa,sb", _SHAPES)
+def test_matmul_saved_copies_like_pytorch(sa, sb):
+    """Whether a backward after an in-place change of a batched matmul's operand raises,
+    and the gradients it gives, follow PyTorch (whose reshaped operands are sometimes
+    copies), for every combination of flags and layouts."""
+    for a_grad, b_grad, transposed, change in itertools.product(
+            (True, False), (True, False), (False, True), (0, 1)):
+        if not (a_grad or b_grad):
+            continue
+        want = _run(torch, sa, sb, a_grad, b_grad, transposed, change)
+        got = _run(retrograd, sa, sb, a_grad, b_grad, transposed, change)
+        where = (sa, sb, a_grad, b_grad, transposed, change)
+        if isinstance(want, str):
+            assert got == want, where
+        else:
+            assert not isinstance(got, str), where
+            for w, g in zip(want, got):
+                assert (w is None) == (g is None), where
+                if w is not None:
+                    np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12, err_msg=str(where))
