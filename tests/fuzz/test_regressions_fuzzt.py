@@ -29,6 +29,21 @@ v8.swapaxes_(0, 0)
 loss = (v5 * v5.detach().tanh()).sum() + (v6 * v6.detach().tanh()).sum()
 loss.backward()
 """,
+    # PyTorch's _to_copy of an integer/bool tensor that requires grad (after a write of a
+    # tensor requiring grad) to an integer or bool dtype records nothing and refuses nothing;
+    # retrograd refused it as the other ops do (seed 14813907)
+    "to_integer_of_integer_requiring_grad": """
+v1 = T.tensor([[2.0], [-3.0], [-2.0]], dtype=T.float64, requires_grad=True)
+v4 = T.zeros((3, 1), dtype=T.bool)
+v6 = v4.contiguous()
+v6[1] = v1.sum()
+v7 = v6.type_as(T.tensor([-2, 3], dtype=T.int64))
+v8 = v6.to(T.int32)
+v9 = v7.to(T.bool)
+v10 = v7.to(T.int64, copy=True)
+v11 = v7.long()
+v12 = v6.double()
+""",
 }
 
 
