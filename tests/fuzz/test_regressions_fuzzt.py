@@ -98,3 +98,31 @@ def test_matmul_saved_copies_like_pytorch(sa, sb):
                 assert (w is None) == (g is None), where
                 if w is not None:
                     np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12, err_msg=str(where))
+
+
+def _prod_second_order(lib, data, dim, weights):
+    """prod's gradient under create_graph, weighted (nan weights too: a nan reaching a slot
+    whose value cannot move), then the second derivative."""
+    x = lib.tensor(data, dtype=lib.float64, requires_grad=True)
+    out = x.prod() if dim is None else x.prod(dim)
+    (g,) = lib.autograd.grad(out.sum() if dim is not None else out, [x], create_graph=True)
+    (g * lib.tensor(weights, dtype=lib.float64)).sum().backward()
+    return g.detach().numpy(), x.grad.numpy()
+
+
+@pytest.mark.parametrize("dim", [None, 0, 1])
+def test_prod_double_backward_with_zeros_like_pytorch(dim):
+    """prod's create_graph derivative with zeros is PyTorch's prod_safe_zeros_backward
+    (exclusive cumprods), whose own derivative drops terms holding a zero factor: a nan
+    weight on one slot leaves the others finite, as in PyTorch (seed 13307880)."""
+    rows = [[3.0, 0.0, 0.0, -1.0], [0.0, 2.0, -1.5, 0.5], [1.0, 2.0, 0.0, 3.0]]
+    for zero_rows in (rows, rows[1:], [[2.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 0.0]]):
+        data = np.array(zero_rows)
+        for k in range(data.size):
+            weights = np.linspace(0.5, -1.0, data.size).reshape(data.shape)
+            weights.flat[k] = np.nan
+            want = _prod_second_order(torch, data, dim, weights)
+            got = _prod_second_order(retrograd, data, dim, weights)
+            for w, g in zip(want, got):
+                np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12,
+                                           err_msg=f"{zero_rows} {dim} {k}")
