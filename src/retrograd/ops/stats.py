@@ -105,9 +105,11 @@ def _product_of_others(a, axes):
     terms that hold a zero factor, as PyTorch's do: a nan weight on a slot whose value
     cannot move does not reach the others (fuzz seed 13307880; the exact product of copies
     used before gave nan * 0 = nan there)."""
+    from . import registry  # (scans imports inplace, which imports this module: no cycle)
     from .layout import flip, narrow
-    from .scans import cumprod
     from .shape import cat, reshape_op
+
+    cumprod = registry.entry("cumprod").fn
 
     shape = tuple(a.shape)
     x = a if axes is not None else reshape_op(a, (a._data.size,), shape)
