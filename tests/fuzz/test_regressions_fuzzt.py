@@ -44,6 +44,19 @@ v10 = v7.to(T.int64, copy=True)
 v11 = v7.long()
 v12 = v6.double()
 """,
+    # nll_loss skips an ignored target (0) where its input is nan, in every reduction and
+    # rank, as PyTorch's kernels; retrograd gave nan * 0 weight = nan (seed 13801247)
+    "nll_loss_ignored_nan_input": """
+v3 = T.tensor([[-0.0, -1.0, 1.0], [0.0, 2.0, 1.0], [-1.0, -1.0, 0.0]], dtype=T.float64)
+v5 = T.true_divide(v3, v3.detach())
+v8 = T.tensor([1, 0, 2], dtype=T.int64)
+v9 = T.tensor([1.0, -0.0, -2.0], dtype=T.float64)
+v10 = T.nn.functional.nll_loss(v5, v8, weight=v9.abs(), ignore_index=0, reduction='none')
+v11 = T.nn.functional.nll_loss(v5[1:], v8[1:], ignore_index=0, reduction='sum')
+v12 = T.nn.functional.nll_loss(v5.T[None], v8[None], ignore_index=0, reduction='mean')
+v13 = T.nn.functional.nll_loss(v5.T[None, :, :, None], v8[None, :, None], ignore_index=0,
+                               reduction='none')
+""",
 }
 
 
