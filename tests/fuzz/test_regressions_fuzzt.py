@@ -57,6 +57,18 @@ v12 = T.nn.functional.nll_loss(v5.T[None], v8[None], ignore_index=0, reduction='
 v13 = T.nn.functional.nll_loss(v5.T[None, :, :, None], v8[None, :, None], ignore_index=0,
                                reduction='none')
 """,
+    # cholesky of a matrix with infs: LAPACK's potrf meets inf / inf = NaN below the first
+    # pivot and stops (PyTorch raises); NumPy's factor dropped it (seed 13812838)
+    "cholesky_inf_input": """
+v1 = T.zeros((1, 1, 0), dtype=T.float64)
+v3 = v1.logsumexp(dim=-1)
+try:
+    v4 = T.linalg.cholesky(((v3 @ v3.mT) @ (v3 @ v3.mT).mT + T.eye(2, dtype=v3.dtype)), upper=True)
+except Exception as e:
+    pass
+v5 = T.linalg.cholesky_ex(T.full((2, 2), float("inf"), dtype=T.float64) + T.eye(2, dtype=T.float64))
+v6 = T.linalg.cholesky(T.tensor([[float("inf"), 0.0], [0.0, 1.0]], dtype=T.float64))
+""",
 }
 
 
