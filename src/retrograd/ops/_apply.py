@@ -96,6 +96,12 @@ def _new_node(node_cls, nxt, nrs, params, data):
     return node
 
 
+# PyTorch's _to_copy (to, type_as, long(), a copy=True to the same dtype) marks an integer or
+# bool result not differentiable: nothing recorded and nothing refused, where the other ops
+# refuse (fuzz seed 14813907: ``v.type_as(int64)`` after ``v[1] = w.sum()``)
+_NOT_DIFFERENTIABLE_INT = frozenset(("to", "ToCopyBackward0"))
+
+
 def integer_grad(name, inputs, data) -> bool:
     """Whether a differentiable op with an integer or bool result ``data`` records a node.
 
@@ -109,6 +115,8 @@ def integer_grad(name, inputs, data) -> bool:
         return False
     if getattr(state, "int_inplace", False):
         return True
+    if name in _NOT_DIFFERENTIABLE_INT:
+        return False
     raise RuntimeError(
             f"Autograd not support dtype: {_dtype_name(data.dtype)} ({name} of an integer or "
             "bool tensor that requires grad, which only a write of a tensor requiring grad "

@@ -17,6 +17,7 @@ from ..tensor import Tensor, adopted_views, forget_adopted, make_tensor, rederiv
 from ._apply import INPUTS, _leaf_edge, defop, recording_caller
 from . import registry
 from ._errors import tensor_arg
+from .matmul_saved import resave_copies, torch_saved_copies
 from .index import getitem
 from .shape import reshape as _reshape  # (top level: an import inside linear() costs
 from .shape import t as _t  # a lookup on every layer call)
@@ -225,7 +226,24 @@ def matmul(a, b):
         # PyTorch saves its unsqueezed/expanded/reshaped views of the operands here (b: only
         # one of 3+ dims), not the operands (see _saved_view)
         a, b = _saved_view(a), (_saved_view(b) if bd.ndim > 2 else b)
+        if ad.ndim > 2 or bd.ndim > 2:
+            # PyTorch's folded/expanded operands may be reshaped copies (seed 14805082)
+            copies = _saved_copies(ad, bd, a._requires_grad, b._requires_grad)
+            if copies[0] or copies[1]:
+                out = op(a, b)
+                resave_copies(out, (a, b), copies)
+                return out
     return op(a, b)
+
+
+def _saved_copies(ad, bd, a_grad, b_grad):
+    """Which operands PyTorch's matmul saves as copies, following ``_dispatch``."""
+    if ad.ndim == 3 and bd.ndim == 3 and ad.shape[0] != bd.shape[0]:
+        if ad.shape[0] == 1 and a_grad:
+            return torch_saved_copies(ad[0], bd, _should_fold(ad[0], bd, a_grad, b_grad))
+        if bd.shape[0] == 1 and b_grad:
+            return torch_saved_copies(ad, bd[0], _should_fold(ad, bd[0], a_grad, b_grad))
+    return torch_saved_copies(ad, bd, _should_fold(ad, bd, a_grad, b_grad))
 
 
 def _forget_operands(a, b, ad, bd):

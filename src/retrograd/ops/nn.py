@@ -228,6 +228,10 @@ def _nll_general_fwd(logp, target, weights, reduction, total, class_dim, ignored
     xp = namespace(logp)
     idx = xp.expand_dims(target, class_dim)
     picked = -xp.take_along_axis(logp, idx, axis=class_dim).squeeze(class_dim) * weights
+    if ignored is not None:
+        # PyTorch's kernels skip an ignored target: 0, not a nan input times its 0 weight
+        # (seed 13801247)
+        picked = xp.where(ignored, picked.dtype.type(0), picked)
     if reduction == "mean":
         return picked.sum() / total
     if reduction == "sum":

@@ -99,23 +99,28 @@ def _others_array(a, axes):
 
 
 def _product_of_others(a, axes):
-    """``out[..., i, ...]`` = the product of ``a`` over the reduced dim without element i:
-    a product over a new axis of copies of ``a`` with one element each set to 1. Exact to
-    every order of derivative, at n times the memory (used only under create_graph with
-    zeros in the input)."""
-    from .shape import expand_op, reshape_op, unsqueeze_op
+    """``out[..., i, ...]`` = the product of ``a`` over the reduced dim without element i,
+    as PyTorch's prod_safe_zeros_backward builds it under create_graph: exclusive cumprods
+    from both ends, multiplied.  Its derivative is then cumprod's, whose masks drop the
+    terms that hold a zero factor, as PyTorch's do: a nan weight on a slot whose value
+    cannot move does not reach the others (fuzz seed 13307880; the exact product of copies
+    used before gave nan * 0 = nan there)."""
+    from . import registry  # (scans imports inplace, which imports this module: no cycle)
+    from .layout import flip, narrow
+    from .shape import cat, reshape_op
+
+    cumprod = registry.entry("cumprod").fn
 
     shape = tuple(a.shape)
-    if not shape:
-        return a * 0 + 1  # a 0-d prod is the identity: the product of no others is 1
     x = a if axes is not None else reshape_op(a, (a._data.size,), shape)
     d = 0 if axes is None else axes[0]
     xs = tuple(x.shape)
     n = xs[d]
-    copies = expand_op(unsqueeze_op(x, d), xs[:d] + (n,) + xs[d:], xs[:d] + (1,) + xs[d:])
     xp = namespace(a._data)
-    own = xp.eye(n, dtype=bool).reshape((n, n) + (1,) * (len(xs) - d - 1))
-    out = _prod_dim(where(own, 1.0, copies), (d + 1,), False)
+    ones = make_tensor(xp.ones(xs[:d] + (1,) + xs[d + 1:], dtype=a._data.dtype))
+    left = cumprod(cat([ones, narrow(x, d, 0, n - 1)], d), d)
+    right = flip(cumprod(cat([ones, flip(narrow(x, d, 1, n - 1), d)], d), d), d)
+    out = left * right
     return out if axes is not None else reshape_op(out, shape, xs)
 
 
