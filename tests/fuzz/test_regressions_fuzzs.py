@@ -68,6 +68,18 @@ v4 = T.nn.functional.nll_loss(v1, v3, reduction='sum')
 loss = (v1 * v1.detach().tanh()).sum() + (v4 * v4.detach().tanh()).sum()
 loss.backward()
 """,
+    # an in-place op of an integer tensor with an operand of a shape that does not
+    # broadcast: PyTorch's RuntimeError naming both sizes, not NumPy's ValueError from the
+    # cast check before the kernel (seed 15126039)
+    "inplace_cast_check_unbroadcastable": """
+v1 = T.tensor([-3, 0], dtype=T.int64)
+v2 = v1.transpose(-1, 0)
+v3 = T.tensor([1.0, -0.0, 2.0], dtype=T.float64)
+try:
+    v2.hypot_(v3)
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
 }
 
 
