@@ -80,6 +80,22 @@ try:
 except Exception as e:  # PyTorch: RuntimeError
     print(type(e).__name__, e)
 """,
+    # a batched matmul of operands requiring grad whose batch dims do not broadcast:
+    # PyTorch's RuntimeError naming both sizes, not NumPy's ValueError from the check of
+    # which operands PyTorch saves as copies (ops/matmul_saved.py)
+    "matmul_unbroadcastable_batch_requiring_grad": """
+v0 = T.ones((2, 3, 4), dtype=T.float64, requires_grad=True)
+v1 = T.ones((3, 4, 5), dtype=T.float64, requires_grad=True)
+v2 = T.ones((5, 4, 2), dtype=T.float64)
+try:
+    v3 = v0 @ v1
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+try:
+    v4 = v0 @ v2
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
 }
 
 

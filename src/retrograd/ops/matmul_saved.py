@@ -79,7 +79,10 @@ def torch_saved_copies(ad, bd, fold):
         sa, ta = (1,) + sa, (sa[0] * ta[0],) + ta
     if bd.ndim == 1:
         sb, tb = sb + (1,), tb + (1,)
-    batch = tuple(_np.broadcast_shapes(sa[:-2], sb[:-2]))
+    try:
+        batch = tuple(_np.broadcast_shapes(sa[:-2], sb[:-2]))
+    except ValueError:  # batch dims that do not broadcast: matmul's own check raises
+        return (False, False)  # PyTorch's RuntimeError naming both shapes
     return (_bmm_copies(sa, ta, batch, sa[-2:]), _bmm_copies(sb, tb, batch, sb[-2:]))
 
 
