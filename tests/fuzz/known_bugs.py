@@ -625,6 +625,29 @@ def _message_values(failure):
     return (a, b) if a.shape == b.shape else None
 
 
+def _fma_residue(values, operands, groups):
+    """Whether the two arrays of ``values`` (torch's, retrograd's) differ only by the
+    residue a norm kernel's fused x * scale + shift leaves: some normalised group (a row of
+    ``groups(x)``) holds equal values (var 0, so rstd = 1/sqrt(eps)), and every difference
+    is at most 2 ulp of max|x| * max(1, |w|) * rstd (plus max|b|); ``operands`` are the
+    norm's input, weight and bias."""
+    import numpy as np
+
+    ulp = float(np.finfo(str(operands[0].dtype).rsplit(".", 1)[-1]).eps)
+    x, *rest = (o.double() for o in operands)
+    per = groups(x)
+    span = per.amax(1) - per.amin(1)
+    if not bool((span <= 1e-6 * per.abs().amax(1).clamp(min=1)).any()):
+        return False
+    w = float(rest[0].abs().max()) if rest and rest[0].numel() else 1.0
+    b = float(rest[1].abs().max()) if len(rest) > 1 and rest[1].numel() else 0.0
+    bound = 2 * ulp * (float(x.abs().max()) * max(1.0, w) / 1e-5 ** 0.5 + b)
+    a, r = values
+    diff = np.abs(a - r)
+    return bool(np.all(np.isnan(a) == np.isnan(r)) and
+                np.all(np.where(np.isnan(a), 0, diff) <= bound))
+
+
 @accepted("batch_norm/instance_norm of a channel whose values are equal (var 0, so rstd = "
           "1/sqrt(eps), 316): PyTorch's contiguous CPU kernel computes x * alpha + beta with "
           "alpha = rstd * w, beta = b - mean * alpha, fused into one FMA, which leaves the "
@@ -634,8 +657,6 @@ def _message_values(failure):
           "differing by at most 2 ulp of max|x| * max(1, |w|) * rstd (plus max|b|) (seed "
           "12669938)")
 def _batch_norm_fma_residue(prog, failure):
-    import numpy as np
-
     if failure.kind != "value" or failure.op != "normalization":
         return False
     values = _message_values(failure)
@@ -647,24 +668,11 @@ def _batch_norm_fma_residue(prog, failure):
                 r"\.(batch_norm|instance_norm)\(", st.text):
             continue
         operands = [o for o in _operands_before(prog, i) if o.is_floating_point()]
-        if not operands:
+        if not operands or operands[0].dim() < 2 or operands[0].numel() == 0:
             return False
-        ulp = float(np.finfo(str(operands[0].dtype).rsplit(".", 1)[-1]).eps)
-        x, *rest = (o.double() for o in operands)
-        if x.dim() < 2 or x.numel() == 0:
-            return False
-        # a channel of equal values (up to rounding), where var is 0 and rstd 1/sqrt(eps)
-        per = x.transpose(0, 1).reshape(x.shape[1], -1)
-        span = per.amax(1) - per.amin(1)
-        if not bool((span <= 1e-6 * per.abs().amax(1).clamp(min=1)).any()):
-            return False
-        w = float(rest[0].abs().max()) if rest and rest[0].numel() else 1.0
-        b = float(rest[1].abs().max()) if len(rest) > 1 and rest[1].numel() else 0.0
-        bound = 2 * ulp * (float(x.abs().max()) * max(1.0, w) / 1e-5 ** 0.5 + b)
-        a, r = values
-        diff = np.abs(a - r)
-        return bool(np.all(np.isnan(a) == np.isnan(r)) and
-                    np.all(np.where(np.isnan(a), 0, diff) <= bound))
+        # the groups are the channels
+        return _fma_residue(values, operands, lambda x: x.transpose(0, 1).reshape(
+            x.shape[1], -1))
     return False
 
 
@@ -1153,8 +1161,6 @@ def _softshrink_zero_sign(prog, failure):
           "Only a group_norm value, with a group of equal values, differing by at most 2 ulp "
           "of max|x| * max(1, |w|) * rstd (plus max|b|)")
 def _group_norm_fma_residue(prog, failure):
-    import numpy as np
-
     if failure.kind != "value" or failure.op != "normalization":
         return False
     values = _message_values(failure)
@@ -1168,17 +1174,6 @@ def _group_norm_fma_residue(prog, failure):
         operands = [o for o in _operands_before(prog, i) if o.is_floating_point()]
         if not operands or operands[0].dim() < 2 or operands[0].numel() == 0:
             return False
-        ulp = float(np.finfo(str(operands[0].dtype).rsplit(".", 1)[-1]).eps)
-        x, *rest = (o.double() for o in operands)
-        per = x.reshape(x.shape[0] * int(m.group(1)), -1)
-        span = per.amax(1) - per.amin(1)
-        if not bool((span <= 1e-6 * per.abs().amax(1).clamp(min=1)).any()):
-            return False
-        w = float(rest[0].abs().max()) if rest and rest[0].numel() else 1.0
-        b = float(rest[1].abs().max()) if len(rest) > 1 and rest[1].numel() else 0.0
-        bound = 2 * ulp * (float(x.abs().max()) * max(1.0, w) / 1e-5 ** 0.5 + b)
-        a, r = values
-        diff = np.abs(a - r)
-        return bool(np.all(np.isnan(a) == np.isnan(r)) and
-                    np.all(np.where(np.isnan(a), 0, diff) <= bound))
+        groups = int(m.group(1))
+        return _fma_residue(values, operands, lambda x, g=groups: x.reshape(x.shape[0] * g, -1))
     return False
