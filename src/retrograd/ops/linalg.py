@@ -73,7 +73,7 @@ def _matmul_vjp(node, g, saved):
 
 
 def _matmul_fwd(a, b):
-    if a.ndim == 2 and b.ndim == 2 and a.shape[1] == 1 and a.shape[0] > 1 and b.shape[1] > 1:
+    if a.shape[-1] == 1 and a.ndim == 2 == b.ndim and a.shape[0] > 1 and b.shape[1] > 1:
         # PyTorch's mm of an (m, 1) by a (1, n) matrix (m, n > 1) gives the exact products,
         # so a -0.0 product stays -0.0; NumPy's matmul adds them to +0.0 (fuzz seed 12588405)
         return a * b
