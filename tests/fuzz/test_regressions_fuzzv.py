@@ -85,3 +85,108 @@ def test_matmul_inner_size_one_signed_zeros_like_pytorch(sa, sb):
                     out = np.asarray(lib.matmul(x, y).detach().tolist())
                 got.append((out.tolist(), np.signbit(out).tolist()))
         assert got[2:] == got[:2], (sa, sb, a_grad, b_grad, dt)
+
+
+# ------------------------------------------------- fuzzV's accepted entries: found and narrow
+def _annotated(text, ops):
+    """A parsed reproducer with the op names the generator gave (``ops``: target -> op) and
+    its in-place statements marked as the generator marks them."""
+    import re
+
+    prog = program_from_text(text)
+    for st in prog.steps:
+        m = re.fullmatch(r"(v\d+)\.(\w+_)\(.*\)", st.text)
+        if m:
+            st.kind, st.on, st.op = "inplace", m.group(1), m.group(2)
+        elif st.target in ops:
+            st.op = ops[st.target]
+    return prog
+
+
+_ACCEPTED = {
+    # (seed 15022282) float32 layer_norm of 2 elements: its gradient is a cancellation
+    # residue, retrograd's nearer the float64 one than PyTorch's
+    "_norm_float32_residue": ("""
+v1 = T.tensor([-1.34, -1.28], dtype=T.float32, requires_grad=True)
+v2 = v1.cosh()
+v3 = T.nn.functional.layer_norm(v2, (2,))
+v5 = T.tensor(0.0, dtype=T.float64)
+v6 = T.logaddexp2(v3, v5)
+loss = (v5 * v5.detach().tanh()).sum() + (v6 * v6.detach().tanh()).sum()
+loss.backward(retain_graph=True)
+""", {"v3": "normalization"}),
+    # (seed 15043801) a float32 sum 1 ulp apart, through cosh and an in-place sin_ of 22283
+    "_float32_inplace_trig_of_large": ("""
+v0 = T.tensor({data}, dtype=T.float32)
+v1 = (v0.abs().add(0.5)).reciprocal()
+v2 = v1.sum()
+v4 = v2.detach()
+v5 = T.cosh(v4)
+v5.sin_()
+""".format(data=[[[0.0, 0.0], [1.0, 0.0]], [[-1.0, -2.0], [-1.0, -2.0]],
+                 [[-1.0, 1.0], [3.0, -3.0]]]), {"v5": "cosh"}),
+    # (seed 15007648) rsqrt of the det of a singular float32 Gram matrix
+    "_reciprocal_of_singular_det": ("""
+v0 = T.tensor(3, dtype=T.int64)
+v3 = T.tensor([[-1.0], [0.0]], dtype=T.float32)
+v4 = (v0).xlogy(v3.abs().add(0.5))
+v5 = T.linalg.det((v4 @ v4.mT))
+v7 = v5.rsqrt()
+""", {"v7": "rsqrt", "v5": "linalg_square"}),
+    # (seed 15056286) abs of the noise at an inverse's exact 0
+    "_abs_of_inverse_noise": ("""
+v0 = T.tensor([[0.0], [2.0]], dtype=T.float32, requires_grad=True)
+v4 = T.linalg.pinv((v0 + 3 * T.eye(2, dtype=v0.dtype)))
+v6 = T.rsqrt(v4.abs().add(0.5))
+loss = (v6 * v6.detach().tanh()).sum()
+loss.backward()
+""", {"v4": "linalg_square", "v6": "rsqrt"}),
+    # (seed 15061065) 1/x of Q @ R at an exact 0 of the matrix it reconstructs
+    "_reciprocal_of_reconstruction_noise": ("""
+v1 = T.tensor({data}, dtype=T.float64)
+v4 = (lambda qr: qr[0] @ qr[1])(T.linalg.qr(v1))
+v4.reciprocal_()
+""".format(data=[[[0.37, 0.37], [0.37, -0.14], [-0.49, -1.09]],
+                 [[1.53, 0.0], [0.73, -0.47], [-1.77, 0.99]],
+                 [[-2.94, -0.57], [2.15, -0.56], [-1.72, 0.88]]]), {"v4": "linalg_square"}),
+}
+
+
+@pytest.mark.parametrize("entry", sorted(_ACCEPTED))
+def test_accepted_entry_matches_its_seed(entry):
+    from . import known_bugs
+
+    text, ops = _ACCEPTED[entry]
+    prog = _annotated(text, ops)
+    failure = compare(prog)
+    assert failure is not None and getattr(known_bugs, entry)(prog, failure), failure
+
+
+def test_accepted_entries_stay_narrow():
+    """Each fuzzV entry refuses the same program where its excuse does not hold."""
+    from . import known_bugs as kb
+    from .runner import Failure
+
+    text, ops = _ACCEPTED["_norm_float32_residue"]
+    prog = _annotated(text, ops)
+    # (a gradient far from the float64 one is no rounding)
+    far = Failure("grad", "", "v1.grad: values differ\n  torch     [-0.02822483889758587, "
+                  "0.02633168362081051]\n  retrograd [-0.03, 0.02633168362081051]")
+    assert not kb._norm_float32_residue(prog, far)
+    text, ops = _ACCEPTED["_float32_inplace_trig_of_large"]
+    small = _annotated(text.replace("v5 = T.cosh(v4)", "v5 = T.cos(v4)"), ops)
+    assert not kb._float32_inplace_trig_of_large(small, Failure("value", "cosh",
+                                                                "v5: values differ"))
+    text, ops = _ACCEPTED["_reciprocal_of_singular_det"]
+    regular = _annotated(text.replace("(v4 @ v4.mT)", "(v4 @ v4.mT + T.eye(2))"), ops)
+    assert not kb._reciprocal_of_singular_det(regular, Failure("value", "rsqrt",
+                                                               "v7: values differ"))
+    text, ops = _ACCEPTED["_abs_of_inverse_noise"]
+    full = _annotated(text.replace("3 * T.eye", "T.ones(2, 2) + 3 * T.eye"), ops)
+    assert not kb._abs_of_inverse_noise(full, Failure("grad", "", "v0.grad: values differ"))
+    text, ops = _ACCEPTED["_reciprocal_of_reconstruction_noise"]
+    prog = _annotated(text, ops)
+    # (a finite difference where the product is not 0 up to rounding)
+    moderate = Failure("value", "linalg_square", "v4: values differ\n  torch     [[[2.7, 1.0]]]"
+                       "\n  retrograd [[[2.7, 1.5]]]")
+    assert not kb._reciprocal_of_reconstruction_noise(prog, moderate)
