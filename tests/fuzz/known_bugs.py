@@ -319,9 +319,13 @@ def _float32_conditioning(prog, failure):
     return failure.op in rounding or rounded
 
 
-@accepted("signed zeros: remainder/matmul/sums give 0.0 where PyTorch gives -0.0 or the "
-          "reverse (1/x, atan2, rsqrt then differ in sign only); relu, clamp, maximum/minimum "
-          "and masked gradients match PyTorch (tests/ops/test_signed_zeros.py)")
+@accepted("signed zeros: remainder/sums give 0.0 where PyTorch gives -0.0 or the "
+          "reverse (1/x, atan2, rsqrt then differ in sign only), as do matmul's first-order "
+          "gradients through an (m, 1) @ (1, n) mm (PyTorch's MmBackward0 mm keeps the exact "
+          "products' -0.0, retrograd's array path adds them to +0.0: a check there costs the "
+          "hot path; its forward and create_graph products match, tests/fuzz/"
+          "test_regressions_fuzzv.py); relu, clamp, maximum/minimum and masked gradients "
+          "match PyTorch (tests/ops/test_signed_zeros.py)")
 def _signed_zero(prog, failure):
     # (atan2(y, -0.0) is pi where atan2(y, 0.0) is 0: the sign of a zero made by clamp/relu,
     # so only where an atan2's second operand holds a zero)
@@ -670,6 +674,10 @@ def _batch_norm_fma_residue(prog, failure):
         operands = [o for o in _operands_before(prog, i) if o.is_floating_point()]
         if not operands or operands[0].dim() < 2 or operands[0].numel() == 0:
             return False
+        if ".instance_norm(" in st.text:  # (batch_norm's kernel on (1, N * C, ...): seed
+            # 15124570) the groups are the instances
+            return _fma_residue(values, operands, lambda x: x.reshape(
+                x.shape[0] * x.shape[1], -1))
         # the groups are the channels
         return _fma_residue(values, operands, lambda x: x.transpose(0, 1).reshape(
             x.shape[1], -1))
@@ -1177,3 +1185,232 @@ def _group_norm_fma_residue(prog, failure):
         groups = int(m.group(1))
         return _fma_residue(values, operands, lambda x, g=groups: x.reshape(x.shape[0] * g, -1))
     return False
+
+
+# ------------------------------------------------------ fuzzV (stop 21): float32 rounding
+def _float64_run(prog):
+    """PyTorch's namespace after running the program in float64: each float32 literal
+    rounded to float32 first, so the inputs are the float32 program's, and everything else
+    float64 (``.float()`` as ``.double()``, float64 the default dtype for integer inputs);
+    None where a statement raises in one of the two runs only (another program then)."""
+    import warnings
+
+    from .runner import _hook_would_crash, execute, torch
+
+    if torch is None:
+        return None
+    literal = re.compile(r"T\.tensor\(([^()]*?), dtype=T\.float32")
+    t_out, _ = execute(prog, torch)
+    ns, made_at = {"T": torch, "LOG": []}, {}
+    default = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for (src, _), (exc, _) in zip(prog.chunks(), t_out):
+                src = literal.sub(r"T.tensor(T.tensor(\1, dtype=T.float32).tolist(), "
+                                  r"dtype=T.float64", src)
+                src = src.replace("T.float32", "T.float64").replace(".float()", ".double()")
+                if _hook_would_crash(src, ns, made_at):
+                    return None
+                try:
+                    exec(compile(src, "<fuzz64>", "exec"), ns)
+                    raised = None
+                except Exception as e:  # noqa: BLE001 - compared with the float32 run's
+                    raised = type(e).__name__
+                if (raised is None) != (exc is None):
+                    return None
+                for name, t in ns.items():
+                    if name not in made_at and isinstance(t, torch.Tensor):
+                        made_at[name] = t._version
+    finally:
+        torch.set_default_dtype(default)
+    return ns
+
+
+def _failure_arrays(failure):
+    """(what, torch's array, retrograd's array) of a "values differ" message naming a value,
+    a .grad or an autograd.grad result (vN, vN.grad, gs[i]), or None."""
+    import numpy as np
+
+    m = re.match(r"(v\d+|v\d+\.grad|gs\[\d+\]): values differ[^\n]*\n  torch +(.*)\n"
+                 r"  retrograd +(.*)$", failure.message, re.S)
+    if m is None:
+        return None
+    names = {"nan": float("nan"), "inf": float("inf"), "__builtins__": {}}
+    try:
+        a, b = (np.asarray(eval(s, dict(names)), dtype=np.float64) for s in m.groups()[1:])
+    except Exception:  # (a value the message does not print as a Python literal)
+        return None
+    return (m.group(1), a, b) if a.shape == b.shape else None
+
+
+@accepted("float32 gradients (and values) through layer_norm/group_norm/instance_norm/"
+          "batch_norm are cancellation residues: dx = rstd * (g - mean(g) - xhat * "
+          "mean(g * xhat)) projects g off 1 and xhat, which for a group of 2 elements leaves "
+          "only the eps term (amplification var / eps: 3.5e-4 relative for layer_norm of "
+          "cosh([-1.34, -1.28]), seed 15022282).  Over 300 random float32 layer_norms of 2 "
+          "elements retrograd's gradient is off the float64 one by 3.1e-4 on average, "
+          "PyTorch's by 6.3e-4 (PyTorch's worse in 78 %).  Only where a float64 run of the "
+          "program (the float32 inputs rounded first) shows retrograd's error at most twice "
+          "PyTorch's, and the program normalizes")
+def _norm_float32_residue(prog, failure):
+    import numpy as np
+
+    if failure.kind not in ("grad", "value") or not any(
+            "float32" in src for src in _texts_all(prog)) or not any(re.search(
+            r"\.(layer_norm|group_norm|instance_norm|batch_norm)\(", t) for t in _texts(prog)):
+        return False
+    got = _failure_arrays(failure)
+    if got is None:
+        return False
+    what, a, b = got
+    ns = _float64_run(prog)
+    if ns is None:
+        return False
+    if what.startswith("gs["):
+        ref = ns.get("gs")
+        ref = ref[int(what[3:-1])] if isinstance(ref, (list, tuple)) else None
+    else:
+        ref = ns.get(what.split(".")[0])
+        if ref is not None and what.endswith(".grad"):
+            ref = ref.grad
+    if ref is None or tuple(ref.shape) != a.shape:
+        return False
+    ref = ref.detach().double().numpy()
+    if not (np.isfinite(ref).all() and np.isfinite(a).all() and np.isfinite(b).all()):
+        return False
+    return float(np.abs(b - ref).max()) <= 2 * float(np.abs(a - ref).max())
+
+
+@accepted("float32 1-ulp noise amplified by an in-place sin_/cos_/tan_ of an argument of 100 "
+          "or more (as _float32_conditioning for sin/cos/tan statements): a float32 sum of 12 "
+          "reciprocals is 1 ulp apart (NumPy's pairwise order against PyTorch's cascade: over "
+          "2000 random sums of 12 each is off the correctly rounded sum in about 45 %, NumPy "
+          "further off than PyTorch in 28 %, PyTorch than NumPy in 30 %), cosh(10.7) "
+          "multiplies it by 10.7 and sin_ of 22283 (1 ulp = 0.002) turns it into 0.02 (seed "
+          "15043801).  Only a value last changed by such an in-place op")
+def _float32_inplace_trig_of_large(prog, failure):
+    if failure.kind != "value" or not any(
+            "float32" in src or ".float()" in src or "int64" in src for src in _texts_all(prog)):
+        return False
+    name = failure.message.split(":", 1)[0]
+    for i in range(len(prog.steps) - 1, -1, -1):
+        st = prog.steps[i]
+        if st.target == name:
+            return False  # (made after the last in-place trig)
+        if st.kind == "inplace" and st.on == name and st.op in ("sin_", "cos_", "tan_"):
+            before = _operands_before(prog, i)
+            if not before or not before[0].is_floating_point():
+                return False
+            x = before[0].abs()
+            x = x[x.isfinite()]
+            return bool(x.numel()) and float(x.max()) >= 100.0
+    return False
+
+
+def _structural_zero_noise(values, n):
+    """Which elements of ``values`` (PyTorch's result of a matrix computation over n x n
+    operands) are 0 up to that computation's rounding: 64 ulp * n of its largest entry."""
+    import numpy as np
+
+    ulp = float(np.finfo(str(values.dtype).rsplit(".", 1)[-1]).eps)
+    v = values.detach().double().abs()
+    finite = v[v.isfinite()]
+    scale = float(finite.max()) if finite.numel() else 0.0
+    return v <= 64 * ulp * max(n, 1) * scale
+
+
+@accepted("rsqrt/reciprocal of the determinant of a singular matrix (a Gram matrix v @ v.mT "
+          "of rank below its size): the det is rounding noise of 0 in both libraries "
+          "(float32: PyTorch's LU gives 6.03e-07, retrograd, which computes float32 in "
+          "float64, 5.91e-07, the exact det of the rounded matrix), so 1 / sqrt(det) is "
+          "1287.7 against 1300.4 (seed 15007648).  Only where every det that op reads is "
+          "within 64 ulp of (largest entry * n)^n of 0, as _singular_det_argmin")
+def _reciprocal_of_singular_det(prog, failure):
+    if failure.kind != "value" or failure.op not in ("rsqrt", "reciprocal"):
+        return False
+    name = failure.message.split(":", 1)[0]
+    dets = {st.target: i for i, st in enumerate(prog.steps)
+            if st.text and re.search(r"(linalg\.det\(|\.det\(\))", st.text)}
+    for i, st in enumerate(prog.steps):
+        if st.target != name or not st.text or not re.search(r"\b(rsqrt|reciprocal)\(",
+                                                             st.text):
+            continue
+        read = _NAME.findall(st.text.split("=", 1)[-1])
+        if len(read) != 1 or read[0] not in dets:
+            return False
+        j = dets[read[0]]
+        mats = [o for o in _operands_before(prog, j) if o.is_floating_point() and o.dim() >= 2]
+        out = _operands_before(prog, i)
+        if not mats or any(m.shape != mats[0].shape or not bool((m == mats[0]).all())
+                           for m in mats) or not out or not out[0].is_floating_point():
+            return False
+        import numpy as np
+
+        x = mats[0].double()
+        n = x.shape[-2]
+        entry = float(x.abs().max()) if x.numel() else 0.0
+        if "@" in prog.steps[j].text:  # (a product of it with itself: entries up to k x^2)
+            entry = x.shape[-1] * entry * entry
+        ulp = float(np.finfo(str(mats[0].dtype).rsplit(".", 1)[-1]).eps)
+        noise = 64 * ulp * (entry * n) ** n
+        return bool(out[0].numel()) and bool((out[0].double().abs() <= noise).all())
+    return False
+
+
+@accepted("abs of a pseudo-inverse/inverse entry that is exactly 0 ([[3, 0], [2, 5]]^-1 "
+          "has a 0 above the diagonal): both libraries return rounding noise there (float32: "
+          "PyTorch 1.5e-08, retrograd -4.3e-09, nearer 0; its other entries are correctly "
+          "rounded, PyTorch's 1-2 ulp off), and abs's derivative is the sign of that noise, so "
+          "the gradient through it differs in sign (seed 15056286).  Only a gradient, where "
+          "abs reads a pinv/inv output holding an entry within 64 ulp * n of its largest of 0")
+def _abs_of_inverse_noise(prog, failure):
+    if failure.kind != "grad":
+        return False
+    inverses = {st.target: i for i, st in enumerate(prog.steps) if st.text and st.target and
+                re.search(r"linalg\.(pinv|inv)\(|\.(pinverse|inverse)\(", st.text)}
+    for i, st in enumerate(prog.steps):
+        for name in re.findall(r"\b(v\d+)\.abs_?\(\)|\babs_?\((v\d+)\)", st.text or ""):
+            name = name[0] or name[1]
+            if name not in inverses:
+                continue
+            out = _operands_before(prog, i)
+            out = [o for o in out if o.is_floating_point() and o.dim() >= 2]
+            if out and bool(_structural_zero_noise(out[0], out[0].shape[-1]).any()):
+                return True
+    return False
+
+
+@accepted("1/x of a matrix product that reconstructs an exact 0 (Q @ R of a QR, float64): "
+          "the product is rounding noise there (1.1e-16 in PyTorch, 7.9e-17 in retrograd: "
+          "LAPACK's and NumPy's orders), so its reciprocal is -9.0e+15 against -1.26e+16 "
+          "(seed 15061065).  Only a value of a product of decomposition factors changed by "
+          "reciprocal_ (or pow_(-1)), where every differing element is, in both libraries, "
+          "1 over at most 64 ulp * n of the largest entry the product reconstructs")
+def _reciprocal_of_reconstruction_noise(prog, failure):
+    import numpy as np
+
+    if failure.kind != "value":
+        return False
+    name = failure.message.split(":", 1)[0]
+    made = [st for st in prog.steps if st.target == name]
+    text = made[-1].text if made else ""
+    if "@" not in text or not re.search(r"linalg\.(qr|svd|eigh|cholesky|lu)\(", text):
+        return False
+    if not any(st.kind == "inplace" and st.on == name and re.search(
+            r"\.(reciprocal_\(\)|pow_\(-1(\.0)?\))", st.text or "") for st in prog.steps):
+        return False
+    got = _failure_arrays(failure)
+    if got is None:
+        return False
+    _, a, b = got
+    with np.errstate(divide="ignore"):
+        ia, ib = 1 / a, 1 / b
+    differ = ~np.isclose(a, b, rtol=1e-6, atol=0)
+    if not differ.any() or a.ndim < 2:
+        return False
+    kept = np.abs(ia[~differ & np.isfinite(ia)])
+    scale = max(1.0, float(kept.max()) if kept.size else 1.0)
+    bound = 64 * float(np.finfo(np.float64).eps) * a.shape[-1] * scale
+    return bool((np.abs(ia[differ]) <= bound).all() and (np.abs(ib[differ]) <= bound).all())

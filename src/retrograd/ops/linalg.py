@@ -7,11 +7,14 @@ operands UnsafeViewBackward0, CloneBackward0 or TransposeBackward0 (see ``_dispa
 
 from __future__ import annotations
 
+import math
+
 import numpy as _np
 
 from ..autograd.forward_state import fw
 from ..autograd.grad_mode import inference_blocks, record_extras, state
 from ..autograd.graph import check_saveable, next_sequence_nr
+from ..backend import namespace
 from ..backend import ndarray as _ndarray
 from ..tensor import Tensor, adopted_views, forget_adopted, make_tensor, rederive_view
 from ._apply import INPUTS, _leaf_edge, defop, recording_caller
@@ -70,7 +73,33 @@ def _matmul_vjp(node, g, saved):
 
 
 def _matmul_fwd(a, b):
+    if a.shape[-1] == 1 and a.ndim == 2 == b.ndim and a.shape[0] > 1 and b.shape[1] > 1:
+        # PyTorch's mm of an (m, 1) by a (1, n) matrix (m, n > 1) gives the exact products,
+        # so a -0.0 product stays -0.0; NumPy's matmul adds them to +0.0 (fuzz seed 12588405)
+        return a * b
     return a @ b
+
+
+def _mm_of_outer(ad, bd, a_grad, b_grad):
+    """Whether PyTorch lowers this N-D matmul (inner size 1) to one mm of more than one row
+    and column (``_matmul_fwd``'s exact products), rather than to bmm or mv, which add the
+    products to +0.0 (seed 12602253); ``_dispatch``'s squeeze and fold rules."""
+    if ad.ndim < 2 or bd.ndim < 2 or ad.shape[-1] != 1:
+        return False
+    if ad.ndim == 2 and bd.ndim == 2:
+        return ad.shape[0] > 1 and bd.shape[1] > 1
+    if ad.ndim == 3 and bd.ndim == 3 and ad.shape[0] != bd.shape[0]:
+        if ad.shape[0] == 1 and a_grad:
+            return _mm_of_outer(ad[0], bd, a_grad, b_grad)
+        if bd.shape[0] == 1 and b_grad:
+            return _mm_of_outer(ad, bd[0], a_grad, b_grad)
+    if not _should_fold(ad, bd, a_grad, b_grad):
+        return False
+    if ad.ndim >= bd.ndim:  # (..., m, 1) folded into (rows, 1) @ (1, n)
+        rows, cols = math.prod(ad.shape[:-1]), bd.shape[-1]
+    else:  # PyTorch folds b.mT: (..., n, 1) into (rows, 1) @ a.mT (1, m)
+        rows, cols = math.prod(bd.shape[:-2]) * bd.shape[-1], ad.shape[-2]
+    return rows > 1 and cols > 1
 
 
 def _should_fold(ad, bd, a_grad, b_grad):
@@ -172,7 +201,9 @@ def matmul(a, b):
                 # (two calls fewer a layer; bench/ (f), MLP inference).  Not while compile
                 # traces (it swaps the op's forward, and _mm's call lets it see the product)
                 try:
-                    data = ad @ bd
+                    # (an (m, 1) by (1, n) product: _matmul_fwd's exact products)
+                    data = ad * bd if ad.shape[1] == 1 == bd.shape[0] and ad.shape[0] > 1 \
+                        and bd.shape[1] > 1 else ad @ bd
                 except ValueError:
                     pass
                 else:
@@ -218,6 +249,16 @@ def matmul(a, b):
                   else "addmm_impl_cpu_" if bd.ndim == 2 else "bmm")
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool' (matmul of bool "
                                   "tensors); convert first, e.g. a.int() @ b.int()")
+    if ka == 1 and (ad.ndim > 2 or bd.ndim > 2) and _mm_of_outer(
+            ad, bd, getattr(a, "_requires_grad", False), getattr(b, "_requires_grad", False)):
+        out = _matmul_recorded(op, a, b, ad, bd)
+        namespace(ad).multiply(ad, bd, out=out._data)  # (the exact products, as PyTorch's mm)
+        return out
+    return _matmul_recorded(op, a, b, ad, bd)
+
+
+def _matmul_recorded(op, a, b, ad, bd):
+    """``op(a, b)`` for matmul's general path, with the saved operands PyTorch saves."""
     if op is _transposed and not state.enabled:
         return no_grad_product_view(op(a, b))
     if state.enabled and type(a) is Tensor and type(b) is Tensor and (
