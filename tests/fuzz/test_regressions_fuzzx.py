@@ -1,0 +1,87 @@
+"""Fuzzer findings fixed by fuzzX (issue 7: autograd.grad/backward2/setitem raises, grad_fn
+names; stop 20's run): each program must run alike in retrograd and PyTorch (values, dtypes,
+shapes, grad_fn names, gradients, exceptions)."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from .program import program_from_text  # noqa: E402
+from .runner import compare, reproducer  # noqa: E402
+
+CASES = {
+    # x[whole] = number into an integer tensor that requires grad (a write of a tensor that
+    # does made it so): PyTorch's setitem writes x itself (a slice of all of a dim is no view)
+    # with fill_ by the number as a 0-d tensor, which records FillBackward3; retrograd took a
+    # number for a copy_ (which records nothing into an integer tensor: seed 15120006)
+    "setitem_number_into_integer_requiring_grad": """
+v0 = T.tensor([[4]], dtype=T.int64)
+v1 = T.tensor(-1.0, dtype=T.float64, requires_grad=True)
+v0[0] = v1.sum()
+v0[0:1] = 2.0
+v2 = T.tensor([[4], [5]], dtype=T.int64)
+v2[0] = v1.sum()
+v2[...] = 3
+""",
+    # the same fill_ into a bool view taken before its base came to require grad: PyTorch
+    # counts such a view as a leaf (its grad_fn not re-derived yet) and refuses the write
+    # (seed 15127374)
+    "setitem_number_into_adopted_bool_view": """
+v1 = T.tensor([True], dtype=T.bool)
+v3 = v1[None, 0:2]
+v4 = T.tensor(-2.0, dtype=T.float64, requires_grad=True)
+v3[0] = v4.sum()
+try:
+    v3[0:1] = 1.5
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    # matrix_power(A, 0): PyTorch copies the identity into a clone of A, so A's gradient is
+    # copy_'s zeros_like(grad), which under create_graph requires no grad and a second
+    # backward of it raises; retrograd's g * 0 required grad (seed 15013377)
+    "matrix_power_zero_create_graph": """
+v4 = T.tensor([[0.0, -1.0, 0.0], [-2.0, 1.0, 1.0], [1.0, 1.0, 1.0]], dtype=T.float64, requires_grad=True)
+v7 = T.linalg.matrix_power(v4, 0)
+v9 = T.sinh(v7)
+loss = (v9 * v9.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v4], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+try:
+    loss2.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_fuzz_regression_fuzzx(name):
+    prog = program_from_text(CASES[name])
+    failure = compare(prog)
+    assert failure is None, reproducer(prog, failure)
+
+
+_ZERO_DERIVATIVE = {
+    "matrix_power_0": lambda T, y: T.linalg.matrix_power(y.reshape(2, 2), 0),
+    "eq_": lambda T, y: y.clone().eq_(2.0),
+    "poisson": lambda T, y: T.poisson(y.abs()),
+    "normal": lambda T, y: T.normal(y, 1.0),
+    "bernoulli": lambda T, y: T.bernoulli(y.abs() / 8),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_ZERO_DERIVATIVE))
+def test_zero_derivative_records_nothing_like_pytorch(name):
+    """Ops whose derivative is zeros_like(grad) in PyTorch give exact zeros that require no
+    grad under create_graph (and 0, not nan, for an inf gradient); g * 0 did neither."""
+    import retrograd
+
+    got = []
+    for T in (torch, retrograd):
+        x = T.tensor([1.0, 2.0, -3.0, 0.5], dtype=T.float64, requires_grad=True)
+        out = _ZERO_DERIVATIVE[name](T, x * 1)
+        weight = T.full(tuple(out.shape), float("inf"), dtype=T.float64)
+        (g,) = T.autograd.grad((out * weight).sum() if out.dtype == T.float64 else out.sum(),
+                               [x], create_graph=True)
+        got.append((type(out.grad_fn).__name__, g.requires_grad, g.detach().tolist()))
+    assert got[1] == got[0]
