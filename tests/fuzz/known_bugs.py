@@ -1177,3 +1177,54 @@ def _group_norm_fma_residue(prog, failure):
         groups = int(m.group(1))
         return _fma_residue(values, operands, lambda x, g=groups: x.reshape(x.shape[0] * g, -1))
     return False
+
+
+def _torch_rerun_passes(prog, failure, edit):
+    """Whether the failing statement runs in PyTorch once ``edit`` (a text -> text function)
+    changed the program's source: the raise came from what ``edit`` removed."""
+    from .program import program_from_text
+    from .runner import execute, torch  # (the runner imports this module)
+
+    source = prog.source()
+    edited = edit(source)
+    if edited == source:
+        return False
+    outcomes, _ = execute(program_from_text(edited, prog.seed), torch)
+    return 0 <= failure.chunk < len(outcomes) and outcomes[failure.chunk][0] is None
+
+
+@accepted("a version check in a node reached only by an undefined gradient: slogdet's sign "
+          "output has a zero derivative (real input), which PyTorch's SlogdetBackward0 "
+          "returns as an undefined tensor, and its engine still runs the nodes below, which "
+          "unpack (and version-check) their saved tensors before looking at the gradient, so "
+          "an in-place change of a tensor saved there (mm's operand changed by exp_ or pow_ "
+          "after the product) makes backward raise in PyTorch only; retrograd drops a path "
+          "that carries no gradient (as _hook_called_with_none_slogdet).  No gradient differs "
+          "(seeds 15022920, 15099131).  Only where PyTorch no longer raises once every "
+          "slogdet(...)[0] is cut from the graph (detach().requires_grad_())")
+def _slogdet_sign_version_check(prog, failure):
+    if not (_raised_only_in(failure, "torch") and
+            "modified by an inplace operation" in failure.message and
+            failure.op in ("backward", "autograd.grad", "backward2")):
+        return False
+    sign = re.compile(r"(T\.linalg\.slogdet\(.*\)\[0\])$", re.M)
+    if not any(sign.search(t) for t in _texts_all(prog)):
+        return False
+    return _torch_rerun_passes(prog, failure,
+                               lambda src: sign.sub(r"\1.detach().requires_grad_()", src))
+
+
+@accepted("_hook_called_with_none for a hook below a conv1d of an empty tensor: PyTorch's "
+          "convolution double backward returns undefined gradients for an empty input or "
+          "weight, and its engine calls the hook of a tensor below with None in the second "
+          "backward (LOG.append(g.detach()) raises AttributeError: seed 15123163), a PyTorch "
+          "bug: hooks get tensors; retrograd calls no hook there and the gradients agree "
+          "(None).  Only where PyTorch's statement runs once every hook skips a None")
+def _hook_called_with_none_conv_empty(prog, failure):
+    if not (failure.kind == "raise" and not failure.retro_exc and
+            failure.torch_exc in ("AttributeError", "TypeError") and
+            "'NoneType'" in failure.message and "conv1d" in _ops(prog) and
+            _empty_leaf(prog)):
+        return False
+    return _torch_rerun_passes(prog, failure, lambda src: src.replace(
+        "register_hook(lambda g: ", "register_hook(lambda g: None if g is None else "))
