@@ -2,6 +2,7 @@
 names; stop 20's run): each program must run alike in retrograd and PyTorch (values, dtypes,
 shapes, grad_fn names, gradients, exceptions)."""
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -51,6 +52,26 @@ try:
 except Exception as e:  # PyTorch: RuntimeError
     print(type(e).__name__, e)
 """,
+    # 2-D @ 3-D where a requires grad and the transposed result is contiguous (a size-1
+    # side, or empty): PyTorch's result is a transpose of its folded mm's result, a view, so
+    # an in-place change of it gives AsStridedBackward0 and flatten(2, 2) is that view itself
+    # (seeds 15089969, 12607848)
+    "matmul_2d_by_3d_result_is_a_view": """
+v1 = T.zeros((0, 2), dtype=T.float64, requires_grad=True)
+v2 = T.tensor([[[0.0], [0.0]]], dtype=T.float64)
+v3 = v1 @ v2
+v4 = v3.flatten(2, 2)
+v3 += v4
+v10 = T.tensor([[-0.5]], dtype=T.float64, requires_grad=True)
+v11 = v10[0:1]
+v12 = T.tensor([[[2.0]]], dtype=T.float64)
+v13 = v11 @ v12
+v14 = v13.flatten(-1, 2)
+v15 = T.tensor(-1.0, dtype=T.float64)
+v13.remainder_(v15.abs().add(0.5))
+loss = (v13 * v13.detach().tanh()).sum() + (v14 * v14.detach().tanh()).sum()
+loss.backward()
+""",
 }
 
 
@@ -85,3 +106,36 @@ def test_zero_derivative_records_nothing_like_pytorch(name):
                                [x], create_graph=True)
         got.append((type(out.grad_fn).__name__, g.requires_grad, g.detach().tolist()))
     assert got[1] == got[0]
+
+
+_FOLDED_WRITES = ["v3.mul_(2.0)", "v3 += v4", "v3[0] = 1.5", "v3.zero_()", "v3.transpose_(0, 1)"]
+
+
+@pytest.mark.parametrize("sa,sb", [((2, 3), (2, 3, 1)), ((0, 2), (1, 2, 1)),
+                                   ((1, 1), (2, 2, 1, 1)), ((2, 3), (2, 3, 4))])
+@pytest.mark.parametrize("b_grad", [False, True])
+def test_inplace_on_folded_matmul_result_like_pytorch(sa, sb, b_grad):
+    """An in-place change of a 2-D @ N-D product (a transposed view of PyTorch's folded mm
+    where the transpose is contiguous, a copy elsewhere): grad_fn names of the result and its
+    views, values, gradients and a second backward, as PyTorch."""
+    na, nb = np.prod(sa, dtype=int), np.prod(sb, dtype=int)
+    for write in _FOLDED_WRITES:
+        text = f"""
+v1 = T.arange({na}, dtype=T.float64).sub(1.5).div(2).reshape{sa}.requires_grad_()
+v2 = T.arange({nb}, dtype=T.float64).sub(2.5).div(3).reshape{sb}.requires_grad_({b_grad})
+v3 = v1 @ v2
+v4 = v3.flatten(-1, -1)
+v5 = v3.reshape(-1)
+{write}
+v6 = v3.sin()
+loss = (v6 * v6.detach().tanh()).sum() + (v5 * v5.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [x for x in (v1, v2) if x.requires_grad], create_graph=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+try:
+    loss2.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+"""
+        prog = program_from_text(text)
+        failure = compare(prog)
+        assert failure is None, reproducer(prog, failure)
