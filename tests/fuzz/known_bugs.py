@@ -1193,27 +1193,6 @@ def _torch_rerun_passes(prog, failure, edit):
     return 0 <= failure.chunk < len(outcomes) and outcomes[failure.chunk][0] is None
 
 
-@accepted("a version check in a node reached only by an undefined gradient: slogdet's sign "
-          "output has a zero derivative (real input), which PyTorch's SlogdetBackward0 "
-          "returns as an undefined tensor, and its engine still runs the nodes below, which "
-          "unpack (and version-check) their saved tensors before looking at the gradient, so "
-          "an in-place change of a tensor saved there (mm's operand changed by exp_ or pow_ "
-          "after the product) makes backward raise in PyTorch only; retrograd drops a path "
-          "that carries no gradient (as _hook_called_with_none_slogdet).  No gradient differs "
-          "(seeds 15022920, 15099131).  Only where PyTorch no longer raises once every "
-          "slogdet(...)[0] is cut from the graph (detach().requires_grad_())")
-def _slogdet_sign_version_check(prog, failure):
-    if not (_raised_only_in(failure, "torch") and
-            "modified by an inplace operation" in failure.message and
-            failure.op in ("backward", "autograd.grad", "backward2")):
-        return False
-    sign = re.compile(r"(T\.linalg\.slogdet\(.*\)\[0\])$", re.M)
-    if not any(sign.search(t) for t in _texts_all(prog)):
-        return False
-    return _torch_rerun_passes(prog, failure,
-                               lambda src: sign.sub(r"\1.detach().requires_grad_()", src))
-
-
 @accepted("_hook_called_with_none for a hook below a conv1d of an empty tensor: PyTorch's "
           "convolution double backward returns undefined gradients for an empty input or "
           "weight, and its engine calls the hook of a tensor below with None in the second "

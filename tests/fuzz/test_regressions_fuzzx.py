@@ -72,6 +72,21 @@ v13.remainder_(v15.abs().add(0.5))
 loss = (v13 * v13.detach().tanh()).sum() + (v14 * v14.detach().tanh()).sum()
 loss.backward()
 """,
+    # slogdet's sign has no gradient (real input): PyTorch's engine still runs the nodes
+    # below with an undefined gradient, and each unpacks its saved tensors first, so an
+    # in-place change of one (v1, saved by mm, changed by exp_) raises; retrograd skipped
+    # the nodes that got no gradient (seeds 15099131, 15022920)
+    "version_check_below_slogdet_sign": """
+v1 = T.tensor([[-1.0]], dtype=T.float64, requires_grad=True)
+v5 = T.linalg.slogdet(((v1 @ v1.mT) + 2 * T.eye(1, dtype=v1.dtype)))[0]
+with T.set_grad_enabled(False):
+    v1.exp_()
+loss = (v5 * v5.detach().tanh()).sum()
+try:
+    gs = T.autograd.grad(loss, [v1], create_graph=True, allow_unused=True)
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
 }
 
 
@@ -139,3 +154,25 @@ except Exception as e:  # PyTorch: RuntimeError
         prog = program_from_text(text)
         failure = compare(prog)
         assert failure is None, reproducer(prog, failure)
+
+
+def _no_gradient_path(lib, retain):
+    """A backward whose only gradient stops at slogdet's sign: what the nodes below (mul's,
+    which saved x) do with their saved values, seen by a second backward through them."""
+    x = lib.tensor([[2.0, 1.0], [0.5, 3.0]], dtype=lib.float64, requires_grad=True)
+    y = x * x
+    lib.linalg.slogdet(y)[0].backward(retain_graph=retain)
+    try:
+        y.sum().backward()
+    except RuntimeError as e:
+        return "backward through the graph a second time" in str(e), None
+    return False, x.grad.tolist()
+
+
+@pytest.mark.parametrize("retain", [False, True])
+def test_node_without_gradient_frees_saved_like_pytorch(retain):
+    """PyTorch runs a node that gets no gradient: it frees its saved values after (without
+    retain_graph), so a second backward through it raises there too."""
+    import retrograd
+
+    assert _no_gradient_path(retrograd, retain) == _no_gradient_path(torch, retain)
