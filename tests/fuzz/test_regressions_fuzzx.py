@@ -87,6 +87,19 @@ try:
 except Exception as e:  # PyTorch: RuntimeError
     print(type(e).__name__, e)
 """,
+    # the same view of the folded product, transposed in place under no_grad: PyTorch's
+    # swapaxes_ changes the view's metadata only, so the gradient reaching the product has
+    # its shape; retrograd's product was no view and its own node got the new shape (seed
+    # 15114207, fixed by making the result that view)
+    "matmul_2d_by_3d_view_swapped_under_no_grad": """
+v6 = T.zeros((1, 0), dtype=T.float64, requires_grad=True)
+v9 = T.zeros((1, 0, 3), dtype=T.float64, requires_grad=True)
+v10 = v6 @ v9
+with T.set_grad_enabled(False):
+    v10.swapaxes_(-2, -1)
+loss = (v9 * v9.detach().tanh()).sum() + (v10 * v10.detach().tanh()).sum()
+loss.backward(inputs=[v6, v9])
+""",
 }
 
 
