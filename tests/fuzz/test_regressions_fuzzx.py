@@ -189,3 +189,22 @@ def test_node_without_gradient_frees_saved_like_pytorch(retain):
     import retrograd
 
     assert _no_gradient_path(retrograd, retain) == _no_gradient_path(torch, retain)
+
+
+def _freed_then_no_gradient(lib):
+    """A node freed by a first backward, then reached by one that brings it no gradient
+    (slogdet's sign): PyTorch runs it, and unpacking what it freed raises."""
+    x = lib.tensor([[2.0, 1.0], [0.5, 3.0]], dtype=lib.float64, requires_grad=True)
+    z = x.exp()
+    (z * 2).sum().backward()
+    try:
+        lib.linalg.slogdet(z)[0].backward()
+    except RuntimeError as e:
+        return "backward through the graph a second time" in str(e)
+    return False
+
+
+def test_freed_node_without_gradient_raises_like_pytorch():
+    import retrograd
+
+    assert _freed_then_no_gradient(retrograd) == _freed_then_no_gradient(torch)
