@@ -599,6 +599,15 @@ def _prepare_node(node, g, hooks, captures, captured, needed, accumulate, as_ten
     if hooks is not None and hooks.pre and g is not None:
         g = _run_pre_hooks(node, hooks, g, as_tensors)
     if g is None or (node.multi_output and all(x is None for x in g)):
+        # no gradient arrived (an undefined one: slogdet's sign has none): PyTorch runs the
+        # node anyway, which unpacks its saved values first (a changed or freed one raises:
+        # seeds 15022920, 15099131) and frees them after
+        if node.saved is None:  # (freed by an earlier backward: it saved something)
+            raise freed_error(node)
+        if node.saved:
+            _unpack_results(node, as_tensors)
+            if not retain_graph:
+                node.saved = None
         _release_children(node, deps, ready)
         return None
     nxt = node.next

@@ -21,6 +21,7 @@ from ..random import numpy_generator
 from ..tensor import Tensor, make_tensor
 from ._apply import apply_op, defop
 from ._errors import scalar_type_name
+from .pointwise import zeros_like_grad
 
 # ----------------------------------------------------------------- shared pieces
 
@@ -114,7 +115,9 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):  # no
 
 
 def _zero_vjp(node, g, saved):
-    return (g * 0,)  # derivatives.yaml: poisson's derivative is zeros_like(grad)
+    # derivatives.yaml: poisson's derivative is zeros_like(grad): exact zeros that record
+    # nothing (g * 0 requires grad under create_graph, and is nan for an inf g)
+    return (zeros_like_grad(g),)
 
 
 _POISSON = defop("poisson", lambda a, values: values, _zero_vjp, "PoissonBackward0", 1)

@@ -1075,9 +1075,10 @@ def setitem(x, index, value):
             f"(x[{index!r}] = ... of an integer or bool tensor that requires grad; detach() "
             "it or convert it to a float first)")
     if wants and basic and x._data.dtype.kind != "f" and not (
-            v_is_t and value.ndim == 0 and region.shape != ()):
+            (not v_is_t or value.ndim == 0) and region.shape != ()):
         # into an integer or bool tensor PyTorch's copy_ records nothing (its fill_ by a 0-d
-        # tensor, and index_put_, do: see _fill_tensor_op)
+        # tensor, and index_put_, do: see _fill_tensor_op; a number is a 0-d tensor there:
+        # seeds 15120006, 15127374)
         wants = False
     target = writable_target(x, name, overlap_ok)
     if not wants and state.enabled:

@@ -36,7 +36,8 @@ def _sample(*args):
 
 def _zero_vjp(node, g, saved):
     # PyTorch (derivatives.yaml): eq_ and friends: zeros_like for self and other
-    return tuple(g * 0 if n is not None else None for n in node.next)
+    # (exact zeros recording nothing, not g * 0: see pointwise.zeros_like_grad)
+    return tuple(pointwise.zeros_like_grad(g) if n is not None else None for n in node.next)
 
 
 def _not_implemented_vjp(node, g, saved):

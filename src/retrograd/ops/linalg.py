@@ -259,8 +259,15 @@ def matmul(a, b):
 
 def _matmul_recorded(op, a, b, ad, bd):
     """``op(a, b)`` for matmul's general path, with the saved operands PyTorch saves."""
-    if op is _transposed and not state.enabled:
-        return no_grad_product_view(op(a, b))
+    if op is _transposed:
+        if not state.enabled:
+            return no_grad_product_view(op(a, b))
+        if type(a) is Tensor and type(b) is Tensor:
+            # PyTorch computes b.mT @ a.mT (folded into one mm) and returns its transpose, a
+            # view of that hidden product: an in-place change of the result then records
+            # CopySlices on the product and leaves the result AsStridedBackward0, and a
+            # flatten of it is a view (seeds 15089969, 12607848).  Same steps here
+            return transpose(matmul(_mT(b), _mT(a)), -2, -1)
     if state.enabled and type(a) is Tensor and type(b) is Tensor and (
             a._requires_grad or b._requires_grad) and (ad.ndim > 2 or bd.ndim > 2 or (
             ad.ndim == 1 and bd.ndim == 2)):

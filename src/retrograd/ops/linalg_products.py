@@ -13,6 +13,7 @@ from __future__ import annotations
 from ..backend import namespace
 from ._apply import INPUTS, defop
 from ._errors import scalar_type_name, tensor_arg
+from .pointwise import zeros_like_grad
 from .layout import diagonal as _diagonal
 from .linalg import (
     _matmul_fwd, _matmul_vjp, _mT, _mv, _same_dtype, int_coefficients, matmul, refuse_bool,
@@ -450,8 +451,10 @@ def _identity_fwd(a):
     return xp.broadcast_to(xp.eye(a.shape[-1], dtype=a.dtype), a.shape).copy()
 
 
-_identity = defop("matrix_power", _identity_fwd, lambda node, g, saved: (g * 0,),
-                  "CopyBackwards", 1)
+# PyTorch copies the identity into a clone of A: A's gradient is copy_'s zeros_like(grad),
+# exact zeros that record nothing (g * 0 required grad under create_graph: seed 15013377)
+_identity = defop("matrix_power", _identity_fwd,
+                  lambda node, g, saved: (zeros_like_grad(g),), "CopyBackwards", 1)
 
 
 def matrix_power(A, n):  # noqa: N803 - PyTorch's name

@@ -22,13 +22,15 @@ from ..random import numpy_generator
 from ..tensor import Tensor, make_tensor
 from ._apply import apply_op, defop
 from ._errors import broadcast_message, scalar_type_name
+from .pointwise import zeros_like_grad
 from .inplace import inplace
 from .shape import expand
 
 
 def _zero_vjp(node, g, saved):
     # PyTorch: zeros_like(grad) for every input (the engine sums a broadcast down)
-    return tuple(g * 0 if n is not None else None for n in node.next)
+    # (exact zeros recording nothing, not g * 0: see pointwise.zeros_like_grad)
+    return tuple(zeros_like_grad(g) if n is not None else None for n in node.next)
 
 
 def _sample(a, *rest):
