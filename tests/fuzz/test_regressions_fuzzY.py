@@ -1,0 +1,213 @@
+"""Fuzzer findings fixed by fuzzY (issue 7: exception classes, stop 20's leftovers): each
+program must run alike in retrograd and PyTorch (values, dtypes, shapes, grad_fn names,
+gradients, exceptions); the families around each seed are checked op by op against
+PyTorch (the exception class, or the values)."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import retrograd  # noqa: E402
+
+from .program import program_from_text  # noqa: E402
+from .runner import compare, reproducer  # noqa: E402
+
+CASES = {
+    # index_reduce of a bool tensor: PyTorch's kernels have no bool version (the
+    # include_self=False fill, the loop over a 1-d self); retrograd reduced it (seed 15061873)
+    "index_reduce_of_bool": """
+v0 = T.tensor([False, False, True], dtype=T.bool)
+v2 = T.tensor([[-1.0]], dtype=T.float64)
+v3 = v0.masked_fill(v2 > 0, 0.0)
+v4 = T.tensor(0, dtype=T.int64)
+v5 = T.tensor([[True, True, True]], dtype=T.bool)
+try:
+    v6 = v3.index_reduce(0, v4, v5, 'mean', include_self=False)
+except Exception as e:
+    pass
+try:
+    v7 = v0.index_reduce(0, v4[None], v5[0, :1], 'amax')
+except Exception as e:
+    pass
+""",
+    # eigvalsh of an integer matrix: PyTorch's LAPACK kernel refuses the dtype
+    # (NotImplementedError), where retrograd refused it up front as linalg.cholesky does
+    # (RuntimeError) (seed 15096647)
+    "eigvalsh_of_integer": """
+v0 = T.tensor([[[4], [4], [2]]], dtype=T.int64)
+v1 = v0.kthvalue(2, dim=1).values
+try:
+    v2 = T.linalg.eigvalsh(v1 + v1.mT)
+except Exception as e:
+    pass
+try:
+    v3 = T.linalg.eigh(v1 + v1.mT)
+except Exception as e:
+    pass
+""",
+    # leaky_relu_ of an expanded integer tensor: PyTorch's check for elements sharing memory
+    # comes before its kernel's refusal of the dtype (seed 15111218)
+    "leaky_relu_inplace_of_expanded_integer": """
+v4 = T.tensor(2, dtype=T.int64)
+v7 = v4.broadcast_to((2, 2))
+try:
+    T.nn.functional.leaky_relu_(v7)
+except Exception as e:
+    pass
+try:
+    T.nn.functional.elu(v7, inplace=True)
+except Exception as e:
+    pass
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_fuzz_regression_fuzzY(name):
+    prog = program_from_text(CASES[name])
+    failure = compare(prog)
+    assert failure is None, reproducer(prog, failure)
+
+
+def _outcome(fn):
+    """The exception class raised, or the result's dtype name and values."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            out = fn()
+        except Exception as e:  # noqa: BLE001 - the class is what is compared
+            return type(e).__name__
+    if isinstance(out, tuple):
+        out = out[0]
+    return str(out.dtype).split(".")[-1], np.asarray(out.tolist()).tolist()
+
+
+def _agree(cases):
+    """Run each case in both libraries; the outcomes must match."""
+    want, got = cases(torch), cases(retrograd)
+    bad = {k: (_outcome(want[k]), _outcome(got[k])) for k in want}
+    bad = {k: v for k, v in bad.items() if v[0] != v[1]}
+    assert not bad, bad
+
+
+_DTYPES = ("bool", "int64", "uint8", "float64")
+
+
+def _reduce_cases(L):  # noqa: N803 - the library
+    out = {}
+    for dt in _DTYPES:
+        d = getattr(L, dt)
+        idx = L.tensor([0, 2])
+        for mode in ("prod", "mean", "amax", "amin", "sum"):
+            for inc in (True, False):
+                out[dt, "scatter_reduce", mode, inc] = (
+                    lambda d=d, mode=mode, inc=inc: L.zeros(3, dtype=d).scatter_reduce(
+                        0, L.tensor([0, 2]), L.ones(2, dtype=d), mode, include_self=inc))
+                if mode == "sum":
+                    continue
+                out[dt, "index_reduce", mode, inc] = (
+                    lambda d=d, mode=mode, inc=inc: L.zeros(3, dtype=d).index_reduce(
+                        0, idx, L.ones(2, dtype=d), mode, include_self=inc))
+                out[dt, "index_reduce 2-d", mode, inc] = (
+                    lambda d=d, mode=mode, inc=inc: L.zeros(2, 3, dtype=d).index_reduce(
+                        1, idx, L.ones(2, 2, dtype=d), mode, include_self=inc))
+                out[dt, "index_reduce_", mode, inc] = (
+                    lambda d=d, mode=mode, inc=inc: L.zeros(3, dtype=d).index_reduce_(
+                        0, idx, L.ones(2, dtype=d), mode, include_self=inc))
+    return out
+
+
+def test_scatter_and_index_reduce_dtypes_like_pytorch():
+    """Every scatter_reduce/index_reduce mode on bool, integer and float tensors, with and
+    without self: PyTorch's NotImplementedError where its kernel has no bool version, and
+    the dtype's lowest/highest value as amax/amin's start without self (uint8: 0; bool)."""
+    _agree(_reduce_cases)
+
+
+def _linalg_cases(L):  # noqa: N803 - the library
+    out = {}
+    for dt in ("int64", "bool"):
+        d = getattr(L, dt)
+        for n in (2, 0):
+            A = L.ones(n, n, dtype=d)  # noqa: N806
+            B = L.ones(n, 1, dtype=d)  # noqa: N806
+            out[dt, n, "eigh"] = lambda A=A: L.linalg.eigh(A)
+            out[dt, n, "eigvalsh"] = lambda A=A: L.linalg.eigvalsh(A)
+            out[dt, n, "cholesky"] = lambda A=A: L.cholesky(A)
+            out[dt, n, "linalg.cholesky"] = lambda A=A: L.linalg.cholesky(A)
+            out[dt, n, "solve_triangular"] = (
+                lambda A=A, B=B: L.linalg.solve_triangular(A, B, upper=True))
+            out[dt, n, "solve_triangular float B"] = (
+                lambda A=A, n=n: L.linalg.solve_triangular(A, L.ones(n, 1), upper=True))
+            out[dt, n, "triangular_solve"] = lambda A=A, B=B: L.triangular_solve(B, A)
+        out[dt, "eigh UPLO"] = lambda d=d: L.linalg.eigh(L.ones(2, 2, dtype=d), UPLO="X")
+        out[dt, "eigh 1-d"] = lambda d=d: L.linalg.eigh(L.ones(2, dtype=d))
+        out[dt, "solve_triangular shapes"] = (lambda d=d: L.linalg.solve_triangular(
+            L.ones(2, 2, dtype=d), L.ones(3, 1, dtype=d), upper=True))
+        out[dt, "ormqr shapes"] = (
+            lambda d=d: L.ormqr(L.ones(2, 2, dtype=d), L.ones(1, dtype=d), L.ones(2, 2, dtype=d)))
+        out[dt, "ormqr"] = (
+            lambda d=d: L.ormqr(L.ones(2, 2, dtype=d), L.ones(2, dtype=d), L.ones(2, 2, dtype=d)))
+        out[dt, "cross"] = lambda d=d: L.linalg.cross(L.ones(3, dtype=d), L.ones(3, dtype=d))
+    # solve_triangular computes in A's dtype
+    out["solve_triangular f32 A"] = lambda: L.linalg.solve_triangular(
+        L.tensor([[2.0, 1.0], [0.0, 4.0]]), L.tensor([[1.0], [2.0]], dtype=L.float64),
+        upper=True)
+    out["solve_triangular f64 A, int B"] = lambda: L.linalg.solve_triangular(
+        L.tensor([[2.0, 1.0], [0.0, 4.0]], dtype=L.float64), L.tensor([[1], [2]]), upper=True)
+    return out
+
+
+def test_linalg_dtype_refusals_like_pytorch():
+    """An integer or bool matrix given to a LAPACK op: PyTorch's class (NotImplementedError
+    from the kernel, after the shape checks; RuntimeError where the op refuses it up
+    front; an empty one passes where PyTorch returns before its kernel)."""
+    _agree(_linalg_cases)
+
+
+def test_solve_triangular_mixed_dtypes_gradients_like_pytorch():
+    """linalg.solve_triangular casts B to A's dtype: the result has A's dtype, B's gradient
+    B's dtype."""
+    for da, db in (("float64", "float32"), ("float32", "float64")):
+        res = []
+        for L in (torch, retrograd):  # noqa: N806
+            A = L.tensor([[2.0, 1.0], [0.0, 4.0]], dtype=getattr(L, da), requires_grad=True)  # noqa: N806
+            B = L.tensor([[1.0], [2.0]], dtype=getattr(L, db), requires_grad=True)  # noqa: N806
+            X = L.linalg.solve_triangular(A, B, upper=True)  # noqa: N806
+            X.sum().backward()
+            res.append([(str(t.dtype).split(".")[-1], t.detach().numpy().tolist())
+                        for t in (X, A.grad, B.grad)])
+        assert res[0] == res[1], (da, db)
+
+
+def _expanded_cases(L):  # noqa: N803 - the library
+    F = L.nn.functional  # noqa: N806
+    out = {}
+    for dt in ("int64", "bool", "float64"):
+        def x(dt=dt):
+            return L.tensor([[1]], dtype=getattr(L, dt)).expand(2, 3)
+        for name in ("leaky_relu_", "elu_", "celu_", "selu_", "rrelu_", "threshold_",
+                     "relu_", "hardtanh_"):
+            args = (0.5, 1.0) if name == "threshold_" else ()
+            out[dt, name] = lambda x=x, name=name, args=args: getattr(F, name)(x(), *args)
+        for name in ("leaky_relu", "elu", "celu", "selu", "rrelu"):
+            out[dt, name, "inplace"] = lambda x=x, name=name: getattr(F, name)(x(), inplace=True)
+        for name in ("celu_", "selu_", "rrelu_"):
+            out[dt, "torch", name] = lambda x=x, name=name: getattr(L, name)(x())
+        for name, args in (("normal_", ()), ("normal_", (0.0, -1.0)), ("uniform_", ()),
+                           ("uniform_", (2.0, 1.0)), ("log_normal_", ()), ("conj_physical_", ()),
+                           ("exponential_", ()), ("bernoulli_", ())):
+            out[dt, name, args] = lambda x=x, name=name, args=args: getattr(x(), name)(*args)
+    out["threshold_ values"] = lambda: F.threshold_(
+        L.tensor([[0.2, 2.0, -1.0]]).expand(2, 3), 0.5, 1.0)
+    return out
+
+
+def test_inplace_on_expanded_order_of_checks_like_pytorch():
+    """An in-place op on an expanded tensor: PyTorch's overlap refusal comes before its
+    kernel's dtype refusal (leaky_relu_, elu_, celu_, selu_, rrelu_), after it for normal_
+    and uniform_, and threshold_ and a real tensor's conj_physical_ check nothing."""
+    _agree(_expanded_cases)
