@@ -66,7 +66,7 @@ except Exception as e:
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_fuzz_regression_fuzzY(name):
+def test_fuzz_regression_fuzzy(name):
     prog = program_from_text(CASES[name])
     failure = compare(prog)
     assert failure is None, reproducer(prog, failure)
@@ -100,7 +100,6 @@ def _reduce_cases(L):  # noqa: N803 - the library
     out = {}
     for dt in _DTYPES:
         d = getattr(L, dt)
-        idx = L.tensor([0, 2])
         for mode in ("prod", "mean", "amax", "amin", "sum"):
             for inc in (True, False):
                 out[dt, "scatter_reduce", mode, inc] = (
@@ -110,13 +109,13 @@ def _reduce_cases(L):  # noqa: N803 - the library
                     continue
                 out[dt, "index_reduce", mode, inc] = (
                     lambda d=d, mode=mode, inc=inc: L.zeros(3, dtype=d).index_reduce(
-                        0, idx, L.ones(2, dtype=d), mode, include_self=inc))
+                        0, L.tensor([0, 2]), L.ones(2, dtype=d), mode, include_self=inc))
                 out[dt, "index_reduce 2-d", mode, inc] = (
                     lambda d=d, mode=mode, inc=inc: L.zeros(2, 3, dtype=d).index_reduce(
-                        1, idx, L.ones(2, 2, dtype=d), mode, include_self=inc))
+                        1, L.tensor([0, 2]), L.ones(2, 2, dtype=d), mode, include_self=inc))
                 out[dt, "index_reduce_", mode, inc] = (
                     lambda d=d, mode=mode, inc=inc: L.zeros(3, dtype=d).index_reduce_(
-                        0, idx, L.ones(2, dtype=d), mode, include_self=inc))
+                        0, L.tensor([0, 2]), L.ones(2, dtype=d), mode, include_self=inc))
     return out
 
 
@@ -132,17 +131,17 @@ def _linalg_cases(L):  # noqa: N803 - the library
     for dt in ("int64", "bool"):
         d = getattr(L, dt)
         for n in (2, 0):
-            A = L.ones(n, n, dtype=d)  # noqa: N806
-            B = L.ones(n, 1, dtype=d)  # noqa: N806
-            out[dt, n, "eigh"] = lambda A=A: L.linalg.eigh(A)
-            out[dt, n, "eigvalsh"] = lambda A=A: L.linalg.eigvalsh(A)
-            out[dt, n, "cholesky"] = lambda A=A: L.cholesky(A)
-            out[dt, n, "linalg.cholesky"] = lambda A=A: L.linalg.cholesky(A)
+            a = L.ones(n, n, dtype=d)
+            b = L.ones(n, 1, dtype=d)
+            out[dt, n, "eigh"] = lambda a=a: L.linalg.eigh(a)
+            out[dt, n, "eigvalsh"] = lambda a=a: L.linalg.eigvalsh(a)
+            out[dt, n, "cholesky"] = lambda a=a: L.cholesky(a)
+            out[dt, n, "linalg.cholesky"] = lambda a=a: L.linalg.cholesky(a)
             out[dt, n, "solve_triangular"] = (
-                lambda A=A, B=B: L.linalg.solve_triangular(A, B, upper=True))
+                lambda a=a, b=b: L.linalg.solve_triangular(a, b, upper=True))
             out[dt, n, "solve_triangular float B"] = (
-                lambda A=A, n=n: L.linalg.solve_triangular(A, L.ones(n, 1), upper=True))
-            out[dt, n, "triangular_solve"] = lambda A=A, B=B: L.triangular_solve(B, A)
+                lambda a=a, n=n: L.linalg.solve_triangular(a, L.ones(n, 1), upper=True))
+            out[dt, n, "triangular_solve"] = lambda a=a, b=b: L.triangular_solve(b, a)
         out[dt, "eigh UPLO"] = lambda d=d: L.linalg.eigh(L.ones(2, 2, dtype=d), UPLO="X")
         out[dt, "eigh 1-d"] = lambda d=d: L.linalg.eigh(L.ones(2, dtype=d))
         out[dt, "solve_triangular shapes"] = (lambda d=d: L.linalg.solve_triangular(
