@@ -210,3 +210,39 @@ def test_inplace_on_expanded_order_of_checks_like_pytorch():
     kernel's dtype refusal (leaky_relu_, elu_, celu_, selu_, rrelu_), after it for normal_
     and uniform_, and threshold_ and a real tensor's conj_physical_ check nothing."""
     _agree(_expanded_cases)
+
+
+_TENSOR_ONLY = ("atan2", "arctan2", "hypot", "logaddexp", "igamma", "igammac", "maximum",
+                "minimum", "dist", "logical_and", "logical_or", "logical_xor", "cross",
+                "nextafter", "gcd", "lcm", "eq", "ne", "lt", "gt", "le", "ge", "not_equal",
+                "greater", "less", "dot", "vdot", "inner", "outer", "kron", "clamp_min",
+                "clamp_max", "copysign", "fmax", "ldexp", "xlogy", "add", "pow", "fmod")
+
+
+def _number_cases(L):  # noqa: N803 - the library
+    out = {}
+    for name in _TENSOR_ONLY:
+        for dt in ("float64", "int64"):
+            for num in (2.0, 2, True):
+                def x(dt=dt):
+                    return L.tensor([1.5, 2.0]).to(getattr(L, dt))
+                out[name, dt, num, "fn"] = lambda name=name, x=x, num=num: getattr(L, name)(
+                    x(), num)
+                out[name, dt, num, "fn reflected"] = (
+                    lambda name=name, x=x, num=num: getattr(L, name)(num, x()))
+                out[name, dt, num, "method"] = (
+                    lambda name=name, x=x, num=num: getattr(x(), name)(num))
+                if hasattr(torch.Tensor, name + "_"):
+                    out[name, dt, num, "in place"] = (
+                        lambda name=name, x=x, num=num: getattr(x(), name + "_")(num))
+    out["gcd_ function"] = lambda: L.gcd_(L.tensor([4]), 2)
+    out["hypot other="] = lambda: L.hypot(L.tensor([3.0]), other=4.0)
+    out["special.gammainc"] = lambda: L.special.gammainc(L.tensor([3.0]), 4.0)
+    return out
+
+
+def test_python_numbers_where_pytorch_takes_tensors_only():
+    """hypot_/atan2_ and the other ops whose PyTorch signature takes tensors only (the
+    function, method and in-place forms): a Python number raises PyTorch's TypeError, also
+    as a function's first argument (torch.eq(2.0, x)), before any dtype or overlap check."""
+    _agree(_number_cases)
