@@ -34,7 +34,7 @@ import numpy as _np
 from ..backend import namespace
 from ..tensor import Tensor
 from ._apply import NOTHING, INPUTS, OUTPUT, defop
-from ._errors import scalar_type_name, tensor_arg
+from ._errors import broadcast_message, scalar_type_name, tensor_arg
 from .saved_checks import check_also
 from .inplace import inplace
 from .pointwise import _where
@@ -254,6 +254,17 @@ def _reduce_vjp(node, g, saved):
     dt = res_raw.dtype
     xp = namespace(res_raw)
     one = xp.ones((), dt)
+    # an index smaller than src (q: the part written): PyTorch's amax/amin/prod derivative
+    # compares the whole src with index-shaped values, broadcast: it raises where they do
+    # not broadcast (whichever gradient is asked), and where they do, src elements outside
+    # the index's part take gradients too (as its formulas give them)
+    whole = reduce in ("amax", "amin", "prod") and q is not None
+    if whole:
+        message = broadcast_message([tuple(src_shape), tuple(p.shape)])
+        if message is not None:
+            raise RuntimeError(f"{message} (the derivative of scatter_reduce/index_reduce "
+                               f"with reduce='{reduce}' compares src of shape "
+                               f"{list(src_shape)} with the index's {list(p.shape)})")
     if reduce == "sum":
         gself, gsrc = g, _gat(g, p, shape)
     elif reduce == "mean":
@@ -267,6 +278,8 @@ def _reduce_vjp(node, g, saved):
         n = self_is + _add0_fwd(src_is, p, shape)
         gd = g / n
         gself = gd * self_is
+        if whole:
+            src_is = (_raw(src) == value).astype(dt)
         gsrc = _gat(gd, p, shape) * src_is
     else:  # prod
         gself = gsrc = None
@@ -278,9 +291,14 @@ def _reduce_vjp(node, g, saved):
         if ns:
             src_zero = xp.broadcast_to(s_raw == 0, p.shape)
             zeros_at = _add0_fwd(src_zero.astype(dt), p, shape).reshape(-1)[p]
+            if whole:  # (the index's part counts the zeros; the whole src is masked)
+                s, src_zero = src, _raw(src) == 0
             single = src_zero & (zeros_at == 1)
             masked_src = _where(one, s, single)
-            masked_result = _reduce_op(self_, masked_src, p, None, p.shape, reduce, include_self)
+            masked_result = (_reduce_op(self_, masked_src, p, q, src_shape, reduce, include_self)
+                             if whole else
+                             _reduce_op(self_, masked_src, p, None, p.shape, reduce,
+                                        include_self))
             gsrc = _where(_gat(g * masked_result, p, shape),
                           _gat(g * result, p, shape) / _where(one, s, src_zero),
                           single)
@@ -295,8 +313,9 @@ def _reduce_vjp(node, g, saved):
     if ns:
         # sum and mean: PyTorch's index-shaped gather (see _src_grad); amax, amin and prod
         # compare the whole src with the gathered result (broadcast: src-shaped values)
-        gsrc = _src_grad(node, gsrc, q, src_shape) if reduce in ("sum", "mean") else \
-            _src_back(gsrc, q, src_shape)
+        if not whole:  # (whole: src-shaped already)
+            gsrc = _src_grad(node, gsrc, q, src_shape) if reduce in ("sum", "mean") else \
+                _src_back(gsrc, q, src_shape)
     return (gself if na else None, gsrc if ns else None)
 
 
