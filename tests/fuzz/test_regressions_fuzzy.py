@@ -282,3 +282,35 @@ def test_scatter_reduce_index_smaller_than_src_like_pytorch():
                     want = _scatter_reduce_small_index(torch, *where)
                     got = _scatter_reduce_small_index(retrograd, *where)
                     assert got == want, where
+
+
+_DET_BATCHES = {
+    "mixed": [[[1.0, 2.0], [2.0, 4.0]], [[1.0, 0.0], [0.0, 2.0]]],
+    "regular": [[[1.0, 2.0], [3.0, 4.0]], [[1.0, 0.0], [0.0, 2.0]]],
+    "singular": [[[1.0, 2.0], [2.0, 4.0]], [[0.0, 0.0], [0.0, 0.0]]],
+    "one singular": [[1.0, 2.0], [2.0, 4.0]],
+    "one regular": [[1.0, 2.0], [3.0, 4.0]],
+    "mixed 4-d": [[[[1.0, 2.0], [2.0, 4.0]], [[1.0, 0.0], [0.0, 2.0]]]],
+    "near singular": [[[1.0, 2.0], [1.0, 2.0 + 1e-15]], [[2.0, 1.0], [1.0, 3.0]]],
+}
+
+
+def _det_create_graph(lib, data, fn):
+    a = lib.tensor(data, dtype=lib.float64, requires_grad=True)
+    (g,) = lib.autograd.grad(fn(lib)(a).sum(), a, create_graph=True)
+    (g * g).sum().backward()
+    return type(g.grad_fn).__name__, g.detach().numpy(), a.grad.numpy()
+
+
+@pytest.mark.parametrize("batch", sorted(_DET_BATCHES))
+def test_det_create_graph_paths_like_pytorch(batch):
+    """det's derivative under create_graph takes PyTorch's paths: linalg.solve for regular
+    matrices (LinalgSolveExBackward0), the SVD's cofactors where |det| < 100 eps, and for a
+    batch of both two index_put_s (IndexPutBackward0); values and second derivatives
+    agree."""
+    for fn in (lambda L: L.linalg.det, lambda L: L.det):  # noqa: N803
+        want = _det_create_graph(torch, _DET_BATCHES[batch], fn)
+        got = _det_create_graph(retrograd, _DET_BATCHES[batch], fn)
+        assert got[0] == want[0]
+        for w, h in zip(want[1:], got[1:]):
+            np.testing.assert_allclose(h, w, rtol=1e-9, atol=1e-9)
