@@ -62,6 +62,25 @@ try:
 except Exception as e:
     pass
 """,
+    # floor_divide/heaviside (no derivative in PyTorch) of an integer or bool tensor that
+    # requires grad: nothing recorded, nothing refused, in place the grad_fn stays (stop 20)
+    "floor_divide_heaviside_of_integer_requiring_grad": """
+v0 = T.tensor([1.5, 2.5], dtype=T.float64, requires_grad=True)
+v1 = T.zeros((2, 2), dtype=T.int64)
+v1[0] = v0.sum()
+v2 = T.floor_divide(v1, T.tensor([2, 3], dtype=T.int64))
+v3 = v1 // 2
+v4 = T.heaviside(v1, T.tensor([2, 3], dtype=T.int64))
+v5 = v1.clone()
+v5.floor_divide_(2)
+v6 = v1.clone()
+v6.heaviside_(T.tensor([2, 3], dtype=T.int64))
+v7 = v1.clone()
+v7 //= T.tensor([2, 3], dtype=T.int64)
+v8 = T.zeros((2, 2), dtype=T.bool)
+v8[1] = v0.sum()
+v9 = T.heaviside(v8, T.tensor([True, False]))
+""",
 }
 
 
