@@ -373,3 +373,41 @@ def test_igamma_gradient_by_x_with_integer_a_like_pytorch():
             except RuntimeError:
                 res.append("RuntimeError")
         assert res[0] == res[1], (da, db)
+
+
+def _half_linalg_cases(L):  # noqa: N803 - the library
+    la = L.linalg
+
+    def a():
+        return L.eye(2).to(L.float16)
+
+    def b():
+        return L.ones(2, 1).to(L.float16)
+    return {
+        "det": lambda: la.det(a()), "slogdet": lambda: la.slogdet(a()),
+        "logdet": lambda: L.logdet(a()), "inv": lambda: la.inv(a()),
+        "inv_ex": lambda: la.inv_ex(a()), "pinv": lambda: la.pinv(a()),
+        "cholesky": lambda: la.cholesky(a()), "torch.cholesky": lambda: L.cholesky(a()),
+        "eigh": lambda: la.eigh(a()), "eigvalsh": lambda: la.eigvalsh(a()),
+        "qr": lambda: la.qr(a()), "svd": lambda: la.svd(a()), "svdvals": lambda: la.svdvals(a()),
+        "solve": lambda: la.solve(a(), b()), "solve_ex": lambda: la.solve_ex(a(), b()),
+        "lstsq": lambda: la.lstsq(a(), b()), "lu": lambda: la.lu(a()),
+        "lu_factor": lambda: la.lu_factor(a()), "matrix_rank": lambda: la.matrix_rank(a()),
+        "matrix_norm 2": lambda: la.matrix_norm(a(), 2),
+        "matrix_norm fro": lambda: la.matrix_norm(a()),
+        "matrix_norm nuc": lambda: la.matrix_norm(a(), "nuc"), "cond": lambda: la.cond(a()),
+        "solve_triangular": lambda: la.solve_triangular(a(), b(), upper=True),
+        "triangular_solve": lambda: L.triangular_solve(b(), a()),
+        "householder_product": lambda: la.householder_product(a(), a()[0]),
+        "orgqr": lambda: L.orgqr(a(), a()[0]), "geqrf": lambda: L.geqrf(a()),
+        "ldl_factor": lambda: la.ldl_factor(a()),
+        "cholesky_solve": lambda: L.cholesky_solve(b(), a()),
+        "cholesky_inverse": lambda: L.cholesky_inverse(a()),
+        "matrix_power -1": lambda: la.matrix_power(a(), -1),
+    }
+
+
+def test_linalg_float16_refusals_like_pytorch():
+    """A float16 matrix given to a LAPACK op: PyTorch's class (the kernel's
+    NotImplementedError, or its RuntimeError up front); NumPy's TypeError leaked before."""
+    _agree(_half_linalg_cases)

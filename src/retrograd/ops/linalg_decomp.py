@@ -30,7 +30,8 @@ from ._jvp import JVPS
 from ._errors import scalar_type_name, tensor_arg
 from .layout import tril, triu
 from .linalg import _mT, matmul
-from .linalg_solve import LinAlgError, _solve_triangular, check_square, kernel_dtype
+from .linalg_solve import (LinAlgError, _solve_triangular, check_square, kernel_dtype,
+                           no_half)
 from .shape import unsqueeze
 
 cholesky_ex_type = namedtuple("linalg_cholesky_ex", ["L", "info"])
@@ -83,6 +84,7 @@ def _float_matrices(name, A, arg="A"):  # noqa: N803 - PyTorch's name
     if A._data.dtype.kind != "f":
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{scalar_type_name(A._data.dtype)} (convert first, e.g. A.double())")
+    no_half(name, A)
 
 
 def _bool_arg(fn, arg, value):

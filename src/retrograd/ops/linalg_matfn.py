@@ -311,7 +311,7 @@ def _check_householder(name, A, tau, dtype=True):  # noqa: N803
 def _householder_kernel(name, A):  # noqa: N803
     """The kernel's NotImplementedError for an integer or bool ``A`` (after every shape
     check: ormqr checks other's shapes first)."""
-    if A._data.dtype.kind != "f":
+    if A._data.dtype.kind != "f" or A._data.itemsize == 2:  # (float16 too)
         kernel = "ormqr_cpu" if name == "torch.ormqr" else "orgqr_cpu"
         raise NotImplementedError(f'"{kernel}" not implemented for '
                                   f"'{scalar_type_name(A._data.dtype)}' ({name} takes float "
@@ -376,7 +376,7 @@ def geqrf(input):  # noqa: A002 - PyTorch's name
     if input.ndim < 2:
         raise RuntimeError(f"torch.geqrf: input must have at least 2 dimensions. (got shape "
                            f"{list(input.shape)})")
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind != "f" or input._data.itemsize == 2:  # (float16 too)
         raise NotImplementedError(f'"geqrf_cpu" not implemented for '
                            f"'{scalar_type_name(input._data.dtype)}'")
     xp = namespace(input._data)

@@ -291,6 +291,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # no
         raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 "
                            f"dimensions (got shape {list(A.shape)})")
     d0, d1 = _matrix_dims("linalg.matrix_norm", A, tuple(dim))
+    if A._data.dtype.itemsize == 2 and (ord == "nuc" or ord in (2, -2)):  # (an SVD)
+        raise RuntimeError("linalg.matrix_norm: Low precision dtypes not supported. Got Half "
+                           "(convert first, e.g. A.float())")
     if isinstance(ord, str):
         if ord == "fro":
             return _vector_norm(A, 2.0, (d0, d1), keepdim)

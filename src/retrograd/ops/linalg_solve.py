@@ -54,6 +54,37 @@ def check_square(name, A, arg="A", dtype=True):  # noqa: N803 - PyTorch's name
     if dtype and A._data.dtype.kind != "f":
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{scalar_type_name(A._data.dtype)} (convert first, e.g. A.double())")
+    if dtype:
+        no_half(name, A)
+
+
+# PyTorch's refusal of a float16 matrix, by op: its LAPACK kernel's NotImplementedError, or
+# a RuntimeError up front (NumPy's linalg raised a TypeError of its own)
+_HALF_KERNEL = {"linalg.det": "lu_cpu", "torch.linalg.solve": "lu_cpu",
+                "torch.linalg.solve_ex": "lu_cpu", "linalg.cholesky": "cholesky_cpu",
+                "linalg.cholesky_ex": "cholesky_cpu", "cholesky": "cholesky_cpu",
+                "linalg.eigh": "linalg_eigh_cpu", "linalg.eigvalsh": "linalg_eigh_cpu",
+                "linalg.solve_triangular": "triangular_solve_cpu",
+                "triangular_solve": "triangular_solve_cpu",
+                "cholesky_inverse": "cholesky_inverse_out_cpu", "linalg.qr": "geqrf_cpu",
+                "qr": "geqrf_cpu", "linalg.svd": "linalg_svd_cpu",
+                "linalg.svdvals": "linalg_svd_cpu", "linalg.cond": "linalg_svd_cpu"}
+_HALF_UP_FRONT = {"linalg.slogdet": "linalg.slogdet", "logdet": "logdet",
+                  "linalg.inv": "linalg.inv", "linalg.inv_ex": "linalg.inv"}
+
+
+def no_half(name, A):  # noqa: N803 - PyTorch's name
+    """PyTorch's error for a float16 ``A`` given to op ``name`` (nothing for other ops)."""
+    if A._data.dtype != np.float16:
+        return
+    key = name.split("(")[0]
+    if key in _HALF_KERNEL:
+        raise NotImplementedError(f'"{_HALF_KERNEL[key]}" not implemented for \'Half\' ({name} '
+                                  "needs float32 or float64 matrices: convert first, e.g. "
+                                  "A.float())")
+    if key in _HALF_UP_FRONT:
+        raise RuntimeError(f"{_HALF_UP_FRONT[key]}: Low precision dtypes not supported. Got "
+                           "Half (convert first, e.g. A.float())")
 
 
 def kernel_dtype(kernel, name, A, empty_ok=False):  # noqa: N803 - PyTorch's name
@@ -64,6 +95,7 @@ def kernel_dtype(kernel, name, A, empty_ok=False):  # noqa: N803 - PyTorch's nam
         raise NotImplementedError(f'"{kernel}" not implemented for '
                                   f"'{scalar_type_name(A._data.dtype)}' ({name} takes float "
                                   "matrices: convert first, e.g. A.double())")
+    no_half(name, A)
 
 
 def _pivot_info(a):
@@ -235,7 +267,9 @@ _solve = defop("linalg.solve", _solve_fwd, _solve_vjp, "LinalgSolveExBackward0",
 
 
 def _solve_args(name, A, B, left):  # noqa: N803 - PyTorch's names
-    check_square(name, A)
+    check_square(name, A, dtype=False)
+    if A._data.dtype.kind != "f":
+        check_square(name, A)  # (its RuntimeError for an integer A)
     tensor_arg(B, "B", 1)
     _same_dtype(name, (A, B), name + ": Expected A and B to have the same dtype, but found A "
                 "of type {} and B of type {} instead")
@@ -263,6 +297,7 @@ def _solve_args(name, A, B, left):  # noqa: N803 - PyTorch's names
         except ValueError:
             raise RuntimeError(f"{name}: the batch dimensions of A {list(A.shape[:-2])} and B "
                                f"{list(B.shape[:-2])} do not broadcast") from None
+    no_half(name, A)  # (the LU kernel's, after the shape checks)
     return vec
 
 
@@ -517,6 +552,10 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):  # noqa: N803 - PyTorch's
     if A._data.dtype.kind != "f":
         raise RuntimeError(f"linalg.pinv(A): Expected a floating point or complex tensor as "
                            f"input. Got {scalar_type_name(A._data.dtype)}")
+    if A._data.dtype == np.float16:
+        raise RuntimeError(f"linalg.pinv(Half{list(A.shape)}): expected a tensor with 2 or more "
+                           "dimensions of float, double, cfloat or cdouble types (convert "
+                           "first, e.g. A.float())")
     if hermitian and A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"linalg.pinv(A, hermitian=True): A must be batches of square "
                            f"matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices")
