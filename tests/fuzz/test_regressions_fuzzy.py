@@ -411,3 +411,23 @@ def test_linalg_float16_refusals_like_pytorch():
     """A float16 matrix given to a LAPACK op: PyTorch's class (the kernel's
     NotImplementedError, or its RuntimeError up front); NumPy's TypeError leaked before."""
     _agree(_half_linalg_cases)
+
+
+def _index_put_expanded(lib, accumulate, index):
+    base = lib.tensor([[2.0, 3.0, 4.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            out = base.expand(2, 3).index_put_(index(lib), lib.tensor(7.0), accumulate=accumulate)
+        except RuntimeError:
+            return "RuntimeError"
+    return out.tolist(), base.tolist()
+
+
+def test_index_put_inplace_through_expanded_like_pytorch():
+    """index_put_ without accumulate writes through an expanded tensor as PyTorch (and as
+    x[i] = v did already); retrograd refused it."""
+    for index in (lambda L: (L.tensor([0]),), lambda L: (L.tensor([1]), L.tensor([2])),  # noqa: N803
+                  lambda L: (L.tensor([True, False]),)):  # noqa: N803
+        assert _index_put_expanded(retrograd, False, index) == \
+            _index_put_expanded(torch, False, index)
