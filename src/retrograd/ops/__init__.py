@@ -254,3 +254,4 @@ from . import (  # noqa: F401, E402 - issue 6 leftovers (ops6c: embedding_bag, r
 )
 from . import _jvp  # noqa: F401, E402 - forward-mode AD: tangent propagation (issue 10)
 from . import linalg_jvp  # noqa: F401, E402 - forward AD of qr, eigh, svd, lu (issue 10)
+from . import tensor_only  # noqa: F401, E402 - Tensor-only arguments: a number raises TypeError (fuzzY; last: wraps the registered names)

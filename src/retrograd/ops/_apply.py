@@ -100,6 +100,8 @@ def _new_node(node_cls, nxt, nrs, params, data):
 # bool result not differentiable: nothing recorded and nothing refused, where the other ops
 # refuse (fuzz seed 14813907: ``v.type_as(int64)`` after ``v[1] = w.sum()``)
 _NOT_DIFFERENTIABLE_INT = frozenset(("to", "ToCopyBackward0"))
+# (the node's name, or the op's where its caller passes that)
+_NO_DERIVATIVE = frozenset(("NotImplemented", "heaviside", "floor_divide"))
 
 
 def integer_grad(name, inputs, data) -> bool:
@@ -112,6 +114,10 @@ def integer_grad(name, inputs, data) -> bool:
     if data.dtype.kind == "f" or not any(
             isinstance(x, Tensor) and x._requires_grad and x._data.dtype.kind != "f"
             for x in inputs):
+        return False
+    if name in _NO_DERIVATIVE:
+        # floor_divide, heaviside (PyTorch's ops without a derivative): an integer result
+        # records nothing and refuses nothing, in place too (the tensor keeps its grad_fn)
         return False
     if getattr(state, "int_inplace", False):
         return True

@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..backend import namespace
 from ._apply import INPUTS, OUTPUT, defop
 from ._errors import float_only
+from .inplace import check_writable
 from .inplace import inplace as _inplace
 from .inplace import relu_ as _relu_
 from .pointwise import derivative_record, exp, sigmoid, where
@@ -40,9 +41,17 @@ _leaky_relu_saving_result = defop("leaky_relu", _leaky_fwd, _leaky_vjp, "LeakyRe
 _leaky_relu_ = _inplace(_leaky_relu_saving_result, "leaky_relu_", False)
 
 
+def overlap_first(x, inplace, name):
+    """PyTorch's refusal of an in-place write into an expanded tensor, which comes before
+    its kernel's refusal of an integer or bool dtype (float_only): seed 15111218."""
+    if inplace and hasattr(x, "_data"):
+        check_writable(x, name)
+
+
 def leaky_relu(input, negative_slope=0.01, inplace=False):  # noqa: A002 - PyTorch's names
     """``x`` where positive, ``negative_slope * x`` elsewhere (the result has x's sign, so
     the in-place form's derivative reads it from the result)."""
+    overlap_first(input, inplace, "leaky_relu_")
     float_only(input, "leaky_relu_cpu", "leaky_relu")
     if inplace:
         return _leaky_relu_(input, negative_slope)
@@ -126,6 +135,7 @@ _elu_ = _inplace(defop("elu", _elu_fwd, _elu_result_vjp, "EluBackward1", 1, OUTP
 
 def elu(input, alpha=1.0, inplace=False):  # noqa: A002
     """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere."""
+    overlap_first(input, inplace, "elu_")
     float_only(input, "elu_cpu", "elu")
     return _elu_(input, alpha) if inplace else _elu(input, alpha)
 

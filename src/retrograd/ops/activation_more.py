@@ -18,7 +18,7 @@ from ..tensor import Tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from ._errors import dim_error, float_only, scalar_type_name
 from ._jvp import RULES as _JVP_RULES
-from .activation import _elu_, _hardtanh_, _leaky_relu_, _softplus
+from .activation import _elu_, _hardtanh_, _leaky_relu_, _softplus, overlap_first
 from .derivative_flags import tie
 from .inplace import inplace as _inplace
 from .inplace import relu_ as _relu_
@@ -81,6 +81,7 @@ def selu(input, inplace=False):  # noqa: A002 - PyTorch's names
     >>> T.selu(T.tensor([1.0, 0.0]))
     tensor([1.0507, 0.0000])
     """
+    overlap_first(input, inplace, "selu_")
     float_only(input, "elu_cpu", "selu")
     return (_selu_ if inplace else _selu)(input, SELU_ALPHA, SELU_SCALE, 1.0, 1.0)
 
@@ -99,6 +100,7 @@ def celu(input, alpha=1.0, inplace=False):  # noqa: A002
     >>> T.celu(T.tensor([-1.0, 2.0]), alpha=2.0)
     tensor([-0.7869,  2.0000])
     """
+    overlap_first(input, inplace, "celu_")
     float_only(input, "elu_cpu", "celu")
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: celu's alpha must not be 0 (it divides x)")
@@ -303,6 +305,7 @@ _rrelu_ = _inplace(defop("rrelu", _rrelu_fwd, _rrelu_vjp, "RreluWithNoiseBackwar
 
 
 def _rrelu_call(x, lower, upper, training, inplace, gen):
+    overlap_first(x, inplace, "rrelu_")
     float_only(x, "leaky_relu_cpu" if not training else "rrelu_with_noise_out_cpu", "rrelu")
     if lower > upper:
         raise RuntimeError(f"Lower bound should be less than or equal to the upper bound (rrelu "
@@ -486,7 +489,8 @@ def _threshold_vjp(node, g, saved):
 _threshold = defop("threshold", _threshold_fwd, _threshold_vjp, "ThresholdBackward0", 1, INPUTS)
 # in place PyTorch keeps a copy of the input (not the result: value may exceed threshold)
 _threshold_ = _inplace(defop("threshold", _threshold_fwd, _threshold_vjp, "ThresholdBackward1",
-                             1, INPUTS), "threshold_", True)
+                             1, INPUTS), "threshold_", True,
+                        overlap_ok=True)  # (its kernel checks no overlap: idempotent)
 
 
 def threshold(input, threshold, value, inplace=False):  # noqa: A002
@@ -572,12 +576,14 @@ def relu_(input):  # noqa: A002
 
 def elu_(input, alpha=1.0):  # noqa: A002
     """``F.elu_``: elu in place."""
+    overlap_first(input, True, "elu_")
     float_only(input, "elu_cpu", "elu_")
     return _elu_(input, alpha)
 
 
 def leaky_relu_(input, negative_slope=0.01):  # noqa: A002
     """``F.leaky_relu_``: leaky_relu in place."""
+    overlap_first(input, True, "leaky_relu_")
     float_only(input, "leaky_relu_cpu", "leaky_relu_")
     return _leaky_relu_(input, negative_slope)
 

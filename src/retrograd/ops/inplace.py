@@ -489,6 +489,7 @@ class _Interface:
 # PyTorch 2.13 warns that these may stop writing through expanded tensors
 # (x[mask] = scalar is index_put_, which goes on to masked_fill_: both warn)
 _DEPRECATED_ON_EXPANDED = {"masked_fill_": ("masked_fill_",), "index_fill_": ("index_fill_",),
+                           "index_put_": ("index_put_",),
                            "x[mask] = value": ("index_put_",),
                            "x[mask] = scalar": ("index_put_", "masked_fill_")}
 

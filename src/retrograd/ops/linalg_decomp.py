@@ -30,7 +30,8 @@ from ._jvp import JVPS
 from ._errors import scalar_type_name, tensor_arg
 from .layout import tril, triu
 from .linalg import _mT, matmul
-from .linalg_solve import LinAlgError, _solve_triangular, check_square
+from .linalg_solve import (LinAlgError, _solve_triangular, check_square, kernel_dtype,
+                           no_half)
 from .shape import unsqueeze
 
 cholesky_ex_type = namedtuple("linalg_cholesky_ex", ["L", "info"])
@@ -83,6 +84,7 @@ def _float_matrices(name, A, arg="A"):  # noqa: N803 - PyTorch's name
     if A._data.dtype.kind != "f":
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{scalar_type_name(A._data.dtype)} (convert first, e.g. A.double())")
+    no_half(name, A)
 
 
 def _bool_arg(fn, arg, value):
@@ -206,7 +208,10 @@ JVPS["LinalgCholeskyExBackward0"] = JVPS["CholeskyBackward0"] = _cholesky_jvp
 
 
 def _cholesky(name, A, upper, check, node_cls=_CholeskyExNode):  # noqa: N803
-    check_square(name, A)
+    # linalg.cholesky refuses an integer dtype up front, torch.cholesky in its kernel (an
+    # empty one passes: the kernel never runs)
+    check_square(name, A, dtype=name != "cholesky")
+    kernel_dtype("cholesky_cpu", name, A, empty_ok=True)
     low, infos = _cholesky_arrays(A._data, upper)
     if check and infos.any():
         raise not_positive_definite(name, A._data, infos)
@@ -351,9 +356,10 @@ _EighNode = multi_node("LinalgEighBackward0", _eigh_vjp)
 
 
 def _eigh(A, UPLO, name):  # noqa: N803 - PyTorch's names
-    check_square(name, A)
+    check_square(name, A, dtype=False)
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    kernel_dtype("linalg_eigh_cpu", name, A, empty_ok=True)  # (seed 15096647)
     a = A._data
     xp = namespace(a)
     if a.size == 0:

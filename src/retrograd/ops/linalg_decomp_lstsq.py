@@ -133,7 +133,7 @@ def lstsq(A, B, rcond=None, *, driver=None):  # noqa: N803 - PyTorch's names
     tensor_arg(B, "B")
     if A.ndim < 2:
         raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
-    if A._data.dtype.kind != "f" or B._data.dtype.kind != "f":
+    if A._data.dtype.kind != "f" or B._data.dtype.kind != "f" or A._data.itemsize == 2:
         raise RuntimeError(f"{name}: This function doesn't handle types other than float and "
                            f"double (got {scalar_type_name(A._data.dtype)} and "
                            f"{scalar_type_name(B._data.dtype)})")
@@ -190,7 +190,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):  # noqa:
                         "pass tol, or atol and rtol, not both")
     if A.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor input must have at least 2 dimensions.")
-    if A._data.dtype.kind != "f":
+    if A._data.dtype.kind != "f" or A._data.itemsize == 2:  # (float16 too)
         raise RuntimeError(f"{name}: This function doesn't handle types other than float and "
                            f"double (got {scalar_type_name(A._data.dtype)})")
     if tol is not None:

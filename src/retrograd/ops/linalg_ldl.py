@@ -59,6 +59,10 @@ def _check_square(name, A):  # noqa: N803 - PyTorch's name
     if A._data.dtype.kind != "f":
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{scalar_type_name(A._data.dtype)}")
+    if A._data.itemsize == 2 and "factor" in name:  # (float16: the kernel refuses it)
+        raise NotImplementedError("\"ldl_factor_kernel_cpu\" not implemented for 'Half' ("
+                                  f"{name} needs float32 or float64 matrices: convert first, "
+                                  "e.g. A.float())")
 
 
 def _factor(name, A, check):  # noqa: N803

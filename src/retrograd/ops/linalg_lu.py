@@ -282,7 +282,7 @@ def _check_lu_input(name, A, pivot):  # noqa: N803 - PyTorch's name
     if A.ndim < 2:
         raise RuntimeError(f"{name}: Expected tensor with 2 or more dimensions. Got size: "
                            f"{list(A.shape)} instead")
-    if A._data.dtype.kind != "f":
+    if A._data.dtype.kind != "f" or A._data.itemsize == 2:  # (float16 too)
         raise NotImplementedError(f'"lu_cpu" not implemented for '
                                   f"'{scalar_type_name(A._data.dtype)}' ({name} takes float "
                                   "matrices: convert first, e.g. A.double())")
@@ -625,7 +625,7 @@ def cholesky_solve(input, input2, upper=False):  # noqa: A002 - PyTorch's names
                            f"{input.shape[-2]} by {input.shape[-1]}")
     _same_dtype("cholesky_solve", (input, input2), "cholesky_solve: Expected b and A to have "
                 "the same dtype, but found b of type {} and A of type {} instead.")
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind != "f" or input._data.itemsize == 2:  # (float16 too)
         raise NotImplementedError(f'"cholesky_solve_cpu" not implemented for '
                                   f"'{scalar_type_name(input._data.dtype)}' (cholesky_solve "
                                   "takes float matrices: convert first, e.g. b.double())")

@@ -290,7 +290,7 @@ def _ormqr_vjp(node, g, saved):
 _ormqr = defop("ormqr", _ormqr_fwd, _ormqr_vjp, "OrmqrBackward0", 3, INPUTS, "promote")
 
 
-def _check_householder(name, A, tau):  # noqa: N803
+def _check_householder(name, A, tau, dtype=True):  # noqa: N803
     tensor_arg(A, "input")
     tensor_arg(tau, "tau", 1)
     if A.ndim < 2:
@@ -304,7 +304,14 @@ def _check_householder(name, A, tau):  # noqa: N803
                            f"input.shape[:-2], but got {list(tau.shape[:-1])} and "
                            f"{list(A.shape[:-2])}")
     _same_dtype(name, (A, tau), name + ": tau dtype {1} does not match input dtype {0}")
-    if A._data.dtype.kind != "f":
+    if dtype:
+        _householder_kernel(name, A)
+
+
+def _householder_kernel(name, A):  # noqa: N803
+    """The kernel's NotImplementedError for an integer or bool ``A`` (after every shape
+    check: ormqr checks other's shapes first)."""
+    if A._data.dtype.kind != "f" or A._data.itemsize == 2:  # (float16 too)
         kernel = "ormqr_cpu" if name == "torch.ormqr" else "orgqr_cpu"
         raise NotImplementedError(f'"{kernel}" not implemented for '
                                   f"'{scalar_type_name(A._data.dtype)}' ({name} takes float "
@@ -331,7 +338,7 @@ def ormqr(input, input2, input3, left=True, transpose=False):  # noqa: A002 - Py
     and Q = H_1 ... H_k the m x m product of the reflectors of ``input`` and ``input2``
     (geqrf's ``a`` and ``tau``), without forming Q."""
     name = "torch.ormqr"
-    _check_householder(name, input, input2)
+    _check_householder(name, input, input2, dtype=False)
     tensor_arg(input3, "other", 2)
     _same_dtype(name, (input, input3), name + ": Expected input and other to have the same "
                 "dtype, but other has dtype {1} instead of {0}")
@@ -350,6 +357,7 @@ def ormqr(input, input2, input3, left=True, transpose=False):  # noqa: A002 - Py
     if tuple(input3.shape[:-2]) != tuple(input.shape[:-2]):
         raise RuntimeError(f"{name}: Expected batch dimensions of other to be equal to "
                            f"input.shape[:-2], but got {list(input3.shape[:-2])}")
+    _householder_kernel(name, input)
     return _ormqr(input, input2, input3, bool(left), bool(transpose))
 
 
@@ -368,7 +376,7 @@ def geqrf(input):  # noqa: A002 - PyTorch's name
     if input.ndim < 2:
         raise RuntimeError(f"torch.geqrf: input must have at least 2 dimensions. (got shape "
                            f"{list(input.shape)})")
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind != "f" or input._data.itemsize == 2:  # (float16 too)
         raise NotImplementedError(f'"geqrf_cpu" not implemented for '
                            f"'{scalar_type_name(input._data.dtype)}'")
     xp = namespace(input._data)

@@ -533,6 +533,9 @@ def linalg_cross(input, other, *, dim=-1):  # noqa: A002 - PyTorch's names
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
                            f"{sa[dim]} and {sb[dim]}")
     _same_dtype("linalg.cross", (input, other))
+    if input._data.dtype.kind == "b":  # (NumPy's cross subtracts bools: a TypeError)
+        raise NotImplementedError("\"cross\" not implemented for 'Bool': linalg.cross takes "
+                                  "numbers; convert first, e.g. a.int()")
     return _cross(input, other, dim % nd)
 
 

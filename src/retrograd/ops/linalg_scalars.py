@@ -51,21 +51,41 @@ def _det_vjp(node, g, saved):
         return (g[..., None, None],)
     scale = unsqueeze(unsqueeze(g * d, -1), -1)
     data = getattr(d, "_data", d)
-    if isinstance(g, Tensor) and bool((data == 0).any()):
-        # under create_graph PyTorch gives a singular matrix its true derivative, the matrix
-        # of cofactors, through the SVD (zeros above would leave a second derivative of 0)
-        cof = _det_cofactors(a, g)
-        if bool((data == 0).all()):
-            return (cof,)
-        xp = namespace(data)
-        singular = (data == 0)[..., None, None]
-        fixed = where(singular, xp.eye(a.shape[-1], dtype=data.dtype), a)
-        return (where(singular, cof, scale * _inv_t(fixed)),)
+    if isinstance(g, Tensor):
+        return (_det_create_graph(a, g, d, data),)
     if bool((data == 0).any()):
         xp = namespace(data)
         singular = (data == 0)[..., None, None]
         a = where(singular, xp.eye(a.shape[-1], dtype=data.dtype), a)
     return (scale * _inv_t(a),)
+
+
+def _det_create_graph(a, g, d, data):
+    """The derivative under create_graph as PyTorch's linalg_det_backward: a matrix whose
+    |det| is below 100 eps is singular to it and gets its true derivative, the matrix of
+    cofactors, through the SVD (zeros would leave a second derivative of 0); the others
+    linalg.solve(A^T, g det I).  A batch of both is put together with two index_put_s
+    (grad_fn IndexPutBackward0; LinalgSolveExBackward0 or the SVD path's matmul else)."""
+    from .inplace import setitem
+    from .linalg_solve import solve
+
+    xp = namespace(data)
+    small = xp.abs(data) < 100 * xp.finfo(data.dtype).eps
+    eye = xp.eye(a.shape[-1], dtype=data.dtype)
+
+    def regular(a_, g_, d_):
+        return solve(_mT(a_), unsqueeze(unsqueeze(g_ * d_, -1), -1) * make_tensor(eye))
+
+    if not small.any():
+        return regular(a, g, d)
+    if small.all():
+        return _det_cofactors(a, g)
+    mask = make_tensor(small)
+    out = make_tensor(xp.zeros(a.shape, dtype=data.dtype))
+    setitem(out, mask, _det_cofactors(a[mask], g[mask]))
+    keep = make_tensor(~small)
+    setitem(out, keep, regular(a[keep], g[keep], d[keep]))
+    return out
 
 
 def _det_cofactors(a, g):
@@ -271,6 +291,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # no
         raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 "
                            f"dimensions (got shape {list(A.shape)})")
     d0, d1 = _matrix_dims("linalg.matrix_norm", A, tuple(dim))
+    if A._data.dtype.itemsize == 2 and (ord == "nuc" or ord in (2, -2)):  # (an SVD)
+        raise RuntimeError("linalg.matrix_norm: Low precision dtypes not supported. Got Half "
+                           "(convert first, e.g. A.float())")
     if isinstance(ord, str):
         if ord == "fro":
             return _vector_norm(A, 2.0, (d0, d1), keepdim)

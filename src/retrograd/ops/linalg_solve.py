@@ -41,8 +41,9 @@ triangular_solve_type = namedtuple("triangular_solve", ["solution", "cloned_coef
 # ----------------------------------------------------------------- checks and pivots
 
 
-def check_square(name, A, arg="A"):  # noqa: N803 - PyTorch's name
-    """PyTorch's errors for a tensor that is not a batch of square float matrices."""
+def check_square(name, A, arg="A", dtype=True):  # noqa: N803 - PyTorch's name
+    """PyTorch's errors for a tensor that is not a batch of square float matrices (the
+    dtype left to ``kernel_dtype`` with ``dtype=False``: ops that refuse it in their kernel)."""
     tensor_arg(A, arg)
     if A.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor {arg} must have at least 2 dimensions "
@@ -50,9 +51,51 @@ def check_square(name, A, arg="A"):  # noqa: N803 - PyTorch's name
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"{name}: {arg} must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
-    if A._data.dtype.kind != "f":
+    if dtype and A._data.dtype.kind != "f":
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{scalar_type_name(A._data.dtype)} (convert first, e.g. A.double())")
+    if dtype:
+        no_half(name, A)
+
+
+# PyTorch's refusal of a float16 matrix, by op: its LAPACK kernel's NotImplementedError, or
+# a RuntimeError up front (NumPy's linalg raised a TypeError of its own)
+_HALF_KERNEL = {"linalg.det": "lu_cpu", "torch.linalg.solve": "lu_cpu",
+                "torch.linalg.solve_ex": "lu_cpu", "linalg.cholesky": "cholesky_cpu",
+                "linalg.cholesky_ex": "cholesky_cpu", "cholesky": "cholesky_cpu",
+                "linalg.eigh": "linalg_eigh_cpu", "linalg.eigvalsh": "linalg_eigh_cpu",
+                "linalg.solve_triangular": "triangular_solve_cpu",
+                "triangular_solve": "triangular_solve_cpu",
+                "cholesky_inverse": "cholesky_inverse_out_cpu", "linalg.qr": "geqrf_cpu",
+                "qr": "geqrf_cpu", "linalg.svd": "linalg_svd_cpu",
+                "linalg.svdvals": "linalg_svd_cpu", "linalg.cond": "linalg_svd_cpu"}
+_HALF_UP_FRONT = {"linalg.slogdet": "linalg.slogdet", "logdet": "logdet",
+                  "linalg.inv": "linalg.inv", "linalg.inv_ex": "linalg.inv"}
+
+
+def no_half(name, A):  # noqa: N803 - PyTorch's name
+    """PyTorch's error for a float16 ``A`` given to op ``name`` (nothing for other ops)."""
+    if A._data.dtype != np.float16:
+        return
+    key = name.split("(")[0]
+    if key in _HALF_KERNEL:
+        raise NotImplementedError(f'"{_HALF_KERNEL[key]}" not implemented for \'Half\' ({name} '
+                                  "needs float32 or float64 matrices: convert first, e.g. "
+                                  "A.float())")
+    if key in _HALF_UP_FRONT:
+        raise RuntimeError(f"{_HALF_UP_FRONT[key]}: Low precision dtypes not supported. Got "
+                           "Half (convert first, e.g. A.float())")
+
+
+def kernel_dtype(kernel, name, A, empty_ok=False):  # noqa: N803 - PyTorch's name
+    """PyTorch's NotImplementedError for an integer or bool ``A`` met by LAPACK kernel
+    ``kernel`` (after the op's shape checks; where PyTorch returns an empty input before
+    its kernel, ``empty_ok``, an empty one passes)."""
+    if A._data.dtype.kind != "f" and not (empty_ok and A._data.size == 0):
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{scalar_type_name(A._data.dtype)}' ({name} takes float "
+                                  "matrices: convert first, e.g. A.double())")
+    no_half(name, A)
 
 
 def _pivot_info(a):
@@ -224,7 +267,9 @@ _solve = defop("linalg.solve", _solve_fwd, _solve_vjp, "LinalgSolveExBackward0",
 
 
 def _solve_args(name, A, B, left):  # noqa: N803 - PyTorch's names
-    check_square(name, A)
+    check_square(name, A, dtype=False)
+    if A._data.dtype.kind != "f":
+        check_square(name, A)  # (its RuntimeError for an integer A)
     tensor_arg(B, "B", 1)
     _same_dtype(name, (A, B), name + ": Expected A and B to have the same dtype, but found A "
                 "of type {} and B of type {} instead")
@@ -252,6 +297,7 @@ def _solve_args(name, A, B, left):  # noqa: N803 - PyTorch's names
         except ValueError:
             raise RuntimeError(f"{name}: the batch dimensions of A {list(A.shape[:-2])} and B "
                                f"{list(B.shape[:-2])} do not broadcast") from None
+    no_half(name, A)  # (the LU kernel's, after the shape checks)
     return vec
 
 
@@ -410,12 +456,13 @@ _solve_triangular_public = defop("linalg.solve_triangular", _solve_triangular_fw
 
 
 def _triangular_args(name, A, B, left, a_name="A", b_name="B"):  # noqa: N803
-    check_square(name, A, a_name)
+    check_square(name, A, a_name, dtype=False)
     tensor_arg(B, b_name)
     if B.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor {b_name} must have at least 2 dimensions.")
-    _same_dtype(name, (A, B), name + ": Expected " + a_name + " and " + b_name + " to have the "
-                "same dtype, but found {} and {} instead")
+    if name != "linalg.solve_triangular":  # (which casts B to A's dtype instead)
+        _same_dtype(name, (A, B), name + ": Expected " + a_name + " and " + b_name + " to "
+                    "have the same dtype, but found {} and {} instead")
     k = B.shape[-2] if left else B.shape[-1]
     if k != A.shape[-1]:
         raise RuntimeError(f"{name}: Incompatible shapes of {a_name} and {b_name} for the "
@@ -426,6 +473,8 @@ def _triangular_args(name, A, B, left, a_name="A", b_name="B"):  # noqa: N803
     except ValueError:
         raise RuntimeError(f"{name}: the batch dimensions of {a_name} {list(A.shape[:-2])} and "
                            f"{b_name} {list(B.shape[:-2])} do not broadcast") from None
+    # the shapes pass: an integer A is refused by the kernel, even empty
+    kernel_dtype("triangular_solve_cpu", name, A)
 
 
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False):  # noqa: N803
@@ -433,6 +482,8 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):  # noqa: N
     upper or lower triangle of ``A`` (its diagonal taken as ones with ``unitriangular``).
     A zero on the diagonal gives inf/nan, as PyTorch (no error)."""
     _triangular_args("linalg.solve_triangular", A, B, left)
+    if B._data.dtype != A._data.dtype:  # PyTorch computes in A's dtype (B's gradient in B's)
+        B = B.to(A.dtype)  # noqa: N806
     return _solve_triangular_public(A, B, bool(upper), bool(left), bool(unitriangular))
 
 
@@ -501,6 +552,10 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):  # noqa: N803 - PyTorch's
     if A._data.dtype.kind != "f":
         raise RuntimeError(f"linalg.pinv(A): Expected a floating point or complex tensor as "
                            f"input. Got {scalar_type_name(A._data.dtype)}")
+    if A._data.dtype == np.float16:
+        raise RuntimeError(f"linalg.pinv(Half{list(A.shape)}): expected a tensor with 2 or more "
+                           "dimensions of float, double, cfloat or cdouble types (convert "
+                           "first, e.g. A.float())")
     if hermitian and A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"linalg.pinv(A, hermitian=True): A must be batches of square "
                            f"matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices")

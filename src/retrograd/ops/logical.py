@@ -250,6 +250,11 @@ def _igamma_vjp(node, g, saved):
 
     # d/dx P(a, x) = x^(a-1) e^(-x) / Gamma(a); Q = 1 - P
     a = a.detach() if isinstance(a, Tensor) else a
+    if getattr(a, "dtype", None) is not None and getattr(a, "_data", a).dtype.kind == "b":
+        # PyTorch's formula computes a - 1 in a's dtype
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not "
+                           f"supported ({node.params[0]}'s derivative by x reads a - 1 of a "
+                           "bool input a); convert a to a float first")
     dx = exp((a - 1) * log(x) - x - lgamma(a))
     return (None, g * dx if node.params[0] == "igamma" else g * -dx)
 
@@ -259,12 +264,17 @@ def _igamma_op(name):
                _igamma_vjp, f"{name.capitalize()}Backward0", 2, INPUTS, "float")
 
     def fn(input, other):  # noqa: A002
-        for t, arg in ((input, "input"), (other, "other")):
-            d = _tensor_arg(t, name, arg, 1 if arg == "input" else 2)
-            if d.dtype.kind != "f":
-                raise NotImplementedError(f"\"{name}_cpu\" not implemented for "
-                                   f"'{scalar_type_name(d.dtype)}' ({name} takes floating "
-                                   "tensors; convert with .float())")
+        kinds = [_tensor_arg(t, name, arg, pos).dtype
+                 for t, arg, pos in ((input, "input", 1), (other, "other", 2))]
+        if all(k.kind != "f" for k in kinds):
+            # PyTorch promotes first (a float with an integer tensor is a float: seed-less
+            # stop 20 leftover); its kernel refuses an integer or bool promoted type
+            from .. import dtypes
+
+            common = dtypes.promote_types(input.dtype, other.dtype)
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for "
+                                      f"'{scalar_type_name(common.numpy)}' ({name} takes "
+                                      "floating tensors; convert with .float())")
         return op(input, other, name)
 
     fn.__name__ = name

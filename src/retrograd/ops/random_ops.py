@@ -334,8 +334,30 @@ def _bernoulli_fill(x, p=0.5, *, generator=None):
 
 
 # (name, how it samples): each writes into the tensor as the in-place ops do
-normal_ = inplace(_normal_fill, "normal_", False)
-uniform_ = inplace(_uniform_fill, "uniform_", False)
+def _kernel_checks_first(method, checks):
+    """``method`` whose ``checks`` run first on an integer or bool tensor: normal_'s and
+    uniform_'s kernels refuse the dtype before PyTorch's check for an expanded tensor (the
+    one a float tensor meets first), so that refusal is what such a tensor gets."""
+    def call(x, *args, **kwargs):
+        if isinstance(x, Tensor) and x._data.dtype.kind != "f":
+            checks(x, *args, **kwargs)
+        return method(x, *args, **kwargs)
+
+    call.__name__, call.__doc__ = method.__name__, method.__doc__
+    return call
+
+
+def _normal_checks(x, mean=0.0, std=1.0, *, generator=None):
+    _check_std(std)  # (PyTorch: the std before the dtype)
+    _need_float(x._data.dtype, "normal_kernel_cpu")
+
+
+def _uniform_checks(x, a=0.0, b=1.0, *, generator=None):
+    _need_float(x._data.dtype, "check_uniform_bounds")
+
+
+normal_ = _kernel_checks_first(inplace(_normal_fill, "normal_", False), _normal_checks)
+uniform_ = _kernel_checks_first(inplace(_uniform_fill, "uniform_", False), _uniform_checks)
 exponential_ = inplace(_exponential_fill, "exponential_", False)
 geometric_ = inplace(_geometric_fill, "geometric_", False)
 log_normal_ = inplace(_log_normal_fill, "log_normal_", False)

@@ -34,7 +34,7 @@ import numpy as _np
 from ..backend import namespace
 from ..tensor import Tensor
 from ._apply import NOTHING, INPUTS, OUTPUT, defop
-from ._errors import tensor_arg
+from ._errors import broadcast_message, scalar_type_name, tensor_arg
 from .saved_checks import check_also
 from .inplace import inplace
 from .pointwise import _where
@@ -203,9 +203,16 @@ def _reduce_fwd(a, s, p, q, src_shape, reduce, include_self):
         if reduce in _IDENTITY:
             flat[p] = _IDENTITY[reduce]
         else:
-            info = xp.finfo(a.dtype) if a.dtype.kind == "f" else xp.iinfo(a.dtype)
-            big = xp.inf if a.dtype.kind == "f" else info.max
-            flat[p] = -big if reduce in ("amax", "max") else big
+            # the dtype's lowest (highest) value, as PyTorch's lowest()/max(): False/True
+            # for bool, 0 for unsigned
+            low = reduce in ("amax", "max")
+            if a.dtype.kind == "f":
+                flat[p] = -xp.inf if low else xp.inf
+            elif a.dtype.kind == "b":
+                flat[p] = not low
+            else:
+                info = xp.iinfo(a.dtype)
+                flat[p] = info.min if low else info.max
     if reduce in ("max", "min"):  # PyTorch's undocumented spellings (forward only)
         reduce = "a" + reduce
     if reduce in ("sum", "mean"):
@@ -247,6 +254,17 @@ def _reduce_vjp(node, g, saved):
     dt = res_raw.dtype
     xp = namespace(res_raw)
     one = xp.ones((), dt)
+    # an index smaller than src (q: the part written): PyTorch's amax/amin/prod derivative
+    # compares the whole src with index-shaped values, broadcast: it raises where they do
+    # not broadcast (whichever gradient is asked), and where they do, src elements outside
+    # the index's part take gradients too (as its formulas give them)
+    whole = reduce in ("amax", "amin", "prod") and q is not None
+    if whole:
+        message = broadcast_message([tuple(src_shape), tuple(p.shape)])
+        if message is not None:
+            raise RuntimeError(f"{message} (the derivative of scatter_reduce/index_reduce "
+                               f"with reduce='{reduce}' compares src of shape "
+                               f"{list(src_shape)} with the index's {list(p.shape)})")
     if reduce == "sum":
         gself, gsrc = g, _gat(g, p, shape)
     elif reduce == "mean":
@@ -260,6 +278,8 @@ def _reduce_vjp(node, g, saved):
         n = self_is + _add0_fwd(src_is, p, shape)
         gd = g / n
         gself = gd * self_is
+        if whole:
+            src_is = (_raw(src) == value).astype(dt)
         gsrc = _gat(gd, p, shape) * src_is
     else:  # prod
         gself = gsrc = None
@@ -271,9 +291,14 @@ def _reduce_vjp(node, g, saved):
         if ns:
             src_zero = xp.broadcast_to(s_raw == 0, p.shape)
             zeros_at = _add0_fwd(src_zero.astype(dt), p, shape).reshape(-1)[p]
+            if whole:  # (the index's part counts the zeros; the whole src is masked)
+                s, src_zero = src, _raw(src) == 0
             single = src_zero & (zeros_at == 1)
             masked_src = _where(one, s, single)
-            masked_result = _reduce_op(self_, masked_src, p, None, p.shape, reduce, include_self)
+            masked_result = (_reduce_op(self_, masked_src, p, q, src_shape, reduce, include_self)
+                             if whole else
+                             _reduce_op(self_, masked_src, p, None, p.shape, reduce,
+                                        include_self))
             gsrc = _where(_gat(g * masked_result, p, shape),
                           _gat(g * result, p, shape) / _where(one, s, src_zero),
                           single)
@@ -288,8 +313,9 @@ def _reduce_vjp(node, g, saved):
     if ns:
         # sum and mean: PyTorch's index-shaped gather (see _src_grad); amax, amin and prod
         # compare the whole src with the gathered result (broadcast: src-shaped values)
-        gsrc = _src_grad(node, gsrc, q, src_shape) if reduce in ("sum", "mean") else \
-            _src_back(gsrc, q, src_shape)
+        if not whole:  # (whole: src-shaped already)
+            gsrc = _src_grad(node, gsrc, q, src_shape) if reduce in ("sum", "mean") else \
+                _src_back(gsrc, q, src_shape)
     return (gself if na else None, gsrc if ns else None)
 
 
@@ -520,6 +546,15 @@ def scatter_add(input, dim, index, src):  # noqa: A002
 _SCATTER_REDUCES = ("sum", "prod", "mean", "amax", "amin")
 
 
+def _no_bool(x, kernel, op, reduce):
+    """PyTorch's NotImplementedError where its reduction kernel has no bool version."""
+    if _raw(x).dtype.kind == "b":
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{scalar_type_name(_raw(x).dtype)}': {op}() "
+            f"with reduce='{reduce}' does not take a bool tensor; convert it first (x.int()) "
+            "or use a logical op (any/all)")
+
+
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):  # noqa: A002
     """``src`` reduced into ``input`` at ``index`` along ``dim`` with ``reduce`` (sum, prod,
     mean, amax, amin); ``include_self=False`` leaves ``input``'s values out where something
@@ -530,6 +565,8 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):  # noq
         _reduce_arg(reduce, _SCATTER_REDUCES, "scatter_reduce")
     _same_dtype(input, src, "scatter")
     p, q = _scatter_positions(input, dim, index, src, "scatter_reduce")
+    if reduce == "mean":
+        _no_bool(input, "scatter_gather_tensor_cpu_reduce_mean", "scatter_reduce", reduce)
     return check_also(_scatter_reduce(input, src, p, q, tuple(src.shape), reduce,
                                       bool(include_self)), index)
 
@@ -674,6 +711,15 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):  # no
                            f"({_tname(_raw(source))}) must have the same scalar type")
     p = _index_positions(input, dim, index, source, "index_reduce_",
                          _rule("index_reduce_", "any"))
+    # PyTorch's kernels for bool (after its shape checks): the include_self=False fill and
+    # the loop over a 0-d/1-d self have none; a higher-rank self reduces with bool's
+    # elementwise ops, except mean, whose floor division has none
+    if not include_self:
+        _no_bool(input, "index_reduce_func_exclude_input_init", "index_reduce", reduce)
+    elif input.ndim <= 1:
+        _no_bool(input, "index_func_", "index_reduce", reduce)
+    elif reduce == "mean":
+        _no_bool(input, "div_floor_cpu", "index_reduce", reduce)
     return check_also(_index_reduce(input, source, p, None, tuple(source.shape), reduce,
                                     bool(include_self)), index)
 

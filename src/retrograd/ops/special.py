@@ -461,7 +461,9 @@ _INPLACE = {
     "erfinv_": (erfinv, True, ()),
 }
 def _inplace_form(op, name, saves):
-    method = inplace(op, name, saves)
+    # conj_physical_ of a real tensor runs no kernel (it records, bumps the version): no
+    # check for an expanded tensor either
+    method = inplace(op, name, saves, overlap_ok=name == "conj_physical_")
     if name != "nan_to_num_":
         return method
     # PyTorch's nan_to_num_ of an integer or bool tensor copies it onto itself (nothing to

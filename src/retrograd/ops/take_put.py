@@ -256,7 +256,16 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):  # noqa: A00
 
 # ----------------------------------------------------------------- in-place forms
 
-index_put_ = inplace(index_put, "index_put_", False)
+_index_put_refusing = inplace(index_put, "index_put_", False)
+_index_put_writing = inplace(index_put, "index_put_", False, overlap_ok=True)
+
+
+def index_put_(input, indices, values, accumulate=False):  # noqa: A002
+    """In-place ``index_put``.  Without ``accumulate`` PyTorch writes through an expanded
+    tensor (with its deprecation warning), as ``x[i] = v`` does; an accumulating one is
+    refused here (adding through aliases would depend on the kernel's order)."""
+    return (_index_put_refusing if accumulate else _index_put_writing)(
+        input, indices, values, accumulate)
 put_ = inplace(put, "put_", False)
 masked_scatter_ = inplace(masked_scatter, "masked_scatter_", False)
 
