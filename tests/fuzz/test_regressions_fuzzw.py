@@ -2,14 +2,43 @@
 backward that raises in one library only): each program must run alike in retrograd and
 PyTorch (values, dtypes, shapes, grad_fn names, gradients, hook logs, exceptions)."""
 
+import itertools
+import math
+
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
+
+import retrograd  # noqa: E402
 
 from .program import program_from_text  # noqa: E402
 from .runner import compare, reproducer  # noqa: E402
 
 CASES = {
+    # a leaf's shape changed in place under no_grad after a recorded op used it: PyTorch's
+    # AccumulateGrad (made with the old shape) reduces every gradient to that shape and
+    # then keeps it as .grad where its layout obeys the leaf's strides (here a 0-d gradient
+    # of a leaf now (1,)); retrograd broadcast it to the new shape (seeds 15067259, 15079092)
+    "leaf_unsqueezed_after_use": """
+v4 = T.tensor(-0.0, dtype=T.float64, requires_grad=True)
+v5 = v4.sigmoid()
+with T.set_grad_enabled(False):
+    v4.unsqueeze_(-1)
+loss = (v4 * v4.detach().tanh()).sum() + (v5 * v5.detach().tanh()).sum()
+loss.backward()
+""",
+    "leaf_unsqueezed_after_scatter": """
+v0 = T.tensor([[[-1.0]]], dtype=T.float64)
+v1 = T.tensor([[[0]]], dtype=T.int64)
+v2 = T.tensor([[[0.0]]], dtype=T.float64, requires_grad=True)
+v3 = v0.scatter(0, v1, v2)
+with T.no_grad():
+    v2.unsqueeze_(0)
+loss = (v0 * v0.detach().tanh()).sum() + (v2 * v2.detach().tanh()).sum()
+loss = loss + (v3 * v3.detach().tanh()).sum()
+loss.backward()
+""",
     # PyTorch registers a tensor's Python hooks as one dict on the grad_fn it had at its
     # first hook; an in-place view op (unsqueeze_, t_, transpose_, squeeze_...) sets a new
     # grad_fn without starting a new dict, so a hook registered after it still runs on the
@@ -55,3 +84,55 @@ def test_fuzz_regression_fuzzw(name):
     prog = program_from_text(CASES[name])
     failure = compare(prog)
     assert failure is None, reproducer(prog, failure)
+
+
+def _leaf_reshaped(lib, shape, op, use, later, twice):
+    """A leaf used by ``use``, its shape changed by ``op`` under no_grad, then backward
+    (``later``: the leaf in its new shape is used too; ``twice``: a first backward before
+    the change, so the second adds into an existing .grad).  The gradient's shape, values
+    and identity, or the error class."""
+    x = lib.arange(1.0, 1.0 + math.prod(shape), dtype=lib.float64).reshape(shape)
+    x.requires_grad_()
+    try:
+        y = {"sigmoid": x.sigmoid, "sum": x.sum, "mul": lambda: x * 2}[use]()
+        first = None
+        if twice:
+            (y * 3).sum().backward(retain_graph=True)
+            first = x.grad
+        with lib.no_grad():
+            eval("x." + op)
+        loss = (y * y.detach()).sum()
+        if later:
+            loss = loss + (x * x.detach()).sum()
+        loss.backward()
+    except RuntimeError:
+        return "RuntimeError"
+    return tuple(x.grad.shape), x.grad.detach().numpy().tolist(), x.grad is first
+
+
+_SHAPES = [(), (1,), (3,), (1, 3), (3, 1), (2, 3), (2, 1, 3)]
+_OPS = ["unsqueeze_(0)", "unsqueeze_(-1)", "squeeze_()", "squeeze_(0)", "t_()",
+        "transpose_(0, -1)"]
+
+
+@pytest.mark.parametrize("shape", _SHAPES)
+def test_leaf_shape_changed_in_place_like_pytorch(shape):
+    """Every in-place view op of a leaf under no_grad after its use, as PyTorch's
+    AccumulateGrad: the gradient is reduced to the shape the leaf had when its first graph
+    used it, then kept as .grad where its strides obey the leaf's layout (stolen), else
+    copied into the leaf's new shape (broadcast, or a RuntimeError), and added in place
+    into an existing .grad (broadcast, or a RuntimeError)."""
+    for op, use, later, twice in itertools.product(_OPS, ("sigmoid", "sum", "mul"),
+                                                   (False, True), (False, True)):
+        if op in ("t_()", "transpose_(0, -1)") and len(shape) > 2 - (op != "t_()"):
+            continue
+        if not shape and op in ("t_()", "transpose_(0, -1)"):
+            continue
+        want = _leaf_reshaped(torch, shape, op, use, later, twice)
+        got = _leaf_reshaped(retrograd, shape, op, use, later, twice)
+        where = (shape, op, use, later, twice)
+        if isinstance(want, str) or isinstance(got, str):
+            assert got == want, where
+            continue
+        assert got[0] == want[0] and got[2] == want[2], (where, got, want)
+        np.testing.assert_allclose(got[1], want[1], rtol=1e-12, err_msg=str(where))
