@@ -340,8 +340,8 @@ def _obeys_layout_contract(g, data) -> bool:
     for i, (n, st) in enumerate(zip(g.shape, g.strides)):
         if n != 1:
             # past the leaf's dimensions PyTorch reads stale memory: the strides the leaf
-            # had before squeeze_, which a contiguous gradient of that old shape has too
-            # (undefined in general: tests/fuzz/known_bugs.py _leaf_squeezed_in_place)
+            # had before squeeze_ (its inline sizes-and-strides storage keeps them), which
+            # a contiguous gradient of a contiguous leaf's old shape has too
             if i < data.ndim and st != strides[i]:
                 return False
         elif st == 0:
