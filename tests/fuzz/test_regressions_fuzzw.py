@@ -16,6 +16,32 @@ from .program import program_from_text  # noqa: E402
 from .runner import compare, reproducer  # noqa: E402
 
 CASES = {
+    # a leaf view (squeeze() of a tensor not requiring grad, then requires_grad_()) whose
+    # base an in-place op with it changed: PyTorch's AccumulateGrad finds the leaf now has a
+    # grad_fn and refuses ('leaf variable has been moved into the graph interior');
+    # retrograd accumulated into it (seed 15124237)
+    "leaf_moved_into_graph_interior": """
+v1 = T.tensor([[-0.0, -0.0], [1.0, -2.0]], dtype=T.float64)
+v2 = v1.squeeze()
+v2.requires_grad_()
+v1.sub_(v2)
+v6 = v1.permute(0, 1)
+loss = (v6 * v6.detach().tanh()).sum()
+try:
+    loss.backward()
+except Exception as e:
+    pass
+v7 = T.tensor([1.0, 2.0], dtype=T.float64)
+v8 = v7[:]
+v8.requires_grad_()
+h9 = v8.register_hook(lambda g: LOG.append(('v8', g.detach().clone())))
+v7.mul_(v8)
+loss = (v7 * v7.detach()).sum()
+try:
+    loss.backward()
+except Exception as e:
+    pass
+""",
     # a leaf's shape changed in place under no_grad after a recorded op used it: PyTorch's
     # AccumulateGrad (made with the old shape) reduces every gradient to that shape and
     # then keeps it as .grad where its layout obeys the leaf's strides (here a 0-d gradient

@@ -800,6 +800,8 @@ def _run_leaf(node, g, captures, captured, needed, accumulate, as_tensors, trace
         if g is None:
             return
     variable = node.variable
+    if variable._grad_fn is not None:
+        raise _moved_into_graph(variable)
     if trace is not None:
         trace.accumulate(variable, g)
     # a fresh array that only run_backward's ``g`` and ours hold may become .grad as it is
@@ -827,6 +829,15 @@ def _run_leaf(node, g, captures, captured, needed, accumulate, as_tensors, trace
             fn((), given)
 
 
+def _moved_into_graph(variable):
+    """PyTorch's AccumulateGrad refuses a leaf that has since got a grad_fn: a view taken
+    as a leaf whose base an in-place op requiring grad changed (seed 15124237)."""
+    return RuntimeError(
+        "leaf variable has been moved into the graph interior (a leaf of shape "
+        f"{list(variable.shape)} that the graph used is now a view of a tensor changed in "
+        "place by an op requiring grad; clone() it before that change)")
+
+
 def _run_plain_leaf(variable, g):
     """:func:`_run_leaf` where nothing but the accumulation has anything to do: a
     first-order ``backward()`` without tracer or ``inputs=``, at a leaf without hooks (the
@@ -842,6 +853,8 @@ def _run_plain_leaf(variable, g):
             # (nn.Linear's weight gradient, transposed twice): that array itself
             g = base
             sole = True
+    if variable._grad_fn is not None:
+        raise _moved_into_graph(variable)
     grad_lock.acquire()
     try:
         if variable._grad is None and g.shape == variable._data.shape:
