@@ -16,6 +16,28 @@ from .program import program_from_text  # noqa: E402
 from .runner import compare, reproducer  # noqa: E402
 
 CASES = {
+    # a 2-D by 3-D matmul is a view in PyTorch (its folded product's .mT): swapaxes_ of it
+    # under no_grad re-derives its grad_fn from that base (AsStridedBackward0), so backward
+    # sends the new shape's gradient back; retrograd's one product node refused the
+    # gradient of the new shape (seed 15114207)
+    "product_view_reshaped_in_place": """
+v6 = T.zeros((1, 0), dtype=T.float64, requires_grad=True)
+v9 = T.zeros((1, 0, 3), dtype=T.float64, requires_grad=True)
+v10 = v6 @ v9
+with T.set_grad_enabled(False):
+    v10.swapaxes_(-2, -1)
+loss = (v9 * v9.detach().tanh()).sum() + (v10 * v10.detach().tanh()).sum()
+loss.backward(inputs=[v6, v9])
+v11 = T.tensor([[1.0, -2.0]], dtype=T.float64, requires_grad=True)
+v12 = T.tensor([[[1.0, 2.0, 0.5], [3.0, -1.0, 2.0]], [[0.5, 1.0, -1.0], [2.0, 1.0, 3.0]]],
+               dtype=T.float64, requires_grad=True)
+v13 = v11 @ v12
+with T.no_grad():
+    v13.transpose_(0, 2)
+v14 = T.tensor([[[1.0, 2.0]], [[3.0, 4.0]], [[5.0, 6.0]]], dtype=T.float64)
+loss = (v13 * v14).sum()
+loss.backward()
+""",
     # a leaf view (squeeze() of a tensor not requiring grad, then requires_grad_()) whose
     # base an in-place op with it changed: PyTorch's AccumulateGrad finds the leaf now has a
     # grad_fn and refuses ('leaf variable has been moved into the graph interior');

@@ -138,6 +138,8 @@ _cloned = defop("matmul", _matmul_fwd, _matmul_vjp, "CloneBackward0", 2, INPUTS,
                 saved_for=_matmul_saved_for)
 _transposed = defop("matmul", _matmul_fwd, _matmul_vjp, "TransposeBackward0", 2, INPUTS,
                     "promote", saved_for=_matmul_saved_for)
+# PyTorch's result here is a view (the folded product's .mT): inplace_forms re-derives it
+_transposed.op.node_cls.result_is_view = True
 
 
 def matmul(a, b):
