@@ -11,7 +11,7 @@ import numpy as _np
 
 from ..autograd.forward_state import fw
 from ..autograd.grad_mode import inference_blocks, record_extras, state
-from ..autograd.graph import check_saveable, next_sequence_nr
+from ..autograd.graph import NO_EDGE, check_saveable, next_sequence_nr
 from ..backend import ndarray as _ndarray
 from ..tensor import Tensor, adopted_views, forget_adopted, make_tensor, rederive_view
 from ._apply import INPUTS, _leaf_edge, defop, recording_caller
@@ -222,6 +222,8 @@ def matmul(a, b):
                                   "tensors); convert first, e.g. a.int() @ b.int()")
     if op is _transposed and not state.enabled:
         return no_grad_product_view(op(a, b))
+    if state.enabled and (_no_edge(a) or _no_edge(b)):
+        a, b = _through_views(a, b, ad, bd)
     if state.enabled and type(a) is Tensor and type(b) is Tensor and (
             a._requires_grad or b._requires_grad) and (ad.ndim > 2 or bd.ndim > 2 or (
             ad.ndim == 1 and bd.ndim == 2)):
@@ -236,6 +238,33 @@ def matmul(a, b):
                 resave_copies(out, (a, b), copies)
                 return out
     return op(a, b)
+
+
+def _no_edge(x) -> bool:
+    """A view made under no_grad of a tensor requiring grad: it requires grad, but its
+    gradient goes nowhere (graph.NO_EDGE)."""
+    return type(x) is Tensor and x._requires_grad and x._grad_fn is None and x._acc is NO_EDGE
+
+
+def _through_views(a, b, ad, bd):
+    """PyTorch's matmul hands an operand to its mm/mv/bmm through a view (unsqueeze,
+    reshape, expand, .t()) except where it uses it as given; that view's node is an edge
+    even for a :func:`_no_edge` operand, so the product saves the other operand and checks
+    its version in backward (seed 15054811).  Such an operand goes through a recorded
+    view here too (its node sends nothing on, as PyTorch's)."""
+    da, db = ad.ndim, bd.ndim
+    if da <= 2 and db <= 2:
+        via_a, via_b = da == 1 and db == 2, False  # (1-D @ 2-D: unsqueeze(0))
+    elif _should_fold(ad, bd, a._requires_grad, b._requires_grad):
+        # the larger operand is reshaped (b through .mT first); a 2-D a goes through .t()
+        via_a, via_b = (db <= da or da == 2), db > da
+    else:
+        via_a = via_b = True  # bmm: both expanded and reshaped
+    if via_a and _no_edge(a):
+        a = a.view(tuple(ad.shape))
+    if via_b and _no_edge(b):
+        b = b.view(tuple(bd.shape))
+    return a, b
 
 
 def _saved_copies(ad, bd, a_grad, b_grad):
