@@ -979,13 +979,29 @@ def copy_(x, *args, **kwargs):
 # ----------------------------------------------------------------- x[index] = value
 # (here, not in index.py: an assignment is an in-place change, and needs the view machinery)
 from .index import (  # noqa: E402
-    _alias, _basic_op, _getitem_fwd, _index_put_op, _is_basic, _setitem_op, _unwrap_index,
-    getitem, index_tensors, setitem_split, write_at,
+    _alias, _basic_op, _getitem_fwd, _index_put_op, _is_basic, _setitem_fwd, _setitem_op,
+    _unwrap_index, getitem, index_tensors, setitem_split, write_at,
 )
 from .saved_checks import check_also  # noqa: E402
 
 _setitem_op.op.node_cls.any_dtype = True  # CopySlices, as _copy_slices (see _refused)
 _index_put_op.op.node_cls.any_dtype = True
+
+
+def _expanded_base_vjp(node, g, saved):
+    raise RuntimeError(
+        "unsupported operation: more than one element of the written-to tensor refers to a "
+        f"single memory location: x[...] = value recorded on an expanded tensor of shape "
+        f"{list(node.out_shape)} cannot be differentiated (CopySlices copies the gradient into "
+        "a tensor of its layout). Please clone() the tensor before performing the operation.")
+
+
+# x[basic] = value on a tensor whose elements share memory (an expanded tensor's detached
+# alias): PyTorch's CopySlices first copies the gradient into an empty tensor of that
+# layout, which refuses, so its backward always raises (seed 15089313)
+_setitem_expanded = defop("setitem", _setitem_fwd, _expanded_base_vjp, "CopySlices", 2,
+                          pointwise.NOTHING, "same")
+_setitem_expanded.op.node_cls.any_dtype = True
 
 
 def _is_view(x) -> bool:
@@ -1106,7 +1122,8 @@ def setitem(x, index, value):
         return
     if wants:
         check_view_of_leaf(x, "x[...] = value")
-        op = _setitem_op if basic else _index_put_op
+        op = (_index_put_op if not basic else _setitem_expanded if _overlapping(x._data)
+              else _setitem_op)
         new = apply_op(op.op, (shadow_of(x, False), value), (index, basic))
         if basic and new._grad_fn is not None:
             new._grad_fn.saved = _RELEASED_BY_BACKWARD
