@@ -249,8 +249,9 @@ def test_matmul_of_no_grad_view_saves_like_pytorch(sa, sb):
 
 
 def _write_into_expanded(lib, form, expanded):
-    """x[basic] = value requiring grad, into the detached alias of a tensor (expanded: its
-    elements share memory); whether backward raises, else the value's gradient."""
+    """A recorded write (the value requires grad) into the detached alias of a tensor
+    (expanded: its elements share memory); the values after it, and whether backward
+    raises, else the value's gradient."""
     x = lib.tensor([0.5, -1.0], dtype=lib.float64, requires_grad=True)
     v = lib.tensor([2.0], dtype=lib.float64, requires_grad=True) * 1.5
     base = (lib.tensor([1.0], dtype=lib.float64).expand(3) if expanded
@@ -260,23 +261,29 @@ def _write_into_expanded(lib, form, expanded):
         alias[0:1] = (x * 2).sum()
     elif form == "setitem_int":
         alias[1] = (x * 2).sum()
+    elif form == "view_mul":
+        alias[0:1].mul_(v)
+    elif form == "view_copy":
+        alias[1:2].copy_(x[:1])
     else:
         try:  # (two elements sharing one memory location: refused at the write)
             alias[0:2] = x * v
         except RuntimeError:
             return "RuntimeError at the write"
+    values = alias.detach().numpy().tolist()
     try:
         (alias * lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64)).sum().backward()
     except RuntimeError:
-        return "RuntimeError"
-    return x.grad.numpy().tolist() if x.grad is not None else None
+        return values, "RuntimeError"
+    return values, x.grad.numpy().tolist() if x.grad is not None else None
 
 
-@pytest.mark.parametrize("form", ["setitem", "setitem_int", "setitem_two"])
+@pytest.mark.parametrize("form", ["setitem", "setitem_int", "setitem_two", "view_mul",
+                                  "view_copy"])
 def test_recorded_write_into_expanded_tensor_like_pytorch(form):
-    """x[basic] = value requiring grad: PyTorch's CopySlices raises in backward where x's
-    elements share memory.  (An in-place op through a view of such a tensor, x[0:1].mul_(v),
-    still raises at the op in retrograd, in backward in PyTorch: not matched yet.)"""
+    """x[basic] = value requiring grad, or an in-place op through a view of x, where x's
+    elements share memory: PyTorch writes, records CopySlices, and raises in its backward
+    (retrograd refused the view forms at the write)."""
     for expanded in (False, True):
         want = _write_into_expanded(torch, form, expanded)
         got = _write_into_expanded(retrograd, form, expanded)
