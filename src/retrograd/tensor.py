@@ -113,10 +113,14 @@ _LEGACY_NAMES = {
 class _Extra:
     """Rarely used per-tensor state, allocated on first use to keep tensors small."""
 
-    __slots__ = ("hooks", "retains_grad", "name", "post_accumulate_hooks", "fw_grad")
+    __slots__ = ("hooks", "retains_grad", "name", "post_accumulate_hooks", "fw_grad",
+                 "hook_home")
 
     def __init__(self):
         self.hooks = {}
+        # (node, output nr) a non-leaf's first hook went to: PyTorch's ``_backward_hooks``
+        # dict, which its later hooks join until an in-place op rebases the tensor's history
+        self.hook_home = None
         self.retains_grad = False
         self.name = None
         self.post_accumulate_hooks = None  # {id: fn(tensor)}, leaves only
@@ -547,9 +551,17 @@ class Tensor:
             )
         from .autograd.graph import add_hook
 
+        extra = self._extra_state()
         if self._grad_fn is None:
-            return add_hook(self._extra_state().hooks, hook)
-        table = self._grad_fn._hook_table().tensor.setdefault(self._nr, {})
+            return add_hook(extra.hooks, hook)
+        # PyTorch registers a tensor's hook dict on the grad_fn it has at its first hook;
+        # an in-place op that rebases the history (graph.move_retain_grad) starts a new
+        # dict, an in-place view op (unsqueeze_, t_...) does not, so a hook registered
+        # after one still sees the gradient of the old value (seed 15005694)
+        home = extra.hook_home
+        if home is None:
+            home = extra.hook_home = (self._grad_fn, self._nr)
+        table = home[0]._hook_table().tensor.setdefault(home[1], {})
         return add_hook(table, hook)
 
     def register_post_accumulate_grad_hook(self, hook):
@@ -604,6 +616,7 @@ class Tensor:
         self._requires_grad = False
         if self._extra is not None:  # and out of forward AD: its tangent goes, as PyTorch's
             self._extra.fw_grad = None
+            self._extra.hook_home = None
         return self
 
     def __repr__(self) -> str:

@@ -331,15 +331,58 @@ def _run_tensor_hooks(hooks, g, as_tensors, what):
     return g
 
 
+def _obeys_layout_contract(g, data) -> bool:
+    """PyTorch's ``obeys_layout_contract(grad, variable)`` for a dense leaf: every dimension
+    of the gradient longer than 1 has the leaf's stride at that index, and no dimension of
+    length 1 has stride 0 (an expanded gradient).  It indexes the leaf's strides by the
+    gradient's dimensions (a gradient with more dimensions than the leaf: ``squeeze_``)."""
+    strides = data.strides
+    for i, (n, st) in enumerate(zip(g.shape, g.strides)):
+        if n != 1:
+            # past the leaf's dimensions PyTorch reads stale memory: the strides the leaf
+            # had before squeeze_ (its inline sizes-and-strides storage keeps them), which
+            # a contiguous gradient of a contiguous leaf's old shape has too
+            if i < data.ndim and st != strides[i]:
+                return False
+        elif st == 0:
+            return False
+    return True
+
+
 def _leaf_shaped(tensor, g):
-    """A first ``.grad`` in the leaf's current shape, which an in-place view op under
-    no_grad may have changed since its AccumulateGrad was made (``unsqueeze_``): PyTorch's
-    clone_obey_contract copies the gradient into an empty tensor of the leaf's layout
-    (seed 14502034)."""
-    try:
-        return np.broadcast_to(g, tensor._data.shape).copy() if type(g) is _ndarray else g
-    except ValueError:
+    """A first ``.grad`` for a leaf whose shape an in-place view op under no_grad changed
+    since its AccumulateGrad was made (``unsqueeze_``, ``t_``...): the gradient keeps the
+    shape the graph used where PyTorch's AccumulateGrad steals it (its layout obeys the
+    leaf's strides), else PyTorch's clone_obey_contract copies it into an empty tensor of
+    the leaf's layout, which broadcasts it or raises (seeds 14502034, 15067259)."""
+    if type(g) is not _ndarray:
         return g
+    data = tensor._data
+    if g.dtype == data.dtype and _obeys_layout_contract(g, data):
+        return g.copy()
+    try:
+        return np.broadcast_to(g, data.shape).copy()
+    except ValueError:
+        pass
+    raise _into_shape_error(data.shape, g.shape, "(the leaf's shape was changed in place "
+                            "after the graph used it; change it back before backward)")
+
+
+def _into_shape_error(out_shape, g_shape, hint):
+    """PyTorch's error writing a gradient of ``g_shape`` into a tensor of ``out_shape``
+    (copy_ or +=) where it does not broadcast to that shape."""
+    try:
+        both = np.broadcast_shapes(g_shape, out_shape)
+    except ValueError:  # TensorIterator's check: the first dimension from the right
+        for d in range(1, min(len(g_shape), len(out_shape)) + 1):
+            a, b = out_shape[-d], g_shape[-d]
+            if a != b and a != 1 and b != 1:
+                return RuntimeError(
+                    f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
+                    f"non-singleton dimension {len(out_shape) - d} {hint}")
+        raise
+    return RuntimeError(f"output with shape {list(out_shape)} doesn't match the broadcast "
+                        f"shape {list(both)} {hint}")
 
 
 def _accumulate_into_grad(tensor, g, as_tensors, sole=False):
@@ -379,7 +422,18 @@ def _accumulate_into_grad(tensor, g, as_tensors, sole=False):
         # In place, as PyTorch's AccumulateGrad in a first-order pass: ``g = x.grad`` taken
         # earlier sees the sum, even when that .grad requires grad (no graph is recorded).
         data = current._data
-        if data.shape == g.shape and data.dtype == g.dtype and data.flags.writeable:
+        if data.shape != g.shape:
+            # a leaf whose shape changed in place (under no_grad) between two backwards:
+            # PyTorch's ``grad += new_grad`` broadcasts into .grad or refuses
+            try:
+                fits = np.broadcast_shapes(data.shape, g.shape) == data.shape
+            except ValueError:
+                fits = False
+            if not fits:
+                raise _into_shape_error(
+                    data.shape, g.shape, "(adding a gradient into .grad: the leaf's shape was "
+                    "changed in place since; set .grad to None or change the shape back)")
+        if data.dtype == g.dtype and data.flags.writeable:
             data += g
             current._bump_version()
         else:
@@ -755,6 +809,8 @@ def _run_leaf(node, g, captures, captured, needed, accumulate, as_tensors, trace
         if g is None:
             return
     variable = node.variable
+    if variable._grad_fn is not None:
+        raise _moved_into_graph(variable)
     if trace is not None:
         trace.accumulate(variable, g)
     # a fresh array that only run_backward's ``g`` and ours hold may become .grad as it is
@@ -782,6 +838,15 @@ def _run_leaf(node, g, captures, captured, needed, accumulate, as_tensors, trace
             fn((), given)
 
 
+def _moved_into_graph(variable):
+    """PyTorch's AccumulateGrad refuses a leaf that has since got a grad_fn: a view taken
+    as a leaf whose base an in-place op requiring grad changed (seed 15124237)."""
+    return RuntimeError(
+        "leaf variable has been moved into the graph interior (a leaf of shape "
+        f"{list(variable.shape)} that the graph used is now a view of a tensor changed in "
+        "place by an op requiring grad; clone() it before that change)")
+
+
 def _run_plain_leaf(variable, g):
     """:func:`_run_leaf` where nothing but the accumulation has anything to do: a
     first-order ``backward()`` without tracer or ``inputs=``, at a leaf without hooks (the
@@ -797,10 +862,14 @@ def _run_plain_leaf(variable, g):
             # (nn.Linear's weight gradient, transposed twice): that array itself
             g = base
             sole = True
+    if variable._grad_fn is not None:
+        raise _moved_into_graph(variable)
     grad_lock.acquire()
     try:
         if variable._grad is None and g.shape == variable._data.shape:
-            variable._grad = above.make_tensor(g if sole else g.copy())
+            # (as_array: a 0-d derivative may be a NumPy scalar, which a later backward
+            # could not add into in place, as PyTorch's .grad += does)
+            variable._grad = above.make_tensor(g if sole else as_array(g).copy())
         else:
             _accumulate_into_grad(variable, g, False, sole)
     finally:

@@ -330,7 +330,12 @@ def move_retain_grad(tensor, old_node, old_nr) -> None:
     As PyTorch: ``.grad`` is the gradient of the tensor's latest value, while hooks
     registered before the change keep seeing the gradient of the old value.
     """
-    if old_node is None or old_node is tensor._grad_fn or not tensor.retains_grad:
+    if old_node is None or old_node is tensor._grad_fn:
+        return
+    extra = tensor._extra
+    if extra is not None:  # PyTorch's reset_backward_hooks: later hooks go to the new node
+        extra.hook_home = None
+    if not tensor.retains_grad:
         return
     if old_node.hooks is not None:
         old_node.hooks.retain.pop(old_nr, None)

@@ -101,6 +101,9 @@ def _as_strided_vjp(node, g, saved):
     from .shape import reshape_op
 
     positions, _, base_shape = node.params
+    if positions is None:  # re-derived from a base whose elements share memory (its
+        # CopySlices, which PyTorch's gradient reaches next, refuses)
+        raise _shared_base_error(base_shape)
     size = 1
     for s in base_shape:
         size *= s
@@ -124,15 +127,26 @@ _as_strided = defop("as_strided", lambda base, positions, data, base_shape: data
 _RELEASED_BY_BACKWARD = ("CopySlices' wrapped function",)
 
 
+def _shared_base_error(base_shape):
+    return RuntimeError(
+        "unsupported operation: more than one element of the written-to tensor refers to a "
+        f"single memory location: an in-place change (recorded) of a view of a tensor of "
+        f"shape {list(base_shape)} whose elements share memory (an expanded tensor) cannot "
+        "be differentiated. Please clone() the tensor before performing the operation.")
+
+
 def _copy_slices_vjp(node, g, saved):
     from .index import _setitem_op, getitem_op
     from .shape import reshape_op
 
     positions, base_shape, overlapping = node.params
     n_old, n_src = node.next
+    if overlapping == "base":
+        raise _shared_base_error(base_shape)
     if overlapping and n_old:
-        # as PyTorch's CopySlices, which copies the view's gradient into the base's (when
-        # the old base needs one)
+        # as PyTorch's CopySlices, which first copies the gradient into an empty tensor of
+        # the base's layout (always: an expanded base refuses), then the view's gradient
+        # into its region of that (when the old base needs one)
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to "
             f"a single memory location: an in-place change (recorded) of an expanded view of "
@@ -400,14 +414,20 @@ def rebase_views(x, recorded=True, old_fn=None, keep=None):
         return
     groups = vc[1]
     pos = None
+    shared = None  # a base whose elements share memory, which got a CopySlices here
     if recorded:
         group = groups.group_of(x)
         base = group.base() if group is not None else None
         if base is not None and x is not base:
             _unhooked_view_edge(x, old_fn)
-            pos = _positions(base._data, x._data)
+            if _overlapping(base._data):
+                # (an expanded tensor's alias: no position maps the view onto it; PyTorch's
+                # CopySlices refuses in backward, and so do the views re-derived from it)
+                shared, overlap = base, "base"
+            else:
+                pos, overlap = _positions(base._data, x._data), _overlapping(x._data)
             new = apply_op(_copy_slices.op, (shadow_of(base, False), x),
-                           (pos, tuple(base.shape), _overlapping(x._data)))
+                           (pos, tuple(base.shape), overlap))
             if new._grad_fn is not None:
                 new._grad_fn.saved = _RELEASED_BY_BACKWARD
             old_fn, old_nr = base._grad_fn, base._nr
@@ -444,7 +464,8 @@ def rebase_views(x, recorded=True, old_fn=None, keep=None):
                                    (_refusal(v, flag), v._data))
                 else:
                     new = apply_op(_as_strided.op, (source,),
-                                   (pos if v is x and pos is not None else
+                                   (None if base is shared else
+                                    pos if v is x and pos is not None else
                                     _positions(base._data, v._data), v._data,
                                     tuple(base.shape)))
                 old_fn, old_nr = v._grad_fn, v._nr
@@ -980,13 +1001,29 @@ def copy_(x, *args, **kwargs):
 # ----------------------------------------------------------------- x[index] = value
 # (here, not in index.py: an assignment is an in-place change, and needs the view machinery)
 from .index import (  # noqa: E402
-    _alias, _basic_op, _getitem_fwd, _index_put_op, _is_basic, _setitem_op, _unwrap_index,
-    getitem, index_tensors, setitem_split, write_at,
+    _alias, _basic_op, _getitem_fwd, _index_put_op, _is_basic, _setitem_fwd, _setitem_op,
+    _unwrap_index, getitem, index_tensors, setitem_split, write_at,
 )
 from .saved_checks import check_also  # noqa: E402
 
 _setitem_op.op.node_cls.any_dtype = True  # CopySlices, as _copy_slices (see _refused)
 _index_put_op.op.node_cls.any_dtype = True
+
+
+def _expanded_base_vjp(node, g, saved):
+    raise RuntimeError(
+        "unsupported operation: more than one element of the written-to tensor refers to a "
+        f"single memory location: x[...] = value recorded on an expanded tensor of shape "
+        f"{list(node.out_shape)} cannot be differentiated (CopySlices copies the gradient into "
+        "a tensor of its layout). Please clone() the tensor before performing the operation.")
+
+
+# x[basic] = value on a tensor whose elements share memory (an expanded tensor's detached
+# alias): PyTorch's CopySlices first copies the gradient into an empty tensor of that
+# layout, which refuses, so its backward always raises (seed 15089313)
+_setitem_expanded = defop("setitem", _setitem_fwd, _expanded_base_vjp, "CopySlices", 2,
+                          pointwise.NOTHING, "same")
+_setitem_expanded.op.node_cls.any_dtype = True
 
 
 def _is_view(x) -> bool:
@@ -1108,7 +1145,8 @@ def setitem(x, index, value):
         return
     if wants:
         check_view_of_leaf(x, "x[...] = value")
-        op = _setitem_op if basic else _index_put_op
+        op = (_index_put_op if not basic else _setitem_expanded if _overlapping(x._data)
+              else _setitem_op)
         new = apply_op(op.op, (shadow_of(x, False), value), (index, basic))
         if basic and new._grad_fn is not None:
             new._grad_fn.saved = _RELEASED_BY_BACKWARD

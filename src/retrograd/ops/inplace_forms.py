@@ -193,8 +193,11 @@ def _inplace_view(name, make, pick):
             # no move_retain_grad: PyTorch's in-place view ops set the new grad_fn without
             # moving a retain_grad hook, so .grad stays the gradient of the value before
             # the op, in its old shape (fuzz seeds 11005484, 11040102)
+        before = x._data
         x._data = data
         x._bump_version()
+        if not recorded and getattr(old, "result_is_view", False):
+            _rederive_product_view(x, before, data)
         # PyTorch counts the metadata change as a write: the other tensors sharing the memory
         # are re-derived (AsStridedBackward0, or refused: a view made under no_grad), and so
         # is ``x`` if it is a view and nothing was recorded (fuzz seeds 9951204, 9951218)
@@ -206,6 +209,25 @@ def _inplace_view(name, make, pick):
     method.__name__ = name
     method.__doc__ = f"In-place version of ``{name[:-1]}`` (changes the tensor's shape)."
     return method
+
+
+def _rederive_product_view(x, before, data):
+    """``x`` is a product that PyTorch returns as a view of a tensor it never shows (a 2-D
+    by N-D matmul: the transpose of its folded product, grad_fn TransposeBackward0), whose
+    shape an in-place view op under no_grad changed: PyTorch re-derives such a view's
+    grad_fn from its base (AsStridedBackward0), so the gradient of the new shape goes back
+    to the product's node in the old one (seed 15114207).  retrograd's product is one node
+    and no view: the old value stands in for the base."""
+    from ..autograd.grad_mode import enable_grad
+    from .inplace import _as_strided, _positions
+
+    src = shadow_of(x, False)
+    src._data = before
+    with enable_grad():
+        new = apply_op(_as_strided.op, (src,), (_positions(before, data), data,
+                                                tuple(before.shape)))
+    x._grad_fn = new._grad_fn
+    x._nr = 0
 
 
 def _swapped(x, d0, d1):

@@ -13,7 +13,7 @@ import numpy as _np
 
 from ..autograd.forward_state import fw
 from ..autograd.grad_mode import inference_blocks, record_extras, state
-from ..autograd.graph import check_saveable, next_sequence_nr
+from ..autograd.graph import NO_EDGE, check_saveable, next_sequence_nr
 from ..backend import namespace
 from ..backend import ndarray as _ndarray
 from ..tensor import Tensor, adopted_views, forget_adopted, make_tensor, rederive_view
@@ -167,6 +167,8 @@ _cloned = defop("matmul", _matmul_fwd, _matmul_vjp, "CloneBackward0", 2, INPUTS,
                 saved_for=_matmul_saved_for)
 _transposed = defop("matmul", _matmul_fwd, _matmul_vjp, "TransposeBackward0", 2, INPUTS,
                     "promote", saved_for=_matmul_saved_for)
+# PyTorch's result here is a view (the folded product's .mT): inplace_forms re-derives it
+_transposed.op.node_cls.result_is_view = True
 
 
 def matmul(a, b):
@@ -268,6 +270,8 @@ def _matmul_recorded(op, a, b, ad, bd):
             # CopySlices on the product and leaves the result AsStridedBackward0, and a
             # flatten of it is a view (seeds 15089969, 12607848).  Same steps here
             return transpose(matmul(_mT(b), _mT(a)), -2, -1)
+    if state.enabled and (_no_edge(a) or _no_edge(b)):
+        a, b = _through_views(a, b, ad, bd)
     if state.enabled and type(a) is Tensor and type(b) is Tensor and (
             a._requires_grad or b._requires_grad) and (ad.ndim > 2 or bd.ndim > 2 or (
             ad.ndim == 1 and bd.ndim == 2)):
@@ -282,6 +286,33 @@ def _matmul_recorded(op, a, b, ad, bd):
                 resave_copies(out, (a, b), copies)
                 return out
     return op(a, b)
+
+
+def _no_edge(x) -> bool:
+    """A view made under no_grad of a tensor requiring grad: it requires grad, but its
+    gradient goes nowhere (graph.NO_EDGE)."""
+    return type(x) is Tensor and x._requires_grad and x._grad_fn is None and x._acc is NO_EDGE
+
+
+def _through_views(a, b, ad, bd):
+    """PyTorch's matmul hands an operand to its mm/mv/bmm through a view (unsqueeze,
+    reshape, expand, .t()) except where it uses it as given; that view's node is an edge
+    even for a :func:`_no_edge` operand, so the product saves the other operand and checks
+    its version in backward (seed 15054811).  Such an operand goes through a recorded
+    view here too (its node sends nothing on, as PyTorch's)."""
+    da, db = ad.ndim, bd.ndim
+    if da <= 2 and db <= 2:
+        via_a, via_b = da == 1 and db == 2, False  # (1-D @ 2-D: unsqueeze(0))
+    elif _should_fold(ad, bd, a._requires_grad, b._requires_grad):
+        # the larger operand is reshaped (b through .mT first); a 2-D a goes through .t()
+        via_a, via_b = (db <= da or da == 2), db > da
+    else:
+        via_a = via_b = True  # bmm: both expanded and reshaped
+    if via_a and _no_edge(a):
+        a = a.view(tuple(ad.shape))
+    if via_b and _no_edge(b):
+        b = b.view(tuple(bd.shape))
+    return a, b
 
 
 def _saved_copies(ad, bd, a_grad, b_grad):

@@ -67,10 +67,13 @@ def _broadcast_view(g, shape):
 
 def _spread(g, in_shape, axes):
     """Send a reduced gradient back to every element that was reduced."""
+    if type(g) is not _ndarray and not isinstance(g, Tensor) and g.shape == ():
+        g = namespace(g).asarray(g)  # (a NumPy scalar: the derivative of a 0-d product)
     if type(g) is _ndarray:  # a first-order backward: arrays, nothing to record
         if axes is None and not g.ndim and in_shape:
             # a sum of everything (a loss, each term of a Hessian-vector product's dot):
-            # every element reads the one value (the read-only view _broadcast_view makes)
+            # every element reads the one value (the read-only view _broadcast_view makes;
+            # all strides 0, as PyTorch's expand, which a leaf's AccumulateGrad checks)
             out = _ndarray(in_shape, g.dtype, g, 0, (0,) * len(in_shape))
             out.flags.writeable = False
             return out
