@@ -145,9 +145,10 @@ def unpack_saved(node, as_tensors: bool):
             if as_tensors:
                 make_tensor = above.make_tensor
 
-                t = make_tensor(s.data, node)
+                fn = s.view_fn() if s.view_fn is not None else None
+                t = make_tensor(s.data, fn if fn is not None else node)
                 t._vc = s.counter
-                t._nr = s.nr
+                t._nr = s.nr if fn is None else 0
                 out.append(t)
             else:
                 out.append(s.data)

@@ -1,0 +1,80 @@
+"""Fuzzer findings fixed by fuzzU (issue 7: nan against a number at degenerate derivative
+points, stop 20's run): each program must run alike in retrograd and PyTorch (values,
+dtypes, shapes, grad_fn names, gradients, exceptions)."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import retrograd  # noqa: E402,F401
+
+from .program import program_from_text  # noqa: E402
+from .runner import compare, reproducer  # noqa: E402
+
+CASES = {
+    # logcumsumexp's backward sends nothing from a nan (or inf) incoming gradient element as
+    # PyTorch's log-space formula does (log|g| where g > 0, where g < 0: nan is neither);
+    # retrograd's first-order shortcut g * exp(c - out) spread the nan (seed 15035652: the
+    # nan is std's of one element)
+    "logcumsumexp_nan_grad": """
+v0 = T.tensor([-1.0], dtype=T.float64, requires_grad=True)
+v1 = (v0).clamp_max(v0)
+v2 = v1.logcumsumexp(0)
+v3 = v2.std(dim=0)
+loss = (v1 * v1.detach().tanh()).sum() + (v2 * v2.detach().tanh()).sum() + (v3 * v3.detach().tanh()).sum()
+loss.backward(retain_graph=True)
+""",
+    "logcumsumexp_nan_inf_grad_positions": """
+v0 = T.tensor([[-1.0, 0.5, 2.0], [0.0, 1.0, -3.0]], dtype=T.float32, requires_grad=True)
+v1 = v0.logcumsumexp(1)
+v2 = T.tensor([[float("nan"), 1.0, -2.0], [1.0, float("inf"), 0.5]], dtype=T.float32)
+loss = (v1 * v2).sum()
+loss.backward()
+""",
+    # the same under create_graph: sinc's second derivative at 0 is nan in both libraries
+    # and flows into logcumsumexp's (seed 15035885)
+    "sinc_logcumsumexp_create_graph": """
+v2 = T.tensor([-0.0, 0.0, 1.0], dtype=T.float64, requires_grad=True)
+v7 = v2.sinc()
+v8 = v7.logcumsumexp(0)
+loss = (v7 * v7.detach().tanh()).sum() + (v8 * v8.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v2], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
+    # an in-place op on a view saves its result on the view's new grad_fn (AsStridedBackward0
+    # of the base's CopySlices), as PyTorch's SavedVariable (is_inplace_on_view): a second
+    # backward through that saved result passes the base's node, so the base's retained
+    # .grad gets it (seed 15072673: tan_ of a view of a cosh result)
+    "inplace_on_view_saved_result_retained_grad": """
+v1 = T.tensor([[[1.0, 1.0], [1.0, 1.0], [-0.0, 0.0]]], dtype=T.float64, requires_grad=True)
+v3 = v1.cosh()
+v3.retain_grad()
+v6 = v3[0:1, -2, 1:2]
+v6.tan_()
+loss = (v6 * v6.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v1], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
+    "inplace_on_view_saved_result_hook": """
+LOG = []
+v1 = T.tensor([1.0, 0.5, -0.25], dtype=T.float64, requires_grad=True)
+v3 = v1.exp()
+v3.retain_grad()
+v6 = v3[1:]
+v6.sigmoid_()
+v3.register_hook(lambda g: LOG.append(('v3', g.detach().clone())))
+loss = (v6 * v6).sum() + v3.sum()
+gs = T.autograd.grad(loss, [v1], create_graph=True)
+loss2 = (gs[0] * gs[0]).sum()
+loss2.backward()
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_fuzz_regression_fuzzu(name):
+    prog = program_from_text(CASES[name])
+    failure = compare(prog)
+    assert failure is None, reproducer(prog, failure)
