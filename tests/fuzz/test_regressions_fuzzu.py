@@ -21,7 +21,8 @@ v0 = T.tensor([-1.0], dtype=T.float64, requires_grad=True)
 v1 = (v0).clamp_max(v0)
 v2 = v1.logcumsumexp(0)
 v3 = v2.std(dim=0)
-loss = (v1 * v1.detach().tanh()).sum() + (v2 * v2.detach().tanh()).sum() + (v3 * v3.detach().tanh()).sum()
+loss = (v1 * v1.detach().tanh()).sum() + (v2 * v2.detach().tanh()).sum() + \
+    (v3 * v3.detach().tanh()).sum()
 loss.backward(retain_graph=True)
 """,
     "logcumsumexp_nan_inf_grad_positions": """
