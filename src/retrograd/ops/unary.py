@@ -262,7 +262,9 @@ rad2deg = defop("rad2deg", _times_constant("rad2deg", 180 / math.pi),
 
 def _sinc_vjp(node, g, saved):
     # PyTorch's sinc_backward: (pi x cos(pi x) - sin(pi x)) / (pi x^2), and 0 at x == 0
-    # (even for an inf gradient: a where, not a product)
+    # (even for an inf gradient: a where, not a product); under create_graph the derivative
+    # of that where's other branch at 0 is 0 * nan = nan, PyTorch's second derivative too
+    # (fuzz seed 15035885's nan came from logcumsumexp, not from here)
     from .pointwise import cos, sin, where
 
     (a,) = saved
