@@ -2,6 +2,8 @@
 points, stop 20's run): each program must run alike in retrograd and PyTorch (values,
 dtypes, shapes, grad_fn names, gradients, exceptions)."""
 
+import warnings
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -79,3 +81,42 @@ def test_fuzz_regression_fuzzu(name):
     prog = program_from_text(CASES[name])
     failure = compare(prog)
     assert failure is None, reproducer(prog, failure)
+
+
+# var/std over everything without degrees of freedom (n <= correction): PyTorch's
+# var_backward multiplies the 0-d gradient by where(x == mean, nan, inf), a tensor of the
+# default dtype (float32) shaped like x, so a float64 x with a dimension gets its gradient
+# computed in float32 (1e-50 * inf is 0 * inf = nan there) and cast back: ToCopyBackward0
+# under create_graph.  Checked against PyTorch, first and second order.
+NO_DOF = [(f, data, kw, gv) for f in ("var", "std")
+          for data in (2.0, [2.0], [[2.0]], [1.0, 2.0])
+          for kw in ({}, {"keepdim": True}, {"dim": None}, {"correction": 2})
+          for gv in (1.0, 1e-50)]
+
+
+def _no_dof_run(lib, f, data, kw, gv, dtype):
+    x = lib.tensor(data, dtype=getattr(lib, dtype), requires_grad=True)
+    with warnings.catch_warnings():  # (degrees of freedom <= 0: both warn)
+        warnings.simplefilter("ignore")
+        y = getattr(x, f)(**kw)
+    g0 = lib.full(tuple(y.shape), gv, dtype=x.dtype, requires_grad=True)
+    (g,) = lib.autograd.grad(y, x, g0, create_graph=True)
+    (g * lib.ones_like(g)).sum().backward()
+    return (str(g.dtype).rsplit(".", 1)[-1], g.detach().tolist(), g.grad_fn.name(),
+            g0.grad.tolist())
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_var_std_without_dof_gradient_dtype(dtype):
+    import math
+
+    def same(a, b):
+        if isinstance(a, (list, tuple)):
+            return len(a) == len(b) and all(same(u, v) for u, v in zip(a, b))
+        if isinstance(a, float):
+            return a == b or (math.isnan(a) and math.isnan(b))
+        return a == b
+
+    for case in NO_DOF:
+        t, r = _no_dof_run(torch, *case, dtype), _no_dof_run(retrograd, *case, dtype)
+        assert same(t, r), (case, t, r)

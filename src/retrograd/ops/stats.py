@@ -216,7 +216,7 @@ def _var_vjp(node, g, saved):
     whole = dof <= 0 and (a.ndim == 0 or axes is None)
     if not root:
         if whole:
-            return (_times_no_dof_factor(gk, a),)
+            return (_times_no_dof_factor(gk, a, keepdim),)
         # over some dims: (2 / dof) * grad * (x - mean), 2 / 0 being inf (nan at x == mean)
         return (gk * centred * (2.0 / dof if dof else float("inf")),)
     # PyTorch's std_backward: (grad / (2 std)).masked_fill_(std == 0, 0) taken as var's
@@ -227,18 +227,35 @@ def _var_vjp(node, g, saved):
     with quiet(namespace(out._data if isinstance(out, Tensor) else out)):
         var_g = where(out == 0, 0.0, _kept(g, shape, axes, keepdim) / (out * 2))
     if whole:  # (then var_backward's constant factor, as above)
-        return (_times_no_dof_factor(_spread(var_g, shape, axes), a),)
+        return (_times_no_dof_factor(_spread(var_g, shape, axes), a, keepdim),)
     return (_spread(var_g * (2.0 / dof if dof else float("inf")), shape, axes) * centred,)
 
 
-def _times_no_dof_factor(gk, a):
+def _times_no_dof_factor(gk, a, keepdim):
     """PyTorch's var_backward over everything without degrees of freedom (n <= correction):
     grad * where(x == mean, nan, inf), a constant factor (under create_graph the gradient
-    requires grad only if grad does)."""
+    requires grad only if grad does).  That where of two Python numbers is of the default
+    dtype and of x's shape, and grad is 0-d unless keepdim, so for x of another dtype with
+    a dimension the product is computed in the default dtype (a float64 grad of 1e-50 is 0
+    there: 0 * inf = nan) and its engine casts it back (ToCopyBackward0 under create_graph)."""
+    from .. import dtypes
+
     data = a._data if isinstance(a, Tensor) else a
     xp = namespace(data)
-    factor = xp.where(data == data.mean(), xp.nan, xp.inf).astype(data.dtype)
-    return gk * (make_tensor(factor) if isinstance(gk, Tensor) else factor)
+    wide = dtypes.get_default_dtype().numpy
+    narrowed = data.ndim > 0 and not keepdim and wide != data.dtype
+    factor = xp.where(data == data.mean(), xp.nan, xp.inf).astype(
+        wide if narrowed else data.dtype)
+    if not isinstance(gk, Tensor):
+        if not narrowed:
+            return gk * factor
+        with quiet(xp):
+            return (gk.astype(wide) * factor).astype(data.dtype)
+    if not narrowed:
+        return gk * make_tensor(factor)
+    from .pointwise import to_dtype
+
+    return to_dtype(to_dtype(gk, wide) * make_tensor(factor), data.dtype)
 
 
 _var_op = defop("var", _var_fwd, _var_vjp, "VarBackward0", 1, INPUTS)
