@@ -63,7 +63,7 @@ loss2.backward()
     "inplace_on_view_saved_result_hook": """
 LOG = []
 v1 = T.tensor([1.0, 0.5, -0.25], dtype=T.float64, requires_grad=True)
-v3 = v1.exp()
+v3 = v1.sinh()
 v3.retain_grad()
 v6 = v3[1:]
 v6.sigmoid_()
@@ -120,3 +120,31 @@ def test_var_std_without_dof_gradient_dtype(dtype):
     for case in NO_DOF:
         t, r = _no_dof_run(torch, *case, dtype), _no_dof_run(retrograd, *case, dtype)
         assert same(t, r), (case, t, r)
+
+
+def _retained_run(lib, first_cg, second_cg):
+    def info(t):
+        if t is None:
+            return None
+        name = t.grad_fn.name().replace("torch::autograd::", "") if t.grad_fn else None
+        return (t.tolist(), name, t.requires_grad)
+
+    v1 = lib.tensor([1.0, 0.5], dtype=lib.float64, requires_grad=True)
+    v3 = v1.sinh()
+    v3.retain_grad()
+    loss = (v3 * v3).sum()
+    lib.autograd.grad(loss, [v1], create_graph=first_cg, retain_graph=True)
+    first, held = info(v3.grad), v3.grad
+    loss.backward(create_graph=second_cg)
+    return first, info(v3.grad), info(held), info(v1.grad)
+
+
+@pytest.mark.parametrize("first_cg", [True, False])
+@pytest.mark.parametrize("second_cg", [True, False])
+def test_retained_grad_clone_and_out_of_place_sum(first_cg, second_cg):
+    # PyTorch's retain_grad hook: the first gradient is cloned (CloneBackward0 under
+    # create_graph), later ones are added out of place (a .grad taken before keeps its value;
+    # the sum records nothing in a first-order pass), unlike a leaf's AccumulateGrad, which
+    # adds in place there (found while fixing seed 15072673)
+    assert _retained_run(retrograd, first_cg, second_cg) == \
+        _retained_run(torch, first_cg, second_cg)

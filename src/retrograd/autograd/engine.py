@@ -351,9 +351,13 @@ def _accumulate_into_grad(tensor, g, as_tensors, sole=False):
     make_tensor = above.make_tensor
 
     current = tensor._grad
+    retained = tensor._grad_fn is not None
     if as_tensors:
         if current is None:
-            if g._grad_fn is None:
+            if retained:
+                # PyTorch's retain_grad hook clones (CloneBackward0 when g has a graph)
+                tensor._grad = g.clone()
+            elif g._grad_fn is None:
                 tensor._grad = make_tensor(g._data.copy())
             else:
                 # PyTorch copies into a fresh tensor (grad_fn CopyBackwards), so .grad
@@ -379,8 +383,11 @@ def _accumulate_into_grad(tensor, g, as_tensors, sole=False):
     else:
         # In place, as PyTorch's AccumulateGrad in a first-order pass: ``g = x.grad`` taken
         # earlier sees the sum, even when that .grad requires grad (no graph is recorded).
+        # (not a retained non-leaf's: PyTorch's retain_grad hook always adds out of place,
+        # so a .grad taken earlier keeps its value, and the sum records no graph)
         data = current._data
-        if data.shape == g.shape and data.dtype == g.dtype and data.flags.writeable:
+        if not retained and data.shape == g.shape and data.dtype == g.dtype and \
+                data.flags.writeable:
             data += g
             current._bump_version()
         else:
