@@ -73,6 +73,19 @@ gs = T.autograd.grad(loss, [v1], create_graph=True)
 loss2 = (gs[0] * gs[0]).sum()
 loss2.backward()
 """,
+    # reciprocal's and rsqrt's derivatives grouped as PyTorch's, -grad * (out * out) and
+    # -0.5 * grad * out.pow(3): for a tiny x the product of outs overflows, so a zero
+    # gradient gives 0 * inf = nan (a left-to-right product gave -0), first and second order
+    "reciprocal_rsqrt_tiny_zero_grad": """
+v0 = T.tensor([1e-300, 2.0, 1e-160], dtype=T.float64, requires_grad=True)
+v1 = v0.reciprocal()
+v2 = v0.rsqrt()
+v3 = T.tensor([0.0, 1.0, 0.0], dtype=T.float64)
+loss = (v1 * v3).sum() + (v2 * v3).sum()
+gs = T.autograd.grad(loss, [v0], create_graph=True, allow_unused=True)
+loss2 = sum((g * T.tensor([0.0, 1.0, 1.0], dtype=T.float64)).sum() for g in gs)
+loss2.backward()
+""",
 }
 
 
