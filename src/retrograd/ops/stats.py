@@ -356,7 +356,7 @@ def _pnorm_grad(g, a, p, out, axes, keepdim):
     if p == 1:
         return gk * sign(a)
     if p == float("inf") or p == -float("inf"):
-        return _share_among_extremes(g, _abs(a), out, axes, keepdim) * sign(a)
+        return _share_among_extremes(g, _abs(a), out, axes, keepdim, True) * sign(a)
     ok = _spread(_kept(out, shape, axes, keepdim), shape, axes)
     if p == 2:
         # PyTorch's grad * (x / norm).masked_fill_(norm == 0, 0): the masked quotient's own
@@ -480,11 +480,16 @@ def _norm_inf_fwd(a, axes, keepdim, which):
         axis=axes, keepdims=keepdim)
 
 
-def _share_among_extremes(g, values, out, axes, keepdim):
+def _share_among_extremes(g, values, out, axes, keepdim, nans=False):
     """``g`` spread evenly over the elements of ``values`` equal to the reduced ``out``
-    (the derivative of a max or min at ties, as PyTorch's amax/amin and inf-norms)."""
+    (the derivative of a max or min at ties, as PyTorch's amax/amin and inf-norms).
+    ``nans``: a nan element counts as one of them (PyTorch's inf-norm backward: "argmax if
+    self.abs() == norm or it's NaN", then times sgn(nan) = 0, so a slice holding a nan sends
+    0 everywhere; amax's mask result == self leaves a nan slice with 0 / 0 = nan)."""
     shape = tuple(values.shape)
     hit = values == _spread(_kept(out, shape, axes, keepdim), shape, axes)
+    if nans:
+        hit = hit | (values != values)
     ties = _spread(_total(hit * 1, axes), shape, axes)
     return _spread(_kept(g, shape, axes, keepdim), shape, axes) * hit / ties
 
@@ -493,7 +498,7 @@ def _norm_inf_vjp(node, g, saved):
     # the largest (smallest) magnitudes share the gradient, with x's sign (PyTorch)
     a, out = saved
     axes, keepdim, _ = node.params
-    return (_share_among_extremes(g, _abs(a), out, axes, keepdim) * sign(a),)
+    return (_share_among_extremes(g, _abs(a), out, axes, keepdim, True) * sign(a),)
 
 
 _norm_inf = defop("norm", _norm_inf_fwd, _norm_inf_vjp, "LinalgVectorNormBackward0", 1,
