@@ -95,6 +95,18 @@ v2 = T.linalg.vector_norm(v0, ord=float("-inf"), dim=0)
 loss = (v1 * T.tensor([1.0, 2.0])).sum() + (v2 * 0.5).sum()
 loss.backward()
 """,
+    # gelu's first derivative is its own record (GeluBackwardBackward0) whose derivative
+    # is PyTorch's closed-form gelu_double_backward: an infinite gradient times gelu''(x)
+    # is +-inf, where differentiating gelu' piece by piece gave inf - inf = nan
+    "gelu_double_backward_inf_grad": """
+v0 = T.tensor([0.0, -1.0, 2.0, 30.0], dtype=T.float64, requires_grad=True)
+v1 = T.nn.functional.gelu(v0)
+v2 = T.nn.functional.gelu(v0, approximate='tanh')
+v3 = T.tensor([float("inf"), 1.0, float("-inf"), 2.0], dtype=T.float64)
+gs = T.autograd.grad((v1 * v3).sum() + (v2 * v3).sum(), [v0], create_graph=True)
+loss2 = sum((g * 0.75).sum() for g in gs)
+loss2.backward()
+""",
 }
 
 
