@@ -1413,6 +1413,8 @@ def _reciprocal_of_reconstruction_noise(prog, failure):
     scale = max(1.0, float(kept.max()) if kept.size else 1.0)
     bound = 64 * float(np.finfo(np.float64).eps) * a.shape[-1] * scale
     return bool((np.abs(ia[differ]) <= bound).all() and (np.abs(ib[differ]) <= bound).all())
+
+
 def _torch_rerun_passes(prog, failure, edit):
     """Whether the failing statement runs in PyTorch once ``edit`` (a text -> text function)
     changed the program's source: the raise came from what ``edit`` removed."""
@@ -1441,3 +1443,102 @@ def _hook_called_with_none_conv_empty(prog, failure):
         return False
     return _torch_rerun_passes(prog, failure, lambda src: src.replace(
         "register_hook(lambda g: ", "register_hook(lambda g: None if g is None else "))
+
+
+def _differing_values(failure):
+    """The two arrays a "values differ" message prints (torch's, retrograd's), for a
+    tensor's value or its .grad (``v3: ...``, ``v2.grad: ...``, ``loss2: ...``), or None."""
+    import numpy as np
+
+    m = re.match(r"[\w.]+: values differ[^\n]*\n  torch +(.*)\n  retrograd +(.*)$",
+                 failure.message, re.S)
+    if m is None:
+        return None
+    names = {"nan": float("nan"), "inf": float("inf"), "__builtins__": {}}
+    try:
+        a, b = (np.asarray(eval(s, dict(names)), dtype=np.float64) for s in m.groups())
+    except Exception:  # (a value the message does not print as a Python literal)
+        return None
+    return (a, b) if a.shape == b.shape else None
+
+
+def _nan_only_in_retrograd(failure, torch_zero):
+    """Every element that differs is nan in retrograd and a number in PyTorch (exactly 0
+    there if ``torch_zero``)."""
+    import numpy as np
+
+    values = _differing_values(failure)
+    if values is None:
+        return False
+    a, r = values
+    differ = ~((a == r) | (np.isnan(a) & np.isnan(r)))
+    if not differ.any():
+        return False
+    ok = np.isnan(r[differ]) & np.isfinite(a[differ])
+    if torch_zero:
+        ok &= a[differ] == 0
+    return bool(ok.all())
+
+
+@accepted("sgn's derivative on a real tensor is a ZeroTensor in PyTorch 2.13 "
+          "(sgn_backward returns at::_efficientzerotensor; abs's derivative grad * "
+          "self.sgn() has it as its second derivative by self), and the mul/div/add/view "
+          "formulas of the nodes below keep a ZeroTensor whatever they multiply it by, so a "
+          "later 0 * nan or 0 * inf (var's where(x == mean, nan, inf) of one element, "
+          "float_power's log of a negative base, hypot's 0 / 0) stays 0 there; other formulas "
+          "(tanh_backward, threshold_backward, where, neg, matmul, select...) materialize it "
+          "and give nan.  retrograd's sgn derivative is real zeros (as PyTorch's sign, whose "
+          "derivative is zeros_like(grad), not a ZeroTensor), so the 0 * nan is nan: matching "
+          "it would need PyTorch's per-op ZeroTensor dispatch in the engine.  Only where every "
+          "differing element is exactly 0 in PyTorch (a number, for the summed loss and loss2) "
+          "and nan in retrograd, in a program with sgn (or abs under create_graph) (seeds "
+          "12538714, 11019915, 11054798, 15045904)")
+def _sgn_zero_tensor(prog, failure):
+    if failure.kind not in ("grad", "value"):
+        return False
+    texts = _texts_all(prog)
+    sgn = any(re.search(r"\bsgn_?\(", t) for t in texts)
+    abs2 = any(re.search(r"\babs_?\(", t) for t in texts) and \
+        any("create_graph=True" in t for t in texts)
+    # (loss and loss2 sum many tensors: PyTorch's ZeroTensor term is 0 inside a number)
+    total = failure.message.startswith(("loss:", "loss2:"))
+    return (sgn or abs2) and _nan_only_in_retrograd(failure, torch_zero=not total)
+
+
+@accepted("float32 layer_norm over a group whose exact mean is one of its values: PyTorch's "
+          "vectorized moments leave a rounding residue in the mean (-1.49e-08 for [1, 0, 0, "
+          "2, -2, -1], whose mean is exactly 0), so its output is 1.15e-08 where retrograd's "
+          "is exactly 0, the exact value (float64 gives 4.6e-17 in PyTorch).  A hypot of "
+          "that output with 0 then sits at its derivative's 0 / 0 (nan in both libraries at "
+          "(0, 0): grad * self / result) in retrograd only.  Only a nan in retrograd where "
+          "PyTorch has a number, in a program whose float32 layer_norm output is 0 in "
+          "float64 arithmetic and not in PyTorch's, read by hypot/hypot_ (seed 15020013)")
+def _layer_norm_mean_residue_hypot(prog, failure):
+    if failure.kind not in ("grad", "value") or not _nan_only_in_retrograd(failure, False):
+        return False
+    from .program import Program
+    from .runner import execute, torch
+
+    if torch is None:
+        return False
+    for i, st in enumerate(prog.steps):
+        m = re.search(r"\.layer_norm\((v\d+), \(([\d, ]*)\)", st.text or "")
+        if m is None or not st.target or not any(
+                re.search(rf"\bhypot_?\(.*\b{st.target}\b|\b{st.target}\.hypot_?\(", t)
+                for t in _texts_all(prog)):
+            continue
+        operands = _operands_before(prog, i)
+        if not operands or operands[0].dtype != torch.float32:
+            continue
+        x = operands[0].double()
+        k = len([s for s in m.group(2).split(",") if s.strip()])
+        groups = x.reshape(-1, *x.shape[x.dim() - k:]).flatten(1) if k else x.reshape(-1, 1)
+        centred = groups - groups.mean(1, keepdim=True)
+        _, ns = execute(Program(prog.seed, prog.steps[:i + 1]), torch)
+        out = ns.get(st.target)
+        if out is None or out.numel() != centred.numel():
+            continue
+        residue = (centred == 0) & (out.detach().reshape(centred.shape) != 0)
+        if bool(residue.any()):
+            return True
+    return False

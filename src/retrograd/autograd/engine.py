@@ -145,9 +145,10 @@ def unpack_saved(node, as_tensors: bool):
             if as_tensors:
                 make_tensor = above.make_tensor
 
-                t = make_tensor(s.data, node)
+                fn = s.view_fn() if s.view_fn is not None else None
+                t = make_tensor(s.data, fn if fn is not None else node)
                 t._vc = s.counter
-                t._nr = s.nr
+                t._nr = s.nr if fn is None else 0
                 out.append(t)
             else:
                 out.append(s.data)
@@ -393,9 +394,13 @@ def _accumulate_into_grad(tensor, g, as_tensors, sole=False):
     make_tensor = above.make_tensor
 
     current = tensor._grad
+    retained = tensor._grad_fn is not None
     if as_tensors:
         if current is None:
-            if g._grad_fn is None:
+            if retained:
+                # PyTorch's retain_grad hook clones (CloneBackward0 when g has a graph)
+                tensor._grad = g.clone()
+            elif g._grad_fn is None:
                 tensor._grad = make_tensor(g._data.copy())
             else:
                 # PyTorch copies into a fresh tensor (grad_fn CopyBackwards), so .grad
@@ -421,6 +426,8 @@ def _accumulate_into_grad(tensor, g, as_tensors, sole=False):
     else:
         # In place, as PyTorch's AccumulateGrad in a first-order pass: ``g = x.grad`` taken
         # earlier sees the sum, even when that .grad requires grad (no graph is recorded).
+        # (not a retained non-leaf's: PyTorch's retain_grad hook always adds out of place,
+        # so a .grad taken earlier keeps its value, and the sum records no graph)
         data = current._data
         if data.shape != g.shape:
             # a leaf whose shape changed in place (under no_grad) between two backwards:
@@ -433,7 +440,7 @@ def _accumulate_into_grad(tensor, g, as_tensors, sole=False):
                 raise _into_shape_error(
                     data.shape, g.shape, "(adding a gradient into .grad: the leaf's shape was "
                     "changed in place since; set .grad to None or change the shape back)")
-        if data.dtype == g.dtype and data.flags.writeable:
+        if not retained and data.dtype == g.dtype and data.flags.writeable:
             data += g
             current._bump_version()
         else:

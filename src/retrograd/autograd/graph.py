@@ -150,13 +150,19 @@ class SavedOutput:
     that keeps big arrays alive until the cyclic garbage collector runs.
     """
 
-    __slots__ = ("data", "counter", "version", "nr")
+    __slots__ = ("data", "counter", "version", "nr", "view_fn")
 
-    def __init__(self, data, counter, nr=0):
+    def __init__(self, data, counter, nr=0, view_fn=None):
         self.data = data
         self.counter = counter
         self.version = counter[0]
         self.nr = nr
+        # an in-place op's result on a view: a weak reference to the view's grad_fn after
+        # the change (AsStridedBackward0 of its base's CopySlices), which PyTorch's
+        # SavedVariable keeps (is_inplace_on_view) and unpacks the result on, so that a
+        # second-order gradient through it passes the base's node (its retained .grad and
+        # hooks: seed 15072673); when that node is gone, the op's own node, as there
+        self.view_fn = view_fn
 
 
 def freed_error(node) -> RuntimeError:

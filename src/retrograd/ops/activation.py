@@ -154,18 +154,66 @@ def _gelu_fwd(a, approximate):
     return 0.5 * a * (1 + _erf_array(a * _SQRT_HALF))
 
 
-def _gelu_vjp(node, g, saved):
+def _gelu_slope(a, approximate):
+    """gelu'(x), on arrays or tensors (recording nothing that is differentiated: the
+    record below has its own derivative)."""
     from .pointwise import tanh
     from .unary import erf
 
-    (a,) = saved
-    if node.params[0] == "tanh":
+    if approximate == "tanh":
         inner = _SQRT_2_OVER_PI * (a + 0.044715 * a * a * a)
         t = tanh(inner)
         d_inner = _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * a * a)
-        return (g * (0.5 * (1 + t) + 0.5 * a * (1 - t * t) * d_inner),)
+        return 0.5 * (1 + t) + 0.5 * a * (1 - t * t) * d_inner
     # d/dx x * Phi(x) = Phi(x) + x * phi(x)
-    return (g * (0.5 * (1 + erf(a * _SQRT_HALF)) + a * _INV_SQRT_2PI * exp(-0.5 * a * a)),)
+    return 0.5 * (1 + erf(a * _SQRT_HALF)) + a * _INV_SQRT_2PI * exp(-0.5 * a * a)
+
+
+def _gelu_curvature(a, approximate):
+    """gelu''(x) in PyTorch's closed form (gelu_double_backward), so that an infinite
+    gradient times it is inf, not the inf - inf = nan of differentiating gelu' piece by
+    piece (found by the degenerate-point sweep)."""
+    from .pointwise import tanh
+    from .unary import cosh
+
+    if approximate == "tanh":
+        kappa = 0.044715
+        inner = _SQRT_2_OVER_PI * (a + kappa * (a * a * a))
+        t = tanh(inner)
+        sech = 1 / cosh(inner)
+        f = 0.5 * a
+        g = 1 - t * t
+        h = _SQRT_2_OVER_PI * (1 + 3 * kappa * a * a)
+        f_prime_gh = 0.5 * g * h
+        g_prime_fh = f * h * ((2 * sech) * (-sech * t) * h)
+        h_prime_fg = f * g * (6 * kappa * a * _SQRT_2_OVER_PI)
+        return f_prime_gh + f_prime_gh + g_prime_fh + h_prime_fg
+    square = a * a
+    pdf = _INV_SQRT_2PI * exp(-0.5 * square)
+    return 2 * pdf - square * pdf
+
+
+def _gelu_backward_fwd(g, a, approximate):
+    return g * _gelu_slope(a, approximate)
+
+
+def _gelu_backward_vjp(node, gg, saved):
+    # PyTorch's gelu_backward derivatives: by grad_output gelu_backward(gg, x), by x
+    # gelu_double_backward: gg * grad_output * gelu''(x)
+    g, a = saved
+    approximate = node.params[0]
+    n_g, n_a = node.next
+    return (gg * _gelu_slope(a, approximate) if n_g else None,
+            gg * g * _gelu_curvature(a, approximate) if n_a else None)
+
+
+_gelu_backward = defop("gelu_backward", _gelu_backward_fwd, _gelu_backward_vjp,
+                       "GeluBackwardBackward0", 2, INPUTS)
+
+
+def _gelu_vjp(node, g, saved):
+    (a,) = saved
+    return (_gelu_backward(g, a, node.params[0]),)
 
 
 _gelu = defop("gelu", _gelu_fwd, _gelu_vjp, "GeluBackward0", 1, INPUTS, "float")

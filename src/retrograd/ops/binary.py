@@ -209,6 +209,10 @@ atan2 = defop("atan2", _in_float(lambda y, x: namespace(y).arctan2(y, x)), _atan
 
 
 def _hypot_vjp(node, g, saved):
+    # PyTorch's derivatives.yaml: grad * self / result and grad * other / result, unguarded:
+    # at (0, 0) both are 0 / 0 = nan (first order), and so the second order there, as
+    # PyTorch's (checked against it, hypot and hypot_, either operand: fuzz seed 15020013 is
+    # a float32 layer_norm that is exactly 0 here and 1e-8 in PyTorch, not this formula)
     a, b, out = saved
     na, nb = node.next
     return (g * a / out if na else None, g * b / out if nb else None)

@@ -649,8 +649,10 @@ def _save_self_as_output(x, node):
     saved = getattr(node, "saved", None)
     if not saved or not getattr(type(node), "saves", 0) & OUTPUT:
         return
-    node.saved = tuple(SavedOutput(x._data, x._vc) if type(s) is SavedOutput else s
-                       for s in saved)
+    fn = x._grad_fn
+    view_fn = weakref.ref(fn) if fn is not None and fn is not node else None
+    node.saved = tuple(SavedOutput(x._data, x._vc, 0, view_fn) if type(s) is SavedOutput
+                       else s for s in saved)
 
 
 # ----------------------------------------------------------------- forward AD (ops/_jvp.py)

@@ -269,8 +269,10 @@ div = defop("div", _div_fwd, _div_vjp, "DivBackward0", 2, INPUTS, "float",
 
 
 def _reciprocal_vjp(node, g, saved):
+    # PyTorch's -grad * (result * result), grouped as there: out * out overflows to inf for
+    # |x| < 1e-154, so a zero gradient there gives 0 * inf = nan in both (not -0 * out * out)
     (out,) = saved
-    return (-g * out * out,)
+    return (-g * (out * out),)
 
 
 reciprocal = defop("reciprocal", lambda a: 1 / a, _reciprocal_vjp, "ReciprocalBackward0", 1,

@@ -249,7 +249,11 @@ def _logcumsumexp_vjp(node, g, saved):
         # exp(c - out) cannot overflow (out's range along dim well inside the dtype's)
         c = xp.take(out, [-1], axis=dim)
         span = c - xp.take(out, [0], axis=dim)
-        if a.dtype.kind == "f" and xp.all(span < (60 if a.itemsize <= 4 else 600)):
+        # (only for finite g: PyTorch's log-space form below sends nothing from a nan g_j,
+        # which is neither > 0 nor < 0, where g_j * exp(...) would spread the nan: seed
+        # 15035652; an infinite g_j needs its inf * 0 = nan avoided the same way)
+        if a.dtype.kind == "f" and xp.all(span < (60 if a.itemsize <= 4 else 600)) and \
+                xp.all(xp.isfinite(g)):
             with xp.errstate(all="ignore"):
                 inner = xp.flip(xp.cumsum(xp.flip(g * xp.exp(c - out), dim), dim), dim)
                 return (xp.exp(a - c) * inner,)

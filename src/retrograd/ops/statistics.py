@@ -64,7 +64,8 @@ def _var_mean_vjp(node, grads, saved):
         stats = getattr(node, "stats", None)  # (a node the forward-AD fallback built: none)
         # (an output that got no gradient: None, not materialized, see _VarMean; as
         # PyTorch's undefined gradient it contributes nothing, not 0 * inf: seed 11101700)
-        return (_var_mean_grad_array(a, g_var, g_mean, axes, correction, root, n, stats),)
+        return (_var_mean_grad_array(a, g_var, g_mean, axes, correction, root, n, stats,
+                                     keepdim),)
     # as PyTorch's var_mean_backward, only the outputs that got a gradient contribute: the
     # mean's alone does not depend on the input (so under create_graph it needs no grad)
     mean_part = None if g_mean is None else \
@@ -76,7 +77,8 @@ def _var_mean_vjp(node, grads, saved):
     return (part if mean_part is None else part + mean_part,)
 
 
-def _var_mean_grad_array(a, g_var, g_mean, axes, correction, root, n, stats=None):
+def _var_mean_grad_array(a, g_var, g_mean, axes, correction, root, n, stats=None,
+                         keepdim=False):
     """The same derivative in a first-order backward, per-slice factors on the reduced
     arrays; an output that got no gradient (zeros) costs nothing unless its factor is not
     finite (PyTorch's 0 * inf is nan).  ``stats``: the forward's (mean, spread) with the
@@ -95,7 +97,8 @@ def _var_mean_grad_array(a, g_var, g_mean, axes, correction, root, n, stats=None
                     std = xp.sqrt(((a - mean) ** 2).sum(axis=axes, keepdims=True) / max(dof, 0))
                 gk = xp.where(std == 0, 0, gk / (std * 2))
             if dof <= 0 and (a.ndim == 0 or axes is None):
-                out = _times_no_dof_factor(gk, a)  # (var_backward's constant factor)
+                # (var_backward's constant factor)
+                out = _times_no_dof_factor(gk, a, keepdim)
             else:
                 centred = a - mean  # (a new array: scaled in place below)
                 centred *= (gk * (2.0 / dof if dof else float("inf"))).astype(a.dtype)

@@ -216,7 +216,7 @@ def _var_vjp(node, g, saved):
     whole = dof <= 0 and (a.ndim == 0 or axes is None)
     if not root:
         if whole:
-            return (_times_no_dof_factor(gk, a),)
+            return (_times_no_dof_factor(gk, a, keepdim),)
         # over some dims: (2 / dof) * grad * (x - mean), 2 / 0 being inf (nan at x == mean)
         return (gk * centred * (2.0 / dof if dof else float("inf")),)
     # PyTorch's std_backward: (grad / (2 std)).masked_fill_(std == 0, 0) taken as var's
@@ -227,18 +227,35 @@ def _var_vjp(node, g, saved):
     with quiet(namespace(out._data if isinstance(out, Tensor) else out)):
         var_g = where(out == 0, 0.0, _kept(g, shape, axes, keepdim) / (out * 2))
     if whole:  # (then var_backward's constant factor, as above)
-        return (_times_no_dof_factor(_spread(var_g, shape, axes), a),)
+        return (_times_no_dof_factor(_spread(var_g, shape, axes), a, keepdim),)
     return (_spread(var_g * (2.0 / dof if dof else float("inf")), shape, axes) * centred,)
 
 
-def _times_no_dof_factor(gk, a):
+def _times_no_dof_factor(gk, a, keepdim):
     """PyTorch's var_backward over everything without degrees of freedom (n <= correction):
     grad * where(x == mean, nan, inf), a constant factor (under create_graph the gradient
-    requires grad only if grad does)."""
+    requires grad only if grad does).  That where of two Python numbers is of the default
+    dtype and of x's shape, and grad is 0-d unless keepdim, so for x of another dtype with
+    a dimension the product is computed in the default dtype (a float64 grad of 1e-50 is 0
+    there: 0 * inf = nan) and its engine casts it back (ToCopyBackward0 under create_graph)."""
+    from .. import dtypes
+
     data = a._data if isinstance(a, Tensor) else a
     xp = namespace(data)
-    factor = xp.where(data == data.mean(), xp.nan, xp.inf).astype(data.dtype)
-    return gk * (make_tensor(factor) if isinstance(gk, Tensor) else factor)
+    wide = dtypes.get_default_dtype().numpy
+    narrowed = data.ndim > 0 and not keepdim and wide != data.dtype
+    factor = xp.where(data == data.mean(), xp.nan, xp.inf).astype(
+        wide if narrowed else data.dtype)
+    if not isinstance(gk, Tensor):
+        if not narrowed:
+            return gk * factor
+        with quiet(xp):
+            return (gk.astype(wide) * factor).astype(data.dtype)
+    if not narrowed:
+        return gk * make_tensor(factor)
+    from .pointwise import to_dtype
+
+    return to_dtype(to_dtype(gk, wide) * make_tensor(factor), data.dtype)
 
 
 _var_op = defop("var", _var_fwd, _var_vjp, "VarBackward0", 1, INPUTS)
@@ -339,7 +356,7 @@ def _pnorm_grad(g, a, p, out, axes, keepdim):
     if p == 1:
         return gk * sign(a)
     if p == float("inf") or p == -float("inf"):
-        return _share_among_extremes(g, _abs(a), out, axes, keepdim) * sign(a)
+        return _share_among_extremes(g, _abs(a), out, axes, keepdim, True) * sign(a)
     ok = _spread(_kept(out, shape, axes, keepdim), shape, axes)
     if p == 2:
         # PyTorch's grad * (x / norm).masked_fill_(norm == 0, 0): the masked quotient's own
@@ -463,11 +480,16 @@ def _norm_inf_fwd(a, axes, keepdim, which):
         axis=axes, keepdims=keepdim)
 
 
-def _share_among_extremes(g, values, out, axes, keepdim):
+def _share_among_extremes(g, values, out, axes, keepdim, nans=False):
     """``g`` spread evenly over the elements of ``values`` equal to the reduced ``out``
-    (the derivative of a max or min at ties, as PyTorch's amax/amin and inf-norms)."""
+    (the derivative of a max or min at ties, as PyTorch's amax/amin and inf-norms).
+    ``nans``: a nan element counts as one of them (PyTorch's inf-norm backward: "argmax if
+    self.abs() == norm or it's NaN", then times sgn(nan) = 0, so a slice holding a nan sends
+    0 everywhere; amax's mask result == self leaves a nan slice with 0 / 0 = nan)."""
     shape = tuple(values.shape)
     hit = values == _spread(_kept(out, shape, axes, keepdim), shape, axes)
+    if nans:
+        hit = hit | (values != values)
     ties = _spread(_total(hit * 1, axes), shape, axes)
     return _spread(_kept(g, shape, axes, keepdim), shape, axes) * hit / ties
 
@@ -476,7 +498,7 @@ def _norm_inf_vjp(node, g, saved):
     # the largest (smallest) magnitudes share the gradient, with x's sign (PyTorch)
     a, out = saved
     axes, keepdim, _ = node.params
-    return (_share_among_extremes(g, _abs(a), out, axes, keepdim) * sign(a),)
+    return (_share_among_extremes(g, _abs(a), out, axes, keepdim, True) * sign(a),)
 
 
 _norm_inf = defop("norm", _norm_inf_fwd, _norm_inf_vjp, "LinalgVectorNormBackward0", 1,

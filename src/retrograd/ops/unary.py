@@ -27,9 +27,11 @@ log1p = defop("log1p", _fn("log1p"), lambda node, g, saved: (g / (saved[0] + 1),
 # d expm1(x)/dx = exp(x) = expm1(x) + 1, from the saved result
 expm1 = defop("expm1", _fn("expm1"), lambda node, g, saved: (g * (saved[0] + 1),),
               "Expm1Backward0", 1, OUTPUT, "float")
-# d x**-0.5/dx = -0.5 x**-1.5 = -0.5 * out**3
+# d x**-0.5/dx = -0.5 x**-1.5 = -0.5 * out**3, grouped as PyTorch's -0.5 * grad *
+# result.pow(3): out**3 overflows to inf for tiny x, so a zero gradient there gives 0 * inf =
+# nan in both, where a left-to-right product gave -0
 rsqrt = defop("rsqrt", lambda a: 1 / namespace(a).sqrt(a),
-              lambda node, g, saved: (g * -0.5 * saved[0] * saved[0] * saved[0],),
+              lambda node, g, saved: ((g * -0.5) * (saved[0] * saved[0] * saved[0]),),
               "RsqrtBackward0", 1, OUTPUT, "float")
 log2 = defop("log2", _fn("log2"), lambda node, g, saved: (g / (saved[0] * math.log(2)),),
              "Log2Backward0", 1, INPUTS, "float")
@@ -262,7 +264,9 @@ rad2deg = defop("rad2deg", _times_constant("rad2deg", 180 / math.pi),
 
 def _sinc_vjp(node, g, saved):
     # PyTorch's sinc_backward: (pi x cos(pi x) - sin(pi x)) / (pi x^2), and 0 at x == 0
-    # (even for an inf gradient: a where, not a product)
+    # (even for an inf gradient: a where, not a product); under create_graph the derivative
+    # of that where's other branch at 0 is 0 * nan = nan, PyTorch's second derivative too
+    # (fuzz seed 15035885's nan came from logcumsumexp, not from here)
     from .pointwise import cos, sin, where
 
     (a,) = saved
