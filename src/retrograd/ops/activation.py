@@ -163,10 +163,10 @@ _gelu = defop("gelu", _gelu_fwd, _gelu_vjp, "GeluBackward0", 1, INPUTS, "float")
 
 def gelu(input, approximate="none"):  # noqa: A002
     """``x * Phi(x)`` (Phi the standard normal CDF), or its tanh approximation."""
-    float_only(input, "GeluKernelImpl", "gelu")
-    if approximate not in ("none", "tanh"):
+    if approximate not in ("none", "tanh"):  # (before the kernel's dtype, as PyTorch's)
         raise RuntimeError(f"approximate argument must be either none or tanh, got "
                            f"{approximate!r}")
+    float_only(input, "GeluKernelImpl", "gelu")
     return _gelu(input, approximate)
 
 

@@ -1,0 +1,99 @@
+"""Fuzzer findings fixed by fuzzZ (issue 7, a fresh range, seeds 16600000+): each program
+must run alike in retrograd and PyTorch, and each call of the check-order table must raise
+PyTorch's exception class (or run where PyTorch runs)."""
+
+import warnings
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import retrograd  # noqa: E402
+
+from .program import program_from_text  # noqa: E402
+from .runner import compare, exc_class, reproducer  # noqa: E402
+
+CASES = {
+    # glu of a bool tensor whose halved dimension is odd: PyTorch checks the shape before
+    # its kernel's dtype (RuntimeError), retrograd refused the dtype first (seed 16605020)
+    "glu_odd_bool": """
+v0 = T.tensor([True], dtype=T.bool)
+v4 = v0[None]
+try:
+    v5 = T.nn.functional.glu(v4, dim=-2)
+except Exception as e:
+    pass
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_fuzz_regression_fuzzz(name):
+    prog = program_from_text(CASES[name])
+    failure = compare(prog)
+    assert failure is None, reproducer(prog, failure)
+
+
+# A kernel's dtype dispatch comes after the argument and shape checks in PyTorch: an integer
+# or bool input with a bad shape or argument raises the shape's error (its class), not the
+# kernel's NotImplementedError.  One call per op of the family (F: nn.functional).
+CHECK_ORDER = [
+    "F.glu(T.tensor([[True]]), dim=-2)",
+    "F.glu(T.tensor([[1, 2, 3]]), dim=-1)",
+    "F.prelu(T.tensor([[1, 2]]), T.tensor([1, 2, 3]))",
+    "F.prelu(T.tensor([[1, 2]]), T.tensor([[1, 2]]))",
+    "F.prelu(T.tensor(1), T.tensor([1, 2]))",
+    "F.gelu(T.tensor([[True]]), approximate='bad')",
+    "F.celu(T.tensor([[1]]), alpha=0.0)",
+    "F.rrelu(T.tensor([[1]]), 0.5, 0.1)",
+    "F.softmin(T.tensor([[True]]), dim=4)",
+    "F.layer_norm(T.tensor([[1, 2]]), (3,))",
+    "F.layer_norm(T.tensor([[True, False]]), (3,))",
+    "F.layer_norm(T.tensor([[1, 2]]), (2,), weight=T.ones(2))",
+    "F.layer_norm(T.tensor([[1, 2]]), (2,), weight=T.ones(3, dtype=T.int64))",
+    "F.layer_norm(T.tensor([[1, 2]]), (2,), bias=T.ones(3))",
+    "F.rms_norm(T.tensor([[1, 2]]), (3,))",
+    "F.rms_norm(T.tensor([[1, 2]]), (2,), weight=T.ones(3))",
+    "F.group_norm(T.tensor([[1, 2, 3]]), 2)",
+    "F.group_norm(T.tensor([[1.0, 2, 3]]), 2)",
+    "F.group_norm(T.tensor([[1.0, 2, 3]]), 0)",
+    "F.group_norm(T.ones(2, 0), 0)",
+    "F.group_norm(T.tensor([[1.0, 2, 3], [1, 2, 3]]), 4)",
+    "F.group_norm(T.tensor([[1, 2, 3], [3, 4, 5]]), 2)",
+    "F.group_norm(T.tensor([[1, 2], [3, 4]]), 2, weight=T.ones(3))",
+    "F.group_norm(T.tensor([[1, 2], [3, 4]]), 2, weight=T.ones(2))",
+    "F.pad(T.tensor([[True]]), (1, 1), mode='reflect')",
+    "F.pad(T.tensor([[[True]]]), (1, 1, 1, 1), mode='reflect')",
+    "F.pad(T.tensor([[[[True]]]]), (1, 1, 1, 1, 1, 1), mode='reflect')",
+    "F.pad(T.tensor([[True, False]]), (1, 1), mode='replicate')",
+    "F.pad(T.tensor([[[True]]]), (1, 1, 1, 1), mode='replicate')",
+    "F.pad(T.tensor([[True, False]]), (-3, 0), mode='replicate')",
+    "F.pad(T.tensor([[True, False]]), (1, 1), mode='circular')",
+    "F.max_pool1d(T.tensor([[[1, 2]]]), 3)",
+    "F.max_pool1d(T.tensor([[[True, False]]]), 3)",
+    "F.max_pool1d(T.tensor([[1, 2]]), 0)",
+    "F.max_pool1d(T.tensor([[[1, 2]]]), 2, padding=2)",
+    "F.max_pool1d(T.tensor([[1, 2]]), 1, return_indices=True)",
+    "F.max_pool1d(T.tensor([[True, False]]), 1, return_indices=True)",
+    "F.max_pool2d(T.tensor([[[[True, False]]]]), 3)",
+    "F.avg_pool1d(T.tensor([[[True, False]]]), 3)",
+    "F.avg_pool1d(T.tensor([[[True, False]]]), 2, padding=2)",
+    "F.avg_pool2d(T.tensor([[[[True, False]]]]), 3)",
+    "F.avg_pool2d(T.tensor([[[1, 2]]], dtype=T.int32), 1, divisor_override=0)",
+    "F.avg_pool2d(T.tensor([[[True, False]]]), 1, divisor_override=0)",
+]
+
+
+def _outcome(lib, src):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            eval(src, {"T": lib, "F": lib.nn.functional})  # noqa: S307 - the table above
+        except Exception as e:  # noqa: BLE001 - the class is what is compared
+            return exc_class(e)
+    return None
+
+
+@pytest.mark.parametrize("src", CHECK_ORDER)
+def test_check_order_like_pytorch(src):
+    assert _outcome(retrograd, src) == _outcome(torch, src), src
