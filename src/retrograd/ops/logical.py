@@ -21,7 +21,7 @@ from ..backend import namespace
 from ..tensor import Tensor
 from . import pointwise
 from ._apply import INPUTS, defop
-from ._errors import scalar_type_name
+from ._errors import check_broadcast, scalar_type_name
 from .inplace import _write, inplace, rebase_views
 from .pointwise import _broadcasting, exp, log
 
@@ -262,6 +262,7 @@ def _igamma_op(name):
         for t, arg in ((input, "input"), (other, "other")):
             d = _tensor_arg(t, name, arg, 1 if arg == "input" else 2)
             if d.dtype.kind != "f":
+                check_broadcast(name, input, other)  # (the shapes' error first, as PyTorch's)
                 raise NotImplementedError(f"\"{name}_cpu\" not implemented for "
                                    f"'{scalar_type_name(d.dtype)}' ({name} takes floating "
                                    "tensors; convert with .float())")

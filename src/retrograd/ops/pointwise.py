@@ -19,6 +19,7 @@ from ..backend import ndarray as _ndarray
 from ..tensor import Tensor
 from ..tensor import make_tensor as _make_tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, _wrap_scalar, defop
+from ._errors import check_broadcast
 from ._errors import scalar_type_name  # noqa: F401  (used here, and imported from here)
 from .saved_checks import check_also
 
@@ -395,6 +396,7 @@ def power(input, exponent):  # noqa: A002 - PyTorch's names (also for x.pow(expo
     a, b = input, exponent
     if _bool_operand(a) and _bool_operand(b) and b.__class__ is not bool:
         # (bool tensor ** Python bool works in PyTorch: a scalar exponent takes another path)
+        check_broadcast("pow", a, b)  # (the shapes' error first, as PyTorch's)
         raise NotImplementedError(
             "\"pow\" not implemented for 'Bool'; convert the base first, e.g. x.int() ** y"
         )
@@ -882,12 +884,14 @@ def _check_int_divisor(a, b, what):
     # PyTorch raises for integer division by zero where NumPy returns 0 with a warning.
     if _is_integral(a) and _is_integral(b):
         if _is_bool(a) and _is_bool(b):
+            check_broadcast(what, a, b)  # (the shapes' error first, as PyTorch's)
             raise NotImplementedError(
                 f"\"{what}\" not implemented for 'Bool'; convert the operands first, e.g. "
                 "x.int()"
             )
         zero = b == 0
         if zero if zero.__class__ is bool else zero.any():
+            check_broadcast(what, a, b)
             raise RuntimeError(
                 f"ZeroDivisionError: integer {what} by zero; use a floating dtype "
                 "(x.float()) to get inf/nan instead"
@@ -1057,13 +1061,25 @@ _minimum = defop("minimum", _broadcasting(lambda a, b, which: namespace(a).minim
                  "MinimumBackward0", 2, INPUTS, "promote")
 
 
+def _tensors_only(name, input, other):  # noqa: A002
+    """PyTorch's TypeError for a number operand of an op that takes tensors only."""
+    for x, what, pos in ((input, "input", 1), (other, "other", 2)):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{name}(): argument '{what}' (position {pos}) must be Tensor, "
+                            f"not {type(x).__name__} (wrap it: retrograd.tensor(...))")
+
+
 def maximum(input, other):  # noqa: A002 - PyTorch's names
     """Elementwise maximum; at ties the gradient is split evenly."""
+    if input.__class__ is not Tensor or other.__class__ is not Tensor:
+        _tensors_only("maximum", input, other)
     return _maximum(input, other, "max")
 
 
 def minimum(input, other):  # noqa: A002
     """Elementwise minimum; at ties the gradient is split evenly."""
+    if input.__class__ is not Tensor or other.__class__ is not Tensor:
+        _tensors_only("minimum", input, other)
     return _minimum(input, other, "min")
 
 
