@@ -136,6 +136,30 @@ CHECK_ORDER = [
     "T.tensor([1, 2]).hypot_(2)",
     "T.tensor([True, False]).ldexp_(2)",
     "T.tensor([1, 2]).nextafter_(1.5)",
+    "T.clamp_min(2, T.tensor([1.0, 2]))",
+    "T.clamp_max(1.5, T.tensor([1.0, 2]))",
+    # the scalar clamp kernels have no bool version (an int bound promotes the tensor)
+    "T.tensor([True, False]).clamp(min=True)",
+    "T.tensor([True, False]).clamp(False, True)",
+    "T.tensor([True, False]).clamp(False, 1)",
+    "T.tensor([True, False]).clamp(min=T.tensor(True))",
+    "T.tensor([True, False]).clamp_min(True)",
+    "T.clamp_max(T.tensor([True, False]), False)",
+    "T.tensor([True, False]).clamp_max_(True)",
+    "T.tensor([True, False]).clamp_(min=True)",
+    # index_add's index out of range: IndexError, but RuntimeError (index_put_'s) with alpha
+    # 1 along the first or last dim of a tensor of 2 or more dims
+    "T.zeros(2).index_add(0, T.tensor([5]), T.ones(1))",
+    "T.zeros(2, dtype=T.bool).index_add_(0, T.tensor([-3]), T.ones(1, dtype=T.bool))",
+    "T.zeros(2, 3).index_add(0, T.tensor([5]), T.ones(1, 3))",
+    "T.zeros(2, 3).index_add(0, T.tensor([5]), T.ones(1, 3), alpha=2)",
+    "T.zeros(2, 3, 2).index_add(1, T.tensor([5]), T.ones(2, 1, 2))",
+    "T.zeros(2, 3, 2, dtype=T.int64).index_add(-1, T.tensor([5]), T.ones(2, 3, 1, dtype=T.int64))",
+    # cross's kernel has no bool version (NumPy's TypeError leaked)
+    "T.linalg.cross(T.ones(2, 3, dtype=T.bool), T.ones(2, 3, dtype=T.bool))",
+    "T.linalg.cross(T.ones(2, 3, dtype=T.bool), T.ones(2, 3, dtype=T.int64))",
+    "T.linalg.cross(T.ones(2, 3, dtype=T.bool), T.ones(3, 3, dtype=T.bool))",
+    "T.cross(T.tensor([True, False, True]), T.tensor([True, False, True]), dim=0)",
 ]
 
 

@@ -306,8 +306,9 @@ _clamp_max = defop("clamp_max", lambda a, m: namespace(a).minimum(m, a), _clamp_
 
 def clamp_min(input, min):  # noqa: A002
     """``max(x, min)``; a tensor bound goes through ``clamp``."""
-    from .pointwise import clamp, clamp_min_tensor
+    from .pointwise import clamp, clamp_min_tensor, refuse_bool_number_bounds
 
+    tensor_arg(input, "input", 0)  # (a number first: PyTorch's TypeError)
     if isinstance(min, Tensor):
         return clamp(input, min=min, _op=clamp_min_tensor)
     if isinstance(min, float) and getattr(input, "_data", input).dtype.kind != "f":
@@ -316,13 +317,15 @@ def clamp_min(input, min):  # noqa: A002
         if not isinstance(input, Tensor):
             return clamp(input, min=min)
         return _clamp_min(input.to(dtypes.get_default_dtype()), min)
+    refuse_bool_number_bounds(input, min, None)
     return _clamp_min(input, min)
 
 
 def clamp_max(input, max):  # noqa: A002
     """``min(x, max)``; a tensor bound goes through ``clamp``."""
-    from .pointwise import clamp, clamp_max_tensor
+    from .pointwise import clamp, clamp_max_tensor, refuse_bool_number_bounds
 
+    tensor_arg(input, "input", 0)  # (a number first: PyTorch's TypeError)
     if isinstance(max, Tensor):
         return clamp(input, max=max, _op=clamp_max_tensor)
     if isinstance(max, float) and getattr(input, "_data", input).dtype.kind != "f":
@@ -331,6 +334,7 @@ def clamp_max(input, max):  # noqa: A002
         if not isinstance(input, Tensor):
             return clamp(input, max=max)
         return _clamp_max(input.to(dtypes.get_default_dtype()), max)
+    refuse_bool_number_bounds(input, None, max)
     return _clamp_max(input, max)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..backend import namespace
 from ._apply import INPUTS, defop
-from ._errors import scalar_type_name, tensor_arg
+from ._errors import check_broadcast, scalar_type_name, tensor_arg
 from .layout import diagonal as _diagonal
 from .linalg import (
     _matmul_fwd, _matmul_vjp, _mT, _mv, _same_dtype, int_coefficients, matmul, refuse_bool,
@@ -529,6 +529,12 @@ def linalg_cross(input, other, *, dim=-1):  # noqa: A002 - PyTorch's names
     if sa[dim] != 3 or sb[dim] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
                            f"{sa[dim]} and {sb[dim]}")
+    if input._data.dtype.kind == "b":
+        # the kernel has no bool version: PyTorch refuses it after the broadcast, before
+        # the operands' dtypes are compared (NumPy's cross raised a TypeError)
+        check_broadcast("linalg.cross", input, other)
+        raise NotImplementedError("\"cross\" not implemented for 'Bool' (linalg.cross of a "
+                                  "bool tensor; convert it first, e.g. x.int())")
     _same_dtype("linalg.cross", (input, other))
     return _cross(input, other, dim % nd)
 

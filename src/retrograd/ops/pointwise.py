@@ -806,6 +806,17 @@ clamp_max_tensor = defop("clamp_max", _clamp_tensor_fwd, _clamp_tensor_vjp, "Cla
                          3, INPUTS, "promote")
 
 
+def refuse_bool_number_bounds(x, lo, hi):
+    """PyTorch's scalar clamp kernels have no bool version: a bool tensor clamped to Python
+    bools (an int bound promotes it, a tensor bound takes the tensor kernel) raises."""
+    if isinstance(x, Tensor) and x._data.dtype.kind == "b" and \
+            all(b is None or b.__class__ is bool for b in (lo, hi)):
+        kernel = "clamp_scalar_cpu" if lo is not None and hi is not None else \
+            "clamp_min_scalar_cpu" if lo is not None else "clamp_max_scalar_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool' (a bool tensor "
+                                  "clamped to bool bounds; convert it first, e.g. x.int())")
+
+
 def clamp(x, min=None, max=None, *, _op=None):  # noqa: A002 - PyTorch's keyword names
     """Limit ``x`` to ``[min, max]``; the gradient passes where ``min <= x <= max``.
 
@@ -820,6 +831,7 @@ def clamp(x, min=None, max=None, *, _op=None):  # noqa: A002 - PyTorch's keyword
     """
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    refuse_bool_number_bounds(x, min, max)
     if getattr(x, "_data", x).dtype.kind != "f" and (isinstance(min, float) or
                                                    isinstance(max, float)):
         x = to_dtype(x, dtypes.get_default_dtype().numpy)  # int clamped to a float bound
