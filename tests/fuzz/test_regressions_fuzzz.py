@@ -160,6 +160,12 @@ CHECK_ORDER = [
     "T.linalg.cross(T.ones(2, 3, dtype=T.bool), T.ones(2, 3, dtype=T.int64))",
     "T.linalg.cross(T.ones(2, 3, dtype=T.bool), T.ones(3, 3, dtype=T.bool))",
     "T.cross(T.tensor([True, False, True]), T.tensor([True, False, True]), dim=0)",
+    # F.hardtanh refuses min_val > max_val (ValueError) before anything else; hardtanh_ not
+    "F.hardtanh(T.tensor([1.0]), 1.0, -1.0)",
+    "F.hardtanh(T.tensor([True]), 1.0, -1.0)",
+    "F.hardtanh(T.tensor([1.0]), 1.0, -1.0, inplace=True)",
+    "F.hardtanh_(T.tensor([1.0]), 1.0, -1.0)",
+    "F.hardtanh(T.tensor([1.0]), 1.0, 1.0)",
 ]
 
 

@@ -214,6 +214,9 @@ _hardtanh_ = _inplace(_hardtanh, "hardtanh_", True)
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002
     """``x`` clipped to ``[min_val, max_val]``."""
+    if min_val > max_val:  # (PyTorch's functional checks this first; hardtanh_ does not)
+        raise ValueError(f"min_val cannot be greater than max_val (hardtanh got min_val="
+                         f"{min_val}, max_val={max_val})")
     if input._data.dtype.kind == "b":
         raise RuntimeError("Bool inputs not supported for hardtanh; convert with x.float()")
     if input._data.dtype.kind in "iu":  # PyTorch clamps in the integer type (bounds cast)
