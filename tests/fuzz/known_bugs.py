@@ -1542,3 +1542,88 @@ def _layer_norm_mean_residue_hypot(prog, failure):
         if bool(residue.any()):
             return True
     return False
+
+
+# ops whose domain ends at 1 (or whose derivative has a pole there): a value 1 ulp below 1
+# is out of the domain (acosh: nan) or on the other side of the pole
+_DOMAIN_AT_ONE = {"acosh", "acos", "asin", "atanh", "logit", "log", "log2", "log10", "erfinv"}
+
+
+@accepted("float32 i0 at 0: PyTorch 2.13's float32 kernel gives 0.99999994 (1 - 2**-24), and "
+          "misses other values by 1 ulp (i0(-2) 2.2795851 against the correctly rounded "
+          "2.2795854, the float64 value 2.2795853023 rounded); retrograd's float32 i0 is the "
+          "correctly rounded one (exactly 1 at 0).  An op whose domain ends at 1 then gives "
+          "nan in PyTorch and a number in retrograd (acosh(i0(0)) is nan against 0: seed "
+          "16703574).  Only a value of such an op in a program with i0, whose PyTorch "
+          "operand holds float32 1 - 2**-24")
+def _i0_float32_below_one(prog, failure):
+    if failure.kind != "value" or failure.op not in _DOMAIN_AT_ONE or "i0" not in _ops(prog):
+        return False
+    name = failure.message.split(":", 1)[0]
+    for i, st in enumerate(prog.steps):
+        if st.target == name and st.op == failure.op:
+            import torch
+
+            below = torch.tensor(1 - 2 ** -24, dtype=torch.float32)
+            return any(o.dtype == torch.float32 and bool((o == below).any())
+                       for o in _operands_before(prog, i))
+    return False
+
+
+_NORM_WITH_AFFINE = re.compile(r"\b(group_norm|batch_norm|instance_norm)\(.*\b(weight|bias)=")
+
+
+@accepted("ties made by a norm's FMA residue (_batch_norm_fma_residue, "
+          "_group_norm_fma_residue): where a normalized group holds one value (or equal "
+          "values), retrograd's result is exactly the bias, so equal across the samples, "
+          "while PyTorch's fused x * scale + shift leaves a different few-ulp residue in each "
+          "(group_norm of a [2, 4] input in 4 groups: -0x1.eb851eb851bb1p-4 against "
+          "-0x1.eb851eb85113dp-4 for the bias -0.12); a sort/topk/kthvalue/argsort of those "
+          "then meets ties in retrograd only, and which index it returns is unspecified (seed "
+          "16709150).  Only an index (or what is computed from one) of such an op whose "
+          "operand holds equal values in retrograd and agrees with PyTorch's within 1e-12 "
+          "(float64) or 1e-5 (float32) relative, in a program with such a norm")
+def _norm_residue_ties(prog, failure):
+    if failure.kind not in ("value", "grad") or not any(
+            _NORM_WITH_AFFINE.search(t) for t in _texts_all(prog)):
+        return False
+    from .program import Program
+    from .runner import execute, torch
+
+    import retrograd
+
+    for i, st in enumerate(prog.steps):
+        if not (st.text and _UNSPECIFIED_TIES.search(st.text)) or (
+                failure.kind == "value" and not any(
+                    k in st.text for k in ("[1]", ".indices", ".argsort("))):
+            continue
+        names = _NAME.findall(st.text.split("=", 1)[-1])
+        if not names:
+            continue
+        head = Program(prog.seed, prog.steps[:i])
+        t = execute(head, torch)[1].get(names[0])
+        r = execute(head, retrograd)[1].get(names[0])
+        if not isinstance(t, torch.Tensor) or not isinstance(r, retrograd.Tensor) or \
+                not t.is_floating_point() or tuple(t.shape) != tuple(r.shape):
+            continue
+        a, b = t.detach().double().numpy(), r.detach().numpy().astype("float64")
+        rel = 1e-12 if t.dtype == torch.float64 else 1e-5
+        import numpy as np
+
+        if np.allclose(a, b, rtol=rel, atol=rel, equal_nan=True) and \
+                np.unique(b.reshape(-1)).size < b.size:
+            return True
+    return False
+
+
+@accepted("float64 rounding amplified, as _huge_trig_argument, where the huge argument is made "
+          "by a power: sin(x ** x) for x = 11.26 (6.9e11, seed 16713887); PyTorch's "
+          "binary_cross_entropy_with_logits sum upstream is 1 ulp off the correctly rounded "
+          "10.757522673943943 that retrograd gives, x ** x turns it into 4e-3, and sin of it "
+          "differs by 1e-3 (retrograd's -0.95728 is the nearer to the mpmath value of the "
+          "program, -0.95683; PyTorch's -0.95607).  Only sin/cos/tan of an argument of 1e5 "
+          "or more in a program with pow/float_power")
+def _huge_trig_argument_of_power(prog, failure):
+    return failure.kind == "value" and failure.op in ("sin", "cos", "tan") and bool(
+        {"pow", "pow_", "float_power", "float_power_"} & _ops(prog)) and \
+        _large_trig_argument(prog, failure, 1e5)

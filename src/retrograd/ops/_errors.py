@@ -66,6 +66,21 @@ def broadcast_message(shapes) -> str | None:
     return None
 
 
+def check_broadcast(name: str, *operands) -> None:
+    """PyTorch's RuntimeError when the operands' shapes (tensors or arrays; numbers have
+    none) do not broadcast.  TensorIterator checks the shapes before the kernel's dtype
+    dispatch, so an elementwise op calls this before refusing a dtype: a bool or integer
+    operand of the wrong shape gets the shape's error, as in PyTorch (fuzz seed 16605020's
+    class)."""
+    shapes = [tuple(d.shape) for d in (getattr(x, "_data", x) for x in operands)
+              if hasattr(d, "shape")]
+    text = broadcast_message(shapes)
+    if text is not None:
+        raise RuntimeError(f"{name}(): {text} (input shapes "
+                           f"{' and '.join(str(list(s)) for s in shapes)}); make the shapes "
+                           "match or broadcast (reshape, unsqueeze or expand one)")
+
+
 def forward_error(name: str, exc: Exception, arrays) -> Exception:
     """PyTorch's exception for ``exc``, raised by NumPy inside op ``name``'s forward on
     ``arrays`` (returned unchanged when it is already one of retrograd's own)."""

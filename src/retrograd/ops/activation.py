@@ -221,10 +221,10 @@ _gelu = defop("gelu", _gelu_fwd, _gelu_vjp, "GeluBackward0", 1, INPUTS, "float")
 
 def gelu(input, approximate="none"):  # noqa: A002
     """``x * Phi(x)`` (Phi the standard normal CDF), or its tanh approximation."""
-    float_only(input, "GeluKernelImpl", "gelu")
-    if approximate not in ("none", "tanh"):
+    if approximate not in ("none", "tanh"):  # (before the kernel's dtype, as PyTorch's)
         raise RuntimeError(f"approximate argument must be either none or tanh, got "
                            f"{approximate!r}")
+    float_only(input, "GeluKernelImpl", "gelu")
     return _gelu(input, approximate)
 
 
@@ -272,6 +272,9 @@ _hardtanh_ = _inplace(_hardtanh, "hardtanh_", True)
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002
     """``x`` clipped to ``[min_val, max_val]``."""
+    if min_val > max_val:  # (PyTorch's functional checks this first; hardtanh_ does not)
+        raise ValueError(f"min_val cannot be greater than max_val (hardtanh got min_val="
+                         f"{min_val}, max_val={max_val})")
     if input._data.dtype.kind == "b":
         raise RuntimeError("Bool inputs not supported for hardtanh; convert with x.float()")
     if input._data.dtype.kind in "iu":  # PyTorch clamps in the integer type (bounds cast)

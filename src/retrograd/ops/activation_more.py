@@ -101,9 +101,9 @@ def celu(input, alpha=1.0, inplace=False):  # noqa: A002
     tensor([-0.7869,  2.0000])
     """
     overlap_first(input, inplace, "celu_")
-    float_only(input, "elu_cpu", "celu")
-    if alpha == 0:
+    if alpha == 0:  # (checked before the kernel's dtype, as PyTorch's)
         raise RuntimeError("ZeroDivisionError: celu's alpha must not be 0 (it divides x)")
+    float_only(input, "elu_cpu", "celu")
     # PyTorch's derivative divides by alpha rounded to float32 (derivatives.yaml:
     # 1.0 / alpha.toFloat()); the forward by alpha itself
     backward_scale = 1.0 / struct.unpack("f", struct.pack("f", alpha))[0]
@@ -159,7 +159,6 @@ def glu(input, dim=-1):  # noqa: A002
     >>> T.nn.functional.glu(T.tensor([2.0, 0.0]))
     tensor([1.])
     """
-    float_only(input, "glu_cpu", "glu")
     if input.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     if not -input.ndim <= dim < input.ndim:
@@ -168,6 +167,8 @@ def glu(input, dim=-1):  # noqa: A002
     if input.shape[dim] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size "
                            f"{input.shape[dim]} (glu splits it into two halves)")
+    # PyTorch checks the shape before the dtype (its kernel's dtype dispatch comes last)
+    float_only(input, "glu_cpu", "glu")
     return _glu(input, dim)
 
 
@@ -254,7 +255,6 @@ def prelu(input, weight):  # noqa: A002
         raise RuntimeError(
             f"prelu: Type promoting not supported. Got {scalar_type_name(input._data.dtype)} "
             f"and {scalar_type_name(weight._data.dtype)} (convert the weight: w.to(x.dtype))")
-    float_only(input, "prelu_cpu", "prelu")
     ndim, count = input.ndim, weight.numel()
     if count != 1:
         if ndim == 0:
@@ -269,6 +269,7 @@ def prelu(input, weight):  # noqa: A002
     if weight.ndim > 1:
         raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
                            f"ndim = {weight.ndim}")
+    float_only(input, "prelu_cpu", "prelu")  # (the kernel's check: after the shapes')
     if ndim != weight.ndim:
         shape = [1] * ndim
         if ndim > 1:
@@ -306,10 +307,10 @@ _rrelu_ = _inplace(defop("rrelu", _rrelu_fwd, _rrelu_vjp, "RreluWithNoiseBackwar
 
 def _rrelu_call(x, lower, upper, training, inplace, gen):
     overlap_first(x, inplace, "rrelu_")
-    float_only(x, "leaky_relu_cpu" if not training else "rrelu_with_noise_out_cpu", "rrelu")
-    if lower > upper:
+    if lower > upper:  # (checked before the kernel's dtype, as PyTorch's)
         raise RuntimeError(f"Lower bound should be less than or equal to the upper bound (rrelu "
                            f"got lower={lower}, upper={upper})")
+    float_only(x, "leaky_relu_cpu" if not training else "rrelu_with_noise_out_cpu", "rrelu")
     noise = None
     if training and upper - lower > 1e-6:  # (PyTorch's test; below it, leaky_relu's slope)
         from ..random import generator
@@ -464,8 +465,9 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
     """
     from .nn import _dim_for, softmax
 
+    negated = -input  # (first, as PyTorch's: a bool input's negation error comes first)
     dim = _dim_for(input, dim, "softmin")
-    return softmax(-input, dim, dtype=dtype)
+    return softmax(negated, dim, dtype=dtype)
 
 
 # ----------------------------------------------------------------- threshold, shrinks

@@ -13,8 +13,8 @@ from ..backend import namespace
 from ..tensor import Tensor
 from . import registry
 from ._apply import BOTH, INPUTS, NOTHING, OUTPUT, defop
-from ._errors import tensor_arg
-from .pointwise import _neg_fwd, grad_where, in_result_dtype
+from ._errors import check_broadcast, tensor_arg
+from .pointwise import _neg_fwd, _tensors_only, grad_where, in_result_dtype
 from .pointwise import (_check_bool_sub, _check_int_divisor, _div_rounded, _rsub_number_fwd,
                         _with_number, exp, power, to_dtype, where,
                         zeros_like_grad)
@@ -44,6 +44,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):  # noqa: A002 - PyTorch's name
     """``input + value * tensor1 * tensor2``."""
     if all(getattr(t, "_data", t).dtype.kind == "b" for t in (input, tensor1, tensor2)
            if hasattr(getattr(t, "_data", t), "dtype")):
+        check_broadcast("addcmul", input, tensor1, tensor2)  # (first, as PyTorch's)
         raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
     if isinstance(value, float) and all(
             getattr(getattr(t, "_data", t), "dtype", None) is not None
@@ -151,6 +152,7 @@ def lerp(input, end, weight):  # noqa: A002
                                " (lerp needs one floating dtype; convert with .to())")
     if dt.kind != "f":
         kernel = "tensor" if isinstance(weight, Tensor) else "scalar"
+        check_broadcast("lerp", input, end, weight)  # (the shapes' error first, as PyTorch's)
         raise NotImplementedError(f"\"lerp_kernel_{kernel}\" not implemented for "
                                   f"'{scalar_type_name(dt)}'; lerp is for floating tensors")
     if isinstance(weight, Tensor):
@@ -178,6 +180,7 @@ def _floats_only(fn, name):
             kind = next(x.dtype for x in (a, b) if hasattr(x, "dtype"))
             from .pointwise import scalar_type_name
 
+            check_broadcast(name, a, b)  # (the shapes' error first, as PyTorch's)
             raise NotImplementedError(f"\"{name}_cpu\" not implemented for "
                                       f"'{scalar_type_name(kind)}'; convert to a float first")
         return fn(a, b)
@@ -307,7 +310,7 @@ _clamp_max = defop("clamp_max", lambda a, m: namespace(a).minimum(m, a), _clamp_
 
 def clamp_min(input, min):  # noqa: A002
     """``max(x, min)``; a tensor bound goes through ``clamp``."""
-    from .pointwise import clamp, clamp_min_tensor
+    from .pointwise import clamp, clamp_min_tensor, refuse_bool_number_bounds
 
     if isinstance(min, Tensor):
         return clamp(input, min=min, _op=clamp_min_tensor)
@@ -317,12 +320,13 @@ def clamp_min(input, min):  # noqa: A002
         if not isinstance(input, Tensor):
             return clamp(input, min=min)
         return _clamp_min(input.to(dtypes.get_default_dtype()), min)
+    refuse_bool_number_bounds(input, min, None)
     return _clamp_min(input, min)
 
 
 def clamp_max(input, max):  # noqa: A002
     """``min(x, max)``; a tensor bound goes through ``clamp``."""
-    from .pointwise import clamp, clamp_max_tensor
+    from .pointwise import clamp, clamp_max_tensor, refuse_bool_number_bounds
 
     if isinstance(max, Tensor):
         return clamp(input, max=max, _op=clamp_max_tensor)
@@ -332,6 +336,7 @@ def clamp_max(input, max):  # noqa: A002
         if not isinstance(input, Tensor):
             return clamp(input, max=max)
         return _clamp_max(input.to(dtypes.get_default_dtype()), max)
+    refuse_bool_number_bounds(input, None, max)
     return _clamp_max(input, max)
 
 
@@ -340,16 +345,15 @@ def clamp_max(input, max):  # noqa: A002
 
 
 def _no_number(fn, name):
-    """PyTorch's fmax, fmin, ldexp, logaddexp2 and nextafter take tensors only."""
+    """PyTorch's fmax, fmin, ldexp, logaddexp2 and nextafter take tensors only (atan2, hypot,
+    logaddexp, maximum...: ops/tensor_only.py wraps their public names)."""
 
     def call(input, other):  # noqa: A002 - PyTorch's names
-        if registry.batching[0] and hasattr(other, "__retrograd_batched__"):
+        if registry.batching[0] and (hasattr(other, "__retrograd_batched__")
+                                     or hasattr(input, "__retrograd_batched__")):
             # x.fmin(batched) inside vmap (the method is this function): to the op's rule
             return registry.batched_call(name, call, (input, other))
-        for x, what, pos in ((input, "input", 1), (other, "other", 2)):
-            if not isinstance(x, Tensor):
-                raise TypeError(f"{name}(): argument '{what}' (position {pos}) must be Tensor, "
-                                f"not {type(x).__name__} (wrap it: retrograd.tensor(...))")
+        _tensors_only(name, input, other)
         return fn(input, other)
 
     call.__name__ = call.__qualname__ = name
@@ -363,6 +367,7 @@ def _refuse_bools(fn, name):
         if getattr(a, "dtype", None) is not None and a.dtype.kind == "b" and (
                 b.__class__ is bool or getattr(b, "dtype", None) is not None
                 and b.dtype.kind == "b"):
+            check_broadcast(name, a, b)  # (the shapes' error first, as PyTorch's)
             raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'; convert "
                                       "first, e.g. x.int()")
         return fn(a, b, *params)
@@ -486,6 +491,7 @@ def fmod(input, other):  # noqa: A002
 def _ldexp_fwd(a, b):
     xp = namespace(a)
     if b.dtype.kind == "b" and a.dtype.kind == "f":  # PyTorch computes 2 ** b in b's dtype
+        check_broadcast("ldexp", a, b)  # (the shapes' error first, as PyTorch's)
         raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'; convert the "
                                   "exponent first, e.g. other.int()")
     return a * xp.exp2(b)

@@ -160,15 +160,21 @@ def _search(seq, values, right, out_int32, fn, sorter=None):
     xp = namespace(seq)
     side = "right" if right else "left"
     dtype = _index_dtype(xp, out_int32)
-    if sorter is not None:
-        seq = xp.take_along_axis(seq, sorter, axis=-1)
-    if seq.ndim <= 1:
-        return xp.searchsorted(seq, values, side=side).astype(dtype)
-    if values.ndim == 0 or seq.shape[:-1] != values.shape[:-1]:
+    if seq.ndim > 1 and (values.ndim == 0 or seq.shape[:-1] != values.shape[:-1]):
         raise RuntimeError(
             f"torch.{fn}(): boundaries tensor should be 1 dimension or the first N-1 "
             "dimensions of boundaries tensor and input value tensor must match, but we got "
             f"boundaries tensor {list(seq.shape)} and input value tensor {list(values.shape)}")
+    if seq.dtype.kind == "b" and values.dtype.kind == "b":
+        # the kernel (after the shape checks) has no bool version; one bool operand is
+        # promoted to the other's dtype
+        raise NotImplementedError(f"\"searchsorted_out_cpu\" not implemented for 'Bool' "
+                                  f"({fn} of bool boundaries and bool values: convert one "
+                                  "first, e.g. x.int())")
+    if sorter is not None:
+        seq = xp.take_along_axis(seq, sorter, axis=-1)
+    if seq.ndim <= 1:
+        return xp.searchsorted(seq, values, side=side).astype(dtype)
     rows_s = seq.reshape(-1, seq.shape[-1])
     rows_v = values.reshape(-1, values.shape[-1])
     out = xp.empty(rows_v.shape, dtype=dtype)
@@ -322,7 +328,6 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002
     """A histogram of ``bins`` equal bins between ``min`` and ``max`` (both 0: the data's
     range); elements outside are ignored."""
     a = _data(input, "histc")
-    _float_input(a, "histogram_cpu")
     xp = namespace(a)
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for "
@@ -330,6 +335,7 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002
     if max < min:
         raise RuntimeError(f"torch.histc: max must be larger than min (got min={min}, "
                            f"max={max})")
+    _float_input(a, "histogram_cpu")  # (after the argument checks, as PyTorch's)
     lo, hi = float(min), float(max)
     if lo == hi and a.size:
         lo, hi = float(a.min()), float(a.max())

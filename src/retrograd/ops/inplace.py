@@ -725,16 +725,23 @@ def _on_integer(x, name, op_fn, saves_inputs, args, kwargs):
 # type can be written into self before it looks for a kernel, so bool.hypot_(int64) is
 # "result type Long can't be cast to ... Bool" (RuntimeError), not the kernel's
 # NotImplementedError (fuzz seeds 12520467, 12525213)
+# The output's shape is checked before both (an operand that broadcasts self to a bigger
+# shape: "output with shape ... doesn't match the broadcast shape", RuntimeError, also where
+# the kernel would refuse the dtypes: fuzzZ, fmod_/ldexp_/pow_/remainder_ of bools)
 _CAST_BEFORE_KERNEL = {"hypot_", "nextafter_", "igamma_", "igammac_", "gcd_", "lcm_",
                        "bitwise_and_", "bitwise_or_", "bitwise_xor_", "bitwise_left_shift_",
-                       "bitwise_right_shift_"}
+                       "bitwise_right_shift_", "fmod_", "ldexp_", "pow_", "remainder_"}
+
+
+# in-place ops whose other operand must be a tensor (a number: PyTorch's TypeError, before
+# the result-type check)
+_TENSOR_OTHER = {"atan2_", "hypot_", "ldexp_", "nextafter_"}
 
 
 def _check_result_cast(x, args, name):
     from ..dtypes import can_cast, result_type
 
-    if not args or x._data.dtype.kind == "f" or (
-            state.enabled and x._requires_grad and name in _INTEGER_REFUSED):
+    if not args or (state.enabled and x._requires_grad and name in _INTEGER_REFUSED):
         return  # (autograd's refusal of the dtype comes first: _on_integer)
     other = args[0]
     if isinstance(other, Tensor):
@@ -742,10 +749,14 @@ def _check_result_cast(x, args, name):
             shape = _np.broadcast_shapes(x._data.shape, other._data.shape)
         except ValueError:  # shapes that do not broadcast: the op raises PyTorch's error
             return  # (fuzz seed 15126039)
-        if tuple(shape) != x._data.shape:
-            return  # (PyTorch's shape check comes first: left to the op)
+        if tuple(shape) != x._data.shape:  # (PyTorch's shape check comes first)
+            raise RuntimeError(
+                f"output with shape {list(x._data.shape)} doesn't match the broadcast shape "
+                f"{list(shape)} in {name}; an in-place op cannot change the tensor's shape")
         other = other._data
     elif not isinstance(other, (bool, int, float)):
+        return
+    if x._data.dtype.kind == "f":
         return
     promoted = result_type(x._data, other)
     if not can_cast(promoted, x.dtype):
@@ -816,6 +827,9 @@ def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
                     return x
         if check_operands:
             _check_operands(x, args, kwargs, name)
+        if name in _TENSOR_OTHER and args and not isinstance(args[0], Tensor):
+            raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not "
+                            f"{type(args[0]).__name__} (wrap it: retrograd.tensor(...))")
         if cast_first:
             _check_result_cast(x, args, name)
         wants = state.enabled and (

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..backend import namespace
 from ._apply import INPUTS, defop
-from ._errors import scalar_type_name, tensor_arg
+from ._errors import check_broadcast, scalar_type_name, tensor_arg
 from .pointwise import zeros_like_grad
 from .layout import diagonal as _diagonal
 from .linalg import (
@@ -532,10 +532,13 @@ def linalg_cross(input, other, *, dim=-1):  # noqa: A002 - PyTorch's names
     if sa[dim] != 3 or sb[dim] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
                            f"{sa[dim]} and {sb[dim]}")
+    if input._data.dtype.kind == "b":
+        # the kernel has no bool version: PyTorch refuses it after the broadcast, before
+        # the operands' dtypes are compared (NumPy's cross raised a TypeError)
+        check_broadcast("linalg.cross", input, other)
+        raise NotImplementedError("\"cross\" not implemented for 'Bool' (linalg.cross of a "
+                                  "bool tensor; convert it first, e.g. x.int())")
     _same_dtype("linalg.cross", (input, other))
-    if input._data.dtype.kind == "b":  # (NumPy's cross subtracts bools: a TypeError)
-        raise NotImplementedError("\"cross\" not implemented for 'Bool': linalg.cross takes "
-                                  "numbers; convert first, e.g. a.int()")
     return _cross(input, other, dim % nd)
 
 

@@ -21,7 +21,7 @@ from ..backend import namespace
 from ..tensor import Tensor
 from . import pointwise
 from ._apply import INPUTS, defop
-from ._errors import scalar_type_name
+from ._errors import check_broadcast, scalar_type_name
 from .inplace import _write, inplace, rebase_views
 from .pointwise import _broadcasting, exp, log
 
@@ -271,6 +271,7 @@ def _igamma_op(name):
             # stop 20 leftover); its kernel refuses an integer or bool promoted type
             from .. import dtypes
 
+            check_broadcast(name, input, other)  # (the shapes' error first, as PyTorch's)
             common = dtypes.promote_types(input.dtype, other.dtype)
             raise NotImplementedError(f"\"{name}_cpu\" not implemented for "
                                       f"'{scalar_type_name(common.numpy)}' ({name} takes "

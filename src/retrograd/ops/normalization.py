@@ -434,9 +434,10 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):  # n
     tensor([[-1.0000,  1.0000]])
     """
     shape = _normalized_shape(normalized_shape, "layer_norm")
-    float_only(input, "LayerNormKernelImpl", "layer_norm")
     _check_normalized(input, shape, weight, bias, "layer_norm")
     _check_same_dtype(input, "layer_norm", weight, bias)
+    # the kernel's dtype check comes after the shape and dtype-agreement checks, as PyTorch's
+    float_only(input, "LayerNormKernelImpl", "layer_norm")
     k = math.prod(shape)
     m = math.prod(input.shape[:input.ndim - len(shape)])
     p = _Layout((m, k), (1,), (m, k), (1, k), (0,), eps, False)
@@ -450,7 +451,6 @@ def layer_norm_aten(input, normalized_shape, weight=None, bias=None, eps=1e-05, 
 
 
 def _group_norm(x, num_groups, weight, bias, eps):
-    float_only(x, "GroupNormKernelImpl", "group_norm")
     if x.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
                            f"{x.ndim} (group_norm takes (N, C, *))")
@@ -466,6 +466,8 @@ def _group_norm(x, num_groups, weight, bias, eps):
                 f"input, but got weight of shape {list(t.shape)} and input of shape "
                 f"{list(x.shape)} (group_norm)")
     _check_same_dtype(x, "group_norm", weight, bias)
+    # the kernel's dtype check comes last, after the shape checks, as PyTorch's
+    float_only(x, "GroupNormKernelImpl", "group_norm")
     # PyTorch's composite makes the three contiguous first (CloneBackward0 for a strided one),
     # so its node saves that copy: an in-place change of a transposed input is no error at
     # backward there (fuzz seed 12661846)
@@ -489,9 +491,14 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):  # noqa: A
     if input.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
                            f"{input.ndim} (group_norm takes (N, C, *))")
-    if num_groups > 0 and input.shape[1] % num_groups == 0:
-        _verify_batch_size([input.shape[0] * input.shape[1] // num_groups, num_groups]
-                           + list(input.shape[2:]))
+    # PyTorch's functional checks the batch size first, for any num_groups (a group count
+    # that does not divide the channels too: its floor division), so the ValueError or
+    # ZeroDivisionError comes before the kernel's divisibility check
+    if num_groups == 0:
+        raise ZeroDivisionError("integer division or modulo by zero (group_norm's num_groups "
+                                "is 0: give at least one group)")
+    _verify_batch_size([input.shape[0] * input.shape[1] // num_groups, num_groups]
+                       + list(input.shape[2:]))
     return _group_norm(input, num_groups, weight, bias, eps)
 
 
@@ -577,8 +584,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002
     tensor([[0.8485, 1.1314]])
     """
     shape = _normalized_shape(normalized_shape, "rms_norm")
-    float_only(input, "rms_norm", "rms_norm")
     _check_normalized(input, shape, weight, None, "rms_norm", sep="")
+    float_only(input, "rms_norm", "rms_norm")  # (after the shape checks, as PyTorch's)
     if eps is None:
         eps = float(namespace(input._data).finfo(input._data.dtype).eps)
     dims = tuple(range(input.ndim - len(shape), input.ndim))

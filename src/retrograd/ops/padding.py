@@ -162,9 +162,13 @@ def pad(input, pad, mode="constant", value=None):  # noqa: A002 - PyTorch's name
     k = len(pad) // 2
     if k not in (1, 2, 3) or x.ndim not in (k + 1, k + 2):
         raise NotImplementedError(_UNSUPPORTED.format(n=len(pad), d=x.ndim))
-    if x._data.dtype.kind == "b" and mode == "reflect":
-        raise NotImplementedError(f'"reflection_pad{k}d" not implemented for \'Bool\'')
     _check(x, mode, pad, k)
+    # the reflect/replicate kernels take no bool, a check that comes after the shape checks
+    # (PyTorch's circular padding is slice copies: any dtype)
+    if x._data.dtype.kind == "b" and mode != "circular":
+        kernel = "reflection" if mode == "reflect" else "replication"
+        raise NotImplementedError(f'"{kernel}_pad{k}d" not implemented for \'Bool\' (pad '
+                                  f'mode={mode!r}: convert the input first, x.to(T.uint8))')
     maps = []
     for i in range(k):
         size = x.shape[x.ndim - 1 - i]

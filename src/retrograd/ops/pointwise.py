@@ -19,6 +19,7 @@ from ..backend import ndarray as _ndarray
 from ..tensor import Tensor
 from ..tensor import make_tensor as _make_tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, _wrap_scalar, defop
+from ._errors import check_broadcast
 from ._errors import scalar_type_name  # noqa: F401  (used here, and imported from here)
 from .saved_checks import check_also
 
@@ -397,6 +398,7 @@ def power(input, exponent):  # noqa: A002 - PyTorch's names (also for x.pow(expo
     a, b = input, exponent
     if _bool_operand(a) and _bool_operand(b) and b.__class__ is not bool:
         # (bool tensor ** Python bool works in PyTorch: a scalar exponent takes another path)
+        check_broadcast("pow", a, b)  # (the shapes' error first, as PyTorch's)
         raise NotImplementedError(
             "\"pow\" not implemented for 'Bool'; convert the base first, e.g. x.int() ** y"
         )
@@ -806,6 +808,17 @@ clamp_max_tensor = defop("clamp_max", _clamp_tensor_fwd, _clamp_tensor_vjp, "Cla
                          3, INPUTS, "promote")
 
 
+def refuse_bool_number_bounds(x, lo, hi):
+    """PyTorch's scalar clamp kernels have no bool version: a bool tensor clamped to Python
+    bools (an int bound promotes it, a tensor bound takes the tensor kernel) raises."""
+    if isinstance(x, Tensor) and x._data.dtype.kind == "b" and \
+            all(b is None or b.__class__ is bool for b in (lo, hi)):
+        kernel = "clamp_scalar_cpu" if lo is not None and hi is not None else \
+            "clamp_min_scalar_cpu" if lo is not None else "clamp_max_scalar_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool' (a bool tensor "
+                                  "clamped to bool bounds; convert it first, e.g. x.int())")
+
+
 def clamp(x, min=None, max=None, *, _op=None):  # noqa: A002 - PyTorch's keyword names
     """Limit ``x`` to ``[min, max]``; the gradient passes where ``min <= x <= max``.
 
@@ -820,6 +833,7 @@ def clamp(x, min=None, max=None, *, _op=None):  # noqa: A002 - PyTorch's keyword
     """
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    refuse_bool_number_bounds(x, min, max)
     if getattr(x, "_data", x).dtype.kind != "f" and (isinstance(min, float) or
                                                    isinstance(max, float)):
         x = to_dtype(x, dtypes.get_default_dtype().numpy)  # int clamped to a float bound
@@ -884,12 +898,14 @@ def _check_int_divisor(a, b, what):
     # PyTorch raises for integer division by zero where NumPy returns 0 with a warning.
     if _is_integral(a) and _is_integral(b):
         if _is_bool(a) and _is_bool(b):
+            check_broadcast(what, a, b)  # (the shapes' error first, as PyTorch's)
             raise NotImplementedError(
                 f"\"{what}\" not implemented for 'Bool'; convert the operands first, e.g. "
                 "x.int()"
             )
         zero = b == 0
         if zero if zero.__class__ is bool else zero.any():
+            check_broadcast(what, a, b)
             raise RuntimeError(
                 f"ZeroDivisionError: integer {what} by zero; use a floating dtype "
                 "(x.float()) to get inf/nan instead"
@@ -1057,6 +1073,14 @@ _maximum = defop("maximum", _broadcasting(lambda a, b, which: namespace(a).maxim
 _minimum = defop("minimum", _broadcasting(lambda a, b, which: namespace(a).minimum(b, a),
                                           "minimum"), _extreme_vjp,
                  "MinimumBackward0", 2, INPUTS, "promote")
+
+
+def _tensors_only(name, input, other):  # noqa: A002
+    """PyTorch's TypeError for a number operand of an op that takes tensors only."""
+    for x, what, pos in ((input, "input", 1), (other, "other", 2)):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{name}(): argument '{what}' (position {pos}) must be Tensor, "
+                            f"not {type(x).__name__} (wrap it: retrograd.tensor(...))")
 
 
 def maximum(input, other):  # noqa: A002 - PyTorch's names

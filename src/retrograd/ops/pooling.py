@@ -157,10 +157,12 @@ _max_records = {n: adjoint_pair(f"max_pool{n}d", _pick, _route,
                 for n in (2, 3)}
 
 
-def _max_pool(x, n, fn, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
+def _max_pool(x, n, fn, kernel_size, stride, padding, dilation, ceil_mode, return_indices,
+              kernel=None, kinds="b"):
     check_input(x, n, fn)
-    refuse_dtype(x, fn)
     geom = _geometry(x, n, fn, kernel_size, stride, padding, dilation, ceil_mode)
+    # the kernel's dtype dispatch comes after PyTorch's shape and size checks
+    refuse_dtype(x, kernel or fn, kinds)
     a = x._data
     if a.shape[0] == 0:  # an empty batch: an empty result (the kernel never runs)
         xp = namespace(a)
@@ -232,13 +234,20 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1,  # noqa: 
                      return_indices)
 
 
+def _max_pool1d_kernel(x, return_indices):
+    """PyTorch's max_pool1d runs max_pool1d_impl (floats only) unless indices or a gradient
+    are wanted; then the 2-d kernel with indices, which takes integers too."""
+    if return_indices or (x.requires_grad and state.enabled):
+        return "max_pool2d", "b"
+    return "max_pool1d_impl", "biu"
+
+
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1,  # noqa: A002
                ceil_mode=False, return_indices=False):
     """:func:`max_pool2d` along the last dim of ``(N, C, L)`` or ``(C, L)``."""
     k, s, p, d = _args_1d(input, "max_pool1d", kernel_size, stride, padding, dilation)
-    refuse_dtype(input, "max_pool1d_impl", "biu")
     out = _squeezed(_max_pool(unsqueeze(input, -2), 2, "max_pool1d", k, s, p, d, ceil_mode,
-                              return_indices))
+                              return_indices, *_max_pool1d_kernel(input, return_indices)))
     if return_indices or (input.requires_grad and state.enabled):
         return out
     # PyTorch's max_pool1d_impl, taken when no gradient is needed, makes a fresh tensor (not
@@ -344,11 +353,11 @@ _avg_records = {n: adjoint_pair(f"avg_pool{n}d", _avg_fwd, _avg_bwd, f"AvgPool{n
 def _avg_pool(x, n, fn, kernel_size, stride, padding, ceil_mode, count_include_pad,
               divisor_override):
     check_input(x, n, fn)
-    # PyTorch's average kernels take floats and int64 only
-    refuse_dtype(x, fn, "b" if x._data.dtype.itemsize == 8 else "biu")
     geom = _geometry(x, n, fn, kernel_size, stride, padding, 1, ceil_mode)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError(f"{fn}: divisor must be not zero (got divisor_override=0)")
+    # PyTorch's average kernels take floats and int64 only (checked after the sizes)
+    refuse_dtype(x, fn, "b" if x._data.dtype.itemsize == 8 else "biu")
     a = x._data
     xp = namespace(a)
     spatial = tuple(a.shape[-n:])

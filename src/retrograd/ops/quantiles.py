@@ -137,6 +137,8 @@ def _check_median_dtype(x, name, dim=0):
             dim is None or (x.ndim and x.shape[(_one_dim(dim, x.ndim, name) or (0,))[0]] == 0)):
         return
     if x._data.dtype.kind == "b":
+        if dim is not None:  # (a dim out of range: PyTorch's IndexError comes first)
+            _one_dim(dim, x.ndim, name)
         raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'; convert first "
                                   "(x.int())")
 

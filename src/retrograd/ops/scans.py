@@ -289,6 +289,8 @@ def logcumsumexp(x, dim):
     if x._data.dtype.kind != "f":
         from ._errors import scalar_type_name
 
+        _scan_dim(x, dim, "logcumsumexp")  # (a dim out of range: its IndexError first)
+
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for "
                                   f"'{scalar_type_name(x._data.dtype)}'; convert first "
                                   "(x.float())")
@@ -474,12 +476,20 @@ def _integral_dim(name, y, x, dx, dim):
     if x is not None and dx is not None:
         raise TypeError(f"{name}() received an invalid combination of arguments: pass "
                         "either x or dx, not both")
+    if name == "cumulative_trapezoid" and (not isinstance(x, Tensor) or y.ndim == 0):
+        # PyTorch's cumulative_trapezoid refuses bools before it reads the dim (with a
+        # spacing tensor x only for a 0-d y)
+        _refuse_bool(y, name)
+        if isinstance(x, Tensor):
+            _refuse_bool(x, name)
     if y.ndim == 0:
         raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but "
                          f"got {dim})")
     d = _norm_dim(dim, y.ndim)
     if name != "trapezoid" or y.shape[d]:
         _refuse_bool(y, name)
+        if isinstance(x, Tensor):  # (bool sample points too)
+            _refuse_bool(x, name)
     return d
 
 

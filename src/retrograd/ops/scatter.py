@@ -574,7 +574,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):  # noq
 # ----------------------------------------------------------------- index_* along a dimension
 
 
-def _index_positions(x, dim, index, source, op, int_rule):
+def _index_positions(x, dim, index, source, op, int_rule, out_of_range=None):
     """(p, idx): flat positions in ``x`` of the slices ``index`` along ``dim``, shaped as the
     source (``x``'s shape with ``len(index)`` along ``dim``)."""
     idx = _index(index, op, **int_rule)
@@ -612,7 +612,8 @@ def _index_positions(x, dim, index, source, op, int_rule):
         # (PyTorch: grad.index_select(dim, unique(index)).sum())
         idx = namespace(idx).unique(idx % max(n, 1))
     else:
-        exc = IndexError if op in ("index_copy_", "index_reduce_") else RuntimeError
+        exc = out_of_range or (IndexError if op in ("index_copy_", "index_reduce_")
+                               else RuntimeError)
         if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= n):
             bad = int(idx.max()) if int(idx.max()) >= n else int(idx.min())
             pre = "index_copy_(): " if op == "index_copy_" else ""
@@ -661,7 +662,13 @@ def index_add(input, dim, index, source, *, alpha=1):  # noqa: A002
     if _raw(source).dtype != _raw(input).dtype:
         raise RuntimeError(f"index_add_(): self ({_tname(_raw(input))}) and source "
                            f"({_tname(_raw(source))}) must have the same scalar type")
-    p = _index_positions(input, dim, index, source, "index_add_", _rule("index_add_", "any"))
+    # PyTorch's CPU index_add_ checks an index out of range in one of two paths: with alpha 1
+    # along the first or last dim of a tensor of 2 or more dims, index_put_'s (RuntimeError),
+    # else its slice loop's TORCH_CHECK_INDEX (IndexError: also every 1-d tensor)
+    ndim = _raw(input).ndim
+    outer = ndim > 1 and alpha == 1 and isinstance(dim, int) and dim % ndim in (0, ndim - 1)
+    p = _index_positions(input, dim, index, source, "index_add_", _rule("index_add_", "any"),
+                         RuntimeError if outer else IndexError)
     if _raw(input).dtype.kind in "iu" and not isinstance(alpha, bool):
         alpha = int(alpha)  # PyTorch casts alpha to an integer tensor's type (-1.5 -> -1)
     keep = _wants_grad(source)  # (self's gradient is the gradient itself)

@@ -160,15 +160,16 @@ def kthvalue(x, k, dim=-1, keepdim=False):
     PyTorch's quickselect returns, which is where the gradient goes)."""
     d = _dim_of(x, dim)
     k = int_arg(k, "k")
-    if x._data.dtype.kind == "b" and x.ndim:  # (PyTorch returns a 0-d bool tensor itself)
-        raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'; convert first "
-                                  "(x.int())")
     n = x.shape[d] if x.ndim else 1
     if n == 0:
         raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d} "
                            f"(k={k}, size {n})")
+    # (the kernel's dtype check comes after the size checks, as PyTorch's)
+    if x._data.dtype.kind == "b" and x.ndim:  # (PyTorch returns a 0-d bool tensor itself)
+        raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'; convert first "
+                                  "(x.int())")
     xp = namespace(x._data)
     if x.ndim:
         # the k-th value by partition (no full sort); its index where it occurs once, else

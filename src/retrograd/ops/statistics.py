@@ -401,6 +401,7 @@ def renorm(input, p, dim, maxnorm):  # noqa: A002
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} "
                            "dimensions")
     if input._data.dtype.kind != "f":
+        _norm_dim(dim, input.ndim)  # (a dim out of range: PyTorch's IndexError comes first)
         raise RuntimeError(f"renorm(): expected a floating point input, got "
                            f"{scalar_type_name(input._data.dtype)} (convert first)")
     if p <= 0:
