@@ -22,6 +22,8 @@ from ._apply import INPUTS, NOTHING, OUTPUT, _wrap_scalar, defop
 from ._errors import scalar_type_name  # noqa: F401  (used here, and imported from here)
 from .saved_checks import check_also
 
+_min_reduce = _np.minimum.reduce
+
 # ----------------------------------------------------------------- arithmetic
 
 
@@ -73,8 +75,18 @@ def grad_where(keep, g):
     xp = namespace(g)
     if not g.ndim and not getattr(keep, "ndim", 0):  # 0-d: a branch beats any array call
         return g if keep else xp.zeros_like(g)
+    if g.__class__ is _ndarray and g.dtype.kind == "f":
+        # The product first, checked after: it has a nan exactly where g is nan, or inf
+        # and dropped (inf * 0), the only places where it differs from where(); one
+        # reduction instead of isfinite, all() and its Python wrapper (a relu's backward)
+        out = g * keep
+        if out.size:
+            low = _min_reduce(out, axis=None)
+            if low != low:
+                return xp.where(keep, g, 0.0)
+        out += 0.0  # (-x * False is -0.0, PyTorch's zeros are +0.0; a kept -0.0 turns +0.0)
+        return out
     if xp.isfinite(g).all():
-        # (+ 0.0: -x * False is -0.0, PyTorch's zeros are +0.0; a kept -0.0 turns +0.0)
         out = g * keep
         out += 0.0
         return out
@@ -608,9 +620,11 @@ def derivative_record(backward_name, rule):
 
 
 # PyTorch's threshold_backward: 0 where out <= 0 (relu'(0) = 0), else g; so a nan input
-# passes g, and an inf or nan gradient does not leak into the zeros (g * mask would)
+# passes g, and an inf or nan gradient does not leak into the zeros (g * mask would).
+# (out is relu's result: >= 0, -0.0 or nan, where ``out != 0`` is ``~(out <= 0)`` in one
+# pass)
 threshold_backward = derivative_record("ThresholdBackwardBackward0",
-                                       lambda g, out: grad_where(~(out <= 0), g))
+                                       lambda g, out: grad_where(out != 0, g))
 
 
 def _relu_vjp(node, g, saved):
