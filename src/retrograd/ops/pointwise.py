@@ -22,7 +22,8 @@ from ._apply import INPUTS, NOTHING, OUTPUT, _wrap_scalar, defop
 from ._errors import scalar_type_name  # noqa: F401  (used here, and imported from here)
 from .saved_checks import check_also
 
-_min_reduce = _np.minimum.reduce
+_isfinite = _np.isfinite
+_all_reduce = _np.logical_and.reduce  # (``isfinite(a).all()`` without all()'s Python wrapper)
 
 # ----------------------------------------------------------------- arithmetic
 
@@ -75,18 +76,9 @@ def grad_where(keep, g):
     xp = namespace(g)
     if not g.ndim and not getattr(keep, "ndim", 0):  # 0-d: a branch beats any array call
         return g if keep else xp.zeros_like(g)
-    if g.__class__ is _ndarray and g.dtype.kind == "f":
-        # The product first, checked after: it has a nan exactly where g is nan, or inf
-        # and dropped (inf * 0), the only places where it differs from where(); one
-        # reduction instead of isfinite, all() and its Python wrapper (a relu's backward)
-        out = g * keep
-        if out.size:
-            low = _min_reduce(out, axis=None)
-            if low != low:
-                return xp.where(keep, g, 0.0)
-        out += 0.0  # (-x * False is -0.0, PyTorch's zeros are +0.0; a kept -0.0 turns +0.0)
-        return out
-    if xp.isfinite(g).all():
+    if (_all_reduce(_isfinite(g), axis=None) if g.__class__ is _ndarray
+            else xp.isfinite(g).all()):
+        # (+ 0.0: -x * False is -0.0, PyTorch's zeros are +0.0; a kept -0.0 turns +0.0)
         out = g * keep
         out += 0.0
         return out
