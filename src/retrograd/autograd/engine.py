@@ -123,6 +123,25 @@ def unpack_saved(node, as_tensors: bool):
         return saved
     Tensor = above.Tensor
     versions = node.versions
+    if versions is None and not as_tensors:
+        # the common case (first order, every saved tensor at version 0): its arrays, one
+        # type test per value; anything else takes the general loop below, from the start
+        out = []
+        for s in saved:
+            if type(s) is Tensor or (type(s) is not SavedOutput and s is not None
+                                     and type(s) is not PackedSaved and isinstance(s, Tensor)):
+                vc = s._vc
+                if vc is not None and vc[0]:
+                    break
+                out.append(s._data)
+            elif s is None:
+                out.append(None)
+            elif type(s) is SavedOutput and s.counter[0] == s.version:
+                out.append(s.data)
+            else:
+                break
+        else:
+            return out
     out = []
     for i, s in enumerate(saved):
         if s is None:  # (an input the derivative does not read: saved_for)
@@ -228,6 +247,18 @@ def _count_dependencies(roots, ends=None):
         if r not in deps:
             deps[r] = 0
             stack.append(r)
+    if ends is None:  # (backward(): the loop below without the test for ends)
+        get, pop, push = deps.get, stack.pop, stack.append
+        while stack:
+            for child in pop().next:
+                if child is not None:
+                    count = get(child)
+                    if count is None:
+                        deps[child] = 1
+                        push(child)
+                    else:
+                        deps[child] = count + 1
+        return deps
     while stack:
         node = stack.pop()
         nxt = node.next

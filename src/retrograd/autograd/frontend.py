@@ -31,12 +31,18 @@ def _as_list(x):
     return list(x)
 
 
+_TENSOR_MODULE = __package__.rsplit(".", 1)[0] + ".tensor"
+_tensor_module = []  # the tensor module, found on first use (it is above this layer)
+
+
 def _rederive(t):
     # PyTorch reads a root's or an input's grad_fn here: an adopted view is re-derived
     # (tensor.rederive_view; the module, not the package's tensor() function)
-    import sys
+    if not _tensor_module:
+        import sys
 
-    tensor = sys.modules[__package__.rsplit(".", 1)[0] + ".tensor"]
+        _tensor_module.append(sys.modules[_TENSOR_MODULE])
+    tensor = _tensor_module[0]
     if tensor.adopted_views:
         tensor.rederive_view(t, t._grad_fn)
 
@@ -60,8 +66,9 @@ def _root_node(t, i):
 
 def _make_root_grad(out, grad, i, create_graph):
     """The gradient that starts backward at ``out``, shape-checked (and broadcast)."""
-    from ..tensor import Tensor, make_tensor
-
+    # (the engine's handles on the tensor layer: an import statement here was a
+    # relative import's machinery every training step)
+    Tensor, make_tensor = engine.above.Tensor, engine.above.make_tensor
     data = out._data
     if grad is None:
         if data.size != 1:

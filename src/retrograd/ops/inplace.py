@@ -398,6 +398,15 @@ def _unhooked_view_edge(x, old_fn):
     node.next = (below, *nxt[1:])
 
 
+def _no_view_alive(vc):
+    """Whether no view of the memory of version counter ``vc`` (one with view groups) is
+    alive: then :func:`rebase_views` after an unrecorded change skips every group."""
+    for group in vc[1].groups:
+        if group.keep[0] and group.base() is not None:
+            return False
+    return True
+
+
 def rebase_views(x, recorded=True, old_fn=None, keep=None):
     """After an in-place change of ``x``, update the tensors sharing its memory, as PyTorch.
 
@@ -818,7 +827,10 @@ def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
                     if vc is None:
                         x._vc = [1]
                         return x
-                    if type(vc) is list and len(vc) == 1:  # (no views, not inference)
+                    if type(vc) is list and (len(vc) == 1 or _no_view_alive(vc)):
+                        # (not inference; no view to re-derive: rebase_views would skip
+                        # every group.  nn.Linear's weight.t() views die with the graph,
+                        # and an optimizer step comes after backward)
                         vc[0] += 1
                         return x
                     x._bump_version()

@@ -563,7 +563,16 @@ def _linear_fast(input, weight, bias, xd, wd, bd):  # noqa: A002 - PyTorch's nam
         tnode = None
         wt._grad_fn = None
         wt._requires_grad = False
-    _track_view(weight, wt)
+        # (a view of a weight that does not require grad: weight.requires_grad_() later
+        # makes the views taken before it require grad, which needs it tracked)
+        _track_view(weight, wt)
+    # A weight that requires grad: its view is not tracked.  Nothing outside this record
+    # ever holds it (AddmmBackward0 names no saved tensor, no saved-tensor hook or anomaly
+    # mode is active here), and it shares the weight's version counter, so any in-place
+    # change of the weight makes backward refuse it before use (what re-deriving the
+    # view after such a change is for).  Tracking it was an eighth of an nn.Linear
+    # training step's Python, and left the weight with view groups that every in-place
+    # optimizer update then walked (bench/ (m)).
     data = bd + xd @ wtd
     out = _new(Tensor)
     out._data = data

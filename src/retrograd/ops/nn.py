@@ -26,6 +26,7 @@ from .loss_checks import bce_logits_checks, nll_kernel_dtypes, nll_one_sample_ba
 
 _ndarray = _np.ndarray
 _max_reduce = _np.maximum.reduce
+_NLL_TARGET_DTYPES = (_np.dtype(_np.int64), _np.dtype(_np.uint8))
 
 
 def _softmax_fwd(a, dim):
@@ -277,7 +278,9 @@ def _check_nll_weight(weight, c):
 
 def _check_nll_target_dtype(t):
     """PyTorch's nll_loss takes class indices as int64 or uint8 only (int32 too is refused)."""
-    if t.dtype.name not in ("int64", "uint8"):
+    # (dtype.name is a Python property, a tenth of the loss's Python: read only when the
+    # dtype is not a native int64 or uint8 one)
+    if t.dtype not in _NLL_TARGET_DTYPES and t.dtype.name not in ("int64", "uint8"):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
                            f"{_pointwise.scalar_type_name(t.dtype)} (nll_loss/cross_entropy "
                            "take class indices: use target.long())")
@@ -347,7 +350,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  
     _check_nll_weight(weight, c)  # before the targets' range, as PyTorch
     nll_kernel_dtypes(logp, weight, "nll_loss_out_frame" if nd <= 2 else
                        "nll_loss2d_forward_out_frame")
-    if nd >= 3 and t.dtype.name == "uint8" and (t.size or reduction == "none"):
+    if nd >= 3 and t.dtype.kind == "u" and (t.size or reduction == "none"):
         # PyTorch's nll_loss2d kernel reads the targets as int64 (its 1-d/2-d kernel takes
         # bytes too); it returns before reading them for an empty target reduced
         raise RuntimeError("expected scalar type Long but found Byte (nll_loss/cross_entropy "

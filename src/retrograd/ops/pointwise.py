@@ -23,6 +23,9 @@ from ._errors import check_broadcast
 from ._errors import scalar_type_name  # noqa: F401  (used here, and imported from here)
 from .saved_checks import check_also
 
+_isfinite = _np.isfinite
+_all_reduce = _np.logical_and.reduce  # (``isfinite(a).all()`` without all()'s Python wrapper)
+
 # ----------------------------------------------------------------- arithmetic
 
 
@@ -74,7 +77,8 @@ def grad_where(keep, g):
     xp = namespace(g)
     if not g.ndim and not getattr(keep, "ndim", 0):  # 0-d: a branch beats any array call
         return g if keep else xp.zeros_like(g)
-    if xp.isfinite(g).all():
+    if (_all_reduce(_isfinite(g), axis=None) if g.__class__ is _ndarray
+            else xp.isfinite(g).all()):
         # (+ 0.0: -x * False is -0.0, PyTorch's zeros are +0.0; a kept -0.0 turns +0.0)
         out = g * keep
         out += 0.0
@@ -612,9 +616,11 @@ def derivative_record(backward_name, rule):
 
 
 # PyTorch's threshold_backward: 0 where out <= 0 (relu'(0) = 0), else g; so a nan input
-# passes g, and an inf or nan gradient does not leak into the zeros (g * mask would)
+# passes g, and an inf or nan gradient does not leak into the zeros (g * mask would).
+# (out is relu's result: >= 0, -0.0 or nan, where ``out != 0`` is ``~(out <= 0)`` in one
+# pass)
 threshold_backward = derivative_record("ThresholdBackwardBackward0",
-                                       lambda g, out: grad_where(~(out <= 0), g))
+                                       lambda g, out: grad_where(out != 0, g))
 
 
 def _relu_vjp(node, g, saved):
