@@ -98,23 +98,20 @@ def _norm_fwd(x, w, b, p: _Layout, fixed=None):
     xp = namespace(x)
     xs = x.reshape(p.stat_shape)
     with quiet(xp):  # (an empty batch: nan statistics, as PyTorch)
-        scale = None
+        if fixed is None and p.stat_axes == p.aff_axes:
+            y, mean, rstd, var = _bn_train_fwd(xs, w, b, p, xp)
+            return y.reshape(x.shape), mean, rstd, var
         if fixed is None:
-            # (batch_norm: mean, variance and rstd * weight in the accumulate type, each
-            # rounded once, as PyTorch's kernel)
-            mean = _rounded(_mean_kept(xs, p.stat_axes), xs)
+            mean = _mean_kept(xs, p.stat_axes)
             y = xs - mean
             var = _mean_kept(y * y, p.stat_axes)
             rstd = 1 / xp.sqrt(var + p.eps)
-            if w is not None and p.stat_axes == p.aff_axes:
-                scale = _rounded(rstd * w.reshape(p.w_shape), xs)
-            var, rstd = _rounded(var, xs), _rounded(rstd, xs)
         else:
             mean, rstd = fixed
             var = None
             y = xs - mean
         if w is not None and p.stat_axes == p.aff_axes:  # batch_norm: one scale per channel
-            y *= rstd * w.reshape(p.w_shape) if scale is None else scale
+            y *= rstd * w.reshape(p.w_shape)
         else:
             y *= rstd
             y = y.reshape(p.aff_shape)
@@ -124,6 +121,26 @@ def _norm_fwd(x, w, b, p: _Layout, fixed=None):
             y = y.reshape(p.aff_shape)
             y += b.reshape(p.w_shape)
     return y.reshape(x.shape), mean, rstd, var
+
+
+def _bn_train_fwd(xs, w, b, p, xp):
+    """batch_norm in training (and instance_norm): the statistics and the per-channel
+    factors in the accumulate type (float64 for float32, see _sum_kept), each rounded once.
+    ``y = (x - mean32) * scale + shift``: ``x - mean32`` is exact near the mean, and the
+    mean's float32 rounding ``mean32 - mean`` goes into ``shift``, so it is not multiplied
+    by ``scale`` (a large ``rstd`` when the spread is small next to the mean)."""
+    mean_acc = _mean_kept(xs, p.stat_axes)
+    mean = _rounded(mean_acc, xs)
+    y = xs - mean
+    var = _mean_kept(y * y, p.stat_axes)
+    rstd = 1 / xp.sqrt(var + p.eps)
+    scale = rstd if w is None else rstd * w.reshape(p.w_shape)
+    shift = (mean - mean_acc) * scale
+    if b is not None:
+        shift = shift + b.reshape(p.w_shape)
+    y *= _rounded(scale, xs)
+    y += _rounded(shift, xs)
+    return y, mean, _rounded(rstd, xs), _rounded(var, xs)
 
 
 # PyTorch's group_norm double backward reads the mean and rstd *outputs* of its forward node,
