@@ -60,7 +60,7 @@ def _sum(a, axes):
 def _sum_kept(a, axes):
     """``a.sum(axis=axes, keepdims=True)`` on an array; over the outer and inner axes (0, 2)
     of (N, C, L) one axis at a time, the inner first: NumPy's one-call reduction over
-    non-adjacent axes takes ~20x longer on a (32, 64, 1024) float32 input.
+    non-adjacent axes takes ~20x longer on a (32, 64, 1024) float32 input (einsum here).
 
     batch_norm's sums (and instance_norm's, through it) are float64 for a float32 or float16
     input, as PyTorch's CPU kernel accumulates (its accumulate type): NumPy's float32 sum
@@ -68,7 +68,10 @@ def _sum_kept(a, axes):
     gradient) further off a float64 reference than PyTorch (fuzz seed 16220117).  The
     caller rounds the per-channel results it derives from them (see _rounded)."""
     if axes == (0, 2):
-        return a.sum(axis=2, keepdims=True, dtype=_acc_dtype(a)).sum(axis=0, keepdims=True)
+        # (einsum's float64 sum of a float32 input: ~1.5-2x faster than NumPy's buffered
+        # ``sum(dtype=float64)`` and than the float32 sum one axis at a time)
+        xp = namespace(a)
+        return xp.einsum("ncl->c", a, dtype=_acc_dtype(a)).reshape(1, a.shape[1], 1)
     return a.sum(axis=axes, keepdims=True)
 
 
