@@ -407,7 +407,7 @@ def copysign(input, other):  # noqa: A002
 # fmax / fmin: maximum / minimum that ignore a nan (nan only where both are nan).
 # PyTorch: a gets g where a >= b (a <= b for fmin) or b is nan, b gets the rest: ties go to a
 def _fext_vjp(node, g, saved):
-    a, b = saved
+    a, b = in_result_dtype(*saved)  # compared in PyTorch's dtype (0-d float64 vs float32)
     na, nb = node.next
     a_wins = ((a >= b) if node.params[0] == "max" else (a <= b)) | (b != b)
     return (where(a_wins, g, 0.0) if na else None, where(a_wins, 0.0, g) if nb else None)
