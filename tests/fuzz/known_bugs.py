@@ -319,13 +319,14 @@ def _float32_conditioning(prog, failure):
     return failure.op in rounding or rounded
 
 
-@accepted("signed zeros: remainder/sums give 0.0 where PyTorch gives -0.0 or the "
+@accepted("signed zeros: sums give 0.0 where PyTorch gives -0.0 or the "
           "reverse (1/x, atan2, rsqrt then differ in sign only), as do matmul's first-order "
           "gradients through an (m, 1) @ (1, n) mm (PyTorch's MmBackward0 mm keeps the exact "
           "products' -0.0, retrograd's array path adds them to +0.0: a check there costs the "
           "hot path; its forward and create_graph products match, tests/fuzz/"
           "test_regressions_fuzzv.py); relu, clamp, maximum/minimum and masked gradients "
-          "match PyTorch (tests/ops/test_signed_zeros.py)")
+          "match PyTorch (tests/ops/test_signed_zeros.py), as does remainder's zero (the "
+          "dividend's sign: tests/fuzz/test_regressions_fuzzy2.py)")
 def _signed_zero(prog, failure):
     # (atan2(y, -0.0) is pi where atan2(y, 0.0) is 0: the sign of a zero made by clamp/relu,
     # so only where an atan2's second operand holds a zero)

@@ -28,6 +28,16 @@ v9 = T.stack([v6, v8], dim=2)
 loss = (v9 * v9.detach().tanh()).sum()
 loss.backward()
 """,
+    # -0.0 % 1.5 is -0.0 in PyTorch (its kernel: fmod, then + b where a nonzero rest and b
+    # differ in sign, so a zero rest keeps the dividend's sign), 0.0 with NumPy's %; atan2
+    # then gave 0 instead of -pi (seed 16463986)
+    "remainder_zero_keeps_dividend_sign": """
+v1 = T.tensor(-0.0, dtype=T.float64)
+v2 = T.round(v1)
+v3 = T.tensor(-1.0, dtype=T.float64)
+v4 = (v2) % (v3.abs().add(0.5))
+v5 = (v4).atan2(v4)
+""",
 }
 
 
@@ -82,3 +92,31 @@ def test_div_rounded_in_promoted_dtype(mode):
         b = lib.tensor(0.02, dtype=lib.float64)
         out.append(lib.div(a, b, rounding_mode=mode).numpy())
     np.testing.assert_array_equal(out[1], out[0])
+
+
+def _remainders(lib, dtype):
+    """remainder of every pair of signed zeros, +-inf, nan, small and exact multiples, by a
+    tensor, a number, and of a number: the values' signs included."""
+    import math
+    vals = [-0.0, 0.0, 3.0, -3.0, 1.5, -1.5, 4.5, -4.5, math.inf, -math.inf, math.nan,
+            1e-300, -1e-300]
+    divs = [1.5, -1.5, 0.0, -0.0, math.inf, -math.inf, math.nan, 3.0, -3.0]
+    a = lib.tensor([v for v in vals for _ in divs], dtype=dtype)
+    b = lib.tensor([d for _ in vals for d in divs], dtype=dtype)
+    c = a.clone()
+    c %= b
+    return [lib.remainder(a, b), a % 1.5, a % -1.5, lib.remainder(-0.0, b), c]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_remainder_signed_zeros_like_pytorch(dtype):
+    """A zero remainder takes the dividend's sign, as PyTorch's fmod-based kernel (seed
+    16463986); the rest (nan for a zero divisor, inf divisors) is unchanged."""
+    want = _remainders(torch, getattr(torch, dtype))
+    got = _remainders(retrograd, getattr(retrograd, dtype))
+    for w, g in zip(want, got):
+        w, g = w.numpy(), g.numpy()
+        assert w.dtype == g.dtype
+        np.testing.assert_array_equal(g, w)
+        number = ~np.isnan(w)  # (a NaN's sign is unspecified)
+        np.testing.assert_array_equal(np.signbit(g[number]), np.signbit(w[number]))

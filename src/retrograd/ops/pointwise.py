@@ -925,7 +925,16 @@ def _floor_divide_fwd(a, b):
 def _remainder_fwd(a, b):
     _check_int_divisor(a, b, "remainder")
     a, b = in_result_dtype(a, b)
-    return a % b
+    arr = a if hasattr(a, "dtype") else b
+    if not hasattr(arr, "astype") or arr.dtype.kind != "f":  # (arrays only, as above)
+        return a % b
+    # PyTorch's kernel: fmod, then + b where the nonzero rest and b differ in sign. A zero
+    # rest keeps fmod's sign, the dividend's (-0.0 % 1.5 and -3.0 % 1.5 are -0.0, 0.0 % -1.5
+    # is 0.0), where NumPy's % gives the divisor's; a zero divisor gives nan, quietly
+    xp = namespace(arr)
+    with xp.errstate(invalid="ignore", divide="ignore"):
+        rest = xp.fmod(a, b)
+        return xp.where((rest != 0) & ((xp.asarray(b) < 0) != (rest < 0)), rest + b, rest)
 
 
 floor_divide = defop("floor_divide", _floor_divide_fwd, None, None, 2, NOTHING, "promote",
