@@ -120,3 +120,69 @@ def test_remainder_signed_zeros_like_pytorch(dtype):
         np.testing.assert_array_equal(g, w)
         number = ~np.isnan(w)  # (a NaN's sign is unspecified)
         np.testing.assert_array_equal(np.signbit(g[number]), np.signbit(w[number]))
+
+
+def _annotated(text, ops):
+    """A parsed reproducer with the op names the generator gave (``ops``: target -> op) and
+    its in-place statements marked as the generator marks them."""
+    import re
+
+    prog = program_from_text(text)
+    for st in prog.steps:
+        m = re.fullmatch(r"(v\d+)\.(\w+_)\(.*\)", st.text)
+        if m:
+            st.kind, st.on, st.op = "inplace", m.group(1), m.group(2)
+        elif st.target in ops:
+            st.op = ops[st.target]
+    return prog
+
+
+_ACCEPTED = {
+    # (seed 16507591) floor of corrcoef's diagonal: PyTorch's 0.9999999999999999, exact 1
+    "_rounding_corrcoef_diagonal": ("""
+v1 = T.tensor([[-0.45, 2.7, 2.7], [-1.23, -3.17, -0.55]], dtype=T.float64)
+v2 = v1.detach()
+v3 = T.corrcoef(v2)
+v4 = v3.floor()
+""", {"v3": "statistics", "v4": "floor"}),
+    # (seed 16464046) sign_ of Q @ R at the 0 it reconstructs: rounding noise in both
+    "_sign_of_reconstruction_noise": ("""
+v1 = T.tensor([[[0.22, 0.46], [2.01, -0.82]], [[0.71, 0.0], [-0.47, 0.74]]], dtype=T.float64)
+v3 = (lambda qr: qr[0] @ qr[1])(T.linalg.qr(v1))
+v3.sign_()
+""", {"v3": "linalg_square"}),
+}
+
+
+@pytest.mark.parametrize("entry", sorted(_ACCEPTED))
+def test_accepted_entry_matches_its_seed(entry):
+    from . import known_bugs
+
+    text, ops = _ACCEPTED[entry]
+    prog = _annotated(text, ops)
+    failure = compare(prog)
+    assert failure is not None and getattr(known_bugs, entry)(prog, failure), failure
+
+
+def test_accepted_entries_stay_narrow():
+    """Each fuzzY2 entry refuses a program where its excuse does not hold."""
+    from . import known_bugs as kb
+    from .runner import Failure
+
+    text, ops = _ACCEPTED["_rounding_corrcoef_diagonal"]
+    # (floor of corrcoef's off-diagonal entries, or of a matrix that is no corrcoef)
+    shifted = _annotated(text.replace("v3.floor()", "(v3 - 0.5).floor()"), ops)
+    assert not kb._rounding_corrcoef_diagonal(shifted, Failure("value", "floor",
+                                                               "v4: values differ"))
+    cov = _annotated(text.replace("T.corrcoef(v2)", "T.cov(v2)"), ops)
+    assert not kb._rounding_corrcoef_diagonal(cov, Failure("value", "floor",
+                                                           "v4: values differ"))
+    text, ops = _ACCEPTED["_sign_of_reconstruction_noise"]
+    # (a product with no zero to reconstruct: no sign differs; a sign_ of another tensor)
+    full = _annotated(text.replace("[0.71, 0.0]", "[0.71, 0.3]"), ops)
+    assert not kb._sign_of_reconstruction_noise(full, Failure("value", "linalg_square",
+                                                              "v3: values differ"))
+    plain = _annotated(text.replace("(lambda qr: qr[0] @ qr[1])(T.linalg.qr(v1))", "v1 * 1"),
+                       ops)
+    assert not kb._sign_of_reconstruction_noise(plain, Failure("value", "linalg_square",
+                                                               "v3: values differ"))
