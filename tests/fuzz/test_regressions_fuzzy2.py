@@ -193,7 +193,8 @@ def _mixed_binary(lib):
     with its gradients: PyTorch casts the 0-d operand to float32 first."""
     a = lib.tensor([0.69, 1.0, -0.69], dtype=lib.float32, requires_grad=True)
     b = lib.tensor(0.69, dtype=lib.float64, requires_grad=True)
-    outs = [a - b, b - a, a + (-b), a * b, a / b, lib.atan2(a - b, b), lib.hypot(a - b, b)]
+    outs = [a - b, b - a, a + (-b), a * b, a / b, lib.atan2(a - b, b), lib.hypot(a - b, b),
+            lib.addcmul(-b, a, a.detach() * 0 + 1), lib.addcdiv(-b, a, a.detach() * 0 + 1)]
     for p in (float("inf"), 1.0, 2.0, 3.0):
         d = lib.dist(a, b, p=p)
         outs += [d] + list(lib.autograd.grad(d, [a, b]))
