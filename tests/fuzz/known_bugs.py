@@ -319,13 +319,14 @@ def _float32_conditioning(prog, failure):
     return failure.op in rounding or rounded
 
 
-@accepted("signed zeros: remainder/sums give 0.0 where PyTorch gives -0.0 or the "
+@accepted("signed zeros: sums give 0.0 where PyTorch gives -0.0 or the "
           "reverse (1/x, atan2, rsqrt then differ in sign only), as do matmul's first-order "
           "gradients through an (m, 1) @ (1, n) mm (PyTorch's MmBackward0 mm keeps the exact "
           "products' -0.0, retrograd's array path adds them to +0.0: a check there costs the "
           "hot path; its forward and create_graph products match, tests/fuzz/"
           "test_regressions_fuzzv.py); relu, clamp, maximum/minimum and masked gradients "
-          "match PyTorch (tests/ops/test_signed_zeros.py)")
+          "match PyTorch (tests/ops/test_signed_zeros.py), as does remainder's zero (the "
+          "dividend's sign: tests/fuzz/test_regressions_fuzzy2.py)")
 def _signed_zero(prog, failure):
     # (atan2(y, -0.0) is pi where atan2(y, 0.0) is 0: the sign of a zero made by clamp/relu,
     # so only where an atan2's second operand holds a zero)
@@ -1627,3 +1628,110 @@ def _huge_trig_argument_of_power(prog, failure):
     return failure.kind == "value" and failure.op in ("sin", "cos", "tan") and bool(
         {"pow", "pow_", "float_power", "float_power_"} & _ops(prog)) and \
         _large_trig_argument(prog, failure, 1e5)
+def _operand_before(prog, failure):
+    """PyTorch's and retrograd's first operand of the failing statement (float64 arrays), or
+    None: run the program up to it in both libraries."""
+    import numpy as np
+    import torch
+
+    import retrograd
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import execute
+
+    for i, st in enumerate(prog.steps):
+        if st.op != failure.op or not st.text:
+            continue
+        # (only a bare name rounded: v.floor(), v.floor_(), T.floor(v))
+        rhs = st.text.split("=", 1)[-1] if "=" in st.text else st.text
+        m = re.fullmatch(r"\s*(?:(v\d+)\.[a-z]+_?\(\)|T\.[a-z]+\((v\d+)\))\s*", rhs)
+        if not m:
+            continue
+        names = [m.group(1) or m.group(2)]
+        _, ns_t = execute(Program(prog.seed, prog.steps[:i]), torch)
+        _, ns_r = execute(Program(prog.seed, prog.steps[:i]), retrograd)
+        for n in names:
+            t, r = ns_t.get(n), ns_r.get(n)
+            if isinstance(t, torch.Tensor) and hasattr(r, "numpy") and t.is_floating_point():
+                xt = t.detach().double().numpy()
+                xr = np.asarray(r.detach().double().numpy())
+                if xt.shape == xr.shape:
+                    return xt, xr
+    return None
+
+
+@accepted("floor/ceil/round/trunc/frac of corrcoef's diagonal: exactly +-1, which PyTorch's "
+          "corrcoef gives as 0.9999999999999999 (it divides by the standard deviation twice, "
+          "rounding twice) and retrograd as 1.0 or as PyTorch's, so floor jumps by 1 (seed "
+          "16507591).  Only where every jump is on a square matrix's diagonal, the operands "
+          "agree within 1e-10, and retrograd's is at least as close to +-1 as PyTorch's")
+def _rounding_corrcoef_diagonal(prog, failure):
+    rounding = {"floor", "ceil", "round", "trunc", "frac"}
+    if failure.kind != "value" or failure.op not in rounding or not any(
+            "corrcoef(" in src for src in _texts_all(prog)):
+        return False
+    import numpy as np
+
+    got = _operand_before(prog, failure)
+    if got is None:
+        return False
+    xt, xr = got
+    if xt.ndim < 2 or xt.shape[-1] != xt.shape[-2]:
+        return False
+    fn = {"floor": np.floor, "ceil": np.ceil, "round": np.round, "trunc": np.trunc,
+          "frac": lambda v: v - np.trunc(v)}[failure.op]
+    with np.errstate(invalid="ignore"):
+        jumps = (fn(xt) != fn(xr)) & np.isfinite(xt)
+    if not jumps.any():
+        return False
+    eye = np.broadcast_to(np.eye(xt.shape[-1], dtype=bool), xt.shape)
+    one = np.sign(xt)  # (the exact diagonal: +-1)
+    return bool((jumps <= eye).all() and (np.abs(xt - xr)[jumps] <= 1e-10).all() and
+                (np.abs(np.abs(xt[jumps]) - 1) <= 1e-10).all() and
+                (np.abs(xr - one)[jumps] <= np.abs(xt - one)[jumps]).all())
+
+
+@accepted("sign/sgn of a matrix product that reconstructs an exact 0 (Q @ R of a QR, "
+          "float64): the two LAPACK builds' factors differ in their last bit, equally "
+          "accurate (exact residuals 6.44e-17 and 6.49e-17), and their product at the 0 is "
+          "rounding noise (0.0 in PyTorch, -3.9e-17 in retrograd; PyTorch's own matmul of "
+          "retrograd's factors gives -5.6e-17, further from the exact -1.35e-17 than "
+          "retrograd's), so its sign is 0 against -1 (seed 16464046).  Only a product of "
+          "decomposition factors changed by sign_/sgn_, where every differing element is, in "
+          "both libraries, at most 64 ulp * n of the product's largest entry before the sign")
+def _sign_of_reconstruction_noise(prog, failure):
+    if failure.kind != "value":
+        return False
+    name = failure.message.split(":", 1)[0]
+    made = [st for st in prog.steps if st.target == name]
+    text = made[-1].text if made else ""
+    if "@" not in text or not re.search(r"linalg\.(qr|svd|eigh|cholesky|lu)\(", text):
+        return False
+    at = [i for i, st in enumerate(prog.steps) if st.kind == "inplace" and st.on == name and
+          re.fullmatch(r"\s*v\d+\.(sign_|sgn_)\(\)\s*", st.text or "")]
+    if not at:
+        return False
+    import numpy as np
+    import torch
+
+    import retrograd
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import execute
+
+    before = []
+    for lib in (torch, retrograd):
+        _, ns = execute(Program(prog.seed, prog.steps[:at[0]]), lib)
+        x = ns.get(name)
+        if x is None or not hasattr(x, "numpy"):
+            return False
+        before.append(np.asarray(x.detach().double().numpy()))
+    a, b = before
+    if a.shape != b.shape or a.ndim < 2:
+        return False
+    differ = np.sign(a) != np.sign(b)
+    if not differ.any():
+        return False
+    scale = max(1.0, float(np.abs(a).max()))
+    bound = 64 * float(np.finfo(np.float64).eps) * a.shape[-1] * scale
+    return bool((np.abs(a[differ]) <= bound).all() and (np.abs(b[differ]) <= bound).all())

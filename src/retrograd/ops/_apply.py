@@ -601,6 +601,12 @@ def _binary_caller(op, recording_known=False):
                         if data.__class__ is not _ndarray:
                             data = as_array(data)
                         return make_tensor(data)  # (no inference_mode block is open here)
+                if (ad.dtype != bd.dtype and rule == "promote" and ad.dtype.kind == "f"
+                        and bd.dtype.kind == "f" and (ad.ndim == 0) != (bd.ndim == 0)):
+                    # PyTorch casts both to the result dtype first: a float32 0.69 minus a
+                    # 0-d float64 0.69 is 0, not float64's -2.4e-9 rounded to float32
+                    want = dtypes.result_type(ad, bd).numpy
+                    ad, bd = ad.astype(want, copy=False), bd.astype(want, copy=False)
                 try:
                     data = forward(ad, bd, *params)
                 except (ValueError, IndexError, TypeError) as e:  # (shapes, dtypes)

@@ -24,7 +24,19 @@ from .pointwise import eq as _eq
 from .pointwise import rsub as _rsub_number
 
 
+def _float_operands_in_result_dtype(*arrays):
+    """Float arrays of several dtypes cast to PyTorch's result dtype, as its kernels do before
+    computing: a float32 0.69 plus a 0-d float64 -0.69 is 0.0, not float64's -2.4e-9
+    rounded to float32 (arrays only; others are left to the op's promotion)."""
+    kinds = {getattr(x, "dtype", None) for x in arrays}
+    if len(kinds) > 1 and all(hasattr(x, "astype") and x.dtype.kind == "f" for x in arrays):
+        want = dtypes.result_type(*arrays).numpy
+        return tuple(x.astype(want, copy=False) for x in arrays)
+    return arrays
+
+
 def _addcmul_fwd(a, t1, t2, value):
+    a, t1, t2 = _float_operands_in_result_dtype(a, t1, t2)
     return a + value * (t1 * t2)
 
 
@@ -54,6 +66,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):  # noqa: A002 - PyTorch's name
 
 
 def _addcdiv_fwd(a, t1, t2, value):
+    a, t1, t2 = _float_operands_in_result_dtype(a, t1, t2)
     return a + value * (t1 / t2)
 
 
@@ -416,7 +429,7 @@ def copysign(input, other):  # noqa: A002
 # fmax / fmin: maximum / minimum that ignore a nan (nan only where both are nan).
 # PyTorch: a gets g where a >= b (a <= b for fmin) or b is nan, b gets the rest: ties go to a
 def _fext_vjp(node, g, saved):
-    a, b = saved
+    a, b = in_result_dtype(*saved)  # compared in PyTorch's dtype (0-d float64 vs float32)
     na, nb = node.next
     a_wins = ((a >= b) if node.params[0] == "max" else (a <= b)) | (b != b)
     return (where(a_wins, g, 0.0) if na else None, where(a_wins, 0.0, g) if nb else None)

@@ -794,12 +794,18 @@ def _clamp_tensor_vjp(node, g, saved):
     a, lo, hi = saved
     nx, nlo, nhi = node.next
     has_lo, has_hi = node.params
+    # each pair compared in its own PyTorch result dtype (a 0-d float64 bound meets a float32
+    # x in float32), as PyTorch's comparisons of the saved tensors
+    a_lo, lo_a = in_result_dtype(a, lo)
+    a_hi, hi_a = in_result_dtype(a, hi)
     if has_lo and has_hi:
-        keep, to_lo, to_hi = (a >= lo) & (a <= hi), (a < lo) & (lo < hi), (a > hi) | (hi < lo)
+        lo_hi, hi_lo = in_result_dtype(lo, hi)
+        keep = (a_lo >= lo_a) & (a_hi <= hi_a)
+        to_lo, to_hi = (a_lo < lo_a) & (lo_hi < hi_lo), (a_hi > hi_a) | (hi_lo < lo_hi)
     elif has_lo:
-        keep, to_lo, to_hi = a >= lo, a < lo, None
+        keep, to_lo, to_hi = a_lo >= lo_a, a_lo < lo_a, None
     else:
-        keep, to_lo, to_hi = a <= hi, None, a > hi
+        keep, to_lo, to_hi = a_hi <= hi_a, None, a_hi > hi_a
     return (where(keep, g, 0.0) if nx else None,
             where(to_lo, g, 0.0) if nlo else None,
             where(to_hi, g, 0.0) if nhi else None)
@@ -943,7 +949,16 @@ def _floor_divide_fwd(a, b):
 def _remainder_fwd(a, b):
     _check_int_divisor(a, b, "remainder")
     a, b = in_result_dtype(a, b)
-    return a % b
+    arr = a if hasattr(a, "dtype") else b
+    if not hasattr(arr, "astype") or arr.dtype.kind != "f":  # (arrays only, as above)
+        return a % b
+    # PyTorch's kernel: fmod, then + b where the nonzero rest and b differ in sign. A zero
+    # rest keeps fmod's sign, the dividend's (-0.0 % 1.5 and -3.0 % 1.5 are -0.0, 0.0 % -1.5
+    # is 0.0), where NumPy's % gives the divisor's; a zero divisor gives nan, quietly
+    xp = namespace(arr)
+    with xp.errstate(invalid="ignore", divide="ignore"):
+        rest = xp.fmod(a, b)
+        return xp.where((rest != 0) & ((xp.asarray(b) < 0) != (rest < 0)), rest + b, rest)
 
 
 floor_divide = defop("floor_divide", _floor_divide_fwd, None, None, 2, NOTHING, "promote",
@@ -999,6 +1014,9 @@ def remainder(input, other):  # noqa: A002 - PyTorch's names
 # div with rounding_mode: a step function, so PyTorch's DivBackward2 gives zeros to both
 def _div_rounded_fwd(a, b, mode):
     xp = namespace(a if hasattr(a, "dtype") else b)
+    # in PyTorch's dtype, as remainder: a float32 a over a 0-d float64 b jumps where float32's
+    # quotient does (also the divisor's derivative of remainder and fmod)
+    a, b = in_result_dtype(a, b)
     ints = all(getattr(x, "dtype", None) is None and isinstance(x, (int, bool))
                or getattr(x, "dtype", None) is not None and x.dtype.kind in "biu" for x in (a, b))
     if ints:
@@ -1063,8 +1081,8 @@ def _extreme_vjp(node, g, saved):
     # PyTorch's maximum: a gets where(a == b, g / 2, g).masked_fill(a < b, 0), b the same
     # with a > b. So ties share g evenly, the smaller side gets exactly 0 (even for an inf
     # g), and where either is nan (no comparison holds) both get all of g.
-    a, b = saved
-    na, nb = node.next
+    a, b = in_result_dtype(*saved)  # compared in PyTorch's dtype: a 0-d float64 b ties a
+    na, nb = node.next                # float32 a where its float32 rounding equals a's
     a_loses, b_loses = (a < b, a > b) if node.params[0] == "max" else (a > b, a < b)
     shared = where(a == b, g * 0.5, g)
     return (where(a_loses, 0.0, shared) if na else None,

@@ -20,7 +20,7 @@ from ..dtypes import result_type
 from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, OUTPUT, defop, multi_output_class, record_multi_inputs
 from ._errors import scalar_type_name
-from .pointwise import where
+from .pointwise import in_result_dtype, where
 from .reduce import _dims, _keep_shape, _spread, _sum_dim
 from .stats import (
     _correction, _count, _float_only, _kept, _pnorm_grad, _share_among_extremes,
@@ -324,6 +324,7 @@ def _dist_vjp(node, g, saved):
     (p,) = node.params
     if p == 0:
         return (None, None)  # the "0-norm" counts: PyTorch leaves both .grad None
+    a, b = in_result_dtype(a, b)  # (as the forward: a - b in PyTorch's dtype)
     d = _pnorm_grad(g, a - b, p, out, None, False)
     na, nb = node.next
     return (d if na else None, -d if nb else None)
