@@ -14,15 +14,15 @@ from __future__ import annotations
 import struct
 
 from ..backend import namespace
-from ..tensor import Tensor
+from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from ._errors import dim_error, float_only, scalar_type_name
 from ._jvp import RULES as _JVP_RULES
 from .activation import _elu_, _hardtanh_, _leaky_relu_, _softplus, overlap_first
-from .derivative_flags import tie
 from .inplace import inplace as _inplace
 from .inplace import relu_ as _relu_
 from .pointwise import _no_derivative, derivative_record, exp, sigmoid, tanh, where, zeros_like_grad
+from .shape import input_meta
 
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
@@ -206,23 +206,34 @@ def _prelu_dx_vjp(node, gg, saved):
             _sum_to(where(nonneg, 0.0, g * gg), tuple(w.shape)) if n_w else None)
 
 
-def _prelu_dw_fwd(g, a):
+def _prelu_dw_fwd(g, a, w):
+    # (the weight is an edge only, not read: see _prelu_dw below)
     return namespace(a).where(a > 0, 0.0, a * g).astype(a.dtype, copy=False)
 
 
 def _prelu_dw_vjp(node, gg, saved):
-    g, a = saved
-    n_g, n_a = node.next
-    nonneg = a >= 0
+    g, a, _w = saved
+    n_g, n_a, n_w = node.next
+    nonneg = a >= 0 if n_g or n_a else None
+    zeros = None
+    if n_w:  # PyTorch's ``weight: zeros_like(...)`` when only the weight's gradient is used
+        shape, dtype = input_meta(node, 2)
+        zeros = namespace(gg._data if isinstance(gg, Tensor) else gg).zeros(shape, dtype)
+        if isinstance(gg, Tensor):
+            zeros = make_tensor(zeros)
     return (where(nonneg, 0.0, gg * a) if n_g else None,
-            where(nonneg, 0.0, g * gg) if n_a else None)
+            where(nonneg, 0.0, g * gg) if n_a else None,
+            zeros)
 
 
 _prelu_dx = defop("prelu_backward", _prelu_dx_fwd, _prelu_dx_vjp, "PreluKernelBackwardBackward0",
                   3, INPUTS, "promote",
                   saved_for=lambda needs: (needs[2], needs[0] or needs[2], needs[0] or needs[2]))
+# The weight's gradient takes the weight as an edge it does not read, as PyTorch's
+# _prelu_kernel_backward(grad, self, weight) does: under create_graph it requires grad when
+# the weight does, and its own derivative gives the weight zeros (seed 11001163).  One node.
 _prelu_dw = defop("prelu_backward", _prelu_dw_fwd, _prelu_dw_vjp, "PreluKernelBackwardBackward0",
-                  2, INPUTS, "promote", saved_for=lambda needs: (needs[1], True))
+                  3, INPUTS, "promote", saved_for=lambda needs: (needs[1], True, False))
 
 
 def _prelu_vjp(node, g, saved):
@@ -230,11 +241,8 @@ def _prelu_vjp(node, g, saved):
     na, nw = node.next
     # PyTorch's _prelu_kernel_backward: the x <= 0 branch at 0 (slope w, weight grad 0)
     da = _prelu_dx(g, a, w) if na else None
-    # PyTorch's _prelu_kernel_backward takes the weight too: under create_graph the weight's
-    # derivative requires grad, and its own derivative gives the weight zeros (seed 11001163);
-    # tied before the sum over the broadcast dims, which stays its last node (SumBackward1)
-    dw = _sum_to(tie(_prelu_dw(g, a), (w,), "PreluKernelBackwardBackward0", zeros=True),
-                 tuple(w.shape)) if nw else None
+    # (summed over the broadcast dims after, which stays its last node: SumBackward1)
+    dw = _sum_to(_prelu_dw(g, a, w), tuple(w.shape)) if nw else None
     return (da, dw)
 
 
