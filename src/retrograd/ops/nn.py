@@ -15,12 +15,11 @@ from ..tensor import make_tensor as _make_tensor
 from .stats import quiet
 from ._errors import float_only
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
-from .derivative_flags import tie
-from .index import scatter_along
+from .index import _scatter_fwd
 from .reduce import sum as _sum
 from . import pointwise as _pointwise
-from .pointwise import add_number, exp, mul_number, where
-from .shape import _norm_dim, expand_op, input_meta, reshape_op
+from .pointwise import add_number, exp, mul_number
+from .shape import _norm_dim, input_meta, reshape_op
 from .saved_checks import check_also
 from .loss_checks import bce_logits_checks, nll_kernel_dtypes, nll_one_sample_backward
 
@@ -234,13 +233,6 @@ def _nll_vjp(node, g, saved):
     return (_nll_grad(g, saved[0], target, reduction, count, *input_meta(node)),)
 
 
-def _tie_input(d, node, saved):
-    # PyTorch's nll_loss_backward takes the input too (so it is saved): under create_graph
-    # the derivative requires grad, and its own derivative gives the input zeros
-    return tie(d, saved[:1], type(node).__name__.replace("Backward0", "BackwardBackward0"),
-               zeros=True)
-
-
 _nll = defop("nll_loss", _nll_fwd, _nll_vjp, "NllLossBackward0", 1, INPUTS)
 
 
@@ -259,19 +251,49 @@ def _nll_general_fwd(logp, target, weights, reduction, total, class_dim, ignored
     return picked
 
 
-def _nll_general_vjp(node, g, saved):
-    target, weights, reduction, total, class_dim, ignored = node.params
+def _nll_general_grad_fwd(g, logp, target, weights, reduction, total, class_dim, ignored,
+                         shape, dtype):
+    # zeros with -g * weight (over total) at the targets along class_dim; ``logp`` is an
+    # edge only (PyTorch's nll_loss_backward takes the input, see _nll_general_grad)
+    xp = namespace(g)
     if reduction == "mean":
         g = g / total
     if reduction != "none" and target.ndim:
-        ones = (1,) * target.ndim
-        g = expand_op(reshape_op(g, ones, tuple(g.shape)), tuple(target.shape), ones)
-    idx = namespace(target).expand_dims(target, class_dim)
+        g = xp.broadcast_to(g.reshape((1,) * target.ndim), target.shape)
     g = -g * weights
     if ignored is not None:  # PyTorch skips ignored targets: 0, not 0 * (g / 0 total) = nan
-        g = where(ignored, 0.0, g)  # (seed 11039613)
-    g = reshape_op(g, tuple(idx.shape), tuple(target.shape))
-    return (_tie_input(scatter_along(g, idx, class_dim, input_meta(node)[0]), node, saved),)
+        g = xp.where(ignored, g.dtype.type(0), g)  # (seed 11039613)
+    idx = xp.expand_dims(target, class_dim)
+    return _scatter_fwd(g.reshape(idx.shape).astype(dtype, copy=False), idx, class_dim, shape)
+
+
+def _nll_general_grad_vjp(node, gg, saved):
+    # linear in g, with nll_loss itself as its adjoint (picking -gg * weight at the targets,
+    # over total); the input gets exact zeros (PyTorch's ``self: zeros_like(grad)``)
+    target, weights, reduction, total, class_dim, ignored, shape, dtype = node.params
+    n_g, n_input = node.next
+    zeros = None
+    if n_input is not None:
+        zeros = namespace(gg._data if hasattr(gg, "_data") else gg).zeros(shape, dtype)
+        if hasattr(gg, "_data"):
+            zeros = _make_tensor(zeros)
+    loss = _nll_2d if node.name() == "NllLoss2DBackwardBackward0" else _nll_general
+    return (loss(gg, target, weights, reduction, total, class_dim, ignored)
+            if n_g is not None else None, zeros)
+
+
+# nll_loss_backward / nll_loss2d_backward of the general path as one record each, with
+# PyTorch's edges (the incoming gradient and the input), as _nll_grad: one node where
+# div/reshape/expand/neg/mul/where/reshape/scatter and a tie node on top recorded nine
+_nll_general_grad = defop("nll_loss_backward", _nll_general_grad_fwd, _nll_general_grad_vjp,
+                          "NllLossBackwardBackward0", 2, NOTHING)
+_nll_2d_grad = defop("nll_loss2d_backward", _nll_general_grad_fwd, _nll_general_grad_vjp,
+                     "NllLoss2DBackwardBackward0", 2, NOTHING)
+
+
+def _nll_general_vjp(node, g, saved):
+    grad = _nll_2d_grad if node.name() == "NllLoss2DBackward0" else _nll_general_grad
+    return (grad(g, saved[0], *node.params, *input_meta(node)),)
 
 
 # with class weights, ignored targets, an unbatched input (C,) or a K-dim one (N, C, d1...)
