@@ -35,7 +35,7 @@ from ..autograd.grad_mode import state
 from ..autograd.forward_state import fw
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
-from ._apply import INPUTS, NOTHING, node_class, record
+from ._apply import INPUTS, NOTHING, multi_output_class, node_class, record, record_multi_inputs
 from .derivative_flags import tie
 from .windows import expand_arg, sliding_windows, windows_adjoint
 
@@ -143,6 +143,8 @@ def _convolution_vjp(node, g, saved):
     x, w, _b, cols = saved
     transposed, pairs, stride, dilation, groups, x_shape = node.params
     nx, nw, nb = node.next
+    if isinstance(g, Tensor) and not fw.active:
+        return _backward_record(node, g, saved)
     if isinstance(g, Tensor) and (0 in g.shape or 0 in x.shape):
         # nothing to differentiate: PyTorch's double backward of an empty convolution gives
         # no gradient to anything, though the derivatives require grad (tie below)
@@ -186,6 +188,93 @@ def _convolution_vjp(node, g, saved):
 
 _ConvolutionBackward = node_class("ConvolutionBackward0", _convolution_vjp, INPUTS,
                                   lambda needs: (True, True, False))
+
+
+# ----------------------------------------------------------------- create_graph: one record
+
+
+def _data(v):
+    return v._data if isinstance(v, Tensor) else v
+
+
+def _backward_record(node, g, saved):
+    """Under create_graph: PyTorch's convolution_backward(grad_output, input, weight) as one
+    ConvolutionBackwardBackward0 node with outputs (input, weight, bias gradients) and its
+    three edges, so every derivative requires grad when one of them does (a weight gradient
+    does not depend on the weight: its double backward gives it nothing; fuzz seeds
+    11001116...).  (Forward AD keeps the composed records, which carry tangents.)"""
+    x, w, b, _cols = saved
+    # the values on arrays, through the array kernels compile traces: no forward columns
+    # (the weight gradient from _weight_grad_fwd), the bias's as a sum op
+    arrays = list(_convolution_vjp(node, g._data, (_data(x), _data(w), _data(b), None)))
+    if arrays[2] is not None and 0 not in g.shape and 0 not in x.shape:
+        arrays[2] = _bias_grad(make_tensor(g._data))._data
+    inputs = tuple(v if isinstance(v, Tensor) else make_tensor(v) for v in (g, x, w))
+    if not (state.enabled and any(v._requires_grad for v in inputs)):
+        return tuple(None if d is None else make_tensor(d) for d in arrays)
+    transposed, groups = node.params[0], node.params[4]
+    channels = w.shape[1] * groups if transposed else w.shape[0]
+    xp = namespace(g._data)
+    zero = xp.zeros((), g._data.dtype)
+    # an output nobody asked for is a broadcast zero (no memory): the node still has three
+    outs = [make_tensor(d if d is not None else xp.broadcast_to(zero, shape))
+            for d, shape in zip(arrays, (tuple(x.shape), tuple(w.shape), (channels,)))]
+    record_multi_inputs(_ConvolutionBackwardBackward, inputs, outs, node.params + (channels,),
+                        saved=inputs)
+    return tuple(None if d is None else o for d, o in zip(arrays, outs))
+
+
+def _spread_bias(gb, shape):
+    b = gb.reshape((1, -1) + (1,) * (len(shape) - 2))
+    return b.expand(*shape) if isinstance(b, Tensor) else namespace(b).broadcast_to(b, shape)
+
+
+def _backward_backward_vjp(node, grads, saved):
+    """PyTorch's convolution double backward: each derivative is linear in (g, x, w) pairs
+    (gx in g and w, gw in g and x, gb in g), so each edge's part is a convolution, its
+    transpose or a weight gradient of the other two."""
+    ggx, ggw, ggb = grads
+    g, x, w = saved
+    transposed, pairs, stride, dilation, groups, _x_shape, _channels = node.params
+    n_g, n_x, n_w = node.next
+    if 0 in g.shape or 0 in x.shape:  # (an empty convolution's: nothing to anything)
+        return (None, None, None)
+    conv = (pairs, stride, dilation, groups)
+    dg = dx = dw = None
+    if transposed:  # y = conv^T(x, w): gx = conv(g, w), gw = wgrad(g, x)
+        if n_g:
+            parts = [_convolution(a, k, None, True, *conv, tuple(g.shape))
+                     for a, k in ((ggx, w), (x, ggw)) if a is not None and k is not None]
+            dg = _sum_parts(parts, ggb, tuple(g.shape))
+        if n_x and ggw is not None:
+            dx = _convolution(g, ggw, None, False, *conv, tuple(x.shape[2:]))
+        if n_w and ggx is not None:
+            dw = _weight_grad(g, ggx, tuple(w.shape), *conv)
+    else:  # y = conv(x, w): gx = conv^T(g, w), gw = wgrad(x, g)
+        if n_g:
+            parts = [_convolution(a, k, None, False, *conv, tuple(g.shape[2:]))
+                     for a, k in ((ggx, w), (x, ggw)) if a is not None and k is not None]
+            dg = _sum_parts(parts, ggb, tuple(g.shape))
+        if n_x and ggw is not None:
+            dx = _convolution(g, ggw, None, True, *conv, tuple(x.shape))
+        if n_w and ggx is not None:
+            dw = _weight_grad(ggx, g, tuple(w.shape), *conv)
+    return (dg, dx, dw)
+
+
+def _sum_parts(parts, ggb, shape):
+    if ggb is not None:
+        parts.append(_spread_bias(ggb, shape))
+    if not parts:
+        return None
+    total = parts[0]
+    for p in parts[1:]:
+        total = total + p
+    return total
+
+
+_ConvolutionBackwardBackward = multi_output_class(
+    "ConvolutionBackwardBackward0", _backward_backward_vjp, NOTHING, _materialize=False)
 
 
 def _weight_grad(x, y, w_shape, pairs, stride, dilation, groups):
