@@ -63,7 +63,8 @@ def _nll_run(lib, x_array, t_array, w_array, kw):
     x = lib.tensor(x_array, requires_grad=True)
     weight = None if w_array is None else lib.tensor(w_array)
     loss = lib.nn.functional.nll_loss(x.tanh(), lib.tensor(t_array), weight=weight, **kw)
-    gx, = lib.autograd.grad(loss.sum(), x, create_graph=True)
+    scale = lib.tensor(1.5, dtype=lib.float64, requires_grad=True)  # (a gradient with a graph)
+    gx, = lib.autograd.grad((loss * scale).sum(), x, create_graph=True)
     # gx is tanh's backward; its first edge is nll_loss's derivative
     nll_node = gx.grad_fn.next_functions[0][0]
     structure = (_name(lib, nll_node), [_name(lib, n) for n, _ in nll_node.next_functions])
