@@ -10,7 +10,9 @@
   take, put, masked_scatter, diagonal/select/slice_scatter (and their in-place forms)
 * ``linalg`` -- matmul, einsum
 * ``nn`` -- softmax, log_softmax, losses
-* ``inplace`` -- ``add_``, ``mul_``, ``zero_``, ``x[i] = v``... (version counting);
+* ``inplace`` -- ``add_``, ``mul_``, ``zero_``, ``copy_``... (version counting);
+  ``index_assign`` -- ``x[i] = v``; ``changed_views`` -- what an in-place change does to
+  the views sharing the memory (CopySlices, AsStridedBackward0 re-derivation);
   ``inplace_forms`` -- the other ``_`` forms (``tan_``, ``eq_``, ``t_``, ``x &= y``...)
 * ``random_ops`` -- ``normal``, ``bernoulli`` and the random fills (``uniform_``...)
 
@@ -27,6 +29,7 @@ from . import (  # noqa: F401 - imported for their registrations
     sorting, stats, unary,
 )
 from . import arrange, distance  # noqa: F401, E402 - shape and view ops, cdist
+from . import index_assign  # noqa: F401, E402 - x[index] = value (Tensor.__setitem__)
 from . import special  # noqa: F401, E402 - its registrations (after unary and inplace)
 from . import quantiles, scans, statistics  # noqa: F401, E402 - reductions and scans (issue 6)
 from . import attention, grid_sample, padding, resample  # noqa: F401, E402 - nn.functional (issue 8)

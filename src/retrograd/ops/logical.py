@@ -22,7 +22,8 @@ from ..tensor import Tensor
 from . import pointwise
 from ._apply import INPUTS, defop
 from ._errors import check_broadcast, scalar_type_name
-from .inplace import _write, inplace, rebase_views
+from .changed_views import _write, rebase_views
+from .inplace import inplace
 from .pointwise import _broadcasting, exp, log
 
 # ----------------------------------------------------------------- elementwise predicates
