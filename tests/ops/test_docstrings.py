@@ -6,7 +6,9 @@ import pytest
 
 @pytest.mark.parametrize("module", ["pointwise", "reduce", "shape", "index", "linalg", "nn",
                                     "inplace", "unary", "activation", "stats", "layout",
-                                    "registry"])
+                                    "registry", "elementary", "selection",
+                                    "pointwise_compare", "pointwise_common", "changed_views",
+                                    "index_assign"])
 def test_docstring_examples_run(module):
     """The Examples sections in the op modules' docstrings are true."""
     import doctest

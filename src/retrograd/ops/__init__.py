@@ -1,6 +1,9 @@
 """The op library.  Each kind of op lives in its own module, forward beside derivative:
 
-* ``pointwise`` -- arithmetic, elementwise functions, comparisons, dtype casts
+* ``pointwise`` -- arithmetic (and the registration of the basic elementwise ops);
+  ``elementary`` -- exp, log, tanh, relu...; ``selection`` -- where, clamp, maximum;
+  ``pointwise_compare`` -- comparisons, logical/bitwise; ``pointwise_common`` -- their
+  shared helpers
 * ``unary``, ``binary``, ``activation`` -- more elementwise functions
 * ``special`` -- lgamma, digamma, erfinv, Bessel, ndtr... (SciPy, optional)
 * ``reduce``, ``stats`` -- sum, mean, max/min, argmax; prod, var, norm, cumsum...
