@@ -31,6 +31,7 @@ import numpy as np
 from ..backend import namespace
 from ..ops import elementary as _elementary
 from ..ops import linalg as _linalg
+from ..ops import nll as _nll
 from ..ops import nn as _nn
 from ..ops import pointwise as _pointwise
 from ..ops import shape as _shape
@@ -387,7 +388,7 @@ _FORWARD = {
     _elementary._relu_fwd: _relu_fwd,
     _shape._t_op.op.forward: _t_fwd,
     _nn._log_softmax_fwd: _log_softmax_fwd,
-    _nn._nll_fwd: _nll_fwd,
+    _nll._nll_fwd: _nll_fwd,
 }
 
 
@@ -622,5 +623,5 @@ _VJP = {
     _shape._t_op.op.node_cls.vjp: _t_vjp,
     _elementary._relu_vjp: _relu_vjp,
     _nn._log_softmax_vjp: _log_softmax_vjp,
-    _nn._nll_vjp: _nll_vjp,
+    _nll._nll_vjp: _nll_vjp,
 }

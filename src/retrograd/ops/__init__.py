@@ -12,7 +12,8 @@
 * ``scatter``, ``take_put`` -- scatter(_add/_reduce), index_add/copy/fill/reduce; index_put,
   take, put, masked_scatter, diagonal/select/slice_scatter (and their in-place forms)
 * ``linalg`` -- matmul, einsum
-* ``nn`` -- softmax, log_softmax, losses
+* ``nn`` -- softmax, log_softmax, dropout; ``nll`` -- nll_loss, cross_entropy;
+  ``elementwise_losses`` -- binary_cross_entropy(_with_logits), l1_loss, mse_loss
 * ``inplace`` -- ``add_``, ``mul_``, ``zero_``, ``copy_``... (version counting);
   ``index_assign`` -- ``x[i] = v``; ``changed_views`` -- what an in-place change does to
   the views sharing the memory (CopySlices, AsStridedBackward0 re-derivation);
@@ -33,6 +34,7 @@ from . import (  # noqa: F401 - imported for their registrations
 )
 from . import arrange, distance  # noqa: F401, E402 - shape and view ops, cdist
 from . import index_assign  # noqa: F401, E402 - x[index] = value (Tensor.__setitem__)
+from . import elementwise_losses, nll  # noqa: F401, E402 - bce, l1, mse; nll_loss, cross_entropy
 from . import special  # noqa: F401, E402 - its registrations (after unary and inplace)
 from . import quantiles, scans, statistics  # noqa: F401, E402 - reductions and scans (issue 6)
 from . import attention, grid_sample, padding, resample  # noqa: F401, E402 - nn.functional (issue 8)

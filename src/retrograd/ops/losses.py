@@ -24,7 +24,8 @@ from ._apply import INPUTS, NOTHING, defop
 from ._errors import float_only, scalar_type_name
 from .activation import logsigmoid
 from .arrange import broadcast_tensors
-from .nn import cross_entropy, l1_loss, legacy_reduction
+from .elementwise_losses import l1_loss, legacy_reduction
+from .nll import cross_entropy
 from .binary import xlogy
 from .pointwise import add_number, exp, log, mul_number, sigmoid, sqrt, sub, sub_number, where
 from .pointwise import _no_derivative
@@ -792,7 +793,7 @@ def _poisson_nll_aten(input, target, log_input, full, eps, reduction):  # noqa: 
 def _bce_logits_aten(input, target, weight=None, pos_weight=None, reduction=0):  # noqa: A002
     """``retrograd.binary_cross_entropy_with_logits``: PyTorch's top-level spelling
     (``pos_weight`` before an int reduction)."""
-    from .nn import binary_cross_entropy_with_logits
+    from .elementwise_losses import binary_cross_entropy_with_logits
 
     return binary_cross_entropy_with_logits(
         input, target, weight, reduction=reduction_name(
