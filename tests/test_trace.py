@@ -258,7 +258,8 @@ def _all_backward_names():
     for mod_name in ("pointwise", "reduce", "shape", "index", "linalg", "nn", "inplace", "unary",
                      "activation", "stats", "layout", "sorting", "binary", "elementary",
                      "selection", "pointwise_compare", "pointwise_common", "changed_views",
-                     "index_assign", "nll", "elementwise_losses"):
+                     "index_assign", "nll", "elementwise_losses",
+                     "multi_margin"):
         try:
             mod = importlib.import_module(f"retrograd.ops.{mod_name}")
         except ImportError:

@@ -8,7 +8,8 @@ import pytest
                                     "inplace", "unary", "activation", "stats", "layout",
                                     "registry", "elementary", "selection",
                                     "pointwise_compare", "pointwise_common", "changed_views",
-                                    "index_assign", "nll", "elementwise_losses"])
+                                    "index_assign", "nll", "elementwise_losses",
+                                    "multi_margin"])
 def test_docstring_examples_run(module):
     """The Examples sections in the op modules' docstrings are true."""
     import doctest

@@ -33,8 +33,7 @@ from . import (  # noqa: F401 - imported for their registrations
     sorting, stats, unary,
 )
 from . import arrange, distance  # noqa: F401, E402 - shape and view ops, cdist
-from . import index_assign  # noqa: F401, E402 - x[index] = value (Tensor.__setitem__)
-from . import elementwise_losses, nll  # noqa: F401, E402 - bce, l1, mse; nll_loss, cross_entropy
+from . import elementwise_losses, index_assign, multi_margin, nll  # noqa: F401, E402 - split modules' registrations
 from . import special  # noqa: F401, E402 - its registrations (after unary and inplace)
 from . import quantiles, scans, statistics  # noqa: F401, E402 - reductions and scans (issue 6)
 from . import attention, grid_sample, padding, resample  # noqa: F401, E402 - nn.functional (issue 8)
