@@ -256,7 +256,10 @@ def _all_backward_names():
     """Every grad_fn name the op records define (scanned, so new ops are not forgotten)."""
     names = set()
     for mod_name in ("pointwise", "reduce", "shape", "index", "linalg", "nn", "inplace", "unary",
-                     "activation", "stats", "layout", "sorting", "binary"):
+                     "activation", "stats", "layout", "sorting", "binary", "elementary",
+                     "selection", "pointwise_compare", "pointwise_common", "changed_views",
+                     "index_assign", "nll", "elementwise_losses",
+                     "multi_margin"):
         try:
             mod = importlib.import_module(f"retrograd.ops.{mod_name}")
         except ImportError:

@@ -23,7 +23,8 @@ from . import _creation, ops
 from .autograd import engine, frontend
 from .autograd.tracing import Trace
 from .ops import registry
-from .ops.inplace import copy_, regenerate_view
+from .ops.changed_views import regenerate_view
+from .ops.inplace import copy_
 from .ops.layout import unbind
 from .ops.shape import sum_to_size, sum_to_size_op
 from .tensor import Tensor, above, make_tensor

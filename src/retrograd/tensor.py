@@ -429,9 +429,9 @@ class Tensor:
     def grad_fn(self):
         """The node that made this tensor (``MulBackward0``...), None for a leaf."""
         fn = self._grad_fn
-        if getattr(fn, "refused", False):  # a view PyTorch won't re-derive (ops/inplace.py)
+        if getattr(fn, "refused", False):  # a view PyTorch won't re-derive (ops/changed_views.py)
             fn.vjp(fn, None, None)  # raises, explaining why
-        if adopted_views:  # reading it re-derives the view in PyTorch (ops/inplace.py)
+        if adopted_views:  # reading it re-derives the view in PyTorch (ops/changed_views.py)
             adopted_views.pop(id(self), None)
         return fn
 
@@ -727,7 +727,7 @@ class _Above:
 
 above = _Above()
 
-# id -> weak reference of the views ops/inplace.py's rebase_views "adopted" (see _adopt there)
+# id -> weak reference of the views ops/changed_views.py's rebase_views "adopted" (see _adopt there)
 adopted_views: dict = {}
 
 
@@ -760,7 +760,7 @@ def rederive_view(t, fn) -> None:
     adopted: PyTorch reads ``t``'s grad_fn there (its autograd wrapper collects the inputs'
     edges), which re-derives an adopted view (its entry goes) or raises for a view it
     refuses to re-derive (made under no_grad, or an output of split/unbind, whose base
-    changed in place: ops/inplace.py registers those as adopted too, so the recording paths
+    changed in place: ops/changed_views.py registers those as adopted too, so the recording paths
     pay one dict read while no view is adopted)."""
     if getattr(fn, "refused", False):
         fn.vjp(fn, None, None)  # raises, explaining why (the entry stays)

@@ -6,7 +6,10 @@ import pytest
 
 @pytest.mark.parametrize("module", ["pointwise", "reduce", "shape", "index", "linalg", "nn",
                                     "inplace", "unary", "activation", "stats", "layout",
-                                    "registry"])
+                                    "registry", "elementary", "selection",
+                                    "pointwise_compare", "pointwise_common", "changed_views",
+                                    "index_assign", "nll", "elementwise_losses",
+                                    "multi_margin"])
 def test_docstring_examples_run(module):
     """The Examples sections in the op modules' docstrings are true."""
     import doctest

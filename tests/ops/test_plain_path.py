@@ -176,7 +176,7 @@ def test_relu_zeros_of_the_input_shape_give_the_same_bits_and_layout(dtype, shap
     # relu's plain forward takes its bound from zeros of the input's shape (one contiguous
     # loop): the bits (NaN payloads, signed zeros, subnormals) and the strides must be those
     # of maximum(0, a), transposed and strided inputs included
-    from retrograd.ops.pointwise import _relu_fwd
+    from retrograd.ops.elementary import _relu_fwd
 
     special = np.array([-0.0, 0.0, np.nan, -np.nan, np.inf, -np.inf, 1e-45, -1e-45,
                         np.finfo(dtype).tiny / 2, 1.0, -1.0], dtype)

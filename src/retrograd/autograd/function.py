@@ -342,7 +342,7 @@ class Function(metaclass=_FunctionMeta):
             if isinstance(o, Tensor) and id(o) in dirty and o._vc is not None and len(o._vc) > 1:
                 # a view changed in place: its base gets CopySlices and the other views are
                 # re-derived, as for the built-in in-place ops (same lazy import as tensor)
-                from ..ops.inplace import rebase_views
+                from ..ops.changed_views import rebase_views
 
                 rebase_views(o, recorded=o._grad_fn is ctx)
         if fw.active:

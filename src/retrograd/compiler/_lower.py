@@ -29,7 +29,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..backend import namespace
+from ..ops import elementary as _elementary
 from ..ops import linalg as _linalg
+from ..ops import nll as _nll
 from ..ops import nn as _nn
 from ..ops import pointwise as _pointwise
 from ..ops import shape as _shape
@@ -383,10 +385,10 @@ _FORWARD = {
     _pointwise._add_fwd: _add_fwd,
     _pointwise._mul_fwd: _mul_fwd,
     _linalg._addmm_fwd: _addmm_fwd,
-    _pointwise._relu_fwd: _relu_fwd,
+    _elementary._relu_fwd: _relu_fwd,
     _shape._t_op.op.forward: _t_fwd,
     _nn._log_softmax_fwd: _log_softmax_fwd,
-    _nn._nll_fwd: _nll_fwd,
+    _nll._nll_fwd: _nll_fwd,
 }
 
 
@@ -610,16 +612,16 @@ def _add_vjp(lw, k, node, args, extra):
 
 
 _VJP = {
-    _pointwise._exp_vjp: _exp_vjp,
-    _pointwise._tanh_vjp: _tanh_vjp,
-    _pointwise._sin_vjp: _sin_vjp,
+    _elementary._exp_vjp: _exp_vjp,
+    _elementary._tanh_vjp: _tanh_vjp,
+    _elementary._sin_vjp: _sin_vjp,
     _pointwise._mul_vjp: _mul_any_vjp,
     _pointwise._sub_vjp: _sub_vjp,
     _linalg._matmul_vjp: _matmul_vjp,
     _pointwise._add_vjp: _add_vjp,
     _linalg._addmm_vjp: _addmm_vjp,
     _shape._t_op.op.node_cls.vjp: _t_vjp,
-    _pointwise._relu_vjp: _relu_vjp,
+    _elementary._relu_vjp: _relu_vjp,
     _nn._log_softmax_vjp: _log_softmax_vjp,
-    _nn._nll_vjp: _nll_vjp,
+    _nll._nll_vjp: _nll_vjp,
 }

@@ -29,7 +29,8 @@ from ._trace import Const, Ref
 # modules whose op forwards only compute (no argument changed in place)
 _PURE_MODULES = frozenset(f"retrograd.ops.{m}" for m in (
     "pointwise", "unary", "binary", "reduce", "nn", "linalg", "shape", "activation", "losses",
-    "compare", "logical"))
+    "compare", "logical", "elementary", "selection", "pointwise_compare", "pointwise_common",
+    "nll", "elementwise_losses", "multi_margin"))
 
 _NAME = re.compile(r"\bv\d+\b")
 

@@ -12,7 +12,7 @@ backward through an is_grads_batched result works).
 
 from __future__ import annotations
 
-from ..ops import embedding, index, layout, linalg, nn, pointwise, reduce, shape
+from ..ops import elementary, embedding, index, layout, linalg, nll, nn, reduce, shape
 from ..ops.index import _index_backward
 from ..ops.pointwise import threshold_backward, where
 from ..ops.reduce import _keep_shape
@@ -249,8 +249,8 @@ def _vjp_of(record):
 PHYSICAL = {
     reduce._sum_vjp: _sum, reduce._mean_vjp: _mean, shape._reshape_back: _reshape,
     nn._log_softmax_vjp: _log_softmax, nn._log_softmax_backward_vjp: _log_softmax_backward,
-    nn._softmax_vjp: _softmax, pointwise._relu_vjp: _relu,
-    nn._nll_vjp: _nll, nn._nll_general_vjp: _nll, index._getitem_vjp: _getitem,
+    nn._softmax_vjp: _softmax, elementary._relu_vjp: _relu,
+    nll._nll_vjp: _nll, nll._nll_general_vjp: _nll, index._getitem_vjp: _getitem,
     embedding._embedding_vjp: _embedding,
     _vjp_of(shape.transpose_op): _transpose, _vjp_of(shape._t_op): _t,
     _vjp_of(shape.permute_op): _permute, shape._squeeze_vjp: _back_to_input_shape,

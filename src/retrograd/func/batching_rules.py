@@ -17,7 +17,7 @@ N, or into groups when the weight is batched).  Ops without a rule use the loop 
 from __future__ import annotations
 
 from ..ops import registry
-from ..ops.nn import legacy_reduction
+from ..ops.elementwise_losses import legacy_reduction
 from ..tensor import Tensor
 from .batched import BatchedTensor, fallback, level_info, materialize, wrap
 

@@ -1,6 +1,9 @@
 """The op library.  Each kind of op lives in its own module, forward beside derivative:
 
-* ``pointwise`` -- arithmetic, elementwise functions, comparisons, dtype casts
+* ``pointwise`` -- arithmetic (and the registration of the basic elementwise ops);
+  ``elementary`` -- exp, log, tanh, relu...; ``selection`` -- where, clamp, maximum;
+  ``pointwise_compare`` -- comparisons, logical/bitwise; ``pointwise_common`` -- their
+  shared helpers
 * ``unary``, ``binary``, ``activation`` -- more elementwise functions
 * ``special`` -- lgamma, digamma, erfinv, Bessel, ndtr... (SciPy, optional)
 * ``reduce``, ``stats`` -- sum, mean, max/min, argmax; prod, var, norm, cumsum...
@@ -9,8 +12,11 @@
 * ``scatter``, ``take_put`` -- scatter(_add/_reduce), index_add/copy/fill/reduce; index_put,
   take, put, masked_scatter, diagonal/select/slice_scatter (and their in-place forms)
 * ``linalg`` -- matmul, einsum
-* ``nn`` -- softmax, log_softmax, losses
-* ``inplace`` -- ``add_``, ``mul_``, ``zero_``, ``x[i] = v``... (version counting);
+* ``nn`` -- softmax, log_softmax, dropout; ``nll`` -- nll_loss, cross_entropy;
+  ``elementwise_losses`` -- binary_cross_entropy(_with_logits), l1_loss, mse_loss
+* ``inplace`` -- ``add_``, ``mul_``, ``zero_``, ``copy_``... (version counting);
+  ``index_assign`` -- ``x[i] = v``; ``changed_views`` -- what an in-place change does to
+  the views sharing the memory (CopySlices, AsStridedBackward0 re-derivation);
   ``inplace_forms`` -- the other ``_`` forms (``tan_``, ``eq_``, ``t_``, ``x &= y``...)
 * ``random_ops`` -- ``normal``, ``bernoulli`` and the random fills (``uniform_``...)
 
@@ -27,6 +33,7 @@ from . import (  # noqa: F401 - imported for their registrations
     sorting, stats, unary,
 )
 from . import arrange, distance  # noqa: F401, E402 - shape and view ops, cdist
+from . import elementwise_losses, index_assign, multi_margin, nll  # noqa: F401, E402 - split modules' registrations
 from . import special  # noqa: F401, E402 - its registrations (after unary and inplace)
 from . import quantiles, scans, statistics  # noqa: F401, E402 - reductions and scans (issue 6)
 from . import attention, grid_sample, padding, resample  # noqa: F401, E402 - nn.functional (issue 8)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..backend import namespace
 from ._apply import INPUTS, OUTPUT, defop
 from ._errors import float_only
-from .inplace import check_writable
+from .changed_views import check_writable
 from .inplace import inplace as _inplace
 from .inplace import relu_ as _relu_
 from .pointwise import derivative_record, exp, sigmoid, where

@@ -14,7 +14,8 @@ from ..tensor import Tensor
 from . import registry
 from ._apply import BOTH, INPUTS, NOTHING, OUTPUT, defop
 from ._errors import check_broadcast, tensor_arg
-from .pointwise import _neg_fwd, _tensors_only, grad_where, in_result_dtype
+from .pointwise import _neg_fwd, grad_where, in_result_dtype
+from .selection import _tensors_only
 from .pointwise import (_check_bool_sub, _check_int_divisor, _div_rounded, _rsub_number_fwd,
                         _with_number, exp, power, to_dtype, where,
                         zeros_like_grad)

@@ -481,7 +481,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     tensor(0.5000)
     """
     from .losses import check_reduction, reduce_loss
-    from .nn import legacy_reduction
+    from .elementwise_losses import legacy_reduction
 
     reduction = legacy_reduction(size_average, reduce, reduction)
     check_reduction(reduction, "triplet_margin_loss")

@@ -22,10 +22,8 @@ from ..tensor import Tensor
 from . import binary, layout, linalg, pointwise, shape, stats, unary
 from ._apply import apply_op, defop
 from ._errors import scalar_type_name
-from .inplace import (
-    _leaf_error, _write, check_view_of_leaf, clamp_, inplace, MORE, overlap_dispatch, pow_,
-    rebase_views, shadow_of,
-)
+from .changed_views import _leaf_error, _write, check_view_of_leaf, rebase_views, shadow_of
+from .inplace import clamp_, inplace, MORE, overlap_dispatch, pow_
 from .registry import entry, register
 from .scans import bool_scan_guard
 
@@ -219,7 +217,7 @@ def _rederive_product_view(x, before, data):
     to the product's node in the old one (seed 15114207).  retrograd's product is one node
     and no view: the old value stands in for the base."""
     from ..autograd.grad_mode import enable_grad
-    from .inplace import _as_strided, _positions
+    from .changed_views import _as_strided, _positions
 
     src = shadow_of(x, False)
     src._data = before

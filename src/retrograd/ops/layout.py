@@ -26,7 +26,7 @@ from .shape import (
 
 
 def _multi_node(name, vjp):
-    # multi_view: PyTorch refuses in-place changes of these outputs (see inplace.py)
+    # multi_view: PyTorch refuses in-place changes of these outputs (see changed_views.py)
     return multi_output_class(name, vjp, NOTHING, multi_view=True)
 
 

@@ -66,7 +66,7 @@ def _det_create_graph(a, g, d, data):
     cofactors, through the SVD (zeros would leave a second derivative of 0); the others
     linalg.solve(A^T, g det I).  A batch of both is put together with two index_put_s
     (grad_fn IndexPutBackward0; LinalgSolveExBackward0 or the SVD path's matmul else)."""
-    from .inplace import setitem
+    from .index_assign import setitem
     from .linalg_solve import solve
 
     xp = namespace(data)

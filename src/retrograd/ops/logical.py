@@ -19,11 +19,13 @@ import math
 from ..autograd.grad_mode import no_grad
 from ..backend import namespace
 from ..tensor import Tensor
-from . import pointwise
+from . import pointwise, pointwise_compare
 from ._apply import INPUTS, defop
 from ._errors import check_broadcast, scalar_type_name
-from .inplace import _write, inplace, rebase_views
-from .pointwise import _broadcasting, exp, log
+from .changed_views import _write, rebase_views
+from .inplace import inplace
+from .pointwise import exp, log
+from .pointwise_common import _broadcasting
 
 # ----------------------------------------------------------------- elementwise predicates
 
@@ -136,7 +138,7 @@ def is_neg(input):  # noqa: A002
 
 logical_and = pointwise.logical_and
 logical_or = pointwise.logical_or
-logical_xor = pointwise._cmp("logical_xor", lambda a, b: namespace(a).logical_xor(a, b))
+logical_xor = pointwise_compare._cmp("logical_xor", lambda a, b: namespace(a).logical_xor(a, b))
 
 
 def _logical_inplace(name, fn):

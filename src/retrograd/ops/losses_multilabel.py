@@ -8,7 +8,7 @@ from ._apply import INPUTS, defop
 from ._errors import float_only
 from .loss_checks import class_input_check, empty_batch_loss, long_target
 from .losses import _data, _spread, check_reduction
-from .nn import legacy_reduction
+from .elementwise_losses import legacy_reduction
 from .saved_checks import check_also
 
 

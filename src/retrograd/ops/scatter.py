@@ -37,7 +37,7 @@ from ._apply import NOTHING, INPUTS, OUTPUT, defop
 from ._errors import broadcast_message, scalar_type_name, tensor_arg
 from .saved_checks import check_also
 from .inplace import inplace
-from .pointwise import _where
+from .selection import _where
 from .shape import _norm_dim
 
 

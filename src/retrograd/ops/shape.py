@@ -28,7 +28,7 @@ _ndarray = _np.ndarray
 class ViewGroup:
     """One base tensor and the views taken of it (directly or through other views; of any
     float dtype, recording a graph or not), so that an in-place change of any of them can
-    rebase the others' grad_fns (see ``inplace.rebase_views``).
+    rebase the others' grad_fns (see ``changed_views.rebase_views``).
 
     As PyTorch's ``view._base``, the base stays alive while any view of it is alive (an
     in-place change of a view must update it, and the other views through it); once the

@@ -227,7 +227,7 @@ def as_strided_(input, size, stride, storage_offset=None):  # noqa: A002
     becomes AsStridedBackward1, as PyTorch."""
     from ..autograd.grad_mode import no_grad, state
     from ._apply import apply_op
-    from .inplace import _leaf_error, check_view_of_leaf, shadow_of
+    from .changed_views import _leaf_error, check_view_of_leaf, shadow_of
 
     with no_grad():
         view = as_strided(input, size, stride, storage_offset)
