@@ -149,11 +149,19 @@ RULES: dict[str, tuple[str, str]] = {
     "NllLossBackwardBackward0": ("nll_loss_backward(g, target)",
                                  "d/dg = -1 at each target's class (/ weight or count for "
                                  "mean), 0 elsewhere: linear in g"),
+    "NllLoss2DBackwardBackward0": ("nll_loss2d_backward(g, target)",
+                                   "as NllLossBackwardBackward0, over (N, C, H, W)"),
+    "MultiMarginLossBackward0": ("multi_margin_loss(x, y, p, margin)",
+                                 "d/dx_j = p * max(0, margin - x_y + x_j)**(p - 1) / C for "
+                                 "j != y (times weight[y]), and minus their sum at j = y"),
     # smooth first derivatives recorded as one node under create_graph (y the saved result)
     "TanhBackwardBackward0": ("tanh_backward(g, y) = g * (1 - y**2)",
                               "d/dg = 1 - y**2; d/dy = -2 * y * g"),
     "SigmoidBackwardBackward0": ("sigmoid_backward(g, y) = g * (1 - y) * y",
                                  "d/dg = (1 - y) * y; d/dy = g * (1 - 2 * y)"),
+    "GeluBackwardBackward0": ("gelu_backward(g, a) = g * (Phi(a) + a * phi(a))",
+                              "d/dg = Phi(a) + a * phi(a) (linear in g); "
+                              "d/da = g * phi(a) * (2 - a**2) (tanh form: its own closed form)"),
     "LogSoftmaxBackwardDataBackward0": ("log_softmax_backward(g, y) = g - exp(y) * sum(g)",
                                         "d/dg = gg - sum(gg * exp(y)) (linear in g); "
                                         "d/dy = -gg * exp(y) * sum(g)"),
