@@ -58,3 +58,33 @@ def test_empty_leaf_reshaped_in_place_like_pytorch(shape, change):
     changed: the gradient is stolen or copied (broadcast, or raising) as in PyTorch."""
     assert _grad_shape_or_error(retrograd, shape, change) == _grad_shape_or_error(
         torch, shape, change)
+
+
+_EINSUM_LATE_REQUIRES_GRAD = """
+v0 = T.tensor([[0.0]], dtype=T.float64)
+v1 = T.tensor([[0.0]], dtype=T.float64, requires_grad=True)
+v2 = T.einsum('ij,jk->ki', v0, v1)
+v0.requires_grad_()
+loss = (v0 * v0.detach().tanh()).sum() + (v2 * v2.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v0, v1], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+"""
+
+
+def test_einsum_operand_requiring_grad_after_is_accepted():
+    """Seeds 17008240, 17043197: the one difference is the accepted raise at backward2
+    (known_bugs._einsum_operand_requires_grad_after); PyTorch's second backward gives no
+    leaf a gradient, so nothing numeric is lost."""
+    from .known_bugs import which_known
+
+    prog = program_from_text(_EINSUM_LATE_REQUIRES_GRAD)
+    for st in prog.steps:  # (the op names the generator gives these steps)
+        st.op = "einsum" if "einsum(" in st.text else \
+            "backward2" if st.text.startswith("loss2.backward") else st.op
+    failure = compare(prog)
+    assert failure is not None and failure.op == "backward2"
+    assert which_known(prog, failure) is not None, reproducer(prog, failure)
+    ns = {"T": torch}
+    exec(_EINSUM_LATE_REQUIRES_GRAD, ns)
+    assert ns["v0"].grad is None and ns["v1"].grad is None
