@@ -440,7 +440,10 @@ def _empty_obeys_layout_contract(g_shape, leaf_shape) -> bool:
     of the leaf's old shape, the leaf that shape's contiguous strides as its in-place view
     op left them.  Seed 17039749: a (0, 1) leaf squeeze_d to (0,) gets its (0, 1) gradient
     stolen, as in PyTorch, rather than a copy_ into (0,) that cannot broadcast; a (0,) leaf
-    unsqueeze_d to (1, 0) has strides (0, 1), so its (0,) gradient is copied into (1, 0)."""
+    unsqueeze_d to (1, 0) has strides (0, 1), so its (0,) gradient is copied into (1, 0).
+    Not modelled: a gradient that PyTorch's TensorIterator made non-contiguous (a mul's
+    output puts the size-0 dimension innermost, so a length-1 dimension gets stride 0 and
+    the gradient is copied, maybe raising): there this steals where PyTorch copies."""
     g_strides = _torch_contiguous_strides(g_shape)
     leaf_strides = _leaf_strides_after_reshaping(g_shape, leaf_shape)
     return all(n == 1 or i >= len(leaf_shape) or g_strides[i] == leaf_strides[i]
