@@ -1735,3 +1735,21 @@ def _sign_of_reconstruction_noise(prog, failure):
     scale = max(1.0, float(np.abs(a).max()))
     bound = 64 * float(np.finfo(np.float64).eps) * a.shape[-1] * scale
     return bool((np.abs(a[differ]) <= bound).all() and (np.abs(b[differ]) <= bound).all())
+
+
+@accepted("an einsum operand made to require grad after the einsum, as "
+          "_matmul_operand_requires_grad_after for matmul: PyTorch's einsum runs a bmm on "
+          "permuted/reshaped views of its operands and BmmBackward0 saves them; the saved view "
+          "of that operand unpacks requiring grad (a view follows its base's flag) with no "
+          "path to the base, so under create_graph the other operand's gradient requires grad "
+          "(SqueezeBackward1/PermuteBackward0...) and a second backward through it runs and "
+          "gives nothing to anyone (every .grad stays None).  retrograd's one einsum record "
+          "saves the operand with the flags of the einsum's time, so that gradient does not "
+          "require grad and the second backward raises 'does not require grad'; every "
+          "gradient agrees.  Matching needs a fake graph node leading nowhere (seeds 17008240, "
+          "17043197)")
+def _einsum_operand_requires_grad_after(prog, failure):
+    return failure.kind == "raise" and failure.op == "backward2" and \
+        not failure.torch_exc and failure.retro_exc == "RuntimeError" and \
+        "does not require grad" in failure.message and \
+        _operand_made_to_require_grad_after(prog, ("einsum",))
