@@ -22,6 +22,15 @@ v9 = T.tensor([[1.0, -0.0], [0.0, 1.0], [-2.0, 0.0]], dtype=T.float64, requires_
 v10 = T.nn.functional.rms_norm(v8, (3, 2), weight=v9)
 v11 = T.nn.functional.rms_norm(v8.t(), (2, 3), weight=v9.t())
 """,
+    # float32 sigmoid(-2) was 1 ulp above the correctly rounded value (PyTorch's), so
+    # logit of it was not -2 and digamma missed its pole: -8388607 for nan (seed 17049821)
+    "digamma_of_logit_sigmoid_at_pole": """
+v0 = T.tensor([[2, -2]], dtype=T.int64)
+v1 = T.tensor([[-2, -2]], dtype=T.int64)
+v2 = T.slice_scatter(v0, v1, dim=0, start=0, end=1, step=1)
+v3 = T.logit(v2.sigmoid())
+v4 = v3.digamma()
+""",
 }
 
 
@@ -50,3 +59,20 @@ def test_rot90_and_flip_layout_like_pytorch(view):
         return {"plain": x, "transposed": x.transpose(0, 2), "strided": x[:, ::2],
                 "permuted": x.permute(1, 2, 0), "expanded": x[:1].expand(3, 3, 4)}[view]
     assert _layouts(retrograd, make(retrograd)) == _layouts(torch, make(torch))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_sigmoid_correctly_rounded_and_zero_where_pytorch_is(dtype):
+    """float32/16 sigmoid is the float64 one rounded once (never farther from it than
+    PyTorch's), and 0 where PyTorch's float32 exp(-x) overflows (x < -88.7228)."""
+    x = np.concatenate([np.linspace(-95, 20, 4001), np.arange(-20.0, 21.0),
+                        [-1e30, 1e30, 0.0, -0.0, np.inf, -np.inf, np.nan]]).astype(dtype)
+    with np.errstate(over="ignore"):
+        truth = 1 / (1 + np.exp(-x.astype(np.float64)))
+    ours = retrograd.tensor(x).sigmoid().numpy()
+    theirs = torch.sigmoid(torch.from_numpy(x)).numpy()
+    assert ours.dtype == x.dtype
+    assert np.array_equal(ours == 0, theirs == 0)
+    off = ours != 0
+    assert np.array_equal(ours[off], truth[off].astype(dtype), equal_nan=True)
+    assert not (abs(ours.astype(np.float64) - truth) > abs(theirs.astype(np.float64) - truth)).any()
