@@ -76,3 +76,79 @@ def test_sigmoid_correctly_rounded_and_zero_where_pytorch_is(dtype):
     off = ours != 0
     assert np.array_equal(ours[off], truth[off].astype(dtype), equal_nan=True)
     assert not (abs(ours.astype(np.float64) - truth) > abs(theirs.astype(np.float64) - truth)).any()
+
+
+# ------------------------------------------------- triB's accepted entries: found and narrow
+def _annotated(text, ops):
+    """A parsed reproducer with the op names the generator gave (``ops``: target -> op) and
+    its in-place statements marked as the generator marks them."""
+    import re
+
+    prog = program_from_text(text)
+    for st in prog.steps:
+        m = re.fullmatch(r"(v\d+)\.(\w+_)\(.*\)", st.text)
+        if m:
+            st.kind, st.on, st.op = "inplace", m.group(1), m.group(2)
+        elif st.target in ops:
+            st.op = ops[st.target]
+    return prog
+
+
+_ACCEPTED = {
+    # (seed 17051230) PyTorch's float32 i0(1.43) a few ulp off, through exp_ and expm1
+    "_i0_float32_amplified": ("""
+v0 = T.tensor(1.43, dtype=T.float32)
+v6 = v0.i0()
+v6.exp_()
+v8 = v6.expm1()
+v10 = (v8).fmod(v0.abs().add(0.5))
+""", {"v6": "i0", "v8": "expm1", "v10": "fmod"}),
+    # (seed 17061048) 1/x of the zero eigenvalues of a rank-1 Gram matrix
+    "_reciprocal_of_eigenvalue_noise": ("""
+v1 = T.tensor([[-0.23], [0.0], [-1.5]], dtype=T.float64)
+v3 = T.linalg.eigvalsh((v1 @ v1.mT) + (v1 @ v1.mT).mT)
+v3.pow_(-1)
+""", {"v3": "linalg_square"}),
+}
+
+
+@pytest.mark.parametrize("entry", sorted(_ACCEPTED))
+def test_accepted_entry_matches_its_seed(entry):
+    from . import known_bugs
+
+    text, ops = _ACCEPTED[entry]
+    prog = _annotated(text, ops)
+    failure = compare(prog)
+    assert failure is not None and getattr(known_bugs, entry)(prog, failure), failure
+
+
+def test_accepted_entries_stay_narrow():
+    """Each triB entry refuses the same program where its excuse does not hold."""
+    from . import known_bugs as kb
+    from .runner import Failure
+
+    text, ops = _ACCEPTED["_i0_float32_amplified"]
+    prog = _annotated(text, ops)
+    # (retrograd's value farther from the float64 run's than PyTorch's is a bug of ours)
+    far = Failure("value", "fmod", "v10: values differ\n  torch     0.24175333976745605\n"
+                  "  retrograd 0.2425")
+    assert not kb._i0_float32_amplified(prog, far)
+    # (no i0, or float64 throughout: no float32 i0 rounding to blame)
+    near = Failure("value", "fmod", "v10: values differ\n  torch     0.24175333976745605\n"
+                   "  retrograd 0.2415626049041748")
+    assert kb._i0_float32_amplified(prog, near)
+    for edit in (("v0.i0()", "v0.cosh()"), ("T.float32", "T.float64")):
+        assert not kb._i0_float32_amplified(_annotated(text.replace(*edit), ops), near)
+    text, ops = _ACCEPTED["_reciprocal_of_eigenvalue_noise"]
+    prog = _annotated(text, ops)
+    # (a difference where the eigenvalue is not 0 up to rounding)
+    moderate = Failure("value", "linalg_square", "v3: values differ\n  torch     [-3.4e+15, "
+                       "4.0e+15, 0.2171175474401842]\n  retrograd [-1.3e+16, 4.0e+15, 0.25]")
+    assert not kb._reciprocal_of_eigenvalue_noise(prog, moderate)
+    # (no reciprocal of the eigenvalues: their noise is no difference to excuse)
+    plain = _annotated(text.replace("v3.pow_(-1)", "v3.pow_(2)"), ops)
+    noise = Failure("value", "linalg_square", "v3: values differ\n  torch     [-3.4e+15, "
+                    "4.0e+15, 0.2171175474401842]\n  retrograd [-1.3e+16, 1.0e+15, "
+                    "0.21711754744018422]")
+    assert kb._reciprocal_of_eigenvalue_noise(prog, noise)
+    assert not kb._reciprocal_of_eigenvalue_noise(plain, noise)
