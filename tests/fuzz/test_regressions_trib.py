@@ -152,3 +152,14 @@ def test_accepted_entries_stay_narrow():
                     "0.21711754744018422]")
     assert kb._reciprocal_of_eigenvalue_noise(prog, noise)
     assert not kb._reciprocal_of_eigenvalue_noise(plain, noise)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "float64"])
+def test_sigmoid_of_zero_dim_like_pytorch(dtype):
+    """A 0-d operand (a NumPy scalar inside) through the float64 path (seed 17960395)."""
+    for v in (0.0, -2.0, -100.0):
+        x, t = retrograd.tensor(v, dtype=getattr(retrograd, dtype)), torch.tensor(
+            v, dtype=getattr(torch, dtype))
+        assert x.sigmoid().item() == t.sigmoid().item()
+        assert x.clone().sigmoid_().item() == t.clone().sigmoid_().item()
+        assert x.sigmoid().dtype.itemsize == t.sigmoid().dtype.itemsize

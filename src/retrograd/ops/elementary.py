@@ -146,13 +146,14 @@ def _sigmoid_fwd(a):
         # farther from the truth than PyTorch's (sigmoid(-2): logit of it was not -2, so
         # digamma missed its pole, seed 17049821); in float64, one rounding at the end
         # (exp(-|x|) never overflows: 1 / (1 + e) for x >= 0, e / (1 + e) below)
-        e = a.astype(xp.float64)
+        e = xp.array(a, dtype=xp.float64)  # (a 0-d operand may be a NumPy scalar)
         xp.abs(e, out=e)
         xp.negative(e, out=e)
         xp.exp(e, out=e)
-        r = e + 1
+        r = e.copy()  # (in place throughout: e + 1 of a 0-d array is a scalar)
+        r += 1
         xp.divide(1, r, out=r)
-        xp.multiply(e, r, out=e)
+        e *= r
         # PyTorch's float32 exp(-x) overflows below -88.7228 (log of float32's max): its
         # sigmoid is 0 there, not the subnormal truth (log of it is -inf)
         xp.copyto(e, 0, where=a < -88.72283172607422)
