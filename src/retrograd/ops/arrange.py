@@ -22,7 +22,7 @@ from ..tensor import Tensor, make_tensor
 from ._apply import NOTHING, apply_op, defop
 from ._errors import int_arg, scalar_type_name
 from .index import _slice, getitem
-from .layout import _diag_embed, flip_op, index_select, masked_select, split
+from .layout import _copy_keeping_layout, _diag_embed, flip_op, index_select, masked_select, split
 from .shape import (
     _norm_dim, _shape_arg, cat, clone, expand, input_meta, reshape, stack, track_view,
     transpose, unsqueeze, view,
@@ -257,7 +257,15 @@ def constant_pad_nd(x, pad, value=0):
 
 
 def _rot90_fwd(a, k, dims):
-    return namespace(a).rot90(a, k, axes=dims).copy()
+    # PyTorch's layout: k = 0 a contiguous clone; 2 a flip of both dims; 1 and 3 a flip of
+    # one dim, then a transposed view of it (non-contiguous: rms_norm of it clones, seed
+    # 17036254); the flips keep the input's memory order
+    xp, k, (d0, d1) = namespace(a), k % 4, dims
+    if k == 0:
+        return a.copy()
+    if k == 2:
+        return _copy_keeping_layout(xp.flip(a, axis=dims))
+    return xp.swapaxes(_copy_keeping_layout(xp.flip(a, axis=d1 if k == 1 else d0)), d0, d1)
 
 
 _rot90 = defop("rot90", _rot90_fwd,

@@ -139,7 +139,16 @@ def unbind(x, dim=0):
 
 
 def _flip_fwd(a, dims):
-    return namespace(a).flip(a, axis=dims).copy()
+    return _copy_keeping_layout(namespace(a).flip(a, axis=dims))
+
+
+def _copy_keeping_layout(a):
+    """A copy in ``a``'s memory order, as PyTorch's flip (TensorIterator's output takes a
+    dense input's stride order: flip of a transposed tensor is transposed, seed 17036254).
+    An expanded (stride-0) input has no order there: C order, as PyTorch."""
+    if any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape)):
+        return a.copy()
+    return a.copy(order="K")
 
 
 flip_op = defop("flip", _flip_fwd, lambda node, g, saved: (flip_op(g, node.params[0]),),
