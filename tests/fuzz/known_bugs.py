@@ -1080,6 +1080,28 @@ def _norm_fma_residue_sign(prog, failure):
     return False
 
 
+def _det_operand_is_noise(prog, i, j):
+    """Whether step ``i``'s operand, the determinant made at step ``j`` of one matrix (or of
+    its product with itself), is within 64 ulp * (n * largest entry) ** n of 0: rounding
+    noise of a singular matrix's determinant."""
+    import numpy as np
+
+    mats = [o for o in _operands_before(prog, j) if o.is_floating_point() and o.dim() >= 2]
+    out = _operands_before(prog, i)
+    # (v1 @ v1.mT names the one matrix twice)
+    if not mats or any(m.shape != mats[0].shape or not bool((m == mats[0]).all())
+                       for m in mats) or not out or not out[0].is_floating_point():
+        return False
+    x = mats[0].double()
+    n = x.shape[-2]
+    entry = float(x.abs().max()) if x.numel() else 0.0
+    if "@" in prog.steps[j].text:  # (a product of it with itself: entries up to k x^2)
+        entry = x.shape[-1] * entry * entry
+    ulp = float(np.finfo(str(mats[0].dtype).rsplit(".", 1)[-1]).eps)
+    noise = 64 * ulp * (entry * n) ** n
+    return bool(out[0].numel()) and bool((out[0].double().abs() <= noise).all())
+
+
 @accepted("argmax/argmin over determinants of singular matrices (a Gram matrix v @ v.mT of "
           "rank below its size): each det is exactly 0 and both libraries return rounding "
           "noise (PyTorch [-1.0e-18, -1.0e-15], retrograd [-2.0e-18, 0.0] for the same 3x3 "
@@ -1098,22 +1120,7 @@ def _singular_det_argmin(prog, failure):
         read = _NAME.findall(st.text.split("=", 1)[-1])
         if len(read) != 1 or read[0] not in dets:
             return False
-        j = dets[read[0]]
-        mats = [o for o in _operands_before(prog, j) if o.is_floating_point() and o.dim() >= 2]
-        out = _operands_before(prog, i)
-        # (v1 @ v1.mT names the one matrix twice)
-        if not mats or any(m.shape != mats[0].shape or not bool((m == mats[0]).all())
-                           for m in mats) or not out or not out[0].is_floating_point():
-            return False
-        x = mats[0].double()
-        n = x.shape[-2]
-        entry = float(x.abs().max()) if x.numel() else 0.0
-        if "@" in prog.steps[j].text:  # (a product of it with itself: entries up to k x^2)
-            entry = x.shape[-1] * entry * entry
-        import numpy as np
-        ulp = float(np.finfo(str(mats[0].dtype).rsplit(".", 1)[-1]).eps)
-        noise = 64 * ulp * (entry * n) ** n
-        return bool(out[0].numel()) and bool((out[0].double().abs() <= noise).all())
+        return _det_operand_is_noise(prog, i, dets[read[0]])
 @accepted("_hook_called_with_none for a hook on an svdvals/svd/eigvalsh/eigh result whose "
           "body reads an attribute (LOG.append(g.detach()...)): PyTorch's second backward "
           "calls it with None (AttributeError, not TypeError: seed 14800989, a hook on "
@@ -1340,22 +1347,7 @@ def _reciprocal_of_singular_det(prog, failure):
         read = _NAME.findall(st.text.split("=", 1)[-1])
         if len(read) != 1 or read[0] not in dets:
             return False
-        j = dets[read[0]]
-        mats = [o for o in _operands_before(prog, j) if o.is_floating_point() and o.dim() >= 2]
-        out = _operands_before(prog, i)
-        if not mats or any(m.shape != mats[0].shape or not bool((m == mats[0]).all())
-                           for m in mats) or not out or not out[0].is_floating_point():
-            return False
-        import numpy as np
-
-        x = mats[0].double()
-        n = x.shape[-2]
-        entry = float(x.abs().max()) if x.numel() else 0.0
-        if "@" in prog.steps[j].text:  # (a product of it with itself: entries up to k x^2)
-            entry = x.shape[-1] * entry * entry
-        ulp = float(np.finfo(str(mats[0].dtype).rsplit(".", 1)[-1]).eps)
-        noise = 64 * ulp * (entry * n) ** n
-        return bool(out[0].numel()) and bool((out[0].double().abs() <= noise).all())
+        return _det_operand_is_noise(prog, i, dets[read[0]])
     return False
 
 

@@ -55,17 +55,21 @@ def _nll_grad_fwd(g, logp, target, reduction, count, shape, dtype):
     return out
 
 
+def _input_zeros(gg, shape, dtype):
+    """The input's exact-zero derivative of an nll_loss derivative record (PyTorch's
+    ``self: zeros_like(grad)``), an array or a Tensor as ``gg`` is."""
+    if hasattr(gg, "_data"):
+        return _make_tensor(namespace(gg._data).zeros(shape, dtype))
+    return namespace(gg).zeros(shape, dtype)
+
+
 def _nll_grad_vjp(node, gg, saved):
     # nll_loss's derivative is linear in g, and its adjoint is nll_loss itself: picking
     # -gg at the targets (over count) is what the scatter above transposes to.  The input
     # gets exact zeros (PyTorch's ``self: zeros_like(grad)``).
     target, reduction, count, shape, dtype = node.params
     n_g, n_input = node.next
-    zeros = None
-    if n_input is not None:
-        zeros = namespace(gg._data if hasattr(gg, "_data") else gg).zeros(shape, dtype)
-        if hasattr(gg, "_data"):
-            zeros = _make_tensor(zeros)
+    zeros = _input_zeros(gg, shape, dtype) if n_input is not None else None
     return (_nll(gg, target, reduction, count) if n_g is not None else None, zeros)
 
 
@@ -124,11 +128,7 @@ def _nll_general_grad_vjp(node, gg, saved):
     # over total); the input gets exact zeros (PyTorch's ``self: zeros_like(grad)``)
     target, weights, reduction, total, class_dim, ignored, shape, dtype = node.params
     n_g, n_input = node.next
-    zeros = None
-    if n_input is not None:
-        zeros = namespace(gg._data if hasattr(gg, "_data") else gg).zeros(shape, dtype)
-        if hasattr(gg, "_data"):
-            zeros = _make_tensor(zeros)
+    zeros = _input_zeros(gg, shape, dtype) if n_input is not None else None
     loss = _nll_2d if node.name() == "NllLoss2DBackwardBackward0" else _nll_general
     return (loss(gg, target, weights, reduction, total, class_dim, ignored)
             if n_g is not None else None, zeros)
