@@ -371,10 +371,16 @@ def cross_entropy(input, target, weight=None, size_average=None,  # noqa: A002
             terms = terms * weight.reshape(shape)
         if reduction == "none":
             return -terms.sum(class_dim)
+        if reduction == "mean" and input._data.size == 0:
+            # PyTorch's -(sum).fill_(nan): nan, NegBackward0 (fuzz seed 17980130)
+            return -(terms.sum().fill_(float("nan")))
         loss = -terms.sum()
         if reduction == "sum":
             return loss
-        return _div_count(loss, input.shape[0] if input.ndim >= 2 else 1)
+        # the mean over every sample and position: numel / C (N * d1 * ... for a K-dim
+        # input, as PyTorch's cross_entropy_loss_prob_target), not the batch size alone
+        n_classes = input.shape[class_dim] if input.ndim else 1
+        return _div_count(loss, input._data.size // n_classes)
     return nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
 
 
