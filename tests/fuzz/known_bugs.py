@@ -1374,13 +1374,11 @@ def _abs_of_inverse_noise(prog, failure):
     return False
 
 
-@accepted("1/x of a matrix product that reconstructs an exact 0 (Q @ R of a QR, float64): "
-          "the product is rounding noise there (1.1e-16 in PyTorch, 7.9e-17 in retrograd: "
-          "LAPACK's and NumPy's orders), so its reciprocal is -9.0e+15 against -1.26e+16 "
-          "(seed 15061065).  Only a value of a product of decomposition factors changed by "
-          "reciprocal_ (or pow_(-1)), where every differing element is, in both libraries, "
-          "1 over at most 64 ulp * n of the largest entry the product reconstructs")
-def _reciprocal_of_reconstruction_noise(prog, failure):
+def _reciprocal_is_noise(prog, failure, made_by, min_ndim):
+    """A value failure of a tensor that ``made_by(text)`` accepts as made by a decomposition
+    (its last assignment's text), then changed by reciprocal_ or pow_(-1), where every
+    differing element is, in both libraries, 1 over at most 64 ulp * n of the largest entry
+    kept: the reciprocal of rounding noise around an exact 0."""
     import numpy as np
 
     if failure.kind != "value":
@@ -1388,7 +1386,7 @@ def _reciprocal_of_reconstruction_noise(prog, failure):
     name = failure.message.split(":", 1)[0]
     made = [st for st in prog.steps if st.target == name]
     text = made[-1].text if made else ""
-    if "@" not in text or not re.search(r"linalg\.(qr|svd|eigh|cholesky|lu)\(", text):
+    if not made_by(text):
         return False
     if not any(st.kind == "inplace" and st.on == name and re.search(
             r"\.(reciprocal_\(\)|pow_\(-1(\.0)?\))", st.text or "") for st in prog.steps):
@@ -1400,12 +1398,23 @@ def _reciprocal_of_reconstruction_noise(prog, failure):
     with np.errstate(divide="ignore"):
         ia, ib = 1 / a, 1 / b
     differ = ~np.isclose(a, b, rtol=1e-6, atol=0)
-    if not differ.any() or a.ndim < 2:
+    if not differ.any() or a.ndim < min_ndim:
         return False
     kept = np.abs(ia[~differ & np.isfinite(ia)])
     scale = max(1.0, float(kept.max()) if kept.size else 1.0)
     bound = 64 * float(np.finfo(np.float64).eps) * a.shape[-1] * scale
     return bool((np.abs(ia[differ]) <= bound).all() and (np.abs(ib[differ]) <= bound).all())
+
+
+@accepted("1/x of a matrix product that reconstructs an exact 0 (Q @ R of a QR, float64): "
+          "the product is rounding noise there (1.1e-16 in PyTorch, 7.9e-17 in retrograd: "
+          "LAPACK's and NumPy's orders), so its reciprocal is -9.0e+15 against -1.26e+16 "
+          "(seed 15061065).  Only a value of a product of decomposition factors changed by "
+          "reciprocal_ (or pow_(-1)), where every differing element is, in both libraries, "
+          "1 over at most 64 ulp * n of the largest entry the product reconstructs")
+def _reciprocal_of_reconstruction_noise(prog, failure):
+    return _reciprocal_is_noise(prog, failure, lambda text: "@" in text and re.search(
+        r"linalg\.(qr|svd|eigh|cholesky|lu)\(", text), min_ndim=2)
 
 
 def _torch_rerun_passes(prog, failure, edit):
@@ -1785,28 +1794,5 @@ def _i0_float32_amplified(prog, failure):
           "every differing element is, in both libraries, 1 over at most 64 ulp * n of the "
           "largest eigenvalue")
 def _reciprocal_of_eigenvalue_noise(prog, failure):
-    import numpy as np
-
-    if failure.kind != "value":
-        return False
-    name = failure.message.split(":", 1)[0]
-    made = [st for st in prog.steps if st.target == name]
-    text = made[-1].text if made else ""
-    if not re.search(r"linalg\.(eigvalsh|eigvals|svdvals)\(", text):
-        return False
-    if not any(st.kind == "inplace" and st.on == name and re.search(
-            r"\.(reciprocal_\(\)|pow_\(-1(\.0)?\))", st.text or "") for st in prog.steps):
-        return False
-    got = _failure_arrays(failure)
-    if got is None:
-        return False
-    _, a, b = got
-    with np.errstate(divide="ignore"):
-        ia, ib = 1 / a, 1 / b
-    differ = ~np.isclose(a, b, rtol=1e-6, atol=0)
-    if not differ.any() or a.ndim < 1:
-        return False
-    kept = np.abs(ia[~differ & np.isfinite(ia)])
-    scale = max(1.0, float(kept.max()) if kept.size else 1.0)
-    bound = 64 * float(np.finfo(np.float64).eps) * a.shape[-1] * scale
-    return bool((np.abs(ia[differ]) <= bound).all() and (np.abs(ib[differ]) <= bound).all())
+    return _reciprocal_is_noise(prog, failure, lambda text: re.search(
+        r"linalg\.(eigvalsh|eigvals|svdvals)\(", text), min_ndim=1)
