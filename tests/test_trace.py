@@ -15,7 +15,8 @@ import pytest
 
 import retrograd as T
 from retrograd.autograd import engine
-from retrograd.autograd.tracing import RULES, describe_rule, format_value
+from retrograd.autograd.trace_events import format_value
+from retrograd.autograd.trace_rules import RULES, describe_rule
 
 
 def require_dot():
@@ -276,7 +277,7 @@ def test_every_backward_name_has_a_rule_in_words():
     names = _all_backward_names()
     assert {"MulBackward0", "PowBackward0", "ExpBackward0"} <= names
     missing = sorted(n for n in names if n not in RULES)
-    assert missing == [], f"add these to retrograd.autograd.tracing.RULES: {missing}"
+    assert missing == [], f"add these to retrograd.autograd.trace_rules.RULES: {missing}"
 
 
 # --------------------------------------------------------------------------- explain CLI

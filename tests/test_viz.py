@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import retrograd as T
-from retrograd.autograd.tracing import format_value
+from retrograd.autograd.trace_events import format_value
 from retrograd.viz import Graph, GraphvizNotFoundError, draw
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import retrograd as T
 import retrograd.autograd.forward_ad as fwAD
 from retrograd import func
-from retrograd.autograd.tracing import format_value
+from retrograd.autograd.trace_events import format_value
 
 
 def _seed(value):

@@ -73,7 +73,7 @@ class _Narrator:
 
 
 def _fmt(a) -> str:
-    from ..autograd.tracing import format_value
+    from ..autograd.trace_events import format_value
 
     return format_value(a, 8)
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from .forward_state import fw, tangent_of
 from .grad_mode import state
-from .tracing import RULES, _as_array, _shape_text, format_value
+from .trace_events import _as_array, _shape_text, format_value
+from .trace_rules import RULES
 
 __all__ = ["DualMade", "ForwardStep", "Unpacked", "FORWARD_RULES", "describe_jvp",
            "report_dual", "report_step", "report_unpack", "report_inplace"]

@@ -12,9 +12,9 @@ import shutil
 import subprocess
 
 from ..autograd.graph import AccumulateGrad, accumulator_of
-from ..autograd.tracing import (
-    describe_forward, describe_rule, format_many, format_value, param_constants, saved_constants,
-    saved_slot_names,
+from ..autograd.trace_events import format_many, format_value
+from ..autograd.trace_rules import (
+    describe_forward, describe_rule, param_constants, saved_constants, saved_slot_names,
 )
 from ..tensor import Tensor
 

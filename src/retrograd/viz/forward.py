@@ -9,7 +9,8 @@ output box; an edge goes from the op (or dual) that made a tensor to each op tha
 
 from __future__ import annotations
 
-from ..autograd.tracing import describe_forward, format_value
+from ..autograd.trace_events import format_value
+from ..autograd.trace_rules import describe_forward
 from . import dot
 from .dot import LEAF_COLOR, OP_COLOR, OUTPUT_COLOR, Graph, _q, _shape, _wrap
 
