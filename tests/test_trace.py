@@ -260,7 +260,7 @@ def _all_backward_names():
                      "activation", "stats", "layout", "sorting", "binary", "elementary",
                      "selection", "pointwise_compare", "pointwise_common", "changed_views",
                      "index_assign", "nll", "elementwise_losses",
-                     "multi_margin"):
+                     "multi_margin", "linear", "einsum"):
         try:
             mod = importlib.import_module(f"retrograd.ops.{mod_name}")
         except ImportError:

@@ -1,4 +1,4 @@
-"""nn.Linear's inline record (ops/linalg.py ``_linear_fast``) and optim.SGD's plain step
+"""nn.Linear's inline record (ops/linear.py ``_linear_fast``) and optim.SGD's plain step
 (optim/sgd.py): the same graph, gradients, versions and trajectories as the general paths
 and as PyTorch."""
 
@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import retrograd as R
-import retrograd.ops.linalg as L
+import retrograd.ops.linear as L
 
 
 def _graph(fn, depth=0, out=None):

@@ -9,7 +9,7 @@ import pytest
                                     "registry", "elementary", "selection",
                                     "pointwise_compare", "pointwise_common", "changed_views",
                                     "index_assign", "nll", "elementwise_losses",
-                                    "multi_margin"])
+                                    "multi_margin", "linear", "einsum"])
 def test_docstring_examples_run(module):
     """The Examples sections in the op modules' docstrings are true."""
     import doctest

@@ -1,4 +1,4 @@
-"""Op tests, linalg: matmul, einsum, linear (ops/linalg.py).
+"""Op tests, linalg: matmul, einsum, linear (ops/linalg.py, ops/einsum.py, ops/linear.py).
 
 One table of cases; ``case_checks`` runs every check on every case (float64 gradcheck and
 gradgradcheck, values and gradients against PyTorch in float32 and float64, the grad_fn

@@ -31,6 +31,7 @@ import numpy as np
 from ..backend import namespace
 from ..ops import elementary as _elementary
 from ..ops import linalg as _linalg
+from ..ops import linear as _linear
 from ..ops import nll as _nll
 from ..ops import nn as _nn
 from ..ops import pointwise as _pointwise
@@ -384,7 +385,7 @@ _FORWARD = {
     _shape._transpose_fwd: _transpose_fwd,
     _pointwise._add_fwd: _add_fwd,
     _pointwise._mul_fwd: _mul_fwd,
-    _linalg._addmm_fwd: _addmm_fwd,
+    _linear._addmm_fwd: _addmm_fwd,
     _elementary._relu_fwd: _relu_fwd,
     _shape._t_op.op.forward: _t_fwd,
     _nn._log_softmax_fwd: _log_softmax_fwd,
@@ -619,7 +620,7 @@ _VJP = {
     _pointwise._sub_vjp: _sub_vjp,
     _linalg._matmul_vjp: _matmul_vjp,
     _pointwise._add_vjp: _add_vjp,
-    _linalg._addmm_vjp: _addmm_vjp,
+    _linear._addmm_vjp: _addmm_vjp,
     _shape._t_op.op.node_cls.vjp: _t_vjp,
     _elementary._relu_vjp: _relu_vjp,
     _nn._log_softmax_vjp: _log_softmax_vjp,

@@ -30,7 +30,7 @@ from ._trace import Const, Ref
 _PURE_MODULES = frozenset(f"retrograd.ops.{m}" for m in (
     "pointwise", "unary", "binary", "reduce", "nn", "linalg", "shape", "activation", "losses",
     "compare", "logical", "elementary", "selection", "pointwise_compare", "pointwise_common",
-    "nll", "elementwise_losses", "multi_margin"))
+    "nll", "elementwise_losses", "multi_margin", "linear", "einsum"))
 
 _NAME = re.compile(r"\bv\d+\b")
 

@@ -12,7 +12,7 @@ backward through an is_grads_batched result works).
 
 from __future__ import annotations
 
-from ..ops import elementary, embedding, index, layout, linalg, nll, nn, reduce, shape
+from ..ops import elementary, embedding, index, layout, linalg, linear, nll, nn, reduce, shape
 from ..ops.index import _index_backward
 from ..ops.pointwise import threshold_backward, where
 from ..ops.reduce import _keep_shape
@@ -256,5 +256,5 @@ PHYSICAL = {
     _vjp_of(shape.permute_op): _permute, shape._squeeze_vjp: _back_to_input_shape,
     _vjp_of(shape.unsqueeze_op): _back_to_input_shape, _vjp_of(shape.expand_op): _expand,
     layout._split_vjp: _split, layout._unbind_vjp: _unbind,
-    linalg._matmul_vjp: _matmul, linalg._addmm_vjp: _addmm,
+    linalg._matmul_vjp: _matmul, linear._addmm_vjp: _addmm,
 }

@@ -11,7 +11,7 @@
 * ``index``, ``sorting`` -- ``x[i]``, gather/scatter; sort, topk, nonzero
 * ``scatter``, ``take_put`` -- scatter(_add/_reduce), index_add/copy/fill/reduce; index_put,
   take, put, masked_scatter, diagonal/select/slice_scatter (and their in-place forms)
-* ``linalg`` -- matmul, einsum
+* ``linalg`` -- matmul, dot, bmm; ``linear`` -- addmm, linear; ``einsum``
 * ``nn`` -- softmax, log_softmax, dropout; ``nll`` -- nll_loss, cross_entropy;
   ``elementwise_losses`` -- binary_cross_entropy(_with_logits), l1_loss, mse_loss
 * ``inplace`` -- ``add_``, ``mul_``, ``zero_``, ``copy_``... (version counting);
@@ -34,6 +34,7 @@ from . import (  # noqa: F401 - imported for their registrations
 )
 from . import arrange, distance  # noqa: F401, E402 - shape and view ops, cdist
 from . import elementwise_losses, index_assign, multi_margin, nll  # noqa: F401, E402 - split modules' registrations
+from . import einsum, linear  # noqa: F401, E402 - split from linalg: their registrations
 from . import special  # noqa: F401, E402 - its registrations (after unary and inplace)
 from . import quantiles, scans, statistics  # noqa: F401, E402 - reductions and scans (issue 6)
 from . import attention, grid_sample, padding, resample  # noqa: F401, E402 - nn.functional (issue 8)

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..backend import namespace
 from ._errors import scalar_type_name
-from .linalg import linear
+from .linear import linear
 from .nn import dropout, softmax
 from .padding import pad
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..backend import namespace
 from ..tensor import Tensor
 from ._apply import INPUTS, defop
-from .linalg import einsum
+from .einsum import einsum
 
 
 def _trilinear_fwd(x1, w, x2):

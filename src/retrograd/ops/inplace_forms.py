@@ -19,7 +19,7 @@ from __future__ import annotations
 from ..autograd.forward_state import fw, set_tangent, tangent_of
 from ..autograd.grad_mode import no_grad, state
 from ..tensor import Tensor
-from . import binary, layout, linalg, pointwise, shape, stats, unary
+from . import binary, layout, linear, pointwise, shape, stats, unary
 from ._apply import apply_op, defop
 from ._errors import scalar_type_name
 from .changed_views import _leaf_error, _write, check_view_of_leaf, rebase_views, shadow_of
@@ -96,7 +96,7 @@ _ELEMENTWISE = [
     ("xlogy_", binary.xlogy, True),
     # same shape out as in: tril/triu/cumsum, and addmm (whose input is only scaled)
     ("tril_", layout.tril, False), ("triu_", layout.triu, False),
-    ("cumsum_", stats.cumsum, False), ("addmm_", linalg.addmm, False),
+    ("cumsum_", stats.cumsum, False), ("addmm_", linear.addmm, False),
 ]
 ELEMENTWISE = {name: inplace(fn, name, saves) for name, fn, saves in _ELEMENTWISE}
 ELEMENTWISE["cumsum_"] = bool_scan_guard(ELEMENTWISE["cumsum_"], stats.cumsum, "cumsum_out_cpu")

@@ -1,4 +1,6 @@
-"""Matrix products.  ``matmul`` covers 1-D, 2-D and broadcast batched operands.
+"""Matrix products: matmul (and mm), dot, bmm, outer.  ``matmul`` covers 1-D, 2-D and
+broadcast batched operands.  (addmm and nn.functional.linear: ``linear.py``; einsum:
+``einsum.py``.)
 
 grad_fn names follow PyTorch's dispatch: DotBackward0 (1-D @ 1-D), MvBackward0
 (2-D @ 1-D), SqueezeBackward4 (1-D @ 2-D), MmBackward0 (2-D @ 2-D), and for batched
@@ -12,23 +14,18 @@ import math
 import numpy as _np
 
 from ..autograd.forward_state import fw
-from ..autograd.grad_mode import inference_blocks, record_extras, state
-from ..autograd.graph import NO_EDGE, check_saveable, next_sequence_nr
+from ..autograd.grad_mode import inference_blocks, state
+from ..autograd.graph import NO_EDGE
 from ..backend import namespace
 from ..backend import ndarray as _ndarray
-from ..tensor import Tensor, adopted_views, forget_adopted, make_tensor, rederive_view
-from ._apply import INPUTS, _leaf_edge, defop, recording_caller
+from ..tensor import Tensor, forget_adopted, make_tensor
+from ._apply import INPUTS, defop, recording_caller
 from . import registry
 from ._errors import tensor_arg
 from .matmul_saved import resave_copies, torch_saved_copies
 from .index import getitem
-from .shape import reshape as _reshape  # (top level: an import inside linear() costs
-from .shape import t as _t  # a lookup on every layer call)
-from .shape import _t_op
-from .shape import track_view as _track_view
 from .shape import transpose
 
-_new = object.__new__
 _F32 = _np.dtype("float32")
 _F64 = _np.dtype("float64")
 
@@ -353,6 +350,20 @@ def no_grad_product_view(out):
     return track_view(base, out)
 
 
+def _saved_view(o):
+    """An operand that does not require grad as PyTorch's einsum saves it: a view of it (a
+    permute/reshape made for bmm, sharing its memory and version counter) whose flags stay
+    as they were, so a requires_grad_() on the operand after the product does not reach the
+    saved one (a gradient under create_graph does not require grad; seeds 9301594,
+    9311359).  Operands that require grad, or carry a forward-mode tangent, stay as given."""
+    if o._requires_grad or fw.active:
+        return o
+    alias = make_tensor(o._data)
+    if o._vc is None:
+        o._vc = [0]
+    alias._vc = o._vc
+    return alias
+
 
 # ----------------------------------------------------------------- dot
 
@@ -404,7 +415,7 @@ def dot(input, other):  # noqa: A002 - PyTorch's names
     return _dot_op(input, other)
 
 
-# ----------------------------------------------------------------- bmm, addmm, linear, outer
+# ----------------------------------------------------------------- bmm, outer
 
 _bmm = defop("bmm", _matmul_fwd, _matmul_vjp, "BmmBackward0", 2, INPUTS, "promote",
              saved_for=_matmul_saved_for)  # (fuzz seed 12520706)
@@ -417,6 +428,14 @@ def refuse_bool(kernel, a, b):
     if da.dtype.kind == "b" and da.size and db.size:
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool' (a product of bool "
                                   "tensors); convert first, e.g. a.int()")
+
+
+def int_coefficients(dtype, beta, alpha):
+    """PyTorch's integer addmm/addmv/addbmm/baddbmm take beta and alpha as the integer type:
+    a float one truncates toward 0 (beta=0.5 drops the input: fuzz seed 11060037)."""
+    if dtype.kind not in "iu":
+        return beta, alpha
+    return tuple(int(c) if isinstance(c, float) else c for c in (beta, alpha))
 
 
 def bmm(a, b):
@@ -443,204 +462,6 @@ def bmm(a, b):
     return _bmm(a, b)
 
 
-def _addmm_fwd(bias, x, wt, beta=1, alpha=1):
-    if beta == 1 and alpha == 1:
-        return bias + x @ wt
-    return bias * beta + (x @ wt) * alpha
-
-
-def _addmm_vjp(node, g, saved):
-    _, x, wt = saved
-    beta, alpha = node.params if node.params else (1, 1)
-    nb, nx, nw = node.next
-    ga = g if alpha == 1 else g * alpha
-    gw = None
-    if nw:
-        if (type(ga) is _ndarray and type(x) is _ndarray and type(wt) is _ndarray
-                and wt.flags.f_contiguous and not wt.flags.c_contiguous):
-            # a first-order backward through nn.Linear (wt = weight.t()): (ga.T @ x).T, so
-            # that TBackward0's transpose hands the weight a C-ordered gradient (its
-            # .grad without the strided copy x.T @ ga's transpose would need)
-            gw = (ga.T @ x).T
-        else:
-            gw = matmul(_mT(x), ga)
-    return ((g if beta == 1 else g * beta) if nb else None, matmul(ga, _mT(wt)) if nx else None,
-            gw)
-
-
-# (mat1 only for mat2's gradient and the reverse, as PyTorch saves: fuzz seed 9834415)
-_addmm = defop("addmm", _addmm_fwd, _addmm_vjp, "AddmmBackward0", 3, INPUTS, "promote",
-               saved_for=lambda needs: (False, needs[2], needs[1]))
-# the same record for beta = alpha = 1, where addmm() has checked that the three dtypes are
-# equal (or input is a number, which NumPy, like PyTorch, does not let promote): NumPy's
-# result dtype is PyTorch's, so no promotion pass (every nn.Linear call, bench/ (m))
-_addmm_same = defop("addmm", _addmm_fwd, _addmm_vjp, "AddmmBackward0", 3, INPUTS, "same",
-                    saved_for=lambda needs: (False, needs[2], needs[1]))
-_ADDMM_OP = _addmm_same.op  # (compile's tracer swaps its forward while it traces)
-_ADDMM_NODE = _ADDMM_OP.node_cls
-_T_NODE = _t_op.op.node_cls
-
-
-def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002 - PyTorch's names
-    """``beta * input + alpha * (mat1 @ mat2)`` for 2-D ``mat1``, ``mat2``."""
-    # (every linear layer comes here: the checks cost two attribute reads when all is well)
-    d1, d2 = getattr(mat1, "_data", None), getattr(mat2, "_data", None)
-    if d1 is None or d2 is None:
-        tensor_arg(mat1, "mat1")
-        tensor_arg(mat2, "mat2", 2)
-    if d1.ndim != 2 or d2.ndim != 2:
-        raise RuntimeError(f"mat1 must be a matrix, got {mat1.ndim}-D tensor (addmm of shapes "
-                           f"{list(mat1.shape)} and {list(mat2.shape)})")
-    if d1.shape[1] != d2.shape[0]:
-        matmul(mat1, mat2)  # raises the shape error
-    if d1.dtype != d2.dtype or getattr(input, "_data", d1).dtype != d1.dtype:
-        _same_dtype("addmm", (input, mat1, mat2) if hasattr(input, "_data") else (mat1, mat2),
-                    "addmm(): self and mat2 must have the same dtype, but got {} and {}")
-    if d1.dtype.kind == "b":
-        refuse_bool("addmm_impl_cpu_", mat1, mat2)
-    if beta != 1 or alpha != 1:
-        beta, alpha = int_coefficients(d1.dtype, beta, alpha)
-        return _addmm(input, mat1, mat2, beta, alpha)
-    return _addmm_same(input, mat1, mat2)
-
-
-def int_coefficients(dtype, beta, alpha):
-    """PyTorch's integer addmm/addmv/addbmm/baddbmm take beta and alpha as the integer type:
-    a float one truncates toward 0 (beta=0.5 drops the input: fuzz seed 11060037)."""
-    if dtype.kind not in "iu":
-        return beta, alpha
-    return tuple(int(c) if isinstance(c, float) else c for c in (beta, alpha))
-
-
-def _edge(x):
-    """The node ``x``'s gradient goes to (x requires grad), as _apply.edge_of."""
-    fn = x._grad_fn
-    if fn is None:
-        return _leaf_edge(x)
-    if adopted_views:
-        rederive_view(x, fn)
-    return fn
-
-
-def _linear_fast(input, weight, bias, xd, wd, bd):  # noqa: A002 - PyTorch's names
-    """``bias + input @ weight.t()`` for NumPy float tensors of one dtype and matching
-    shapes, with nothing unusual active (no dual level, inference_mode block, saved-tensor
-    hooks, anomaly mode or compile trace: the caller checked).  The same graph as the
-    general path (TBackward0 view of the weight, saved by AddmmBackward0; the same nodes,
-    edges, saved tensors and versions, in the same creation order), built inline: an
-    nn.Linear call was a quarter of an MLP training step's Python (bench/ (m))."""
-    wg = weight._requires_grad
-    xg = input._requires_grad
-    bg = bias._requires_grad
-    if not ((wg or xg or bg) and state.enabled):
-        return make_tensor(bd + xd @ wd.T)  # (nothing records: the view is never seen)
-    wtd = wd.T
-    # weight.t(): a view sharing the weight's version counter, tracked as shape.t does
-    wt = _new(Tensor)
-    wt._data = wtd
-    wt._grad = None
-    wt._nr = 0
-    wt._acc = None
-    wt._extra = None
-    vc = weight._vc
-    if vc is None:
-        vc = weight._vc = [0]
-    wt._vc = vc
-    if wg:
-        tnode = _new(_T_NODE)
-        tnode.seq = next_sequence_nr()
-        tnode.next = (_edge(weight),)
-        tnode.next_nr = (weight._nr,) if weight._nr else None
-        tnode.params = ()
-        tnode.hooks = None
-        tnode.out_shape = wtd.shape
-        tnode.out_dtype = wtd.dtype
-        tnode.versions = None
-        tnode.saved = ()
-        wt._grad_fn = tnode
-        wt._requires_grad = True
-    else:
-        tnode = None
-        wt._grad_fn = None
-        wt._requires_grad = False
-        # (a view of a weight that does not require grad: weight.requires_grad_() later
-        # makes the views taken before it require grad, which needs it tracked)
-        _track_view(weight, wt)
-    # A weight that requires grad: its view is not tracked.  Nothing outside this record
-    # ever holds it (AddmmBackward0 names no saved tensor, no saved-tensor hook or anomaly
-    # mode is active here), and it shares the weight's version counter, so any in-place
-    # change of the weight makes backward refuse it before use (what re-deriving the
-    # view after such a change is for).  Tracking it was an eighth of an nn.Linear
-    # training step's Python, and left the weight with view groups that every in-place
-    # optimizer update then walked (bench/ (m)).
-    data = bd + xd @ wtd
-    out = _new(Tensor)
-    out._data = data
-    out._grad = None
-    out._vc = None
-    out._nr = 0
-    out._acc = None
-    out._extra = None
-    node = _new(_ADDMM_NODE)
-    node.seq = next_sequence_nr()
-    node.next = (_edge(bias) if bg else None, _edge(input) if xg else None, tnode)
-    nb, nx = bias._nr, input._nr
-    node.next_nr = [nb, nx, 0] if nb or nx else None  # (as _apply.record: a list)
-    node.params = ()
-    node.hooks = None
-    node.out_shape = data.shape
-    node.out_dtype = data.dtype
-    node.versions = None
-    # saved as _apply.record with addmm's saved_for: input for the weight's gradient, the
-    # view for the input's; their versions when any is not 0
-    sx = input if wg else None
-    sw = wt if xg else None
-    vx = input._vc[0] if sx is not None and input._vc else 0
-    vw = vc[0] if sw is not None else 0
-    if vx or vw:
-        if sx is not None:
-            check_saveable(input._vc)
-        if sw is not None:
-            check_saveable(vc)
-        node.versions = (0, vx, vw)
-    node.saved = (None, sx, sw)
-    out._grad_fn = node
-    out._requires_grad = True
-    return out
-
-
-def linear(input, weight, bias=None):  # noqa: A002 - PyTorch's names
-    """``input @ weight.T + bias``, recorded as PyTorch records it (AddmmBackward0 for 2-D
-    inputs with a bias, viewed back for other ranks).
-
-    Examples
-    --------
-    >>> import retrograd as T
-    >>> x, w, b = T.ones(2, 3), T.ones(4, 3), T.zeros(4)
-    >>> T.nn.functional.linear(x, w, b).shape
-    retrograd.Size([2, 4])
-    """
-    if isinstance(input, Tensor) and isinstance(weight, Tensor) and isinstance(bias, Tensor):
-        # the common case (every nn.Linear call): one inline record, see _linear_fast
-        xd, wd, bd = input._data, weight._data, bias._data
-        dt = xd.dtype
-        if ((dt is _F32 or dt is _F64) and wd.dtype is dt and bd.dtype is dt
-                and xd.ndim == 2 and wd.ndim == 2 and bd.ndim == 1
-                and xd.shape[1] == wd.shape[1] and bd.shape[0] == wd.shape[0]
-                and xd.__class__ is _ndarray and wd.__class__ is _ndarray
-                and bd.__class__ is _ndarray and not fw.active and not inference_blocks
-                and not record_extras and _ADDMM_OP.forward is _addmm_fwd):
-            return _linear_fast(input, weight, bias, xd, wd, bd)
-    wt = _t(weight)
-    if bias is None:
-        return matmul(input, wt)
-    if input.ndim == 2:
-        return addmm(bias, input, wt)
-    k = input.shape[-1] if input.ndim else 1
-    flat = _reshape(input, -1, k)
-    return _reshape(addmm(bias, flat, wt), *tuple(input.shape[:-1]), weight.shape[0])
-
-
 def outer(a, b):
     """The outer product of two 1-D tensors (``a[:, None] * b[None, :]``)."""
     tensor_arg(b, "vec2")
@@ -652,199 +473,8 @@ def outer(a, b):
     return reshape(a, -1, 1) * b
 
 
-__all__ = ["bmm", "addmm", "outer", "dot"]  # (Tensor.dot is dot, not matmul)
 
-
-# ----------------------------------------------------------------- einsum
-
-_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-
-
-def _parse_einsum(equation, shapes):
-    """Explicit subscripts for ``equation`` (``'...'`` spelt out, the output made explicit)."""
-    eq = equation.replace(" ", "")
-    lhs, arrow, out = eq.partition("->")
-    terms = lhs.split(",")
-    if len(terms) != len(shapes):
-        raise RuntimeError(f"einsum(): {len(terms)} operands in the equation {equation!r} but "
-                           f"{len(shapes)} tensors given")
-    used = set(eq) - set(".,->")
-    spare = [c for c in _LETTERS if c not in used]
-    n_ell = 0
-    for t, s in zip(terms, shapes):
-        if "..." in t:
-            n_ell = max(n_ell, len(s) - (len(t) - 3))
-    ell = "".join(spare[:n_ell])
-    fixed = []
-    for t, s in zip(terms, shapes):
-        if "..." in t:
-            k = len(s) - (len(t) - 3)
-            t = t.replace("...", ell[n_ell - k:] if k else "")
-        if len(t) != len(s):
-            raise RuntimeError(f"einsum(): the subscript {t!r} has {len(t)} indices but the "
-                               f"operand has {len(s)} dimensions (shape {list(s)})")
-        fixed.append(t)
-    if arrow:
-        out = out.replace("...", ell)
-    else:  # implicit: the ellipsis, then the letters that appear once, in alphabetical order
-        counts = {}
-        for t in fixed:
-            for c in t:
-                counts[c] = counts.get(c, 0) + 1
-        out = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
-    seen = {}  # each subscript's size: equal in every operand, or 1 (which broadcasts)
-    for k, (t, s) in enumerate(zip(fixed, shapes)):
-        for c, size in zip(t, s):
-            before = seen.get(c, 1)
-            if size != 1 and before != 1 and size != before:
-                raise RuntimeError(
-                    f"einsum(): subscript {c} has size {size} for operand {k} which does not "
-                    f"broadcast with previously seen size {before} (equation {equation!r}, "
-                    f"operand shapes {', '.join(str(list(x)) for x in shapes)})"
-                )
-            if size != 1:
-                seen[c] = size
-    for t in fixed:
-        if len(set(t)) != len(t):
-            raise NotImplementedError(
-                f"einsum(): a repeated index within one operand ({t!r}, a diagonal) is not "
-                "supported by retrograd; use torch.diagonal-style indexing first"
-            )
-    return fixed, out
-
-
-def _einsum_fwd(*args):
-    *arrays, terms, out, shapes = args
-    from ..backend import namespace
-
-    return namespace(arrays[0]).einsum(",".join(terms) + "->" + out, *arrays)
-
-
-def _einsum_vjp(node, g, saved):
-    from .shape import expand_op, reshape_op, sum_to_size
-
-    terms, out, shapes = node.params
-    grads = []
-    for i, (t, nxt) in enumerate(zip(terms, node.next)):
-        if nxt is None:
-            grads.append(None)
-            continue
-        others = [s for j, s in enumerate(saved) if j != i]
-        other_terms = [u for j, u in enumerate(terms) if j != i]
-        present = set(out).union(*other_terms) if other_terms else set(out)
-        avail = "".join(c for c in t if c in present)
-        gi = einsum_terms([out] + other_terms, avail, [g] + others)
-        shape = shapes[i]
-        own = dict(zip(t, shape))
-        # a size-1 dim of this operand that the others broadcast: sum it back (keepdim)
-        reduced = tuple(1 if own[c] == 1 else s for c, s in zip(avail, gi.shape))
-        if reduced != tuple(gi.shape):
-            gi = sum_to_size(gi, reduced)
-        # letters summed within this operand only, and dims this operand broadcasts to the
-        # others' size (size 1 everywhere else, so 1 in gi): broadcast them back
-        kept = tuple(gi.shape[avail.index(c)] if c in avail else 1 for c in t)
-        if avail != t:
-            gi = reshape_op(gi, kept, tuple(gi.shape))
-        if kept != shape:
-            gi = expand_op(gi, shape, kept)
-        grads.append(gi)
-    return tuple(grads)
-
-
-def _einsum_name(terms, out):
-    # PyTorch's einsum ends in different nodes by path; these are the common ones
-    if len(terms) == 1:
-        return "SumBackward1" if len(out) < len(terms[0]) else "PermuteBackward0"
-    if set(out) == set().union(*terms):
-        return "MulBackward0"
-    return "ViewBackward0"
-
-
-def _einsum_saved_for(needs):
-    # operand j's values are read by the other operands' derivatives only (its own shape is
-    # in the params): PyTorch's bmm/mul keep no more, so an in-place change of an operand
-    # that only it needs breaks nothing (fuzz seed 9807254)
-    return tuple(any(n for i, n in enumerate(needs) if i != j) for j in range(len(needs)))
-
-
-_EINSUM_OPS = {name: defop("einsum", _einsum_fwd, _einsum_vjp, name, 0, INPUTS, "promote",
-                           saved_for=_einsum_saved_for)
-               for name in ("SumBackward1", "PermuteBackward0", "MulBackward0", "ViewBackward0",
-                            "BmmBackward0")}
-
-
-def einsum_terms(terms, out, operands):
-    """einsum with parsed subscripts (used by einsum's own derivative)."""
-    from ._apply import apply_op
-
-    shapes = tuple(tuple(o.shape) for o in operands)
-    if not any(hasattr(o, "_data") for o in operands):
-        return _einsum_fwd(*operands, terms, out, shapes)
-    name = _einsum_name(terms, out)
-    result = apply_op(_EINSUM_OPS[name].op, list(operands), (terms, out, shapes))
-    if name in ("PermuteBackward0", "ViewBackward0") and not state.enabled:
-        return no_grad_product_view(result)
-    return result
-
-
-def _saved_view(o):
-    """An operand that does not require grad as PyTorch's einsum saves it: a view of it (a
-    permute/reshape made for bmm, sharing its memory and version counter) whose flags stay
-    as they were, so a requires_grad_() on the operand after the product does not reach the
-    saved one (a gradient under create_graph does not require grad; seeds 9301594,
-    9311359).  Operands that require grad, or carry a forward-mode tangent, stay as given."""
-    if o._requires_grad or fw.active:
-        return o
-    alias = make_tensor(o._data)
-    if o._vc is None:
-        o._vc = [0]
-    alias._vc = o._vc
-    return alias
-
-
-def einsum(equation, *operands):
-    """Einstein summation: ``einsum("ij,jk->ik", a, b)`` is ``a @ b``; ``...`` stands for
-    broadcast dimensions.  A repeated index within one operand (a diagonal) is not supported.
-
-    Examples
-    --------
-    >>> import retrograd as T
-    >>> a, b = T.ones(2, 3), T.ones(3, 4)
-    >>> T.einsum("ij,jk->ik", a, b).shape, T.einsum("ij->", a)
-    (retrograd.Size([2, 4]), tensor(6.))
-    """
-    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = tuple(operands[0])
-    terms, out = _parse_einsum(equation, [tuple(o.shape) for o in operands])
-    first = operands[0].dtype
-    if all(isinstance(o, Tensor) for o in operands) and (
-            not first.is_floating_point or any(o.dtype is not first for o in operands)):
-        # PyTorch's dtype depends on its path (sums of bools count, products promote, bmm
-        # refuses mixed dtypes): einsum_dtypes replays it
-        from .einsum_dtypes import einsum_dtype
-
-        want = einsum_dtype(terms, out, [tuple(o.shape) for o in operands],
-                            [o.dtype for o in operands])
-        operands = tuple(o if o.dtype is want else o.to(want) for o in operands)
-    name = _einsum_name(terms, out)
-    if name == "ViewBackward0" and all(type(o) is Tensor for o in operands):
-        # PyTorch's result is a view of its last product (bmm or mul): an in-place change of
-        # it goes to that base (CopySlices) and hooks registered before it see nothing of
-        # it, so it is one here too (fuzz seeds 9482606, 9485972)
-        from ._apply import apply_op
-        from .shape import view
-
-        product = apply_op(_EINSUM_OPS["BmmBackward0"].op, [_saved_view(o) for o in operands],
-                           (terms, out, tuple(tuple(o.shape) for o in operands)))
-        return view(product, tuple(product.shape))
-    if name == "PermuteBackward0" and sorted(out) == sorted(terms[0]) and \
-            type(operands[0]) is Tensor:
-        # dims reordered only: PyTorch's result is a permute view of the operand (NumPy's
-        # einsum shares its memory too, so it must share its version counter and views)
-        from .shape import permute
-
-        return permute(operands[0], tuple(terms[0].index(c) for c in out))
-    return einsum_terms(terms, out, operands)
+__all__ = ["bmm", "outer", "dot"]  # (Tensor.dot is dot, not matmul)
 
 
 # ----------------------------------------------------------------- public names (registry.py)
@@ -855,8 +485,5 @@ from .registry import reflected, register  # noqa: E402
 register(matmul, method=("matmul",), dunders=("__matmul__",),
          tensor={"__rmatmul__": reflected(matmul)}, signature="input, other")
 register(matmul, "mm", method=("mm",), signature="input, mat2")
-for _fn, _signature in ((bmm, "input, mat2"), (outer, "input, vec2"), (dot, "input, tensor"),
-                        (addmm, "input, mat1, mat2, *, beta=1, alpha=1")):
+for _fn, _signature in ((bmm, "input, mat2"), (outer, "input, vec2"), (dot, "input, tensor")):
     register(_fn, signature=_signature)
-register(einsum, method=False)
-register(linear, function=False, method=False, functional=("linear",))

@@ -30,7 +30,7 @@ from .nll import cross_entropy
 from .binary import xlogy
 from .pointwise import add_number, exp, log, mul_number, sigmoid, sqrt, sub, sub_number, where
 from .pointwise import abs as abs_
-from .linalg import linear
+from .linear import linear
 from .loss_checks import (cast_check, no_float_kernel)
 
 _REDUCTIONS = ("none", "mean", "sum")

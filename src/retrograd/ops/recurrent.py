@@ -18,7 +18,8 @@ from __future__ import annotations
 from ..tensor import Tensor
 from .leftovers import unsafe_chunk
 from .layout import unbind
-from .linalg import addmm, linear, matmul
+from .linalg import matmul
+from .linear import addmm, linear
 from .nn import dropout as _dropout
 from .pointwise import relu, sigmoid, tanh
 from .inplace_forms import transpose_ as inplace_transpose

@@ -122,7 +122,7 @@ class Bilinear(Module):
 
 
 def _einsum(*args):
-    from ...ops.linalg import einsum
+    from ...ops.einsum import einsum
 
     return einsum(*args)
 

@@ -20,7 +20,7 @@ import numbers
 import warnings
 
 from ..._creation import empty, zeros
-from ...ops.linalg import addmm
+from ...ops.linear import addmm
 from ...ops.shape import cat, stack
 from ...tensor import Tensor
 from .. import functional as F
