@@ -18,10 +18,10 @@ from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from ._errors import dim_error, float_only, scalar_type_name
 from ._jvp import RULES as _JVP_RULES
-from .activation import _elu_, _hardtanh_, _leaky_relu_, _softplus, overlap_first
+from .activation import _elu_, _hardtanh_, _leaky_relu_, _softplus, elu_backward, overlap_first
 from .inplace import inplace as _inplace
 from .inplace import relu_ as _relu_
-from .pointwise import _no_derivative, derivative_record, exp, sigmoid, tanh, where, zeros_like_grad
+from .pointwise import _no_derivative, derivative_record, sigmoid, tanh, where, zeros_like_grad
 from .shape import input_meta
 
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -48,19 +48,13 @@ def _elu3_fwd(a, alpha, scale, input_scale, backward_input_scale):
 def _elu3_vjp(node, g, saved):
     (a,) = saved
     alpha, scale, _, input_scale = node.params
-    # PyTorch's elu_backward: the x <= 0 branch at 0 (slope scale * alpha * input_scale);
-    # its derivative there is 0 (the exp sees a constant for x >= 0), as activation.elu
-    neg = g * (scale * alpha * input_scale) * exp(where(a >= 0, 0.0, a) * input_scale)
-    return (where(a > 0, g * scale, neg),)
+    return (elu_backward(g, a, alpha, scale, input_scale, False),)
 
 
 def _elu3_result_vjp(node, g, saved):
-    (out,) = saved
+    (out,) = saved  # (the input is overwritten: PyTorch's is_result form)
     alpha, scale, _, input_scale = node.params
-    # from the result (the input is overwritten): input_scale * (out + scale * alpha) for
-    # out <= 0; PyTorch differentiates that only where out < 0
-    neg = g * input_scale * (_flat_outside(out, out < 0) + scale * alpha)
-    return (where(out > 0, g * scale, neg),)
+    return (elu_backward(g, out, alpha, scale, input_scale, True),)
 
 
 _selu = defop("selu", _elu3_fwd, _elu3_vjp, "EluBackward0", 1, INPUTS, "float")
