@@ -118,7 +118,7 @@ def _derivatives(lib, fn, x, g, gg, dtype):
     return out
 
 
-def _assert_alike(fn, x, g, gg, dtype, what):
+def _assert_alike(fn, x, g, gg, dtype, what, rtol=None):
     with np.errstate(all="ignore"):
         want = _derivatives(torch, fn, x, g, gg, dtype)
         got = _derivatives(retrograd, fn, x, g, gg, dtype)
@@ -129,7 +129,8 @@ def _assert_alike(fn, x, g, gg, dtype, what):
             continue
         a, b = t.detach().numpy(), r.detach().numpy()
         assert a.dtype == b.dtype, what
-        np.testing.assert_allclose(b, a, rtol=1e-5 if dtype == "float32" else 1e-12,
+        tol = rtol or (1e-5 if dtype == "float32" else 1e-12)
+        np.testing.assert_allclose(b, a, rtol=tol,
                                    atol=0, equal_nan=True, err_msg=f"{what} [{k}]")
 
 
@@ -234,3 +235,35 @@ def test_cumprod_derivatives_with_zeros_inf_nan_match_torch(dtype):
                 got.append(d.numpy())
             np.testing.assert_allclose(got[1], got[0], rtol=1e-5, equal_nan=True,
                                        err_msg=f"first order cumprod x={x} g={g}")
+
+
+def _activation(name):
+    def fn(lib, a):
+        f = lib.nn.functional
+        if name == "softplus":
+            return f.softplus(a, beta=2.0, threshold=5.0)
+        if name == "softplus_default":
+            return f.softplus(a)
+        return getattr(f, name)(a)
+    return fn
+
+
+# softplus: PyTorch's softplus_double_backward is a product with the mask beta * x <
+# threshold (nan above it for an inf/nan gradient; the first derivative is g * z / (z + 1));
+# (a threshold above ~709 / beta: PyTorch's forward log1p(exp(beta * x)) overflows to inf
+# there, retrograd's is exact, and so is its slope, where PyTorch's is inf / inf = nan);
+# hardswish: its first derivative is its own record (HardswishBackwardBackward0), so the
+# derivative by g at +-inf is the slope, not inf * 0; mish: PyTorch's composite derivative
+# with log1p(exp(x)), whose own derivative at x > 709 meets exp's inf
+_ACT_X = [0.0, -0.0, 3.0, -3.0, 2.5, 20.0, 10.0, -1.0, 1e-310, INF, -INF, 800.0, -800.0, 1e300]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", ["softplus", "softplus_default", "hardswish", "mish"])
+def test_activation_second_derivatives_at_special_values_match_torch(name, dtype):
+    fn = _activation(name)
+    for x in _ACT_X:  # (one element: PyTorch's scalar kernels; no nan input, see below)
+        for g, gg in [(1.0, 1.0), (NAN, 1.0), (INF, 2.0), (-2.0, NAN), (0.5, INF), (0.0, 1.0)]:
+            # (mish's 1 - tanh(sp)^2 cancels near t = 1: the fuzzer's tolerances)
+            _assert_alike(fn, [x], [g], [gg], dtype, f"{name} x={x} g={g} gg={gg}",
+                          rtol=2e-4 if dtype == "float32" else 1e-6)

@@ -66,11 +66,41 @@ def _softplus_fwd(a, beta, threshold):
     return xp.where(bx > threshold, a, soft)
 
 
+def _softplus_backward_fwd(g, a, beta, threshold):
+    # PyTorch's softplus_backward: g where beta * x > threshold, else g * sigmoid(beta * x)
+    # (its kernel writes g * z / (z + 1), z = exp(beta * x), which overflows to nan only for
+    # a threshold above ~709 / beta, where its forward overflows to inf too; retrograd's
+    # forward is exact there, and so is this slope)
+    bx = a * beta
+    return namespace(a).where(bx > threshold, g, g * sigmoid(bx))
+
+
+def _softplus_backward_vjp(node, gg, saved):
+    # PyTorch's derivatives of softplus_backward: by the gradient, the same op (linear in
+    # it); by x, softplus_double_backward: sigmoid_backward(gg * g, sigmoid(beta * x)) *
+    # (beta * x < threshold) * beta, a product with the mask, so an inf or nan gg * g above
+    # the threshold (and at it) gives nan as in PyTorch (a where's derivative gave 0)
+    from .elementary import _sigmoid_backward
+
+    g, a = saved
+    beta, threshold = node.params
+    n_g, n_a = node.next
+    d_g = _softplus_backward(gg, a, beta, threshold) if n_g else None
+    d_a = None
+    if n_a:
+        bx = a * beta
+        d_a = _sigmoid_backward(gg * g, sigmoid(bx)) * (bx < threshold) * beta
+    return d_g, d_a
+
+
+_softplus_backward = defop("softplus_backward", _softplus_backward_fwd, _softplus_backward_vjp,
+                           "SoftplusBackwardBackward0", 2, INPUTS)
+
+
 def _softplus_vjp(node, g, saved):
     (a,) = saved
     beta, threshold = node.params
-    bx = a * beta
-    return (where(bx > threshold, g, g * sigmoid(bx)),)
+    return (_softplus_backward(g, a, beta, threshold),)
 
 
 _softplus = defop("softplus", _softplus_fwd, _softplus_vjp, "SoftplusBackward0", 1, INPUTS,
