@@ -1796,3 +1796,27 @@ def _i0_float32_amplified(prog, failure):
 def _reciprocal_of_eigenvalue_noise(prog, failure):
     return _reciprocal_is_noise(prog, failure, lambda text: re.search(
         r"linalg\.(eigvalsh|eigvals|svdvals)\(", text), min_ndim=1)
+
+
+_NAN_POSITION_OPS = re.compile(r"\b(elu|selu|celu|hardswish)_?\(")
+
+
+@accepted("elu/selu/celu's and hardswish's derivative at a NaN input depends on the "
+          "element's position in PyTorch 2.13 (as hardtanh's): the vectorized body of "
+          "elu_backward tests x > 0 and gives nan there, its scalar tail (the last n mod 8 "
+          "float64 / n mod 16 float32 elements with AVX2, all of a smaller tensor) tests "
+          "x <= 0 and passes g * scale; hardswish_backward's vectorized body gives nan, its "
+          "scalar tail g; their double backwards multiply those by a mask (nan or 0). "
+          "retrograd gives one answer everywhere: nan for the elu family (the vectorized "
+          "body's), g for hardswish (as before).  Only a gradient or value with a nan on "
+          "either side, in a program where such an op's input holds a NaN")
+def _nan_input_position(prog, failure):
+    if failure.kind not in ("grad", "value") or "nan" not in failure.message:
+        return False
+    for i, st in enumerate(prog.steps):
+        if st.text and _NAN_POSITION_OPS.search(st.text):
+            operands = _operands_before(prog, i)
+            if operands and operands[0].is_floating_point() and \
+                    bool(operands[0].isnan().any()):
+                return True
+    return False

@@ -146,6 +146,19 @@ RULES: dict[str, tuple[str, str]] = {
                               "d/dg = 1 - y**2; d/dy = -2 * y * g"),
     "SigmoidBackwardBackward0": ("sigmoid_backward(g, y) = g * (1 - y) * y",
                                  "d/dg = (1 - y) * y; d/dy = g * (1 - 2 * y)"),
+    "EluBackwardBackward0": ("elu_backward(g, a) = g * scale, or g * s * alpha * scale * "
+                             "exp(a * s) for a <= 0 (s = input_scale; from the result r of "
+                             "an in-place form: g * s * (r + alpha * scale))",
+                             "d/dg = the same slope (linear in g); d/da = gg * g * s * "
+                             "elu_backward(1, a) for a < 0, else 0 (gg * g * s from r)"),
+    "SoftplusBackwardBackward0": ("softplus_backward(g, a) = g * sigmoid(beta * a) "
+                                  "(g above the threshold)",
+                                  "d/dg = the same slope (linear in g); d/da = gg * g * "
+                                  "beta * s * (1 - s) below the threshold, else 0"),
+    "HardswishBackwardBackward0": ("hardswish_backward(g, a) = g * (a / 3 + 1/2) for "
+                                   "-3 < a < 3 (0 below, g above)",
+                                   "d/dg = the same slope (linear in g); d/da = gg * g / 3 "
+                                   "strictly inside, else 0"),
     "GeluBackwardBackward0": ("gelu_backward(g, a) = g * (Phi(a) + a * phi(a))",
                               "d/dg = Phi(a) + a * phi(a) (linear in g); "
                               "d/da = g * phi(a) * (2 - a**2) (tanh form: its own closed form)"),

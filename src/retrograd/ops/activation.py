@@ -66,11 +66,41 @@ def _softplus_fwd(a, beta, threshold):
     return xp.where(bx > threshold, a, soft)
 
 
+def _softplus_backward_fwd(g, a, beta, threshold):
+    # PyTorch's softplus_backward: g where beta * x > threshold, else g * sigmoid(beta * x)
+    # (its kernel writes g * z / (z + 1), z = exp(beta * x), which overflows to nan only for
+    # a threshold above ~709 / beta, where its forward overflows to inf too; retrograd's
+    # forward is exact there, and so is this slope)
+    bx = a * beta
+    return namespace(a).where(bx > threshold, g, g * sigmoid(bx))
+
+
+def _softplus_backward_vjp(node, gg, saved):
+    # PyTorch's derivatives of softplus_backward: by the gradient, the same op (linear in
+    # it); by x, softplus_double_backward: sigmoid_backward(gg * g, sigmoid(beta * x)) *
+    # (beta * x < threshold) * beta, a product with the mask, so an inf or nan gg * g above
+    # the threshold (and at it) gives nan as in PyTorch (a where's derivative gave 0)
+    from .elementary import _sigmoid_backward
+
+    g, a = saved
+    beta, threshold = node.params
+    n_g, n_a = node.next
+    d_g = _softplus_backward(gg, a, beta, threshold) if n_g else None
+    d_a = None
+    if n_a:
+        bx = a * beta
+        d_a = _sigmoid_backward(gg * g, sigmoid(bx)) * (bx < threshold) * beta
+    return d_g, d_a
+
+
+_softplus_backward = defop("softplus_backward", _softplus_backward_fwd, _softplus_backward_vjp,
+                           "SoftplusBackwardBackward0", 2, INPUTS)
+
+
 def _softplus_vjp(node, g, saved):
     (a,) = saved
     beta, threshold = node.params
-    bx = a * beta
-    return (where(bx > threshold, g, g * sigmoid(bx)),)
+    return (_softplus_backward(g, a, beta, threshold),)
 
 
 _softplus = defop("softplus", _softplus_fwd, _softplus_vjp, "SoftplusBackward0", 1, INPUTS,
@@ -109,14 +139,57 @@ def _elu_fwd(a, alpha):
     return xp.where(a > 0, a, alpha * xp.expm1(xp.minimum(0, a)))  # (-0.0 stays -0.0)
 
 
+def _elu_backward_fwd(g, x, alpha, scale, input_scale, is_result):
+    """PyTorch's elu_backward kernel: ``g * scale`` where ``x > 0``; elsewhere
+    ``g * input_scale * alpha * scale * exp(x * input_scale)`` from the input, or
+    ``g * input_scale * (x + alpha * scale)`` from the result (``is_result``: the in-place
+    forms, whose input is gone).  The test is ``x > 0`` as in its vectorized body, so x = 0
+    takes the exp branch (elu'(0) = alpha) and a nan x gives nan (its scalar tail, all of a
+    tensor of < 8 float64 / 16 float32 elements with AVX2, passes ``g * scale`` there: see
+    tests/fuzz/known_bugs.py)."""
+    xp = namespace(x)
+    if is_result:
+        neg = g * input_scale * (x + alpha * scale)
+    else:  # (min(x, 0): the x > 0 lanes, not taken, do not overflow exp)
+        neg = g * input_scale * (alpha * scale) * xp.exp(xp.minimum(x, 0) * input_scale)
+    return xp.where(x > 0, g * scale, neg)
+
+
+def _elu_backward_vjp(node, gg, saved):
+    # PyTorch's derivatives of elu_backward (derivatives.yaml, elu_double_backward): by the
+    # gradient, elu_backward itself (linear in it); by x,
+    #   from the input:  elu_backward(gg * g * input_scale, x) * (x < 0)
+    #   from the result: gg * g * input_scale * (x < 0)
+    # products with a 0/1 mask, not a where: an inf or nan gradient gives nan for x >= 0
+    # as in PyTorch; elu''(0) = 0 (x = 0 is outside the mask, though elu'(0) = alpha)
+    g, x = saved
+    params = node.params
+    alpha, scale, input_scale, is_result = params
+    n_g, n_x = node.next
+    d_g = _elu_backward(gg, x, *params) if n_g else None
+    d_x = None
+    if n_x:
+        ggg = gg * g * input_scale
+        if is_result:
+            d_x = ggg * (x < 0)  # (a bool mask keeps ggg's dtype)
+        else:
+            d_x = _elu_backward(ggg, x, *params) * (x < 0)
+    return d_g, d_x
+
+
+_elu_backward = defop("elu_backward", _elu_backward_fwd, _elu_backward_vjp,
+                      "EluBackwardBackward0", 2, INPUTS)
+
+
+def elu_backward(g, x, alpha, scale, input_scale, is_result):
+    """The first derivative of the elu family (elu, selu, celu and their in-place forms),
+    one record (EluBackwardBackward0 under create_graph, as PyTorch's)."""
+    return _elu_backward(g, x, alpha, scale, input_scale, is_result)
+
+
 def _elu_vjp(node, g, saved):
     (a,) = saved
-    alpha = node.params[0]
-    # at x = 0 the slope is alpha (the x <= 0 branch), as PyTorch
-    # PyTorch: elu'(0) = alpha, but elu''(0) = 0 (the exp sees a constant 0 for x >= 0, so
-    # no inf * 0 either); nan gives nan, as PyTorch's vectorised kernel (its scalar tail,
-    # tensors of < 16 elements, passes g there)
-    return (where(a > 0, g, g * alpha * exp(where(a >= 0, 0.0, a))),)
+    return (_elu_backward(g, a, node.params[0], 1.0, 1.0, False),)
 
 
 _elu = defop("elu", _elu_fwd, _elu_vjp, "EluBackward0", 1, INPUTS, "float")
@@ -124,9 +197,7 @@ _elu = defop("elu", _elu_fwd, _elu_vjp, "EluBackward0", 1, INPUTS, "float")
 
 def _elu_result_vjp(node, g, saved):
     (out,) = saved
-    alpha = node.params[0]
-    # from the result: the slope is out + alpha where out <= 0 (alpha * exp(x))
-    return (where(out > 0, g, g * (out + alpha)),)
+    return (_elu_backward(g, out, node.params[0], 1.0, 1.0, True),)
 
 
 _elu_ = _inplace(defop("elu", _elu_fwd, _elu_result_vjp, "EluBackward1", 1, OUTPUT, "float"),

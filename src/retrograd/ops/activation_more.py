@@ -18,10 +18,10 @@ from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from ._errors import dim_error, float_only, scalar_type_name
 from ._jvp import RULES as _JVP_RULES
-from .activation import _elu_, _hardtanh_, _leaky_relu_, _softplus, overlap_first
+from .activation import _elu_, _hardtanh_, _leaky_relu_, elu_backward, overlap_first
 from .inplace import inplace as _inplace
 from .inplace import relu_ as _relu_
-from .pointwise import _no_derivative, derivative_record, exp, sigmoid, tanh, where, zeros_like_grad
+from .pointwise import _no_derivative, derivative_record, sigmoid, tanh, where, zeros_like_grad
 from .shape import input_meta
 
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -48,19 +48,13 @@ def _elu3_fwd(a, alpha, scale, input_scale, backward_input_scale):
 def _elu3_vjp(node, g, saved):
     (a,) = saved
     alpha, scale, _, input_scale = node.params
-    # PyTorch's elu_backward: the x <= 0 branch at 0 (slope scale * alpha * input_scale);
-    # its derivative there is 0 (the exp sees a constant for x >= 0), as activation.elu
-    neg = g * (scale * alpha * input_scale) * exp(where(a >= 0, 0.0, a) * input_scale)
-    return (where(a > 0, g * scale, neg),)
+    return (elu_backward(g, a, alpha, scale, input_scale, False),)
 
 
 def _elu3_result_vjp(node, g, saved):
-    (out,) = saved
+    (out,) = saved  # (the input is overwritten: PyTorch's is_result form)
     alpha, scale, _, input_scale = node.params
-    # from the result (the input is overwritten): input_scale * (out + scale * alpha) for
-    # out <= 0; PyTorch differentiates that only where out < 0
-    neg = g * input_scale * (_flat_outside(out, out < 0) + scale * alpha)
-    return (where(out > 0, g * scale, neg),)
+    return (elu_backward(g, out, alpha, scale, input_scale, True),)
 
 
 _selu = defop("selu", _elu3_fwd, _elu3_vjp, "EluBackward0", 1, INPUTS, "float")
@@ -409,12 +403,31 @@ def _hardswish_fwd(a):
     return a * namespace(a).clip(a + 3, 0, 6) / 6
 
 
+def _hardswish_backward_fwd(g, a):
+    # PyTorch's hardswish_backward: 0 up to -3, g from 3 on, g * (x / 3 + 1/2) strictly
+    # between (a nan x passes g, as its scalar kernel: see known_bugs._nan_input_position)
+    xp = namespace(a)
+    return xp.where(a <= -3, g.dtype.type(0), xp.where((a < 3) & ~(a != a),
+                                                       g * (a / 3 + 0.5), g))
+
+
+def _hardswish_backward_vjp(node, gg, saved):
+    # PyTorch's derivatives of hardswish_backward: by the gradient, the same op; by x,
+    # where(-3 < x < 3, gg * g / 3, 0) (a where: outside, an inf or nan gg * g stays out)
+    g, a = saved
+    n_g, n_a = node.next
+    d_g = _hardswish_backward(gg, a) if n_g else None
+    d_a = where((a > -3) & (a < 3), gg * g / 3.0, 0.0) if n_a else None
+    return d_g, d_a
+
+
+_hardswish_backward = defop("hardswish_backward", _hardswish_backward_fwd,
+                            _hardswish_backward_vjp, "HardswishBackwardBackward0", 2, INPUTS)
+
+
 def _hardswish_vjp(node, g, saved):
     (a,) = saved
-    # PyTorch's hardswish_backward: 0 up to -3, x / 3 + 1/2 strictly between, 1 from 3 on;
-    # its own derivative (1/3) only strictly inside
-    inside = (a > -3) & (a < 3)
-    return (where(a <= -3, 0.0, where(inside, g * (_flat_outside(a, inside) / 3 + 0.5), g)),)
+    return (_hardswish_backward(g, a),)
 
 
 _hardswish = defop("hardswish", _hardswish_fwd, _hardswish_vjp, "HardswishBackward0", 1, INPUTS)
@@ -434,9 +447,22 @@ def _mish_fwd(a):
 
 
 def _mish_vjp(node, g, saved):
+    # PyTorch's mish derivative, g * (tanh(sp) + x * sigmoid(x) * (1 - tanh(sp)^2)) with
+    # sp = log1p(exp(x)) as written (no threshold: exp overflows to inf above ~709, and
+    # under create_graph its derivative meets that inf as PyTorch's composite
+    # infinitely_differentiable_mish_backward does)
+    from .pointwise import exp
+    from .unary import log1p
+
     (a,) = saved
-    t = tanh(_softplus(a, 1.0, 20.0))
-    return (g * (t + a * sigmoid(a) * (1 - t * t)),)
+    if isinstance(a, Tensor):
+        t = tanh(log1p(exp(a)))
+        return (g * (t + a * sigmoid(a) * (1.0 - t * t)),)
+    xp = namespace(a)
+    with xp.errstate(over="ignore", invalid="ignore"):  # (PyTorch's first-order kernel)
+        s = 1 / (1 + xp.exp(-a))
+        t = xp.tanh(xp.log1p(xp.exp(a)))
+        return (g * (t + a * s * (1 - t * t)),)
 
 
 _mish = defop("mish", _mish_fwd, _mish_vjp, "MishBackward0", 1, INPUTS)

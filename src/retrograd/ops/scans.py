@@ -52,10 +52,11 @@ def _cumprod_fwd(a, dim):
 
 def _cumprod_vjp(node, g, saved):
     # PyTorch's cumprod_backward: without zeros, d out_j / d x_i = out_j / x_i (j >= i), so
-    # grad = reverse_cumsum(g * out) / x.  With zeros that divides 0 by 0: PyTorch then uses
-    # a dedicated formula; here the exact one, sum_{j >= i} g_j prod_{k <= j, k != i} x_k,
-    # from cumprods of copies of x with x_i set to 1 (exact in every order of derivative,
-    # at n times the memory, used only for slices with a zero)
+    # grad = reverse_cumsum(out * g) / x (an inf or nan in x gives what that quotient gives,
+    # as PyTorch's).  With a zero anywhere in the tensor it divides 0 by 0: PyTorch then
+    # takes an O(n) masked formula in a first-order backward and, under create_graph, an
+    # O(n^2) loop of products whose own derivatives are its second derivatives; both are
+    # followed step by step below, so nan and inf meet the same zeros in the same order
     a, out = saved
     (dim,) = node.params
     data = a._data if isinstance(a, Tensor) else a
@@ -64,49 +65,62 @@ def _cumprod_vjp(node, g, saved):
         # needs none: fuzz seeds 11009818, 11028281, 11042137, 11047371)
         return (g,)
     if not (data == 0).any():
-        return (_reverse_cumsum(g * out, dim) / a,)
+        return (_reverse_cumsum(out * g, dim) / a,)
     if not isinstance(a, Tensor):
         return (_cumprod_grad_zeros_array(a, g, out, dim),)
     return (_cumprod_grad_with_zeros(a, g, dim),)
 
 
 def _cumprod_grad_zeros_array(x, g, out, dim):
-    """The first-order derivative with zeros in O(n), as PyTorch's cumprod_backward without
-    grad mode: before a slice's first zero z1, reverse_cumsum(g * out) / x; at z1, the
-    product before it times sum_{z1 <= j < z2} g_j prod_{z1 < k <= j} x_k (z2 the second
-    zero); after z1, 0 (every product holds x_z1 = 0)."""
+    """The first-order derivative with zeros in O(n), PyTorch's masked formula: before a
+    slice's first zero z1, reverse_cumsum(out * g) / x; at z1, out[z1 - 1] (1 at the start)
+    times sum_{z1 <= j < z2} g_j prod_{z1 < k <= j} x_k (z2 the second zero: the gradient
+    is masked to 0 from there on, after the running product, so an inf product meets that 0
+    as in PyTorch); after z1, 0 (every product holds x_z1 = 0)."""
     xp = namespace(x)
     is_zero = x == 0
     count = xp.cumsum(is_zero, axis=dim)
     before = count == 0
     with xp.errstate(all="ignore"):
-        grad = xp.where(before, xp.flip(xp.cumsum(xp.flip(xp.where(before, g * out, 0), dim),
-                                                  dim), dim) / xp.where(before, x, 1), 0)
-        at_first = (count == 1) & is_zero
-        between = (count == 1) & ~is_zero
+        w = xp.where(before, out * g, 0)
+        grad = xp.where(before, xp.flip(xp.cumsum(xp.flip(w, dim), dim), dim) / x, 0)
+        in_run = count == 1  # [z1, z2)
+        first_index = xp.argmax(in_run, axis=dim, keepdims=True)  # (0 where no zero)
+        first = (xp.arange(x.shape[dim]).reshape((-1,) + (1,) * (x.ndim - dim - 1))
+                 == first_index) & in_run
+        between = in_run & ~first
         c = xp.cumprod(xp.where(between, x, 1), axis=dim)  # prod_{z1 < k <= j} x_k
-        tail = xp.where(count == 1, g * c, 0).sum(axis=dim, keepdims=True)
-        head = xp.where(before, x, 1).prod(axis=dim, keepdims=True)
-        grad = grad + xp.where(at_first, head * tail, 0)
+        tail = (c * xp.where(in_run, g, 0)).sum(axis=dim, keepdims=True)
+        head = xp.take_along_axis(out, xp.maximum(first_index - 1, 0), axis=dim)
+        head = xp.where(first_index == 0, 1, head)
+        grad = xp.where(first, tail * head, grad)
     return grad.astype(x.dtype)
 
 
 def _cumprod_grad_with_zeros(a, g, dim):
-    """Under create_graph: the exact formula from cumprods of copies (every order)."""
+    """Under create_graph, PyTorch's O(n^2) loop: for each k, the products omitting x_k,
+    prod(x[:k]) * cumprod(x[k+1:]) (a product of two partial products, not one running
+    product), summed against g[k:], written into a zeros tensor's k-th slice (CopySlices)."""
     from .reduce import sum as _sum
-    from .shape import expand_op, unsqueeze_op
+    from .stats import prod
 
-    xp = namespace(a._data)
     shape = tuple(a.shape)
     n = shape[dim]
-    big = shape[:dim] + (n,) + shape[dim:]  # new axis `dim` is i, axis dim + 1 is k
-    one = (1,) * (len(shape) - dim - 1)
-    own = make_tensor(xp.eye(n, dtype=bool).reshape((n, n) + one))
-    later = make_tensor(xp.triu(xp.ones((n, n), dtype=bool)).reshape((n, n) + one))  # j >= i
-    copies = expand_op(unsqueeze_op(a, dim), big, shape[:dim] + (1,) + shape[dim:])
-    parts = cumprod(where(own, 1.0, copies), dim + 1)
-    gk = expand_op(unsqueeze_op(g, dim), big, shape[:dim] + (1,) + shape[dim:])
-    return _sum(where(later, gk * parts, 0.0), dim + 1)
+    xp = namespace(g._data)
+    grad_input = make_tensor(xp.zeros(shape, dtype=g._data.dtype))
+    ones = make_tensor(xp.ones(shape[:dim] + (1,) + shape[dim + 1:], dtype=g._data.dtype))
+    for k in range(n):
+        if k == 0:
+            omitted = cat([ones, cumprod(narrow(a, dim, 1, n - 1), dim)], dim)
+        else:
+            until = prod(narrow(a, dim, 0, k), dim, True)
+            if k == n - 1:
+                omitted = until
+            else:
+                after = cumprod(narrow(a, dim, k + 1, n - k - 1), dim)
+                omitted = cat([until, until.expand_as(after) * after], dim)
+        grad_input.select(dim, k).copy_(_sum(narrow(g, dim, k, n - k) * omitted, dim))
+    return grad_input
 
 
 _cumprod = defop("cumprod", _cumprod_fwd, _cumprod_vjp, "CumprodBackward0", 1, INPUTS | OUTPUT)

@@ -262,17 +262,38 @@ rad2deg = defop("rad2deg", _times_constant("rad2deg", 180 / math.pi),
 # ----------------------------------------------------------------- sinc, nan_to_num, logit
 
 
+def _rounded_from_double(fn, x):
+    """``fn(x)`` for a float32/half ``x`` computed in float64 and rounded once: the correctly
+    rounded sin/cos of PyTorch's scalar kernels (glibc's sinf/cosf), where NumPy's float32
+    ones are 1 ulp off for ~2% of arguments.  sinc's derivative near 0 is the difference of
+    two such values (all its digits cancel), so that ulp was its whole value."""
+    data = getattr(x, "_data", x)
+    if data.dtype.kind != "f" or data.dtype.itemsize >= 8:
+        return fn(x)
+    if isinstance(x, Tensor):
+        return fn(x.double()).to(x.dtype)
+    return fn(data.astype("float64")).astype(data.dtype)
+
+
 def _sinc_vjp(node, g, saved):
-    # PyTorch's sinc_backward: (pi x cos(pi x) - sin(pi x)) / (pi x^2), and 0 at x == 0
-    # (even for an inf gradient: a where, not a product); under create_graph the derivative
-    # of that where's other branch at 0 is 0 * nan = nan, PyTorch's second derivative too
-    # (fuzz seed 15035885's nan came from logcumsumexp, not from here)
+    # PyTorch's sinc_backward: g * ((pi x cos(pi x) - sin(pi x)) / (pi x^2)), and 0 where
+    # pi x^2 == 0 (even for an inf gradient: a where, not a product; x * x underflows to 0
+    # below |x| ~ 1e-162).  The quotient is formed before the product with g, as PyTorch's,
+    # so the derivative by g is 0 / tiny = 0 where x * x is subnormal (not inf * 0 = nan).
+    # Under create_graph the derivative of that where's other branch at 0 is 0 * nan = nan,
+    # PyTorch's second derivative too (fuzz seed 15035885's nan came from logcumsumexp)
     from .pointwise import cos, sin, where
 
     (a,) = saved
     a_pi = a * math.pi
     a_sq_pi = a * a * math.pi
-    out = g * (a_pi * cos(a_pi) - sin(a_pi)) / a_sq_pi
+    # sin before cos: PyTorch's C++ builds the subtraction's right side first, and that
+    # creation order is the order its engine sums the three gradients reaching a_pi: near 0
+    # they are +-1/(pi x^2) and a small rest, so the order decides the second derivative
+    # (0 in PyTorch for |x| < ~1e-5, -pi^2 in the other order; the truth is -pi^2 / 3)
+    sin_pi = _rounded_from_double(sin, a_pi)
+    cos_pi = _rounded_from_double(cos, a_pi)
+    out = g * ((a_pi * cos_pi - sin_pi) / a_sq_pi)
     return (where(a_sq_pi == 0.0, 0.0, out),)
 
 
