@@ -87,8 +87,9 @@ _NUMBER_FIRST_OK = frozenset((
     "bucketize", "normal", "split", "norm", "tensordot", "einsum", "stft", "lstsq", "eig",
     "symeig", "solve", "matrix_rank", "lobpcg", "pca_lowrank", "svd_lowrank",
     "unique_consecutive", "unravel_index", "broadcast_shapes"))
-# ... of which these make a 0-d tensor from two numbers (torch.add(2, 2): tensor(4))
-_NUMBERS_GIVE_TENSOR = frozenset((
+# ... of which these are left unwrapped: retrograd.mul is Tensor.mul (the fast path,
+# tests/ops/test_out_keywords.py), so two numbers give a number (PyTorch: a 0-d tensor)
+_UNWRAPPED = frozenset((
     "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
     "floor_divide"))
 _TENSOR_FIRST = ("input", "x", "self", "A", "a", "x1", "input1", "y", "condition",
@@ -98,11 +99,9 @@ _NUMBER_TYPES = (int, float, bool, complex)
 
 def _number_input(fn, name):
     """``fn`` taking a Python number as ``input`` as PyTorch does: refused, unless ``name``
-    has a Scalar-first overload (then a number first needs a tensor second, and ``input=``
-    by keyword is refused: that overload names it ``self``), or makes a 0-d tensor from
-    two numbers (torch.add(2, 2), and torch.add(input=2, other=x) too)."""
+    has a Scalar-first overload; then a number first needs a tensor second, and ``input=``
+    by keyword is refused (that overload names it ``self``)."""
     refuse_first = name not in _NUMBER_FIRST_OK
-    numbers_give_tensor = name in _NUMBERS_GIVE_TENSOR
 
     @functools.wraps(fn)
     def _call(*args, **kwargs):
@@ -110,19 +109,15 @@ def _number_input(fn, name):
             if refuse_first:
                 raise _refuse(name, "input", 1, args[0])
             if len(args) > 1 and args[1].__class__ in _NUMBER_TYPES:
-                if not numbers_give_tensor:
-                    raise TypeError(f"{name}() received an invalid combination of arguments - "
-                                    f"got ({type(args[0]).__name__}, "
-                                    f"{type(args[1]).__name__}): one of them must be a Tensor "
-                                    "(wrap it: retrograd.tensor(...))")
-                from .._creation import tensor
-
-                return fn(tensor(args[0]), *args[1:], **kwargs)
-        if (kwargs and not numbers_give_tensor
-                and kwargs.get("input").__class__ in _NUMBER_TYPES):
+                raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                                f"({type(args[0]).__name__}, {type(args[1]).__name__}): one "
+                                "of them must be a Tensor (wrap it: retrograd.tensor(...))")
+        if kwargs and kwargs.get("input").__class__ in _NUMBER_TYPES:
             raise _refuse(name, "input", 1, kwargs["input"])
         return fn(*args, **kwargs)
 
+    # (the op itself one unwrap away, as for the other wrapped names)
+    _call.__wrapped__ = getattr(fn, "__wrapped__", fn)
     return _call
 
 
@@ -132,8 +127,10 @@ def _wrap_number_input():
     done = set(_BOTH) | set(_INPUT)
     for e in registry.entries():
         names = e.names.get("torch") or ()
-        if not names or e.key in done or e.fn is None:
+        if not names or e.key in done or e.fn is None or names[0] in _UNWRAPPED:
             continue
+        if getattr(e.fn, "op", None) is not None:
+            continue  # (defop's callers: nothing in between, tests/ops/test_out_keywords.py)
         try:
             params = list(inspect.signature(e.fn).parameters)
         except (TypeError, ValueError):
