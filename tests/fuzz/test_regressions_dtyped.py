@@ -187,3 +187,21 @@ def test_python_number_as_input_like_pytorch():
                 exprs += [f"T.{f}({n}, {n})"]  # 0-d tensor)
         exprs += [f"T.{f}(x)", f"T.{f}(input=2, other=x)", f"T.{f}(x, other=2)"]
     _agree(setup, exprs)
+
+
+def test_dtype_sweep_findings():
+    """From the sweep of registered functions over bool, int8...int64, uint8 and float16
+    inputs: trace of an integer tensor is int64 (NumPy made uint8 a uint64, a dtype no
+    tensor holds); torch.kl_div refuses integral inputs as nn.functional.kl_div does; isin
+    refuses bools (tensors or a Python bool); pdist and cdist have no float16 kernel."""
+    setup = ("f = T.tensor([[1.5, -2.], [0.5, 3.]]); i = T.tensor([[1, 2], [3, 0]]); b = i > 1; "
+             "h = f.half(); u = i.to(T.uint8); i8 = i.to(T.int8); i16 = i.to(T.int16)")
+    exprs = ["T.kl_div(i, f)", "T.kl_div(f, i)", "T.kl_div(b, f)", "T.kl_div(f, b)",
+             "T.kl_div(h, f)", "T.kl_div(f, f, 2)", "T.isin(b, i)", "T.isin(i, b)",
+             "T.isin(b, True)", "T.isin(True, i)", "T.isin(2, b)", "T.isin(f, 2)",
+             "T.isin(h, f)", "T.isin(i, i8)", "T.pdist(h)", "T.pdist(h, p=1)", "T.pdist(f)",
+             "T.cdist(h, h)", "T.cdist(h, f)", "T.cdist(f, h)", "T.cdist(f, f)",
+             "T.nn.functional.pdist(h)"]
+    exprs += [f"T.trace({t})" for t in ("f", "h", "i", "u", "i8", "i16", "b")]
+    exprs += ["u.trace()", "T.trace(f.requires_grad_())"]
+    _agree(setup, exprs)
