@@ -40,6 +40,7 @@ from . import quantiles, scans, statistics  # noqa: F401, E402 - reductions and 
 from . import attention, grid_sample, padding, resample  # noqa: F401, E402 - nn.functional (issue 8)
 from .registry import reflected, register
 from .saved_checks import check_also  # noqa: E402 - (masked_fill saves its mask, as PyTorch)
+from .dtype_rules import shift_forward  # noqa: E402 - (PyTorch's bool shifts raise: dtypeD)
 
 
 clone = shape.clone
@@ -205,10 +206,10 @@ _bitwise_not = pointwise.defop("bitwise_not", lambda a: namespace(a).invert(a), 
                                differentiable=False)
 bitwise_xor = pointwise.defop("bitwise_xor", lambda a, b: a ^ b, None, None, 2,
                               dtype_rule="promote", differentiable=False)
-bitwise_left_shift = pointwise.defop("bitwise_left_shift", lambda a, b: a << b, None, None, 2,
-                                     dtype_rule="promote", differentiable=False)
-bitwise_right_shift = pointwise.defop("bitwise_right_shift", lambda a, b: a >> b, None, None,
-                                      2, dtype_rule="promote", differentiable=False)
+bitwise_left_shift = pointwise.defop("bitwise_left_shift", shift_forward("lshift"), None, None,
+                                     2, dtype_rule="promote", differentiable=False)
+bitwise_right_shift = pointwise.defop("bitwise_right_shift", shift_forward("rshift"), None,
+                                      None, 2, dtype_rule="promote", differentiable=False)
 
 
 def invert(x):

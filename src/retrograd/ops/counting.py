@@ -233,6 +233,10 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
             f"({type(elements).__name__}, {type(test_elements).__name__}), but expected "
             "one of: (Tensor elements, Tensor test_elements, ...), (Number element, Tensor "
             "test_elements, ...), (Tensor elements, Number test_element, ...)")
+    for v in (elements, test_elements):
+        if v.__class__ is bool or (isinstance(v, Tensor) and v._data.dtype.kind == "b"):
+            raise RuntimeError("Unsupported input type encountered for isin(): Bool (convert "
+                               "the bools first, e.g. x.int())")
     like = (elements if isinstance(elements, Tensor) else test_elements)._data
     xp = namespace(like)
     e = elements._data if isinstance(elements, Tensor) else xp.asarray(elements)

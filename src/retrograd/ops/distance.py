@@ -200,6 +200,9 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         if x._data.dtype.kind != "f":
             raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
                                f"{str(x.dtype).split('.')[-1].capitalize()}")
+    if x1._data.dtype.name == "float16":  # (PyTorch's CPU kernel has no Half version)
+        raise NotImplementedError("\"cdist\" not implemented for 'Half' (convert first, e.g. "
+                                  "x1.float())")
     if x1.dtype != x2.dtype:
         raise RuntimeError(f"cdist(): expected scalar type {x1.dtype} but found {x2.dtype} "
                            "(X1 and X2 must have the same dtype; convert one with .to())")
@@ -356,6 +359,9 @@ def pdist(input, p=2):  # noqa: A002 - PyTorch's names
     if input._data.dtype.kind != "f":
         raise RuntimeError(f"pdist only supports floating-point dtypes, got "
                            f"{str(input.dtype).split('.')[-1]}; convert with x.float()")
+    if input._data.dtype.name == "float16":  # (PyTorch's CPU kernel has no Half version)
+        raise NotImplementedError("\"pdist\" not implemented for 'Half' (convert first, e.g. "
+                                  "x.float())")
     p = float(p)
     if p < 0 or math.isnan(p):
         raise RuntimeError(f"pdist only supports non-negative p values (got p={p})")

@@ -74,7 +74,9 @@ def _dual_inplace(method, op_fn, x, args, kwargs):
 _INTEGER_REFUSED = {"abs_", "absolute_", "clamp_", "clamp_min_", "clamp_max_", "square_",
                     "pow_", "sgn_", "nan_to_num_",
                     # (PyTorch refuses these before their kernels too: seed 12554342)
-                    "hardtanh_", "threshold_", "hypot_", "nextafter_"}
+                    "hardtanh_", "threshold_", "hypot_", "nextafter_",
+                    # (cumprod_ too, before its dim check; cumsum_ records: dtypeD)
+                    "cumprod_"}
 
 
 def _on_integer(x, name, op_fn, saves_inputs, args, kwargs):

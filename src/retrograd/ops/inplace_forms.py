@@ -25,7 +25,7 @@ from ._errors import scalar_type_name
 from .changed_views import _leaf_error, _write, check_view_of_leaf, rebase_views, shadow_of
 from .inplace import clamp_, inplace, MORE, overlap_dispatch, pow_
 from .registry import entry, register
-from .scans import bool_scan_guard
+from .scans import bool_scan_guard, inplace_scan
 
 
 def _sample(*args):
@@ -96,7 +96,7 @@ _ELEMENTWISE = [
     ("xlogy_", binary.xlogy, True),
     # same shape out as in: tril/triu/cumsum, and addmm (whose input is only scaled)
     ("tril_", layout.tril, False), ("triu_", layout.triu, False),
-    ("cumsum_", stats.cumsum, False), ("addmm_", linear.addmm, False),
+    ("cumsum_", inplace_scan(stats.cumsum, "cumsum_"), False), ("addmm_", linear.addmm, False),
 ]
 ELEMENTWISE = {name: inplace(fn, name, saves) for name, fn, saves in _ELEMENTWISE}
 ELEMENTWISE["cumsum_"] = bool_scan_guard(ELEMENTWISE["cumsum_"], stats.cumsum, "cumsum_out_cpu")

@@ -480,8 +480,12 @@ def _trace_vjp(node, g, saved):
     return (grad_where(xp.eye(n, m, dtype=bool), g * xp.ones((n, m), dtype=dtype)),)
 
 
-trace_op = defop("trace", lambda a: namespace(a).trace(a), _trace_vjp, "TraceBackward0", 1,
-                 NOTHING)
+def _trace_fwd(a):
+    # integers sum to int64, as PyTorch's (NumPy: uint8 -> uint64, which no tensor holds)
+    return namespace(a).trace(a, dtype="int64" if a.dtype.kind in "iu" else None)
+
+
+trace_op = defop("trace", _trace_fwd, _trace_vjp, "TraceBackward0", 1, NOTHING)
 
 
 def trace(x):

@@ -122,15 +122,20 @@ def vander(x, *, N=None):  # noqa: N803 - PyTorch's name
             [1, 3, 9]])
     """
     tensor_arg(x, "x")
+    if x._data.dtype.kind == "b" or x._data.dtype.name == "float16":
+        # (PyTorch's cumprod has a Half kernel, but linalg.vander refuses Half, before its
+        # checks of N: torch.vander takes it)
+        raise RuntimeError("linalg.vander supports floating point, complex, and integer "
+                           f"tensors, but got {scalar_type_name(x._data.dtype)}; convert it "
+                           "first (x.float()), or use torch.vander")
     if x.ndim == 0:
-        raise RuntimeError("N must be greater than 1. (linalg.vander takes a vector or a batch "
-                           "of them, got a 0-d tensor)")
+        if N is None:
+            raise RuntimeError("N must be greater than 1. (linalg.vander takes a vector or a "
+                               "batch of them, got a 0-d tensor: pass N, or x.reshape(1))")
+        x = x.reshape(1)  # (PyTorch: a 0-d x with N given is one point)
     n = x.shape[-1] if N is None else int(N)
     if n <= 1:
         raise RuntimeError(f"N must be greater than 1. (linalg.vander got N={n})")
-    if x._data.dtype.kind == "b":
-        raise RuntimeError("linalg.vander supports floating point, complex, and integer "
-                           "tensors, but got Bool")
     if x._data.dtype.kind in "iu":
         x = x.to(dtype=np.int64)  # (PyTorch's cumprod: integers give int64)
     shape = tuple(x.shape) + (n - 1,)

@@ -17,7 +17,8 @@ from ..autograd.grad_mode import state
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import BOTH, multi_output_class, record_multi_inputs
-from ._errors import scalar_type_name, tensor_arg
+from ._errors import tensor_arg
+from .dtype_rules import norm_input
 from .linalg import _mT
 from .linalg_lu import _lu_solve, getrf, lu_factor_ex, permutation
 from .linalg_solve import LinAlgError, check_square, inv
@@ -209,12 +210,7 @@ def logdet(input):  # noqa: A002 - PyTorch's name
 
 
 def _float_input(name, x, dtype):
-    if dtype is not None:
-        x = x.to(dtype=dtype)
-    if x._data.dtype.kind != "f":
-        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
-                           f"{scalar_type_name(x._data.dtype)} (convert first, e.g. x.float())")
-    return x
+    return norm_input(name, x, dtype)  # (dtype_rules: PyTorch's checks, in its order)
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002

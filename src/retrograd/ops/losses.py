@@ -560,10 +560,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean",  # n
             raise ValueError(f"{reduction} is not a valid value for reduction (kl_div takes "
                              "'none', 'batchmean', 'mean' or 'sum')")
         mode = "sum" if reduction == "batchmean" else reduction
-    for t in (input, target):
-        if getattr(t, "_data", None) is not None and t._data.dtype.kind in "biu":
-            raise RuntimeError("kl_div: Integral inputs not supported. (input and target must "
-                               "be floating point: convert them, e.g. target.float())")
+    _kl_float_inputs(input, target)
     reduced = reduce_loss(_kl_terms(input, target, log_target), mode)
     if reduction == "batchmean" and input.ndim != 0:
         reduced = reduced / input.shape[0]
@@ -608,9 +605,17 @@ def reduction_name(reduction, name):
     return _ENUM[reduction]
 
 
+def _kl_float_inputs(input, target):  # noqa: A002
+    for t in (input, target):
+        if getattr(t, "_data", None) is not None and t._data.dtype.kind in "biu":
+            raise RuntimeError("kl_div: Integral inputs not supported. (input and target must "
+                               "be floating point: convert them, e.g. target.float())")
+
+
 def _kl_div_aten(input, target, reduction=0, *, log_target=False):  # noqa: A002
     """``retrograd.kl_div``: PyTorch's ``torch.kl_div`` (an int reduction, no 'batchmean'
     and no warning; see ``nn.functional.kl_div``)."""
+    _kl_float_inputs(input, target)  # (as nn.functional.kl_div: dtypeD)
     return reduce_loss(_kl_terms(input, target, log_target), reduction_name(reduction, "kl_div"))
 
 

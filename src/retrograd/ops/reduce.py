@@ -13,6 +13,7 @@ from ..backend import namespace
 from ..backend import ndarray as _ndarray
 from ..tensor import Tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
+from .dtype_rules import check_grad_dtype
 from .pointwise import scalar_type_name, where
 from .saved_checks import check_also
 from .shape import _int_dim, _shape_arg, _unique_dims, expand_op, input_meta, reshape_op, view
@@ -116,6 +117,7 @@ def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - PyTorch's na
     >>> x.sum(), x.sum(0), x.sum(1, keepdim=True).shape
     (tensor(10.), tensor([4., 6.]), retrograd.Size([2, 1]))
     """
+    source = x
     if dtype is not None:
         x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
     asked = x._data.dtype if dtype is not None else None
@@ -128,6 +130,8 @@ def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - PyTorch's na
         result = _sum_dim(x, _dims(dim, len(shape)), keepdim, shape)
     if asked is not None and result._data.dtype != asked:  # dtype=int32 or bool is the result's
         result = result.to(dtype=dtype)  # (bool: True where the sum is nonzero, as PyTorch)
+    if asked is not None:
+        check_grad_dtype(source, result, "sum")
     return result
 
 

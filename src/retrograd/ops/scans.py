@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+from ..autograd.grad_mode import state as grad_state
 from ..backend import namespace
+from ..dtypes import refuse_name
 from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from ._errors import int_arg
+from .dtype_rules import autograd_dtype_error, check_grad_dtype, check_inplace_dtype
 from .index import _index_backward, scatter_along
 from .index import _slice as _slice_view
 from .inplace import copy_, inplace
@@ -135,11 +138,22 @@ def cumprod(x, dim, *, dtype=None):
     >>> T.tensor([1.0, 2.0, 3.0]).cumprod(0)
     tensor([1., 2., 6.])
     """
+    source = x
     if dtype is not None:
         x = x.to(dtype=dtype)
+        if x._data.dtype.kind == "b" and x.ndim and x._data.size:  # (0-d, empty: no kernel)
+            _scan_dim(x, dim, "cumprod")  # (the dim check first, as PyTorch's)
+            raise NotImplementedError(
+                "\"cumprod_out_cpu\" not implemented for 'Bool' (cumprod(dtype=bool); PyTorch "
+                "has no bool running product: use dtype=retrograd.int64, then compare with 0)")
     if not isinstance(x, Tensor):
         return _cumprod_fwd(x, dim)
-    return _cumprod(x, _scan_dim(x, dim, "cumprod"))
+    out = _cumprod(x, _scan_dim(x, dim, "cumprod"))
+    if dtype is not None:
+        if out._data.dtype != x._data.dtype:  # (dtype=int8: the products wrap, as PyTorch's)
+            out = out.to(dtype=x.dtype)
+        check_grad_dtype(source, out, "cumprod")
+    return out
 
 
 # ----------------------------------------------------------------- cummax / cummin
@@ -311,30 +325,55 @@ def logcumsumexp(x, dim):
     return _logcumsumexp(x, _scan_dim(x, dim, "logcumsumexp"))
 
 
+def inplace_scan(scan, name):
+    """The function ``name`` (cumsum_/cumprod_) runs out of place before writing into x:
+    ``scan`` along ``dim``, whose dtype= must be x's own (PyTorch's "Bad in-place call",
+    after its dim check)."""
+
+    def fn(x, dim, *, dtype=None):
+        out = scan(x, dim)
+        check_inplace_dtype(x, dtype, name)
+        return out
+
+    return fn
+
+
 def bool_scan_guard(scan_, scan, kernel):
     """``scan_`` (cumsum_/cumprod_) for a bool tensor as PyTorch's: its CPU kernel has no bool
     version (NotImplementedError, not the cast error of an int64 result into bool), but a 0-d
-    or empty tensor never reaches it and is left as it is (fuzz seeds 9971648, 9974289)."""
+    or empty tensor never reaches it and is left as it is (fuzz seeds 9971648, 9974289).
+
+    PyTorch's order for a bool tensor: cumprod_ refuses one that requires grad first
+    ('Autograd not support dtype: Bool', its autograd wrapper computes out of place); then
+    the dim, a dtype= other than bool ("Bad in-place call"), the kernel; a 0-d or empty one
+    that requires grad is refused when cumsum_ records its node."""
+    name = scan_.__name__
 
     def _guarded(x, dim, *, dtype=None):  # (private: dim errors name the caller)
-        if dtype is not None or not isinstance(x, Tensor) or x._data.dtype.kind != "b":
+        refuse_name(dtype, name)  # (PyTorch's argument parser: before everything)
+        if not isinstance(x, Tensor) or x._data.dtype.kind != "b":
             return scan_(x, dim, dtype=dtype)
-        scan(x, dim)  # (the dim check: IndexError first, as PyTorch's)
+        wants = x._requires_grad and grad_state.enabled
+        if wants and name == "cumprod_":
+            raise autograd_dtype_error("Bool", name)
+        scan(x.detach(), dim)  # (the dim check: IndexError first, as PyTorch's)
+        check_inplace_dtype(x, dtype, name)
         if x.ndim and x._data.size:
             raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\': '
-                                      f"{scan_.__name__}() of a bool tensor; convert it first "
+                                      f"{name}() of a bool tensor; convert it first "
                                       "(x.long()), or use the out-of-place form")
+        if wants:
+            raise autograd_dtype_error("Bool", name)
         x._bump_version()
         return x
 
-    _guarded.__name__ = _guarded.__qualname__ = scan_.__name__
+    _guarded.__name__ = _guarded.__qualname__ = name
     _guarded.__doc__ = scan_.__doc__
     return _guarded
 
 
-cumprod_ = bool_scan_guard(
-    inplace(lambda x, dim, *, dtype=None: cumprod(x, dim, dtype=dtype), "cumprod_", True),
-    cumprod, "cumprod_out_cpu")
+cumprod_ = bool_scan_guard(inplace(inplace_scan(cumprod, "cumprod_"), "cumprod_", True),
+                           cumprod, "cumprod_out_cpu")
 
 
 # ----------------------------------------------------------------- diff

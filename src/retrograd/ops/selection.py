@@ -75,6 +75,10 @@ def where(condition, input=None, other=None):  # noqa: A002 - PyTorch's names
         c = condition._data
         found = namespace(c).nonzero(c if c.ndim else c.reshape(1))
         return tuple(_make_tensor(i.astype("int64")) for i in found)
+    if input is None or other is None:  # (PyTorch's parser: where(cond, x) has no overload)
+        raise TypeError("where() received an invalid combination of arguments: give both "
+                        "input and other (where(condition, input, other)), or only the "
+                        "condition")
     cond = condition._data if condition.__class__ is Tensor else condition
     if condition.__class__ is Tensor and cond.dtype.kind != "b" and cond.dtype.name != "uint8":
         raise RuntimeError(
@@ -95,8 +99,25 @@ def where(condition, input=None, other=None):  # noqa: A002 - PyTorch's names
             out = _fix_dtype("promote", (input, other), namespace(cond).asarray(out))
             return _make_tensor(out)
         return out  # arrays, in a first-order backward
+    if (input.__class__ is Tensor) is not (other.__class__ is Tensor):
+        input, other = _scalar_operand_cast(input, other)  # noqa: A001 - PyTorch's name
     # (WhereBackward0 saves the condition: an in-place change of it breaks backward)
     return check_also(_where(input, other, cond), condition)
+
+
+def _scalar_operand_cast(input, other):  # noqa: A002 - PyTorch's names
+    """PyTorch's where with a Python number wraps the number and converts the tensor to the
+    result dtype (``.to``) before its where kernel: a bool or integer tensor that requires
+    grad (only a write of a tensor requiring grad makes one) is converted first, so
+    where(c, bool_t, 2) is an int64 tensor without grad and where(c, int_t, 2.5) records
+    WhereBackward0 over ToCopyBackward0; where(c, int_t, 2) keeps int64 and is refused."""
+    t = input if input.__class__ is Tensor else other
+    if t._requires_grad and t._data.dtype.kind != "f":
+        want = dtypes.result_type(input, other)
+        if want.numpy != t._data.dtype:
+            t = t.to(want)
+            return (t, other) if input.__class__ is Tensor else (input, t)
+    return input, other
 
 
 def _clamp_fwd(a, lo, hi):

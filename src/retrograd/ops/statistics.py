@@ -16,10 +16,11 @@ from collections import namedtuple
 from ..autograd.forward_state import fw
 from ..autograd.grad_mode import state
 from ..backend import namespace
-from ..dtypes import result_type
+from ..dtypes import refuse_name, result_type
 from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, OUTPUT, defop, multi_output_class, record_multi_inputs
 from ._errors import scalar_type_name
+from .dtype_rules import check_grad_dtype
 from .pointwise import in_result_dtype, where
 from .reduce import _dims, _keep_shape, _spread, _sum_dim
 from .stats import (
@@ -278,12 +279,18 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     >>> T.tensor([1.0, float("nan"), 2.0]).nansum()
     tensor(3.)
     """
+    source = input
     if dtype is not None:
         input = input.to(dtype=dtype)  # noqa: A001 - PyTorch's name
     axes = _dims(dim, input.ndim) if dim is not None else None
     if axes == ():
         axes = None
-    return _nansum(input, axes, keepdim and dim is not None)
+    out = _nansum(input, axes, keepdim and dim is not None)
+    if dtype is not None:
+        if out._data.dtype != input._data.dtype:  # (int8, bool: the dtype asked, as sum's)
+            out = out.to(dtype=input.dtype)
+        check_grad_dtype(source, out, "nansum")
+    return out
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
@@ -295,13 +302,19 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     >>> T.tensor([1.0, float("nan"), 2.0]).nanmean()
     tensor(1.5000)
     """
-    if dtype is not None:
-        input = input.to(dtype=dtype)  # noqa: A001 - PyTorch's name
+    refuse_name(dtype, "nanmean")  # (the argument parser's, first)
     data = input._data
     if data.dtype.kind != "f":
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype "
                            f"but got {scalar_type_name(data.dtype)} (convert first, e.g. "
                            "x.float())")
+    if dtype is not None:  # (the input's dtype is checked first, as PyTorch's)
+        input = input.to(dtype=dtype)  # noqa: A001 - PyTorch's name
+        if input._data.dtype.kind != "f":
+            raise RuntimeError("nanmean(): could not infer output dtype. Optional dtype must be "
+                               "either a floating point or complex dtype. Got: "
+                               f"{scalar_type_name(input._data.dtype)}")
+        data = input._data
     xp = namespace(data)
     axes = _dims(dim, input.ndim) if dim is not None else None
     kd = keepdim and dim is not None

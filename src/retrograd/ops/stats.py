@@ -11,6 +11,7 @@ import math
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
+from .dtype_rules import check_grad_dtype, norm_input
 from .pointwise import abs as _abs
 from .pointwise import exp, sign, where
 from .reduce import _dims, _keep_shape, _one_dim, _spread, _sum_dim
@@ -137,6 +138,7 @@ def prod(x, dim=None, keepdim=False, *, dtype=None):
     >>> T.tensor([[1.0, 2.0], [3.0, 4.0]]).prod(1)
     tensor([ 2., 12.])
     """
+    source = x
     if dtype is not None:
         x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
     asked = x._data.dtype if dtype is not None else None
@@ -148,6 +150,8 @@ def prod(x, dim=None, keepdim=False, *, dtype=None):
         result = _prod_dim(x, _dims(dim, x.ndim), keepdim)
     if asked is not None and result._data.dtype != asked:  # dtype=int32 or bool is the result's
         result = result.to(dtype=dtype)
+    if asked is not None:
+        check_grad_dtype(source, result, "prod")
     return result
 
 
@@ -425,15 +429,7 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
     >>> T.tensor([3.0, 4.0]).norm(), T.tensor([3.0, -4.0]).norm(p=1)
     (tensor(5.), tensor(7.))
     """
-    if dtype is not None:
-        x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
-    if x._data.dtype.kind != "f":
-        from .pointwise import scalar_type_name
-
-        raise RuntimeError(
-            f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
-            f"{scalar_type_name(x._data.dtype)} (convert first, e.g. x.float().norm())"
-        )
+    x = norm_input("linalg.matrix_norm" if p == "nuc" else "linalg.vector_norm", x, dtype)
     if p == "fro" or p is None:
         p = 2
     if p == "nuc":
@@ -642,15 +638,22 @@ def cumsum(x, dim, *, dtype=None):
     >>> T.tensor([1.0, 2.0, 3.0]).cumsum(0)
     tensor([1., 3., 6.])
     """
+    source = x
     if dtype is not None:
         x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
-        if x._data.dtype.kind == "b":
+        if x._data.dtype.kind == "b" and x.ndim and x._data.size:  # (0-d, empty: no kernel)
+            _one_dim(dim, x.ndim, "cumsum")  # (the dim check first, as PyTorch's)
             raise NotImplementedError(
                 "\"cumsum_out_cpu\" not implemented for 'Bool' (cumsum(dtype=bool); PyTorch has "
                 "no bool running sum: use dtype=retrograd.int64, then compare with 0)")
     if not hasattr(x, "_data"):
         return _cumsum_fwd(x, dim % max(x.ndim, 1))
-    return _cumsum(x, (_one_dim(dim, x.ndim, "cumsum") or (0,))[0])  # (a 0-d tensor: dim 0 or -1)
+    out = _cumsum(x, (_one_dim(dim, x.ndim, "cumsum") or (0,))[0])  # (0-d: dim 0 or -1)
+    if dtype is not None:
+        if out._data.dtype != x._data.dtype:  # (dtype=int8: the sums wrap, as PyTorch's)
+            out = out.to(dtype=x.dtype)
+        check_grad_dtype(source, out, "cumsum")
+    return out
 
 
 __all__ = ["prod", "var", "std", "norm", "logsumexp", "amax", "amin", "cumsum"]

@@ -42,6 +42,8 @@ def _checked(fn, name, method, other_too):
     def _call(*args, **kwargs):  # (private: calling_op names the op, not this)
         if not method and args and not _is_tensor(args[0]):
             raise _refuse(name, "input", 1, args[0])
+        if not method and "input" in kwargs and not _is_tensor(kwargs["input"]):
+            raise _refuse(name, "input", 1, kwargs["input"])
         if other_too:
             k = 1  # (a method's self is args[0] too)
             other = args[k] if len(args) > k else kwargs.get("other", None)
@@ -69,3 +71,73 @@ for _key in _BOTH:
         _wrap(_inplace, True)
 for _key in _INPUT:
     _wrap(_key, False)
+
+
+# ----------------------------------------------------------------- a number as ``input``
+# Every other registered function whose first parameter is a tensor refuses a Python number
+# there, as PyTorch 2.13's parser does (torch.sign(2), torch.clamp(2, x), torch.eq(2, x)):
+# retrograd's op code would compute a number or fail inside with an AttributeError.  The
+# functions below take one (PyTorch's Scalar-first overloads, the number-number forms that
+# make a 0-d tensor, or a first parameter that is no tensor), checked against torch by
+# tests/fuzz/test_regressions_dtyped.py.
+_NUMBER_FIRST_OK = frozenset((
+    "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
+    "floor_divide", "remainder", "pow", "float_power", "xlogy", "polygamma", "bitwise_and",
+    "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift", "isin",
+    "bucketize", "normal", "split", "norm", "tensordot", "einsum", "stft", "lstsq", "eig",
+    "symeig", "solve", "matrix_rank", "lobpcg", "pca_lowrank", "svd_lowrank",
+    "unique_consecutive", "unravel_index", "broadcast_shapes"))
+# ... of which these are left unwrapped: retrograd.mul is Tensor.mul (the fast path,
+# tests/ops/test_out_keywords.py), so two numbers give a number (PyTorch: a 0-d tensor)
+_UNWRAPPED = frozenset((
+    "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
+    "floor_divide"))
+_TENSOR_FIRST = ("input", "x", "self", "A", "a", "x1", "input1", "y", "condition",
+                 "sorted_sequence")
+_NUMBER_TYPES = (int, float, bool, complex)
+
+
+def _number_input(fn, name):
+    """``fn`` taking a Python number as ``input`` as PyTorch does: refused, unless ``name``
+    has a Scalar-first overload; then a number first needs a tensor second, and ``input=``
+    by keyword is refused (that overload names it ``self``)."""
+    refuse_first = name not in _NUMBER_FIRST_OK
+
+    @functools.wraps(fn)
+    def _call(*args, **kwargs):
+        if args and args[0].__class__ in _NUMBER_TYPES:
+            if refuse_first:
+                raise _refuse(name, "input", 1, args[0])
+            if len(args) > 1 and args[1].__class__ in _NUMBER_TYPES:
+                raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                                f"({type(args[0]).__name__}, {type(args[1]).__name__}): one "
+                                "of them must be a Tensor (wrap it: retrograd.tensor(...))")
+        if kwargs and kwargs.get("input").__class__ in _NUMBER_TYPES:
+            raise _refuse(name, "input", 1, kwargs["input"])
+        return fn(*args, **kwargs)
+
+    # (the op itself one unwrap away, as for the other wrapped names)
+    _call.__wrapped__ = getattr(fn, "__wrapped__", fn)
+    return _call
+
+
+def _wrap_number_input():
+    import inspect
+
+    done = set(_BOTH) | set(_INPUT)
+    for e in registry.entries():
+        names = e.names.get("torch") or ()
+        if not names or e.key in done or e.fn is None or names[0] in _UNWRAPPED:
+            continue
+        if getattr(e.fn, "op", None) is not None:
+            continue  # (defop's callers: nothing in between, tests/ops/test_out_keywords.py)
+        try:
+            params = list(inspect.signature(e.fn).parameters)
+        except (TypeError, ValueError):
+            continue
+        if not params or params[0] not in _TENSOR_FIRST:
+            continue
+        e.fn = _number_input(e.fn, names[0])
+
+
+_wrap_number_input()
