@@ -1796,3 +1796,34 @@ def _i0_float32_amplified(prog, failure):
 def _reciprocal_of_eigenvalue_noise(prog, failure):
     return _reciprocal_is_noise(prog, failure, lambda text: re.search(
         r"linalg\.(eigvalsh|eigvals|svdvals)\(", text), min_ndim=1)
+
+
+# ------------------------------------------------------------ fuzzP (stop 22): values
+@accepted("float32 sigmoid rounded the wrong way by PyTorch 2.13 near 1, then logit's pole: "
+          "PyTorch's float32 sigmoid(17) is 1.0 (the correctly rounded value is 0.99999994, "
+          "retrograd's), so its logit(sigmoid(17)) is inf where retrograd's is 16.64; "
+          "sigmoid(7) is 1 ulp off too (logit 7.000059 against retrograd's 6.999994; seed "
+          "18002641).  Only a logit statement's value in a float32 program where a float64 "
+          "run (the float32 inputs rounded first) shows every differing element of "
+          "retrograd's finite and at least as near the float64 value as PyTorch's")
+def _sigmoid_float32_rounding_at_logit(prog, failure):
+    import numpy as np
+
+    if failure.kind != "value" or failure.op not in ("logit", "logit_") or not any(
+            "float32" in src or "int64" in src for src in _texts_all(prog)):
+        return False
+    got = _failure_arrays(failure)
+    if got is None or not got[0].startswith("v") or got[0].endswith(".grad"):
+        return False
+    what, a, b = got
+    ns = _float64_run(prog)
+    ref = None if ns is None else ns.get(what)
+    if ref is None or tuple(ref.shape) != a.shape:
+        return False
+    ref = ref.detach().double().numpy()
+    differ = ~np.isclose(b, a, rtol=2e-4, atol=1e-5, equal_nan=True)
+    if not (np.isfinite(ref[differ]).all() and np.isfinite(b[differ]).all()):
+        return False
+    with np.errstate(invalid="ignore"):
+        far_a = np.where(np.isfinite(a), np.abs(a - ref), np.inf)
+    return bool((np.abs(b - ref)[differ] <= far_a[differ]).all())

@@ -1,0 +1,104 @@
+"""Fuzzer findings of stop 22's fresh ranges (18000000+, 18100000+) handled by fuzzP (issue
+7, values and gradients): fixes are checked against PyTorch and a float64 reference;
+accepted differences must match their seed and refuse variants."""
+
+import re
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import retrograd  # noqa: E402
+
+from .program import program_from_text  # noqa: E402
+from .runner import Failure, compare  # noqa: E402
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_logit_rounded_once(dtype):
+    """float32/16 logit is the float64 one of the same input rounded once: never farther
+    from it than PyTorch's (two float32 roundings were a ulp farther for 1.5 % of inputs)."""
+    x = np.concatenate([np.linspace(-0.05, 1.05, 2201),
+                        torch.sigmoid(torch.linspace(-18, 18, 721)).numpy(),
+                        [0.0, 1.0, np.nan, np.inf, -np.inf]]).astype(dtype)
+    with np.errstate(all="ignore"):
+        w = x.astype(np.float64)
+        truth = np.log(w / (1 - w))
+    ours = retrograd.tensor(x).logit().numpy()
+    theirs = torch.from_numpy(x).logit().numpy()
+    assert ours.dtype == x.dtype
+    assert np.array_equal(np.isnan(ours), np.isnan(theirs))
+    assert np.array_equal(np.isinf(ours), np.isinf(theirs))
+    fin = np.isfinite(truth)
+    assert np.array_equal(ours[fin], truth[fin].astype(dtype))
+    assert not (abs(ours[fin].astype(np.float64) - truth[fin]) >
+                abs(theirs[fin].astype(np.float64) - truth[fin])).any()
+    tol = 2e-3 if dtype == "float16" else 5e-7  # (PyTorch's log of a ratio near 1)
+    for eps in (1e-6, 0.25, 0.7, -1.0):  # the clamped form keeps PyTorch's bounds
+        ours = retrograd.tensor(x).logit(eps).numpy()
+        theirs = torch.from_numpy(x).logit(eps).numpy()
+        assert np.array_equal(np.isnan(ours), np.isnan(theirs))
+        np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol)
+
+
+# ------------------------------------------------ fuzzP's accepted entries: found and narrow
+def _annotated(text, ops):
+    """A parsed reproducer with the op names the generator gave (``ops``: target -> op)."""
+    prog = program_from_text(text)
+    for st in prog.steps:
+        m = re.fullmatch(r"(v\d+)\.(\w+_)\(.*\)", st.text)
+        if m:
+            st.kind, st.on, st.op = "inplace", m.group(1), m.group(2)
+        elif st.target in ops:
+            st.op = ops[st.target]
+    return prog
+
+
+_ACCEPTED = {
+    # (seed 18002641) PyTorch's float32 sigmoid(17) is 1.0, so logit of it is inf
+    "_sigmoid_float32_rounding_at_logit": ("""
+v8 = T.tensor([2, 7, 10, 13, 17, 8, 1, 9, 3, 4, 14], dtype=T.int64)
+v10 = (v8.sigmoid()).logit()
+""", {"v10": "logit"}),
+}
+
+
+@pytest.mark.parametrize("entry", sorted(_ACCEPTED))
+def test_accepted_entry_matches_its_seed(entry):
+    from . import known_bugs
+
+    text, ops = _ACCEPTED[entry]
+    prog = _annotated(text, ops)
+    failure = compare(prog)
+    assert failure is not None and getattr(known_bugs, entry)(prog, failure), failure
+
+
+def test_sigmoid_logit_entry_stays_narrow():
+    """The entry refuses the same program where retrograd's logit is the farther one, or
+    where no float32 rounding is involved."""
+    from . import known_bugs as kb
+
+    text, ops = _ACCEPTED["_sigmoid_float32_rounding_at_logit"]
+    prog = _annotated(text, ops)
+    torch_row = "[1.9999995231628418, 7.000059127807617, 9.999540328979492, " \
+        "12.997943878173828, inf, 8.000042915344238, 1.0, 9.000104904174805, " \
+        "3.000000238418579, 3.9999983310699463, 13.996474266052246]"
+    ours = torch_row.replace("inf", "16.63553237915039").replace("7.000059127807617",
+                                                                 "6.999993801116943")
+    near = Failure("value", "logit", f"v10: values differ\n  torch     {torch_row}\n"
+                   f"  retrograd {ours}")
+    assert kb._sigmoid_float32_rounding_at_logit(prog, near)
+    # (retrograd farther from the float64 value at an element: a bug of ours)
+    far = Failure("value", "logit", "v10: values differ\n  torch     " + torch_row +
+                  "\n  retrograd " + ours.replace("6.999993801116943", "6.998"))
+    assert not kb._sigmoid_float32_rounding_at_logit(prog, far)
+    # (inf in retrograd where PyTorch is finite)
+    swapped = Failure("value", "logit", f"v10: values differ\n  torch     {ours}\n"
+                      f"  retrograd {torch_row}")
+    assert not kb._sigmoid_float32_rounding_at_logit(prog, swapped)
+    # (float64 throughout, or another op's value)
+    f64 = _annotated(text.replace("T.int64", "T.float64").replace("[2, 7,", "[2.0, 7.0,"),
+                     ops)
+    assert not kb._sigmoid_float32_rounding_at_logit(f64, near)
+    other = Failure("value", "digamma", near.message)
+    assert not kb._sigmoid_float32_rounding_at_logit(prog, other)
