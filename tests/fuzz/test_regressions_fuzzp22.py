@@ -14,6 +14,7 @@ import retrograd  # noqa: E402
 from .program import program_from_text  # noqa: E402
 from .runner import Failure, compare  # noqa: E402
 
+
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
 def test_logit_rounded_once(dtype):
     """float32/16 logit is the float64 one of the same input rounded once: never farther
