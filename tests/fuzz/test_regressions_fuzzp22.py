@@ -1,45 +1,14 @@
 """Fuzzer findings of stop 22's fresh ranges (18000000+, 18100000+) handled by fuzzP (issue
-7, values and gradients): fixes are checked against PyTorch and a float64 reference;
-accepted differences must match their seed and refuse variants."""
+7, values and gradients): accepted differences must match their seed and refuse variants."""
 
 import re
 
-import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 
-import retrograd  # noqa: E402
-
 from .program import program_from_text  # noqa: E402
 from .runner import Failure, compare  # noqa: E402
-
-
-@pytest.mark.parametrize("dtype", ["float32", "float16"])
-def test_logit_rounded_once(dtype):
-    """float32/16 logit is the float64 one of the same input rounded once: never farther
-    from it than PyTorch's (two float32 roundings were a ulp farther for 1.5 % of inputs)."""
-    x = np.concatenate([np.linspace(-0.05, 1.05, 2201),
-                        torch.sigmoid(torch.linspace(-18, 18, 721)).numpy(),
-                        [0.0, 1.0, np.nan, np.inf, -np.inf]]).astype(dtype)
-    with np.errstate(all="ignore"):
-        w = x.astype(np.float64)
-        truth = np.log(w / (1 - w))
-    ours = retrograd.tensor(x).logit().numpy()
-    theirs = torch.from_numpy(x).logit().numpy()
-    assert ours.dtype == x.dtype
-    assert np.array_equal(np.isnan(ours), np.isnan(theirs))
-    assert np.array_equal(np.isinf(ours), np.isinf(theirs))
-    fin = np.isfinite(truth)
-    assert np.array_equal(ours[fin], truth[fin].astype(dtype))
-    assert not (abs(ours[fin].astype(np.float64) - truth[fin]) >
-                abs(theirs[fin].astype(np.float64) - truth[fin])).any()
-    tol = 2e-3 if dtype == "float16" else 5e-7  # (PyTorch's log of a ratio near 1)
-    for eps in (1e-6, 0.25, 0.7, -1.0):  # the clamped form keeps PyTorch's bounds
-        ours = retrograd.tensor(x).logit(eps).numpy()
-        theirs = torch.from_numpy(x).logit(eps).numpy()
-        assert np.array_equal(np.isnan(ours), np.isnan(theirs))
-        np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol)
 
 
 # ------------------------------------------------ fuzzP's accepted entries: found and narrow
