@@ -1820,3 +1820,107 @@ def _nan_input_position(prog, failure):
                     bool(operands[0].isnan().any()):
                 return True
     return False
+
+
+# ------------------------------------------------------------ fuzzP (stop 22): values
+def _float32_retrograd_nearer(prog, failure, ops):
+    """For a value of a float32 program made by one of ``ops``: (the differing elements,
+    PyTorch's values of the op's operand) when a float64 run (the float32 inputs rounded
+    first) shows every differing element of retrograd's finite and at least as near the
+    float64 value as PyTorch's (an inf of PyTorch's counting as farthest); else None."""
+    import numpy as np
+
+    if failure.kind != "value" or failure.op not in ops or not any(
+            "float32" in src or "int64" in src for src in _texts_all(prog)):
+        return None
+    got = _failure_arrays(failure)
+    if got is None or not re.fullmatch(r"v\d+", got[0]):
+        return None
+    what, a, b = got
+    at = [i for i, st in enumerate(prog.steps) if st.target == what and st.op in ops]
+    operands = _operands_before(prog, at[0]) if at else []
+    if not operands or tuple(operands[0].shape) != a.shape:
+        return None
+    ns = _float64_run(prog)
+    ref = None if ns is None else ns.get(what)
+    if ref is None or tuple(ref.shape) != a.shape:
+        return None
+    ref = ref.detach().double().numpy()
+    differ = ~np.isclose(b, a, rtol=2e-4, atol=1e-5, equal_nan=True)
+    if not (np.isfinite(ref[differ]).all() and np.isfinite(b[differ]).all()):
+        return None
+    with np.errstate(invalid="ignore"):
+        far_a = np.where(np.isfinite(a), np.abs(a - ref), np.inf)
+    if not (np.abs(b - ref)[differ] <= far_a[differ]).all():
+        return None
+    return differ, operands[0].double().numpy()
+
+
+@accepted("float32 sigmoid rounded the wrong way by PyTorch 2.13 near 1, then logit's pole: "
+          "PyTorch's float32 sigmoid(17) is 1.0 (the correctly rounded value is 0.99999994, "
+          "retrograd's), so its logit(sigmoid(17)) is inf where retrograd's is 16.64; "
+          "sigmoid(7) is 1 ulp off too (logit 7.000059 against retrograd's 6.999994; seed "
+          "18002641).  Only a logit statement's value in a float32 program where a float64 "
+          "run (the float32 inputs rounded first) shows every differing element of "
+          "retrograd's finite and at least as near the float64 value as PyTorch's")
+def _sigmoid_float32_rounding_at_logit(prog, failure):
+    return _float32_retrograd_nearer(prog, failure, ("logit", "logit_")) is not None
+
+
+@accepted("float32 rounding amplified by digamma's poles: digamma(x) near a negative integer "
+          "-n is about 1 / (x + n), so a 1-ulp difference of x (7.6e-6 at -69) moves it by "
+          "ulp / (x + n)**2: PyTorch's float32 matrix_exp of a symmetric matrix is not "
+          "symmetric (-69.00649 and -69.006485 where SciPy's float64 expm of the same float32 "
+          "matrix gives -69.0064865, so retrograd's -69.006485 is the correctly rounded one), "
+          "and digamma of them is 158.24 against 158.42 (seed 18218768).  Only a digamma value "
+          "of a float32 program whose differing elements' arguments lie within 0.05 of a pole "
+          "(0, -1, -2, ...) and within 4 ulp of each other in the two libraries, where each "
+          "library's digamma is its own argument's float64 digamma up to float32 rounding")
+def _float32_digamma_pole(prog, failure):
+    import numpy as np
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import execute, torch
+
+    if torch is None or failure.kind != "value" or failure.op != "digamma" or not any(
+            "float32" in src for src in _texts_all(prog)):
+        return False
+    got = _failure_arrays(failure)
+    if got is None or not re.fullmatch(r"v\d+", got[0]):
+        return False
+    what, a, b = got
+    at = [i for i, st in enumerate(prog.steps) if st.target == what and st.op == "digamma"]
+    m = re.fullmatch(r"v\d+ = (?:T\.digamma\((.+)\)|\((.+)\)\.digamma\(\)|(v\d+)\.digamma\(\))",
+                     prog.steps[at[0]].text) if at else None
+    if m is None:
+        return False
+    import retrograd
+
+    xs = []
+    for lib in (torch, retrograd):
+        _, ns = execute(Program(prog.seed, prog.steps[:at[0]]), lib)
+        try:
+            x = eval(next(g for g in m.groups() if g), ns)  # (the argument, as the text has it)
+        except Exception:  # noqa: BLE001 - a statement that raises is another failure
+            return False
+        if not hasattr(x, "shape") or tuple(x.shape) != a.shape or \
+                _dtype_name(x) != "float32":
+            return False
+        xs.append(np.asarray(x.detach().numpy()))
+    differ = ~np.isclose(b, a, rtol=2e-4, atol=1e-5, equal_nan=True)
+    xt, xr = xs[0][differ], xs[1][differ]
+    ulp = np.spacing(np.abs(xt))
+    if not (differ.any() and np.isfinite(xt).all() and np.isfinite(xr).all() and
+            (np.abs(xt - xr) <= 4 * ulp).all()):
+        return False
+    if not ((xr < 0.05) & (np.abs(xr - np.round(xr)) < 0.05)).all():
+        return False
+    for x, y in ((xt, a[differ]), (xr, b[differ])):  # (each digamma right for its argument)
+        exact = torch.from_numpy(x.astype(np.float64)).digamma().numpy()
+        if not np.allclose(y, exact, rtol=1e-5, atol=1e-5):
+            return False
+    return True
+
+
+def _dtype_name(t):
+    return str(t.dtype).rsplit(".", 1)[-1]
