@@ -146,7 +146,7 @@ def _elu_backward_fwd(g, x, alpha, scale, input_scale, is_result):
     forms, whose input is gone).  The test is ``x > 0`` as in its vectorized body, so x = 0
     takes the exp branch (elu'(0) = alpha) and a nan x gives nan (its scalar tail, all of a
     tensor of < 8 float64 / 16 float32 elements with AVX2, passes ``g * scale`` there: see
-    tests/fuzz/known_bugs.py)."""
+    tests/fuzz/known_bugs.py, _nan_input_position)."""
     xp = namespace(x)
     if is_result:
         neg = g * input_scale * (x + alpha * scale)
