@@ -192,3 +192,22 @@ def test_sgn_zero_tensor_into_reshaped_leaf_is_accepted():
     assert not _sgn_zero_tensor_into_reshaped_leaf(plain, failure)
     value = type(failure)("value", failure.op, failure.message)
     assert not _sgn_zero_tensor_into_reshaped_leaf(prog, value)
+
+
+@pytest.mark.parametrize("reduce", ["sum(-1, keepdim=True)", "sum(0)", "sum()"])
+def test_empty_leaf_reshaped_after_a_sum(reduce):
+    """A sum's derivative is an expanded gradient (stride 0 where it broadcasts), which
+    PyTorch's contract refuses beside a leaf dimension of another stride: the empty (1, 0)
+    gradient is copied into the reshaped leaf (or raises), as PyTorch's."""
+    for change in ["unsqueeze_(0)", "unsqueeze_(1)", "unsqueeze_(2)", "t_()", "squeeze_(0)"]:
+        text = f"""
+v0 = T.zeros((1, 0), dtype=T.float64, requires_grad=True)
+v1 = v0.{reduce}.tanh()
+with T.no_grad():
+    v0.{change}
+loss = (v1 * v1.detach().tanh()).sum()
+loss.backward()
+"""
+        prog = program_from_text(text)
+        failure = compare(prog)
+        assert failure is None, reproducer(prog, failure)

@@ -17,8 +17,8 @@ the stale entries of PyTorch's inline sizes-and-strides storage past the new las
 which its contract reads (unchecked) when the gradient has more dimensions than the leaf.
 The gradient's side is modelled from its array (:func:`torch_strides`): fresh results are
 contiguous, a flip's negative strides are its input's layout, a stride-0 length-1 dimension
-stays 0; an empty gradient is taken as contiguous (PyTorch's TensorIterator can make it
-otherwise for some ops: not modelled).
+stays 0; an empty gradient is contiguous unless it is a broadcast view (PyTorch's
+TensorIterator and permutations make other layouts for some ops: not modelled).
 """
 
 from __future__ import annotations
@@ -60,19 +60,42 @@ def contiguous_strides(shape):
 
 def torch_strides(arr):
     """The strides PyTorch's tensor of this value would have, as far as the array tells:
-    contiguous for a C-contiguous or empty array (NumPy's strides for those are arbitrary in
-    their length-1 and empty dimensions), else NumPy's in elements, a negative one (a flip
-    view: PyTorch's flip copies in its input's layout) as its absolute value; a length-1
-    dimension with stride 0 (an expanded value) keeps 0 either way."""
+    contiguous for a C-contiguous array (NumPy's strides for those are arbitrary in their
+    length-1 dimensions; for an empty one see :func:`_empty_strides`), else NumPy's in
+    elements, a negative one (a flip view: PyTorch's flip copies in its input's layout) as
+    its absolute value; a length-1 dimension with stride 0 (an expanded value) keeps 0
+    either way."""
     shape = arr.shape
-    if arr.size == 0:
-        return contiguous_strides(shape)
     item = arr.itemsize
+    if arr.size == 0:
+        return _empty_strides(arr)
     if arr.flags.c_contiguous:
         strides = contiguous_strides(shape)
     else:
         strides = [abs(s) // item for s in arr.strides]
     return [0 if n == 1 and s == 0 else st for n, s, st in zip(shape, arr.strides, strides)]
+
+
+def _empty_strides(arr):
+    """:func:`torch_strides` of an empty array (whose NumPy strides say nothing): contiguous,
+    but for a broadcast view (read-only, of a base with no more dimensions: a sum's
+    derivative) PyTorch's ``expand`` strides of its base taken as contiguous: 0 for a new
+    leading dimension and where a length-1 dimension was stretched.  (Other layouts of
+    empty gradients, such as a permuted one or a TensorIterator output of a binary op with
+    a scalar, which orders a size-0 dimension innermost, are not modelled.)"""
+    shape, base = arr.shape, arr.base
+    if base is None or arr.flags.writeable or base.ndim > arr.ndim:
+        return contiguous_strides(shape)
+    base_strides, lead, strides = contiguous_strides(base.shape), arr.ndim - base.ndim, []
+    for i, n in enumerate(shape):
+        j = i - lead
+        if j < 0 or base.shape[j] == 1 and n != 1:
+            strides.append(0)
+        elif base.shape[j] == n:
+            strides.append(base_strides[j])
+        else:  # (not a broadcast of this base)
+            return contiguous_strides(shape)
+    return strides
 
 
 def _storage_of(tensor, data):
