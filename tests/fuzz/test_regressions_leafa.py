@@ -98,6 +98,28 @@ with T.no_grad():
 loss = (v2 * v2.detach().tanh()).sum()
 loss.backward()
 """,
+    # under create_graph PyTorch never steals: the (1, 3) gradient is copied (CopyBackwards)
+    # into the (1, 1, 3) leaf, and differentiates through the copy; retrograd kept (1, 3)
+    "create_graph_copies_into_reshaped_leaf": """
+v0 = T.tensor([[0.5, 1.0, -2.0]], dtype=T.float64, requires_grad=True)
+v1 = v0 * 2
+v2 = v1 * v1
+with T.no_grad():
+    v0.unsqueeze_(0)
+loss = (v2 * v2.detach().tanh()).sum()
+loss.backward(create_graph=True)
+v3 = v0.grad * 1
+loss2 = (v3 * v3.detach().tanh()).sum()
+loss2.backward()
+""",
+    "create_graph_into_reshaped_leaf_raises": """
+v0 = T.tensor([[0.5, 1.0, -2.0]], dtype=T.float64, requires_grad=True)
+v2 = v0.exp()
+with T.no_grad():
+    v0.unsqueeze_(-1)
+loss = (v2 * v2.detach().tanh()).sum()
+loss.backward(create_graph=True)
+""",
 }
 
 

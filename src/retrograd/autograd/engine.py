@@ -44,7 +44,7 @@ from .graph import (
     AccumulateGrad, Node, PackedSaved, SavedOutput, forward_traces, freed_error, graph_tasks,
     next_task_id, sole_grad, unpack_packed,
 )
-from .leaf_layout import into_shape_error, leaf_shaped_grad
+from .leaf_layout import into_shape_error, leaf_grad_buffer, leaf_shaped_grad
 
 __all__ = ["run_backward", "call_node", "grad_lock"]
 
@@ -378,6 +378,15 @@ def _accumulate_into_grad(tensor, g, as_tensors, sole=False):
             if retained:
                 # PyTorch's retain_grad hook clones (CloneBackward0 when g has a graph)
                 tensor._grad = g.clone()
+            elif g._data.shape != tensor._data.shape:
+                # a leaf reshaped in place since the graph used it: under create_graph
+                # PyTorch always copies into the leaf's layout (broadcasting, or raising)
+                out = make_tensor(leaf_grad_buffer(tensor, g._data))
+                if g._grad_fn is None:
+                    out._data[...] = g._data
+                else:
+                    above.copy_(out, g)
+                tensor._grad = out
             elif g._grad_fn is None:
                 tensor._grad = make_tensor(g._data.copy())
             else:

@@ -27,7 +27,8 @@ import weakref
 
 import numpy as np
 
-__all__ = ["note_inplace_view", "leaf_shaped_grad", "into_shape_error", "torch_strides"]
+__all__ = ["note_inplace_view", "leaf_shaped_grad", "leaf_grad_buffer", "into_shape_error",
+           "torch_strides"]
 
 #: PyTorch keeps up to this many sizes and strides inline; past a tensor's last dimension
 #: the inline storage keeps what earlier shapes wrote there
@@ -187,6 +188,25 @@ def leaf_shaped_grad(tensor, g):
         pass
     raise into_shape_error(data.shape, g.shape, "(the leaf's shape was changed in place "
                            "after the graph used it; change it back before backward)")
+
+
+def leaf_grad_buffer(tensor, g):
+    """Where a create_graph backward puts the first ``.grad`` of a leaf reshaped since its
+    AccumulateGrad was made (PyTorch never steals there: clone_obey_contract): zeros of the
+    leaf's shape to copy ``g`` into, or of ``g``'s shape for a leaf that is not dense (its
+    ``clone``), after PyTorch's check that ``g`` broadcasts to the leaf."""
+    data = tensor._data
+    storage = _storage_of(tensor, data)
+    if not _non_overlapping_and_dense(data.shape, storage[:data.ndim]):
+        return np.zeros_like(g)
+    try:
+        fits = np.broadcast_shapes(g.shape, data.shape) == data.shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise into_shape_error(data.shape, g.shape, "(the leaf's shape was changed in place "
+                               "after the graph used it; change it back before backward)")
+    return np.zeros(data.shape, data.dtype)
 
 
 def into_shape_error(out_shape, g_shape, hint):
