@@ -195,7 +195,8 @@ def _inplace_view(name, make, pick):
         before = x._data
         x._data = data
         x._bump_version()
-        if x._grad_fn is None:  # a leaf's strides as PyTorch's, for its AccumulateGrad
+        if x._grad_fn is None and data.dtype.kind in "fc":
+            # a leaf's (or a future leaf's) strides as PyTorch's, for its AccumulateGrad
             note_inplace_view(x, name, args, before, data)
         if not recorded and getattr(old, "result_is_view", False):
             _rederive_product_view(x, before, data)
