@@ -580,8 +580,8 @@ _NO_GRAD_BLOCK = re.compile(r"^with T\.(no_grad\(\)|set_grad_enabled\(False\)):"
           "the saved leaf in its new shape ('The size of tensor a (2) must match...'); "
           "retrograd's saved value keeps the shape the graph used.  Changing the metadata of a "
           "tensor autograd has saved is undefined in PyTorch.  (The first .grad's shape, "
-          "AccumulateGrad's steal-or-copy by the leaf's layout, is matched: engine.py "
-          "_leaf_shaped, seeds 11033550, 15067259, 15079092.)")
+          "AccumulateGrad's steal-or-copy by the leaf's layout, is matched: "
+          "autograd/leaf_layout.py, seeds 11033550, 15067259, 15079092.)")
 def _leaf_shape_changed_in_place(prog, failure):
     if not (_raised_only_in(failure, "torch") and failure.op == "backward2"
             and "must match the size of tensor" in failure.message):
