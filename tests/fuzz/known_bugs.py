@@ -580,8 +580,8 @@ _NO_GRAD_BLOCK = re.compile(r"^with T\.(no_grad\(\)|set_grad_enabled\(False\)):"
           "the saved leaf in its new shape ('The size of tensor a (2) must match...'); "
           "retrograd's saved value keeps the shape the graph used.  Changing the metadata of a "
           "tensor autograd has saved is undefined in PyTorch.  (The first .grad's shape, "
-          "AccumulateGrad's steal-or-copy by the leaf's layout, is matched: engine.py "
-          "_leaf_shaped, seeds 11033550, 15067259, 15079092.)")
+          "AccumulateGrad's steal-or-copy by the leaf's layout, is matched: "
+          "autograd/leaf_layout.py, seeds 11033550, 15067259, 15079092.)")
 def _leaf_shape_changed_in_place(prog, failure):
     if not (_raised_only_in(failure, "torch") and failure.op == "backward2"
             and "must match the size of tensor" in failure.message):
@@ -1924,3 +1924,39 @@ def _float32_digamma_pole(prog, failure):
 
 def _dtype_name(t):
     return str(t.dtype).rsplit(".", 1)[-1]
+
+
+# ------------------------------------------------------- leafA (stop 22): reshaped leaves
+_INPLACE_VIEW = re.compile(r"\.(t_|transpose_|swapaxes_|swapdims_|squeeze_|unsqueeze_)\(")
+_SGN = re.compile(r"\bsgn(_?)\(")
+
+
+@accepted("sgn's derivative is a ZeroTensor in PyTorch 2.13 (see _sgn_zero_tensor), and "
+          "copy_ from a ZeroTensor is zero_() of the destination without checking that the "
+          "source broadcasts to it (a PyTorch bug: a real gradient of that shape raises).  "
+          "So where AccumulateGrad copies the gradient into a leaf whose shape an in-place "
+          "view op (t_, transpose_, squeeze_, unsqueeze_) changed under no_grad after the "
+          "graph used it (clone_obey_contract: the strides do not obey the leaf's), "
+          "PyTorch's .grad is zeros of the leaf's new shape, while a real zero gradient "
+          "(sign's, round's... and retrograd's sgn's) broadcasts into it or raises 'output "
+          "with shape ... doesn't match the broadcast shape'.  Matching it needs PyTorch's "
+          "per-formula ZeroTensor propagation (neg, flip, cumsum, expand... materialize it, "
+          "mul, add, sum, views keep it).  Only a program with sgn and such an in-place view "
+          "op under no_grad whose failing backward or leaf .grad agrees once sgn is written "
+          "sign (whose derivative is real zeros in both libraries)")
+def _sgn_zero_tensor_into_reshaped_leaf(prog, failure):
+    texts = _texts_all(prog)
+    if failure.kind not in ("raise", "grad") or not any(_SGN.search(t) for t in texts) or \
+            not any(_INPLACE_VIEW.search(t) and ("no_grad" in t or "set_grad_enabled" in t)
+                    for t in texts):
+        return False
+    if failure.kind == "raise" and (failure.torch_exc or failure.retro_exc != "RuntimeError"
+                                    or "shape" not in failure.message):
+        return False
+    if failure.kind == "grad" and "shape torch" not in failure.message:
+        return False
+    from .program import program_from_text
+    from .runner import compare
+
+    source = prog.source()
+    return compare(program_from_text(_SGN.sub(r"sign\1(", source), prog.seed)) is None

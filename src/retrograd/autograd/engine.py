@@ -44,6 +44,7 @@ from .graph import (
     AccumulateGrad, Node, PackedSaved, SavedOutput, forward_traces, freed_error, graph_tasks,
     next_task_id, sole_grad, unpack_packed,
 )
+from .leaf_layout import into_shape_error, leaf_grad_buffer, leaf_shaped_grad
 
 __all__ = ["run_backward", "call_node", "grad_lock"]
 
@@ -363,129 +364,6 @@ def _run_tensor_hooks(hooks, g, as_tensors, what):
     return g
 
 
-def _obeys_layout_contract(g, data) -> bool:
-    """PyTorch's ``obeys_layout_contract(grad, variable)`` for a dense leaf: every dimension
-    of the gradient longer than 1 has the leaf's stride at that index, and no dimension of
-    length 1 has stride 0 (an expanded gradient).  It indexes the leaf's strides by the
-    gradient's dimensions (a gradient with more dimensions than the leaf: ``squeeze_``)."""
-    if g.size == 0:
-        return _empty_obeys_layout_contract(g.shape, data.shape)
-    strides = data.strides
-    for i, (n, st) in enumerate(zip(g.shape, g.strides)):
-        if n != 1:
-            # past the leaf's dimensions PyTorch reads stale memory: the strides the leaf
-            # had before squeeze_ (its inline sizes-and-strides storage keeps them), which
-            # a contiguous gradient of a contiguous leaf's old shape has too
-            if i < data.ndim and st != strides[i]:
-                return False
-        elif st == 0:
-            return False
-    return True
-
-
-def _torch_contiguous_strides(shape):
-    """The strides (in elements) PyTorch gives a contiguous tensor: each the product of the
-    later sizes, a size 0 counting as 1 (NumPy's strides for an empty array are arbitrary:
-    np.zeros((0, 1)) has (0, 0), a broadcast empty gradient keeps its 0 strides)."""
-    strides, step = [], 1
-    for n in reversed(shape):
-        strides.append(step)
-        step *= max(n, 1)
-    return strides[::-1]
-
-
-def _leaf_strides_after_reshaping(g_shape, leaf_shape):
-    """The strides PyTorch's leaf has after ``squeeze_``/``unsqueeze_`` took it from the
-    contiguous ``g_shape`` (the shape the graph used) to ``leaf_shape``: squeeze_ drops the
-    length-1 dimensions' strides, unsqueeze_ gives a new dimension its right neighbour's
-    size times stride (0 beside an empty dimension) or 1 at the end, t_/transpose_ swaps
-    two.  Any other change: the leaf's contiguous strides.  (Where length-1 dimensions
-    make the alignment ambiguous this picks the rightmost match, which can differ.)"""
-    g_strides = _torch_contiguous_strides(g_shape)
-    if len(g_shape) == len(leaf_shape):  # t_ / transpose_: one swap of two dimensions
-        moved = [i for i, (a, b) in enumerate(zip(g_shape, leaf_shape)) if a != b]
-        if len(moved) == 2 and g_shape[moved[0]] == leaf_shape[moved[1]]:
-            a, b = moved
-            g_strides[a], g_strides[b] = g_strides[b], g_strides[a]
-            return g_strides
-        return _torch_contiguous_strides(leaf_shape)
-    longer, shorter = (g_shape, leaf_shape) if len(g_shape) >= len(leaf_shape) else (
-        leaf_shape, g_shape)
-    # match the shorter shape into the longer one from the right, skipping length-1 sizes
-    kept, j = [], len(shorter) - 1
-    for i in range(len(longer) - 1, -1, -1):
-        if j >= 0 and longer[i] == shorter[j]:
-            kept.append(i)
-            j -= 1
-        elif longer[i] != 1:
-            return _torch_contiguous_strides(leaf_shape)
-    if j >= 0:
-        return _torch_contiguous_strides(leaf_shape)
-    if longer is g_shape:  # squeeze_: the kept dimensions keep their strides
-        return [g_strides[i] for i in reversed(kept)]
-    matched = dict(zip(reversed(kept), range(len(g_shape))))
-    strides, size, stride = [0] * len(leaf_shape), 1, 1
-    for i in range(len(leaf_shape) - 1, -1, -1):
-        if i in matched:
-            size, stride = leaf_shape[i], g_strides[matched[i]]
-        else:  # unsqueeze_'s new dimension
-            size, stride = 1, size * stride
-        strides[i] = stride
-    return strides
-
-
-def _empty_obeys_layout_contract(g_shape, leaf_shape) -> bool:
-    """``_obeys_layout_contract`` for an empty gradient, judged by the strides PyTorch's
-    tensors would have (NumPy's tell nothing here): the gradient a fresh contiguous result
-    of the leaf's old shape, the leaf that shape's contiguous strides as its in-place view
-    op left them.  Seed 17039749: a (0, 1) leaf squeeze_d to (0,) gets its (0, 1) gradient
-    stolen, as in PyTorch, rather than a copy_ into (0,) that cannot broadcast; a (0,) leaf
-    unsqueeze_d to (1, 0) has strides (0, 1), so its (0,) gradient is copied into (1, 0).
-    Not modelled: a gradient that PyTorch's TensorIterator made non-contiguous (a mul's
-    output puts the size-0 dimension innermost, so a length-1 dimension gets stride 0 and
-    the gradient is copied, maybe raising): there this steals where PyTorch copies."""
-    g_strides = _torch_contiguous_strides(g_shape)
-    leaf_strides = _leaf_strides_after_reshaping(g_shape, leaf_shape)
-    return all(n == 1 or i >= len(leaf_shape) or g_strides[i] == leaf_strides[i]
-               for i, n in enumerate(g_shape))
-
-
-def _leaf_shaped(tensor, g):
-    """A first ``.grad`` for a leaf whose shape an in-place view op under no_grad changed
-    since its AccumulateGrad was made (``unsqueeze_``, ``t_``...): the gradient keeps the
-    shape the graph used where PyTorch's AccumulateGrad steals it (its layout obeys the
-    leaf's strides), else PyTorch's clone_obey_contract copies it into an empty tensor of
-    the leaf's layout, which broadcasts it or raises (seeds 14502034, 15067259)."""
-    if type(g) is not _ndarray:
-        return g
-    data = tensor._data
-    if g.dtype == data.dtype and _obeys_layout_contract(g, data):
-        return g.copy()
-    try:
-        return np.broadcast_to(g, data.shape).copy()
-    except ValueError:
-        pass
-    raise _into_shape_error(data.shape, g.shape, "(the leaf's shape was changed in place "
-                            "after the graph used it; change it back before backward)")
-
-
-def _into_shape_error(out_shape, g_shape, hint):
-    """PyTorch's error writing a gradient of ``g_shape`` into a tensor of ``out_shape``
-    (copy_ or +=) where it does not broadcast to that shape."""
-    try:
-        both = np.broadcast_shapes(g_shape, out_shape)
-    except ValueError:  # TensorIterator's check: the first dimension from the right
-        for d in range(1, min(len(g_shape), len(out_shape)) + 1):
-            a, b = out_shape[-d], g_shape[-d]
-            if a != b and a != 1 and b != 1:
-                return RuntimeError(
-                    f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
-                    f"non-singleton dimension {len(out_shape) - d} {hint}")
-        raise
-    return RuntimeError(f"output with shape {list(out_shape)} doesn't match the broadcast "
-                        f"shape {list(both)} {hint}")
-
-
 def _accumulate_into_grad(tensor, g, as_tensors, sole=False):
     """Add ``g`` into ``tensor.grad`` as PyTorch's AccumulateGrad does (hold ``grad_lock``).
 
@@ -500,6 +378,15 @@ def _accumulate_into_grad(tensor, g, as_tensors, sole=False):
             if retained:
                 # PyTorch's retain_grad hook clones (CloneBackward0 when g has a graph)
                 tensor._grad = g.clone()
+            elif g._data.shape != tensor._data.shape:
+                # a leaf reshaped in place since the graph used it: under create_graph
+                # PyTorch always copies into the leaf's layout (broadcasting, or raising)
+                out = make_tensor(leaf_grad_buffer(tensor, g._data))
+                if g._grad_fn is None:
+                    out._data[...] = g._data
+                else:
+                    above.copy_(out, g)
+                tensor._grad = out
             elif g._grad_fn is None:
                 tensor._grad = make_tensor(g._data.copy())
             else:
@@ -517,7 +404,7 @@ def _accumulate_into_grad(tensor, g, as_tensors, sole=False):
     if current is None:
         if g.shape != tensor._data.shape and tensor._grad_fn is None:
             # (a leaf only: a retained non-leaf keeps the shape its node had, as PyTorch's)
-            g, sole = _leaf_shaped(tensor, g), True
+            g, sole = leaf_shaped_grad(tensor, g), True
         # The array may be shared (the user's gradient argument, or one gradient sent to
         # two inputs by an add): copy so that .grad never aliases anything else -- unless
         # it is a derivative's fresh result that only the engine holds (``sole``), which
@@ -537,7 +424,7 @@ def _accumulate_into_grad(tensor, g, as_tensors, sole=False):
             except ValueError:
                 fits = False
             if not fits:
-                raise _into_shape_error(
+                raise into_shape_error(
                     data.shape, g.shape, "(adding a gradient into .grad: the leaf's shape was "
                     "changed in place since; set .grad to None or change the shape back)")
         if not retained and data.dtype == g.dtype and data.flags.writeable:

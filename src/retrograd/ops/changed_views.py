@@ -324,7 +324,8 @@ def _refused_vjp(node, g, saved):
 # a view whose base changed in place, but which PyTorch refuses to re-derive (an output of
 # split/unbind, or a view made under no_grad): using it in backward raises, as reading its
 # grad_fn does
-_refused = defop("refused_view", lambda base, message, data: data, _refused_vjp,
+# (``kept``: the view's old node, held as PyTorch's view keeps its grad_fn, see rebase_views)
+_refused = defop("refused_view", lambda base, message, data, kept=None: data, _refused_vjp,
                  "RefusedViewBackward", 1)
 _refused.op.node_cls.refused = True
 # PyTorch records these for a target of any dtype: an integer or bool tensor that gets a
@@ -466,8 +467,12 @@ def rebase_views(x, recorded=True, old_fn=None, keep=None):
                     continue
                 flag = group.flag(v)
                 if flag is not None:
+                    # PyTorch never replaces a refused view's grad_fn (reading it raises), so
+                    # a split/unbind output's node keeps the leaf's AccumulateGrad, and the
+                    # shape it had, alive (leafA: t_ of the leaf after a split then raises
+                    # "invalid gradient" in backward)
                     new = apply_op(_refused.op, (_refused_source(source),),
-                                   (_refusal(v, flag), v._data))
+                                   (_refusal(v, flag), v._data, v._grad_fn))
                 else:
                     new = apply_op(_as_strided.op, (source,),
                                    (None if base is shared else

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from ..autograd.forward_state import fw, set_tangent, tangent_of
 from ..autograd.grad_mode import no_grad, state
+from ..autograd.leaf_layout import note_inplace_view
 from ..tensor import Tensor
 from . import binary, layout, linear, pointwise, shape, stats, unary
 from ._apply import apply_op, defop
@@ -194,6 +195,9 @@ def _inplace_view(name, make, pick):
         before = x._data
         x._data = data
         x._bump_version()
+        if x._grad_fn is None and data.dtype.kind in "fc":
+            # a leaf's (or a future leaf's) strides as PyTorch's, for its AccumulateGrad
+            note_inplace_view(x, name, args, before, data)
         if not recorded and getattr(old, "result_is_view", False):
             _rederive_product_view(x, before, data)
         # PyTorch counts the metadata change as a write: the other tensors sharing the memory
