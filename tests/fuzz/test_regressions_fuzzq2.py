@@ -100,3 +100,71 @@ def test_lerp_zero_dim_weight_of_another_dtype_like_pytorch(inplace):
         assert got == want, (shape, dts, (gi, ge, gw), change)  # (exact: dyadic data)
         n += 1
     assert n > 100
+
+
+_REDUCTIONS_WITH_DTYPE = {
+    "prod": lambda lib, x, dt: x.prod(dtype=dt),
+    "prod_dim": lambda lib, x, dt: x.prod(0, dtype=dt),
+    "cumprod": lambda lib, x, dt: x.cumprod(0, dtype=dt),
+    "cumsum": lambda lib, x, dt: x.cumsum(0, dtype=dt),
+    "nansum": lambda lib, x, dt: x.nansum(dtype=dt),
+    "nanmean": lambda lib, x, dt: x.nanmean(dtype=dt),
+    "sum": lambda lib, x, dt: x.sum(dtype=dt),
+    "mean": lambda lib, x, dt: x.mean(dtype=dt),
+    "softmax": lambda lib, x, dt: lib.softmax(x, 0, dtype=dt),
+    "vector_norm": lambda lib, x, dt: lib.linalg.vector_norm(x, dtype=dt),
+    "vector_norm_1": lambda lib, x, dt: lib.linalg.vector_norm(x, 1, dtype=dt),
+    "vector_norm_inf": lambda lib, x, dt: lib.linalg.vector_norm(x, float("inf"), dtype=dt),
+    "vector_norm_0": lambda lib, x, dt: lib.linalg.vector_norm(x, 0, dtype=dt),
+    "linalg_norm": lambda lib, x, dt: lib.linalg.norm(x, dtype=dt),
+    "tensor_norm": lambda lib, x, dt: x.norm(dtype=dt),
+}
+
+
+def _reduce_then_change(lib, name, src, dst, change):
+    """A reduction with dtype= of a non-leaf input, which is then (maybe) changed in place
+    before backward: the gradient, or the class of the error."""
+    x = lib.tensor([1.5, 0.5, 2.0], dtype=getattr(lib, src), requires_grad=True)
+    xx = x * 1
+    try:
+        y = _REDUCTIONS_WITH_DTYPE[name](lib, xx, getattr(lib, dst))
+        if change:
+            xx.mul_(2)
+        y.double().sum().backward()
+    except RuntimeError as e:
+        return type(e).__name__
+    if x.grad is None:
+        return None
+    return str(x.grad.dtype).rsplit(".", 1)[-1], [round(v, 5) for v in x.grad.tolist()]
+
+
+@pytest.mark.parametrize("name", sorted(_REDUCTIONS_WITH_DTYPE))
+def test_reduction_with_dtype_saves_the_callers_tensor(name):
+    """prod/cumprod/nansum(dtype=...) cast a copy for their record, which saved the copy:
+    PyTorch's ProdBackward0/CumprodBackward0/NansumBackward0 save the caller's tensor, so
+    an in-place change of it before backward raises (found by a sweep after seed
+    18706469, lerp's form of the same cause)."""
+    for src, dst, change in itertools.product(("float32", "float64"), ("float32", "float64"),
+                                              (False, True)):
+        want = _reduce_then_change(torch, name, src, dst, change)
+        got = _reduce_then_change(retrograd, name, src, dst, change)
+        assert got == want, (src, dst, change)
+
+
+@pytest.mark.parametrize("fn", ["vector_norm", "matrix_norm", "norm", "Tensor.norm"])
+def test_norm_dtype_checks_like_pytorch(fn):
+    """linalg.vector_norm/matrix_norm/norm with dtype=: PyTorch refuses an integer input
+    (before the cast), an integer dtype, and a dtype narrower than the input's (float64
+    with dtype=float32); retrograd cast first and computed (sweep after seed 18706469)."""
+    names = ("float64", "float32", "float16", "int64", "bool")
+    for src, dst in itertools.product(names, names):
+        seen = []
+        for lib in (torch, retrograd):
+            x = lib.ones((2, 3), dtype=getattr(lib, src))
+            f = lib.Tensor.norm if fn == "Tensor.norm" else getattr(lib.linalg, fn)
+            try:
+                y = f(x, dtype=getattr(lib, dst))
+                seen.append((str(y.dtype).rsplit(".", 1)[-1], round(float(y), 4)))
+            except RuntimeError as e:
+                seen.append(type(e).__name__)
+        assert seen[1] == seen[0], (src, dst)

@@ -27,6 +27,7 @@ from .reduce import sum as _sum
 from .shape import permute, stack, unsqueeze
 from .linalg_decomp import svdvals
 from .stats import _vector_norm, amax, amin, quiet
+from .saved_checks import check_also
 
 slogdet_type = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
 
@@ -209,11 +210,24 @@ def logdet(input):  # noqa: A002 - PyTorch's name
 
 
 def _float_input(name, x, dtype):
-    if dtype is not None:
-        x = x.to(dtype=dtype)
+    # PyTorch's order: the input's own dtype first (an int64 input with dtype=float64 is
+    # refused), then the dtype asked for, which must be a float at least as wide as the
+    # input's (float64 with dtype=float32 is refused: no narrowing)
     if x._data.dtype.kind != "f":
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{scalar_type_name(x._data.dtype)} (convert first, e.g. x.float())")
+    if dtype is not None:
+        given = x._data.dtype
+        x = x.to(dtype=dtype)
+        got = x._data.dtype
+        if got.kind != "f":
+            raise RuntimeError(f"{name}: dtype should be floating point or complex, but got "
+                               f"{scalar_type_name(got)}")
+        if got.itemsize < given.itemsize:
+            raise RuntimeError(f"{name}: the dtype of the input ({scalar_type_name(given)}) "
+                               "should be convertible without narrowing to the specified dtype "
+                               f"({scalar_type_name(got)}); pass dtype=retrograd."
+                               f"{given.name} or wider, or convert the input first")
     return x
 
 
@@ -228,6 +242,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     (tensor(5.), tensor(7.))
     """
     tensor_arg(x, "x")
+    given = x
     x = _float_input("linalg.vector_norm", x, dtype)
     if isinstance(ord, str) or isinstance(ord, bool):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not "
@@ -244,7 +259,11 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on the "
                                    f"dimension {d} because this dimension is zero-size (the "
                                    "operation has no identity)")
-    return _vector_norm(x, float(ord), axes, keepdim)
+    out = _vector_norm(x, float(ord), axes, keepdim)
+    # (dtype=: the node saved the cast copy; PyTorch's saves the caller's tensor: an
+    # in-place change of it before backward raises, so check_also keeps it for that check)
+    # (its 0-norm node saves it too, though its derivative is 0)
+    return check_also(out, given) if x is not given or ord == 0 else out
 
 
 def _matrix_dims(name, A, dim):  # noqa: N803

@@ -56,7 +56,7 @@ def _cumprod_vjp(node, g, saved):
     # a dedicated formula; here the exact one, sum_{j >= i} g_j prod_{k <= j, k != i} x_k,
     # from cumprods of copies of x with x_i set to 1 (exact in every order of derivative,
     # at n times the memory, used only for slices with a zero)
-    a, out = saved
+    a, out = saved[:2]  # (then the caller's tensor, if dtype= cast it: check_also)
     (dim,) = node.params
     data = a._data if isinstance(a, Tensor) else a
     if data.ndim == 0 or data.size <= 1 or data.shape[dim] == 1:
@@ -121,11 +121,15 @@ def cumprod(x, dim, *, dtype=None):
     >>> T.tensor([1.0, 2.0, 3.0]).cumprod(0)
     tensor([1., 2., 6.])
     """
+    given = x
     if dtype is not None:
         x = x.to(dtype=dtype)
     if not isinstance(x, Tensor):
         return _cumprod_fwd(x, dim)
-    return _cumprod(x, _scan_dim(x, dim, "cumprod"))
+    # (dtype=: the node saves the cast copy; PyTorch's saves the caller's tensor, so an
+    # in-place change of it before backward raises: check_also keeps it for that check)
+    out = _cumprod(x, _scan_dim(x, dim, "cumprod"))
+    return check_also(out, given) if x is not given else out
 
 
 # ----------------------------------------------------------------- cummax / cummin

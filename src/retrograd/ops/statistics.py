@@ -20,6 +20,7 @@ from ..dtypes import result_type
 from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, OUTPUT, defop, multi_output_class, record_multi_inputs
 from ._errors import scalar_type_name
+from .saved_checks import check_also
 from .pointwise import in_result_dtype, where
 from .reduce import _dims, _keep_shape, _spread, _sum_dim
 from .stats import (
@@ -257,7 +258,7 @@ def _nansum_fwd(a, axes, keepdim):
 
 def _nansum_vjp(node, g, saved):
     # PyTorch's nansum_backward: the gradient where x is not nan, 0 at the nans
-    (a,) = saved
+    a = saved[0]  # (then the caller's tensor, if dtype= cast it: check_also)
     axes, keepdim = node.params
     shape = tuple(a.shape)
     data = a._data if isinstance(a, Tensor) else a
@@ -278,12 +279,16 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     >>> T.tensor([1.0, float("nan"), 2.0]).nansum()
     tensor(3.)
     """
+    given = input
     if dtype is not None:
         input = input.to(dtype=dtype)  # noqa: A001 - PyTorch's name
     axes = _dims(dim, input.ndim) if dim is not None else None
     if axes == ():
         axes = None
-    return _nansum(input, axes, keepdim and dim is not None)
+    # (dtype=: the node saves the cast copy; PyTorch's saves the caller's tensor, so an
+    # in-place change of it before backward raises: check_also keeps it for that check)
+    out = _nansum(input, axes, keepdim and dim is not None)
+    return check_also(out, given) if input is not given else out
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
@@ -295,6 +300,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     >>> T.tensor([1.0, float("nan"), 2.0]).nanmean()
     tensor(1.5000)
     """
+    given = input
     if dtype is not None:
         input = input.to(dtype=dtype)  # noqa: A001 - PyTorch's name
     data = input._data
@@ -306,7 +312,9 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     axes = _dims(dim, input.ndim) if dim is not None else None
     kd = keepdim and dim is not None
     count = (~xp.isnan(data)).sum(axis=axes, keepdims=kd)
-    return nansum(input, dim, keepdim) / make_tensor(xp.asarray(count, dtype="int64"))
+    # (nansum of the caller's tensor with dtype=, as PyTorch's: its node saves that tensor)
+    return nansum(given, dim, keepdim, dtype=dtype) / make_tensor(xp.asarray(count,
+                                                                              dtype="int64"))
 
 
 # ----------------------------------------------------------------- dist

@@ -14,6 +14,7 @@ from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from .pointwise import abs as _abs
 from .pointwise import exp, sign, where
 from .reduce import _dims, _keep_shape, _one_dim, _spread, _sum_dim
+from .saved_checks import check_also
 
 
 def quiet(xp):
@@ -63,7 +64,7 @@ def _prod_vjp(node, g, saved):
     # without zeros; with zeros, the product of the others itself (so 0 * inf is nan where
     # PyTorch's is), except that a full prod with two or more zeros gives zeros in a
     # first-order backward (PyTorch's shortcut when grad mode is off)
-    a, result = saved  # both saved, as PyTorch's ProdBackward0/1
+    a, result = saved[:2]  # both saved, as PyTorch's ProdBackward0/1
     axes, keepdim = node.params
     shape = tuple(a.shape)
     if not shape:
@@ -137,6 +138,7 @@ def prod(x, dim=None, keepdim=False, *, dtype=None):
     >>> T.tensor([[1.0, 2.0], [3.0, 4.0]]).prod(1)
     tensor([ 2., 12.])
     """
+    given = x
     if dtype is not None:
         x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
     asked = x._data.dtype if dtype is not None else None
@@ -146,6 +148,10 @@ def prod(x, dim=None, keepdim=False, *, dtype=None):
         raise TypeError(f"prod(): dim must be an int, got {type(dim).__name__}")
     else:
         result = _prod_dim(x, _dims(dim, x.ndim), keepdim)
+    # (dtype=: the node saves the cast copy; PyTorch's saves the caller's tensor, so an
+    # in-place change of it before backward raises: check_also keeps it for that check)
+    if x is not given:
+        check_also(result, given)
     if asked is not None and result._data.dtype != asked:  # dtype=int32 or bool is the result's
         result = result.to(dtype=dtype)
     return result
@@ -336,7 +342,7 @@ def _norm_fwd(a, p, axes, keepdim):
 
 
 def _norm_vjp(node, g, saved):
-    a, out = saved
+    a, out = saved[:2]  # (then the caller's tensor, if dtype= cast it: check_also)
     p, axes, keepdim = node.params
     return (_pnorm_grad(g, a, p, out, axes, keepdim),)
 
@@ -425,8 +431,12 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
     >>> T.tensor([3.0, 4.0]).norm(), T.tensor([3.0, -4.0]).norm(p=1)
     (tensor(5.), tensor(7.))
     """
+    given = x
     if dtype is not None:
-        x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
+        from .linalg_scalars import _float_input
+
+        # (PyTorch's Tensor.norm is linalg.vector_norm: the same dtype checks)
+        x = _float_input("linalg.vector_norm", x, dtype)
     if x._data.dtype.kind != "f":
         from .pointwise import scalar_type_name
 
@@ -443,10 +453,14 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
                            "a number)")
     axes = _dims(dim, x.ndim)
     if p == float("inf") or p == -float("inf"):
-        return _norm_inf(x, axes, keepdim, "max" if p > 0 else "min")
-    if p == 0:
-        return _norm0(x, axes, keepdim)
-    return _norm(x, p, axes, keepdim)  # (p < 0 too: 0 when an element is 0, as PyTorch)
+        out = _norm_inf(x, axes, keepdim, "max" if p > 0 else "min")
+    elif p == 0:
+        out = _norm0(x, axes, keepdim)
+    else:
+        out = _norm(x, p, axes, keepdim)  # (p < 0 too: 0 when an element is 0, as PyTorch)
+    # (dtype=: the node saved the cast copy; PyTorch's saves the caller's tensor, as prod's;
+    # its 0-norm node saves it too, though its derivative is 0)
+    return check_also(out, given) if x is not given or p == 0 else out
 
 
 def _nuclear(x, dim, keepdim):
@@ -496,7 +510,7 @@ def _share_among_extremes(g, values, out, axes, keepdim, nans=False):
 
 def _norm_inf_vjp(node, g, saved):
     # the largest (smallest) magnitudes share the gradient, with x's sign (PyTorch)
-    a, out = saved
+    a, out = saved[:2]
     axes, keepdim, _ = node.params
     return (_share_among_extremes(g, _abs(a), out, axes, keepdim, True) * sign(a),)
 
@@ -533,7 +547,7 @@ def _logsumexp_fwd(a, axes, keepdim):
 
 
 def _logsumexp_vjp(node, g, saved):
-    a, out = saved
+    a, out = saved[:2]
     axes, keepdim = node.params
     shape = tuple(a.shape)
     gk = _spread(_kept(g, shape, axes, keepdim), shape, axes)
@@ -570,7 +584,7 @@ def _amax_fwd(a, axes, keepdim, which):
 
 def _amax_vjp(node, g, saved):
     # ties share the gradient evenly, as PyTorch's amax/amin
-    a, out = saved
+    a, out = saved[:2]
     axes, keepdim, _ = node.params
     return (_share_among_extremes(g, a, out, axes, keepdim),)
 
