@@ -104,6 +104,15 @@ def addcdiv(input, tensor1, tensor2, *, value=1):  # noqa: A002
 def _lerp_fwd(a, b, w):
     # PyTorch's two-sided formula: from `a` for |w| < 0.5, from `b` otherwise (exact at
     # w = 1, and lerp(inf, 0, 0.5) = inf where a + w * (b - a) is nan)
+    if hasattr(w, "shape") and not (a.dtype == b.dtype == w.dtype):
+        # a 0-d weight of another dtype (lerp below lets it through): every operand is cast
+        # to the promoted dtype first, as PyTorch's TensorIterator does (a float32 input
+        # stays float32); here, not before the call, so that the record saves the caller's
+        # tensors and a later in-place change of them is caught (fuzz seed 18706469)
+        from .. import dtypes
+
+        want = dtypes.result_type(a, b, w).numpy
+        a, b, w = (x.astype(want, copy=False) for x in (a, b, w))
     diff = b - a
     if not hasattr(w, "shape"):
         return a + w * diff if abs(w) < 0.5 else b - diff * (1 - w)
@@ -120,6 +129,12 @@ def _lerp_number_vjp(node, g, saved):
 def _lerp_tensor_vjp(node, g, saved):
     a, b, w = saved
     n0, n1, n2 = node.next
+    if n0 and getattr(w, "_data", w).dtype.kind == "b":
+        # PyTorch 2.13 takes a 0-d bool weight forward, and its input's derivative
+        # grad * (1 - weight) then refuses it (NumPy's 1 - True is 0 without a word)
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not "
+                           "supported: lerp's derivative for `input` computes 1 - weight; "
+                           "give lerp a floating weight (weight.float()) to differentiate it")
     return (g * (1 - w) if n0 else None, g * w if n1 else None, g * (b - a) if n2 else None)
 
 
@@ -145,16 +160,6 @@ def lerp(input, end, weight):  # noqa: A002
     cast_weight = isinstance(weight, Tensor) and weight._data.ndim == 0 and \
         weight._data.dtype != dt and not (
             isinstance(end, Tensor) and end._data.dtype != dt)  # (end: input's dtype, always)
-    if cast_weight:
-        from .. import dtypes
-
-        want = dtypes.result_type(input._data, end._data if isinstance(end, Tensor) else end,
-                                  weight._data)
-        input, weight = (t if t._data.dtype == want.numpy else t.to(want)  # noqa: A001
-                         for t in (input, weight))
-        if isinstance(end, Tensor) and end._data.dtype != want.numpy and end._data.dtype == dt:
-            end = end.to(want)
-        dt = want.numpy
     for other, what in ((end, "end"), (weight, "weight")):
         if isinstance(other, Tensor) and other._data.dtype != dt and not (
                 what == "weight" and cast_weight):
@@ -164,6 +169,12 @@ def lerp(input, end, weight):  # noqa: A002
                                "but got dtype "
                                f"{_C_NAMES.get(str(other._data.dtype), str(other._data.dtype))}"
                                " (lerp needs one floating dtype; convert with .to())")
+    if cast_weight:
+        from .. import dtypes
+
+        # (the operands are cast in _lerp_fwd: the record saves them as given, as PyTorch's
+        # LerpBackward1 does, so an in-place change of one before backward raises there)
+        dt = dtypes.result_type(input._data, end._data, weight._data).numpy
     if dt.kind != "f":
         kernel = "tensor" if isinstance(weight, Tensor) else "scalar"
         check_broadcast("lerp", input, end, weight)  # (the shapes' error first, as PyTorch's)

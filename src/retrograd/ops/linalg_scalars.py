@@ -28,6 +28,7 @@ from .reduce import sum as _sum
 from .shape import permute, stack, unsqueeze
 from .linalg_decomp import svdvals
 from .stats import _vector_norm, amax, amin, quiet
+from .saved_checks import check_also
 
 slogdet_type = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
 
@@ -224,6 +225,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     (tensor(5.), tensor(7.))
     """
     tensor_arg(x, "x")
+    given = x
     x = _float_input("linalg.vector_norm", x, dtype)
     if isinstance(ord, str) or isinstance(ord, bool):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not "
@@ -240,7 +242,11 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on the "
                                    f"dimension {d} because this dimension is zero-size (the "
                                    "operation has no identity)")
-    return _vector_norm(x, float(ord), axes, keepdim)
+    out = _vector_norm(x, float(ord), axes, keepdim)
+    # (dtype=: the node saved the cast copy; PyTorch's saves the caller's tensor: an
+    # in-place change of it before backward raises, so check_also keeps it for that check)
+    # (its 0-norm node saves it too, though its derivative is 0)
+    return check_also(out, given) if x is not given or ord == 0 else out
 
 
 def _matrix_dims(name, A, dim):  # noqa: N803

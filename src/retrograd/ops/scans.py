@@ -60,7 +60,7 @@ def _cumprod_vjp(node, g, saved):
     # takes an O(n) masked formula in a first-order backward and, under create_graph, an
     # O(n^2) loop of products whose own derivatives are its second derivatives; both are
     # followed step by step below, so nan and inf meet the same zeros in the same order
-    a, out = saved
+    a, out = saved[:2]  # (then the caller's tensor, if dtype= cast it: check_also)
     (dim,) = node.params
     data = a._data if isinstance(a, Tensor) else a
     if data.ndim == 0 or data.size <= 1 or data.shape[dim] == 1:
@@ -149,6 +149,10 @@ def cumprod(x, dim, *, dtype=None):
     if not isinstance(x, Tensor):
         return _cumprod_fwd(x, dim)
     out = _cumprod(x, _scan_dim(x, dim, "cumprod"))
+    if x is not source:
+        # (dtype=: the node saves the cast copy; PyTorch's saves the caller's tensor, so an
+        # in-place change of it before backward raises: check_also keeps it for that check)
+        out = check_also(out, source)
     if dtype is not None:
         if out._data.dtype != x._data.dtype:  # (dtype=int8: the products wrap, as PyTorch's)
             out = out.to(dtype=x.dtype)

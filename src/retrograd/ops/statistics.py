@@ -21,6 +21,7 @@ from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, OUTPUT, defop, multi_output_class, record_multi_inputs
 from ._errors import scalar_type_name
 from .dtype_rules import check_grad_dtype
+from .saved_checks import check_also
 from .pointwise import in_result_dtype, where
 from .reduce import _dims, _keep_shape, _spread, _sum_dim
 from .stats import (
@@ -258,7 +259,7 @@ def _nansum_fwd(a, axes, keepdim):
 
 def _nansum_vjp(node, g, saved):
     # PyTorch's nansum_backward: the gradient where x is not nan, 0 at the nans
-    (a,) = saved
+    a = saved[0]  # (then the caller's tensor, if dtype= cast it: check_also)
     axes, keepdim = node.params
     shape = tuple(a.shape)
     data = a._data if isinstance(a, Tensor) else a
@@ -286,6 +287,10 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     if axes == ():
         axes = None
     out = _nansum(input, axes, keepdim and dim is not None)
+    if input is not source:
+        # (dtype=: the node saves the cast copy; PyTorch's saves the caller's tensor, so an
+        # in-place change of it before backward raises: check_also keeps it for that check)
+        out = check_also(out, source)
     if dtype is not None:
         if out._data.dtype != input._data.dtype:  # (int8, bool: the dtype asked, as sum's)
             out = out.to(dtype=input.dtype)
@@ -303,6 +308,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     tensor(1.5000)
     """
     refuse_name(dtype, "nanmean")  # (the argument parser's, first)
+    given = input
     data = input._data
     if data.dtype.kind != "f":
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype "
@@ -319,7 +325,9 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     axes = _dims(dim, input.ndim) if dim is not None else None
     kd = keepdim and dim is not None
     count = (~xp.isnan(data)).sum(axis=axes, keepdims=kd)
-    return nansum(input, dim, keepdim) / make_tensor(xp.asarray(count, dtype="int64"))
+    # (nansum of the caller's tensor with dtype=, as PyTorch's: its node saves that tensor)
+    return nansum(given, dim, keepdim, dtype=dtype) / make_tensor(xp.asarray(count,
+                                                                              dtype="int64"))
 
 
 # ----------------------------------------------------------------- dist

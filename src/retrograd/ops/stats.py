@@ -15,6 +15,7 @@ from .dtype_rules import check_grad_dtype, norm_input
 from .pointwise import abs as _abs
 from .pointwise import exp, sign, where
 from .reduce import _dims, _keep_shape, _one_dim, _spread, _sum_dim
+from .saved_checks import check_also
 
 
 def quiet(xp):
@@ -64,7 +65,7 @@ def _prod_vjp(node, g, saved):
     # without zeros; with zeros, the product of the others itself (so 0 * inf is nan where
     # PyTorch's is), except that a full prod with two or more zeros gives zeros in a
     # first-order backward (PyTorch's shortcut when grad mode is off)
-    a, result = saved  # both saved, as PyTorch's ProdBackward0/1
+    a, result = saved[:2]  # both saved, as PyTorch's ProdBackward0/1
     axes, keepdim = node.params
     shape = tuple(a.shape)
     if not shape:
@@ -148,6 +149,10 @@ def prod(x, dim=None, keepdim=False, *, dtype=None):
         raise TypeError(f"prod(): dim must be an int, got {type(dim).__name__}")
     else:
         result = _prod_dim(x, _dims(dim, x.ndim), keepdim)
+    # (dtype=: the node saves the cast copy; PyTorch's saves the caller's tensor, so an
+    # in-place change of it before backward raises: check_also keeps it for that check)
+    if x is not source:
+        check_also(result, source)
     if asked is not None and result._data.dtype != asked:  # dtype=int32 or bool is the result's
         result = result.to(dtype=dtype)
     if asked is not None:
@@ -340,7 +345,7 @@ def _norm_fwd(a, p, axes, keepdim):
 
 
 def _norm_vjp(node, g, saved):
-    a, out = saved
+    a, out = saved[:2]  # (then the caller's tensor, if dtype= cast it: check_also)
     p, axes, keepdim = node.params
     return (_pnorm_grad(g, a, p, out, axes, keepdim),)
 
@@ -429,6 +434,7 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
     >>> T.tensor([3.0, 4.0]).norm(), T.tensor([3.0, -4.0]).norm(p=1)
     (tensor(5.), tensor(7.))
     """
+    given = x
     x = norm_input("linalg.matrix_norm" if p == "nuc" else "linalg.vector_norm", x, dtype)
     if p == "fro" or p is None:
         p = 2
@@ -439,10 +445,14 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
                            "a number)")
     axes = _dims(dim, x.ndim)
     if p == float("inf") or p == -float("inf"):
-        return _norm_inf(x, axes, keepdim, "max" if p > 0 else "min")
-    if p == 0:
-        return _norm0(x, axes, keepdim)
-    return _norm(x, p, axes, keepdim)  # (p < 0 too: 0 when an element is 0, as PyTorch)
+        out = _norm_inf(x, axes, keepdim, "max" if p > 0 else "min")
+    elif p == 0:
+        out = _norm0(x, axes, keepdim)
+    else:
+        out = _norm(x, p, axes, keepdim)  # (p < 0 too: 0 when an element is 0, as PyTorch)
+    # (dtype=: the node saved the cast copy; PyTorch's saves the caller's tensor, as prod's;
+    # its 0-norm node saves it too, though its derivative is 0)
+    return check_also(out, given) if x is not given or p == 0 else out
 
 
 def _nuclear(x, dim, keepdim):
@@ -492,7 +502,7 @@ def _share_among_extremes(g, values, out, axes, keepdim, nans=False):
 
 def _norm_inf_vjp(node, g, saved):
     # the largest (smallest) magnitudes share the gradient, with x's sign (PyTorch)
-    a, out = saved
+    a, out = saved[:2]
     axes, keepdim, _ = node.params
     return (_share_among_extremes(g, _abs(a), out, axes, keepdim, True) * sign(a),)
 
@@ -529,7 +539,7 @@ def _logsumexp_fwd(a, axes, keepdim):
 
 
 def _logsumexp_vjp(node, g, saved):
-    a, out = saved
+    a, out = saved[:2]
     axes, keepdim = node.params
     shape = tuple(a.shape)
     gk = _spread(_kept(g, shape, axes, keepdim), shape, axes)
@@ -566,7 +576,7 @@ def _amax_fwd(a, axes, keepdim, which):
 
 def _amax_vjp(node, g, saved):
     # ties share the gradient evenly, as PyTorch's amax/amin
-    a, out = saved
+    a, out = saved[:2]
     axes, keepdim, _ = node.params
     return (_share_among_extremes(g, a, out, axes, keepdim),)
 
