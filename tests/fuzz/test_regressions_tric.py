@@ -35,6 +35,30 @@ v4 = T.tensor(-1.0, dtype=T.float64, requires_grad=True)
 v3[0:1] = v4.sum()
 v2.copy_(v3)
 """,
+    # float64 logaddexp2(a, a): PyTorch's kernel fuses max + log1p(1) * (1 / ln 2), giving
+    # -4.76e-17 at a = -1 where NumPy gives 0, and x / asinh(x) of it is 1 against nan
+    # (seed 18610245)
+    # erf's second derivative at a huge float32 x: PyTorch's formula goes through
+    # x.pow(2), whose derivative grad * (2 * x) overflows 2 * x and gives 0 * inf = nan;
+    # retrograd's x * x gave -0.0 (seed 18500792)
+    "erf_second_derivative_huge": """
+v2 = T.tensor(0.0, dtype=T.float32, requires_grad=True)
+with T.set_grad_enabled(False):
+    v2.pow_(-1)
+    v2.nan_to_num_()
+v4 = v2.erf()
+loss = (v2 * v2.detach().tanh()).sum() + (v4 * v4.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v2], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
+    "logaddexp2_float64_fused": """
+v0 = T.tensor(-0.37, dtype=T.float64)
+v1 = T.sign(v0)
+v2 = T.logaddexp2(v1, v1)
+v4 = v2.asinh()
+v5 = T.true_divide(v2, v4)
+""",
 }
 
 
@@ -121,3 +145,55 @@ def test_smooth_l1_bool_operand_second_order_like_pytorch(bool_first, second):
     input - target (the float operand's path), and not through the weight alone."""
     assert _smooth_l1_second_order(retrograd, bool_first, second) == \
         _smooth_l1_second_order(torch, bool_first, second)
+
+
+def test_logaddexp2_float64_rounds_as_pytorch():
+    """float64 logaddexp2 is PyTorch's fused max + log1p(exp2(-|a - b|)) / ln 2: equal on
+    every tie (a == b, where the rounding of the cancellation shows) and on infinities."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    a = np.concatenate([np.arange(-6.0, 6.5, 0.5), rng.standard_normal(40) * 5])
+    b = a.copy()
+    want = torch.logaddexp2(torch.tensor(a), torch.tensor(b)).numpy()
+    got = retrograd.logaddexp2(retrograd.tensor(a), retrograd.tensor(b)).numpy()
+    np.testing.assert_array_equal(got, want)
+    inf = [np.inf, -np.inf, np.nan, -np.inf, np.inf]
+    other = [np.inf, -np.inf, 1.0, 3.0, 2.0]
+    want = torch.logaddexp2(torch.tensor(inf), torch.tensor(other)).numpy()
+    got = retrograd.logaddexp2(retrograd.tensor(inf), retrograd.tensor(other)).numpy()
+    np.testing.assert_array_equal(got, want)
+
+
+_SQUARING = {"erf": lambda x: x.erf(), "erfc": lambda x: x.erfc(),
+             "erfinv": lambda x: (x * 0).erfinv(), "asinh": lambda x: x.asinh(),
+             "atanh": lambda x: (x * 0).atanh(), "tan": lambda x: (x * 0).tan(),
+             "log_ndtr": None,
+             "pow": lambda x: x.pow(3)}
+
+
+def _second_derivative(lib, op, dtype, value):
+    x = lib.tensor([value], dtype=dtype, requires_grad=True)
+    y = lib.special.log_ndtr(x) if op == "log_ndtr" else _SQUARING[op](x)
+    (g,) = lib.autograd.grad((y * 1.5).sum(), [x], create_graph=True)
+    (gg,) = lib.autograd.grad((g * 0.7).sum(), [x])
+    return g.item(), gg.item()
+
+
+@pytest.mark.parametrize("op", sorted(_SQUARING))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_squares_in_derivatives_overflow_as_pytorch(op, dtype):
+    """Derivatives PyTorch writes with x.pow(2) (erf, erfc, erfinv, asinh, atanh, tan,
+    log_ndtr) and pow's own, grad * (p * x ** (p - 1)): at the largest finite x the square's
+    second derivative overflows to 0 * inf = nan as PyTorch's (seed 18500792); values
+    elsewhere agree to rounding."""
+    import math
+
+    for value in (float(torch.finfo(getattr(torch, dtype)).max), -1e19, -0.5, 0.0, 3.0):
+        want = _second_derivative(torch, op, getattr(torch, dtype), value)
+        got = _second_derivative(retrograd, op, getattr(retrograd, dtype), value)
+        for w, r in zip(want, got):
+            assert math.isnan(w) == math.isnan(r), (value, want, got)
+            if not math.isnan(w):
+                assert r == pytest.approx(w, rel=1e-5 if dtype == "float32" else 1e-12,
+                                          abs=1e-30), (value, want, got)
