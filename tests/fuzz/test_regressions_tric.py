@@ -197,3 +197,47 @@ def test_squares_in_derivatives_overflow_as_pytorch(op, dtype):
             if not math.isnan(w):
                 assert r == pytest.approx(w, rel=1e-5 if dtype == "float32" else 1e-12,
                                           abs=1e-30), (value, want, got)
+
+
+# ------------------------------------------------- triC's accepted entry: found and narrow
+_SINGULAR_DET_FLOOR = """
+v1 = T.tensor({data}, dtype=T.float64)
+v5 = v1.detach()
+v7 = T.linalg.det((v5 @ v5.mT))
+v7.floor_()
+""".format(data=[[-0.74, -0.74, -1.66], [1.91, 1.02, -0.24], [-0.24, 0.92, -1.28],
+                 [3.23, 1.41, -0.34]])
+
+
+def _annotated(text):
+    """The reproducer parsed, with the op names the generator gave (the det is a
+    linalg_square op, floor_ an in-place statement on v7)."""
+    import re
+
+    prog = program_from_text(text)
+    for st in prog.steps:
+        m = re.fullmatch(r"(v\d+)\.(\w+_)\(.*\)", st.text)
+        if m:
+            st.kind, st.on, st.op = "inplace", m.group(1), m.group(2)
+        elif st.target == "v7":
+            st.op = "linalg_square"
+    return prog
+
+
+def test_rounded_in_place_singular_det_matches_its_seed_only():
+    """The accepted entry takes seed 18514390's program (floor_ of a singular Gram
+    matrix's det: rounding noise below 0 in PyTorch, 0 in retrograd) and refuses it where
+    the matrix is regular (the det is no noise) or where the det is written otherwise."""
+    from . import known_bugs as kb
+    from .runner import Failure
+
+    prog = _annotated(_SINGULAR_DET_FLOOR)
+    failure = compare(prog)
+    assert failure is not None and kb._rounded_in_place_singular_det(prog, failure), failure
+    assert kb.which_known(prog, failure) is not None
+    regular = _annotated(_SINGULAR_DET_FLOOR.replace("(v5 @ v5.mT)",
+                                                     "(v5 @ v5.mT + T.eye(4))"))
+    assert not kb._rounded_in_place_singular_det(regular, failure)
+    other = _annotated(_SINGULAR_DET_FLOOR.replace("v7.floor_()", "v7.mul_(3)\nv7.floor_()"))
+    assert not kb._rounded_in_place_singular_det(other, Failure(
+        "value", "linalg_square", "v7: values differ"))
