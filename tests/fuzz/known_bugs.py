@@ -1960,3 +1960,30 @@ def _sgn_zero_tensor_into_reshaped_leaf(prog, failure):
 
     source = prog.source()
     return compare(program_from_text(_SGN.sub(r"sign\1(", source), prog.seed)) is None
+
+
+# ------------------------------------------------------- triC (stop 22): cross findings
+@accepted("floor_/ceil_/round_/trunc_/frac_ in place on the determinant of a singular matrix "
+          "(a Gram matrix v @ v.mT of rank below its size, float64): the det is exactly 0 and "
+          "both libraries return rounding noise of it (PyTorch -4.7e-14, retrograd's LU "
+          "0.0 for the same 4x4 matrix), so floor_ gives -1 against 0 (seed 18514390); as "
+          "_rounding_function_at_integer for the out-of-place forms.  Only where the "
+          "differing tensor is a det output rounded in place with nothing else written to it "
+          "in between, and its value, in PyTorch, is within 64 ulp of (largest entry * n)^n "
+          "of 0 (_det_operand_is_noise)")
+def _rounded_in_place_singular_det(prog, failure):
+    if failure.kind != "value":
+        return False
+    name = failure.message.split(":", 1)[0]
+    made = [i for i, st in enumerate(prog.steps)
+            if st.target == name and st.text and re.search(r"(linalg\.det\(|\.det\(\))",
+                                                           st.text)]
+    if not made:
+        return False
+    for i in range(made[-1] + 1, len(prog.steps)):
+        text = prog.steps[i].text or ""
+        if re.match(rf"{name}\.(floor|ceil|round|trunc|frac)_\(\)$", text.strip()):
+            return _det_operand_is_noise(prog, i, made[-1])
+        if re.match(rf"{name}\b(?!\s*==)", text.strip()) or prog.steps[i].target == name:
+            return False  # (written otherwise first, or renamed: not this case)
+    return False

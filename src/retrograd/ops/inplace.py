@@ -79,10 +79,27 @@ _INTEGER_REFUSED = {"abs_", "absolute_", "clamp_", "clamp_min_", "clamp_max_", "
                     "cumprod_"}
 
 
+# in-place ops whose derivative for an operand (from that position on) reads the original
+# tensor: PyTorch saves a clone of it, which it refuses for an integer or bool tensor that
+# requires grad ('Autograd not support dtype') where that operand requires grad too
+# (int.mul_(int), both requiring grad; seed 18008347's class)
+_SELF_SAVED_FOR_OTHER = {"mul_": 0, "div_": 0, "remainder_": 0, "fmod_": 0, "lerp_": 1}
+
+
+def _integer_requiring_grad(args, kwargs):
+    """Whether an operand is an integer or bool tensor that requires grad."""
+    return any(isinstance(a, Tensor) and a._requires_grad and a._data.dtype.kind != "f"
+               for a in (*args, *kwargs.values()))
+
+
 def _on_integer(x, name, op_fn, saves_inputs, args, kwargs):
-    """``op_fn`` on an integer or bool ``x`` that requires grad, recording its node as
-    PyTorch does (_apply.integer_grad), or PyTorch's refusal."""
-    if name in _INTEGER_REFUSED:
+    """``op_fn`` on an integer or bool ``x`` that requires grad, or with an integer or bool
+    operand that does, recording its node as PyTorch does (_apply.integer_grad), or
+    PyTorch's refusal (those ops save a clone of ``x``, refused only where ``x`` requires
+    grad: int.clamp_(min=int_requiring_grad) records ClampBackward0, seed 18008347)."""
+    if x._requires_grad and (name in _INTEGER_REFUSED or (
+            name in _SELF_SAVED_FOR_OTHER and _integer_requiring_grad(
+                args[_SELF_SAVED_FOR_OTHER[name]:], kwargs))):
         from ._apply import _dtype_name
 
         raise RuntimeError(f"Autograd not support dtype: {_dtype_name(x._data.dtype)} ({name} "
@@ -230,7 +247,7 @@ def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
                 check_view_of_leaf(x, name)
             if not overlap_ok and not x._data.flags.writeable:
                 check_writable(x, name)  # (PyTorch: before the kernel's dtype and shapes)
-            if not floating and x._requires_grad:
+            if not floating and (x._requires_grad or _integer_requiring_grad(args, kwargs)):
                 result = _on_integer(x, name, op_fn, saves_inputs, args, kwargs)
             else:
                 result = op_fn(shadow_of(x, saves_inputs), *args, **kwargs)

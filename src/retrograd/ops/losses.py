@@ -116,7 +116,7 @@ def _elementwise_loss_fwd(elems):
     return forward
 
 
-def _kernel_slope_fwd(d, bound, scale):
+def _kernel_slope_fwd(d, bound, scale, bool_operand=False):
     # PyTorch's smooth_l1/huber backward kernels, comparison by comparison: -bound at or
     # below -bound, bound at or above bound, else d (so a nan d gives nan: seed 12514730);
     # divided by scale (smooth_l1's beta, huber's 1)
@@ -129,7 +129,15 @@ def _kernel_slope_vjp(node, g, saved):
     # PyTorch's smooth_l1/huber_loss_double_backward: grad * (|d| < bound) / scale, a product
     # (a nan grad stays nan where the mask is 0), strict at the bounds
     (d,) = saved
-    bound, scale = node.params
+    bound, scale, bool_operand = node.params
+    if bool_operand:
+        # that double backward recomputes `input - target` with ATen's sub, which refuses a
+        # bool operand (the first backward's kernel promotes it): seed 18003919
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead. "
+            "(smooth_l1_loss's double backward computes input - target and one of them is "
+            "bool: convert it first with .float())")
     return (g * (abs_(d) < bound) / scale,)
 
 
@@ -137,13 +145,29 @@ _kernel_slope = defop("loss_slope", _kernel_slope_fwd, _kernel_slope_vjp, "MulBa
                       INPUTS)
 
 
-def _smooth_l1_slope(d, beta):
+def _smooth_l1_slope(d, beta, bool_operand=False):
     # PyTorch: d / beta inside (-beta, beta), sign(d) outside (equal at the ends); 0 at d = 0
-    return _kernel_slope(d, beta, beta)
+    return _kernel_slope(d, beta, beta, bool_operand)
 
 
-def _huber_slope(d, delta):
-    return _kernel_slope(d, delta, 1)
+def _huber_slope(d, delta, bool_operand=False):
+    return _kernel_slope(d, delta, 1, bool_operand)
+
+
+def _is_bool(v):
+    return _data(v).dtype.kind == "b"
+
+
+def _kernel_difference(x, t):
+    """``x - t`` as PyTorch's backward kernel computes it: in the promoted dtype, a bool
+    operand included (retrograd's ``sub`` refuses bool, as ATen's does, so a bool operand is
+    converted to the other's floating dtype first; the forward guarantees one is floating).
+    Returns the difference and whether an operand was bool."""
+    if isinstance(x, Tensor) and _is_bool(x):
+        return x.to(t.dtype) - t, True
+    if isinstance(t, Tensor) and _is_bool(t):
+        return x - t.to(x.dtype), True
+    return x - t, False
 
 
 def _elementwise_loss_vjp(slope):
@@ -151,8 +175,8 @@ def _elementwise_loss_vjp(slope):
         x, t = saved
         reduction, param = node.params
         nx, nt = node.next
-        d = x - t
-        gd = _spread(g, reduction, _numel(d)) * slope(d, param)
+        d, bool_operand = _kernel_difference(x, t)
+        gd = _spread(g, reduction, _numel(d)) * slope(d, param, bool_operand)
         return (gd if nx else None, -gd if nt else None)
     return vjp
 

@@ -325,7 +325,10 @@ def _pow_exponent_vjp(node, g, saved):
     if p == 0:
         return (zeros_like_grad(g),)
     # (the pow op, not `**`, also on arrays: x ** -0.5 is rsqrt, as PyTorch's, see below)
-    return (g * p * pow(base, p - 1),)
+    # grouped as PyTorch's pow_backward, grad * (p * x ** (p - 1)): a zero grad meets an
+    # overflowed 2 * x as 0 * inf = nan there (erf's second derivative at a huge x through
+    # its x.pow(2), seed 18500792), not (grad * p) * x = 0
+    return (g * (p * pow(base, p - 1)),)
 
 
 def _pow_exponent_fwd(a, p):

@@ -23,6 +23,7 @@ from . import unary
 from ._apply import BOTH, INPUTS, NOTHING, OUTPUT, defop
 from .inplace import inplace, overlap_dispatch
 from .pointwise import add_number, broadcast_error, exp, log, mul_number, where
+from .pointwise import pow as _pow
 from .stats import quiet
 
 _SCIPY = {}  # array module name -> its scipy.special, filled on first use
@@ -214,7 +215,7 @@ _SQRT_PI = math.sqrt(math.pi)
 def _erfinv_vjp(node, g, saved):
     # PyTorch: sqrt(pi) / 2 * exp(erfinv(x)^2): inf at +-1, nan outside [-1, 1]
     y = erfinv(saved[0])
-    return (0.5 * _SQRT_PI * exp(y * y) * g,)
+    return (0.5 * _SQRT_PI * exp(_pow(y, 2)) * g,)
 
 
 def _erfinv_fwd(a):
@@ -306,14 +307,14 @@ _SQRT_2PI = math.sqrt(2 * math.pi)
 
 # PyTorch: ndtri' = sqrt(2 pi) exp(ndtri(p)^2 / 2), from the result
 ndtri = defop("special_ndtri", _scipy_fn("special.ndtri", "ndtri", half=False),
-              lambda node, g, saved: (g * _SQRT_2PI * exp(saved[0] * saved[0] / 2),),
+              lambda node, g, saved: (g * _SQRT_2PI * exp(_pow(saved[0], 2) / 2),),
               "SpecialNdtriBackward0", 1, OUTPUT, "float")
 
 
 def _log_ndtr_vjp(node, g, saved):
     # PyTorch: grad / sqrt(2 pi) * exp(-(log_ndtr(x) + x^2 / 2))
     a, out = saved
-    return (g / _SQRT_2PI * exp(-(out + a * a / 2)),)
+    return (g / _SQRT_2PI * exp(-(out + _pow(a, 2) / 2)),)
 
 
 log_ndtr = defop("special_log_ndtr", _scipy_fn("special.log_ndtr", "log_ndtr", half=False),

@@ -13,6 +13,7 @@ from collections import namedtuple
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
+from .pointwise import pow as _pow
 from .pointwise import sqrt, zeros_like_grad
 from .saved_checks import check_also
 from .stats import quiet
@@ -41,7 +42,7 @@ exp2 = defop("exp2", _fn("exp2"), lambda node, g, saved: (g * saved[0] * math.lo
              "Exp2Backward0", 1, OUTPUT, "float")
 
 # trigonometric and hyperbolic
-tan = defop("tan", _fn("tan"), lambda node, g, saved: (g * (1 + saved[0] * saved[0]),),
+tan = defop("tan", _fn("tan"), lambda node, g, saved: (g * (1 + _pow(saved[0], 2)),),
             "TanBackward0", 1, OUTPUT, "float")
 atan = defop("atan", _fn("arctan"), lambda node, g, saved: (g / (1 + saved[0] * saved[0]),),
              "AtanBackward0", 1, INPUTS, "float")
@@ -85,14 +86,16 @@ def _erf_vjp(node, g, saved):
     from .pointwise import exp
 
     (a,) = saved
-    return (g * _TWO_OVER_SQRT_PI * exp(-(a * a)),)
+    # PyTorch's formula, term by term: 2 / sqrt(pi) * exp(-(x.pow(2))) * grad (its second
+    # derivative goes through pow's, which overflows 2 * x at a huge x: seed 18500792)
+    return (_TWO_OVER_SQRT_PI * exp(-(_pow(a, 2))) * g,)
 
 
 def _erfc_vjp(node, g, saved):
     from .pointwise import exp
 
     (a,) = saved
-    return (-g * _TWO_OVER_SQRT_PI * exp(-(a * a)),)
+    return (-_TWO_OVER_SQRT_PI * exp(-(_pow(a, 2))) * g,)
 
 
 erf = defop("erf", _erf_array, _erf_vjp, "ErfBackward0", 1, INPUTS, "float")
@@ -159,10 +162,10 @@ acosh = defop("acosh", _fn("arccosh"),
               lambda node, g, saved: (g * rsqrt(saved[0] * saved[0] - 1),),
               "AcoshBackward0", 1, INPUTS, "float")
 asinh = defop("asinh", _fn("arcsinh"),
-              lambda node, g, saved: (g * rsqrt(saved[0] * saved[0] + 1),),
+              lambda node, g, saved: (g * rsqrt(_pow(saved[0], 2) + 1),),
               "AsinhBackward0", 1, INPUTS, "float")
 atanh = defop("atanh", _fn("arctanh"),
-              lambda node, g, saved: (g / (1 - saved[0] * saved[0]),),
+              lambda node, g, saved: (g * 1 / (1 - _pow(saved[0], 2)),),
               "AtanhBackward0", 1, INPUTS, "float")
 
 
