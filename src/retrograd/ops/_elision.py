@@ -41,9 +41,11 @@ _getframe = sys._getframe
 _ndarray = np.ndarray
 
 _EXACT_REFCOUNTS = sys.implementation.name == "cpython" and sys.version_info < (3, 14)
-#: the fewest elements an input must have to take an op's result: below it the checks
-#: cost more than the allocation they save (a 64x128 float32 bias add saves ~3%)
-ELIDE_MIN = 1 << 12 if _EXACT_REFCOUNTS else sys.maxsize
+#: the fewest elements an input must have to take an op's result.  Below it the checks (a
+#: Python call, and for an operator's temporary a frame object) cost more than the fresh
+#: buffer they save: elided, a 64x128 float32 bias add took 4.4k instructions more (51.7k
+#: against 47.3k) and no less time (bench/elision.py (f)).  NumPy's own threshold: 256 KiB.
+ELIDE_MIN = 1 << 16 if _EXACT_REFCOUNTS else sys.maxsize
 _BINARY_OP = dis.opmap.get("BINARY_OP", -1)
 
 # What getrefcount reports, inside ``temporary``, for a tensor passed straight to an op's
