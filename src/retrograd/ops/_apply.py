@@ -640,8 +640,10 @@ def _binary_caller(op, recording_known=False):
                     ad, bd = ad.astype(want, copy=False), bd.astype(want, copy=False)
                 try:
                     data = None
-                    if (recording and elides_recorded and not params and ta is Tensor
-                            and tb is Tensor and forward is plain_forward
+                    if (recording and elides_recorded
+                            and (ad.size >= ELIDE_MIN or bd.size >= ELIDE_MIN)  # (small: out)
+                            and not params and ta is Tensor and tb is Tensor
+                            and forward is plain_forward
                             and ad.dtype is bd.dtype and ad.dtype.kind == "f"
                             and ad.__class__ is _ndarray and bd.__class__ is _ndarray
                             and not fw.active and not inference_blocks and not record_extras):
