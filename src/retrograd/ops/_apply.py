@@ -27,6 +27,7 @@ from ..autograd.graph import (
 )
 from ..backend import as_array
 from ..tensor import Tensor, adopted_views, forget_adopted, make_tensor, rederive_view
+from ._elision import ELIDE_MIN, UFUNCS, temporary
 from ._errors import forward_error
 from . import registry
 
@@ -419,6 +420,10 @@ def _unary_caller(op):
     # tracer swaps the closure cell ``forward`` for an observer while it traces (and the
     # plain path never calls ``forward``), and ops without ``fast`` never match.
     plain_forward = forward if fast is not None and not view else _NEVER
+    # whether a temporary input may take the result (ops/_elision.py): without a node, and
+    # with one when the node does not save the input (tanh, exp save their output)
+    elides = plain_forward is not _NEVER and fast32 in UFUNCS and fast64 in UFUNCS
+    elides_recorded = elides and not saves_input
 
     def call(input, *params, out=None):  # noqa: A002 - PyTorch's keyword names
         if out is not None:
@@ -441,6 +446,8 @@ def _unary_caller(op):
             dt = xd.dtype
             if ((dt is _F32 or dt is _F64) and xd.__class__ is _ndarray
                     and not fw.active and not inference_blocks):
+                if elides and xd.size >= ELIDE_MIN and temporary(x, xd):
+                    return make_tensor((fast32 if dt is _F32 else fast64)(xd, out=xd))
                 data = (fast32 if dt is _F32 else fast64)(xd)
                 if data.__class__ is not _ndarray:
                     data = as_array(data)  # (0-d: NumPy gives a scalar)
@@ -450,7 +457,14 @@ def _unary_caller(op):
             # sigmoid... of an int tensor (NumPy would give float64, or float16 for uint8)
             xd = xd.astype(dtypes.get_default_dtype().numpy)
         try:  # free in Python 3.11 when nothing is raised
-            data = forward(xd, *params)
+            if (recording and elides_recorded and xd.size >= ELIDE_MIN and not params
+                    and forward is plain_forward and tx is Tensor
+                    and (xd.dtype is _F32 or xd.dtype is _F64) and xd.__class__ is _ndarray
+                    and not fw.active and not inference_blocks and not record_extras
+                    and temporary(x, xd)):
+                data = (fast32 if xd.dtype is _F32 else fast64)(xd, out=xd)
+            else:
+                data = forward(xd, *params)
         except (ValueError, IndexError, TypeError) as e:  # NumPy's: PyTorch's class, naming the op
             if _batching[0]:  # a BatchedTensor among the params (inside vmap): the
                 return registry.batched_call(op.name, None, (input, *params))  # public op's rule
@@ -546,6 +560,15 @@ def _wrap_scalar(value, dtype):
     return np.array(value).astype(dtype)[()]
 
 
+def _into(fast, ad, bd, out):
+    """``fast(ad, bd)`` written into ``out`` (one of them), or None when the result would
+    not fit it (the other operand broadcasts it to a larger shape)."""
+    try:
+        return fast(ad, bd, out=out)
+    except ValueError:
+        return None
+
+
 def _binary_caller(op, recording_known=False):
     # ``recording_known``: the caller for a function that has read the grad mode already and
     # calls this only when a node is due (matmul's 2-D product: one thread-local read a call)
@@ -568,6 +591,9 @@ def _binary_caller(op, recording_known=False):
     # (see _unary_caller; an op whose integer results become floats (true division) would
     # need the dtype fix-up, which the plain path does not do: none there)
     plain_forward = forward if fast is not None and not to_float else _NEVER
+    # (see _unary_caller; with a node only for ops that save no input: add, sub)
+    elides = plain_forward is not _NEVER and fast in UFUNCS
+    elides_recorded = elides and not saves_input
 
     def call(input, other, *params, out=None):  # noqa: A002 - PyTorch's keyword names
         if out is not None:
@@ -594,7 +620,12 @@ def _binary_caller(op, recording_known=False):
                     # The plain path (see _unary_caller): two NumPy tensors of one dtype,
                     # where NumPy's result dtype is PyTorch's
                     try:
-                        data = fast(ad, bd)
+                        if elides and ad.size >= ELIDE_MIN and temporary(a, ad):
+                            data = fast(ad, bd, out=ad)  # (a broadcast to more: ValueError)
+                        elif elides and bd.size >= ELIDE_MIN and temporary(b, bd):
+                            data = fast(ad, bd, out=bd)
+                        else:
+                            data = fast(ad, bd)
                     except (ValueError, TypeError):
                         pass  # (no broadcast, bool - bool...: the general path reports them)
                     else:
@@ -608,7 +639,21 @@ def _binary_caller(op, recording_known=False):
                     want = dtypes.result_type(ad, bd).numpy
                     ad, bd = ad.astype(want, copy=False), bd.astype(want, copy=False)
                 try:
-                    data = forward(ad, bd, *params)
+                    data = None
+                    if (recording and elides_recorded
+                            and (ad.size >= ELIDE_MIN or bd.size >= ELIDE_MIN)  # (small: out)
+                            and not params and ta is Tensor and tb is Tensor
+                            and forward is plain_forward
+                            and ad.dtype is bd.dtype and ad.dtype.kind == "f"
+                            and ad.__class__ is _ndarray and bd.__class__ is _ndarray
+                            and not fw.active and not inference_blocks and not record_extras):
+                        # (inline: ops/_elision.py's reference counts assume this frame)
+                        if ad.size >= ELIDE_MIN and temporary(a, ad):
+                            data = _into(fast, ad, bd, ad)
+                        elif bd.size >= ELIDE_MIN and temporary(b, bd):
+                            data = _into(fast, ad, bd, bd)
+                    if data is None:
+                        data = forward(ad, bd, *params)
                 except (ValueError, IndexError, TypeError) as e:  # (shapes, dtypes)
                     if recording:  # (see _unary_caller)
                         forget_adopted((a, b))
