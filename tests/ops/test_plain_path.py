@@ -228,3 +228,20 @@ def test_matmul_records_once_and_reports_mismatches():
         with T.set_grad_enabled(grad_mode):
             with pytest.raises(RuntimeError, match="cannot be multiplied"):
                 a @ T.tensor(np.ones((4, 2)))
+
+
+@pytest.mark.parametrize("name,fn", BINARY)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("number", [0.05, -3.0, 1e300, float("nan")])
+def test_tensor_with_python_float_matches_torch(name, fn, dtype, number):
+    # (the plain path with a Python float: an optimizer step's lr * p.grad)
+    a = np.array([[1.5, -0.0], [0.0, 3e38]], dtype=dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = fn(T.tensor(a), number)
+        want = fn(torch.tensor(a), number)
+    assert got.dtype == getattr(T, str(want.dtype).split(".")[1])
+    assert type(got._data) is np.ndarray and got.grad_fn is None and got._version == 0
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    w = T.tensor(a, requires_grad=True)
+    assert fn(w, number).grad_fn is not None  # (a tensor requiring grad still records)

@@ -143,6 +143,27 @@ def unpack_saved(node, as_tensors: bool):
                 break
         else:
             return out
+    elif not as_tensors:
+        # first order with versions recorded (a parameter updated in place every training
+        # step is saved at its current version): the same, each version compared
+        out = []
+        i = -1
+        for s in saved:
+            i += 1
+            if type(s) is Tensor or (type(s) is not SavedOutput and s is not None
+                                     and type(s) is not PackedSaved and isinstance(s, Tensor)):
+                vc = s._vc
+                if (vc[0] if vc is not None else 0) != versions[i]:
+                    break  # (the general loop below raises, naming it)
+                out.append(s._data)
+            elif s is None:
+                out.append(None)
+            elif type(s) is SavedOutput and s.counter[0] == s.version:
+                out.append(s.data)
+            else:
+                break
+        else:
+            return out
     out = []
     for i, s in enumerate(saved):
         if s is None:  # (an input the derivative does not read: saved_for)
@@ -589,7 +610,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                         buf[nr] = gi if buf[nr] is None else buf[nr] + gi
                     else:
                         gd = gi._data if as_tensors else gi
-                        if gd.shape != child.out_shape or gd.dtype != child.out_dtype:
+                        # (dtypes by identity: an equal twin goes to conform, which passes it)
+                        if gd.shape != child.out_shape or gd.dtype is not child.out_dtype:
                             gi = conform(gi, child.out_shape, child.out_dtype, node, i,
                                          as_tensors)
                         prev = buffers.get(child)

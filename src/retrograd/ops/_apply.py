@@ -670,6 +670,18 @@ def _binary_caller(op, recording_known=False):
                     data = _fix_dtype(rule, (a, b), data)
             else:
                 gb = False
+                if (tb is float and not ga and forward is plain_forward and ta is Tensor
+                        and not params and (ad.dtype is _F32 or ad.dtype is _F64)
+                        and ad.__class__ is _ndarray and not fw.active
+                        and not inference_blocks):
+                    # The plain path with a Python float (an optimizer step's lr * p.grad):
+                    # NumPy keeps the array's float dtype for a Python float, as PyTorch
+                    # does, and the forwards with ``fast`` (add, sub, mul) compute a + b,
+                    # a - b, a * b: the same call
+                    data = fast(ad, b)
+                    if data.__class__ is not _ndarray:
+                        data = as_array(data)
+                    return make_tensor(data)  # (no inference_mode block is open here)
                 if tb is not float and tb is not int and tb is not bool:
                     if _batching[0] and hasattr(b, "__retrograd_batched__"):  # inside vmap
                         return registry.batched_call(op.name, call, (input, other, *params))

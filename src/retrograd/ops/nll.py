@@ -18,7 +18,7 @@ from .pointwise import add_number, mul_number
 from .shape import input_meta, reshape_op
 from .saved_checks import check_also
 from .elementwise_losses import _check_reduction, legacy_reduction
-from .nn import _log_softmax, log_softmax
+from .nn import _log_softmax, log_softmax, one_hot_grad
 from .loss_checks import nll_kernel_dtypes, nll_one_sample_backward
 
 
@@ -31,19 +31,54 @@ _F32 = _np.dtype("float32")
 _F64 = _np.dtype("float64")
 _I64 = _np.dtype("int64")
 _U64 = _np.dtype("uint64")
+# the largest count a float32 holds exactly: ``g / count`` in Python's float64 rounds to
+# float32 as NumPy's float32 division does (double rounding is exact for one division)
+_F32_EXACT_INT = 1 << 24
 
+
+def _rows(n):
+    """``arange(n)`` (read-only, kept per n): the row index of an (N, C) pick."""
+    rows = _ROWS.get(n)
+    if rows is None:
+        rows = _np.arange(n)
+        rows.flags.writeable = False
+        if len(_ROWS) < 64:
+            _ROWS[n] = rows
+    return rows
+
+
+def _row_offsets(n, c):
+    """``arange(n) * c`` (read-only, kept per shape): plus the targets, their flat positions
+    in an (N, C) array, for ``take``/``put`` (a third of fancy indexing's cost)."""
+    offsets = _OFFSETS.get((n, c))
+    if offsets is None:
+        offsets = _np.arange(0, n * c, c)
+        offsets.flags.writeable = False
+        if len(_OFFSETS) < 64:
+            _OFFSETS[(n, c)] = offsets
+    return offsets
+
+
+_ROWS = {}
+_OFFSETS = {}
 
 
 def _nll_fwd(logp, target, reduction, count):
-    xp = namespace(logp)
-    # fancy indexing: ~3x faster than take_along_axis on a training batch (bench/ (e))
-    picked = logp[xp.arange(logp.shape[0]), target]
+    if type(logp) is _ndarray and type(target) is _ndarray:
+        # fancy indexing: ~3x faster than take_along_axis on a training batch (bench/ (e));
+        # the ufunc's reduction itself (ndarray.sum goes through NumPy's Python wrapper)
+        picked = logp[_rows(logp.shape[0]), target]
+        if reduction == "none":
+            return -picked
+        total = _add_reduce(picked, None)
+    else:
+        xp = namespace(logp)
+        picked = logp[xp.arange(logp.shape[0]), target]
+        if reduction == "none":
+            return -picked
+        total = picked.sum()
     # (negating the sum rather than each term: the same values, exactly, one array op fewer)
-    if reduction == "mean":
-        return -picked.sum() / count
-    if reduction == "sum":
-        return -picked.sum()
-    return -picked
+    return -total / count if reduction == "mean" else -total
 
 
 def _nll_grad_fwd(g, logp, target, reduction, count, shape, dtype):
@@ -86,10 +121,32 @@ _nll_grad = defop("nll_loss_backward", _nll_grad_fwd, _nll_grad_vjp, "NllLossBac
 
 def _nll_vjp(node, g, saved):
     target, reduction, count = node.params
+    if (type(g) is _ndarray and type(target) is _ndarray and not g.ndim
+            and reduction != "none" and node.hooks is None):
+        dtype = g.dtype
+        shape = input_meta(node)[0]
+        if (dtype is _F64 or (dtype is _F32 and count <= _F32_EXACT_INT)) and count > 0 \
+                and len(shape) == 2:
+            # first order, a reduced loss (a training step): -(g / count) as a Python float
+            # (the same bits, see _F32_EXACT_INT) put at the targets' flat positions, and
+            # the gradient left for log_softmax's derivative (nn.one_hot_grad)
+            c = g.item() / count if reduction == "mean" else g.item()
+            out = _np.zeros(shape, dtype)
+            flat = target + _row_offsets(*shape)
+            out.put(flat, -c)
+            # (c as the array holds it, not 0: a row of the gradient must sum to -c exactly)
+            if ((dtype is _F64 and c > 0.0) or c >= _F32_TINY) and c < _INF \
+                    and type(node.next[0]) is _LOG_SOFTMAX_NODE:
+                one_hot_grad[0] = (out, c, flat)
+            return (out,)
     return (_nll_grad(g, saved[0], target, reduction, count, *input_meta(node)),)
 
 
 _nll = defop("nll_loss", _nll_fwd, _nll_vjp, "NllLossBackward0", 1, INPUTS)
+_LOG_SOFTMAX_NODE = _log_softmax.op.node_cls
+_INF = float("inf")
+_F32_TINY = float(_np.finfo(_np.float32).tiny)  # (a smaller c rounds to 0 or subnormal)
+_add_reduce = _np.add.reduce
 
 
 def _nll_general_fwd(logp, target, weights, reduction, total, class_dim, ignored=None):

@@ -25,6 +25,8 @@ _NLL_TARGET_DTYPES = (_np.dtype(_np.int64), _np.dtype(_np.uint8))
 _add_reduce = _np.add.reduce
 _exp = _np.exp
 _log = _np.log
+_multiply = _np.multiply
+_subtract = _np.subtract
 
 
 def _softmax_fwd(a, dim):
@@ -52,8 +54,8 @@ def _log_softmax_fwd(a, dim):
         # NumPy arrays: the ufuncs' reductions themselves (ndarray.max/sum go through
         # NumPy's Python wrappers), the exponentials' temporary reused for the sum's log
         shifted = a - _max_reduce(a, dim, keepdims=True)
-        e = _exp(shifted)
-        return shifted - _log(_add_reduce(e, dim, keepdims=True))
+        lse = _log(_add_reduce(_exp(shifted), dim, keepdims=True))
+        return _subtract(shifted, lse, out=shifted)  # (shifted is ours: no new array)
     xp = namespace(a)
     if a.size == 0:
         return a.copy()
@@ -61,11 +63,33 @@ def _log_softmax_fwd(a, dim):
     return shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
 
 
+# nll_loss's first-order derivative, when its input is a log_softmax result (cross_entropy),
+# leaves here ``(gradient, c, flat)``: the (N, C) gradient it sent, all zeros but ``-c`` at
+# the flat positions ``flat`` of the targets.  log_softmax's derivative of exactly that
+# array (tested by identity) is then ``exp(y) * c`` less ``c`` at the targets, the same bits
+# as ``g - exp(y) * g.sum(1)`` (a row of g sums to -c exactly) with no reduction and no
+# broadcast: the hand-written NumPy step's ``softmax - onehot``, scaled.  One slot for all
+# threads: another thread's entry fails the identity test and takes the general formula.
+one_hot_grad = [None]
+
+
 def _log_softmax_vjp(node, g, saved):
     (y,) = saved
     dim = node.params[0]
     if hasattr(g, "_data"):
         return (_log_softmax_backward(g, y, dim),)
+    hot = one_hot_grad[0]
+    if hot is not None and hot[0] is g:
+        one_hot_grad[0] = None
+        # (no hook on this node: a pre-hook could have changed g in place)
+        if (node.hooks is None and dim == 1 and type(y) is _ndarray and y.shape == g.shape
+                and y.dtype is g.dtype):
+            c, flat = hot[1], hot[2]
+            out = _exp(y)
+            _multiply(out, c, out=out)
+            at = out.take(flat)
+            out.put(flat, _subtract(at, c, out=at))
+            return (out,)
     # first order: the array function itself (no import statement or op call per backward)
     return (_log_softmax_backward_fwd(g, y, dim),)
 
