@@ -1986,4 +1986,26 @@ def _rounded_in_place_singular_det(prog, failure):
             return _det_operand_is_noise(prog, i, made[-1])
         if re.match(rf"{name}\b(?!\s*==)", text.strip()) or prog.steps[i].target == name:
             return False  # (written otherwise first, or renamed: not this case)
+
+
+@accepted("log/log2/log10 of the determinant of a singular matrix (a Gram matrix v @ v.mT of "
+          "rank below its size), as _reciprocal_of_singular_det: the det is rounding noise of "
+          "0 (PyTorch's LU meets an exact zero pivot, -0.0; NumPy's LAPACK build leaves "
+          "5.5e-21 for entries up to 0.85), so log2 of it is -inf against -67.29 (seed "
+          "18300230).  Only where every det that op reads is within 64 ulp of "
+          "(largest entry * n)^n of 0, as _singular_det_argmin")
+def _log_of_singular_det(prog, failure):
+    if failure.kind != "value" or failure.op not in ("log", "log2", "log10"):
+        return False
+    name = failure.message.split(":", 1)[0]
+    dets = {st.target: i for i, st in enumerate(prog.steps)
+            if st.text and re.search(r"(linalg\.det\(|\.det\(\))", st.text)}
+    for i, st in enumerate(prog.steps):
+        if st.target != name or not st.text or not re.search(r"\b(log|log2|log10)\(",
+                                                             st.text):
+            continue
+        read = _NAME.findall(st.text.split("=", 1)[-1])
+        if len(read) != 1 or read[0] not in dets:
+            return False
+        return _det_operand_is_noise(prog, i, dets[read[0]])
     return False

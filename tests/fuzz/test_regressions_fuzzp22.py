@@ -102,3 +102,26 @@ def test_digamma_pole_entry_matches_its_seed_and_stays_narrow():
     far = _annotated(_DIGAMMA.replace("v3.digamma()", "T.digamma(v3.abs())"),
                      {"v3": "linalg_square", "v8": "digamma"})
     assert not kb._float32_digamma_pole(far, failure)
+
+
+_LOG_DET = """
+v1 = T.tensor([[[-1.14, 1.58], [-1.14, -2.73], [2.18, 0.0]], [[0.74, 1.24], [0.63, -1.71], \
+[0.74, -2.23]]], dtype=T.float64)
+v2 = (v1.abs().add(0.5)).lgamma()
+v4 = T.linalg.det((v2 @ v2.mT))
+v5 = v4.log2()
+"""
+
+
+def test_log_of_singular_det_entry_matches_its_seed_and_stays_narrow():
+    """(seed 18300230) log2 of a rank-2 3x3 Gram matrix's det: -inf against -67.29;
+    refused for a det of a regular matrix (the 2x2 Gram matrix) and for another op."""
+    from . import known_bugs as kb
+
+    ops = {"v2": "lgamma", "v4": "linalg_square", "v5": "log2"}
+    prog = _annotated(_LOG_DET, ops)
+    failure = compare(prog)
+    assert failure is not None and kb._log_of_singular_det(prog, failure), failure
+    regular = _annotated(_LOG_DET.replace("(v2 @ v2.mT)", "(v2.mT @ v2)"), ops)
+    assert not kb._log_of_singular_det(regular, failure)
+    assert not kb._log_of_singular_det(prog, Failure("value", "exp", failure.message))
