@@ -1986,6 +1986,7 @@ def _rounded_in_place_singular_det(prog, failure):
             return _det_operand_is_noise(prog, i, made[-1])
         if re.match(rf"{name}\b(?!\s*==)", text.strip()) or prog.steps[i].target == name:
             return False  # (written otherwise first, or renamed: not this case)
+    return False
 
 
 @accepted("log/log2/log10 of the determinant of a singular matrix (a Gram matrix v @ v.mT of "
