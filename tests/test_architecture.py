@@ -111,7 +111,8 @@ def test_cycle_finder_finds_a_planted_cycle():
 LAYERS = [
     ["retrograd.dtypes", "retrograd.backend", "retrograd.random", "retrograd._formatting"],
     ["retrograd.autograd.grad_mode", "retrograd.autograd.graph", "retrograd.autograd.engine",
-     "retrograd.autograd.forward_state", "retrograd.autograd.leaf_layout"],
+     "retrograd.autograd.forward_state", "retrograd.autograd.leaf_layout",
+     "retrograd.autograd.engine_hooks", "retrograd.autograd.accumulate_grad"],
     ["retrograd.tensor"],
     ["retrograd.ops", "retrograd.ops.*"],
     ["retrograd._creation", "retrograd.autograd", "retrograd.autograd.*"],

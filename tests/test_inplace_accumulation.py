@@ -8,7 +8,7 @@ import numpy as np
 import torch
 
 import retrograd as R
-from retrograd.autograd import engine
+from retrograd.autograd import accumulate_grad, engine
 
 N = 200  # 40,000 elements: above engine._INPLACE_MIN, so the in-place path is taken
 
@@ -149,10 +149,10 @@ def test_a_fresh_gradient_becomes_the_leafs_grad_without_a_copy(monkeypatch):
     def spy(obj):
         refs = real(obj) - 1  # (this function's own parameter)
         if sys._getframe(1).f_code.co_name in ("_run_leaf", "_run_plain_leaf"):
-            seen.append(refs <= engine._SOLE_LEAF_REFS)
+            seen.append(refs <= accumulate_grad._SOLE_LEAF_REFS)
         return refs
 
-    monkeypatch.setattr(engine, "_getrefcount", spy)
+    monkeypatch.setattr(accumulate_grad, "_getrefcount", spy)
     x = R.tensor(np.ones((4, 4)), requires_grad=True)
     (x * 2).sum().backward()
     assert seen == [True]  # (the loop's and _run_leaf's references only)

@@ -26,25 +26,30 @@ counts and gradient buffers in locals; what the threads share is ``.grad``, so e
 accumulation into it holds ``grad_lock`` (``data += g`` is a read-add-write and NumPy
 releases the GIL inside the add).  Grad mode and the active ``autograd.trace()`` are
 per thread (``grad_mode.state``); anomaly mode is process-wide, as in PyTorch.
+
+The hooks live in ``engine_hooks.py``; how a gradient becomes ``.grad`` (AccumulateGrad,
+retain_grad, the leaf's hooks around it) in ``accumulate_grad.py``.
 """
 
 from __future__ import annotations
 
 import sys
-import threading
 from heapq import heapify, heappop, heappush
 from itertools import count as _count
 
 import numpy as np
 
-from ..backend import as_array, namespace
+from ..backend import namespace
+from .accumulate_grad import (
+    _EXACT_REFCOUNTS, _run_leaf, _run_node_prehooks, _run_plain_leaf, grad_lock,
+)
+from .engine_hooks import _run_post_hooks, _run_pre_hooks, _wrap, above
 from .forward_state import fw
 from .grad_mode import anomaly, state
 from .graph import (
     AccumulateGrad, Node, PackedSaved, SavedOutput, forward_traces, freed_error, graph_tasks,
     next_task_id, sole_grad, unpack_packed,
 )
-from .leaf_layout import into_shape_error, leaf_grad_buffer, leaf_shaped_grad
 
 __all__ = ["run_backward", "call_node", "grad_lock"]
 
@@ -52,11 +57,6 @@ __all__ = ["run_backward", "call_node", "grad_lock"]
 # made ready first, as in PyTorch's ready queue: leaves' hooks then run in PyTorch's order
 # (the order of the edges that release them), not in an order that follows id().
 _push_order = _count().__next__
-
-#: Held around every addition into a ``.grad`` (leaves and retain_grad tensors).  One lock
-#: for all tensors: uncontended it costs about 0.07 us per accumulation, and it is taken
-#: only for the accumulation itself, never while hooks or derivatives run.
-grad_lock = threading.Lock()
 
 
 def __getattr__(name):
@@ -68,21 +68,10 @@ def __getattr__(name):
         return state.tracer
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
 _ndarray = np.ndarray
 _add_reduce = np.add.reduce  # (ndarray.sum goes through a Python wrapper in NumPy 2)
 _getrefcount = getattr(sys, "getrefcount", lambda obj: 1 << 30)  # (not CPython: never)
-
-
-class _Above:
-    """What the engine needs from the layers above autograd: the Tensor class and
-    ``make_tensor`` (tensors for hooks and ``create_graph=True``), and the ops
-    ``sum_to_size`` and ``copy_`` (recorded under ``create_graph=True``).  The package's
-    assembly (``retrograd/_assembly.py``) fills them in: the engine imports no tensor or op."""
-
-    __slots__ = ("Tensor", "make_tensor", "sum_to_size", "sum_to_size_op", "copy_")
-
-
-above = _Above()
 
 
 def _tensor_cls():
@@ -339,122 +328,6 @@ def _nodes_needed(deps, roots, targets, ends=None):
     return needed
 
 
-# --------------------------------------------------------------------------- hooks
-def _wrap(g, as_tensors):
-    if g is None or as_tensors:
-        return g
-    make_tensor = above.make_tensor
-
-    return make_tensor(as_array(g))
-
-
-def _unwrap(t, as_tensors):
-    if t is None or as_tensors:
-        return t
-    return t._data
-
-
-def _run_tensor_hooks(hooks, g, as_tensors, what):
-    """Tensor hooks: each sees the gradient so far and may return a replacement."""
-    tracer = state.tracer
-    for fn in list(hooks.values()):
-        given = _wrap(g, as_tensors)
-        result = fn(given)
-        if tracer is not None:
-            tracer.hook(f"tensor hook on {what}", fn, given, result)
-        if result is not None:
-            if not hasattr(result, "_data"):
-                raise TypeError(
-                    f"a hook registered on {what} returned {type(result).__name__}; hooks must "
-                    "return a Tensor (the new gradient) or None"
-                )
-            # g is an array, or a Tensor under create_graph: compare the arrays
-            want = g._data if as_tensors else g
-            if result._data.shape != want.shape:
-                raise RuntimeError(
-                    f"hook on {what} returned a gradient of shape {list(result._data.shape)}, "
-                    f"but the gradient has shape {list(want.shape)}; a hook must keep the shape"
-                )
-            if result._data.dtype != want.dtype:
-                raise RuntimeError(
-                    f"hook '{getattr(fn, '__name__', fn)}' on {what} has changed the type of "
-                    f"value (was {want.dtype} got {result._data.dtype}); a hook must keep the "
-                    "dtype"
-                )
-            g = _unwrap(result, as_tensors)
-    return g
-
-
-def _accumulate_into_grad(tensor, g, as_tensors, sole=False):
-    """Add ``g`` into ``tensor.grad`` as PyTorch's AccumulateGrad does (hold ``grad_lock``).
-
-    ``sole``: the caller checked that ``g`` is a fresh array no one else holds (_run_leaf),
-    so a first ``.grad`` may be ``g`` itself rather than a copy."""
-    make_tensor = above.make_tensor
-
-    current = tensor._grad
-    retained = tensor._grad_fn is not None
-    if as_tensors:
-        if current is None:
-            if retained:
-                # PyTorch's retain_grad hook clones (CloneBackward0 when g has a graph)
-                tensor._grad = g.clone()
-            elif g._data.shape != tensor._data.shape:
-                # a leaf reshaped in place since the graph used it: under create_graph
-                # PyTorch always copies into the leaf's layout (broadcasting, or raising)
-                out = make_tensor(leaf_grad_buffer(tensor, g._data))
-                if g._grad_fn is None:
-                    out._data[...] = g._data
-                else:
-                    above.copy_(out, g)
-                tensor._grad = out
-            elif g._grad_fn is None:
-                tensor._grad = make_tensor(g._data.copy())
-            else:
-                # PyTorch copies into a fresh tensor (grad_fn CopyBackwards), so .grad
-                # never aliases a tensor that is part of the graph
-                copy_ = above.copy_
-
-                out = make_tensor(g._data.copy())
-                copy_(out, g)
-                tensor._grad = out
-        else:
-            tensor._grad = current + g
-        return
-    g = as_array(g)
-    if current is None:
-        if g.shape != tensor._data.shape and tensor._grad_fn is None:
-            # (a leaf only: a retained non-leaf keeps the shape its node had, as PyTorch's)
-            g, sole = leaf_shaped_grad(tensor, g), True
-        # The array may be shared (the user's gradient argument, or one gradient sent to
-        # two inputs by an add): copy so that .grad never aliases anything else -- unless
-        # it is a derivative's fresh result that only the engine holds (``sole``), which
-        # becomes .grad as it is (a copy fewer a leaf a step).
-        tensor._grad = make_tensor(g if sole else g.copy())
-    else:
-        # In place, as PyTorch's AccumulateGrad in a first-order pass: ``g = x.grad`` taken
-        # earlier sees the sum, even when that .grad requires grad (no graph is recorded).
-        # (not a retained non-leaf's: PyTorch's retain_grad hook always adds out of place,
-        # so a .grad taken earlier keeps its value, and the sum records no graph)
-        data = current._data
-        if data.shape != g.shape:
-            # a leaf whose shape changed in place (under no_grad) between two backwards:
-            # PyTorch's ``grad += new_grad`` broadcasts into .grad or refuses
-            try:
-                fits = np.broadcast_shapes(data.shape, g.shape) == data.shape
-            except ValueError:
-                fits = False
-            if not fits:
-                raise into_shape_error(
-                    data.shape, g.shape, "(adding a gradient into .grad: the leaf's shape was "
-                    "changed in place since; set .grad to None or change the shape back)")
-        if not retained and data.dtype == g.dtype and data.flags.writeable:
-            data += g
-            current._bump_version()
-        else:
-            tensor._grad = make_tensor(data + g)
-
-
 # --------------------------------------------------------------------------- the loop
 def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                  accumulate=True, allow_unused=False):
@@ -701,22 +574,9 @@ def _prepare_node(node, g, hooks, captures, captured, needed, accumulate, as_ten
 # Gradients at least this big (elements) are summed in place when one of them is ours
 # alone; below it a fresh array is as cheap (NumPy's own temporary elision uses 256 KiB).
 _INPLACE_MIN = 1 << 15
-# The reuse below trusts sys.getrefcount to count every holder of an array.  That holds on
-# CPython up to 3.13, where these counts were measured; 3.14 lets frames borrow references
-# without counting them, so elsewhere every limit is -1 and nothing is ever reused in place
-# (correct, only slower): a missed holder would be a silently wrong gradient.
-_EXACT_REFCOUNTS = sys.implementation.name == "cpython" and sys.version_info < (3, 14)
 # what getrefcount reports for a gradient held only by run_backward's local ``g`` (and
 # getrefcount's argument): then no other edge, saved value, capture or caller sees it
 _SOLE_LOOP_REFS = 2 if _EXACT_REFCOUNTS else -1
-# ... and for a gradient reaching a leaf, checked in _run_leaf (or _run_plain_leaf):
-# run_backward's ``g``, that function's and getrefcount's (tests/test_inplace_accumulation.py
-# checks it); other callers of _accumulate_into_grad (backward(inputs=), a compiled
-# replay) always copy
-_SOLE_LEAF_REFS = 3 if _EXACT_REFCOUNTS else -1
-# ... and for the array under such a gradient when it is a view: the view's base pointer,
-# _run_plain_leaf's ``base`` and getrefcount's argument (another view or holder adds one)
-_SOLE_BASE_REFS = 3 if _EXACT_REFCOUNTS else -1
 # what getrefcount reports for an array held only by run_backward's loop (the derivative's
 # result tuple, ``gi`` and ``gd``) and _sum_arrays itself (its argument, getrefcount's).
 # Any other holder (a saved value, the caller's tensor, a second slot of the tuple) makes
@@ -792,179 +652,6 @@ def _materialize_multi(node, g, as_tensors):
         out.append(x)
     return out
 
-
-def _leaf_hooks(node, g, as_tensors):
-    extra = node.variable._extra
-    if extra is not None and extra.hooks:
-        g = _run_tensor_hooks(extra.hooks, g, as_tensors, "a leaf tensor")
-    return g
-
-
-def _run_leaf(node, g, captures, captured, needed, accumulate, as_tensors, trace):
-    """A gradient reached a leaf: capture it (grad / inputs=) and/or add it into ``.grad``.
-
-    PyTorch's order: the leaf tensor's hooks, the capture, then AccumulateGrad's pre-hooks,
-    the accumulation, the post-accumulate-grad hooks and AccumulateGrad's post-hooks.
-    A leaf that is neither captured nor needed is skipped, hooks included.
-    """
-    if g is None:
-        return
-    captures_here = captures.get(node) if captures is not None else None
-    wanted = accumulate and (needed is None or node in needed)
-    if captures_here is None and not wanted:
-        return
-    g = _leaf_hooks(node, g, as_tensors)
-    if captures_here is not None:
-        for position, _ in captures_here:
-            captured[position] = g
-    if not wanted or g is None:
-        return
-    hooks = node.hooks
-    if hooks is not None and hooks.pre:
-        g = _run_pre_hooks(node, hooks, g, as_tensors)
-        if g is None:
-            return
-    variable = node.variable
-    if variable._grad_fn is not None:
-        raise _moved_into_graph(variable)
-    if trace is not None:
-        trace.accumulate(variable, g)
-    # a fresh array that only run_backward's ``g`` and ours hold may become .grad as it is
-    sole = (variable._grad is None and type(g) is _ndarray
-            and _getrefcount(g) <= _SOLE_LEAF_REFS and g.base is None and g.flags.writeable)
-    # threads adding into one .grad must not lose updates (acquire/release: half the
-    # cost of a ``with`` block on CPython 3.11, and this runs for every leaf)
-    grad_lock.acquire()
-    try:
-        _accumulate_into_grad(variable, g, as_tensors, sole)
-    finally:
-        grad_lock.release()
-    if trace is not None:
-        trace.accumulated(variable)
-    extra = variable._extra
-    post_acc = extra.post_accumulate_hooks if extra is not None else None
-    if post_acc:
-        for fn in list(post_acc.values()):
-            fn(variable)
-            if trace is not None:
-                trace.hook("post-accumulate-grad hook", fn, variable._grad, None)
-    if hooks is not None and hooks.post:
-        given = (_wrap(g, as_tensors),)
-        for fn in list(hooks.post.values()):
-            fn((), given)
-
-
-def _moved_into_graph(variable):
-    """PyTorch's AccumulateGrad refuses a leaf that has since got a grad_fn: a view taken
-    as a leaf whose base an in-place op requiring grad changed (seed 15124237)."""
-    return RuntimeError(
-        "leaf variable has been moved into the graph interior (a leaf of shape "
-        f"{list(variable.shape)} that the graph used is now a view of a tensor changed in "
-        "place by an op requiring grad; clone() it before that change)")
-
-
-def _run_plain_leaf(variable, g):
-    """:func:`_run_leaf` where nothing but the accumulation has anything to do: a
-    first-order ``backward()`` without tracer or ``inputs=``, at a leaf without hooks (the
-    caller checked).  A fresh array only the engine holds becomes ``.grad`` as it is."""
-    sole = False
-    if type(g) is _ndarray and _getrefcount(g) <= _SOLE_LEAF_REFS and g.flags.writeable:
-        base = g.base
-        if base is None:
-            sole = True
-        elif (type(base) is _ndarray and base.base is None and base.shape == g.shape
-              and base.strides == g.strides and _getrefcount(base) <= _SOLE_BASE_REFS):
-            # a view of all of a fresh array in its own layout, which nothing else holds
-            # (nn.Linear's weight gradient, transposed twice): that array itself
-            g = base
-            sole = True
-    if variable._grad_fn is not None:
-        raise _moved_into_graph(variable)
-    grad_lock.acquire()
-    try:
-        if variable._grad is None and g.shape == variable._data.shape:
-            # (as_array: a 0-d derivative may be a NumPy scalar, which a later backward
-            # could not add into in place, as PyTorch's .grad += does)
-            variable._grad = above.make_tensor(g if sole else as_array(g).copy())
-        else:
-            _accumulate_into_grad(variable, g, False, sole)
-    finally:
-        grad_lock.release()
-
-
-def _run_node_prehooks(node, hooks, g, as_tensors):
-    """Tensor hooks, then retain_grad, of this node's outputs."""
-    if g is None:
-        return g
-    multi = node.multi_output
-    grads = list(g) if multi else [g]
-    tracer = state.tracer
-    # list(): another thread may register a hook on this node while ours run
-    for nr, table in list(hooks.tensor.items()):
-        if table and grads[nr] is not None:
-            grads[nr] = _run_tensor_hooks(table, grads[nr], as_tensors,
-                                          f"the output of {node.name()}")
-    for nr, ref in list(hooks.retain.items()):
-        tensor = ref()
-        if tensor is not None and grads[nr] is not None:
-            if tracer is not None:
-                tracer.accumulate(tensor, grads[nr])
-            grad_lock.acquire()
-            try:
-                _accumulate_into_grad(tensor, grads[nr], as_tensors)
-            finally:
-                grad_lock.release()
-    return grads if multi else grads[0]
-
-
-def _run_pre_hooks(node, hooks, g, as_tensors):
-    """The node's own pre-hooks (``grad_fn.register_prehook``): may replace grad_outputs."""
-    multi = node.multi_output
-    grads = list(g) if multi else [g]
-    tracer = state.tracer
-    if hooks.pre:
-        for fn in list(hooks.pre.values()):
-            wrapped = tuple(_wrap(x, as_tensors) for x in grads)
-            result = fn(wrapped)
-            if tracer is not None:
-                tracer.hook(f"pre-hook of {node.name()}", fn, wrapped, result)
-            if result is not None:
-                _check_hook_result(fn, result, wrapped)
-                grads = [_unwrap(x, as_tensors) for x in result]
-    return grads if multi else grads[0]
-
-
-def _run_post_hooks(node, hooks, grads, g, as_tensors):
-    outs = tuple(_wrap(x, as_tensors) for x in (g if node.multi_output else [g]))
-    tracer = state.tracer
-    for fn in list(hooks.post.values()):
-        given = tuple(_wrap(x, as_tensors) for x in grads)
-        result = fn(given, outs)
-        if tracer is not None:
-            tracer.hook(f"post-hook of {node.name()}", fn, given, result)
-        if result is not None:
-            _check_hook_result(fn, result, given)
-            grads = tuple(_unwrap(x, as_tensors) for x in result)
-    return grads
-
-
-def _check_hook_result(fn, result, given):
-    """A node hook's replacement gradients: a tuple of as many values, each of the same
-    size as the one it replaces (PyTorch's checks and messages)."""
-    if not isinstance(result, tuple):
-        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
-    name = getattr(fn, "__name__", repr(fn))
-    if len(result) != len(given):
-        raise RuntimeError(f"hook '{name}' has returned an incorrect number of values (got "
-                           f"{len(result)}, but expected {len(given)})")
-    for new, old in zip(result, given):
-        if new is None or old is None:
-            continue
-        if not hasattr(new, "_data"):
-            raise TypeError(f"hook '{name}' returned {type(new).__name__} in its tuple; "
-                            "expected Tensor or None")
-        if new._data.shape != old._data.shape:
-            raise RuntimeError(f"hook '{name}' has changed the size of value")
 
 
 def call_node(node, grads):

@@ -238,7 +238,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     captured = _run_marked(inputs is None, roots, root_grads, retain_graph, create_graph,
                            targets, accumulate=True)
     if inputs is not None:
-        from .engine import _accumulate_into_grad
+        from .accumulate_grad import _accumulate_into_grad
 
         # non-leaf inputs get .grad, as PyTorch's backward(inputs=...); one that retains
         # its grad already got it from the engine

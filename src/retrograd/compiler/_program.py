@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.engine import _accumulate_into_grad, grad_lock
+from ..autograd.accumulate_grad import _accumulate_into_grad, grad_lock
 from ..tensor import make_tensor
 from ._inline_optim import inline_step
 from ._lower import Lowering
