@@ -1,0 +1,160 @@
+"""Fuzzer findings handled by triD (issue 7, stop 22's last open seeds): each program must
+run alike in retrograd and PyTorch (values, dtypes, shapes, grad_fn names, gradients,
+exceptions); the families are also swept op by op against PyTorch."""
+
+import itertools
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import retrograd  # noqa: E402
+
+from .program import program_from_text  # noqa: E402
+from .runner import compare, reproducer  # noqa: E402
+
+CASES = {
+    # lerp_ of an einsum result with itself as end, then pow_ and a create_graph grad:
+    # LerpBackward1 saved the aliased end, which pow_ changed, so PyTorch raises the
+    # version error (seed 18331881; passes on the merged main, kept as a guard)
+    "lerp_self_then_pow_": """
+v1 = T.tensor([[0.58, 0.0], [0.0, 0.0], [-1.73, -0.27]], dtype=T.float32, requires_grad=True)
+v2 = T.tensor(1.18, dtype=T.float64, requires_grad=True)
+v3 = T.tensor([[0.6, 0.68], [0.6, 0.22]], dtype=T.float32, requires_grad=True)
+v4 = T.einsum('ij,jk->', v1, v3)
+v4.lerp_(v4, v2)
+v4.pow_(2)
+loss = (v2 * v2.detach().tanh()).sum() + (v4 * v4.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v1, v2, v3], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+""",
+    # tensordot of bool vectors with a one-element result: PyTorch's dot kernel refuses
+    # bool (NotImplementedError); retrograd summed the size-1 dim to int64 first and
+    # raised a dtype RuntimeError (seed 18321406)
+    "tensordot_bool_one_element": """
+v1 = T.tensor(True, dtype=T.bool)
+v3 = v1[v1 > 0]
+v5 = T.tensor([True], dtype=T.bool)
+v6 = T.tensordot(v3, v5, dims=1)
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_fuzz_regression_trid(name):
+    prog = program_from_text(CASES[name])
+    failure = compare(prog)
+    assert failure is None, reproducer(prog, failure)
+
+
+def _outcome(fn, *args):
+    """``fn(*args)`` as comparable data (dtype name, shape, values), or the class of what
+    it raised."""
+    try:
+        r = fn(*args)
+    except Exception as e:  # noqa: BLE001 (the class is what is compared)
+        return type(e).__name__
+    return str(r.dtype).split(".")[-1], tuple(r.shape), r.tolist()
+
+
+_ALIASED_INPLACE = {
+    "lerp_scalar": lambda c: c.lerp_(c, 0.5), "lerp_tensor": lambda c: c.lerp_(c, c),
+    "addcmul_": lambda c: c.addcmul_(c, c), "addcdiv_": lambda c: c.addcdiv_(c, c + 1),
+    "mul_": lambda c: c.mul_(c), "div_": lambda c: c.div_(c), "add_": lambda c: c.add_(c),
+    "sub_": lambda c: c.sub_(c), "pow_": lambda c: c.pow_(c), "atan2_": lambda c: c.atan2_(c),
+    "hypot_": lambda c: c.hypot_(c), "copysign_": lambda c: c.copysign_(c),
+    "fmod_": lambda c: c.fmod_(c + 1), "clamp_": lambda c: c.clamp_(c, c),
+    "xlogy_": lambda c: c.xlogy_(c),
+}
+
+
+@pytest.mark.parametrize("op", sorted(_ALIASED_INPLACE))
+def test_inplace_with_self_as_operand_like_pytorch(op):
+    """An in-place op whose operand is the tensor written, then a create_graph gradient:
+    PyTorch raises the version error wherever its derivative saved the operand."""
+    got = []
+    for lib in (torch, retrograd):
+        def run(lib=lib):
+            a = lib.tensor([0.3, 0.7, 1.2], dtype=lib.float64, requires_grad=True)
+            c = lib.einsum("i->i", a) * 1
+            _ALIASED_INPLACE[op](c)
+            (g,) = lib.autograd.grad(c.sum(), a, create_graph=True)
+            return g
+        got.append(_outcome(run))
+    assert got[1] == got[0], op
+
+
+def _b(lib, *shape):
+    return lib.ones(shape, dtype=lib.bool)
+
+
+_BOOL_PRODUCTS = {
+    "dot": lambda lib, n: lib.dot(_b(lib, n), _b(lib, n)),
+    "vdot": lambda lib, n: lib.vdot(_b(lib, n), _b(lib, n)),
+    "inner_1d": lambda lib, n: lib.inner(_b(lib, n), _b(lib, n)),
+    "inner_2d": lambda lib, n: lib.inner(_b(lib, 2, n), _b(lib, 3, n)),
+    "inner_1x": lambda lib, n: lib.inner(_b(lib, 1, n), _b(lib, 1, n)),
+    "outer": lambda lib, n: lib.outer(_b(lib, n), _b(lib, n)),
+    "tensordot_1": lambda lib, n: lib.tensordot(_b(lib, n), _b(lib, n), dims=1),
+    "tensordot_0": lambda lib, n: lib.tensordot(_b(lib, n), _b(lib, n), dims=0),
+    "tensordot_mat": lambda lib, n: lib.tensordot(_b(lib, 2, n), _b(lib, n, 2), dims=1),
+    "tensordot_1x1": lambda lib, n: lib.tensordot(_b(lib, 1, n), _b(lib, n, 1), dims=1),
+    "tensordot_all": lambda lib, n: lib.tensordot(_b(lib, 2, n), _b(lib, 2, n), dims=2),
+    "tensordot_ones": lambda lib, n: lib.tensordot(_b(lib, 2, 1), _b(lib, 1, n), dims=1),
+    "mm": lambda lib, n: lib.mm(_b(lib, 2, n), _b(lib, n, 2)),
+    "matmul": lambda lib, n: lib.matmul(_b(lib, n), _b(lib, n)),
+    "bmm": lambda lib, n: lib.bmm(_b(lib, 1, 2, n), _b(lib, 1, n, 2)),
+    "mv": lambda lib, n: lib.mv(_b(lib, 2, n), _b(lib, n)),
+    "addmm": lambda lib, n: lib.addmm(_b(lib, 2, 2), _b(lib, 2, n), _b(lib, n, 2)),
+    "addmm_empty_out": lambda lib, n: lib.addmm(_b(lib, 0, 0), _b(lib, 0, n), _b(lib, n, 0)),
+    "addmv": lambda lib, n: lib.addmv(_b(lib, 2), _b(lib, 2, n), _b(lib, n)),
+    "addr": lambda lib, n: lib.addr(_b(lib, 2, n), _b(lib, 2), _b(lib, n)),
+    "addbmm": lambda lib, n: lib.addbmm(_b(lib, 2, 2), _b(lib, 1, 2, n), _b(lib, 1, n, 2)),
+    "addbmm_no_batch": lambda lib, n: lib.addbmm(_b(lib, 2, 2), _b(lib, 0, 2, n),
+                                                 _b(lib, 0, n, 2)),
+    "baddbmm": lambda lib, n: lib.baddbmm(_b(lib, 1, 2, 2), _b(lib, 1, 2, n),
+                                          _b(lib, 1, n, 2)),
+}
+
+
+@pytest.mark.parametrize("op", sorted(_BOOL_PRODUCTS))
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_bool_products_like_pytorch(op, n):
+    """Products of bool tensors: PyTorch refuses in the kernel it lands in (dot for a
+    one-element tensordot/inner/vdot, even empty), or, with nothing to contract, in the
+    mul_(beta) of addmm/addbmm/baddbmm (seed 18321406, fuzzQ's hunt)."""
+    got = [_outcome(_BOOL_PRODUCTS[op], lib, n) for lib in (torch, retrograd)]
+    assert got[1] == got[0], (op, n)
+
+
+def _empty_contraction(lib, name, dtype, beta):
+    dt = getattr(lib, dtype)
+
+    def o(*s):
+        return lib.ones(s, dtype=dt)
+
+    if name == "addmm":
+        return lib.addmm(o(2, 2), o(2, 0), o(0, 2), beta=beta)
+    if name == "addbmm":
+        return lib.addbmm(o(2, 2), o(1, 2, 0), o(1, 0, 2), beta=beta)
+    return lib.baddbmm(o(1, 2, 2), o(1, 2, 0), o(1, 0, 2), beta=beta)
+
+
+@pytest.mark.parametrize("dtype,beta", list(itertools.product(
+    ["bool", "int64", "float32"], [1, 0, True, False, 1.5, 0.5, 2])))
+def test_empty_contraction_beta_like_pytorch(dtype, beta):
+    """addmm/addbmm/baddbmm with an empty contraction scale input by beta in place, which
+    PyTorch refuses for a beta of a higher kind than the tensors."""
+    for name in ("addmm", "addbmm", "baddbmm"):
+        got = [_outcome(_empty_contraction, lib, name, dtype, beta) for lib in (torch, retrograd)]
+        assert got[1] == got[0], name
+
+
+@pytest.mark.parametrize("kw", [{"beta": 1.5}, {"alpha": 0.5}])
+def test_addr_bool_float_coefficient_like_pytorch(kw):
+    """addr of bool tensors refuses a float beta/alpha as for integer ones (bool is
+    integral to PyTorch)."""
+    got = [_outcome(lambda lib=lib: lib.addr(_b(lib, 2, 2), _b(lib, 2), _b(lib, 2), **kw))
+           for lib in (torch, retrograd)]
+    assert got[1] == got[0]
