@@ -102,6 +102,8 @@ _BOOL_PRODUCTS = {
     "tensordot_1x1": lambda lib, n: lib.tensordot(_b(lib, 1, n), _b(lib, n, 1), dims=1),
     "tensordot_all": lambda lib, n: lib.tensordot(_b(lib, 2, n), _b(lib, 2, n), dims=2),
     "tensordot_ones": lambda lib, n: lib.tensordot(_b(lib, 2, 1), _b(lib, 1, n), dims=1),
+    "tensordot_one_vs_3": lambda lib, n: lib.tensordot(_b(lib, n, 1), _b(lib, 3, 2),
+                                                       dims=([1], [0])),
     "mm": lambda lib, n: lib.mm(_b(lib, 2, n), _b(lib, n, 2)),
     "matmul": lambda lib, n: lib.matmul(_b(lib, n), _b(lib, n)),
     "bmm": lambda lib, n: lib.bmm(_b(lib, 1, 2, n), _b(lib, 1, n, 2)),

@@ -314,9 +314,9 @@ def tensordot(a, b, dims=2, out=None):
         # the product then saves that sum, not a view of the operand, so changing the
         # operand in place before backward is no error (seed 11041000)
         if b.shape[j] == 1:
-            a = a.sum(i, keepdim=True)
+            a = a.sum(i, keepdim=True, dtype=a.dtype if bools else None)
         elif a.shape[i] == 1:
-            b = b.sum(j, keepdim=True)
+            b = b.sum(j, keepdim=True, dtype=b.dtype if bools else None)
         else:
             k *= a.shape[i]
     na = nb = 1  # (explicit sizes: -1 cannot be inferred when k is 0)
