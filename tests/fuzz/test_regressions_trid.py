@@ -267,3 +267,17 @@ def test_other_norms_of_empty_inputs_call_hooks_like_pytorch(norm):
     prog = program_from_text(text)
     failure = compare(prog)
     assert failure is None, reproducer(prog, failure)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("fn", ["log_softmax", "softmax"])
+def test_softmax_of_zero_dim_like_pytorch(fn, dtype):
+    """log_softmax of a 0-d tensor: the NumPy fast path's reductions give NumPy scalars,
+    which its in-place subtraction refused (TypeError; fuzz seed 18900027)."""
+    got = []
+    for lib in (torch, retrograd):
+        x = lib.tensor(1.5, dtype=getattr(lib, dtype), requires_grad=True)
+        y = getattr(x, fn)(dim=0)
+        (g,) = lib.autograd.grad(y * 3, x)
+        got.append((str(y.dtype).split(".")[-1], tuple(y.shape), y.item(), g.item()))
+    assert got[1] == got[0]
