@@ -13,6 +13,7 @@ from __future__ import annotations
 from ..backend import namespace
 from ._apply import INPUTS, defop
 from ._errors import check_broadcast, scalar_type_name, tensor_arg
+from .bool_products import check_empty_contraction_beta, refuse_bool_tensordot
 from .pointwise import zeros_like_grad
 from .layout import diagonal as _diagonal
 from .linalg import (
@@ -136,7 +137,7 @@ def _addr_coefficients(dtype, beta, alpha):
     """PyTorch's addr refuses a float beta/alpha for integer tensors and a bool one for
     non-bool tensors (where addmv truncates them: int_coefficients)."""
     for name, c in (("beta", beta), ("alpha", alpha)):
-        if dtype.kind in "iu" and isinstance(c, float):
+        if dtype.kind in "iub" and isinstance(c, float):  # (bool is integral to PyTorch)
             raise RuntimeError(f"For integral input tensors, argument {name} must not be a "
                                "floating point number (addr; pass an int)")
         if dtype.kind != "b" and isinstance(c, bool):
@@ -206,6 +207,8 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):  # noqa: A002 - PyTorch'
     _same_dtype("baddbmm", (input, batch1, batch2))
     refuse_bool("baddbmm", batch1, batch2)
     _broadcast_input("baddbmm", input, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
+    check_empty_contraction_beta("baddbmm", batch1._data.dtype, batch1.shape[0] *
+                                 batch1.shape[1] * batch2.shape[2], not batch1.shape[2], beta)
     beta, alpha = int_coefficients(batch1._data.dtype, beta, alpha)
     return _baddbmm(input, batch1, batch2, beta, alpha)
 
@@ -216,6 +219,9 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):  # noqa: A002 - PyTorch's
     _same_dtype("addbmm", (input, batch1, batch2))
     refuse_bool("addmm_impl_cpu_", batch1, batch2)
     _broadcast_input("addbmm", input, (batch1.shape[1], batch2.shape[2]))
+    check_empty_contraction_beta("addbmm", batch1._data.dtype, batch1.shape[1] *
+                                 batch2.shape[2], not (batch1.shape[0] and batch1.shape[2]),
+                                 beta)
     beta, alpha = int_coefficients(batch1._data.dtype, beta, alpha)
     return _addbmm(input, batch1, batch2, beta, alpha)
 
@@ -241,6 +247,9 @@ def vdot(input, other):  # noqa: A002 - PyTorch's names
                            f"src [{other.shape[0]}] to have the same number of elements, but "
                            f"got {input.shape[0]} and {other.shape[0]} elements respectively "
                            "(vdot)")
+    if input._data.dtype.kind == "b":  # (PyTorch's dot kernel: even for empty vectors)
+        raise NotImplementedError("\"dot\" not implemented for 'Bool' (vdot of bool tensors); "
+                                  "convert first, e.g. a.int()")
     return _vdot(input, other)
 
 
@@ -291,17 +300,23 @@ def tensordot(a, b, dims=2, out=None):
                                f"{a.shape[i]} in dim {i} and second has size {b.shape[j]} in "
                                f"dim {j} (tensordot of shapes {_shape(a)} and {_shape(b)})")
     _same_dtype("tensordot", (a, b))
+    if a._data.dtype.kind == "b":
+        refuse_bool_tensordot(a, b, da, db)
     free_a = [d for d in range(a.ndim) if d not in da]
     free_b = [d for d in range(b.ndim) if d not in db]
     k = 1
+    bools = a._data.dtype.kind == "b"  # (a bool sum is int64: only where PyTorch sums too)
     for i, j in zip(da, db):
+        if bools and a.shape[i] == b.shape[j]:
+            k *= a.shape[i]
+            continue
         # PyTorch sums a contracted dim of size 1 on the other side right away (SumBackward1):
         # the product then saves that sum, not a view of the operand, so changing the
         # operand in place before backward is no error (seed 11041000)
         if b.shape[j] == 1:
-            a = a.sum(i, keepdim=True)
+            a = a.sum(i, keepdim=True, dtype=a.dtype if bools else None)
         elif a.shape[i] == 1:
-            b = b.sum(j, keepdim=True)
+            b = b.sum(j, keepdim=True, dtype=b.dtype if bools else None)
         else:
             k *= a.shape[i]
     na = nb = 1  # (explicit sizes: -1 cannot be inferred when k is 0)

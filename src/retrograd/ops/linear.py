@@ -14,6 +14,7 @@ from ..backend import ndarray as _ndarray
 from ..tensor import Tensor, adopted_views, make_tensor, rederive_view
 from ._apply import INPUTS, _leaf_edge, defop
 from ._errors import tensor_arg
+from .bool_products import check_empty_contraction_beta
 from .linalg import _mT, _same_dtype, int_coefficients, matmul, refuse_bool
 from .shape import reshape as _reshape  # (top level: an import inside linear() costs
 from .shape import t as _t  # a lookup on every layer call)
@@ -80,6 +81,8 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002 - PyTorch's name
                     "addmm(): self and mat2 must have the same dtype, but got {} and {}")
     if d1.dtype.kind == "b":
         refuse_bool("addmm_impl_cpu_", mat1, mat2)
+    if not d1.shape[1] and d1.dtype.kind != "f":
+        check_empty_contraction_beta("addmm", d1.dtype, d1.shape[0] * d2.shape[1], True, beta)
     if beta != 1 or alpha != 1:
         beta, alpha = int_coefficients(d1.dtype, beta, alpha)
         return _addmm(input, mat1, mat2, beta, alpha)

@@ -50,7 +50,7 @@ _softmax = defop("softmax", _softmax_fwd, _softmax_vjp, "SoftmaxBackward0", 1, O
 
 
 def _log_softmax_fwd(a, dim):
-    if type(a) is _ndarray and a.size:
+    if type(a) is _ndarray and a.ndim and a.size:  # (0-d: reductions give scalars, no out=)
         # NumPy arrays: the ufuncs' reductions themselves (ndarray.max/sum go through
         # NumPy's Python wrappers), the exponentials' temporary reused for the sum's log
         shifted = a - _max_reduce(a, dim, keepdims=True)
