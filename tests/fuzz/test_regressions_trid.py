@@ -281,3 +281,24 @@ def test_softmax_of_zero_dim_like_pytorch(fn, dtype):
         (g,) = lib.autograd.grad(y * 3, x)
         got.append((str(y.dtype).split(".")[-1], tuple(y.shape), y.item(), g.item()))
     assert got[1] == got[0]
+
+
+@pytest.mark.parametrize("inverse", ["v2 = v1.reciprocal()", "v2 = T.reciprocal(v1)",
+                                     "v2 = v1.pow(-1)"])
+def test_reciprocal_of_eigenvalue_noise_out_of_place(inverse):
+    """1 over the zero eigenvalue of a rank-deficient Gram matrix, out of place (seed
+    18913765: reciprocal() gave 7.1e+15 against -1.25e+16): accepted by the in-place form's
+    entry, which refuses the same call on a matrix of full rank."""
+    from . import known_bugs as kb
+    from .runner import Failure
+
+    prog = _annotated(_GRAM + inverse + "\n", {"v1": "linalg_square", "v2": "reciprocal"})
+    noise = Failure("value", "reciprocal", "v2: values differ\n  torch     [-1.25e+16, 0.29, "
+                    "0.094]\n  retrograd [7.1e+15, 0.29, 0.094]")
+    assert kb._reciprocal_of_eigenvalue_noise(prog, noise)
+    moderate = Failure("value", "reciprocal", "v2: values differ\n  torch     [-1.25, 0.29, "
+                       "0.094]\n  retrograd [7.1, 0.29, 0.094]")
+    assert not kb._reciprocal_of_eigenvalue_noise(prog, moderate)
+    other = _annotated(_GRAM + "v2 = v1.exp()\n", {"v1": "linalg_square", "v2": "exp"})
+    assert not kb._reciprocal_of_eigenvalue_noise(other, noise)
+
