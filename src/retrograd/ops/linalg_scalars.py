@@ -29,6 +29,7 @@ from .shape import permute, stack, unsqueeze
 from .linalg_decomp import svdvals
 from .stats import _vector_norm, amax, amin, quiet
 from .saved_checks import check_also
+from .cast_inside import take_source
 
 slogdet_type = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
 
@@ -242,7 +243,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on the "
                                    f"dimension {d} because this dimension is zero-size (the "
                                    "operation has no identity)")
-    out = _vector_norm(x, float(ord), axes, keepdim)
+    out = take_source(_vector_norm(x, float(ord), axes, keepdim), x, given)  # (as PyTorch)
     # (dtype=: the node saved the cast copy; PyTorch's saves the caller's tensor: an
     # in-place change of it before backward raises, so check_also keeps it for that check)
     # (its 0-norm node saves it too, though its derivative is 0)
@@ -288,7 +289,14 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # no
     tensor(6.)
     """
     tensor_arg(A, "A")
+    given = A
     A = _float_input("linalg.matrix_norm", A, dtype)  # noqa: N806
+    # (no ToCopyBackward0 below the norm's first node, as PyTorch)
+    return take_source(_matrix_norm(A, ord, dim, keepdim), A, given)
+
+
+def _matrix_norm(A, ord, dim, keepdim):  # noqa: A002,N803
+    """matrix_norm of ``A``, already of the dtype asked."""
     if A.ndim < 2:
         raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 "
                            f"dimensions (got shape {list(A.shape)})")
