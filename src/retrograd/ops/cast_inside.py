@@ -16,41 +16,31 @@ from __future__ import annotations
 
 
 def take_source(out, cast, source):
-    """Make the nodes of ``out``'s graph that take ``cast`` (``source.to(dtype)``) take
-    ``source`` instead, skipping the ToCopyBackward0 that cast recorded; returns ``out``.
+    """Make ``out``'s node take ``source`` where it takes ``cast`` (``source.to(dtype)``),
+    skipping the ToCopyBackward0 that cast recorded; returns ``out``.
 
-    Only nodes recorded after the cast are visited (a larger sequence number; the graph
-    below the cast is the caller's and stays as it is), so a composite (matrix_norm's
-    amax of vector norms, an SVD's) is rewired where its first node takes the cast.
-    Nothing changes where no cast was made (``cast is source``) or nothing was recorded."""
-    root = getattr(out, "_grad_fn", None)  # (a batched tensor under vmap has none)
+    Only ``out``'s own node: where PyTorch's composite keeps the cast (an SVD-based matrix
+    norm), its graph has the ToCopyBackward0, so a caller splices the node that takes the
+    cast in PyTorch (matrix_norm's vector norms).  Nothing changes where no cast was made
+    (``cast is source``) or nothing was recorded."""
+    node = getattr(out, "_grad_fn", None)  # (a batched tensor under vmap has none)
     copy = getattr(cast, "_grad_fn", None)
-    if (root is None or copy is None or cast is source or len(copy.next) != 1
+    if (node is None or copy is None or cast is source or len(copy.next) != 1
             or type(copy).__name__ != "ToCopyBackward0"):
         return out
     below = copy.next[0]
     below_nr = copy.next_nr[0] if copy.next_nr else 0
-    after = copy.seq
-    seen = set()
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        edges = list(node.next)
-        nrs = list(node.next_nr) if node.next_nr else None
-        changed = False
-        for i, edge in enumerate(edges):
-            if edge is copy:
-                edges[i] = below
-                if below_nr or nrs:
-                    nrs = nrs or [0] * len(edges)
-                    nrs[i] = below_nr
-                changed = True
-            elif edge is not None and getattr(edge, "seq", -1) > after:
-                stack.append(edge)
-        if changed:
-            node.next = tuple(edges)
-            node.next_nr = nrs if nrs and any(nrs) else None
+    edges = list(node.next)
+    nrs = list(node.next_nr) if node.next_nr else None
+    changed = False
+    for i, edge in enumerate(edges):
+        if edge is copy:
+            edges[i] = below
+            if below_nr or nrs:
+                nrs = nrs or [0] * len(edges)
+                nrs[i] = below_nr
+            changed = True
+    if changed:
+        node.next = tuple(edges)
+        node.next_nr = nrs if nrs and any(nrs) else None
     return out

@@ -291,12 +291,19 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # no
     tensor_arg(A, "A")
     given = A
     A = _float_input("linalg.matrix_norm", A, dtype)  # noqa: N806
-    # (no ToCopyBackward0 below the norm's first node, as PyTorch)
-    return take_source(_matrix_norm(A, ord, dim, keepdim), A, given)
+    return _matrix_norm(A, ord, dim, keepdim, given)
 
 
-def _matrix_norm(A, ord, dim, keepdim):  # noqa: A002,N803
-    """matrix_norm of ``A``, already of the dtype asked."""
+def _cast_vector_norm(A, p, axes, keepdim, given):  # noqa: N803
+    """matrix_norm's vector norm of ``A``, the cast of ``given`` to the dtype asked: its node
+    takes ``given`` (no ToCopyBackward0 between, as PyTorch) and checks its version."""
+    out = take_source(_vector_norm(A, p, axes, keepdim), A, given)
+    return check_also(out, given) if A is not given else out
+
+
+def _matrix_norm(A, ord, dim, keepdim, given):  # noqa: A002,N803
+    """matrix_norm of ``A``, ``given`` cast to the dtype asked (the SVD-based norms keep
+    the ToCopyBackward0 of that cast, as PyTorch)."""
     if A.ndim < 2:
         raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 "
                            f"dimensions (got shape {list(A.shape)})")
@@ -306,7 +313,7 @@ def _matrix_norm(A, ord, dim, keepdim):  # noqa: A002,N803
                            "(convert first, e.g. A.float())")
     if isinstance(ord, str):
         if ord == "fro":
-            return _vector_norm(A, 2.0, (d0, d1), keepdim)
+            return _cast_vector_norm(A, 2.0, (d0, d1), keepdim, given)
         if ord == "nuc":
             return _spectral(A, d0, d1, lambda s, k: _sum(s, -1, keepdim=k), keepdim)
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported (use 'fro', 'nuc', "
@@ -333,7 +340,7 @@ def _matrix_norm(A, ord, dim, keepdim):  # noqa: A002,N803
     summed, other = (d0, d1) if abs(ord) == 1 else (d1, d0)
     if not keepdim and summed < other:
         other -= 1
-    col = _vector_norm(A, 1.0, (summed,), keepdim)
+    col = _cast_vector_norm(A, 1.0, (summed,), keepdim, given)
     return amax(col, other, keepdim) if ord > 0 else amin(col, other, keepdim)
 
 

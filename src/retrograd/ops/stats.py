@@ -441,7 +441,7 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
     if p == "fro" or p is None:
         p = 2
     if p == "nuc":
-        return take_source(_nuclear(x, dim, keepdim), x, given)
+        return _nuclear(x, dim, keepdim)  # (PyTorch's SVD keeps the ToCopyBackward0)
     if isinstance(p, str):
         raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported (use 'fro', 'nuc' or "
                            "a number)")
