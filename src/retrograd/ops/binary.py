@@ -16,6 +16,7 @@ from ._apply import BOTH, INPUTS, NOTHING, OUTPUT, defop
 from ._errors import check_broadcast, tensor_arg
 from .pointwise import _neg_fwd, grad_where, in_result_dtype
 from .selection import _tensors_only
+from .cast_inside import take_source
 from .pointwise import (_check_bool_sub, _check_int_divisor, _div_rounded, _rsub_number_fwd,
                         _with_number, exp, power, to_dtype, where,
                         zeros_like_grad)
@@ -344,7 +345,8 @@ def clamp_min(input, min):  # noqa: A002
         # (an int tensor made to require grad by a write: fuzz seed 8106467)
         if not isinstance(input, Tensor):
             return clamp(input, min=min)
-        return _clamp_min(input.to(dtypes.get_default_dtype()), min)
+        cast = input.to(dtypes.get_default_dtype())  # (cast inside the node, as PyTorch)
+        return take_source(_clamp_min(cast, min), cast, input)
     refuse_bool_number_bounds(input, min, None)
     return _clamp_min(input, min)
 
@@ -360,7 +362,8 @@ def clamp_max(input, max):  # noqa: A002
         # (an int tensor made to require grad by a write: fuzz seed 8106467)
         if not isinstance(input, Tensor):
             return clamp(input, max=max)
-        return _clamp_max(input.to(dtypes.get_default_dtype()), max)
+        cast = input.to(dtypes.get_default_dtype())  # (cast inside the node, as PyTorch)
+        return take_source(_clamp_max(cast, max), cast, input)
     refuse_bool_number_bounds(input, None, max)
     return _clamp_max(input, max)
 

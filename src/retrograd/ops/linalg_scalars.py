@@ -29,6 +29,7 @@ from .shape import permute, stack, unsqueeze
 from .linalg_decomp import svdvals
 from .stats import _vector_norm, amax, amin, quiet
 from .saved_checks import check_also
+from .cast_inside import take_source
 
 slogdet_type = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
 
@@ -242,7 +243,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on the "
                                    f"dimension {d} because this dimension is zero-size (the "
                                    "operation has no identity)")
-    out = _vector_norm(x, float(ord), axes, keepdim)
+    out = take_source(_vector_norm(x, float(ord), axes, keepdim), x, given)  # (as PyTorch)
     # (dtype=: the node saved the cast copy; PyTorch's saves the caller's tensor: an
     # in-place change of it before backward raises, so check_also keeps it for that check)
     # (its 0-norm node saves it too, though its derivative is 0)
@@ -288,7 +289,21 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # no
     tensor(6.)
     """
     tensor_arg(A, "A")
+    given = A
     A = _float_input("linalg.matrix_norm", A, dtype)  # noqa: N806
+    return _matrix_norm(A, ord, dim, keepdim, given)
+
+
+def _cast_vector_norm(A, p, axes, keepdim, given):  # noqa: N803
+    """matrix_norm's vector norm of ``A``, the cast of ``given`` to the dtype asked: its node
+    takes ``given`` (no ToCopyBackward0 between, as PyTorch) and checks its version."""
+    out = take_source(_vector_norm(A, p, axes, keepdim), A, given)
+    return check_also(out, given) if A is not given else out
+
+
+def _matrix_norm(A, ord, dim, keepdim, given):  # noqa: A002,N803
+    """matrix_norm of ``A``, ``given`` cast to the dtype asked (the SVD-based norms keep
+    the ToCopyBackward0 of that cast, as PyTorch)."""
     if A.ndim < 2:
         raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 "
                            f"dimensions (got shape {list(A.shape)})")
@@ -298,7 +313,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # no
                            "(convert first, e.g. A.float())")
     if isinstance(ord, str):
         if ord == "fro":
-            return _vector_norm(A, 2.0, (d0, d1), keepdim)
+            return _cast_vector_norm(A, 2.0, (d0, d1), keepdim, given)
         if ord == "nuc":
             return _spectral(A, d0, d1, lambda s, k: _sum(s, -1, keepdim=k), keepdim)
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported (use 'fro', 'nuc', "
@@ -325,7 +340,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # no
     summed, other = (d0, d1) if abs(ord) == 1 else (d1, d0)
     if not keepdim and summed < other:
         other -= 1
-    col = _vector_norm(A, 1.0, (summed,), keepdim)
+    col = _cast_vector_norm(A, 1.0, (summed,), keepdim, given)
     return amax(col, other, keepdim) if ord > 0 else amin(col, other, keepdim)
 
 

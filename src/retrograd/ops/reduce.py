@@ -16,6 +16,7 @@ from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from .dtype_rules import check_grad_dtype
 from .pointwise import scalar_type_name, where
 from .saved_checks import check_also
+from .cast_inside import take_source
 from .shape import _int_dim, _shape_arg, _unique_dims, expand_op, input_meta, reshape_op, view
 
 # PyTorch's torch.return_types.max / .min: named tuples called after the op
@@ -120,6 +121,7 @@ def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - PyTorch's na
     source = x
     if dtype is not None:
         x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
+    cast = x
     asked = x._data.dtype if dtype is not None else None
     if x._data.dtype.kind in "biu" and x._data.dtype.itemsize != 8 or x._data.dtype.kind == "b":
         x = x.long()  # integers and bools sum to int64 (NumPy: uint8 -> uint64)
@@ -128,6 +130,7 @@ def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - PyTorch's na
         result = _sum_all(x, None, False, shape)
     else:
         result = _sum_dim(x, _dims(dim, len(shape)), keepdim, shape)
+    take_source(result, cast, source)  # (no ToCopyBackward0 below SumBackward, as PyTorch)
     if asked is not None and result._data.dtype != asked:  # dtype=int32 or bool is the result's
         result = result.to(dtype=dtype)  # (bool: True where the sum is nonzero, as PyTorch)
     if asked is not None:
@@ -157,6 +160,7 @@ def mean(x, dim=None, keepdim=False, *, dtype=None):
     >>> T.tensor([[1.0, 2.0], [3.0, 5.0]]).mean(1)
     tensor([1.5000, 4.0000])
     """
+    source = x
     if dtype is not None:
         x = x.to(dtype=dtype)  # (a keyword: a string is refused, not a device)
     if x._data.dtype.kind != "f":
@@ -172,8 +176,10 @@ def mean(x, dim=None, keepdim=False, *, dtype=None):
         if axes is None or i in axes:
             count *= s
     if dim is None:
-        return _mean_all(x, None, False, shape, count)
-    return _mean_dim(x, axes, keepdim, shape, count)
+        out = _mean_all(x, None, False, shape, count)
+    else:
+        out = _mean_dim(x, axes, keepdim, shape, count)
+    return take_source(out, x, source)  # (no ToCopyBackward0 below MeanBackward, as PyTorch)
 
 
 # ----------------------------------------------------------------- max / min

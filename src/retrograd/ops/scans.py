@@ -26,6 +26,7 @@ from .pointwise import abs as abs_
 from .pointwise import exp, log, where
 from .reduce import _one_dim
 from .saved_checks import check_also
+from .cast_inside import take_source
 from .shape import cat, input_meta, reshape, track_view
 from .stats import cumsum, quiet
 
@@ -148,7 +149,7 @@ def cumprod(x, dim, *, dtype=None):
                 "has no bool running product: use dtype=retrograd.int64, then compare with 0)")
     if not isinstance(x, Tensor):
         return _cumprod_fwd(x, dim)
-    out = _cumprod(x, _scan_dim(x, dim, "cumprod"))
+    out = take_source(_cumprod(x, _scan_dim(x, dim, "cumprod")), x, source)  # (as PyTorch)
     if x is not source:
         # (dtype=: the node saves the cast copy; PyTorch's saves the caller's tensor, so an
         # in-place change of it before backward raises: check_also keeps it for that check)

@@ -36,6 +36,7 @@ from ..tensor import Tensor
 from ._apply import NOTHING, INPUTS, OUTPUT, defop
 from ._errors import broadcast_message, scalar_type_name, tensor_arg
 from .saved_checks import check_also
+from .cast_inside import take_source
 from .inplace import inplace
 from .selection import _where
 from .shape import _norm_dim
@@ -698,8 +699,10 @@ def index_fill(input, dim, index, value):  # noqa: A002
         if value.ndim:
             raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
                              f"tensor with {value.ndim} dimension(s)")
-        return check_also(_index_fill_t(input, value.to(input.dtype) if value.dtype != input.dtype
-                                        else value, p), index)
+        # a value of another dtype: cast inside the op (no ToCopyBackward0 below
+        # IndexFillBackward1, as PyTorch; its gradient comes back in the value's dtype)
+        cast = value.to(input.dtype) if value.dtype != input.dtype else value
+        return check_also(take_source(_index_fill_t(input, cast, p), cast, value), index)
     return check_also(_index_fill(input, p, value), index)
 
 

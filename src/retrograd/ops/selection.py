@@ -16,6 +16,7 @@ from ..tensor import make_tensor as _make_tensor
 from ._apply import INPUTS, NOTHING, defop
 from ._errors import scalar_type_name  # noqa: F401  (used here, and imported from here)
 from .saved_checks import check_also
+from .cast_inside import take_source
 from .pointwise_common import _broadcasting, broadcast_error, in_result_dtype, to_dtype
 
 _isfinite = _np.isfinite
@@ -181,11 +182,28 @@ def _clamp_tensor_vjp(node, g, saved):
 
 _clamp_tensor = defop("clamp", _clamp_tensor_fwd, _clamp_tensor_vjp, "ClampBackward0", 3,
                       INPUTS, "promote")
-# x.clamp_min(tensor) / x.clamp_max(tensor): the same op under PyTorch's names for them
-clamp_min_tensor = defop("clamp_min", _clamp_tensor_fwd, _clamp_tensor_vjp, "ClampMinBackward1",
-                         3, INPUTS, "promote")
-clamp_max_tensor = defop("clamp_max", _clamp_tensor_fwd, _clamp_tensor_vjp, "ClampMaxBackward1",
-                         3, INPUTS, "promote")
+
+
+def _clamp_bound_fwd(a, bound, is_min):
+    xp = namespace(a)
+    return xp.maximum(bound, a) if is_min else xp.minimum(bound, a)  # (the bound first)
+
+
+def _clamp_bound_vjp(node, g, saved):
+    # PyTorch's clamp_min.Tensor / clamp_max.Tensor: x gets g where x >= min (x <= max),
+    # the bound where x < min (x > max); a nan x sends nothing anywhere; 0, not g * 0
+    a, bound = in_result_dtype(*saved)  # (compared in PyTorch's result dtype, as clamp's)
+    nx, nb = node.next
+    keep, to_bound = (a >= bound, a < bound) if node.params[0] else (a <= bound, a > bound)
+    return (where(keep, g, 0.0) if nx else None, where(to_bound, g, 0.0) if nb else None)
+
+
+# x.clamp_min(tensor) / x.clamp_max(tensor): two inputs (x and the bound), as PyTorch's
+# ClampMinBackward1 / ClampMaxBackward1 (clamp's third, missing bound is no input of theirs)
+clamp_min_tensor = defop("clamp_min", _clamp_bound_fwd, _clamp_bound_vjp, "ClampMinBackward1",
+                         2, INPUTS, "promote")
+clamp_max_tensor = defop("clamp_max", _clamp_bound_fwd, _clamp_bound_vjp, "ClampMaxBackward1",
+                         2, INPUTS, "promote")
 
 
 def refuse_bool_number_bounds(x, lo, hi):
@@ -216,7 +234,12 @@ def clamp(x, min=None, max=None, *, _op=None):  # noqa: A002 - PyTorch's keyword
     refuse_bool_number_bounds(x, min, max)
     if getattr(x, "_data", x).dtype.kind != "f" and (isinstance(min, float) or
                                                    isinstance(max, float)):
-        x = to_dtype(x, dtypes.get_default_dtype().numpy)  # int clamped to a float bound
+        # an int clamped to a float number: computed in the default float, the cast inside
+        # ClampBackward1 (no ToCopyBackward0 below it, as PyTorch)
+        given = x
+        x = to_dtype(x, dtypes.get_default_dtype().numpy)
+        if not (isinstance(min, Tensor) or isinstance(max, Tensor)):
+            return take_source(_clamp(x, min, max), x, given)
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         # a missing bound is the dtype's own extreme, as a 0-d array of x's dtype, so that
         # it does not take part in the promotion (an int tensor stays int)
@@ -231,8 +254,10 @@ def clamp(x, min=None, max=None, *, _op=None):  # noqa: A002 - PyTorch's keyword
             lo, hi = False, True
         else:
             lo, hi = xp.iinfo(want).min, xp.iinfo(want).max
+        if _op is not None:  # (clamp_min / clamp_max of a tensor bound: two inputs)
+            return _op(x, min if min is not None else max, min is not None)
         lo, hi = xp.asarray(lo, dtype=want), xp.asarray(hi, dtype=want)
-        return (_op or _clamp_tensor)(x, lo if min is None else min,
+        return _clamp_tensor(x, lo if min is None else min,
                                       hi if max is None else max, min is not None,
                                       max is not None)
     return _clamp(x, min, max)

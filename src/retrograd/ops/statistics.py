@@ -22,6 +22,7 @@ from ._apply import INPUTS, OUTPUT, defop, multi_output_class, record_multi_inpu
 from ._errors import scalar_type_name
 from .dtype_rules import check_grad_dtype
 from .saved_checks import check_also
+from .cast_inside import take_source
 from .pointwise import in_result_dtype, where
 from .reduce import _dims, _keep_shape, _spread, _sum_dim
 from .stats import (
@@ -286,7 +287,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     axes = _dims(dim, input.ndim) if dim is not None else None
     if axes == ():
         axes = None
-    out = _nansum(input, axes, keepdim and dim is not None)
+    out = take_source(_nansum(input, axes, keepdim and dim is not None), input, source)
     if input is not source:
         # (dtype=: the node saves the cast copy; PyTorch's saves the caller's tensor, so an
         # in-place change of it before backward raises: check_also keeps it for that check)

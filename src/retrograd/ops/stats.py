@@ -16,6 +16,7 @@ from .pointwise import abs as _abs
 from .pointwise import exp, sign, where
 from .reduce import _dims, _keep_shape, _one_dim, _spread, _sum_dim
 from .saved_checks import check_also
+from .cast_inside import take_source
 
 
 def quiet(xp):
@@ -149,6 +150,7 @@ def prod(x, dim=None, keepdim=False, *, dtype=None):
         raise TypeError(f"prod(): dim must be an int, got {type(dim).__name__}")
     else:
         result = _prod_dim(x, _dims(dim, x.ndim), keepdim)
+    take_source(result, x, source)  # (no ToCopyBackward0 below ProdBackward, as PyTorch)
     # (dtype=: the node saves the cast copy; PyTorch's saves the caller's tensor, so an
     # in-place change of it before backward raises: check_also keeps it for that check)
     if x is not source:
@@ -439,7 +441,7 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
     if p == "fro" or p is None:
         p = 2
     if p == "nuc":
-        return _nuclear(x, dim, keepdim)
+        return _nuclear(x, dim, keepdim)  # (PyTorch's SVD keeps the ToCopyBackward0)
     if isinstance(p, str):
         raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported (use 'fro', 'nuc' or "
                            "a number)")
@@ -450,6 +452,7 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
         out = _norm0(x, axes, keepdim)
     else:
         out = _norm(x, p, axes, keepdim)  # (p < 0 too: 0 when an element is 0, as PyTorch)
+    take_source(out, x, given)  # (no ToCopyBackward0 below the norm's node, as PyTorch)
     # (dtype=: the node saved the cast copy; PyTorch's saves the caller's tensor, as prod's;
     # its 0-norm node saves it too, though its derivative is 0)
     return check_also(out, given) if x is not given or p == 0 else out
@@ -659,6 +662,7 @@ def cumsum(x, dim, *, dtype=None):
     if not hasattr(x, "_data"):
         return _cumsum_fwd(x, dim % max(x.ndim, 1))
     out = _cumsum(x, (_one_dim(dim, x.ndim, "cumsum") or (0,))[0])  # (0-d: dim 0 or -1)
+    take_source(out, x, source)  # (no ToCopyBackward0 below CumsumBackward0, as PyTorch)
     if dtype is not None:
         if out._data.dtype != x._data.dtype:  # (dtype=int8: the sums wrap, as PyTorch's)
             out = out.to(dtype=x.dtype)
