@@ -95,6 +95,8 @@ _UNWRAPPED = frozenset((
 _TENSOR_FIRST = ("input", "x", "self", "A", "a", "x1", "input1", "y", "condition",
                  "sorted_sequence")
 _NUMBER_TYPES = (int, float, bool, complex)
+# Python's own values a user may pass by mistake (a list, None): refused as numbers are
+_NOT_TENSORS = frozenset((*_NUMBER_TYPES, type(None), list, tuple, str))
 
 
 def _number_input(fn, name):
@@ -105,14 +107,14 @@ def _number_input(fn, name):
 
     @functools.wraps(fn)
     def _call(*args, **kwargs):
-        if args and args[0].__class__ in _NUMBER_TYPES:
-            if refuse_first:
+        if args and args[0].__class__ in _NOT_TENSORS:
+            if refuse_first or args[0].__class__ not in _NUMBER_TYPES:
                 raise _refuse(name, "input", 1, args[0])
             if len(args) > 1 and args[1].__class__ in _NUMBER_TYPES:
                 raise TypeError(f"{name}() received an invalid combination of arguments - got "
                                 f"({type(args[0]).__name__}, {type(args[1]).__name__}): one "
                                 "of them must be a Tensor (wrap it: retrograd.tensor(...))")
-        if kwargs and kwargs.get("input").__class__ in _NUMBER_TYPES:
+        if kwargs and "input" in kwargs and kwargs["input"].__class__ in _NOT_TENSORS:
             raise _refuse(name, "input", 1, kwargs["input"])
         return fn(*args, **kwargs)
 
