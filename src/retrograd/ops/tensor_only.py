@@ -128,7 +128,8 @@ def _wrap_number_input():
 
     done = set(_BOTH) | set(_INPUT)
     for e in registry.entries():
-        names = e.names.get("torch") or ()
+        # (functions of nn.functional, special, linalg only are named as there)
+        names = e.names.get("torch") or next((n for n in e.names.values() if n), ())
         if not names or e.key in done or e.fn is None or names[0] in _UNWRAPPED:
             continue
         if getattr(e.fn, "op", None) is not None:
