@@ -569,11 +569,10 @@ def numbers_only(name, a, b):
             f"{name}() received an invalid combination of arguments - got "
             f"({type(a).__name__}, {type(b).__name__}): one of them must be a Tensor (wrap "
             "it: retrograd.tensor(...))"))
-    if type(a) is complex:
-        dt = np.complex64 if dtypes.get_default_dtype().numpy is _F32 else np.complex128
-    else:
-        dt = dtypes._scalar_dtype(a).numpy
-    return make_tensor(np.asarray(a, dtype=dt))
+    if type(a) is complex or type(b) is complex:
+        return _raise(TypeError(f"{name}(): retrograd has no complex dtype (got {a!r}, {b!r}); "
+                                "store real and imaginary parts as two real tensors"))
+    return make_tensor(np.asarray(a, dtype=dtypes._scalar_dtype(a).numpy))
 
 
 def _raise(error):

@@ -262,7 +262,7 @@ _unsafe_view = defop("reshape", lambda a, shape, *rest: a.reshape(shape),
                      "UnsafeViewBackward0", 1, NOTHING)
 
 
-clone = defop("clone", lambda a, memory_format=None: a.copy(), lambda node, g, saved: (g,),
+clone = defop("clone", lambda a: a.copy(), lambda node, g, saved: (g,),
               "CloneBackward0", 1, NOTHING)
 
 
