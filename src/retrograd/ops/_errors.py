@@ -82,6 +82,16 @@ def check_broadcast(name: str, *operands) -> None:
                            "match or broadcast (reshape, unsqueeze or expand one)")
 
 
+# Python's own values, which PyTorch's parser refuses where it wants a Tensor
+PY_VALUES = frozenset((int, float, bool, complex, type(None), list, tuple, str))
+
+
+def not_a_tensor(name: str, what: str, position: int, value) -> TypeError:
+    """PyTorch's TypeError for ``value`` (a number, list, None...) given as Tensor ``what``."""
+    return TypeError(f"{name}(): argument '{what}' (position {position}) must be Tensor, not "
+                     f"{type(value).__name__} (wrap it: retrograd.tensor(...))")
+
+
 # Python's message for a function called with too many positional arguments
 _TOO_MANY = re.compile(r"^[\w<>.]+\(\) takes \d+ positional arguments? but \d+ (was|were) given$")
 
