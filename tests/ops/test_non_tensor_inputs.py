@@ -53,7 +53,6 @@ _NOT_SWEPT = {
 KNOWN_GAPS = {
     "range",  # range(2): torch wants an end (TypeError), retrograd counts from 0
     "result_type",  # result_type(2): torch wants two arguments; retrograd's takes any number
-    "tril_indices", "triu_indices",  # a float row count: torch's TypeError, retrograd truncates
     "broadcast_shapes",  # broadcast_shapes([1.0, 2.0]): torch's TypeError, retrograd int()s
     "embedding",  # torch.embedding(2, 3): TypeError for weight; retrograd checks indices first
 }
