@@ -486,8 +486,17 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tens
     return _finish(np.full(size, fill_value, np_dtype), requires_grad, device)
 
 
+def _like_input(input, name):  # noqa: A002
+    """PyTorch's TypeError for a ``*_like`` of a number, list or None (not an AttributeError
+    from reading its shape); inside vmap a batched stand-in passes."""
+    if not isinstance(input, Tensor) and not hasattr(input, "__retrograd_batched__"):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__} (wrap it: retrograd.tensor(...))")
+
+
 def _like(fn):
     def like(input, dtype=None, device=None, requires_grad=False, memory_format=None):  # noqa: A002
+        _like_input(input, like.__name__)
         dtypes.refuse_name(dtype, like.__name__)
         d = dtype if dtype is not None else input.dtype
         return fn(tuple(input.shape), dtype=d, requires_grad=requires_grad)
@@ -505,6 +514,7 @@ empty_like = _like(empty)
 
 def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):  # noqa: A002
     """``full`` with the shape and (unless ``dtype`` is given) the dtype of ``input``."""
+    _like_input(input, "full_like")
     return full(tuple(input.shape), fill_value, dtype=dtype or input.dtype,
                 requires_grad=requires_grad)
 
@@ -673,16 +683,19 @@ def randint(low=0, high=None, size=None, *, dtype=None, generator=None, device=N
 
 def randn_like(input, dtype=None, requires_grad=False):  # noqa: A002
     """``randn`` with the shape and (unless ``dtype`` is given) the dtype of ``input``."""
+    _like_input(input, "randn_like")
     return randn(tuple(input.shape), dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
 def rand_like(input, dtype=None, requires_grad=False):  # noqa: A002
     """``rand`` with the shape and (unless ``dtype`` is given) the dtype of ``input``."""
+    _like_input(input, "rand_like")
     return rand(tuple(input.shape), dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
 def randint_like(input, low=0, high=None, dtype=None, requires_grad=False):  # noqa: A002
     """``randint`` with the shape and (unless ``dtype`` is given) the dtype of ``input``."""
+    _like_input(input, "randint_like")
     if high is None:
         low, high = 0, low
     return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype,

@@ -126,9 +126,15 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     """PyTorch's ``promote_types``: the higher category wins, else NumPy's promotion."""
     if a is b:
         return a
-    if a.category != b.category:
-        return a if a.category > b.category else b
-    return FROM_NUMPY[np.promote_types(a.numpy, b.numpy)]
+    try:  # (free when nothing is raised)
+        if a.category != b.category:
+            return a if a.category > b.category else b
+        return FROM_NUMPY[np.promote_types(a.numpy, b.numpy)]
+    except AttributeError:  # a number, a string...: PyTorch's parser refuses it
+        bad, pos = (a, 1) if not isinstance(a, dtype) else (b, 2)
+        raise TypeError(f"promote_types(): argument '{'type1' if pos == 1 else 'type2'}' "
+                        f"(position {pos}) must be torch.dtype, not {type(bad).__name__} "
+                        "(e.g. retrograd.float32)") from None
 
 
 def _scalar_dtype(value) -> dtype:

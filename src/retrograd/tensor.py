@@ -784,6 +784,9 @@ def is_tensor(obj) -> bool:
 
 def is_floating_point(input) -> bool:  # noqa: A002 - PyTorch's name
     """Whether ``input``'s dtype is a floating-point type."""
+    if not isinstance(input, Tensor):
+        raise TypeError("is_floating_point(): argument 'input' (position 1) must be Tensor, "
+                        f"not {type(input).__name__}")
     return input.is_floating_point()
 
 

@@ -431,8 +431,11 @@ def _unary_caller(op):
         x = input
         tx = type(x)
         if tx is not Tensor and (tx is _ndarray or not isinstance(x, Tensor)):
-            if _batching[0] and hasattr(x, "__retrograd_batched__"):  # inside vmap
-                return registry.batched_call(op.name, call, (input, *params))
+            if tx is not _ndarray:
+                if _batching[0] and hasattr(x, "__retrograd_batched__"):  # inside vmap
+                    return registry.batched_call(op.name, call, (input, *params))
+                if tx in _NOT_ARRAYS:  # a user's number, list, None: PyTorch's TypeError
+                    raise not_tensor(op.name, x)
             return forward(x, *params)  # arrays in, arrays out: a first-order backward
         xd = x._data
         # Whether a node is due: grad mode (a thread-local read, as costly as a few attribute
@@ -540,6 +543,40 @@ def _unary_caller(op):
         return out
 
     return call
+
+
+# Python's own values, which PyTorch's parser refuses where it wants a Tensor; the op code's
+# first-order derivatives pass arrays and NumPy scalars here, never these
+_NOT_ARRAYS = frozenset((int, float, bool, complex, type(None), list, tuple, str))
+# the two-input ops PyTorch computes on two Python numbers, giving a 0-d tensor
+_NUMBERS_GIVE_TENSOR = frozenset(("add", "sub", "mul", "div", "true_divide", "floor_divide"))
+
+
+def not_tensor(name, value, what="input", position=1):
+    """PyTorch's TypeError for a non-tensor ``value`` given for a Tensor argument."""
+    return TypeError(f"{name}(): argument '{what}' (position {position}) must be Tensor, not "
+                     f"{type(value).__name__} (wrap it: retrograd.tensor(...))")
+
+
+def numbers_only(name, a, b):
+    """``a`` as the 0-d tensor PyTorch makes of it for ``name(a, b)`` of two Python numbers
+    (``torch.add(2, 2)`` is ``tensor(4)``), or PyTorch's TypeError where it refuses them."""
+    numbers = (int, float, bool, complex)
+    if name not in _NUMBERS_GIVE_TENSOR or type(a) not in numbers or type(b) not in numbers:
+        if type(a) not in numbers:
+            return _raise(not_tensor(name, a))
+        return _raise(TypeError(
+            f"{name}() received an invalid combination of arguments - got "
+            f"({type(a).__name__}, {type(b).__name__}): one of them must be a Tensor (wrap "
+            "it: retrograd.tensor(...))"))
+    if type(a) is complex or type(b) is complex:
+        return _raise(TypeError(f"{name}(): retrograd has no complex dtype (got {a!r}, {b!r}); "
+                                "store real and imaginary parts as two real tensors"))
+    return make_tensor(np.asarray(a, dtype=dtypes._scalar_dtype(a).numpy))
+
+
+def _raise(error):
+    raise error
 
 
 def _scalar_operand(value, name):
@@ -720,6 +757,9 @@ def _binary_caller(op, recording_known=False):
             if _batching[0] and (hasattr(a, "__retrograd_batched__")
                                  or hasattr(b, "__retrograd_batched__")):  # inside vmap
                 return registry.batched_call(op.name, call, (input, other, *params))
+            if ta is not _ndarray and ta in _NOT_ARRAYS and tb in _NOT_ARRAYS:
+                # a user's two numbers (derivatives pass an array): a 0-d tensor, or refused
+                return call(numbers_only(op.name, a, b), b, *params)
             return forward(a, b, *params)
         out = _new(Tensor)
         out._data = data
@@ -826,6 +866,8 @@ def apply_op(op, inputs, params=()):
 
                 return registry.batched_call(op.name, call, (*inputs, *params))
             datas.append(x)
+    if not any_tensor and inputs and type(inputs[0]) in _NOT_ARRAYS:
+        raise not_tensor(op.name, inputs[0])  # (a user's number, list, None)
     try:
         result = op.forward(*datas, *params)
     except (ValueError, IndexError, TypeError) as e:  # NumPy's: PyTorch's class, naming the op

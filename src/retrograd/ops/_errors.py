@@ -7,6 +7,7 @@ of an op never calls into this module.
 
 from __future__ import annotations
 
+import re
 import sys
 
 import numpy as np
@@ -81,6 +82,20 @@ def check_broadcast(name: str, *operands) -> None:
                            "match or broadcast (reshape, unsqueeze or expand one)")
 
 
+# Python's own values, which PyTorch's parser refuses where it wants a Tensor
+PY_VALUES = frozenset((int, float, bool, complex, type(None), list, tuple, str))
+
+
+def not_a_tensor(name: str, what: str, position: int, value) -> TypeError:
+    """PyTorch's TypeError for ``value`` (a number, list, None...) given as Tensor ``what``."""
+    return TypeError(f"{name}(): argument '{what}' (position {position}) must be Tensor, not "
+                     f"{type(value).__name__} (wrap it: retrograd.tensor(...))")
+
+
+# Python's message for a function called with too many positional arguments
+_TOO_MANY = re.compile(r"^[\w<>.]+\(\) takes \d+ positional arguments? but \d+ (was|were) given$")
+
+
 def forward_error(name: str, exc: Exception, arrays) -> Exception:
     """PyTorch's exception for ``exc``, raised by NumPy inside op ``name``'s forward on
     ``arrays`` (returned unchanged when it is already one of retrograd's own)."""
@@ -99,6 +114,11 @@ def forward_error(name: str, exc: Exception, arrays) -> Exception:
         return RuntimeError(f"{name}(): {text} (input shapes {_shapes(arrays)})")
     if type(exc) is IndexError:
         return IndexError(f"{name}(): {exc} (input shapes {_shapes(arrays)})")
+    if type(exc) is TypeError and _TOO_MANY.match(str(exc)):
+        # the forward was called with too many arguments (``clone(x, 2)``): PyTorch's parser
+        # counts the same ones (input and the parameters), naming the op
+        text = str(exc)
+        return TypeError(f"{name}(){text[text.index(') ') + 1:]}")
     if isinstance(exc, TypeError) and str(exc).startswith("ufunc "):
         # a ufunc without a loop for these dtypes: bitwise ops of floats...
         kinds = [scalar_type_name(a.dtype) for a in arrays if hasattr(a, "dtype")]

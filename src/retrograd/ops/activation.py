@@ -14,11 +14,19 @@ from .inplace import inplace as _inplace
 from .inplace import relu_ as _relu_
 from .pointwise import derivative_record, exp, sigmoid, where
 from .pointwise import relu as _relu
+from ._errors import PY_VALUES, not_a_tensor
 
 
 def relu(input, inplace=False):  # noqa: A002 - PyTorch's names
     """``max(x, 0)``; relu'(0) = 0.  ``inplace=True`` changes ``input`` (``relu_``)."""
-    return _relu_(input) if inplace else _relu(input)
+    if inplace:
+        if input.__class__ in PY_VALUES:  # (not wrapped by ops/tensor_only.py: hot)
+            raise not_a_tensor("relu", "input", 1, input)
+        return _relu_(input)
+    return _relu(input)  # (refuses a number itself)
+
+
+relu.checks_input = True
 
 
 def _leaky_fwd(a, slope):

@@ -22,6 +22,7 @@ from ..tensor import Tensor, make_tensor
 from ._apply import NOTHING, apply_op, defop
 from ._errors import int_arg, scalar_type_name
 from .index import _slice, getitem
+from .shape import _PY_VALUES, not_tensor_element
 from .layout import _copy_keeping_layout, _diag_embed, flip_op, index_select, masked_select, split
 from .shape import (
     _norm_dim, _shape_arg, cat, clone, expand, input_meta, reshape, stack, track_view,
@@ -469,6 +470,9 @@ def _joined(tensors, name):
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError(f"{name} expects a non-empty TensorList")
+    for i, x in enumerate(tensors):
+        if x.__class__ in _PY_VALUES:
+            raise not_tensor_element(i, x)
     return tensors
 
 

@@ -22,7 +22,7 @@ from ..autograd.grad_mode import state
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import defop
-from ._errors import dim_error, scalar_type_name
+from ._errors import PY_VALUES, dim_error, scalar_type_name
 
 histogram_type = namedtuple("histogram", ["hist", "bin_edges"])
 
@@ -448,6 +448,10 @@ def unravel_index(indices, shape):
 def _triangle_indices(name, lower):
     def fn(row, col, offset=0, *, dtype=None, device=None, layout=None,
            requires_grad=False):
+        for pos, (v, what) in enumerate(((row, "row"), (col, "col"), (offset, "offset")), 1):
+            if v.__class__ is not int and v.__class__ in PY_VALUES:  # (2.5, True, None...)
+                raise TypeError(f"{name}(): argument '{what}' (position {pos}) must be int, "
+                                f"not {type(v).__name__}")
         for v, what in ((row, "row"), (col, "col")):
             if v < 0:
                 raise RuntimeError(f"{what} must be non-negative, got{v}")

@@ -151,6 +151,9 @@ def einsum(equation, *operands):
     >>> T.einsum("ij,jk->ik", a, b).shape, T.einsum("ij->", a)
     (retrograd.Size([2, 4]), tensor(6.))
     """
+    if not isinstance(equation, str):
+        raise TypeError(f"einsum(): argument 'equation' (position 1) must be str, not "
+                        f"{type(equation).__name__}: einsum('ij,jk->ik', a, b)")
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     terms, out = _parse_einsum(equation, [tuple(o.shape) for o in operands])

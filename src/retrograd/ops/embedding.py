@@ -361,6 +361,9 @@ def one_hot(tensor, num_classes=-1):
     tensor([[1, 0, 0],
             [0, 0, 1]])
     """
+    if not isinstance(tensor, Tensor):
+        raise TypeError("one_hot(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(tensor).__name__} (wrap it: retrograd.tensor(...))")
     t = _data(tensor)
     if not hasattr(t, "dtype") or t.dtype != np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")

@@ -239,6 +239,9 @@ def _window(name, formula):
     def fn(window_length, periodic=True, *params, dtype=None, layout=None, device=None,
            pin_memory=False, requires_grad=False):
         n = _length(window_length, name)
+        if periodic.__class__ is not bool:  # (PyTorch's parser: a bool, not a truthy number)
+            raise TypeError(f"{name}(): argument 'periodic' (position 2) must be bool, not "
+                            f"{type(periodic).__name__}")
         if n < 0:
             raise RuntimeError(f"{name} requires non-negative window_length, got "
                                f"window_length={n}")

@@ -13,7 +13,7 @@ from ..autograd.graph import check_saveable, next_sequence_nr
 from ..backend import ndarray as _ndarray
 from ..tensor import Tensor, adopted_views, make_tensor, rederive_view
 from ._apply import INPUTS, _leaf_edge, defop
-from ._errors import tensor_arg
+from ._errors import PY_VALUES, not_a_tensor, tensor_arg
 from .bool_products import check_empty_contraction_beta
 from .linalg import _mT, _same_dtype, int_coefficients, matmul, refuse_bool
 from .shape import reshape as _reshape  # (top level: an import inside linear() costs
@@ -208,6 +208,9 @@ def linear(input, weight, bias=None):  # noqa: A002 - PyTorch's names
                 and bd.__class__ is _ndarray and not fw.active and not inference_blocks
                 and not record_extras and _ADDMM_OP.forward is _addmm_fwd):
             return _linear_fast(input, weight, bias, xd, wd, bd)
+    for what, pos, value in (("input", 1, input), ("weight", 2, weight)):
+        if value.__class__ in PY_VALUES:  # (not wrapped by ops/tensor_only.py: hot)
+            raise not_a_tensor("linear", what, pos, value)
     wt = _t(weight)
     if bias is None:
         return matmul(input, wt)
@@ -226,3 +229,6 @@ from .registry import register  # noqa: E402
 
 register(addmm, signature="input, mat1, mat2, *, beta=1, alpha=1")
 register(linear, function=False, method=False, functional=("linear",))
+
+
+linear.checks_input = True  # (ops/tensor_only.py leaves it unwrapped)

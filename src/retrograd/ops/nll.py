@@ -10,7 +10,7 @@ import numpy as _np
 from ..backend import as_array, namespace
 from ..tensor import Tensor as _Tensor
 from ..tensor import make_tensor as _make_tensor
-from ._errors import float_only
+from ._errors import PY_VALUES, float_only, not_a_tensor
 from ._apply import INPUTS, NOTHING, defop
 from .index import _scatter_fwd
 from . import pointwise as _pointwise
@@ -381,6 +381,8 @@ def cross_entropy(input, target, weight=None, size_average=None,  # noqa: A002
         fast = _cross_entropy_2d(input, target, ignore_index, reduction)
         if fast is not None:
             return fast
+    if input.__class__ in PY_VALUES:  # (not wrapped by ops/tensor_only.py: hot)
+        raise not_a_tensor("cross_entropy_loss", "input", 1, input)
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
@@ -500,3 +502,6 @@ from .registry import register  # noqa: E402
 
 for _fn in (nll_loss, cross_entropy):
     register(_fn, function=False, method=False, functional=(_fn.__name__,))
+
+
+cross_entropy.checks_input = True  # (ops/tensor_only.py leaves it unwrapped)

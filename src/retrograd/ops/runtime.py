@@ -25,6 +25,7 @@ import warnings
 
 from ..autograd.grad_mode import anomaly
 from ..backend import device
+from ._errors import PY_VALUES, not_a_tensor
 
 _threads = [os.cpu_count() or 1]
 _interop = [os.cpu_count() or 1, False]  # value, set once already
@@ -298,6 +299,8 @@ def set_anomaly_enabled(enabled, check_nan=True) -> None:
 
 def is_distributed(input) -> bool:  # noqa: A002
     """False: retrograd tensors are never distributed tensors."""
+    if input.__class__ in PY_VALUES:  # (PyTorch's parser wants a Tensor)
+        raise not_a_tensor("is_distributed", "input", 1, input)
     return False
 
 
@@ -308,4 +311,6 @@ def is_vulkan_available() -> bool:
 
 def cudnn_is_acceptable(input) -> bool:  # noqa: A002
     """False: retrograd does not use cuDNN."""
+    if input.__class__ in PY_VALUES:  # (PyTorch's parser wants a Tensor)
+        raise not_a_tensor("cudnn_is_acceptable", "input", 1, input)
     return False

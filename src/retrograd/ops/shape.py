@@ -262,7 +262,7 @@ _unsafe_view = defop("reshape", lambda a, shape, *rest: a.reshape(shape),
                      "UnsafeViewBackward0", 1, NOTHING)
 
 
-clone = defop("clone", lambda a, memory_format=None: a.copy(), lambda node, g, saved: (g,),
+clone = defop("clone", lambda a: a.copy(), lambda node, g, saved: (g,),
               "CloneBackward0", 1, NOTHING)
 
 
@@ -624,6 +624,16 @@ def _getitem(x, index):
     return x[index]
 
 
+# Python's own values, which PyTorch refuses in a list of tensors (arrays pass: derivatives)
+_PY_VALUES = frozenset((int, float, bool, complex, type(None), list, tuple, str))
+
+
+def not_tensor_element(i, value):
+    """PyTorch's TypeError for element ``i`` of a list of tensors that is a Python value."""
+    return TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                     f"{type(value).__name__} (wrap it: retrograd.tensor(...))")
+
+
 def cat(tensors, dim=0):
     """Join tensors along an existing dimension.
 
@@ -637,6 +647,8 @@ def cat(tensors, dim=0):
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for i, x in enumerate(tensors):
+        if x.__class__ in _PY_VALUES:
+            raise not_tensor_element(i, x)
         if x.ndim == 0:
             raise RuntimeError(f"cat(): zero-dimensional tensor (at position {i}) cannot be "
                                "concatenated; use stack, or unsqueeze it first")
@@ -696,6 +708,9 @@ def stack(tensors, dim=0):
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
+    for i, x in enumerate(tensors):
+        if x.__class__ in _PY_VALUES:
+            raise not_tensor_element(i, x)
     shape = tuple(tensors[0].shape)
     for i, x in enumerate(tensors):
         if tuple(x.shape) != shape:

@@ -95,6 +95,8 @@ _UNWRAPPED = frozenset((
 _TENSOR_FIRST = ("input", "x", "self", "A", "a", "x1", "input1", "y", "condition",
                  "sorted_sequence")
 _NUMBER_TYPES = (int, float, bool, complex)
+# Python's own values a user may pass by mistake (a list, None): refused as numbers are
+_NOT_TENSORS = frozenset((*_NUMBER_TYPES, type(None), list, tuple, str))
 
 
 def _number_input(fn, name):
@@ -105,14 +107,14 @@ def _number_input(fn, name):
 
     @functools.wraps(fn)
     def _call(*args, **kwargs):
-        if args and args[0].__class__ in _NUMBER_TYPES:
-            if refuse_first:
+        if args and args[0].__class__ in _NOT_TENSORS:
+            if refuse_first or args[0].__class__ not in _NUMBER_TYPES:
                 raise _refuse(name, "input", 1, args[0])
             if len(args) > 1 and args[1].__class__ in _NUMBER_TYPES:
                 raise TypeError(f"{name}() received an invalid combination of arguments - got "
                                 f"({type(args[0]).__name__}, {type(args[1]).__name__}): one "
                                 "of them must be a Tensor (wrap it: retrograd.tensor(...))")
-        if kwargs and kwargs.get("input").__class__ in _NUMBER_TYPES:
+        if kwargs and "input" in kwargs and kwargs["input"].__class__ in _NOT_TENSORS:
             raise _refuse(name, "input", 1, kwargs["input"])
         return fn(*args, **kwargs)
 
@@ -126,11 +128,14 @@ def _wrap_number_input():
 
     done = set(_BOTH) | set(_INPUT)
     for e in registry.entries():
-        names = e.names.get("torch") or ()
+        # (functions of nn.functional, special, linalg only are named as there)
+        names = e.names.get("torch") or next((n for n in e.names.values() if n), ())
         if not names or e.key in done or e.fn is None or names[0] in _UNWRAPPED:
             continue
         if getattr(e.fn, "op", None) is not None:
             continue  # (defop's callers: nothing in between, tests/ops/test_out_keywords.py)
+        if getattr(getattr(e.fn, "__wrapped__", e.fn), "checks_input", False):
+            continue  # (hot functions that check on their slow path: linear, cross_entropy)
         try:
             params = list(inspect.signature(e.fn).parameters)
         except (TypeError, ValueError):
