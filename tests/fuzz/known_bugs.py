@@ -1335,14 +1335,20 @@ def _structural_zero_noise(values, n):
           "1287.7 against 1300.4 (seed 15007648).  Only where every det that op reads is "
           "within 64 ulp of (largest entry * n)^n of 0, as _singular_det_argmin")
 def _reciprocal_of_singular_det(prog, failure):
-    if failure.kind != "value" or failure.op not in ("rsqrt", "reciprocal"):
+    return _op_of_singular_det(prog, failure, ("rsqrt", "reciprocal"))
+
+
+def _op_of_singular_det(prog, failure, ops):
+    """A value failure of one of ``ops`` whose statement reads a single det output that is
+    rounding noise of 0 (_det_operand_is_noise)."""
+    if failure.kind != "value" or failure.op not in ops:
         return False
     name = failure.message.split(":", 1)[0]
     dets = {st.target: i for i, st in enumerate(prog.steps)
             if st.text and re.search(r"(linalg\.det\(|\.det\(\))", st.text)}
+    called = re.compile(rf"\b({'|'.join(ops)})\(")
     for i, st in enumerate(prog.steps):
-        if st.target != name or not st.text or not re.search(r"\b(rsqrt|reciprocal)\(",
-                                                             st.text):
+        if st.target != name or not st.text or not called.search(st.text):
             continue
         read = _NAME.findall(st.text.split("=", 1)[-1])
         if len(read) != 1 or read[0] not in dets:
@@ -2115,20 +2121,7 @@ def _rounded_in_place_singular_det(prog, failure):
           "18300230).  Only where every det that op reads is within 64 ulp of "
           "(largest entry * n)^n of 0, as _singular_det_argmin")
 def _log_of_singular_det(prog, failure):
-    if failure.kind != "value" or failure.op not in ("log", "log2", "log10"):
-        return False
-    name = failure.message.split(":", 1)[0]
-    dets = {st.target: i for i, st in enumerate(prog.steps)
-            if st.text and re.search(r"(linalg\.det\(|\.det\(\))", st.text)}
-    for i, st in enumerate(prog.steps):
-        if st.target != name or not st.text or not re.search(r"\b(log|log2|log10)\(",
-                                                             st.text):
-            continue
-        read = _NAME.findall(st.text.split("=", 1)[-1])
-        if len(read) != 1 or read[0] not in dets:
-            return False
-        return _det_operand_is_noise(prog, i, dets[read[0]])
-    return False
+    return _op_of_singular_det(prog, failure, ("log", "log2", "log10"))
 
 
 @accepted("log/log2/log10 of the eigenvalues of a singular symmetric matrix (eigvalsh of a "
