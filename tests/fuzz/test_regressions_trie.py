@@ -1,0 +1,87 @@
+"""Fuzzer findings handled by triE (issue 7, stop 22): corrcoef's diagonal is exactly 1, and
+the accepted difference of rounding functions at it covers their in-place forms (seed
+18928979); accepted differences must match their seed and refuse variants."""
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import retrograd  # noqa: E402
+
+from .program import program_from_text  # noqa: E402
+from .runner import compare  # noqa: E402
+
+# seed 18928979, shrunk: PyTorch's corrcoef diagonal is 0.9999999999999999 at [0, 0]
+# (retrograd's was 0.9999999999999998 at [1, 1], PyTorch's 1.0 there), frac_ jumps there
+_SEED_PROGRAM = """
+v0 = T.tensor([[0.0, -1.57, 0.0], [0.72, -0.29, 1.86], [-0.79, -1.02, 1.51]], dtype=T.float64)
+v3 = T.corrcoef(v0)
+v4 = (v3).clamp_max(2.0)
+v4.frac_()
+"""
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_corrcoef_diagonal_is_exactly_one(dtype):
+    """The diagonal is 1 exactly (PyTorch's c_ii / s_i / s_i lands a few ulp either side),
+    nan where PyTorch's is (a constant row), the rest as PyTorch's, with its graph."""
+    rng = np.random.default_rng(18928979)
+    inputs = [np.array([[0.0, -1.57, 0.0], [0.72, -0.29, 1.86], [-0.79, -1.02, 1.51]]),
+              np.array([[1.0, 1.0, 1.0], [1.0, 2.0, 4.0], [3.0, 1.0, 2.0]])]
+    inputs += [rng.standard_normal((n, m)) * 10.0 ** rng.integers(-3, 4)
+               for n, m in ((2, 3), (4, 5), (5, 3), (6, 8))]
+    for x in inputs:
+        r = retrograd.tensor(x, dtype=getattr(retrograd, dtype), requires_grad=True)
+        t = torch.tensor(x, dtype=getattr(torch, dtype), requires_grad=True)
+        rc, tc = retrograd.corrcoef(r), torch.corrcoef(t)
+        got, want = rc.detach().numpy(), tc.detach().numpy()
+        assert got.dtype == want.dtype
+        diag = np.diagonal(got)
+        assert np.array_equal(np.isnan(diag), np.isnan(np.diagonal(want)))
+        assert (diag[~np.isnan(diag)] == 1.0).all(), diag
+        np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == "float32" else 1e-12,
+                                   atol=1e-6 if dtype == "float32" else 1e-14)
+        assert rc.grad_fn.name() == type(tc.grad_fn).__name__ == "ClampBackward1"
+        assert rc.grad_fn.next_functions[0][0].name() == "DivBackward0"
+        g = rng.standard_normal(x.shape[:1] * 2)
+        rc.backward(retrograd.tensor(g, dtype=rc.dtype))
+        tc.backward(torch.tensor(g, dtype=tc.dtype))
+        np.testing.assert_allclose(r.grad.numpy(), t.grad.numpy(),
+                                   rtol=1e-3 if dtype == "float32" else 1e-8, atol=1e-6)
+
+
+def test_corrcoef_gradcheck():
+    x = retrograd.tensor([[0.0, -1.57, 0.3], [0.72, -0.29, 1.86], [-0.79, -1.02, 1.51]],
+                         dtype=retrograd.float64, requires_grad=True)
+    assert retrograd.autograd.gradcheck(retrograd.corrcoef, (x,))
+    assert retrograd.autograd.gradgradcheck(retrograd.corrcoef, (x,))
+
+
+def test_accepted_entry_matches_its_seed():
+    """The seed's program, generated and shrunk, is excused by the corrcoef entry."""
+    from . import known_bugs
+    from .generator import generate
+
+    for prog in (generate(18928979, torch, 14), program_from_text(_SEED_PROGRAM)):
+        failure = compare(prog)
+        assert failure is not None and known_bugs._rounding_corrcoef_diagonal(prog, failure)
+
+
+def test_accepted_entry_stays_narrow():
+    """Refused: another write before the rounding, no corrcoef, and a jump off the diagonal
+    away from +-1 (floor_ of corrcoef - 0.848..., -1.1e-16 against 0.0)."""
+    from . import known_bugs as kb
+
+    prog = program_from_text(_SEED_PROGRAM)
+    failure = compare(prog)
+    assert failure is not None
+    for edit in (("v4.frac_()", "v4.mul_(1.0)\nv4.frac_()"),
+                 ("T.corrcoef(v0)", "T.cov(v0)"), ("v4.frac_()", "v4.exp_()")):
+        assert not kb._rounding_corrcoef_diagonal(
+            program_from_text(_SEED_PROGRAM.replace(*edit)), failure)
+    shifted = program_from_text(_SEED_PROGRAM.replace("(v3).clamp_max(2.0)",
+                                                      "(v3 - 0.8480540336748309).clamp_max(2.0)")
+                                .replace("frac_", "floor_"))
+    off = compare(shifted)
+    assert off is not None and not kb._rounding_corrcoef_diagonal(shifted, off)
