@@ -85,3 +85,48 @@ def test_accepted_entry_stays_narrow():
                                 .replace("frac_", "floor_"))
     off = compare(shifted)
     assert off is not None and not kb._rounding_corrcoef_diagonal(shifted, off)
+
+
+CASES = {
+    # log_softmax of a 0-d float64 tensor: the NumPy fast path subtracted into a - max(a),
+    # which for a 0-d array is a NumPy scalar (no out=): TypeError "return arrays must be of
+    # ArrayType" (seeds 19000492, 19002652)
+    "log_softmax_zero_dim": """
+v2 = T.tensor(-3.0, dtype=T.float64)
+v3 = (v2.abs().add(1.25)).acosh()
+v5 = v3.sign()
+v9 = v5.log_softmax(dim=-1)
+""",
+    "log_softmax_zero_dim_no_grad": """
+v0 = T.tensor(-0.0, dtype=T.float64)
+v1 = (v0).clamp_min(0.5)
+v4 = T.log1p(v1.abs().add(0.5))
+v6 = v4.detach()
+with T.set_grad_enabled(False):
+    v10 = T.log_softmax(v6, dim=0)
+    v11 = (v6).maximum(v6)
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_fuzz_regression_trie(name):
+    from .runner import reproducer
+
+    prog = program_from_text(CASES[name])
+    failure = compare(prog)
+    assert failure is None, reproducer(prog, failure)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_log_softmax_zero_dim_like_pytorch(dtype):
+    got = []
+    for lib in (torch, retrograd):
+        v = lib.tensor(1.5, dtype=getattr(lib, dtype), requires_grad=True)
+        y = v.log_softmax(dim=-1)
+        (y * 3).backward()
+        with lib.no_grad():
+            z = lib.log_softmax(v, 0)
+        got.append((y.item(), str(y.dtype).split(".")[-1], tuple(y.shape), v.grad.item(),
+                    z.item(), tuple(z.shape)))
+    assert got[1] == got[0]

@@ -50,9 +50,10 @@ _softmax = defop("softmax", _softmax_fwd, _softmax_vjp, "SoftmaxBackward0", 1, O
 
 
 def _log_softmax_fwd(a, dim):
-    if type(a) is _ndarray and a.size:
+    if type(a) is _ndarray and a.size and a.ndim:
         # NumPy arrays: the ufuncs' reductions themselves (ndarray.max/sum go through
         # NumPy's Python wrappers), the exponentials' temporary reused for the sum's log
+        # (not 0-d: a - max of a 0-d array is a NumPy scalar, no out= for the subtraction)
         shifted = a - _max_reduce(a, dim, keepdims=True)
         lse = _log(_add_reduce(_exp(shifted), dim, keepdims=True))
         return _subtract(shifted, lse, out=shifted)  # (shifted is ours: no new array)
