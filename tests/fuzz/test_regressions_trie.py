@@ -130,3 +130,49 @@ def test_log_softmax_zero_dim_like_pytorch(dtype):
         got.append((y.item(), str(y.dtype).split(".")[-1], tuple(y.shape), v.grad.item(),
                     z.item(), tuple(z.shape)))
     assert got[1] == got[0]
+
+
+CASES["tanh_float32_saturated"] = """
+v1 = T.tensor(0.16, dtype=T.float32, requires_grad=True)
+v2 = v1.rad2deg()
+v4 = (v2.tanh().mul(0.9)).acos()
+v5 = v4.neg()
+loss = (v4 * v4.detach().tanh()).sum() + (v5 * v5.detach().tanh()).sum()
+loss.backward(retain_graph=True)
+"""
+
+
+def test_tanh_float32_saturates_like_pytorch():
+    """NumPy's float32 tanh gives 0.99999994 for 9.0109 <= |x| < 10, where the correctly
+    rounded value (and PyTorch's) is 1, and then tanh's derivative 1 - y^2 is 1.2e-7 against
+    0 (seed 19000394)."""
+    x = np.concatenate([np.linspace(8.9, 10.5, 4001, dtype=np.float32), [9.010913848876953,
+                        np.nextafter(np.float32(9.010913848876953), np.float32(0))]])
+    x = np.concatenate([x, -x]).astype(np.float32)
+    truth = np.tanh(x.astype(np.float64)).astype(np.float32)
+    r = retrograd.tensor(x, requires_grad=True)
+    y = r.tanh()
+    got = y.detach().numpy()
+    assert got.dtype == np.float32
+    assert np.array_equal(got[np.abs(truth) == 1], truth[np.abs(truth) == 1])
+    assert (np.abs(got - truth) <= np.spacing(np.float32(1))).all()
+    y.sum().backward()
+    t = torch.tensor(x, requires_grad=True)
+    torch.tanh(t).sum().backward()
+    assert np.array_equal(r.grad.numpy()[np.abs(truth) == 1], t.grad.numpy()[np.abs(truth) == 1])
+    with retrograd.no_grad():
+        assert np.array_equal(retrograd.tensor(x).tanh().numpy(), got)
+    assert np.array_equal(retrograd.tensor(x).tanh_().numpy(), got)
+
+
+def test_tanh_float32_saturates_in_the_elided_path():
+    """A temporary's memory taken by tanh (ops/_elision.py) keeps the saturation fix."""
+    from retrograd.ops._elision import ELIDE_MIN
+
+    x = np.resize(np.array([9.2, -9.5, 0.25, 9.0], dtype=np.float32), max(ELIDE_MIN, 4))
+    want = np.tanh(x.astype(np.float64)).astype(np.float32)
+    with retrograd.no_grad():
+        got = (retrograd.tensor(x) * 1.0).tanh().numpy()
+    assert np.array_equal(got[np.abs(want) == 1], want[np.abs(want) == 1])
+    r = retrograd.tensor(x, requires_grad=True)
+    assert np.array_equal((r * 1.0).tanh().detach().numpy(), got)
