@@ -1,6 +1,10 @@
-"""Fuzzer findings handled by triE (issue 7, stop 22): corrcoef's diagonal is exactly 1, and
-the accepted difference of rounding functions at it covers their in-place forms (seed
-18928979); accepted differences must match their seed and refuse variants."""
+"""Fuzzer findings handled by triE (issue 7, stop 22, and its run of seeds 19000000+):
+corrcoef's diagonal is exactly 1, and the accepted difference of rounding functions at it
+covers their in-place forms (seed 18928979); log_softmax of a 0-d array, float32 tanh's
+saturation, multi_dot's order for three matrices.  Accepted differences must match their
+seed and refuse variants."""
+
+import itertools
 
 import numpy as np
 import pytest
@@ -176,3 +180,39 @@ def test_tanh_float32_saturates_in_the_elided_path():
     assert np.array_equal(got[np.abs(want) == 1], want[np.abs(want) == 1])
     r = retrograd.tensor(x, requires_grad=True)
     assert np.array_equal((r * 1.0).tanh().detach().numpy(), got)
+
+
+CASES["multi_dot_three_tie_order"] = """
+v2 = T.tensor([[1.0, 2.0, 1.0], [-0.0, 2.0, 1.0]], dtype=T.float64, requires_grad=True)
+v4 = T.tensor([[-1.0, 1.0], [0.0, 0.0]], dtype=T.float64)
+v5 = T.tensor([[1.0, 0.0, -0.0], [1.0, -1.0, -0.0], [-1.0, -1.0, 1.0]], dtype=T.float64,
+              requires_grad=True)
+v6 = T.linalg.multi_dot([v4, v2, v5])
+with T.no_grad():
+    v2.relu_()
+loss = (v6 * v6.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v2, v5], create_graph=True, allow_unused=True)
+"""
+
+
+def test_multi_dot_three_matrices_order_like_pytorch():
+    """Three matrices: PyTorch's (A @ B) @ C unless A @ (B @ C) is strictly cheaper (on a
+    tie the matrix-chain programme took A @ (B @ C)); which products save which operand
+    shows in which in-place change makes the backward raise (seed 19017022)."""
+    def outcome(lib, shapes, changed):
+        ts = [lib.ones(*s, dtype=lib.float64, requires_grad=i != 0)
+              for i, s in enumerate(shapes)]
+        y = lib.linalg.multi_dot(ts)
+        with lib.no_grad():
+            ts[changed].mul_(2)
+        try:
+            lib.autograd.grad(y.sum(), ts[1:])
+        except RuntimeError:
+            return "raise"
+        return "ok"
+
+    for a, b, c, d in itertools.product((1, 2, 3), repeat=4):
+        shapes = [(a, b), (b, c), (c, d)]
+        for changed in range(3):
+            assert outcome(retrograd, shapes, changed) == outcome(torch, shapes, changed), \
+                (shapes, changed)
