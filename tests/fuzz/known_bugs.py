@@ -2151,3 +2151,26 @@ def _log_of_singular_det(prog, failure):
             return False
         return _det_operand_is_noise(prog, i, dets[read[0]])
     return False
+
+
+# ------------------------------------------------------------ triE (stop 22): 19000000+
+@accepted("_hook_called_with_none for a hook on a group_norm result: PyTorch's group_norm "
+          "double backward reaches NativeGroupNormBackward0 through its saved mean and rstd "
+          "outputs only, and its engine then calls the tensor hook of output 0 with None "
+          "(LOG.append(g.detach()...) raises AttributeError: seed 19018579), a PyTorch bug: "
+          "hooks get tensors; retrograd calls no hook there.  Only where the whole program "
+          "compares equal once every hook skips a None")
+def _hook_called_with_none_group_norm(prog, failure):
+    if not (failure.kind == "raise" and not failure.retro_exc and
+            failure.torch_exc in ("AttributeError", "TypeError") and
+            "'NoneType'" in failure.message and
+            any("group_norm(" in t for t in _texts_all(prog)) and
+            any("register_hook(lambda g: " in t for t in _texts_all(prog))):
+        return False
+    from .program import program_from_text
+    from .runner import compare  # (the runner imports this module)
+
+    source = prog.source()
+    edited = source.replace("register_hook(lambda g: ",
+                            "register_hook(lambda g: None if g is None else ")
+    return compare(program_from_text(edited, prog.seed)) is None

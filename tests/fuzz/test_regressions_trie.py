@@ -216,3 +216,35 @@ def test_multi_dot_three_matrices_order_like_pytorch():
         for changed in range(3):
             assert outcome(retrograd, shapes, changed) == outcome(torch, shapes, changed), \
                 (shapes, changed)
+
+
+_GROUP_NORM_HOOK = """
+v2 = T.tensor([[0.0, -0.0, -0.0], [0.0, -1.0, 0.0]], dtype=T.float64, requires_grad=True)
+v5 = T.nn.functional.group_norm(v2, 3)
+h6 = v5.register_hook(lambda g: LOG.append(('v5', g.detach().clone())))
+loss = (v5 * v5.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v2], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+"""
+
+
+def test_group_norm_hook_called_with_none_accepted_narrowly():
+    """PyTorch calls the hook on a group_norm result with None in the second backward
+    (seed 19018579): accepted; refused without group_norm, or where retrograd raised too."""
+    from . import known_bugs as kb
+    from .generator import generate
+
+    for prog in (generate(19018579, torch, 14), program_from_text(_GROUP_NORM_HOOK)):
+        failure = compare(prog)
+        assert failure is not None and kb._hook_called_with_none_group_norm(prog, failure)
+    prog = program_from_text(_GROUP_NORM_HOOK)
+    failure = compare(prog)
+    other = program_from_text(_GROUP_NORM_HOOK.replace("T.nn.functional.group_norm(v2, 3)",
+                                                       "v2.sin()"))
+    assert not kb._hook_called_with_none_group_norm(other, failure)
+    # (retrograd raising too is no hook of PyTorch's called with None)
+    from dataclasses import replace
+
+    assert not kb._hook_called_with_none_group_norm(prog, replace(failure,
+                                                                  retro_exc="RuntimeError"))
