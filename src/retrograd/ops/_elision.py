@@ -61,8 +61,8 @@ _SOLE_ARRAY_REFS = 4
 
 #: the ufuncs that may write into an input of their own dtype (float in, same float out);
 #: an op's ``fast`` must be one of these for its callers to elide
-UFUNCS = frozenset((np.add, np.subtract, np.multiply, np.sin, np.cos, np.tanh, np.exp,
-                    np.log, np.sqrt))
+# (a set: an op module adds its own out=-taking forward, elementary's float32 tanh)
+UFUNCS = {np.add, np.subtract, np.multiply, np.sin, np.cos, np.tanh, np.exp, np.log, np.sqrt}
 
 
 def temporary(t, d) -> bool:

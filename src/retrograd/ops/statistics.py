@@ -23,7 +23,7 @@ from ._errors import scalar_type_name
 from .dtype_rules import check_grad_dtype
 from .saved_checks import check_also
 from .cast_inside import take_source
-from .pointwise import in_result_dtype, where
+from .pointwise import _div_vjp, in_result_dtype, where
 from .reduce import _dims, _keep_shape, _spread, _sum_dim
 from .stats import (
     _correction, _count, _float_only, _kept, _pnorm_grad, _share_among_extremes,
@@ -543,8 +543,26 @@ def corrcoef(input):  # noqa: A002
             return c / c
         std = sqrt(diagonal(c))
         c = c / reshape(std, -1, 1)
-        c = c / reshape(std, 1, -1)
+        c = _div_unit_diagonal(c, reshape(std, 1, -1))
     return clamp(c, -1, 1)
+
+
+def _div_unit_diagonal_fwd(a, b):
+    # corrcoef's second division, with its diagonal exactly 1 (the truth): PyTorch's
+    # c_ii / s_i / s_i rounds twice and lands a few ulp either side of 1 depending on the
+    # last bit of its BLAS's c_ii, so floor or frac of it jumps; r_ii / r_ii is 1 exactly,
+    # and nan where PyTorch's is (a zero, inf or nan variance)
+    r = a / b
+    xp = namespace(r)
+    i = xp.arange(r.shape[-1])
+    d = r[i, i]
+    r[i, i] = d / d
+    return r
+
+
+# div's record (PyTorch's graph: DivBackward0, the same derivative), its forward corrected
+_div_unit_diagonal = defop("div", _div_unit_diagonal_fwd, _div_vjp, "DivBackward0", 2, INPUTS,
+                           "float", saved_for=lambda needs: (needs[1], True))
 
 
 # ----------------------------------------------------------------- gradient
