@@ -82,9 +82,9 @@ for _key in _INPUT:
 # tests/fuzz/test_regressions_dtyped.py.
 _NUMBER_FIRST_OK = frozenset((
     "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
-    "floor_divide", "remainder", "pow", "float_power", "xlogy", "polygamma", "bitwise_and",
-    "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift", "isin",
-    "bucketize", "normal", "split", "norm", "tensordot", "einsum", "stft", "lstsq", "eig",
+    "floor_divide", "remainder", "pow", "float_power", "xlogy", "xlog1py", "polygamma",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift",
+    "isin", "bucketize", "normal", "split", "norm", "tensordot", "einsum", "stft", "lstsq", "eig",
     "symeig", "solve", "matrix_rank", "lobpcg", "pca_lowrank", "svd_lowrank",
     "unique_consecutive", "unravel_index", "broadcast_shapes"))
 # ... of which these are left unwrapped: retrograd.mul is Tensor.mul (the fast path,
