@@ -145,11 +145,20 @@ def _tanh_f32(a, out=None):
     rounded, and below |x| = 10 it never reaches 1: 0.99999994 where the truth (and
     PyTorch's) is 1.0, from |x| = 9.0109 on, so 1 - y^2 (the derivative) is 1.2e-7 against
     0 (seed 19000394).  ``out`` may be ``a`` (the elision of a temporary)."""
-    big = _np.abs(a) >= _TANH_SATURATES_F32  # (before out overwrites a)
+    big = None
+    # (two reductions, no temporary: most inputs have nothing to correct; a nan fails both
+    # comparisons and takes the full test)
+    if a.size and not (_max_reduce(a, None) < _TANH_SATURATES_F32
+                       and _min_reduce(a, None) > -_TANH_SATURATES_F32):
+        big = _np.abs(a) >= _TANH_SATURATES_F32  # (before out overwrites a)
     r = _np.tanh(a, out=_np.empty_like(a) if out is None else out)  # (0-d: an array)
-    if big.any():
+    if big is not None:
         _np.copysign(_np.float32(1), r, out=r, where=big)
     return r
+
+
+_max_reduce = _np.maximum.reduce
+_min_reduce = _np.minimum.reduce
 
 
 UFUNCS.add(_tanh_f32)  # (it takes out=, and may write its input: elision may use it)
