@@ -29,6 +29,7 @@ from ..backend import as_array
 from ..tensor import Tensor, adopted_views, forget_adopted, make_tensor, rederive_view
 from ._elision import ELIDE_MIN, UFUNCS, temporary
 from ._errors import forward_error
+from .iter_layout import like_torch
 from . import registry
 
 NOTHING, INPUTS, OUTPUT, BOTH = 0, 1, 2, 3
@@ -454,6 +455,8 @@ def _unary_caller(op):
                 data = (fast32 if dt is _F32 else fast64)(xd)
                 if data.__class__ is not _ndarray:
                     data = as_array(data)  # (0-d: NumPy gives a scalar)
+                elif not xd.flags.c_contiguous:  # PyTorch's layout (ops/iter_layout.py)
+                    data = like_torch(xd, data)
                 return make_tensor(data)  # (no inference_mode block is open here)
         if to_float and xd.dtype.kind != "f":
             # an integer or bool input computes in the default float, as PyTorch's exp/sqrt/
@@ -480,6 +483,8 @@ def _unary_caller(op):
             raise
         if type(data) is not _ndarray:
             data = as_array(data)
+        elif not view and not x._data.flags.c_contiguous:  # PyTorch's result layout
+            data = like_torch(x._data, data)
         out = _new(Tensor)
         out._data = data
         out._grad = None
