@@ -149,3 +149,21 @@ def test_det_of_infinite_matrix_accepted_narrowly():
     x = retrograd.tensor([[3.0, -1.0, 2.0], [-float("inf"), 8.0, 13.0], [-1.0, -1.0, 3.0]],
                          dtype=retrograd.float64)
     assert float(retrograd.linalg.det(x)) == -float("inf")
+
+
+@pytest.mark.parametrize("op", ["atan2", "mul", "add", "div", "pow"])
+@pytest.mark.parametrize("dtype", ["int64", "float32"])
+def test_binary_with_one_layout_result_strides_like_pytorch(op, dtype):
+    """A two-input pointwise op with a number, or with two operands of one layout, lays its
+    result out as the one-input rule (atan2 of an int64 broadcast was Fortran-ordered)."""
+    want = _layouts(torch, getattr(torch, dtype))
+    got = _layouts(retrograd, getattr(retrograd, dtype))
+    for name in want:
+        for other in ("self",) if op == "atan2" else ("number", "self"):
+            w_other = 2 if other == "number" else want[name]
+            g_other = 2 if other == "number" else got[name]
+            w = getattr(want[name], op)(w_other)
+            g = getattr(got[name], op)(g_other)
+            assert g.stride() == w.stride(), (op, dtype, name, other)
+            np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-6,
+                                       err_msg=str((op, dtype, name, other)))

@@ -673,6 +673,9 @@ def _binary_caller(op, recording_known=False):
                     else:
                         if data.__class__ is not _ndarray:
                             data = as_array(data)
+                        elif (not data.flags.c_contiguous and ad.strides == bd.strides
+                              and ad.shape == bd.shape):
+                            data = like_torch(ad, data)  # (one layout: the one-input rule)
                         return make_tensor(data)  # (no inference_mode block is open here)
                 if (ad.dtype != bd.dtype and rule == "promote" and ad.dtype.kind == "f"
                         and bd.dtype.kind == "f" and (ad.ndim == 0) != (bd.ndim == 0)):
@@ -710,6 +713,9 @@ def _binary_caller(op, recording_known=False):
                     data = as_array(data)
                 if ad.dtype != bd.dtype or (to_float and ad.dtype.kind != "f"):
                     data = _fix_dtype(rule, (a, b), data)
+                if (not data.flags.c_contiguous and type(data) is _ndarray
+                        and ad.strides == bd.strides and ad.shape == bd.shape):
+                    data = like_torch(ad, data)  # (one layout: the one-input rule)
             else:
                 gb = False
                 if (tb is float and not ga and forward is plain_forward and ta is Tensor
@@ -738,6 +744,8 @@ def _binary_caller(op, recording_known=False):
                     data = as_array(data)
                 if promotes and ad.dtype.kind != "f":
                     data = _fix_dtype(rule, (a, b), data)
+                if not ad.flags.c_contiguous and type(data) is _ndarray:
+                    data = like_torch(ad, data)  # PyTorch's layout (ops/iter_layout.py)
                 recording = ga and differentiable and state.enabled
         elif b_is_t:
             bd = b._data
@@ -757,6 +765,8 @@ def _binary_caller(op, recording_known=False):
                 data = as_array(data)
             if promotes and bd.dtype.kind != "f":
                 data = _fix_dtype(rule, (a, b), data)
+            if not bd.flags.c_contiguous and type(data) is _ndarray:
+                data = like_torch(bd, data)  # PyTorch's layout (ops/iter_layout.py)
             recording = gb and differentiable and state.enabled
         else:
             if _batching[0] and (hasattr(a, "__retrograd_batched__")
