@@ -455,7 +455,7 @@ def _unary_caller(op):
                 data = (fast32 if dt is _F32 else fast64)(xd)
                 if data.__class__ is not _ndarray:
                     data = as_array(data)  # (0-d: NumPy gives a scalar)
-                elif not xd.flags.c_contiguous:  # PyTorch's layout (ops/iter_layout.py)
+                elif not data.flags.c_contiguous and not xd.flags.c_contiguous:  # (layout)
                     data = like_torch(xd, data)
                 return make_tensor(data)  # (no inference_mode block is open here)
         if to_float and xd.dtype.kind != "f":
@@ -483,9 +483,9 @@ def _unary_caller(op):
             raise
         if type(data) is not _ndarray:
             data = as_array(data)
-        elif not view and not x._data.flags.c_contiguous:  # PyTorch's result layout
-            data = like_torch(x._data, data)
-        out = _new(Tensor)
+        elif not view and not data.flags.c_contiguous and not x._data.flags.c_contiguous:
+            data = like_torch(x._data, data)  # PyTorch's layout (a C-order result is kept:
+        out = _new(Tensor)  # contiguous(), tril... are no pointwise ops)
         out._data = data
         out._grad = None
         out._nr = 0
@@ -744,7 +744,8 @@ def _binary_caller(op, recording_known=False):
                     data = as_array(data)
                 if promotes and ad.dtype.kind != "f":
                     data = _fix_dtype(rule, (a, b), data)
-                if not ad.flags.c_contiguous and type(data) is _ndarray:
+                if (type(data) is _ndarray and not data.flags.c_contiguous
+                        and not ad.flags.c_contiguous):
                     data = like_torch(ad, data)  # PyTorch's layout (ops/iter_layout.py)
                 recording = ga and differentiable and state.enabled
         elif b_is_t:
@@ -765,7 +766,8 @@ def _binary_caller(op, recording_known=False):
                 data = as_array(data)
             if promotes and bd.dtype.kind != "f":
                 data = _fix_dtype(rule, (a, b), data)
-            if not bd.flags.c_contiguous and type(data) is _ndarray:
+            if (type(data) is _ndarray and not data.flags.c_contiguous
+                    and not bd.flags.c_contiguous):
                 data = like_torch(bd, data)  # PyTorch's layout (ops/iter_layout.py)
             recording = gb and differentiable and state.enabled
         else:
