@@ -49,6 +49,8 @@ def like_torch(src, data):
     shape = src.shape
     if data.shape != shape or data.ndim < 2 or data.size < 2:
         return data
+    if data.strides == src.strides and 0 not in src.strides:
+        return data  # a dense input (a transpose): NumPy kept its strides, as PyTorch does
     perm = _permutation(shape, src.strides)
     want = [0] * len(shape)
     step = data.itemsize
