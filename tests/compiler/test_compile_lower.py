@@ -6,6 +6,7 @@ beta/alpha, a gradient accumulated into an existing ``.grad``."""
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -248,7 +249,8 @@ def test_pointwise_steps_with_special_values(dtype):
     _run(eager, compiled, lambda i: (T.tensor(xs[i % 3], dtype=dtype, requires_grad=True),),
          6, [(ws[1], ws[0])])
     source = _source(compiled)
-    assert "NP_SIN(" in source and "NP_COS(" in source and " = f" not in source
+    # (tanh's forward stays one call: float32 needs its saturation corrected, ops/elementary)
+    assert "NP_SIN(" in source and "NP_COS(" in source and source.count(" = f") == 1
 
 
 def test_a_pointwise_value_read_later_keeps_its_buffer():
@@ -268,4 +270,4 @@ def test_a_pointwise_value_read_later_keeps_its_buffer():
     for i in range(5):
         assert same(compiled(xs[i]), step(xe[i]))
     source = _source(compiled)
-    assert "NP_TANH(" in source and "NP_TANH(v1, out=" not in source
+    assert "NP_SIN(" in source and not re.search(r"out=v1\b", source)
