@@ -29,7 +29,6 @@ from ..backend import as_array
 from ..tensor import Tensor, adopted_views, forget_adopted, make_tensor, rederive_view
 from ._elision import ELIDE_MIN, UFUNCS, temporary
 from ._errors import forward_error
-from .iter_layout import like_torch
 from . import registry
 
 NOTHING, INPUTS, OUTPUT, BOTH = 0, 1, 2, 3
@@ -455,8 +454,6 @@ def _unary_caller(op):
                 data = (fast32 if dt is _F32 else fast64)(xd)
                 if data.__class__ is not _ndarray:
                     data = as_array(data)  # (0-d: NumPy gives a scalar)
-                elif not data.flags.c_contiguous and not xd.flags.c_contiguous:  # (layout)
-                    data = like_torch(xd, data)
                 return make_tensor(data)  # (no inference_mode block is open here)
         if to_float and xd.dtype.kind != "f":
             # an integer or bool input computes in the default float, as PyTorch's exp/sqrt/
@@ -483,9 +480,7 @@ def _unary_caller(op):
             raise
         if type(data) is not _ndarray:
             data = as_array(data)
-        elif not view and not data.flags.c_contiguous and not x._data.flags.c_contiguous:
-            data = like_torch(x._data, data)  # PyTorch's layout (a C-order result is kept:
-        out = _new(Tensor)  # contiguous(), tril... are no pointwise ops)
+        out = _new(Tensor)
         out._data = data
         out._grad = None
         out._nr = 0
@@ -673,9 +668,6 @@ def _binary_caller(op, recording_known=False):
                     else:
                         if data.__class__ is not _ndarray:
                             data = as_array(data)
-                        elif (not data.flags.c_contiguous and ad.strides == bd.strides
-                              and ad.shape == bd.shape):
-                            data = like_torch(ad, data)  # (one layout: the one-input rule)
                         return make_tensor(data)  # (no inference_mode block is open here)
                 if (ad.dtype != bd.dtype and rule == "promote" and ad.dtype.kind == "f"
                         and bd.dtype.kind == "f" and (ad.ndim == 0) != (bd.ndim == 0)):
@@ -713,9 +705,6 @@ def _binary_caller(op, recording_known=False):
                     data = as_array(data)
                 if ad.dtype != bd.dtype or (to_float and ad.dtype.kind != "f"):
                     data = _fix_dtype(rule, (a, b), data)
-                if (not data.flags.c_contiguous and type(data) is _ndarray
-                        and ad.strides == bd.strides and ad.shape == bd.shape):
-                    data = like_torch(ad, data)  # (one layout: the one-input rule)
             else:
                 gb = False
                 if (tb is float and not ga and forward is plain_forward and ta is Tensor
@@ -744,9 +733,6 @@ def _binary_caller(op, recording_known=False):
                     data = as_array(data)
                 if promotes and ad.dtype.kind != "f":
                     data = _fix_dtype(rule, (a, b), data)
-                if (type(data) is _ndarray and not data.flags.c_contiguous
-                        and not ad.flags.c_contiguous):
-                    data = like_torch(ad, data)  # PyTorch's layout (ops/iter_layout.py)
                 recording = ga and differentiable and state.enabled
         elif b_is_t:
             bd = b._data
@@ -766,9 +752,6 @@ def _binary_caller(op, recording_known=False):
                 data = as_array(data)
             if promotes and bd.dtype.kind != "f":
                 data = _fix_dtype(rule, (a, b), data)
-            if (type(data) is _ndarray and not data.flags.c_contiguous
-                    and not bd.flags.c_contiguous):
-                data = like_torch(bd, data)  # PyTorch's layout (ops/iter_layout.py)
             recording = gb and differentiable and state.enabled
         else:
             if _batching[0] and (hasattr(a, "__retrograd_batched__")
