@@ -913,6 +913,15 @@ def _rounding_function_at_integer(prog, failure):
     return False
 
 
+def _second_backward_refused_after_requires_grad(prog, failure, op):
+    """retrograd's second backward raises 'does not require grad' where PyTorch's runs, in a
+    program where an operand of ``op`` was made to require grad after ``op`` used it."""
+    return failure.kind == "raise" and failure.op == "backward2" and \
+        not failure.torch_exc and failure.retro_exc == "RuntimeError" and \
+        "does not require grad" in failure.message and \
+        _operand_made_to_require_grad_after(prog, (op,))
+
+
 @accepted("a 1-D @ 2-D matmul operand made to require grad after the product: PyTorch's "
           "MmBackward0 saved its unsqueeze(0) view of it, and that view unpacks requiring grad "
           "(a view follows its base's flag) yet with no path to the base, so under "
@@ -922,10 +931,7 @@ def _rounding_function_at_integer(prog, failure):
           "no gradient either), so that second backward finds nothing requiring grad and "
           "raises; every gradient agrees (seed 12635165)")
 def _matmul_operand_requires_grad_after(prog, failure):
-    return failure.kind == "raise" and failure.op == "backward2" and \
-        not failure.torch_exc and failure.retro_exc == "RuntimeError" and \
-        "does not require grad" in failure.message and \
-        _operand_made_to_require_grad_after(prog, ("matmul",))
+    return _second_backward_refused_after_requires_grad(prog, failure, "matmul")
 
 
 @accepted("PyTorch calls a leaf's tensor hook with None when an undefined gradient flows down "
@@ -1796,10 +1802,7 @@ def _sign_of_reconstruction_noise(prog, failure):
           "gradient agrees.  Matching needs a fake graph node leading nowhere (seeds 17008240, "
           "17043197)")
 def _einsum_operand_requires_grad_after(prog, failure):
-    return failure.kind == "raise" and failure.op == "backward2" and \
-        not failure.torch_exc and failure.retro_exc == "RuntimeError" and \
-        "does not require grad" in failure.message and \
-        _operand_made_to_require_grad_after(prog, ("einsum",))
+    return _second_backward_refused_after_requires_grad(prog, failure, "einsum")
 
 
 # ------------------------------------------------------- triB (stop 21): final run's values
