@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import faulthandler
 import sys
 import time
 
@@ -20,11 +21,22 @@ def main(argv=None) -> int:
     ap.add_argument("--duration", type=float, default=60.0, help="seconds")
     ap.add_argument("--count", type=int, default=0, help="stop after this many programs")
     ap.add_argument("--max-steps", type=int, default=14)
+    ap.add_argument("--progress", type=float, default=300.0,
+                    help="seconds between progress lines (0: none)")
     args = ap.parse_args(argv)
+    # A long run can die in native code (PyTorch has segfaulted on programs the generator
+    # now avoids: test_torch_crash_guard.py); the traceback and the last progress line then
+    # say where, instead of a run that ends without its summary.
+    faulthandler.enable()
     ops, known, findings = collections.Counter(), collections.Counter(), {}
     start, n = time.time(), 0
+    next_progress = start + args.progress
     while time.time() - start < args.duration and (not args.count or n < args.count):
         seed = args.seed + n
+        if args.progress and time.time() >= next_progress:
+            next_progress += args.progress
+            print(f"[{time.time() - start:.0f} s] {n} programs, next seed {seed},"
+                  f" {len(findings)} finding(s)", flush=True)
         n += 1
         result = fuzz_one(seed, max_steps=args.max_steps, shrink_failures=True)
         ops.update(result.program.ops())
@@ -45,6 +57,7 @@ def main(argv=None) -> int:
     print(f"findings: {len(findings)}")
     for sig, seeds in findings.items():
         print(f"  {sig}: {len(seeds)} program(s), seeds {seeds[:8]}")
+    sys.stdout.flush()
     return 1 if findings else 0
 
 
