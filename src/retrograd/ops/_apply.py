@@ -14,16 +14,13 @@ that is not read is not kept, and changing it in place later is no error.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from .. import dtypes
 from ..autograd.grad_mode import inference_blocks, record_extras, state
 from ..autograd.forward_state import fw as _fw
 from ..autograd.graph import (
-    InferenceVersion, Node, SavedOutput, accumulator_of, check_saveable, next_sequence_nr,
-    on_record,
+    InferenceVersion, SavedOutput, check_saveable, next_sequence_nr, on_record,
 )
 from ..backend import as_array
 from ..tensor import Tensor, adopted_views, forget_adopted, make_tensor, rederive_view
@@ -31,7 +28,17 @@ from ._elision import ELIDE_MIN, UFUNCS, temporary
 from ._errors import forward_error
 from . import registry
 
-NOTHING, INPUTS, OUTPUT, BOTH = 0, 1, 2, 3
+# The recording, out= and operand rules live in their own modules; the op modules import
+# these names from here, as before the split (hence the re-exports, noqa: F401)
+from ._operands import (  # noqa: F401
+    _NOT_ARRAYS, _NUMBERS_GIVE_TENSOR, _raise, _scalar_operand, _wrap_scalar, not_tensor,
+    numbers_only,
+)
+from ._out_rules import _C_NAMES, _OUT_DTYPE, _dtype_name, write_out  # noqa: F401
+from ._record import (  # noqa: F401
+    BOTH, INPUTS, NOTHING, OUTPUT, _fix_dtype, _leaf_edge, _new_node, edge_of, integer_grad,
+    multi_output_class, node_class, record, record_multi, record_multi_inputs,
+)
 
 _ndarray = np.ndarray
 _new = object.__new__
@@ -41,184 +48,6 @@ _NEVER = object()  # what a caller's ``forward`` never is
 # ``[n]``, non-zero while retrograd.func.vmap runs: only then can an argument be a
 # BatchedTensor, and the non-Tensor branches below hand it to ``registry.batched_call``
 _batching = registry.batching
-
-
-def node_class(name: str, vjp, saves: int = NOTHING, saved_for=None) -> type:
-    """A Node subclass called ``name`` (PyTorch's grad_fn name) whose derivative is ``vjp``."""
-    return type(name, (Node,), {"__slots__": (), "vjp": staticmethod(vjp), "saves": saves,
-                                "saved_for": staticmethod(saved_for) if saved_for else None})
-
-
-def edge_of(x):
-    """The node a gradient for tensor ``x`` must be sent to, or None if it needs none."""
-    node = x._grad_fn
-    if node is not None:
-        if adopted_views:  # PyTorch re-derives an adopted view here, or refuses it
-            rederive_view(x, node)
-        return node
-    if x._requires_grad:
-        return accumulator_of(x)
-    return None
-
-
-def _fix_dtype(rule: str, inputs, result):
-    """Cast NumPy's result where PyTorch's promotion gives another dtype."""
-    if rule == "same" or rule == "bool":
-        return result
-    want = dtypes.result_type(*[x._data if isinstance(x, Tensor) else x for x in inputs])
-    if rule == "float" and not want.is_floating_point:
-        want = dtypes.get_default_dtype()
-    if result.dtype != want.numpy:
-        result = result.astype(want.numpy)
-    return result
-
-
-def _leaf_edge(x):
-    """The AccumulateGrad of a leaf that requires grad (its weakref is usually still alive)."""
-    ref = x._acc
-    if ref is not None:
-        acc = ref()
-        if acc is not None:
-            return acc
-    return accumulator_of(x)
-
-
-def _new_node(node_cls, nxt, nrs, params, data):
-    """A node of ``node_cls`` for a float result ``data``; ``saved`` is set by the caller."""
-    node = _new(node_cls)
-    node.seq = next_sequence_nr()
-    node.next = nxt
-    node.next_nr = nrs
-    node.params = params
-    node.hooks = None
-    node.versions = None
-    node.out_shape = data.shape
-    node.out_dtype = data.dtype
-    return node
-
-
-# PyTorch's _to_copy (to, type_as, long(), a copy=True to the same dtype) marks an integer or
-# bool result not differentiable: nothing recorded and nothing refused, where the other ops
-# refuse (fuzz seed 14813907: ``v.type_as(int64)`` after ``v[1] = w.sum()``)
-_NOT_DIFFERENTIABLE_INT = frozenset(("to", "ToCopyBackward0"))
-# (the node's name, or the op's where its caller passes that)
-_NO_DERIVATIVE = frozenset(("NotImplemented", "heaviside", "floor_divide"))
-
-
-def integer_grad(name, inputs, data) -> bool:
-    """Whether a differentiable op with an integer or bool result ``data`` records a node.
-
-    An integer or bool tensor can come to require grad (``v[0:1] = w.sum()``, as PyTorch).
-    PyTorch then records an in-place op on it (MulBackward0 for ``mul_``: ops/inplace.py sets
-    ``state.int_inplace`` around it) but refuses an out-of-place one (fuzz seeds 9713483,
-    9427681); other integer results (argmax of a float tensor...) record nothing."""
-    if data.dtype.kind == "f" or not any(
-            isinstance(x, Tensor) and x._requires_grad and x._data.dtype.kind != "f"
-            for x in inputs):
-        return False
-    if name in _NO_DERIVATIVE:
-        # floor_divide, heaviside (PyTorch's ops without a derivative): an integer result
-        # records nothing and refuses nothing, in place too (the tensor keeps its grad_fn)
-        return False
-    if getattr(state, "int_inplace", False):
-        return True
-    if name in _NOT_DIFFERENTIABLE_INT:
-        return False
-    raise RuntimeError(
-            f"Autograd not support dtype: {_dtype_name(data.dtype)} ({name} of an integer or "
-            "bool tensor that requires grad, which only a write of a tensor requiring grad "
-            "makes: gradients need a floating dtype; detach() it or convert it first)")
-
-
-def record(node_cls, inputs, out, params, extras=()):
-    """Attach a new ``node_cls`` node to ``out`` (a fresh tensor) for ``inputs``."""
-    data = out._data
-    if data.dtype.kind != "f" and not getattr(node_cls, "any_dtype", False) and \
-            not integer_grad(node_cls.__name__, inputs, data):
-        return None  # integer and bool results never require grad (argmax, comparisons)
-    nxt = []
-    nrs = None
-    for i, x in enumerate(inputs):
-        if isinstance(x, Tensor):
-            nxt.append(edge_of(x))
-            if x._nr:
-                nrs = nrs or [0] * len(inputs)
-                nrs[i] = x._nr
-        else:
-            nxt.append(None)
-    node = _new_node(node_cls, tuple(nxt), nrs, params, data)
-    saves = node_cls.saves
-    if saves == NOTHING:
-        node.saved = extras
-    else:
-        saved = list(inputs) if saves & INPUTS else []
-        if saves & INPUTS and node_cls.saved_for is not None:
-            keep = node_cls.saved_for(tuple(n is not None for n in nxt))
-            saved = [x if k else None for x, k in zip(saved, keep)]
-        if saves & INPUTS:
-            versions = [x._vc[0] if isinstance(x, Tensor) and x._vc else 0 for x in saved]
-            if any(versions):
-                for x in saved:
-                    if isinstance(x, Tensor):
-                        check_saveable(x._vc)
-                node.versions = tuple(versions)
-        if saves & OUTPUT:
-            if out._vc is None:
-                out._vc = [0]
-            saved.append(SavedOutput(data, out._vc))
-        node.saved = tuple(saved) + tuple(extras)
-    out._grad_fn = node
-    out._requires_grad = True
-    if record_extras:
-        on_record(node, (out,))
-    return node
-
-
-def multi_output_class(name: str, vjp, saves: int = NOTHING, **attrs) -> type:
-    """A Node subclass for one node with several outputs (PyTorch's SplitBackward0,
-    VarMeanBackward0...): the engine hands ``vjp`` one gradient per output."""
-    return type(name, (Node,), {"__slots__": ("n_outputs",), "multi_output": True,
-                                "vjp": staticmethod(vjp), "saves": saves, **attrs})
-
-
-def record_multi(node_cls, x, outs, params, saved=()):
-    """Attach one new ``node_cls`` node for input ``x`` to every tensor of ``outs`` (output
-    ``nr`` of it in order), saving ``saved`` (tensors, their versions checked)."""
-    return record_multi_inputs(node_cls, (x,), outs, params, saved)
-
-
-def record_multi_inputs(node_cls, inputs, outs, params, saved=(), keep=()):
-    """:func:`record_multi` for a node of several input tensors (the decompositions, lu...).
-
-    The node saves ``saved`` (tensors, their versions checked), then the outputs whose
-    indices are in ``keep``, as arrays with their version counters (no reference cycle:
-    under create_graph the engine rebuilds them as tensors of this very node)."""
-    node = node_cls()
-    node.seq = next_sequence_nr()
-    node.next = tuple(edge_of(x) for x in inputs)
-    nrs = tuple(x._nr for x in inputs)
-    node.next_nr = nrs if any(nrs) else None
-    node.params = params
-    node.hooks = None
-    versions = tuple(s._vc[0] if s._vc else 0 for s in saved)
-    if any(versions):
-        for s in saved:
-            check_saveable(s._vc)  # (an inference tensor cannot be saved)
-    node.versions = versions if any(versions) else None
-    node.out_shape = [o._data.shape for o in outs]
-    node.out_dtype = [o._data.dtype for o in outs]
-    node.n_outputs = len(outs)
-    for nr, o in enumerate(outs):
-        o._grad_fn = node
-        o._requires_grad = True
-        o._nr = nr
-        if nr in keep:
-            o._vc = o._vc or [0]
-    node.saved = tuple(saved) + tuple(SavedOutput(outs[i]._data, outs[i]._vc, i)
-                                      for i in keep)
-    if record_extras:  # saved-tensor hooks, anomaly mode's forward traceback
-        on_record(node, outs)
-    return node
 
 
 class Op:
@@ -295,103 +124,6 @@ def defop(name, forward, vjp=None, backward_name=None, n_inputs=1, saves=NOTHING
     fn.__doc__ = doc or f"retrograd.{name}: see PyTorch's torch.{name}."
     fn.op = op
     return fn
-
-
-_SCALAR_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
-                 "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool"}
-
-
-def _dtype_name(np_dtype) -> str:
-    """PyTorch's name for a dtype in messages (``Long``), as pointwise.scalar_type_name."""
-    return _SCALAR_NAMES.get(str(np_dtype), str(np_dtype))
-
-
-# How an op's out= checks the dtype, where PyTorch's differs from its usual "the result must
-# cast to out's dtype" (TensorIterator's canCast): ops that want out's dtype exactly, and
-# ops with their own message or class
-_OUT_DTYPE = {
-    "abs": ("exact", RuntimeError, "Found dtype {want} but expected {have}"),
-    "neg": ("exact", RuntimeError, "Found dtype {want} but expected {have}"),
-    "clamp": ("exact", RuntimeError, "Found dtype {want} but expected {have}"),
-    "clamp_min": ("exact", RuntimeError, "Found dtype {want} but expected {have}"),
-    "clamp_max": ("exact", RuntimeError, "Found dtype {want} but expected {have}"),
-    "where": ("exact", RuntimeError, "Expected out type to be {have} but got {want}"),
-    "float_power": ("exact", RuntimeError, "the output given to float_power has dtype {want} "
-                    "but the operation's result requires dtype {have}"),
-    "cat": ("cast", TypeError, "torch.cat(): input types can't be cast to the desired output "
-            "type {want}"),
-    "stack": ("cast", TypeError, "torch.cat(): input types can't be cast to the desired output "
-              "type {want}"),
-    "ldexp": ("cast", RuntimeError, "ldexp can't be cast to the desired output type {want}"),
-    # the matrix products want out's dtype exactly
-    **{name: ("exact", RuntimeError, "Expected out tensor to have dtype {have_c}, but got "
-              "{want_c} instead") for name in ("matmul", "mm", "bmm", "addmm")},
-    "dot": ("exact", RuntimeError, "result dtype {want} does not match input dtype {have}"),
-    "logsumexp": ("float", RuntimeError, "logsumexp(): Expected floating point type for result "
-                  "tensor, but got: {want}"),
-    **{name: ("exact", RuntimeError, "Expected the dtype for input and out to match, but got "
-              "{have} for input's dtype and {want} for out's dtype.") for name in ("amax", "amin")},
-    **{name: ("exact", RuntimeError, "Expected out tensor to have dtype {have_c}, but got "
-              "{want_c} instead") for name in ("argmax", "argmin", "gather", "tril", "triu")},
-    **{name: ("exact", RuntimeError, name + "(): self and result must have the same scalar "
-              "type") for name in ("index_select", "masked_select")},
-}
-# the C++ names PyTorch's matmul messages use for dtypes
-_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-            "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-            "bool": "bool"}
-_CAST = ("cast", RuntimeError, "result type {have} can't be cast to the desired output type "
-         "{want}")
-
-
-def write_out(name, inputs, result, out, differentiable=True):
-    """``fn(..., out=out)``: write ``result`` into ``out`` with PyTorch's rules, return ``out``.
-
-    Every op's ``out=`` comes here: the defop callers call it when given ``out`` (so calls
-    without it pay one ``is not None``), and the registry's generated public functions for
-    ops with a signature (``registry.register(..., signature=...)``).  PyTorch's rules:
-    nothing may require grad (out= is not differentiable); the result dtype must be castable
-    to ``out``'s (no float into an integer ``out``, nothing but bool into a bool one); an
-    ``out`` of another shape is resized, with a UserWarning unless it was empty."""
-    if not isinstance(out, Tensor):
-        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
-    flat = [y for x in inputs for y in (x if isinstance(x, (list, tuple)) else (x,))]
-    if differentiable and state.enabled and (out._requires_grad or any(
-            isinstance(x, Tensor) and x._requires_grad for x in flat)):
-        raise RuntimeError(
-            f"{name}(): functions with out=... arguments don't support automatic "
-            "differentiation, but one of the arguments requires grad. (Call it without out= "
-            "to record the graph, or under `with retrograd.no_grad():`.)")
-    data = result._data if isinstance(result, Tensor) else as_array(result)
-    have, want = data.dtype, out._data.dtype
-    if have != want:
-        rule, exc, message = _OUT_DTYPE.get(name, _CAST)
-        if (rule == "exact" or not dtypes.can_cast(have, want)
-                or (rule == "float" and want.kind != "f")):
-            raise exc(message.format(have=_dtype_name(have), want=_dtype_name(want),
-                                     have_c=_C_NAMES.get(str(have), str(have)),
-                                     want_c=_C_NAMES.get(str(want), str(want)))
-                      + f" (in {name}(..., out=...); pass an out of dtype "
-                      f"{_dtype_name(have)}, or convert the inputs)")
-    if data.shape != out._data.shape:
-        if out._data.size:
-            import warnings
-
-            warnings.warn(
-                f"An output with one or more elements was resized since it had shape "
-                f"{list(out._data.shape)}, which does not match the required output shape "
-                f"{list(data.shape)}. This behavior is deprecated, and in a future PyTorch "
-                "release outputs will not be resized unless they have zero elements. You can "
-                "explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
-                "with t.resize_(0).", UserWarning, stacklevel=3)
-        out._data = data.astype(want, copy=True)
-    else:
-        out._data[...] = data  # in place: views of ``out`` see the values
-    out._bump_version()
-    return out
-
-
-registry.out_writer = write_out
 
 
 def _share_version(x, out):
@@ -543,58 +275,6 @@ def _unary_caller(op):
         return out
 
     return call
-
-
-# Python's own values, which PyTorch's parser refuses where it wants a Tensor; the op code's
-# first-order derivatives pass arrays and NumPy scalars here, never these
-_NOT_ARRAYS = frozenset((int, float, bool, complex, type(None), list, tuple, str))
-# the two-input ops PyTorch computes on two Python numbers, giving a 0-d tensor
-_NUMBERS_GIVE_TENSOR = frozenset(("add", "sub", "mul", "div", "true_divide", "floor_divide"))
-
-
-def not_tensor(name, value, what="input", position=1):
-    """PyTorch's TypeError for a non-tensor ``value`` given for a Tensor argument."""
-    return TypeError(f"{name}(): argument '{what}' (position {position}) must be Tensor, not "
-                     f"{type(value).__name__} (wrap it: retrograd.tensor(...))")
-
-
-def numbers_only(name, a, b):
-    """``a`` as the 0-d tensor PyTorch makes of it for ``name(a, b)`` of two Python numbers
-    (``torch.add(2, 2)`` is ``tensor(4)``), or PyTorch's TypeError where it refuses them."""
-    numbers = (int, float, bool, complex)
-    if name not in _NUMBERS_GIVE_TENSOR or type(a) not in numbers or type(b) not in numbers:
-        if type(a) not in numbers:
-            return _raise(not_tensor(name, a))
-        return _raise(TypeError(
-            f"{name}() received an invalid combination of arguments - got "
-            f"({type(a).__name__}, {type(b).__name__}): one of them must be a Tensor (wrap "
-            "it: retrograd.tensor(...))"))
-    if type(a) is complex or type(b) is complex:
-        return _raise(TypeError(f"{name}(): retrograd has no complex dtype (got {a!r}, {b!r}); "
-                                "store real and imaginary parts as two real tensors"))
-    return make_tensor(np.asarray(a, dtype=dtypes._scalar_dtype(a).numpy))
-
-
-def _raise(error):
-    raise error
-
-
-def _scalar_operand(value, name):
-    """The non-tensor operand of a binary op: NumPy scalars count as Python numbers (as in
-    PyTorch, so ``x * np.float64(2)`` stays float32); arrays pass; lists, None... don't."""
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, numbers.Number) or hasattr(value, "shape"):
-        return value
-    raise TypeError(
-        f"{name}(): argument 'other' must be Tensor or Number, not {type(value).__name__} "
-        "(convert it first, e.g. with retrograd.tensor(...))"
-    )
-
-
-def _wrap_scalar(value, dtype):
-    """A Python int outside an integer dtype's range, wrapped into it as PyTorch does."""
-    return np.array(value).astype(dtype)[()]
 
 
 def _into(fast, ad, bd, out):
