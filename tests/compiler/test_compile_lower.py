@@ -249,8 +249,41 @@ def test_pointwise_steps_with_special_values(dtype):
     _run(eager, compiled, lambda i: (T.tensor(xs[i % 3], dtype=dtype, requires_grad=True),),
          6, [(ws[1], ws[0])])
     source = _source(compiled)
-    # (tanh's forward stays one call: float32 needs its saturation corrected, ops/elementary)
-    assert "NP_SIN(" in source and "NP_COS(" in source and source.count(" = f") == 1
+    # (float32's tanh is the op's saturation-corrected _tanh_f32, ops/elementary)
+    tanh = "TANH_F32(" if dtype == T.float32 else "NP_TANH("
+    assert "NP_SIN(" in source and "NP_COS(" in source and tanh in source
+    assert " = f" not in source
+
+
+@pytest.mark.parametrize("dtype", [T.float64, T.float32])
+@pytest.mark.parametrize("no_grad", [False, True])
+def test_tanh_saturation_is_eagers(dtype, no_grad):
+    # float32: NumPy's tanh never reaches 1 below |x| = 10, PyTorch's (and eager's) does
+    # from 9.0109 on, and its derivative is then 0: the replay corrects it as eager, into
+    # a dying input (tanh(x * 2)) and into a new buffer (tanh(x), x read again later)
+    def step(x):
+        if no_grad:
+            with T.no_grad():
+                return T.tanh(x * 2.0), T.tanh(x) * x
+        x.grad = None
+        y, z = T.tanh(x * 2.0), T.tanh(x)
+        (y * 3.0 + z * x).sum().backward()
+        return y, z, x.grad
+
+    xs = [np.array([[4.6, -4.51, 9.5], [-9.0109, 0.25, np.nan]]),
+          np.array([[-20.0, 4.5, 9.0109], [np.inf, -np.inf, -0.0]]),
+          np.array([[0.5, -1.0, 2.0], [3.0, -0.0, 1e-30]])]
+    xs = [T.tensor(xs[i % 3], dtype=dtype, requires_grad=not no_grad) for i in range(6)]
+    xe = [T.tensor(x.detach().numpy(), requires_grad=not no_grad) for x in xs]
+    compiled = T.compile(step)
+    for i in range(6):
+        got, want = compiled(xs[i]), step(xe[i])
+        assert same(got, want), f"call {i}"
+        if dtype == T.float32 and i % 3 != 2:
+            assert want[0].detach().numpy()[0, 2] == 1.0  # (eager's correction is there to keep)
+    source = _source(compiled)
+    tanh = "TANH_F32(" if dtype == T.float32 else "NP_TANH("
+    assert source.count(tanh) == 2 and ", out=v" in source[source.index(tanh):]
 
 
 def test_a_pointwise_value_read_later_keeps_its_buffer():

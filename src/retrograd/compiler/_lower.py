@@ -326,6 +326,27 @@ def _unary_fwd(lw, k, fn, args):
     return [f"v{k} = {name}({e}{f', out={e}' if lw.dies(args[0], k) else ''})"]
 
 
+def _tanh_fwd(lw, k, args):
+    """tanh, as ``_unary_fwd``'s ufunc for float64 (and float16); float32 calls the op's
+    own ``_tanh_f32`` (NumPy's tanh, its saturation corrected: ops/elementary.py), the
+    function eager's forward calls there, so the replay keeps eager's bits."""
+    if len(args) != 1:
+        return None
+    a, out = lw.array(args[0]), lw.traced.get(("v", k, (), None))
+    if not _floats(a) or type(out) is not _ndarray or out.dtype != a.dtype or (
+            out.shape != a.shape) or out.ndim == 0:  # (0-d: NumPy gives a scalar)
+        return None
+    if a.dtype == np.float32:
+        name = "TANH_F32"
+        lw.w.ns[name] = _elementary._tanh_f32
+    else:
+        name = "NP_TANH"
+        lw.w.ns[name] = np.tanh
+    e = lw.e(args[0])
+    lw.fresh.add((k, ()))
+    return [f"v{k} = {name}({e}{f', out={e}' if lw.dies(args[0], k) else ''})"]
+
+
 def _binary(lw, k, args, ufunc):
     """``ufunc(a, b)`` (``a + b``, ``a * b``; either may be a Python number), into a
     dying operand of the result's shape and dtype."""
@@ -387,6 +408,7 @@ _FORWARD = {
     _pointwise._mul_fwd: _mul_fwd,
     _linear._addmm_fwd: _addmm_fwd,
     _elementary._relu_fwd: _relu_fwd,
+    _elementary._tanh_fwd: _tanh_fwd,
     _shape._t_op.op.forward: _t_fwd,
     _nn._log_softmax_fwd: _log_softmax_fwd,
     _nll._nll_fwd: _nll_fwd,
