@@ -163,6 +163,7 @@ def test_op_results_set_every_tensor_slot_like_make_tensor(grad_mode):
             "unary": R.exp(x), "unary_view": x.reshape(2, 1), "binary": x * x,
             "binary_scalar": x * 2.0, "scalar_binary": 2.0 - x, "general": R.cat([x, x]),
             "int_binary": R.tensor([1, 2]) + R.tensor([3, 4]),
+            "matmul_2d": x.reshape(1, 2) @ x.reshape(2, 1),  # (linalg.matmul's inline path)
         }
     for what, out in results.items():
         missing = [s for s in slots if not hasattr(out, s)]
