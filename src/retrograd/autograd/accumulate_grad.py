@@ -179,14 +179,17 @@ def _run_leaf(node, g, captures, captured, needed, accumulate, as_tensors, trace
     if trace is not None:
         trace.accumulate(variable, g)
     # a fresh array that only run_backward's ``g`` and ours hold may become .grad as it is
-    # (any type: a 0-d derivative may be a NumPy scalar, held alone all the same; the
-    # capture of backward(inputs=) is ours, not a user of the gradient PyTorch would count)
     refs = _getrefcount(g)
+    sole = (variable._grad is None and refs <= _SOLE_LEAF_REFS and type(g) is _ndarray
+            and g.base is None and g.flags.writeable)
+    # whether PyTorch's use count of this gradient would say no one else holds it (which
+    # decides a reshaped leaf's .grad, leaf_shaped_grad): any type (a 0-d derivative may be
+    # a NumPy scalar), the capture of backward(inputs=) not counted (ours, not a user's);
+    # where counts are not exact, taken as unshared, as most are (it decides .grad's shape,
+    # never a reuse in place)
     if captures_here is not None:
         refs -= sum(captured[position] is g for position, _ in captures_here)
-    unshared = refs <= _SOLE_LEAF_REFS
-    sole = (variable._grad is None and unshared and type(g) is _ndarray and g.base is None
-            and g.flags.writeable)
+    unshared = refs <= _SOLE_LEAF_REFS or not _EXACT_REFCOUNTS
     # threads adding into one .grad must not lose updates (acquire/release: half the
     # cost of a ``with`` block on CPython 3.11, and this runs for every leaf)
     grad_lock.acquire()
@@ -225,8 +228,9 @@ def _run_plain_leaf(variable, g):
     sole = False
     # (``unshared`` also for a view or a NumPy scalar: PyTorch counts the gradient tensor's
     # users, not its storage's, when a reshaped leaf decides whether to steal it)
-    unshared = _getrefcount(g) <= _SOLE_LEAF_REFS
-    if unshared and type(g) is _ndarray and g.flags.writeable:
+    alone = _getrefcount(g) <= _SOLE_LEAF_REFS
+    unshared = alone or not _EXACT_REFCOUNTS  # (as in _run_leaf)
+    if alone and type(g) is _ndarray and g.flags.writeable:
         base = g.base
         if base is None:
             sole = True
