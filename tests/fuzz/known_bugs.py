@@ -1985,7 +1985,10 @@ def _reads_downstream(prog, j, target):
           "differs between LAPACK's and NumPy's orders, and a comparison, sign/heaviside, "
           "floor/ceil/round, a masked_fill mask, 1/x, log... downstream turns it into a "
           "different value or gradient (seeds 19560735: eigvalsh(...) > 0 as a masked_fill "
-          "mask; 19569453: heaviside of a det).  Checked, not assumed: the program is run "
+          "mask; 19569453: heaviside of a det; 19137444, 19138536: float32 Q @ R before "
+          "abs/pow_(-1); and the seeds of the ten per-op entries it replaced: 13207490, "
+          "15007648, 15056286, 15061065, 16464046, 17061048, 18913765, 18514390, 18300230, "
+          "18321879, 12584880, 12611110).  Checked, not assumed: the program is run "
           "again in both libraries with every element of that result within the bound set "
           "to exactly 0 (its graph kept: v = v - noise.detach()), and must then agree in "
           "everything compared; a difference that the noise does not explain stays a finding")

@@ -148,7 +148,8 @@ def test_linalg_noise_family_accepts_its_seeds(text):
     assert kb.which_known(prog, failure) is not None
 
 
-@pytest.mark.parametrize("seed", [19560735, 19569453] + _SUBSUMED_SEEDS)
+# (and triF's run's float32 Q @ R noise before abs / pow_(-1), left open at stop 22)
+@pytest.mark.parametrize("seed", [19560735, 19569453, 19137444, 19138536] + _SUBSUMED_SEEDS)
 def test_linalg_noise_family_seeds_replay_clean(seed):
     from .session import fuzz_one
 
