@@ -2175,3 +2175,73 @@ def _logit_of_sigmoid_ulps(y):
 
     p = 1 / (1 + np.exp(-y))
     return 2 * np.spacing(p) / (p * (1 - p))
+
+
+def _logit_argument(text):
+    """The expression a statement takes the logit of (``X.logit()``, ``T.logit(X)``), or
+    None: the statement's one logit, with no eps."""
+    rhs = text.split("=", 1)[-1].strip()
+    m = re.fullmatch(r"T\.logit\((.+)\)", rhs)
+    if m:
+        return m.group(1)
+    m = re.fullmatch(r"(.+)\.logit\(\)", rhs)
+    return m.group(1) if m else None
+
+
+@accepted("float32 sigmoid and logit rounded the wrong way by PyTorch 2.13: logit of float32 "
+          "sigmoid(1) = 0.7310586 is 1.0000000963 exactly, so 1.0000001 (retrograd's, 0.19 "
+          "ulp off) is the correctly rounded result and PyTorch's 1.0 is 0.81 ulp off; its "
+          "float32 sigmoid(2) is 0.88079703 (0.83 ulp off; retrograd's 0.88079709 is "
+          "correctly rounded); an op whose domain ends at 1 (acos) then gives 0 against nan "
+          "(seed 19809679).  Only a float32 logit statement where retrograd's logit is "
+          "correctly rounded for its own input, its input is PyTorch's or (a sigmoid) the "
+          "correctly rounded sigmoid, the two logits differ by at most what 2 ulp of the input "
+          "make, and the program agrees everywhere once both libraries continue from "
+          "PyTorch's logit value")
+def _logit_float32_rounding(prog, failure):
+    if failure.kind not in ("value", "grad", "log"):
+        return False
+    import numpy as np
+
+    import retrograd
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import execute, torch
+
+    for j, st in enumerate(prog.steps):
+        arg = _logit_argument(st.text or "") if st.target and st.dyn is None else None
+        if arg is None:
+            continue
+        sig = re.fullmatch(r"\(?(v\d+)\.sigmoid\(\)\)?|T\.sigmoid\((v\d+)\)", arg.strip())
+        values = []
+        for lib in (torch, retrograd):
+            ns = execute(Program(prog.seed, prog.steps[:j + 1]), lib)[1]
+            try:
+                p = eval(arg, dict(ns))  # (the logit's input, as the statement reads it)
+            except Exception:  # noqa: BLE001
+                return False
+            out = ns.get(st.target)
+            if out is None or not hasattr(p, "dtype") or not str(p.dtype).endswith("float32"):
+                return False
+            x = ns.get(sig.group(1) or sig.group(2)) if sig else None
+            values.append((np.asarray(p.detach().numpy()), np.asarray(out.detach().numpy()),
+                           None if x is None else np.asarray(x.detach().numpy())))
+        (p_t, a, _), (p_r, b, x) = values
+        if a.shape != b.shape or p_t.shape != p_r.shape:
+            return False
+        with np.errstate(all="ignore"):
+            q = p_r.astype(np.float64)
+            half = 0.5001 * np.spacing(np.abs(b)).astype(np.float64)
+            rounded = (np.abs(b - np.log(q / (1 - q))) <= half) | (b == a)
+            moved = p_t != p_r
+            if moved.any():
+                if x is None:
+                    return False
+                exact = 1 / (1 + np.exp(-x.astype(np.float64)))
+                near = np.abs(q - exact) <= 0.5001 * np.spacing(np.abs(p_r)).astype(np.float64)
+                if not near[moved].all():
+                    return False
+        if not (a != b).any() or not rounded.all():
+            return False
+        return _explained_by_ulps(prog, j, 2, _logit_of_sigmoid_ulps)
+    return False
