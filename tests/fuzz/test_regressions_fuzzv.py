@@ -184,9 +184,5 @@ def test_accepted_entries_stay_narrow():
     text, ops = _ACCEPTED["_abs_of_inverse_noise"]
     full = _annotated(text.replace("3 * T.eye", "T.ones(2, 2) + 3 * T.eye"), ops)
     assert not kb._abs_of_inverse_noise(full, Failure("grad", "", "v0.grad: values differ"))
-    text, ops = _ACCEPTED["_reciprocal_of_reconstruction_noise"]
-    prog = _annotated(text, ops)
-    # (a finite difference where the product is not 0 up to rounding)
-    moderate = Failure("value", "linalg_square", "v4: values differ\n  torch     [[[2.7, 1.0]]]"
-                       "\n  retrograd [[[2.7, 1.5]]]")
-    assert not kb._reciprocal_of_reconstruction_noise(prog, moderate)
+    # (_reciprocal_of_reconstruction_noise: no message-made failure to refuse since stop 23,
+    # whose entry checks by a rerun with the noise zeroed: test_regressions_trig23.py)

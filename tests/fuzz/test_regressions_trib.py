@@ -141,10 +141,8 @@ def test_accepted_entries_stay_narrow():
         assert not kb._i0_float32_amplified(_annotated(text.replace(*edit), ops), near)
     text, ops = _ACCEPTED["_reciprocal_of_eigenvalue_noise"]
     prog = _annotated(text, ops)
-    # (a difference where the eigenvalue is not 0 up to rounding)
-    moderate = Failure("value", "linalg_square", "v3: values differ\n  torch     [-3.4e+15, "
-                       "4.0e+15, 0.2171175474401842]\n  retrograd [-1.3e+16, 4.0e+15, 0.25]")
-    assert not kb._reciprocal_of_eigenvalue_noise(prog, moderate)
+    # (stop 23: the entry checks by a rerun with the noise zeroed, not by the message, so a
+    # made-up "moderate" failure of this program is no test: test_regressions_trig23.py)
     # (no reciprocal of the eigenvalues: their noise is no difference to excuse)
     plain = _annotated(text.replace("v3.pow_(-1)", "v3.pow_(2)"), ops)
     noise = Failure("value", "linalg_square", "v3: values differ\n  torch     [-3.4e+15, "

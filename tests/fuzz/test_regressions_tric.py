@@ -227,9 +227,8 @@ def _annotated(text):
 def test_rounded_in_place_singular_det_matches_its_seed_only():
     """The accepted entry takes seed 18514390's program (floor_ of a singular Gram
     matrix's det: rounding noise below 0 in PyTorch, 0 in retrograd) and refuses it where
-    the matrix is regular (the det is no noise) or where the det is written otherwise."""
+    the matrix is regular (the det is no noise)."""
     from . import known_bugs as kb
-    from .runner import Failure
 
     prog = _annotated(_SINGULAR_DET_FLOOR)
     failure = compare(prog)
@@ -238,6 +237,5 @@ def test_rounded_in_place_singular_det_matches_its_seed_only():
     regular = _annotated(_SINGULAR_DET_FLOOR.replace("(v5 @ v5.mT)",
                                                      "(v5 @ v5.mT + T.eye(4))"))
     assert not kb._rounded_in_place_singular_det(regular, failure)
-    other = _annotated(_SINGULAR_DET_FLOOR.replace("v7.floor_()", "v7.mul_(3)\nv7.floor_()"))
-    assert not kb._rounded_in_place_singular_det(other, Failure(
-        "value", "linalg_square", "v7: values differ"))
+    # (stop 23: the entry is _linalg_noise_at_discontinuity, which also takes the det
+    # written otherwise before the floor_ where a rerun with the noise zeroed agrees)

@@ -194,8 +194,7 @@ def test_log_of_eigenvalue_noise_accepts_its_seed(log):
 
 
 def test_log_of_eigenvalue_noise_stays_narrow():
-    """The entry refuses a difference where the eigenvalue is not 0 up to rounding, a
-    program without the log, a log of something else, and nan on both sides."""
+    """The entry refuses a program without the log and a log of something else."""
     from . import known_bugs as kb
     from .runner import Failure
 
@@ -206,12 +205,8 @@ def test_log_of_eigenvalue_noise_stays_narrow():
     one_nan = Failure("value", "linalg_square", "v1: values differ\n  torch     [-33.42, 1.59, "
                       "3.18]\n  retrograd [nan, 1.59, 3.18]")
     assert kb._log_of_eigenvalue_noise(prog, one_nan)
-    both_nan = Failure("value", "linalg_square", "v1: values differ\n  torch     [nan, 1.59, "
-                       "3.18]\n  retrograd [nan, 1.5, 3.18]")
-    assert not kb._log_of_eigenvalue_noise(prog, both_nan)
-    moderate = Failure("value", "linalg_square", "v1: values differ\n  torch     [-3.42, 1.59, "
-                       "3.18]\n  retrograd [-3.56, 1.59, 3.18]")
-    assert not kb._log_of_eigenvalue_noise(prog, moderate)
+    # (stop 23: the entry checks by a rerun with the noise zeroed, not by the message, so
+    # made-up failures of this program are no test of it: test_regressions_trig23.py)
     for edit in (("v1.log_()", "v1.exp_()"), ("T.linalg.eigvalsh(", "T.diagonal(")):
         other = _annotated((_GRAM + "v1.log_()\n").replace(*edit), {"v1": "linalg_square"})
         assert not kb._log_of_eigenvalue_noise(other, noise), edit
@@ -296,9 +291,7 @@ def test_reciprocal_of_eigenvalue_noise_out_of_place(inverse):
     noise = Failure("value", "reciprocal", "v2: values differ\n  torch     [-1.25e+16, 0.29, "
                     "0.094]\n  retrograd [7.1e+15, 0.29, 0.094]")
     assert kb._reciprocal_of_eigenvalue_noise(prog, noise)
-    moderate = Failure("value", "reciprocal", "v2: values differ\n  torch     [-1.25, 0.29, "
-                       "0.094]\n  retrograd [7.1, 0.29, 0.094]")
-    assert not kb._reciprocal_of_eigenvalue_noise(prog, moderate)
+    # (stop 23: the entry checks by a rerun, not by the message: test_regressions_trig23.py)
     other = _annotated(_GRAM + "v2 = v1.exp()\n", {"v1": "linalg_square", "v2": "exp"})
     assert not kb._reciprocal_of_eigenvalue_noise(other, noise)
 

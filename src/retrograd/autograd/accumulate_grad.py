@@ -45,11 +45,13 @@ _SOLE_LEAF_REFS = 3 if _EXACT_REFCOUNTS else -1
 _SOLE_BASE_REFS = 3 if _EXACT_REFCOUNTS else -1
 
 
-def _accumulate_into_grad(tensor, g, as_tensors, sole=False):
+def _accumulate_into_grad(tensor, g, as_tensors, sole=False, unshared=False):
     """Add ``g`` into ``tensor.grad`` as PyTorch's AccumulateGrad does (hold ``grad_lock``).
 
     ``sole``: the caller checked that ``g`` is a fresh array no one else holds (_run_leaf),
-    so a first ``.grad`` may be ``g`` itself rather than a copy."""
+    so a first ``.grad`` may be ``g`` itself rather than a copy.  ``unshared``: nothing but
+    the engine holds the array ``g`` (a view or not), as PyTorch's use count of the gradient
+    tensor would say: only such a gradient may be stolen by a reshaped leaf."""
     make_tensor = above.make_tensor
 
     current = tensor._grad
@@ -85,7 +87,7 @@ def _accumulate_into_grad(tensor, g, as_tensors, sole=False):
     if current is None:
         if g.shape != tensor._data.shape and tensor._grad_fn is None:
             # (a leaf only: a retained non-leaf keeps the shape its node had, as PyTorch's)
-            g, sole = leaf_shaped_grad(tensor, g), True
+            g, sole = leaf_shaped_grad(tensor, g, unshared), True
         # The array may be shared (the user's gradient argument, or one gradient sent to
         # two inputs by an add): copy so that .grad never aliases anything else -- unless
         # it is a derivative's fresh result that only the engine holds (``sole``), which
@@ -177,13 +179,22 @@ def _run_leaf(node, g, captures, captured, needed, accumulate, as_tensors, trace
     if trace is not None:
         trace.accumulate(variable, g)
     # a fresh array that only run_backward's ``g`` and ours hold may become .grad as it is
-    sole = (variable._grad is None and type(g) is _ndarray
-            and _getrefcount(g) <= _SOLE_LEAF_REFS and g.base is None and g.flags.writeable)
+    refs = _getrefcount(g)
+    sole = (variable._grad is None and refs <= _SOLE_LEAF_REFS and type(g) is _ndarray
+            and g.base is None and g.flags.writeable)
+    # whether PyTorch's use count of this gradient would say no one else holds it (which
+    # decides a reshaped leaf's .grad, leaf_shaped_grad): any type (a 0-d derivative may be
+    # a NumPy scalar), the capture of backward(inputs=) not counted (ours, not a user's);
+    # where counts are not exact, taken as unshared, as most are (it decides .grad's shape,
+    # never a reuse in place)
+    if captures_here is not None:
+        refs -= sum(captured[position] is g for position, _ in captures_here)
+    unshared = refs <= _SOLE_LEAF_REFS or not _EXACT_REFCOUNTS
     # threads adding into one .grad must not lose updates (acquire/release: half the
     # cost of a ``with`` block on CPython 3.11, and this runs for every leaf)
     grad_lock.acquire()
     try:
-        _accumulate_into_grad(variable, g, as_tensors, sole)
+        _accumulate_into_grad(variable, g, as_tensors, sole, unshared)
     finally:
         grad_lock.release()
     if trace is not None:
@@ -215,7 +226,11 @@ def _run_plain_leaf(variable, g):
     first-order ``backward()`` without tracer or ``inputs=``, at a leaf without hooks (the
     caller checked).  A fresh array only the engine holds becomes ``.grad`` as it is."""
     sole = False
-    if type(g) is _ndarray and _getrefcount(g) <= _SOLE_LEAF_REFS and g.flags.writeable:
+    # (``unshared`` also for a view or a NumPy scalar: PyTorch counts the gradient tensor's
+    # users, not its storage's, when a reshaped leaf decides whether to steal it)
+    alone = _getrefcount(g) <= _SOLE_LEAF_REFS
+    unshared = alone or not _EXACT_REFCOUNTS  # (as in _run_leaf)
+    if alone and type(g) is _ndarray and g.flags.writeable:
         base = g.base
         if base is None:
             sole = True
@@ -234,6 +249,6 @@ def _run_plain_leaf(variable, g):
             # could not add into in place, as PyTorch's .grad += does)
             variable._grad = above.make_tensor(g if sole else as_array(g).copy())
         else:
-            _accumulate_into_grad(variable, g, False, sole)
+            _accumulate_into_grad(variable, g, False, sole, unshared)
     finally:
         grad_lock.release()

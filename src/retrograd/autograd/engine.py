@@ -434,6 +434,9 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                 if prepared is None:
                     continue
                 g, saved = prepared
+                # (not held past this node: a reshaped leaf asks whether its gradient, maybe
+                # this very array passed on by an add, has other holders; seed 19570739)
+                prepared = None
             # (a post hook reads the incoming gradient after the derivative: never reuse it)
             if (type(g) is _ndarray and g.size >= _INPLACE_MIN
                     and _getrefcount(g) <= _SOLE_LOOP_REFS and g.base is None

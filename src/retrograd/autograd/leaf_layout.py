@@ -167,11 +167,13 @@ def _obeys_layout_contract(g_shape, g_strides, leaf_storage) -> bool:
     return True
 
 
-def leaf_shaped_grad(tensor, g):
+def leaf_shaped_grad(tensor, g, unshared=True):
     """The first ``.grad`` of a leaf whose shape changed since its AccumulateGrad was made,
     from the array ``g`` of the old shape: ``g`` itself (a copy) where PyTorch steals it,
     else ``g`` broadcast into the leaf's shape, or PyTorch's error where it does not
-    broadcast (seeds 14502034, 15067259, 17039749, 17211184)."""
+    broadcast (seeds 14502034, 15067259, 17039749, 17211184).  PyTorch steals only a
+    gradient no one else holds (``unshared``: its use count), so one that an add/add_ sent
+    to the leaf and, the same tensor, to a node still waiting is copied (seed 19570739)."""
     if type(g) is not np.ndarray:  # (another array library: no layout to judge)
         return g
     data = tensor._data
@@ -180,7 +182,8 @@ def leaf_shaped_grad(tensor, g):
     if not _non_overlapping_and_dense(data.shape, leaf_strides):
         # PyTorch: stolen if contiguous, else clone(contiguous): g's shape either way
         return g.copy()
-    if g.dtype == data.dtype and _obeys_layout_contract(g.shape, torch_strides(g), storage):
+    if (unshared and g.dtype == data.dtype
+            and _obeys_layout_contract(g.shape, torch_strides(g), storage)):
         return g.copy()
     try:
         return np.broadcast_to(g, data.shape).astype(data.dtype, copy=True)
