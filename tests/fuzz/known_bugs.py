@@ -2219,3 +2219,151 @@ def _hook_called_with_none_group_norm(prog, failure):
     edited = source.replace("register_hook(lambda g: ",
                             "register_hook(lambda g: None if g is None else ")
     return compare(program_from_text(edited, prog.seed)) is None
+
+
+# ------------------------------------------------------------ triF (stop 22): 19100000+
+_RECONSTRUCTION = re.compile(r"@.*linalg\.(qr|svd|eigh|cholesky|lu)\(")
+
+
+def _reconstruction_noise_bound(x):
+    """64 ulp (of ``x``'s dtype) * n * its largest entry: below it, an entry of a product of
+    decomposition factors is rounding noise of an exact 0."""
+    import numpy as np
+
+    ulp = float(np.finfo(str(x.dtype).rsplit(".", 1)[-1]).eps)
+    v = x.detach().double().abs()
+    v = v[v.isfinite()]
+    return 64 * ulp * x.shape[-1] * max(1.0, float(v.max()) if v.numel() else 0.0)
+
+
+@accepted("a gradient through abs of a product of decomposition factors (Q @ R of a float32 "
+          "QR) that reconstructs exact zeros: both libraries leave rounding noise there "
+          "(PyTorch up to 3.2e-07, retrograd, nearer 0, up to 1.5e-07; its other entries are "
+          "as close as PyTorch's or closer), abs's derivative is the sign of that noise, so "
+          "the leaf's gradient differs in sign (seed 19137444).  Only a gradient failure of a "
+          "program with such a product read by abs, whose noise entries (below 64 ulp * n * "
+          "largest entry) differ in sign, and that compares equal once that product's noise "
+          "entries are masked to 0 (the same mask in both libraries)")
+def _abs_of_reconstruction_noise(prog, failure):
+    if failure.kind != "grad":
+        return False
+    from .program import Program, program_from_text
+    from .runner import compare, execute, torch  # (the runner imports this module)
+
+    import retrograd
+
+    for i, st in enumerate(prog.steps):
+        if not st.target or not st.text or not _RECONSTRUCTION.search(st.text):
+            continue
+        name = st.target
+        if not any(re.search(rf"\b{name}\.abs_?\(\)|\babs_?\({name}\)", t or "")
+                   for t in (s.text for s in prog.steps[i + 1:])):
+            continue
+        made = []
+        for lib in (torch, retrograd):
+            _, ns = execute(Program(prog.seed, prog.steps[:i + 1]), lib)
+            x = ns.get(name)
+            if x is None or not hasattr(x, "dim") or x.dim() < 2:
+                return False
+            made.append(x.detach())
+        bound = _reconstruction_noise_bound(made[0])
+        a = made[0].double().numpy()
+        b = made[1].double().numpy()
+        noise = (abs(a) <= bound) & (abs(b) <= bound)
+        import numpy as np
+
+        if not (noise & (np.sign(a) != np.sign(b))).any():
+            return False
+        expr = st.text.split("=", 1)[1].strip()
+        masked = f"{name} = (lambda p: p * (p.abs() > {bound!r}))({expr})"
+        source = prog.source()
+        if st.text not in source:
+            return False
+        return compare(program_from_text(source.replace(st.text, masked, 1), prog.seed)) is None
+    return False
+
+
+@accepted("1/x of a float32 product of decomposition factors (Q @ R of a QR) that "
+          "reconstructs an exact 0, as _reciprocal_of_reconstruction_noise (float64) but "
+          "with float32's rounding: the product is noise there (PyTorch 2.98e-07, retrograd "
+          "-1.55e-09, nearer the true 0), so pow_(-1) gives 3355443 against -6.5e+08 (seed "
+          "19138536).  Only a float32 value of such a product changed by reciprocal_ or "
+          "pow_(-1), where every differing element is, in both libraries, 1 over at most "
+          "64 float32 ulp * n of the largest entry kept, and retrograd's noise is no larger "
+          "than PyTorch's")
+def _reciprocal_of_reconstruction_noise_f32(prog, failure):
+    import numpy as np
+
+    if failure.kind != "value":
+        return False
+    name = failure.message.split(":", 1)[0]
+    made = [i for i, st in enumerate(prog.steps) if st.target == name]
+    text = prog.steps[made[-1]].text if made else ""
+    if not _RECONSTRUCTION.search(text) or not any(
+            re.fullmatch(rf"\s*{name}\.(reciprocal_\(\)|pow_\(-1(\.0)?\))\s*", st.text or "")
+            for st in prog.steps):
+        return False
+    from .program import Program
+    from .runner import execute, torch  # (the runner imports this module)
+
+    _, ns = execute(Program(prog.seed, prog.steps[:made[-1] + 1]), torch)
+    if getattr(ns.get(name), "dtype", None) != torch.float32:
+        return False
+    got = _failure_arrays(failure)
+    if got is None:
+        return False
+    _, a, b = got
+    with np.errstate(divide="ignore", over="ignore"):
+        ia, ib = 1 / a, 1 / b
+    differ = ~np.isclose(a, b, rtol=1e-5, atol=0)
+    if not differ.any() or a.ndim < 2:
+        return False
+    kept = np.abs(ia[~differ & np.isfinite(ia)])
+    scale = max(1.0, float(kept.max()) if kept.size else 1.0)
+    bound = 64 * float(np.finfo(np.float32).eps) * a.shape[-1] * scale
+    return bool((np.abs(ia[differ]) <= bound).all() and (np.abs(ib[differ]) <= bound).all()
+                and (np.abs(ib[differ]) <= np.abs(ia[differ])).all())
+
+
+@accepted("slogdet/det of a matrix holding an infinite entry (digamma(0) = -inf): PyTorch's "
+          "det/slogdet give nan and sign -0.0 although its own lu_factor of that matrix has "
+          "the finite-or-infinite diagonal [-inf, -1, 1] (det -inf), while retrograd "
+          "(NumPy's LAPACK) gives det -inf, slogdet (-1, inf): the limit of the determinant "
+          "as that entry grows (its cofactor is -1 != 0), so retrograd's is the right one "
+          "(seed 19116907).  Only a value failure of a det/slogdet statement whose operand, "
+          "in PyTorch, has an infinite entry and no nan, where PyTorch's sign is 0 or its "
+          "det nan, and retrograd's sign equals the sign of the product of PyTorch's own LU "
+          "diagonal times its pivots' parity")
+def _det_of_infinite_matrix(prog, failure):
+    if failure.kind != "value":
+        return False
+    from .program import Program
+    from .runner import execute, torch  # (the runner imports this module)
+
+    import retrograd
+
+    name = failure.message.split(":", 1)[0]
+    for i, st in enumerate(prog.steps):
+        m = re.match(rf"\s*{name}\s*=\s*T\.linalg\.(slogdet|det)\((.*)\)(\[\d\])?\s*$",
+                     st.text or "")
+        if st.target != name or m is None:
+            continue
+        _, ns = execute(Program(prog.seed, prog.steps[:i]), torch)
+        try:
+            x = eval(m.group(2), {"T": torch, **ns})
+        except Exception:
+            return False
+        if not isinstance(x, torch.Tensor) or x.dim() != 2 or not x.is_floating_point():
+            return False
+        x = x.detach()
+        if not bool(x.isinf().any()) or bool(x.isnan().any()):
+            return False
+        sign_t = float(torch.linalg.slogdet(x)[0])
+        if not (sign_t == 0 or bool(torch.linalg.det(x).isnan())):
+            return False
+        lu, piv = torch.linalg.lu_factor(x)
+        swaps = int((piv - 1 != torch.arange(x.shape[-1], dtype=piv.dtype)).sum())
+        want = float(torch.sgn(lu.diagonal()).prod()) * (-1.0) ** swaps
+        got = retrograd.linalg.slogdet(retrograd.tensor(x.numpy()))[0]
+        return want != 0 and float(got) == want
+    return False

@@ -1,0 +1,97 @@
+"""Fuzzer findings handled by triI (issue 7, stop 23: the seeds of triF's run 19400000+ and
+triF's own 19137444, 19138536, 19116907): fixed ones are programs that must run alike in
+retrograd and PyTorch; accepted ones test that their predicate matches the seed and refuses
+a variant."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import retrograd  # noqa: E402
+
+from .program import program_from_text  # noqa: E402
+from .runner import compare, reproducer  # noqa: E402
+
+CASES = {
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_fuzz_regression_trii23(name):
+    prog = program_from_text(CASES[name])
+    failure = compare(prog)
+    assert failure is None, reproducer(prog, failure)
+_ABS_OF_QR = """
+v1 = T.tensor([[1.0, 0.0, -3.0, -0.0], [2.0, -1.0, 0.0, -3.0], [-1.0, 0.0, 3.0, -0.0], [1.0, -0.0, -0.0, 0.0]], dtype=T.float32, requires_grad=True)
+v3 = (lambda qr: qr[0] @ qr[1])(T.linalg.qr(v1))
+v7 = T.sqrt(v3.abs().add(0.5))
+v8 = (v7).float_power(v1.abs().add(0.5))
+v9 = T.tensor([[0.0, 1.0], [0.0, -2.0], [0.0, 0.0], [-1.0, 1.0]], dtype=T.float64)
+v10 = T.tensor(0.0, dtype=T.float64)
+v11 = T.addmm(v10, v8, v9)
+loss = (v11 * v11.detach().tanh()).sum()
+loss.backward()
+"""  # noqa: E501 (the fuzzer's shrunk program, seed 19137444)
+
+_RECIPROCAL_OF_QR = """
+v2 = T.tensor([[[-3, 4], [1, -3], [4, -2], [-3, 1]]], dtype=T.int64)
+v3 = v2.clamp(min=-0.6)
+v3.copy_(v2)
+v5 = v3.cumsum(dim=1)
+v6 = (lambda qr: qr[0] @ qr[1])(T.linalg.qr(v5))
+v6.pow_(-1)
+"""  # (seed 19138536)
+
+_SLOGDET_OF_INF = """
+v1 = T.tensor([[-1.68, -1.68, -0.32], [0.0, -1.25, -1.08], [0.6, -0.66, 0.6]], dtype=T.float64)
+v2 = v1.digamma()
+v3 = v2.ceil()
+v5 = T.linalg.slogdet((v3 + 4 * T.eye(3, dtype=v3.dtype)))[0]
+"""  # (seed 19116907)
+
+
+def test_abs_of_reconstruction_noise_accepted_narrowly():
+    """abs's derivative at Q @ R's rounding noise of an exact 0 is the noise's sign
+    (seed 19137444): accepted; refused where abs does not read the product."""
+    from . import known_bugs as kb
+
+    prog = program_from_text(_ABS_OF_QR)
+    failure = compare(prog)
+    assert failure is not None and kb._abs_of_reconstruction_noise(prog, failure)
+    other = program_from_text(_ABS_OF_QR.replace("v3.abs()", "v3.square()"))
+    assert not kb._abs_of_reconstruction_noise(other, failure)
+
+
+def test_reciprocal_of_float32_reconstruction_noise_accepted_narrowly():
+    """1 / (float32 Q @ R's noise of an exact 0) (seed 19138536): accepted only where
+    retrograd's noise is no larger than PyTorch's, and for float32."""
+    from dataclasses import replace
+
+    from . import known_bugs as kb
+
+    prog = program_from_text(_RECIPROCAL_OF_QR)
+    failure = compare(prog)
+    assert failure is not None and kb._reciprocal_of_reconstruction_noise_f32(prog, failure)
+    head, want, got = failure.message.split("\n")
+    swapped = "\n".join([head, "  torch     " + got.split(None, 1)[1],
+                         "  retrograd " + want.split(None, 1)[1]])
+    assert not kb._reciprocal_of_reconstruction_noise_f32(prog, replace(failure,
+                                                                        message=swapped))
+    double = program_from_text(_RECIPROCAL_OF_QR.replace("min=-0.6", "min=-0.6).double("))
+    assert not kb._reciprocal_of_reconstruction_noise_f32(double, failure)
+
+
+def test_det_of_infinite_matrix_accepted_narrowly():
+    """slogdet of a matrix with an -inf entry: PyTorch's sign -0.0 (nan logabsdet), against
+    retrograd's -1, the sign of PyTorch's own LU (seed 19116907); refused for a finite one."""
+    from . import known_bugs as kb
+
+    prog = program_from_text(_SLOGDET_OF_INF)
+    failure = compare(prog)
+    assert failure is not None and kb._det_of_infinite_matrix(prog, failure)
+    finite = program_from_text(_SLOGDET_OF_INF.replace("v1.digamma()", "v1.sin()"))
+    assert not kb._det_of_infinite_matrix(finite, failure)
+    # retrograd's det of it is the limit: -inf
+    x = retrograd.tensor([[3.0, -1.0, 2.0], [-float("inf"), 8.0, 13.0], [-1.0, -1.0, 3.0]],
+                         dtype=retrograd.float64)
+    assert float(retrograd.linalg.det(x)) == -float("inf")
