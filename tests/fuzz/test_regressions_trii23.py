@@ -20,6 +20,21 @@ v2 = T.tensor([[0, 2, 3], [4, 3, 3], [-3, -3, -3], [-2, 4, -3]], dtype=T.int64)
 v4 = v2.cos()
 v5 = T.nn.functional.group_norm(v4, 1)
 """,
+    # an empty leaf summed over its last dimension, then transposed in place: the sum's
+    # derivative, expanded from a (3, 1) view of the incoming (3,), has PyTorch's strides
+    # (1, 0), which the transposed leaf's layout refuses, so PyTorch copies it into the
+    # leaf's shape and raises; retrograd took it as contiguous and stole it (seed 19914695,
+    # triI's wrap-up run)
+    "empty_leaf_transposed_after_a_sum": """
+v3 = T.zeros((3, 0), dtype=T.float64, requires_grad=True)
+v4 = v3.sum(dim=1)
+with T.no_grad():
+    v3.transpose_(1, 0)
+v9 = T.tensor(0.0, dtype=T.float64)
+v10 = T.div(v4, v9.abs().add(0.5))
+loss = (v9 * v9.detach().tanh()).sum() + (v10 * v10.detach().tanh()).sum()
+loss.backward()
+""",
 }
 
 
@@ -28,6 +43,31 @@ def test_fuzz_regression_trii23(name):
     prog = program_from_text(CASES[name])
     failure = compare(prog)
     assert failure is None, reproducer(prog, failure)
+
+
+def _sum_then_reshape_leaf(lib, shape, dim, change):
+    v = lib.zeros(shape, dtype=lib.float64, requires_grad=True)
+    y = v.sum(dim=dim)
+    with lib.no_grad():
+        getattr(v, change[0])(*change[1:])
+    try:
+        (y * 2).sum().backward()
+    except RuntimeError as e:
+        return str(e).split(" (the leaf")[0]
+    return tuple(v.grad.shape)
+
+
+@pytest.mark.parametrize("shape, dim, change", [
+    ((3, 0), 1, ("transpose_", 0, 1)), ((3, 0), 1, ("t_",)), ((3, 0), 1, ("swapaxes_", 0, 1)),
+    ((2, 0, 3), 1, ("transpose_", 0, 1)), ((2, 3, 0), 2, ("transpose_", 1, 2)),
+    ((2, 1, 0), 2, ("transpose_", 0, 1)), ((2, 1, 0), 2, ("squeeze_",)),
+    ((2, 1, 0), 2, ("swapaxes_", 0, 2))])
+def test_empty_leaf_reshaped_after_a_sum_like_pytorch(shape, dim, change):
+    """The first .grad of an empty leaf whose layout changed in place after a sum used it:
+    PyTorch's sum derivative is an expand (stride 0 where it stretched), which the changed
+    leaf does not steal; it copies it into the leaf's shape, or raises (seed 19914695)."""
+    want = _sum_then_reshape_leaf(torch, shape, dim, change)
+    assert _sum_then_reshape_leaf(retrograd, shape, dim, change) == want
 
 
 def test_norm_of_equal_values_is_exactly_zero():
