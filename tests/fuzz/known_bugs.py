@@ -2535,3 +2535,39 @@ def _pow_of_norm_fma_residue(prog, failure):
         return compare(program_from_text(source.replace(st.text, snapped, 1),
                                          prog.seed)) is None
     return False
+
+
+_QUANTILE = re.compile(r"\.(nan)?(quantile|median)\(")
+
+
+@accepted("ties in quantile/nanquantile/median: PyTorch's composite sorts (unstable for equal "
+          "values) and sends the gradient to the elements its sort put at the quantile's "
+          "positions, so which of several equal inputs gets it is unspecified, as for sort "
+          "(_ties); retrograd's stable sort picks others (nanquantile(0.25, 'midpoint') of "
+          "18 values, eight of them -1: the extra 0.38 lands on two other -1s; seed "
+          "19922607).  Only a leaf's gradient in a program with such an op whose operand "
+          "holds equal values, where every differing element of the leaf holds one and the "
+          "same value and the two libraries' gradients over them sum to the same total")
+def _quantile_ties_gradient(prog, failure):
+    import numpy as np
+
+    from .runner import execute, torch
+
+    if torch is None or failure.kind != "grad":
+        return False
+    quantiles = [i for i, st in enumerate(prog.steps) if st.text and _QUANTILE.search(st.text)]
+    if not quantiles or not any(_operand_has_ties(prog, i) for i in quantiles):
+        return False
+    got = _failure_arrays(failure)
+    if got is None or not re.fullmatch(r"v\d+\.grad", got[0]):
+        return False
+    what, a, b = got
+    leaf = execute(prog, torch)[1].get(what.split(".")[0])
+    if not isinstance(leaf, torch.Tensor) or tuple(leaf.shape) != a.shape:
+        return False
+    x = leaf.detach().double().numpy()
+    differ = ~np.isclose(a, b, rtol=1e-7, atol=1e-12, equal_nan=True)
+    if differ.sum() < 2 or np.unique(x[differ]).size != 1:
+        return False
+    total = max(1.0, float(np.abs(a[differ]).sum()))
+    return bool(abs(a[differ].sum() - b[differ].sum()) <= 1e-9 * total)
