@@ -2245,3 +2245,355 @@ def _logit_float32_rounding(prog, failure):
             return False
         return _explained_by_ulps(prog, j, 2, _logit_of_sigmoid_ulps)
     return False
+
+
+# ------------------------------------------------------------ triF (stop 22): 19100000+
+_RECONSTRUCTION = re.compile(r"@.*linalg\.(qr|svd|eigh|cholesky|lu)\(")
+
+
+def _reconstruction_noise_bound(x):
+    """64 ulp (of ``x``'s dtype) * n * its largest entry: below it, an entry of a product of
+    decomposition factors is rounding noise of an exact 0."""
+    import numpy as np
+
+    ulp = float(np.finfo(str(x.dtype).rsplit(".", 1)[-1]).eps)
+    v = x.detach().double().abs()
+    v = v[v.isfinite()]
+    return 64 * ulp * x.shape[-1] * max(1.0, float(v.max()) if v.numel() else 0.0)
+
+
+@accepted("a gradient through abs of a product of decomposition factors (Q @ R of a float32 "
+          "QR) that reconstructs exact zeros: both libraries leave rounding noise there "
+          "(PyTorch up to 3.2e-07, retrograd, nearer 0, up to 1.5e-07; its other entries are "
+          "as close as PyTorch's or closer), abs's derivative is the sign of that noise, so "
+          "the leaf's gradient differs in sign (seed 19137444).  Only a gradient failure of a "
+          "program with such a product read by abs, whose noise entries (below 64 ulp * n * "
+          "largest entry) differ in sign, and that compares equal once that product's noise "
+          "entries are masked to 0 (the same mask in both libraries)")
+def _abs_of_reconstruction_noise(prog, failure):
+    if failure.kind != "grad":
+        return False
+    from .program import Program, program_from_text
+    from .runner import compare, execute, torch  # (the runner imports this module)
+
+    import retrograd
+
+    for i, st in enumerate(prog.steps):
+        if not st.target or not st.text or not _RECONSTRUCTION.search(st.text):
+            continue
+        name = st.target
+        if not any(re.search(rf"\b{name}\.abs_?\(\)|\babs_?\({name}\)", t or "")
+                   for t in (s.text for s in prog.steps[i + 1:])):
+            continue
+        made = []
+        for lib in (torch, retrograd):
+            _, ns = execute(Program(prog.seed, prog.steps[:i + 1]), lib)
+            x = ns.get(name)
+            if x is None or not hasattr(x, "dim") or x.dim() < 2:
+                return False
+            made.append(x.detach())
+        bound = _reconstruction_noise_bound(made[0])
+        a = made[0].double().numpy()
+        b = made[1].double().numpy()
+        noise = (abs(a) <= bound) & (abs(b) <= bound)
+        import numpy as np
+
+        if not (noise & (np.sign(a) != np.sign(b))).any():
+            return False
+        expr = st.text.split("=", 1)[1].strip()
+        masked = f"{name} = (lambda p: p * (p.abs() > {bound!r}))({expr})"
+        source = prog.source()
+        if st.text not in source:
+            return False
+        return compare(program_from_text(source.replace(st.text, masked, 1), prog.seed)) is None
+    return False
+
+
+@accepted("1/x of a float32 product of decomposition factors (Q @ R of a QR) that "
+          "reconstructs an exact 0, as _reciprocal_of_reconstruction_noise (float64) but "
+          "with float32's rounding: the product is noise there (PyTorch 2.98e-07, retrograd "
+          "-1.55e-09, nearer the true 0), so pow_(-1) gives 3355443 against -6.5e+08 (seed "
+          "19138536).  Only a float32 value of such a product changed by reciprocal_ or "
+          "pow_(-1), where every differing element is, in both libraries, 1 over at most "
+          "64 float32 ulp * n of the largest entry kept, and retrograd's noise is no larger "
+          "than PyTorch's")
+def _reciprocal_of_reconstruction_noise_f32(prog, failure):
+    import numpy as np
+
+    if failure.kind != "value":
+        return False
+    name = failure.message.split(":", 1)[0]
+    made = [i for i, st in enumerate(prog.steps) if st.target == name]
+    text = prog.steps[made[-1]].text if made else ""
+    if not _RECONSTRUCTION.search(text) or not any(
+            re.fullmatch(rf"\s*{name}\.(reciprocal_\(\)|pow_\(-1(\.0)?\))\s*", st.text or "")
+            for st in prog.steps):
+        return False
+    from .program import Program
+    from .runner import execute, torch  # (the runner imports this module)
+
+    _, ns = execute(Program(prog.seed, prog.steps[:made[-1] + 1]), torch)
+    if getattr(ns.get(name), "dtype", None) != torch.float32:
+        return False
+    got = _failure_arrays(failure)
+    if got is None:
+        return False
+    _, a, b = got
+    with np.errstate(divide="ignore", over="ignore"):
+        ia, ib = 1 / a, 1 / b
+    differ = ~np.isclose(a, b, rtol=1e-5, atol=0)
+    if not differ.any() or a.ndim < 2:
+        return False
+    kept = np.abs(ia[~differ & np.isfinite(ia)])
+    scale = max(1.0, float(kept.max()) if kept.size else 1.0)
+    bound = 64 * float(np.finfo(np.float32).eps) * a.shape[-1] * scale
+    return bool((np.abs(ia[differ]) <= bound).all() and (np.abs(ib[differ]) <= bound).all()
+                and (np.abs(ib[differ]) <= np.abs(ia[differ])).all())
+
+
+@accepted("slogdet/det of a matrix holding an infinite entry (digamma(0) = -inf): PyTorch's "
+          "det/slogdet give nan and sign -0.0 although its own lu_factor of that matrix has "
+          "the finite-or-infinite diagonal [-inf, -1, 1] (det -inf), while retrograd "
+          "(NumPy's LAPACK) gives det -inf, slogdet (-1, inf): the limit of the determinant "
+          "as that entry grows (its cofactor is -1 != 0), so retrograd's is the right one "
+          "(seed 19116907).  Only a value failure of a det/slogdet statement whose operand, "
+          "in PyTorch, has an infinite entry and no nan, where PyTorch's sign is 0 or its "
+          "det nan, and retrograd's sign equals the sign of the product of PyTorch's own LU "
+          "diagonal times its pivots' parity")
+def _det_of_infinite_matrix(prog, failure):
+    if failure.kind != "value":
+        return False
+    from .program import Program
+    from .runner import execute, torch  # (the runner imports this module)
+
+    import retrograd
+
+    name = failure.message.split(":", 1)[0]
+    for i, st in enumerate(prog.steps):
+        m = re.match(rf"\s*{name}\s*=\s*T\.linalg\.(slogdet|det)\((.*)\)(\[\d\])?\s*$",
+                     st.text or "")
+        if st.target != name or m is None:
+            continue
+        _, ns = execute(Program(prog.seed, prog.steps[:i]), torch)
+        try:
+            x = eval(m.group(2), {"T": torch, **ns})
+        except Exception:
+            return False
+        if not isinstance(x, torch.Tensor) or x.dim() != 2 or not x.is_floating_point():
+            return False
+        x = x.detach()
+        if not bool(x.isinf().any()) or bool(x.isnan().any()):
+            return False
+        sign_t = float(torch.linalg.slogdet(x)[0])
+        if not (sign_t == 0 or bool(torch.linalg.det(x).isnan())):
+            return False
+        lu, piv = torch.linalg.lu_factor(x)
+        swaps = int((piv - 1 != torch.arange(x.shape[-1], dtype=piv.dtype)).sum())
+        want = float(torch.sgn(lu.diagonal()).prod()) * (-1.0) ** swaps
+        got = retrograd.linalg.slogdet(retrograd.tensor(x.numpy()))[0]
+        return want != 0 and float(got) == want
+    return False
+
+
+# ------------------------------------------------------------ triI (stop 23): 19400000+
+def _step_making(prog, name, ops):
+    """The index of the last step that assigns ``name`` with one of ``ops``, or None."""
+    at = [i for i, st in enumerate(prog.steps) if st.target == name and st.op in ops]
+    return at[-1] if at else None
+
+
+@accepted("float32 sigmoid rounded the wrong way by PyTorch 2.13 near 1 (as "
+          "_sigmoid_float32_rounding_at_logit), then binary_cross_entropy's log(1 - x), a "
+          "pole at 1: PyTorch's sigmoid(11.301922) is 0.9999876022 where the correctly "
+          "rounded float32 of 0.99998765098 is 0.9999876618 (retrograd's), so 1 - x moves by "
+          "0.5% and the loss is 5.6490 against retrograd's 5.6514, the float64 chain's "
+          "5.6510 (seed 19443976; PyTorch's float32 i0 upstream is 1 ulp off too, "
+          "_i0_float32_amplified).  Each library's loss is its own input's float64 loss "
+          "rounded.  Only a binary_cross_entropy value (reduction 'none') of a sigmoid in a "
+          "float32 program, whose differing elements have an input within 1e-3 of 0 or 1 in "
+          "both libraries, where a float64 run (the float32 inputs rounded first) shows "
+          "every differing element of retrograd's finite and at least as near the float64 "
+          "value as PyTorch's")
+def _sigmoid_float32_rounding_at_bce(prog, failure):
+    if failure.kind != "value" or failure.op != "nn_loss":
+        return False
+    name = failure.message.split(":", 1)[0]
+    i = _step_making(prog, name, ("nn_loss",))
+    text = prog.steps[i].text if i is not None else ""
+    if not re.search(r"\bbinary_cross_entropy\(.*sigmoid", text) or \
+            "reduction='none'" not in text:
+        return False
+    near = _float32_retrograd_nearer(prog, failure, ("nn_loss",))
+    if near is None:
+        return False
+    differ, x = near
+    x = x[differ]
+    return bool(differ.any()) and bool(((x < 1e-3) | (x > 1 - 1e-3)).all())
+
+
+_COMPARISONS = {"gt", "lt", "ge", "le", "eq", "ne"}
+
+
+@accepted("a float32 comparison of two values that are equal in exact arithmetic "
+          "(logit(sigmoid(x)) against x), decided by rounding: PyTorch 2.13's float32 "
+          "sigmoid is 1 ulp off (sigmoid(-0.43741974) is 0.39235595, the correctly rounded "
+          "0.39235598 is retrograd's) and its logit 2 ulp, so logit(sigmoid(x)) > x is False "
+          "in PyTorch and True in retrograd (seed 19414403).  Only a comparison's value in a "
+          "float32 program where, at every differing element, each library's two operands "
+          "lie within 4 ulp of each other, and each of retrograd's operands is at least as "
+          "near a float64 run's (the float32 inputs rounded first) as PyTorch's")
+def _float32_comparison_decided_by_rounding(prog, failure):
+    import numpy as np
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import execute, torch
+
+    import retrograd
+
+    if torch is None or failure.kind != "value" or failure.op not in _COMPARISONS or \
+            not any("float32" in src or "int64" in src for src in _texts_all(prog)):
+        return False
+    got = _failure_arrays(failure)
+    if got is None or not re.fullmatch(r"v\d+", got[0]):
+        return False
+    what, a, b = got
+    i = _step_making(prog, what, _COMPARISONS)
+    if i is None:
+        return False
+    rhs = prog.steps[i].text.split("=", 1)[1].strip()
+    m = (re.fullmatch(r"\((.+)\) *(?:[<>]=?|[!=]=) *\((.+)\)", rhs) or
+         re.fullmatch(r"\((.+)\)\.(?:gt|lt|ge|le|eq|ne)\((.+)\)", rhs) or
+         re.fullmatch(r"T\.(?:gt|lt|ge|le|eq|ne)\((v\d+), (.+)\)", rhs))
+    if m is None:
+        return False
+    head = Program(prog.seed, prog.steps[:i])
+    ref = _float64_run(head)
+    if ref is None:
+        return False
+    sides = []
+    for lib, ns in ((torch, execute(head, torch)[1]), (retrograd, execute(head, retrograd)[1]),
+                    (torch, ref)):
+        try:
+            vals = [eval(e, {**ns, "T": lib}) for e in m.groups()]  # (the operands as written)
+        except Exception:  # noqa: BLE001 - a statement that raises is another failure
+            return False
+        if not all(hasattr(v, "shape") for v in vals):
+            return False
+        if lib is torch and ns is not ref and not all(
+                _dtype_name(v) == "float32" for v in vals):
+            return False
+        try:
+            sides.append([np.broadcast_to(np.asarray(v.detach().numpy(), dtype=np.float64),
+                                          a.shape) for v in vals])
+        except ValueError:
+            return False
+    differ = a != b
+    if not differ.any():
+        return False
+    (tx, ty), (rx, ry), (fx, fy) = ([s[differ] for s in side] for side in sides)
+    for x, y in ((tx, ty), (rx, ry)):
+        ulp = np.spacing(np.maximum(np.abs(x), np.abs(y)).astype(np.float32)).astype(float)
+        if not (np.abs(x - y) <= 4 * ulp).all():
+            return False
+    return bool((np.abs(rx - fx) <= np.abs(tx - fx)).all() and
+                (np.abs(ry - fy) <= np.abs(ty - fy)).all())
+
+
+@accepted("float_power/pow of a negative base to a norm's FMA residue "
+          "(_group_norm_fma_residue, _batch_norm_fma_residue): a normalized group holding one "
+          "value is exactly 0 before the affine, so retrograd's output is exactly its bias "
+          "(-1, 0), while PyTorch's fused x * scale + shift leaves a residue (-1.0000000000000107, "
+          "-1.9e-15); a negative base to a non-integer power is nan, so float_power(-1, .) is "
+          "nan in PyTorch and +-1 in retrograd (seed 19406337).  Only a float_power/pow value "
+          "whose exponent is such a norm's result (with weight or bias), where the norm's "
+          "values differ only by that residue, and the program agrees in both libraries once "
+          "the norm's result is snapped to the nearest integer where it lies within that "
+          "residue bound of one")
+def _pow_of_norm_fma_residue(prog, failure):
+    from .program import program_from_text
+    from .runner import compare, execute, torch
+
+    import retrograd
+
+    if torch is None or failure.kind != "value" or failure.op not in (
+            "float_power", "float_power_", "pow", "pow_"):
+        return False
+    name = failure.message.split(":", 1)[0]
+    i = _step_making(prog, name, ("float_power", "float_power_", "pow", "pow_"))
+    if i is None:
+        return False
+    read = _NAME.findall(prog.steps[i].text.split("=", 1)[-1])
+    for j, st in enumerate(prog.steps[:i]):
+        m = re.search(r"\.(group_norm|batch_norm|instance_norm)\((\w+)(?:, (\d+))?",
+                      st.text or "")
+        if m is None or st.target not in read[1:] or not _NORM_WITH_AFFINE.search(st.text):
+            continue
+        operands = [o for o in _operands_before(prog, j) if o.is_floating_point()]
+        if not operands or operands[0].dim() < 2 or operands[0].numel() == 0:
+            return False
+        if m.group(1) == "group_norm":
+            groups = (lambda x, g=int(m.group(3)): x.reshape(x.shape[0] * g, -1))
+        elif m.group(1) == "instance_norm":
+            groups = (lambda x: x.reshape(x.shape[0] * x.shape[1], -1))
+        else:
+            groups = (lambda x: x.transpose(0, 1).reshape(x.shape[1], -1))
+        head = type(prog)(prog.seed, prog.steps[:j + 1])
+        made = [execute(head, lib)[1].get(st.target) for lib in (torch, retrograd)]
+        if not all(hasattr(v, "shape") for v in made):
+            return False
+        values = tuple(v.detach().double().numpy() if lib == 0 else
+                       v.detach().numpy().astype("float64") for lib, v in enumerate(made))
+        if not _fma_residue(values, operands, groups):
+            return False
+        import numpy as np
+
+        ulp = float(np.finfo(str(operands[0].dtype).rsplit(".", 1)[-1]).eps)
+        x = operands[0].double()
+        w = float(operands[1].double().abs().max()) if len(operands) > 1 else 1.0
+        bias = float(operands[2].double().abs().max()) if len(operands) > 2 else 0.0
+        bound = 2 * ulp * (float(x.abs().max()) * max(1.0, w) / 1e-5 ** 0.5 + bias)
+        expr = st.text.split("=", 1)[1].strip()
+        snapped = (f"{st.target} = (lambda y: T.where((y - y.round()).abs() <= {bound!r}, "
+                   f"y.round(), y))({expr})")
+        source = prog.source()
+        if st.text not in source:
+            return False
+        return compare(program_from_text(source.replace(st.text, snapped, 1),
+                                         prog.seed)) is None
+    return False
+
+
+_QUANTILE = re.compile(r"\.(nan)?(quantile|median)\(")
+
+
+@accepted("ties in quantile/nanquantile/median: PyTorch's composite sorts (unstable for equal "
+          "values) and sends the gradient to the elements its sort put at the quantile's "
+          "positions, so which of several equal inputs gets it is unspecified, as for sort "
+          "(_ties); retrograd's stable sort picks others (nanquantile(0.25, 'midpoint') of "
+          "18 values, eight of them -1: the extra 0.38 lands on two other -1s; seed "
+          "19922607).  Only a leaf's gradient in a program with such an op whose operand "
+          "holds equal values, where every differing element of the leaf holds one and the "
+          "same value and the two libraries' gradients over them sum to the same total")
+def _quantile_ties_gradient(prog, failure):
+    import numpy as np
+
+    from .runner import execute, torch
+
+    if torch is None or failure.kind != "grad":
+        return False
+    quantiles = [i for i, st in enumerate(prog.steps) if st.text and _QUANTILE.search(st.text)]
+    if not quantiles or not any(_operand_has_ties(prog, i) for i in quantiles):
+        return False
+    got = _failure_arrays(failure)
+    if got is None or not re.fullmatch(r"v\d+\.grad", got[0]):
+        return False
+    what, a, b = got
+    leaf = execute(prog, torch)[1].get(what.split(".")[0])
+    if not isinstance(leaf, torch.Tensor) or tuple(leaf.shape) != a.shape:
+        return False
+    x = leaf.detach().double().numpy()
+    differ = ~np.isclose(a, b, rtol=1e-7, atol=1e-12, equal_nan=True)
+    if differ.sum() < 2 or np.unique(x[differ]).size != 1:
+        return False
+    total = max(1.0, float(np.abs(a[differ]).sum()))
+    return bool(abs(a[differ].sum() - b[differ].sum()) <= 1e-9 * total)

@@ -94,9 +94,19 @@ def _empty_strides(arr):
             strides.append(0)
         elif base.shape[j] == n:
             strides.append(base_strides[j])
-        else:  # (not a broadcast of this base)
-            return contiguous_strides(shape)
+        else:  # (not a broadcast of this base as it is: maybe of a view of it)
+            return _expanded_view_strides(arr)
     return strides
+
+
+def _expanded_view_strides(arr):
+    """A read-only broadcast of a reshaped view of a non-empty base (a sum's derivative over
+    a middle dimension: (3,) viewed (3, 1), expanded to (3, 0)): NumPy's strides there are
+    expand's, 0 where it stretched, the view's elsewhere (PyTorch's (1, 0), not contiguous,
+    so a leaf transposed since then does not steal it: seed 19914695); else contiguous."""
+    if arr.base.size == 0 or 0 not in arr.strides:
+        return contiguous_strides(arr.shape)
+    return [abs(s) // arr.itemsize for s in arr.strides]
 
 
 def _storage_of(tensor, data):
