@@ -104,3 +104,92 @@ def test_gradient_uses_the_shape_the_op_saw(op, change):
             np.testing.assert_allclose(got[1], want[1], rtol=1e-12, atol=0)
         else:
             assert got[1].__name__ == want[1].__name__, (create_graph, got, want)
+
+
+# seed 19759501 (tests/fuzz/hunt_raises.py), shrunk: eigvalsh of a 3x3 matrix of NaNs, where
+# LAPACK's syevd does not converge: NumPy's LinAlgError (a ValueError) leaked, PyTorch raises
+# its LinAlgError, a RuntimeError
+_SEED_19759501 = """
+v0 = T.tensor([[[1.0]], [[1.0]], [[0.0]]], dtype=T.float64)
+v1 = v0.std(dim=1, correction=2)
+v3 = T.linalg.eigvalsh((v1 @ v1.mT) + (v1 @ v1.mT).mT)
+"""
+
+
+def test_seed_19759501_agrees():
+    assert compare(program_from_text(_SEED_19759501)) is None
+
+
+@pytest.mark.parametrize("fn", ["eigh", "eigvalsh"])
+def test_eigh_that_does_not_converge_raises_linalg_error(fn):
+    a = retrograd.full((3, 3), float("nan"), dtype=retrograd.float64)
+    with pytest.raises(retrograd.linalg.LinAlgError, match=r"linalg\.eigh: The algorithm "
+                       "failed to converge"):
+        getattr(retrograd.linalg, fn)(a)
+    with pytest.raises(RuntimeError):  # (PyTorch's class, checked against it)
+        getattr(torch.linalg, fn)(torch.full((3, 3), float("nan"), dtype=torch.float64))
+
+
+_HANGS_OPENBLAS = """
+import sys
+import retrograd as T
+a = T.ones(3, 3, dtype=T.float64) + T.eye(3, dtype=T.float64)
+a[0, 0] = -float("inf")
+for call in (lambda: T.linalg.svd(a), lambda: T.linalg.pinv(a),
+             lambda: T.linalg.lstsq(a, a), lambda: T.linalg.svd(a.expand(2, 3, 3))):
+    try:
+        call()
+        sys.exit("no error")
+    except T.linalg.LinAlgError as e:
+        assert "infinite entry" in str(e), e
+print(T.linalg.svdvals(a).tolist())
+"""
+
+
+def test_svd_of_an_infinite_matrix_returns():
+    """OpenBLAS's gesdd never returns on this matrix (NumPy hangs): retrograd raises
+    LinAlgError at once, as PyTorch mostly does; svdvals gives NaN, as PyTorch's."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run([sys.executable, "-c", _HANGS_OPENBLAS], capture_output=True,
+                         text=True, timeout=120, env=env)
+    assert out.returncode == 0, out.stderr[-2000:]
+    a = torch.ones(3, 3, dtype=torch.float64) + torch.eye(3, dtype=torch.float64)
+    a[0, 0] = -float("inf")
+    assert out.stdout.strip() == str(torch.linalg.svdvals(a).tolist())
+
+
+def test_svd_of_a_small_infinite_matrix_is_lapacks():
+    """With a side of 2 or less LAPACK returns (NaN values; vectors as PyTorch's here)."""
+    m = [[float("inf"), 1.0], [1.0, 2.0]]
+    got = retrograd.linalg.svd(retrograd.tensor(m, dtype=retrograd.float64))
+    want = torch.linalg.svd(torch.tensor(m, dtype=torch.float64))
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.array(g.tolist()), w.numpy())
+
+
+# PyTorch runs here (NaN singular values, unspecified vectors); retrograd raises
+_SVD_INFINITE_PROGRAM = """
+v0 = T.tensor([[2.0, 1.0, 1.0], [1.0, 2.0, 1.0], [1.0, 1.0, 2.0]], dtype=T.float64)
+v1 = (v0 - 2.0).reciprocal()
+v2 = T.linalg.svd(v1).U
+"""
+
+
+def test_svd_of_an_infinite_matrix_entry_matches_only_it():
+    from . import known_bugs
+    from .runner import Failure
+
+    failure = compare(program_from_text(_SVD_INFINITE_PROGRAM))
+    assert failure is not None and failure.kind == "raise"
+    assert known_bugs._svd_of_an_infinite_matrix(None, failure)
+    # refused: NumPy's own refusal (a NaN), PyTorch raising too, another message
+    nan_message = failure.message.replace(known_bugs._SVD_OF_INFINITE, "contained non-finite")
+    for variant in (Failure("raise", failure.op, nan_message, failure.chunk, "", "RuntimeError"),
+                    Failure("raise", failure.op, failure.message, failure.chunk, "RuntimeError",
+                            "ValueError"),
+                    Failure("value", failure.op, failure.message)):
+        assert not known_bugs._svd_of_an_infinite_matrix(None, variant)
