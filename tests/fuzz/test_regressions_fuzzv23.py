@@ -8,7 +8,11 @@ op saw (self_sym_sizes), and its engine then sums the gradient to the producer's
 (unsqueeze_) or refuses it with "returned an invalid gradient" (t_).  retrograd built the
 gradient in the producer's shape: diagonal's raised IndexError from diag_embed (seed
 19735467), max/sort/topk/kthvalue raised where PyTorch runs, and under t_ several ran or
-raised NumPy's ValueError/IndexError where PyTorch raises RuntimeError."""
+raised NumPy's ValueError/IndexError where PyTorch raises RuntimeError.
+
+linalg: eigh/eigvalsh that do not converge raise PyTorch's LinAlgError, not NumPy's (seed
+19759501), and an SVD with vectors of a matrix holding an infinite entry no longer hangs in
+OpenBLAS (an accepted difference where PyTorch's MKL returns instead of raising)."""
 
 import pytest
 
