@@ -2597,3 +2597,19 @@ def _quantile_ties_gradient(prog, failure):
         return False
     total = max(1.0, float(np.abs(a[differ]).sum()))
     return bool(abs(a[differ].sum() - b[differ].sum()) <= 1e-9 * total)
+
+
+# ------------------------------------------------------------ fuzzV (stop 23): 19700000+
+_SVD_OF_INFINITE = "contained an infinite entry (LAPACK's result for it is unspecified)"
+
+
+@accepted("_svd_of_an_infinite_matrix: an SVD with vectors (svd, pinv, lstsq...) of a matrix "
+          "whose sides are 3 or more, holding an infinite entry and no NaN: OpenBLAS's gesdd "
+          "never returns on many such matrices (NumPy hangs: ones(3, 3) + eye(3) with -inf at "
+          "[0, 0]), so retrograd raises LinAlgError without calling it; MKL's, PyTorch's, "
+          "raises LinAlgError on most of them too (4 in 5 random ones) and gives NaN singular "
+          "values with unspecified vectors (permutation matrices) on the rest.  Only where "
+          "retrograd raised that very message and PyTorch ran")
+def _svd_of_an_infinite_matrix(prog, failure):
+    return (failure.kind == "raise" and not failure.torch_exc
+            and failure.retro_exc == "RuntimeError" and _SVD_OF_INFINITE in failure.message)

@@ -25,7 +25,7 @@ from .index import _slice, getitem
 from .shape import _PY_VALUES, not_tensor_element
 from .layout import _copy_keeping_layout, _diag_embed, flip_op, index_select, masked_select, split
 from .shape import (
-    _norm_dim, _shape_arg, cat, clone, expand, input_meta, reshape, stack, track_view,
+    _norm_dim, _shape_arg, cat, clone, expand, reshape, stack, track_view,
     transpose, unsqueeze, view,
 )
 from .sorting import sort
@@ -501,7 +501,7 @@ def column_stack(tensors):
 # ----------------------------------------------------------------- unfold
 
 
-def _unfold_fwd(a, dim, size, step):
+def _unfold_fwd(a, dim, size, step, in_shape=None):
     xp = namespace(a)
     if a.ndim == 0:
         return a.reshape(1)[:size]
@@ -512,8 +512,9 @@ def _unfold_fwd(a, dim, size, step):
 
 
 def _unfold_vjp(node, g, saved):
-    dim, size, step = node.params
-    return (_unfold_backward(g, input_meta(node)[0], dim, size, step),)
+    # (the input's shape when unfold ran, not its producer's: see layout._diagonal_vjp)
+    dim, size, step, in_shape = node.params
+    return (_unfold_backward(g, in_shape, dim, size, step),)
 
 
 def _unfold_backward_fwd(g, in_shape, dim, size, step):
@@ -534,7 +535,7 @@ def _unfold_backward_fwd(g, in_shape, dim, size, step):
 def _unfold_backward_vjp(node, g, saved):
     # the adjoint of the adjoint: unfold the gradient again (PyTorch's UnfoldBackwardBackward0)
     _, dim, size, step = node.params
-    return (_unfold(g, dim, size, step),)
+    return (_unfold(g, dim, size, step, tuple(g.shape)),)
 
 
 _unfold = defop("unfold", _unfold_fwd, _unfold_vjp, "UnfoldBackward0", 1, NOTHING, view=True)
@@ -555,7 +556,7 @@ def unfold(x, dimension, size, step):
                            f"is {size}")
     if step <= 0:
         raise RuntimeError(f"unfold(): step is {step} but must be > 0")
-    return track_view(x, _unfold(x, d, size, step))
+    return track_view(x, _unfold(x, d, size, step, tuple(x.shape)))
 
 
 # ----------------------------------------------------------------- repeat_interleave

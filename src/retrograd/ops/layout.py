@@ -392,9 +392,10 @@ def masked_select(x, mask):
 # ----------------------------------------------------------------- diagonals
 
 
-def _diag_view(a, offset, dim1, dim2):
+def _diag_view(a, offset, dim1, dim2, in_shape=None):
     """A writable strided view of the diagonal of ``a`` (NumPy's own is read-only): the
-    other dimensions first, the diagonal last, as PyTorch's diagonal."""
+    other dimensions first, the diagonal last, as PyTorch's diagonal.  ``in_shape``
+    (``a``'s shape, recorded by diagonal and diag) is for the derivative only."""
     xp = namespace(a)
     index = [slice(None)] * a.ndim
     if offset >= 0:
@@ -416,13 +417,17 @@ def _diag_embed_fwd(g, in_shape, offset, dim1, dim2):
 
 
 def _diagonal_vjp(node, g, saved):
-    offset, dim1, dim2 = node.params
-    return (_diag_embed(g, input_meta(node)[0], offset, dim1, dim2),)
+    # the input's shape when the op ran (PyTorch's self_sym_sizes), not its producer's
+    # recorded output shape: an in-place unsqueeze_/t_ under no_grad may have changed it
+    # since, and the engine then sums the gradient to that shape or refuses it, as
+    # PyTorch's (fuzz seed 19735467)
+    offset, dim1, dim2, in_shape = node.params
+    return (_diag_embed(g, in_shape, offset, dim1, dim2),)
 
 
 def _diag_embed_vjp(node, g, saved):
     _, offset, dim1, dim2 = node.params
-    return (_diagonal(g, offset, dim1, dim2),)
+    return (_diagonal(g, offset, dim1, dim2, tuple(g.shape)),)
 
 
 _diagonal = defop("diagonal", _diag_view, _diagonal_vjp, "DiagonalBackward0", 1, NOTHING,
@@ -437,7 +442,7 @@ def diagonal(x, offset=0, dim1=0, dim2=1):
     d1, d2 = _norm_dim(dim1, x.ndim), _norm_dim(dim2, x.ndim)
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    return track_view(x, _diagonal(x, offset, d1, d2))
+    return track_view(x, _diagonal(x, offset, d1, d2, tuple(x.shape)))
 
 
 def diag_embed(x, offset=0, dim1=-2, dim2=-1):
@@ -453,7 +458,7 @@ def diag_embed(x, offset=0, dim1=-2, dim2=-1):
     return _diag_embed(x, tuple(shape), offset, d1, d2)
 
 
-def _diag_copy_fwd(a, offset, dim1, dim2):
+def _diag_copy_fwd(a, offset, dim1, dim2, in_shape):
     return _diag_view(a, offset, dim1, dim2).copy()
 
 
@@ -467,11 +472,11 @@ def diag(x, diagonal=0):
         return _diag_embed(x, (n, n), diagonal, 0, 1)
     if x.ndim != 2:
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {x.ndim}D")
-    return _diag_copy(x, diagonal, 0, 1)
+    return _diag_copy(x, diagonal, 0, 1, tuple(x.shape))
 
 
 def _trace_vjp(node, g, saved):
-    (n, m), dtype = input_meta(node)
+    (n, m), dtype = node.params[0], input_meta(node)[1]  # (the shape when trace ran)
     xp = namespace(g._data if hasattr(g, "_data") else g)
     # g on the diagonal, exact zeros elsewhere (PyTorch's; g * eye is nan off the diagonal
     # where g is inf or nan)
@@ -480,7 +485,7 @@ def _trace_vjp(node, g, saved):
     return (grad_where(xp.eye(n, m, dtype=bool), g * xp.ones((n, m), dtype=dtype)),)
 
 
-def _trace_fwd(a):
+def _trace_fwd(a, in_shape):
     # integers sum to int64, as PyTorch's (NumPy: uint8 -> uint64, which no tensor holds)
     return namespace(a).trace(a, dtype="int64" if a.dtype.kind in "iu" else None)
 
@@ -495,7 +500,7 @@ def trace(x):
                                   "x.int().trace()")
     if x.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x.ndim}")
-    return trace_op(x)
+    return trace_op(x, tuple(x.shape))
 
 
 # ----------------------------------------------------------------- view aliases

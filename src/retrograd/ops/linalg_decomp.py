@@ -31,7 +31,7 @@ from ._errors import scalar_type_name, tensor_arg
 from .layout import tril, triu
 from .linalg import _mT, matmul
 from .linalg_solve import (LinAlgError, _solve_triangular, check_square, kernel_dtype,
-                           no_half)
+                           no_half, refuse_infinite_svd)
 from .shape import unsqueeze
 
 cholesky_ex_type = namedtuple("linalg_cholesky_ex", ["L", "info"])
@@ -366,7 +366,15 @@ def _eigh(A, UPLO, name):  # noqa: N803 - PyTorch's names
         w = xp.zeros(a.shape[:-1], dtype=a.dtype)
         v = xp.zeros(a.shape, dtype=a.dtype)
     else:
-        w, v = xp.linalg.eigh(a, UPLO=UPLO)
+        try:
+            w, v = xp.linalg.eigh(a, UPLO=UPLO)
+        except xp.linalg.LinAlgError:
+            # LAPACK's syevd does not converge (a matrix of NaNs): PyTorch's LinAlgError, a
+            # RuntimeError, not NumPy's ValueError (fuzz seed 19759501)
+            raise LinAlgError(
+                f"{name.replace('eigvalsh', 'eigh')}: The algorithm failed to converge because "
+                "the input matrix is ill-conditioned or has too many repeated eigenvalues "
+                "(error code: 1); check it for NaN or infinite entries") from None
     return record_outputs(_EighNode, (A,), (w.astype(a.dtype, copy=False),
                                             v.astype(a.dtype, copy=False)), (), keep=(0, 1))
 
@@ -436,6 +444,8 @@ def svd_arrays(name, a, **kwargs):
     fuzz seed 12660401)."""
     xp = namespace(a)
     try:
+        if kwargs.get("compute_uv", True):
+            refuse_infinite_svd(name, a)
         return xp.linalg.svd(a, **kwargs)
     except xp.linalg.LinAlgError:
         batch = ""

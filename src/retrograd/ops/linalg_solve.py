@@ -33,6 +33,21 @@ class LinAlgError(RuntimeError):
 
 LinAlgError.__module__ = "retrograd.linalg"
 
+
+def refuse_infinite_svd(name, a):
+    """Raise LinAlgError, before LAPACK's gesdd is called for an SVD with vectors, where
+    ``a`` (sides of 3 or more) holds an infinite entry and no NaN (which LAPACK refuses
+    itself): OpenBLAS's gesdd never returns on many such matrices (``ones(3, 3) + eye(3)``
+    with -inf at [0, 0] hangs NumPy), and MKL's, PyTorch's, gives up on most of them too
+    (LinAlgError; else NaN singular values and unspecified vectors).  The singular values
+    alone (compute_uv=False) come back, NaN, as PyTorch's, so those callers skip this."""
+    if min(a.shape[-2:]) >= 3 and a.size:
+        xp = namespace(a)
+        if xp.isinf(a).any() and not xp.isnan(a).any():
+            raise LinAlgError(f"{name}: The algorithm failed to converge because the input "
+                              "matrix contained an infinite entry (LAPACK's result for it "
+                              "is unspecified); clamp or mask it first")
+
 inv_ex_type = namedtuple("linalg_inv_ex", ["inverse", "info"])
 solve_ex_type = namedtuple("linalg_solve_ex", ["result", "info"])
 triangular_solve_type = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
@@ -508,6 +523,7 @@ def _pinv_fwd(a, atol, rtol, hermitian):
         w, v = xp.linalg.eigh(a)
         s = xp.abs(w)
     else:
+        refuse_infinite_svd("linalg.pinv", a)
         u, s, vh = xp.linalg.svd(a, full_matrices=False)
     top = s.max(axis=-1, keepdims=True)
     # atol / rtol: numbers, or arrays broadcasting against the batch (one per matrix)

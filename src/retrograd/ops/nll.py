@@ -119,12 +119,19 @@ _nll_grad = defop("nll_loss_backward", _nll_grad_fwd, _nll_grad_vjp, "NllLossBac
                   2, NOTHING)
 
 
+def _input_meta(node, saved):
+    """The input's shape when the loss ran (the saved input's: an in-place t_ or unsqueeze_
+    under no_grad may have changed the tensor's since, and the engine then sums the gradient
+    to its producer's shape or refuses it, as PyTorch's) and its dtype."""
+    return tuple(saved[0].shape), input_meta(node)[1]
+
+
 def _nll_vjp(node, g, saved):
     target, reduction, count = node.params
     if (type(g) is _ndarray and type(target) is _ndarray and not g.ndim
             and reduction != "none" and node.hooks is None):
         dtype = g.dtype
-        shape = input_meta(node)[0]
+        shape = saved[0].shape
         if (dtype is _F64 or (dtype is _F32 and count <= _F32_EXACT_INT)) and count > 0 \
                 and len(shape) == 2:
             # first order, a reduced loss (a training step): -(g / count) as a Python float
@@ -139,7 +146,7 @@ def _nll_vjp(node, g, saved):
                     and type(node.next[0]) is _LOG_SOFTMAX_NODE:
                 one_hot_grad[0] = (out, c, flat)
             return (out,)
-    return (_nll_grad(g, saved[0], target, reduction, count, *input_meta(node)),)
+    return (_nll_grad(g, saved[0], target, reduction, count, *_input_meta(node, saved)),)
 
 
 _nll = defop("nll_loss", _nll_fwd, _nll_vjp, "NllLossBackward0", 1, INPUTS)
@@ -202,7 +209,7 @@ _nll_2d_grad = defop("nll_loss2d_backward", _nll_general_grad_fwd, _nll_general_
 
 def _nll_general_vjp(node, g, saved):
     grad = _nll_2d_grad if node.name() == "NllLoss2DBackward0" else _nll_general_grad
-    return (grad(g, saved[0], *node.params, *input_meta(node)),)
+    return (grad(g, saved[0], *node.params, *_input_meta(node, saved)),)
 
 
 # with class weights, ignored targets, an unbatched input (C,) or a K-dim one (N, C, d1...)

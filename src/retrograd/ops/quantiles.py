@@ -154,11 +154,11 @@ def _median(x, dim, keepdim, ignore_nan):
     op = _nanmedian_dim if ignore_nan else _median_dim
     if x.ndim == 0:
         idx = xp.zeros((), dtype="int64")
-        return picked(kind, op(x, idx, 0, keepdim), idx)
+        return picked(kind, op(x, idx, 0, keepdim, ()), idx)
     if x.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     idx = _median_index(x._data, d, ignore_nan)
-    return picked(kind, op(x, idx, d, keepdim), idx if keepdim else idx.squeeze(d))
+    return picked(kind, op(x, idx, d, keepdim, tuple(x.shape)), idx if keepdim else idx.squeeze(d))
 
 
 def median(x, dim=None, keepdim=False):
@@ -268,11 +268,12 @@ def mode(x, dim=-1, keepdim=False):
     xp = namespace(x._data)
     if x.ndim == 0:
         idx = xp.zeros((), dtype="int64")
-        return picked(mode_type, _mode(x, idx, 0, keepdim), idx)
+        return picked(mode_type, _mode(x, idx, 0, keepdim, ()), idx)
     if x.shape[d] == 0:
         raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
     idx = _mode_index(x._data, d)
-    return picked(mode_type, _mode(x, idx, d, keepdim), idx if keepdim else idx.squeeze(d))
+    return picked(mode_type, _mode(x, idx, d, keepdim, tuple(x.shape)),
+                  idx if keepdim else idx.squeeze(d))
 
 
 # ----------------------------------------------------------------- quantile
@@ -304,7 +305,7 @@ _PARTIAL_MAX = 16
 # SortBackward0 (sort's derivative, _select_vjp: the gradient scattered back to ``idx``)
 # whose forward is handed the values, found by a partition: correct at the positions
 # quantile reads, which is all that the graph ever reads of them
-_sort_read = defop("sort", lambda a, idx, values, dim, keepdim: values, _select_vjp,
+_sort_read = defop("sort", lambda a, idx, values, dim, keepdim, in_shape: values, _select_vjp,
                    "SortBackward0", 1, NOTHING)
 
 
@@ -420,9 +421,11 @@ def _quantile(x, q, dim, keepdim, interpolation, ignore_nan):
         ranks = xp.round(ranks)  # half to even, as PyTorch's round_
     partial = _partial_sort(f, xp.floor(ranks), xp.ceil(ranks), nans)
     if partial is None:  # SortBackward0, as PyTorch's sort
-        sorted_ = _sorted(flat, _order(f, f.ndim - 1, False), flat.ndim - 1, True)
+        sorted_ = _sorted(flat, _order(f, f.ndim - 1, False), flat.ndim - 1, True,
+                          tuple(flat.shape))
     else:
-        sorted_ = _sort_read(flat, partial[0], partial[1], flat.ndim - 1, True)
+        sorted_ = _sort_read(flat, partial[0], partial[1], flat.ndim - 1, True,
+                             tuple(flat.shape))
     sorted_ = reshape_op(sorted_, in_shape, tuple(sorted_.shape))
     below = ranks.astype("int64")
     values = gather(sorted_, -1, make_tensor(below))

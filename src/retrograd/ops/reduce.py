@@ -17,7 +17,7 @@ from .dtype_rules import check_grad_dtype
 from .pointwise import scalar_type_name, where
 from .saved_checks import check_also
 from .cast_inside import take_source
-from .shape import _int_dim, _shape_arg, _unique_dims, expand_op, input_meta, reshape_op, view
+from .shape import _int_dim, _shape_arg, _unique_dims, expand_op, reshape_op, view
 
 # PyTorch's torch.return_types.max / .min: named tuples called after the op
 _TYPES = {name: namedtuple(name, ["values", "indices"]) for name in ("max", "min")}
@@ -217,9 +217,10 @@ _max_all = defop("max", _max_all_fwd, _extreme_all_vjp, "MaxBackward1", 1, INPUT
 _min_all = defop("min", _min_all_fwd, _extreme_all_vjp, "MinBackward1", 1, INPUTS | OUTPUT)
 
 
-def _select_fwd(a, idx, dim, keepdim):
+def _select_fwd(a, idx, dim, keepdim, in_shape):
     """The values of ``a`` at ``idx`` (kept as size 1 along ``dim``): the forward of every
-    value-selecting reduction (max/min(dim), kthvalue, median(dim), mode, sort, topk)."""
+    value-selecting reduction (max/min(dim), kthvalue, median(dim), mode, sort, topk).
+    ``in_shape`` (``a``'s shape) is for the derivative only: see :func:`_select_vjp`."""
     if a.ndim == 0:  # a 0-d tensor is its own value along dim 0 (a copy, not a view)
         return a.copy()
     out = namespace(a).take_along_axis(a, idx, axis=dim)
@@ -232,20 +233,15 @@ def _select_vjp(node, g, saved):
     # forward: backward frees it, as PyTorch's) or the first param (the others); what
     # follows in ``saved`` is kept for its version check only (the returned indices)
     idx = saved[0] if node.__class__ in _INDEX_SAVED else node.params[0]
-    dim, keepdim = node.params[-2:]
-    if not input_meta(node)[0]:
+    # the input's shape when the op ran (PyTorch's saved self_sym_sizes), not the shape its
+    # producer's node recorded: an in-place unsqueeze_/squeeze_/t_ under no_grad may have
+    # changed it in between, and the engine then sums the gradient to the producer's shape
+    # or refuses it, as PyTorch's (fuzz seeds 11022280, 19735467)
+    dim, keepdim, shape = node.params[-3:]
+    if not shape:
         return (g,)  # a 0-d input: the value itself
     from .index import scatter_along
 
-    shape = input_meta(node)[0]
-    if idx.ndim and len(shape) != idx.ndim:
-        # the input's rank was changed in place under no_grad (unsqueeze_, squeeze_...)
-        # after this op used it: PyTorch's engine refuses the gradient (or a saved value's
-        # version check fires first), both RuntimeErrors (fuzz seed 11022280)
-        raise RuntimeError(
-            f"Function {node.name()} returned an invalid gradient at index 0 - got "
-            f"{list(idx.shape)} but expected shape compatible with {list(shape)} (its input "
-            "changed shape in place after the op; make that change out of place)")
     if not keepdim:
         g = reshape_op(g, tuple(idx.shape), tuple(g.shape))
     if not isinstance(g, Tensor) and idx.ndim and idx.shape[dim] == 1:
@@ -259,14 +255,14 @@ def _select_vjp(node, g, saved):
 
 
 def _extreme_dim_fwd(which):
-    def forward(a, dim, keepdim):
+    def forward(a, dim, keepdim, in_shape):
         xp = namespace(a)
         if a.ndim == 0:  # a 0-d tensor is its own max along dim 0 (NumPy has no axis 0)
             idx = xp.zeros((), dtype="int64")
         else:
             idx = xp.argmax(a, axis=dim, keepdims=True) if which == "max" else xp.argmin(
                 a, axis=dim, keepdims=True)
-        return _select_fwd(a, idx, dim, keepdim), (idx,)
+        return _select_fwd(a, idx, dim, keepdim, in_shape), (idx,)
 
     return forward
 
@@ -290,11 +286,11 @@ def _extreme(x, dim, keepdim, other, whole, along, name):
     d = _one_dim(dim, x.ndim, name)
     if not d:  # a 0-d tensor: its own max along dim 0 (recorded as MaxBackward0 too)
         indices = make_tensor(namespace(x._data).zeros((), dtype="int64"))
-        return _TYPES[name](check_also(along(x, 0, keepdim), indices), indices)
+        return _TYPES[name](check_also(along(x, 0, keepdim, tuple(x.shape)), indices), indices)
     d = d[0]
     if x.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
-    values = along(x, d, keepdim)
+    values = along(x, d, keepdim, tuple(x.shape))
     xp = namespace(x._data)
     idx = xp.argmax(x._data, axis=d, keepdims=keepdim) if name == "max" else xp.argmin(
         x._data, axis=d, keepdims=keepdim)

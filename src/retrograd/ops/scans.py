@@ -27,7 +27,7 @@ from .pointwise import exp, log, where
 from .reduce import _one_dim
 from .saved_checks import check_also
 from .cast_inside import take_source
-from .shape import cat, input_meta, reshape, track_view
+from .shape import cat, reshape, track_view
 from .stats import cumsum, quiet
 
 cummax_type = namedtuple("cummax", ["values", "indices"])
@@ -203,7 +203,9 @@ def _cumext_vjp(node, g, saved):
                 + moved_i).reshape(-1)
         out = xp.bincount(flat, moved_g.reshape(-1), moved_i.size).astype(g.dtype)
         return (xp.ascontiguousarray(xp.moveaxis(out.reshape(moved_i.shape), -1, dim)),)
-    return (scatter_along(g, idx, dim, input_meta(node)[0]),)
+    # (idx has the input's shape when the op ran, which an in-place unsqueeze_ under no_grad
+    # may have changed since: the engine sums the gradient to the producer's shape)
+    return (scatter_along(g, idx, dim, tuple(idx.shape)),)
 
 
 _cummax = defop("cummax", _cumext_fwd, _cumext_vjp, "CummaxBackward0", 1, NOTHING)

@@ -68,7 +68,7 @@ def sort(x, dim=-1, descending=False, stable=False):
     """
     d = _dim_of(x, dim)
     idx = _order(x._data, d, descending)
-    return _picked("sort", _sorted(x, idx, d, True), idx)
+    return _picked("sort", _sorted(x, idx, d, True, tuple(x.shape)), idx)
 
 
 def argsort(x, dim=-1, descending=False, stable=False):
@@ -89,7 +89,7 @@ def topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's nam
     xp = namespace(x._data)  # (a 0-d tensor, even with k=0, gives the value itself)
     idx = _order(x._data, d, largest)
     idx = xp.take(idx, xp.arange(k), axis=d) if x.ndim else idx
-    return _picked("topk", _topk(x, idx, d, True), idx)
+    return _picked("topk", _topk(x, idx, d, True, tuple(x.shape)), idx)
 
 
 def _aten_quickselect(vals, k):
@@ -177,7 +177,7 @@ def kthvalue(x, k, dim=-1, keepdim=False):
         idx = _kth_index(x._data, d, k)
     else:  # a 0-d tensor is its own k-th value (KthvalueBackward0, as PyTorch)
         idx = xp.zeros((), dtype="int64")
-    values = _kth(x, idx, d, keepdim)
+    values = _kth(x, idx, d, keepdim, tuple(x.shape))
     return _picked("kthvalue", values, idx if keepdim or not x.ndim else xp.squeeze(idx, axis=d))
 
 
