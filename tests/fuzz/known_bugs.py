@@ -1814,9 +1814,13 @@ def _einsum_operand_requires_grad_after(prog, failure):
           "in the text: exp of an int64 4 is float32 54.598148, whose i0 is 2.7861163e+22 in "
           "retrograd (1.4e-8 off the mpmath value, correctly rounded) and 2.7861161e+22 in "
           "PyTorch (6.6e-8 off), and fmod of that by 55.1 is rounding noise (43.04 against "
-          "47.20; exactly 19.42 from the exact i0; seed 18802342).  Only a value (not a "
+          "47.20; exactly 19.42 from the exact i0; seed 18802342).  i0 of an int64 or bool "
+          "operand is float32 too: i0(0) is 0.99999994 in PyTorch, so frac of it is "
+          "0.99999994 against 0 (seed 19603093, a bool mask), fmod_ by 0.5 0.49999994 against "
+          "0 (seed 19607487).  Only a value (not a "
           "gradient), finite in both, of a program with i0 that agrees in the two libraries "
-          "once each i0 of a float32 operand (its dtype as the statement runs) is computed in "
+          "once each i0 of a float32 or integer operand (its dtype as the statement runs; "
+          "i0_ float32 only) is computed in "
           "float64 and rounded to float32, where that leaves retrograd's value unchanged "
           "(retrograd's i0 already the correctly rounded one, PyTorch's the one that moved)")
 def _i0_float32_amplified(prog, failure):
@@ -1856,6 +1860,9 @@ def _i0_rounded_from_float64(attr, x):
     rounded = _call(x, "copy_", exact) if attr == "i0_" else _call(exact, "float")
     test = ast.Compare(ast.Attribute(x, "dtype", ast.Load()), [ast.Eq()],
                        [ast.Attribute(ast.Name("T", ast.Load()), "float32", ast.Load())])
+    if attr == "i0":  # an int64/bool operand's i0 is float32 too (seeds 19603093, 19607487)
+        test = ast.BoolOp(ast.Or(), [test, ast.UnaryOp(ast.Not(),
+                                                       _call(x, "is_floating_point"))])
     return ast.IfExp(test, rounded, _call(x, attr))
 
 

@@ -1,0 +1,93 @@
+"""Fuzzer findings handled by fuzzU (issue 7, stop 23, seeds 19600000+): i0 of an int64 or
+bool tensor is float32, and PyTorch 2.13's float32 i0 misses the correctly rounded value
+(i0(0) is 0.99999994), which frac/fmod then amplify: the accepted _i0_float32_amplified entry
+now covers integer operands.  Accepted differences must match their seed and refuse
+variants; retrograd's side must be the correctly rounded one."""
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import retrograd  # noqa: E402
+
+from .runner import Failure, compare  # noqa: E402
+from .test_regressions_trib import _annotated  # noqa: E402
+
+_SEEDS = {
+    # (seed 19603093) i0 of a bool mask: PyTorch's float32 i0(False) is 0.99999994, so frac
+    # of it is 0.99999994 against retrograd's 0.0 (exact i0(0) = 1)
+    "frac_of_i0_of_bool": ("""
+v0 = T.tensor([[0.0], [-1.0], [-1.0], [0.0]], dtype=T.float64)
+v2 = T.tensor([[[0.0]]], dtype=T.float64)
+v3 = (v0) != (v2)
+v6 = v3.i0()
+v9 = v6.sum_to_size((1, 4, 1))
+v11 = T.frac(v9)
+""", {"v3": "ne", "v6": "i0", "v9": "arrange_more", "v11": "frac"}),
+    # (seed 19607487) i0 of an int64 0 (a nanmedian): 0.99999994 in PyTorch, then fmod_ by
+    # 0.5 gives 0.49999994 against retrograd's 0.0
+    "fmod_of_i0_of_int64": ("""
+v0 = T.tensor([1, 0, -3], dtype=T.int64)
+v1 = v0.nanmedian()
+v2 = v1.i0()
+v2.fmod_(v1.abs().add(0.5))
+""", {"v1": "statistics", "v2": "i0"}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SEEDS))
+def test_i0_of_integer_operand_accepted(name):
+    from . import known_bugs
+
+    text, ops = _SEEDS[name]
+    prog = _annotated(text, ops)
+    failure = compare(prog)
+    assert failure is not None and failure.kind == "value", failure
+    assert known_bugs._i0_float32_amplified(prog, failure), failure
+    assert known_bugs.which_known(prog, failure) is not None
+
+
+@pytest.mark.parametrize("dtype", ["int64", "bool", "int32", "uint8"])
+def test_i0_of_integer_is_correctly_rounded_float32(dtype):
+    """The excuse holds: retrograd's i0 of an integer tensor is float32 (as PyTorch's) and the
+    float64 i0 rounded once, never farther from it than PyTorch's."""
+    import scipy.special
+
+    x = np.array([0, 1], dtype=dtype) if dtype == "bool" else \
+        np.arange(0, 30).astype(dtype)
+    ours = retrograd.tensor(x).i0()
+    theirs = torch.from_numpy(x).i0()
+    assert str(ours.dtype) == "retrograd.float32" and theirs.dtype == torch.float32
+    truth = scipy.special.i0(x.astype(np.float64))
+    got = ours.numpy()
+    assert np.array_equal(got, truth.astype(np.float32))
+    assert not (abs(got.astype(np.float64) - truth) >
+                abs(theirs.numpy().astype(np.float64) - truth)).any()
+
+
+def test_i0_of_integer_entry_stays_narrow():
+    """The integer form is refused where the excuse does not hold."""
+    from . import known_bugs as kb
+
+    text, ops = _SEEDS["fmod_of_i0_of_int64"]
+    prog = _annotated(text, ops)
+    near = Failure("value", "i0", "v2: values differ\n  torch     0.4999999403953552\n"
+                   "  retrograd 0.0")
+    assert kb._i0_float32_amplified(prog, near)
+    # (retrograd's value not the one a correctly rounded i0 gives: a bug of ours)
+    far = Failure("value", "i0", "v2: values differ\n  torch     0.4999999403953552\n"
+                  "  retrograd 0.25")
+    assert not kb._i0_float32_amplified(prog, far)
+    # (no i0: nothing to blame)
+    plain = _annotated(text.replace("v1.i0()", "v1.exp()"), ops)
+    assert not kb._i0_float32_amplified(plain, near)
+    # (a gradient is not covered)
+    grad = Failure("grad", "i0", "v2.grad: values differ\n  torch     0.4999999403953552\n"
+                   "  retrograd 0.0")
+    assert not kb._i0_float32_amplified(prog, grad)
+    # (i0 of an int64 into a float64 tensor in place is not this rewrite's: i0_ of an
+    # int64 tensor raises in both libraries, the rewrite keeps it as it is)
+    inplace = text.replace("v2 = v1.i0()", "v2 = v1.clone()\nv2.i0_()")
+    assert kb._rewrite_calls(inplace, ("i0", "i0_"), kb._i0_rounded_from_float64).count(
+        "is_floating_point") == 0
