@@ -32,8 +32,8 @@ def _fn_rounded(name):
     def forward(a):
         xp = namespace(a)
         if a.dtype.kind == "f" and a.dtype.itemsize < 8:
-            # (a 0-d operand may be a NumPy scalar: asarray takes both)
-            return getattr(xp, name)(xp.asarray(a, dtype=xp.float64)).astype(a.dtype)
+            # (the ufunc's float64 loop casts its input in chunks: no float64 copy of it)
+            return getattr(xp, name)(a, dtype=xp.float64).astype(a.dtype, copy=False)
         return getattr(xp, name)(a)
     return forward
 
