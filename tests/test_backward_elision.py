@@ -377,3 +377,29 @@ def test_threads_running_fused_backwards_at_once(fused):
         np.testing.assert_allclose(results[s], _torch_grad(_x0(seed=s),
                                                           lambda lib, x: _chain(lib, x, 3)),
                                    rtol=1e-12, atol=1e-12)
+
+
+def test_nodes_of_another_branch_run_when_they_would_without_fusion(fused):
+    # b's node was created between sin's and tanh's: the one-node loop runs it after tanh's
+    # and before sin's, so the chain from the product stops above sin; the leaves' hooks
+    # fire in torch's order
+    x0, w0 = _x0(), _x0(seed=1)
+
+    def build(lib, order):
+        x = lib.tensor(x0, requires_grad=True)
+        w = lib.tensor(w0, requires_grad=True)
+        x.register_hook(lambda g: order.append("x"))
+        w.register_hook(lambda g: order.append("w"))
+        s = lib.sin(x)
+        b = lib.exp(w)
+        y = lib.exp(lib.tanh(s)) * 0.1 + b
+        y.sum().backward()
+        return x, w
+
+    order, torder = [], []
+    x, w = build(R, order)
+    xt, wt = build(torch, torder)
+    assert fused == [["MulBackward0", "ExpBackward0", "TanhBackward0"]]
+    assert order == torder
+    np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(w.grad.numpy(), wt.grad.numpy(), rtol=1e-12, atol=1e-12)

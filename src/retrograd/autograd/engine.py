@@ -434,7 +434,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                     raise freed_error(node)
                 if (fuse and type(g) is _ndarray and g.size >= CHAIN_MIN
                         and getattr(node, "block_vjp", None) is not None):
-                    found = chain_from(node, g, saved, deps, buffers, unpack_saved)
+                    found = chain_from(node, g, saved, deps, buffers, unpack_saved,
+                                       -ready[0][0] if ready else None)
                     if found is not None:
                         _run_fused(found, g, deps, buffers, ready, retain_graph)
                         g = saved = found = None

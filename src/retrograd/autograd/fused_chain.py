@@ -85,10 +85,16 @@ def _plain_saved(node, unpack_saved, shape):
     return arrays if _plain_values(arrays, shape) else None
 
 
-def chain_from(node, g, saved, deps, buffers, unpack_saved):
+def chain_from(node, g, saved, deps, buffers, unpack_saved, top):
     """The chain of fusable nodes starting at ``node`` (which receives ``g`` and whose
     saved arrays are ``saved``), as ``[(node, saved arrays, step)]``, and the node below
-    it that receives the chain's result; None when fewer than two nodes chain."""
+    it that receives the chain's result; None when fewer than two nodes chain.
+
+    ``top``: the sequence number of the node that would run next (the ready heap's top),
+    or None.  The chain takes only nodes created after it, which the one-node loop would
+    run one after the other before it: so every node, and the node below the chain, runs
+    or becomes ready at the point of the pass where it would without fusion (the order of
+    other nodes' hooks, of leaves' accumulations, is PyTorch's either way)."""
     dtype = g.dtype
     if dtype is not _F32 and dtype is not _F64:
         return None
@@ -104,6 +110,7 @@ def chain_from(node, g, saved, deps, buffers, unpack_saved):
            and getattr(child, "block_vjp", None) is not None and child.hooks is None
            and not child.multi_output and deps.get(child) == 1 and _one_edge(child)
            and child not in buffers  # (a root as well: its own gradient is waiting)
+           and (top is None or child.seq > top)
            and child.out_shape == shape and child.out_dtype == dtype):
         spec = child.block_vjp
         arrays = _plain_saved(child, unpack_saved, shape)
