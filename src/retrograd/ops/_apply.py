@@ -29,6 +29,7 @@ from ..backend import as_array
 from ..tensor import Tensor, adopted_views, forget_adopted, make_tensor, rederive_view
 from ._elision import ELIDE_MIN, UFUNCS, temporary
 from ._errors import forward_error
+from .iter_layout import POINTWISE, binary_like_torch, layout_operands, like_torch, row_major
 from . import registry
 
 NOTHING, INPUTS, OUTPUT, BOTH = 0, 1, 2, 3
@@ -424,6 +425,9 @@ def _unary_caller(op):
     # with one when the node does not save the input (tanh, exp save their output)
     elides = plain_forward is not _NEVER and fast32 in UFUNCS and fast64 in UFUNCS
     elides_recorded = elides and not saves_input
+    # whether the result takes PyTorch's TensorIterator layout (ops/iter_layout.py)
+    relays = op.name in POINTWISE and not view
+    row_major_result = relays and not layout_operands(op, (True,))
 
     def call(input, *params, out=None):  # noqa: A002 - PyTorch's keyword names
         if out is not None:
@@ -454,6 +458,8 @@ def _unary_caller(op):
                 data = (fast32 if dt is _F32 else fast64)(xd)
                 if data.__class__ is not _ndarray:
                     data = as_array(data)  # (0-d: NumPy gives a scalar)
+                elif relays and not xd.flags.c_contiguous:  # (ops/iter_layout.py)
+                    data = like_torch(data, () if row_major_result else (xd,))
                 return make_tensor(data)  # (no inference_mode block is open here)
         if to_float and xd.dtype.kind != "f":
             # an integer or bool input computes in the default float, as PyTorch's exp/sqrt/
@@ -480,6 +486,8 @@ def _unary_caller(op):
             raise
         if type(data) is not _ndarray:
             data = as_array(data)
+        elif relays and not x._data.flags.c_contiguous:  # PyTorch's layout
+            data = like_torch(data, () if row_major_result else (x._data,))
         out = _new(Tensor)
         out._data = data
         out._grad = None
@@ -631,6 +639,7 @@ def _binary_caller(op, recording_known=False):
     # (see _unary_caller; with a node only for ops that save no input: add, sub)
     elides = plain_forward is not _NEVER and fast in UFUNCS
     elides_recorded = elides and not saves_input
+    relays = op.name in POINTWISE  # (see _unary_caller)
 
     def call(input, other, *params, out=None):  # noqa: A002 - PyTorch's keyword names
         if out is not None:
@@ -668,6 +677,9 @@ def _binary_caller(op, recording_known=False):
                     else:
                         if data.__class__ is not _ndarray:
                             data = as_array(data)
+                        elif relays and not (ad.flags.c_contiguous and bd.flags.c_contiguous
+                                             and (ad.shape == bd.shape or row_major(ad, bd))):
+                            data = binary_like_torch(data, ad, bd, op.name)  # (layout)
                         return make_tensor(data)  # (no inference_mode block is open here)
                 if (ad.dtype != bd.dtype and rule == "promote" and ad.dtype.kind == "f"
                         and bd.dtype.kind == "f" and (ad.ndim == 0) != (bd.ndim == 0)):
@@ -705,6 +717,11 @@ def _binary_caller(op, recording_known=False):
                     data = as_array(data)
                 if ad.dtype != bd.dtype or (to_float and ad.dtype.kind != "f"):
                     data = _fix_dtype(rule, (a, b), data)
+                if relays and type(data) is _ndarray:
+                    ad, bd = a._data, b._data
+                    if not (ad.flags.c_contiguous and bd.flags.c_contiguous
+                            and (ad.shape == bd.shape or row_major(ad, bd))):
+                        data = binary_like_torch(data, ad, bd, op.name)  # (layout)
             else:
                 gb = False
                 if (tb is float and not ga and forward is plain_forward and ta is Tensor
@@ -718,6 +735,8 @@ def _binary_caller(op, recording_known=False):
                     data = fast(ad, b)
                     if data.__class__ is not _ndarray:
                         data = as_array(data)
+                    elif relays and not ad.flags.c_contiguous:  # (ops/iter_layout.py)
+                        data = like_torch(data, (ad,))
                     return make_tensor(data)  # (no inference_mode block is open here)
                 if tb is not float and tb is not int and tb is not bool:
                     if _batching[0] and hasattr(b, "__retrograd_batched__"):  # inside vmap
@@ -733,6 +752,8 @@ def _binary_caller(op, recording_known=False):
                     data = as_array(data)
                 if promotes and ad.dtype.kind != "f":
                     data = _fix_dtype(rule, (a, b), data)
+                if relays and type(data) is _ndarray and not ad.flags.c_contiguous:
+                    data = binary_like_torch(data, ad, b, op.name)  # (layout)
                 recording = ga and differentiable and state.enabled
         elif b_is_t:
             bd = b._data
@@ -752,6 +773,8 @@ def _binary_caller(op, recording_known=False):
                 data = as_array(data)
             if promotes and bd.dtype.kind != "f":
                 data = _fix_dtype(rule, (a, b), data)
+            if relays and type(data) is _ndarray and not bd.flags.c_contiguous:
+                data = binary_like_torch(data, a, bd, op.name)  # (ops/iter_layout.py)
             recording = gb and differentiable and state.enabled
         else:
             if _batching[0] and (hasattr(a, "__retrograd_batched__")
