@@ -114,10 +114,13 @@ def test_every_pointwise_op_is_tested():
 
 def _make(lib, dtype, spec):
     """A view of a fresh tensor: ``spec`` = (shape of the base, steps of a slice, a
-    permutation, unsqueezed dims, an expanded shape); values >= 1 (every op's domain)."""
-    base_shape, steps, perm, expand = spec
+    permutation, an expanded shape, whether a float base requires grad: the recorded
+    path); values >= 1 (every op's domain)."""
+    base_shape, steps, perm, expand, grad = spec
     n = int(np.prod(base_shape))
     x = (lib.arange(n, dtype=getattr(lib, dtype)) % 5 + 1).reshape(base_shape)
+    if grad and x.is_floating_point():
+        x.requires_grad_()
     x = x[tuple(slice(None, None, s) for s in steps)]
     x = x.permute(*perm)
     if expand is not None:
@@ -135,11 +138,11 @@ def layouts(draw, ndim=None):
     expand = None
     if draw(st.booleans()):
         expand = [draw(st.sampled_from([n, 3])) if n == 1 else n for n in shape]
-    return tuple(base), tuple(steps), tuple(perm), expand
+    return tuple(base), tuple(steps), tuple(perm), expand, draw(st.booleans())
 
 
 def _shape(spec):
-    base, steps, perm, expand = spec
+    base, steps, perm, expand, _ = spec
     return tuple(expand) if expand is not None else tuple(
         len(range(0, base[p], steps[p])) for p in perm)
 
@@ -155,7 +158,7 @@ def _check(fn, dtype, spec_x, spec_y, what):
     got_y = None if spec_y is None else _make(retrograd, dtype, spec_y)
     got = fn(retrograd, got_x, got_y)
     assert _strides(got) == _strides(want), (what, spec_x, spec_y)
-    np.testing.assert_allclose(got.numpy(), want.numpy(), err_msg=what,
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), err_msg=what,
                                rtol=1e-6 if want.dtype == torch.float32 else 1e-9)
 
 

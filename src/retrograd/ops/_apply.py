@@ -29,7 +29,7 @@ from ..backend import as_array
 from ..tensor import Tensor, adopted_views, forget_adopted, make_tensor, rederive_view
 from ._elision import ELIDE_MIN, UFUNCS, temporary
 from ._errors import forward_error
-from .iter_layout import POINTWISE, binary_like_torch, layout_operands, like_torch, row_major
+from .iter_layout import POINTWISE, binary_like_torch, layout_operands, like_torch
 from . import registry
 
 NOTHING, INPUTS, OUTPUT, BOTH = 0, 1, 2, 3
@@ -640,6 +640,8 @@ def _binary_caller(op, recording_known=False):
     elides = plain_forward is not _NEVER and fast in UFUNCS
     elides_recorded = elides and not saves_input
     relays = op.name in POINTWISE  # (see _unary_caller)
+    # whether the first operand is TensorIterator's first (rsub(a, b) is sub(b, a))
+    a_first = op.name != "rsub"
 
     def call(input, other, *params, out=None):  # noqa: A002 - PyTorch's keyword names
         if out is not None:
@@ -677,8 +679,11 @@ def _binary_caller(op, recording_known=False):
                     else:
                         if data.__class__ is not _ndarray:
                             data = as_array(data)
-                        elif relays and not (ad.flags.c_contiguous and bd.flags.c_contiguous
-                                             and (ad.shape == bd.shape or row_major(ad, bd))):
+                        elif relays and not (a_first and ad.size == data.size
+                                             and data is not bd and ad.flags.c_contiguous):
+                            # (a row-major first operand of the result's shape, but for
+                            # leading 1s, decides PyTorch's layout: row-major, as NumPy's
+                            # unless written into b; ops/iter_layout.py)
                             data = binary_like_torch(data, ad, bd, op.name)  # (layout)
                         return make_tensor(data)  # (no inference_mode block is open here)
                 if (ad.dtype != bd.dtype and rule == "promote" and ad.dtype.kind == "f"
@@ -717,11 +722,12 @@ def _binary_caller(op, recording_known=False):
                     data = as_array(data)
                 if ad.dtype != bd.dtype or (to_float and ad.dtype.kind != "f"):
                     data = _fix_dtype(rule, (a, b), data)
-                if relays and type(data) is _ndarray:
-                    ad, bd = a._data, b._data
-                    if not (ad.flags.c_contiguous and bd.flags.c_contiguous
-                            and (ad.shape == bd.shape or row_major(ad, bd))):
-                        data = binary_like_torch(data, ad, bd, op.name)  # (layout)
+                if relays and type(data) is _ndarray and not (
+                        a_first and ad.size == data.size and data is not bd
+                        and ad.flags.c_contiguous
+                        and (forward is plain_forward or data.flags.c_contiguous)):
+                    # (as the plain path; a forward other than one ufunc is checked)
+                    data = binary_like_torch(data, a._data, b._data, op.name)  # (layout)
             else:
                 gb = False
                 if (tb is float and not ga and forward is plain_forward and ta is Tensor

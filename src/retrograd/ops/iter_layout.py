@@ -19,9 +19,12 @@ a later in-place op reaches a different tensor (fuzz seed 19123515).  PyTorch's 
 
 Only ops marked pointwise here (``POINTWISE``, by op name: most of them are TensorIterator
 kernels in PyTorch) are re-laid; rot90/flip, LAPACK results, reductions... keep the layout
-their forward chose.  The callers test the operands' ``c_contiguous`` flags first (a
-row-major operand set gives a row-major result in both libraries), so the common case pays
-that flag read only.  Strides of size-1 dims are not matched (NumPy computes its own)."""
+their forward chose.  The callers test first whether the first operand is row-major with
+the result's shape (it then decides every pair of dims of size > 1: a row-major result in
+both libraries), so the common case pays that flag read only.  A size-1 dim's stride takes
+part in the sort, and a broadcast dim leaves pairs undecided, so (1, 2, 1) + its (2, 1, 1)
+permutation, both row-major, comes out column-major in PyTorch.  Strides of size-1 dims are
+not matched (NumPy computes its own)."""
 
 from __future__ import annotations
 
@@ -135,15 +138,6 @@ def result_strides(shape, itemsize, operands):
 def _row_major(shape, strides, itemsize):
     want = _c_strides(shape, itemsize)
     return all(s == w or n == 1 for s, w, n in zip(strides, want, shape))
-
-
-def row_major(a, b):
-    """Whether PyTorch's result of two row-major arrays of different shapes is row-major
-    for sure: neither has a size-1 dim (the longer one then has the result's shape and
-    decides every pair of dims).  A size-1 dim's stride takes part in PyTorch's sort, and
-    a broadcast one leaves pairs undecided, so (1, 2, 1) + its (2, 1, 1) permutation comes
-    out column-major there."""
-    return 1 not in a.shape and 1 not in b.shape
 
 
 def like_torch(data, arrays):
