@@ -641,7 +641,8 @@ def _binary_caller(op, recording_known=False):
     elides_recorded = elides and not saves_input
     relays = op.name in POINTWISE  # (see _unary_caller)
     # whether the first operand is TensorIterator's first (rsub(a, b) is sub(b, a))
-    a_first = op.name != "rsub"
+    # (where(cond, a, b): the condition, a parameter here, is its first)
+    a_first = op.name != "rsub" and op.name != "where"
 
     def call(input, other, *params, out=None):  # noqa: A002 - PyTorch's keyword names
         if out is not None:
@@ -727,7 +728,7 @@ def _binary_caller(op, recording_known=False):
                         and ad.flags.c_contiguous
                         and (forward is plain_forward or data.flags.c_contiguous)):
                     # (as the plain path; a forward other than one ufunc is checked)
-                    data = binary_like_torch(data, a._data, b._data, op.name)  # (layout)
+                    data = binary_like_torch(data, a._data, b._data, op.name, params)  # (layout)
             else:
                 gb = False
                 if (tb is float and not ga and forward is plain_forward and ta is Tensor
@@ -759,7 +760,7 @@ def _binary_caller(op, recording_known=False):
                 if promotes and ad.dtype.kind != "f":
                     data = _fix_dtype(rule, (a, b), data)
                 if relays and type(data) is _ndarray and not ad.flags.c_contiguous:
-                    data = binary_like_torch(data, ad, b, op.name)  # (layout)
+                    data = binary_like_torch(data, ad, b, op.name, params)  # (layout)
                 recording = ga and differentiable and state.enabled
         elif b_is_t:
             bd = b._data
@@ -780,7 +781,7 @@ def _binary_caller(op, recording_known=False):
             if promotes and bd.dtype.kind != "f":
                 data = _fix_dtype(rule, (a, b), data)
             if relays and type(data) is _ndarray and not bd.flags.c_contiguous:
-                data = binary_like_torch(data, a, bd, op.name)  # (ops/iter_layout.py)
+                data = binary_like_torch(data, a, bd, op.name, params)  # (ops/iter_layout.py)
             recording = gb and differentiable and state.enabled
         else:
             if _batching[0] and (hasattr(a, "__retrograd_batched__")
@@ -915,6 +916,11 @@ def apply_op(op, inputs, params=()):
     if op.extras:
         result, extras = result
     data = _fix_dtype(op.dtype_rule, inputs, as_array(result))
+    if op.name in POINTWISE and type(data) is _ndarray:  # addcmul, lerp, clamp of tensors
+        first = datas[0]
+        if not (type(first) is _ndarray and first.size == data.size
+                and first.flags.c_contiguous and data.flags.c_contiguous):
+            data = like_torch(data, [d for d in datas if hasattr(d, "ndim")])  # (see above)
     out = make_tensor(data)
     if op.view:
         _share_version(inputs[0], out)

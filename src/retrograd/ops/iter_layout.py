@@ -31,7 +31,9 @@ from __future__ import annotations
 from ..backend import namespace
 
 # Ops (``Op.name``) whose result PyTorch computes with a TensorIterator over their tensor
-# operands: unary, one tensor with numbers, and two tensors.  A name here must be pointwise
+# operands: unary, one tensor with numbers, two or three tensors (addcmul, lerp, clamp);
+# ``to`` (a dtype or device copy: empty_like's preserve_format, whose infer_dense_strides is
+# the same sort for one operand).  A name here must be pointwise
 # in every record of that name that goes through _unary_caller/_binary_caller
 # (tests/fuzz/test_regressions_layouth23.py checks each one against PyTorch).
 POINTWISE = frozenset("""
@@ -45,6 +47,7 @@ lt maximum minimum mish mul nan_to_num ne neg nextafter polygamma pow rad2deg
 reciprocal relu remainder round rsqrt rsub selu sgn sigmoid sign signbit silu sin sinc sinh
 softplus softshrink special_entr special_erfcx special_i0e special_i1 special_i1e
 special_log_ndtr special_ndtri special_xlog1py sqrt sub tan tanh threshold trunc xlogy
+addcmul addcdiv lerp to where
 """.split())
 
 # Records among those whose PyTorch kernel allocates a row-major result instead (by grad_fn
@@ -162,12 +165,15 @@ def like_torch(data, arrays):
     return namespace(data).ascontiguousarray(data.transpose(order)).transpose(inverse)
 
 
-def binary_like_torch(data, a, b, name):
+def binary_like_torch(data, a, b, name, params=()):
     """``like_torch`` for a binary op ``name``'s result of operands ``a`` and ``b`` (arrays,
-    or a Python number for one of them)."""
+    or a Python number for one of them) and parameters ``params``."""
     if name == "pow" and not hasattr(a, "ndim"):
         # pow(number, tensor)'s meta function allocates a row-major result (no strides)
         return data if data.flags.c_contiguous else namespace(data).ascontiguousarray(data)
     if name == "rsub":  # rsub(a, b) is sub(b, a): b is TensorIterator's first operand
         a, b = b, a
-    return like_torch(data, [o for o in (a, b) if hasattr(o, "ndim")])
+    arrays = [o for o in (a, b) if hasattr(o, "ndim")]
+    if name == "where" and params and hasattr(params[0], "ndim"):
+        arrays.insert(0, params[0])  # where(cond, a, b): the condition is the first operand
+    return like_torch(data, arrays)
