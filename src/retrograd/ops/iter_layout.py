@@ -173,6 +173,9 @@ def binary_like_torch(data, a, b, name, params=()):
         return data if data.flags.c_contiguous else namespace(data).ascontiguousarray(data)
     if name == "rsub":  # rsub(a, b) is sub(b, a): b is TensorIterator's first operand
         a, b = b, a
+    if name == "ldexp" and hasattr(b, "ndim"):
+        # ldexp(a, b) is a * exp2(b): exp2's result is dense in b's order (a fresh array)
+        b = like_torch(namespace(b).empty(b.shape, b.dtype), [b])
     arrays = [o for o in (a, b) if hasattr(o, "ndim")]
     if name == "where" and params and hasattr(params[0], "ndim"):
         arrays.insert(0, params[0])  # where(cond, a, b): the condition is the first operand
