@@ -26,6 +26,7 @@ from ..backend import as_array
 from ..tensor import Tensor, adopted_views, forget_adopted, make_tensor, rederive_view
 from ._elision import ELIDE_MIN, UFUNCS, temporary
 from ._errors import forward_error
+from .iter_layout import POINTWISE, binary_like_torch, layout_operands, like_torch
 from . import registry
 
 # The recording, out= and operand rules live in their own modules; the op modules import
@@ -156,6 +157,9 @@ def _unary_caller(op):
     # with one when the node does not save the input (tanh, exp save their output)
     elides = plain_forward is not _NEVER and fast32 in UFUNCS and fast64 in UFUNCS
     elides_recorded = elides and not saves_input
+    # whether the result takes PyTorch's TensorIterator layout (ops/iter_layout.py)
+    relays = op.name in POINTWISE and not view
+    row_major_result = relays and not layout_operands(op, (True,))
 
     def call(input, *params, out=None):  # noqa: A002 - PyTorch's keyword names
         if out is not None:
@@ -186,6 +190,8 @@ def _unary_caller(op):
                 data = (fast32 if dt is _F32 else fast64)(xd)
                 if data.__class__ is not _ndarray:
                     data = as_array(data)  # (0-d: NumPy gives a scalar)
+                elif relays and not xd.flags.c_contiguous:  # (ops/iter_layout.py)
+                    data = like_torch(data, () if row_major_result else (xd,))
                 # make_tensor's slots, inline (a Python call fewer: ~500 instructions, bench/
                 # instructions.py); no inference_mode block is open here
                 t = _new(Tensor)
@@ -223,6 +229,8 @@ def _unary_caller(op):
             raise
         if type(data) is not _ndarray:
             data = as_array(data)
+        elif relays and not x._data.flags.c_contiguous:  # PyTorch's layout
+            data = like_torch(data, () if row_major_result else (x._data,))
         out = _new(Tensor)
         out._data = data
         out._grad = None
@@ -322,6 +330,10 @@ def _binary_caller(op, recording_known=False):
     # (see _unary_caller; with a node only for ops that save no input: add, sub)
     elides = plain_forward is not _NEVER and fast in UFUNCS
     elides_recorded = elides and not saves_input
+    relays = op.name in POINTWISE  # (see _unary_caller)
+    # whether the first operand is TensorIterator's first (rsub(a, b) is sub(b, a))
+    # (where(cond, a, b): the condition, a parameter here, is its first)
+    a_first = op.name != "rsub" and op.name != "where"
 
     def call(input, other, *params, out=None):  # noqa: A002 - PyTorch's keyword names
         if out is not None:
@@ -359,6 +371,12 @@ def _binary_caller(op, recording_known=False):
                     else:
                         if data.__class__ is not _ndarray:
                             data = as_array(data)
+                        elif relays and not (a_first and ad.size == data.size
+                                             and data is not bd and ad.flags.c_contiguous):
+                            # (a row-major first operand of the result's shape, but for
+                            # leading 1s, decides PyTorch's layout: row-major, as NumPy's
+                            # unless written into b; ops/iter_layout.py)
+                            data = binary_like_torch(data, ad, bd, op.name)  # (layout)
                         t = _new(Tensor)  # (as above: make_tensor's slots inline)
                         t._data = data
                         t._grad_fn = None
@@ -405,6 +423,12 @@ def _binary_caller(op, recording_known=False):
                     data = as_array(data)
                 if ad.dtype != bd.dtype or (to_float and ad.dtype.kind != "f"):
                     data = _fix_dtype(rule, (a, b), data)
+                if relays and type(data) is _ndarray and not (
+                        a_first and ad.size == data.size and data is not bd
+                        and ad.flags.c_contiguous
+                        and (forward is plain_forward or data.flags.c_contiguous)):
+                    # (as the plain path; a forward other than one ufunc is checked)
+                    data = binary_like_torch(data, a._data, b._data, op.name, params)  # (layout)
             else:
                 gb = False
                 if (tb is float and not ga and forward is plain_forward and ta is Tensor
@@ -418,6 +442,8 @@ def _binary_caller(op, recording_known=False):
                     data = fast(ad, b)
                     if data.__class__ is not _ndarray:
                         data = as_array(data)
+                    elif relays and not ad.flags.c_contiguous:  # (ops/iter_layout.py)
+                        data = like_torch(data, (ad,))
                     t = _new(Tensor)  # (as above: make_tensor's slots inline)
                     t._data = data
                     t._grad_fn = None
@@ -442,6 +468,8 @@ def _binary_caller(op, recording_known=False):
                     data = as_array(data)
                 if promotes and ad.dtype.kind != "f":
                     data = _fix_dtype(rule, (a, b), data)
+                if relays and type(data) is _ndarray and not ad.flags.c_contiguous:
+                    data = binary_like_torch(data, ad, b, op.name, params)  # (layout)
                 recording = ga and differentiable and state.enabled
         elif b_is_t:
             bd = b._data
@@ -461,6 +489,8 @@ def _binary_caller(op, recording_known=False):
                 data = as_array(data)
             if promotes and bd.dtype.kind != "f":
                 data = _fix_dtype(rule, (a, b), data)
+            if relays and type(data) is _ndarray and not bd.flags.c_contiguous:
+                data = binary_like_torch(data, a, bd, op.name, params)  # (ops/iter_layout.py)
             recording = gb and differentiable and state.enabled
         else:
             if _batching[0] and (hasattr(a, "__retrograd_batched__")
@@ -595,6 +625,11 @@ def apply_op(op, inputs, params=()):
     if op.extras:
         result, extras = result
     data = _fix_dtype(op.dtype_rule, inputs, as_array(result))
+    if op.name in POINTWISE and type(data) is _ndarray:  # addcmul, lerp, clamp of tensors
+        first = datas[0]
+        if not (type(first) is _ndarray and first.size == data.size
+                and first.flags.c_contiguous and data.flags.c_contiguous):
+            data = like_torch(data, [d for d in datas if hasattr(d, "ndim")])  # (see above)
     out = make_tensor(data)
     if op.view:
         _share_version(inputs[0], out)

@@ -33,6 +33,8 @@ def _softmax_fwd(a, dim):
     xp = namespace(a)
     if a.size == 0:  # (the max of an empty dimension has no identity)
         return a.copy()
+    if not a.flags.c_contiguous:  # PyTorch's kernel reads input.contiguous(): a row-major
+        a = xp.ascontiguousarray(a)  # result, whatever the input's layout (seed 19435842)
     e = xp.exp(a - a.max(axis=dim, keepdims=True))
     e /= e.sum(axis=dim, keepdims=True)
     return e
@@ -50,6 +52,8 @@ _softmax = defop("softmax", _softmax_fwd, _softmax_vjp, "SoftmaxBackward0", 1, O
 
 
 def _log_softmax_fwd(a, dim):
+    if not a.flags.c_contiguous:  # a row-major result, as PyTorch's (see _softmax_fwd)
+        a = namespace(a).ascontiguousarray(a)
     if type(a) is _ndarray and a.ndim and a.size:  # (0-d: reductions give scalars, no out=)
         # NumPy arrays: the ufuncs' reductions themselves (ndarray.max/sum go through
         # NumPy's Python wrappers), the exponentials' temporary reused for the sum's log

@@ -10,6 +10,7 @@ import operator
 import weakref
 
 import numpy as _np
+from numpy.lib.stride_tricks import as_strided as _as_strided
 
 from ..autograd.engine import sum_to_array
 from ..autograd.grad_mode import state
@@ -494,7 +495,16 @@ def _expand_fwd(a, shape, in_shape=None):
                 out = _ndarray(shape, a.dtype, a, 0, tuple(strides))
                 out.flags.writeable = False
                 return out
-    return namespace(a).broadcast_to(a, shape)
+    out = namespace(a).broadcast_to(a, shape)
+    if out.__class__ is _ndarray and 1 in a.shape and a.size:
+        # NumPy zeroes the stride of a size-1 dim that stays size 1; PyTorch keeps it, and
+        # TensorIterator's layout sort reads it (ops/iter_layout.py)
+        lead = len(shape) - a.ndim
+        keep = tuple(st if n == 1 and m == 1 else ost for n, m, st, ost in
+                     zip(a.shape, shape[lead:], a.strides, out.strides[lead:]))
+        if keep != out.strides[lead:]:
+            out = _as_strided(out, shape, out.strides[:lead] + keep, writeable=False)
+    return out
 
 
 expand_op = defop("expand", _expand_fwd,
