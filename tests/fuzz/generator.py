@@ -298,8 +298,12 @@ class Generator:
             return self._commit(Step(f"{h}.remove()", "remove_hook", "hook"))
         if r < 0.7:
             # once per tensor: retain_grad twice, then register_hook, crashed PyTorch 2.13
+            # and never on a later output of a multi-output node (std_mean(...)[1], qr(...)[1],
+            # svd(...)[1]): changed in place after retain_grad, PyTorch 2.13 segfaults in
+            # backward (seed 19879210; tests/fuzz/test_torch_crash_guard.py)
             a = self._pick(lambda v: not v.is_leaf and v.name not in self.retained
-                           and not v.view_chain and v.name not in self.touched_no_grad)
+                           and not v.view_chain and v.name not in self.touched_no_grad
+                           and getattr(self.ns.get(v.name), "output_nr", 0) == 0)
             if a is None:
                 return False
             self.retained.add(a.name)

@@ -52,3 +52,29 @@ def test_register_hook_crash_is_kept_out_of_torch():
     outcomes = eval(done.stdout.strip().splitlines()[-1])  # noqa: S307 - our own output
     assert "TorchSegfault" in outcomes
     assert outcomes[-1] is None  # the backward after it still ran
+
+
+# seed 19879210: retain_grad on std_mean(...)[1] (a later output of a multi-output node), then
+# an in-place write to it, then backward: PyTorch 2.13 segfaults (also for qr(...)[1] and
+# svd(...)[1]); the generator now never retains the grad of such an output
+CHILD_MULTI_OUTPUT = f"""
+import sys
+sys.path.insert(0, {str(TESTS)!r})
+import torch
+from fuzz.generator import generate
+from fuzz.session import fuzz_one
+
+prog = generate(19879210, torch, 14)
+texts = [s.text for s in prog.steps]
+assert "v3 = T.std_mean(v1, dim=2, correction=1)[1]" in texts, texts
+assert "v3.retain_grad()" not in texts, texts
+fuzz_one(19879210, shrink_failures=False)
+print("ran")
+"""
+
+
+def test_retain_grad_on_a_later_output_is_kept_out_of_torch():
+    done = subprocess.run([sys.executable, "-c", CHILD_MULTI_OUTPUT], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().endswith("ran")
