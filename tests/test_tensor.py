@@ -726,11 +726,14 @@ def test_python_protocols(torch):
     with pytest.raises(TypeError):
         [1, 2][T.tensor(1.0)]
     x = T.ones(1, requires_grad=True)
-    with pytest.warns(UserWarning) as want:
+    # (PyTorch warns once a process, TORCH_WARN_ONCE: an earlier test may have used it up)
+    with warnings.catch_warnings(record=True) as want:
+        warnings.simplefilter("always")
         float(torch.ones(1, requires_grad=True))
     with pytest.warns(UserWarning, match="detach") as got:
         assert float(x * 2) == 2.0
-    assert str(got[0].message) in str(want[0].message)
+    if want:
+        assert str(got[0].message) in str(want[0].message)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # torch warns for float() only
         assert int(x) == 1 and bool(x) and x.item() == 1.0
