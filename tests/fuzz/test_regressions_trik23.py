@@ -27,6 +27,20 @@ v8 = v3 @ v7
 loss = (v7 * v7.detach().tanh()).sum() + (v8 * v8.detach().tanh()).sum()
 loss.backward(inputs=[v1, v7])
 """,
+    # einsum 'ij,jk->j': PyTorch sums the first operand over i (in it alone) before the
+    # product, which saves that sum, a fresh tensor; a later in-place change through an alias
+    # of the operand is then no error there (seed 19671202)
+    "einsum_operand_summed_first_changed_later": """
+v0 = T.tensor([[-1.0], [1.0]], dtype=T.float64)
+v1 = v0.trunc()
+v2 = v1.detach()
+v3 = v1.tensor_split(3, dim=-1)[0]
+v5 = T.tensor([[-0.0]], dtype=T.float64, requires_grad=True)
+v6 = T.einsum('ij,jk->j', v2, v5)
+v3.pow_(3)
+loss = (v6 * v6.detach().tanh()).sum()
+loss.backward()
+""",
 }
 
 
@@ -65,3 +79,48 @@ def test_matmul_gradient_checked_against_the_grad_fn_shape(a_shape, change, b_sh
     ours = _matmul_after_shape_change(retrograd, a_shape, change, b_shape)
     theirs = _matmul_after_shape_change(torch, a_shape, change, b_shape)
     assert ours == theirs
+
+
+def _einsum_then_change(lib, eq, sa, sb, changed, grad_of_changed):
+    ops = [lib.arange(1, 1 + _size(sa), dtype=lib.float64).reshape(sa),
+           lib.arange(2, 2 + _size(sb), dtype=lib.float64).reshape(sb)]
+    leaves = [o.requires_grad_() if i != changed or grad_of_changed else o
+              for i, o in enumerate(ops)]
+    used = [o * 1 if o.requires_grad else o for o in leaves]
+    y = lib.einsum(eq, *used)
+    used[changed].mul_(2)
+    wrt = [o for o in leaves if o.requires_grad]
+    try:
+        grads = lib.autograd.grad(y.pow(2).sum(), wrt, create_graph=True)
+        second = lib.autograd.grad(sum(g.sum() for g in grads), wrt, allow_unused=True)
+    except RuntimeError as e:
+        assert "modified by an inplace operation" in str(e)
+        return "raised"
+    return [g.tolist() for g in grads], [None if g is None else g.tolist() for g in second]
+
+
+def _size(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+@pytest.mark.parametrize("eq, sa, sb", [
+    ("ij,jk->j", (2, 1), (1, 1)),    # i in the first alone: summed first
+    ("ij,jk->j", (1, 3), (3, 2)),    # i of size 1: squeezed (a view), saved as is
+    ("ij,jk->j", (2, 3), (3, 2)),
+    ("ij,jk->ik", (2, 3), (3, 2)),   # no label in one operand alone: bmm of views
+    ("ij,jk->jk", (2, 3), (3, 2)),
+    ("ij,jk->ij", (2, 3), (3, 2)),
+    ("ij,jk->", (2, 3), (3, 2)),
+    ("ijk,jk->j", (2, 3, 4), (3, 4)),
+    ("ij,k->jk", (2, 3), (4,)),
+])
+@pytest.mark.parametrize("changed", [0, 1])
+@pytest.mark.parametrize("grad_of_changed", [False, True])
+def test_einsum_saves_what_pytorch_saves(eq, sa, sb, changed, grad_of_changed):
+    # which operands PyTorch's einsum saves as fresh sums (no version error after an
+    # in-place change, old values in the backward, double backward through the sum)
+    args = (eq, sa, sb, changed, grad_of_changed)
+    assert _einsum_then_change(retrograd, *args) == _einsum_then_change(torch, *args)
