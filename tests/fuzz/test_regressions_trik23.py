@@ -41,6 +41,19 @@ v3.pow_(3)
 loss = (v6 * v6.detach().tanh()).sum()
 loss.backward()
 """,
+    # PyTorch's solve_triangular result is column-major, an (m, 1) one with strides (1, m);
+    # kron's product of it follows that layout, and kron's closing view of the product then
+    # fails in PyTorch; retrograd's (m, 1) result had NumPy's strides (1, 1) and kron
+    # reshaped any layout (seed 19670971)
+    "kron_of_a_solve_triangular_result": """
+v0 = T.tensor(1.0, dtype=T.float64)
+v4 = v0.sinh()
+v7 = T.tensor([[-1.0], [-1.0]], dtype=T.float64)
+v5 = (v4 + 3 * T.eye(2, dtype=v4.dtype)).triu()
+v8 = T.linalg.solve_triangular(v5, v7, upper=True, unitriangular=False)
+v11 = T.tensor([[1.0], [1.0]], dtype=T.float64)
+v12 = T.kron(v8, v11)
+""",
 }
 
 
@@ -124,3 +137,38 @@ def test_einsum_saves_what_pytorch_saves(eq, sa, sb, changed, grad_of_changed):
     # in-place change, old values in the backward, double backward through the sum)
     args = (eq, sa, sb, changed, grad_of_changed)
     assert _einsum_then_change(retrograd, *args) == _einsum_then_change(torch, *args)
+
+
+def _kron_of(lib, make, x_shape, y_shape, x_first):
+    x = make(lib, x_shape)
+    y = lib.arange(1, 1 + _size(y_shape), dtype=lib.float64).reshape(y_shape)
+    try:
+        k = lib.kron(x, y) if x_first else lib.kron(y, x)
+    except RuntimeError as e:
+        assert "view size is not compatible" in str(e)
+        return "raised"
+    return k.tolist()
+
+
+def _solved(lib, shape):
+    a = (lib.eye(shape[-2], dtype=lib.float64) * 3).triu() + 1
+    return lib.linalg.solve_triangular(a.triu(), lib.ones(shape, dtype=lib.float64), upper=True)
+
+
+def _transposed(lib, shape):
+    return lib.arange(1, 1 + _size(shape), dtype=lib.float64).reshape(shape[::-1]).mT \
+        if len(shape) == 2 else lib.ones(shape, dtype=lib.float64)
+
+
+@pytest.mark.parametrize("make", [_solved, _transposed])
+@pytest.mark.parametrize("x_shape", [(2, 1), (2, 3), (4, 2, 1), (1, 2, 1), (2, 2, 3)])
+@pytest.mark.parametrize("y_shape", [(2, 1), (1, 2), (3,), (1,)])
+@pytest.mark.parametrize("x_first", [True, False])
+def test_kron_refuses_the_layouts_pytorch_refuses(make, x_shape, y_shape, x_first):
+    args = (make, x_shape, y_shape, x_first)
+    assert _kron_of(retrograd, *args) == _kron_of(torch, *args)
+
+
+@pytest.mark.parametrize("shape", [(2, 1), (1, 2), (2, 3), (3, 2, 1), (2, 1, 1)])
+def test_solve_triangular_result_strides(shape):
+    assert _solved(retrograd, shape).stride() == _solved(torch, shape).stride()
