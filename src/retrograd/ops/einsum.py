@@ -9,6 +9,7 @@ from ..autograd.grad_mode import state
 from ..tensor import Tensor
 from ._apply import INPUTS, defop
 from .linalg import _saved_view, no_grad_product_view
+from .matmul_saved import resave_copies
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -177,6 +178,7 @@ def einsum(equation, *operands):
 
         product = apply_op(_EINSUM_OPS["BmmBackward0"].op, [_saved_view(o) for o in operands],
                            (terms, out, tuple(tuple(o.shape) for o in operands)))
+        _resave_summed_first(product, terms, out, operands)
         return view(product, tuple(product.shape))
     if name == "PermuteBackward0" and sorted(out) == sorted(terms[0]) and \
             type(operands[0]) is Tensor:
@@ -185,7 +187,26 @@ def einsum(equation, *operands):
         from .shape import permute
 
         return permute(operands[0], tuple(terms[0].index(c) for c in out))
-    return einsum_terms(terms, out, operands)
+    result = einsum_terms(terms, out, operands)
+    _resave_summed_first(result, terms, out, operands)
+    return result
+
+
+def _resave_summed_first(result, terms, out, operands):
+    """PyTorch's two-operand einsum first sums each operand over its labels of size > 1 that
+    neither the other operand nor the output has, and its product saves that sum: a fresh
+    tensor, so a later in-place change of the operand is no error and the backward reads
+    the values of the product's time (seed 19671202).  Such an operand is saved as a
+    snapshot here (resave_copies).  A size-1 label is squeezed, a view: saved as is."""
+    if len(operands) != 2 or not state.enabled or not all(
+            type(o) is Tensor for o in operands):
+        return
+    copies = tuple(
+        any(n > 1 and c not in out and c not in terms[1 - i]
+            for c, n in zip(terms[i], operands[i].shape))
+        for i in range(2))
+    if any(copies):
+        resave_copies(result, operands, copies)
 
 
 # ----------------------------------------------------------------- public names (registry.py)

@@ -68,7 +68,43 @@ def _matmul_vjp(node, g, saved):
     else:  # the engine sums broadcast batch dimensions back to each input's shape
         ga = matmul(g, _mT(b)) if na else None
         gb = matmul(_mT(a), g) if nb else None
+    if node.params:
+        # an operand's shape differs from the one its grad_fn recorded (changed in place
+        # under no_grad): PyTorch's matmul reduces each gradient to its operand's shape
+        # (the backward of its unsqueeze/expand/reshape views) before the engine checks it
+        # against the grad_fn's, so the engine raises 'invalid gradient' (seed 19619582)
+        ga, gb = _to_shape(ga, node.params[0]), _to_shape(gb, node.params[1])
     return (ga, gb)
+
+
+def _to_shape(g, shape):
+    if g is None or tuple(g.shape) == shape:
+        return g
+    if type(g) is _ndarray:
+        from ..autograd.engine import sum_to_array
+
+        return sum_to_array(g, shape)
+    return g.sum_to_size(shape)
+
+
+def _stale_shape(x) -> bool:
+    """Whether ``x``'s shape is no longer the one its grad_fn recorded for it (an in-place
+    view op such as squeeze_ under no_grad changes it without a new grad_fn)."""
+    fn = getattr(x, "_grad_fn", None)
+    if fn is None:
+        return False
+    shape = fn.out_shape[x._nr] if fn.multi_output else fn.out_shape
+    return tuple(shape) != tuple(x._data.shape)
+
+
+def _keep_operand_shapes(out, a, b, ad, bd):
+    """Let ``out``'s matmul node reduce its gradients to the operands' shapes now where one
+    of them has a stale grad_fn shape (see ``_matmul_vjp``); the common case keeps ()."""
+    node = getattr(out, "_grad_fn", None)
+    if node is not None and type(node).vjp is _matmul_vjp and (
+            _stale_shape(a) or _stale_shape(b)):
+        node.params = (tuple(ad.shape), tuple(bd.shape))
+    return out
 
 
 def _matmul_fwd(a, b):
@@ -265,8 +301,8 @@ def matmul(a, b):
             ad, bd, getattr(a, "_requires_grad", False), getattr(b, "_requires_grad", False)):
         out = _matmul_recorded(op, a, b, ad, bd)
         namespace(ad).multiply(ad, bd, out=out._data)  # (the exact products, as PyTorch's mm)
-        return out
-    return _matmul_recorded(op, a, b, ad, bd)
+        return _keep_operand_shapes(out, a, b, ad, bd)
+    return _keep_operand_shapes(_matmul_recorded(op, a, b, ad, bd), a, b, ad, bd)
 
 
 def _matmul_recorded(op, a, b, ad, bd):

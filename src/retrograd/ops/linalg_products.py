@@ -359,12 +359,69 @@ def kron(input, other):  # noqa: A002 - PyTorch's names
     # fresh tensors (UnsafeViewBackward0), so the product saves operands that keep the flags
     # and versions they had (one that comes to require grad later is not differentiated in
     # a double backward: fuzz seed 11000439; changing one in place breaks nothing: 11046607)
-    ea = _unsafe_view(input, tuple(s for d in sa for s in (d, 1)), tuple(input.shape))
-    eb = _unsafe_view(other, tuple(s for d in sb for s in (1, d)), tuple(other.shape))
+    ea = _with_view_strides(input, _unsafe_view(
+        input, tuple(s for d in sa for s in (d, 1)), tuple(input.shape)))
+    eb = _with_view_strides(other, _unsafe_view(
+        other, tuple(s for d in sb for s in (1, d)), tuple(other.shape)))
     prod = ea * eb
+    shape = tuple(x * y for x, y in zip(sa, sb))
+    if _view_strides(prod, shape) is None:
+        _kron_view_error(prod, shape)
     # PyTorch's kron ends in _unsafe_view: a fresh tensor (UnsafeViewBackward0), not a view of
     # the product, so an in-place op on it is recorded on it (seeds 9972015, 9976976, 9979842)
-    return _unsafe_view(prod, tuple(x * y for x, y in zip(sa, sb)), tuple(prod.shape))
+    return _with_view_strides(prod, _unsafe_view(prod, shape, tuple(prod.shape)))
+
+
+def _view_strides(x, shape):
+    """PyTorch's ``computeStride``: the element strides of ``x.view(shape)``, None where no
+    view can be made.  (Its size-1 dims' strides are not NumPy's, and decide the layout of
+    a later pointwise result: TensorIterator's order, seed 19670971.)"""
+    old, st = tuple(x.shape), tuple(s // x._data.itemsize for s in x._data.strides)
+    if not old or 0 in old:
+        return st if old == shape else None  # (arbitrary strides there: keep NumPy's)
+    new = [0] * len(shape)
+    view_d = len(shape) - 1
+    base = st[-1]
+    tensor_numel = view_numel = 1
+    for d in range(len(old) - 1, -1, -1):
+        tensor_numel *= old[d]
+        if d == 0 or (old[d - 1] != 1 and st[d - 1] != tensor_numel * base):
+            while view_d >= 0 and (view_numel < tensor_numel or shape[view_d] == 1):
+                new[view_d] = view_numel * base
+                view_numel *= shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if d > 0:
+                base = st[d - 1]
+                tensor_numel = view_numel = 1
+    return tuple(new) if view_d == -1 else None
+
+
+def _with_view_strides(x, viewed):
+    """``viewed`` (``x`` reshaped) with the strides PyTorch's view of ``x`` has."""
+    strides = _view_strides(x, tuple(viewed.shape))
+    if strides is None or 0 in viewed.shape:
+        return viewed
+    data = x._data
+    item = data.itemsize
+    if tuple(s // item for s in viewed._data.strides) != strides:
+        viewed._data = namespace(data).lib.stride_tricks.as_strided(
+            data, tuple(viewed.shape), tuple(s * item for s in strides))
+    return viewed
+
+
+def _kron_view_error(prod, shape):
+    """PyTorch's kron merges the product's interleaved dims with a view, which fails where
+    the product's layout (TensorIterator's, following a column-major operand such as a
+    solve_triangular result or a transpose) does not allow it: PyTorch raises there, so
+    retrograd does too (seed 19670971)."""
+    raise RuntimeError(
+        "view size is not compatible with input tensor's size and stride (at least one "
+        "dimension spans across two contiguous subspaces). Use .reshape(...) instead. "
+        f"(kron: PyTorch's kron views its product of shape {list(prod.shape)} as "
+        f"{list(shape)}, which this operand layout does not allow; pass .contiguous() "
+        "operands)")
 
 
 def vecdot(x, y, *, dim=-1):

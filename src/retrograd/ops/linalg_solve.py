@@ -366,7 +366,12 @@ def column_major(a):
     a later reshape copies where PyTorch's does (UnsafeViewBackward0: seeds 12617295,
     12670162)."""
     xp = namespace(a)
-    return xp.swapaxes(xp.ascontiguousarray(xp.swapaxes(a, -1, -2)), -1, -2)
+    # (a fresh array, not ascontiguousarray: that keeps a (1, n) transpose as it is, whose
+    # size-1 dim's stride is then not PyTorch's (an (m, 1) solution has strides (1, m) there,
+    # which PyTorch's kron then refuses to view: seed 19670971))
+    t = xp.empty(a.shape[:-2] + (a.shape[-1], a.shape[-2]), dtype=a.dtype)
+    t[...] = xp.swapaxes(a, -1, -2)
+    return xp.swapaxes(t, -1, -2)
 
 
 def _solve_triangular_fwd(a, b, upper, left=True, unit=False):
