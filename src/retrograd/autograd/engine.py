@@ -675,7 +675,10 @@ def _materialize_multi(node, g, as_tensors):
 
     Unless a custom Function asked for ``None`` (``ctx.set_materialize_grads(False)``).
     """
-    if all(x is not None for x in g) or not getattr(node, "_materialize", True):
+    # (which outputs got none: PyTorch's undefined gradients, which svd/eigh's derivatives
+    # tell from a zero one: seed 19734708)
+    node.undefined_grads = frozenset(nr for nr, x in enumerate(g) if x is None)
+    if not node.undefined_grads or not getattr(node, "_materialize", True):
         return g
     out = []
     for nr, x in enumerate(g):
@@ -693,6 +696,8 @@ def _materialize_multi(node, g, as_tensors):
 def call_node(node, grads):
     """``grad_fn(grad)``: run one node's derivative by hand, as PyTorch allows."""
     saved = unpack_saved(node, True)
+    if node.multi_output:  # (by hand: no engine run's record of undefined gradients)
+        node.undefined_grads = None
     result = node.vjp(node, list(grads) if node.multi_output else grads[0], saved)
     return result if len(result) != 1 else result[0]
 

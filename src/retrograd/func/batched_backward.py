@@ -277,7 +277,8 @@ def _run(roots, root_nrs, root_grads, deps, targets, batch, retain_graph, create
                 engine._release_children(node, deps, ready)
                 continue
             saved = engine.unpack_saved(node, True)
-            if node.multi_output:
+            if node.multi_output:  # (which got none: as the engine's _materialize_multi)
+                node.undefined_grads = frozenset(nr for nr, x in enumerate(g) if x is None)
                 g = [x if x is not None else _zeros(batch, node.out_shape[nr],
                                                     node.out_dtype[nr])
                      for nr, x in enumerate(g)]

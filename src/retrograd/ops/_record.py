@@ -156,7 +156,7 @@ def record(node_cls, inputs, out, params, extras=()):
 def multi_output_class(name: str, vjp, saves: int = NOTHING, **attrs) -> type:
     """A Node subclass for one node with several outputs (PyTorch's SplitBackward0,
     VarMeanBackward0...): the engine hands ``vjp`` one gradient per output."""
-    return type(name, (Node,), {"__slots__": ("n_outputs",), "multi_output": True,
+    return type(name, (Node,), {"__slots__": ("n_outputs", "undefined_grads"), "multi_output": True,
                                 "vjp": staticmethod(vjp), "saves": saves, **attrs})
 
 

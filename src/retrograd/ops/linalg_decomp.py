@@ -67,11 +67,16 @@ def record_outputs(node_cls, inputs, arrays, params, keep=(), save_inputs=False)
     return outs
 
 
-def _is_zero(g):
+def _is_zero(g, node=None, nr=None):
     """Whether ``g`` is a gradient the engine filled with zeros: PyTorch's undefined
     gradient of an unused output, so the derivative takes the values-only form (svdvals,
-    eigvalsh with repeated values stay finite).  Under create_graph the engine's zeros are
-    tensors outside any graph; a zero that requires grad is a real gradient."""
+    eigvalsh with repeated values stay finite).  The engine says which outputs of ``node``
+    got none (a zero gradient that did flow takes PyTorch's full form: NaN at repeated
+    singular values, seed 19734708); called by hand, a zero gradient outside any graph
+    stands for an undefined one (a zero that requires grad is a real gradient)."""
+    undefined = getattr(node, "undefined_grads", None) if node is not None else None
+    if undefined is not None:
+        return nr in undefined
     if isinstance(g, Tensor):
         return not g._requires_grad and not g._data.any()
     return not g.any()
@@ -340,7 +345,7 @@ def _eigh_vjp(node, grads, saved):
     # linalg_eig_backward for Hermitian A); symmetric, for the symmetric A that eigh assumes
     w, v = saved
     gw, gv = grads
-    if _is_zero(gv):
+    if _is_zero(gv, node, 1):
         return (matmul(v * gw[..., None, :], _mT(v)),)
     data = getattr(w, "_data", w)
     eye = _eye_like(data, data.shape[-1])
@@ -412,7 +417,7 @@ def _svd_vjp(node, grads, saved):
     k = min(m, n)
     if full:
         u, gu, vh, gvh = u[..., :, :k], gu[..., :, :k], vh[..., :k, :], gvh[..., :k, :]
-    if _is_zero(gu) and _is_zero(gvh):
+    if _is_zero(gu, node, 0) and _is_zero(gvh, node, 2):
         return (matmul(u * gs[..., None, :], vh),)
     data = getattr(s, "_data", s)
     eye = _eye_like(data, k)

@@ -51,6 +51,9 @@ def _expm(a):
     n = a.shape[-1]
     if a.size == 0:
         return a.copy()
+    if n == 1:  # PyTorch takes exp of the entry (exp(-inf) = 0, where Pade's solve gives nan;
+        # in float64, cast back: correctly rounded, as near PyTorch's float32 exp as can be)
+        return xp.exp(a.astype(np.float64)).astype(a.dtype, copy=False)
     x = a.astype(np.float64)
     norm1 = xp.abs(x).sum(axis=-2).max(axis=-1)  # the 1-norm of each matrix
     with np.errstate(divide="ignore"):
