@@ -284,6 +284,8 @@ def prelu(input, weight):  # noqa: A002
 
 
 def _rrelu_fwd(a, slope, noise):
+    if not a.flags.c_contiguous:  # PyTorch's rrelu_with_noise writes a row-major result
+        a = namespace(a).ascontiguousarray(a)  # (as logsigmoid's: seed 19695685)
     if noise is not None:
         return a * noise
     return namespace(a).where(a > 0, a, a * slope)
