@@ -136,3 +136,22 @@ def test_round_at_half_entry_stays_narrow():
     prog = _annotated(_ROUND_SEED, {"v2": "round"})
     assert not kb._rounding_jump_after_elementary64(
         prog, Failure("value", "remainder_", "v1: values differ"))
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod", "logcumsumexp", "cummax", "cummin"])
+def test_scan_results_are_row_major(name):
+    """PyTorch's scans write a row-major result (values and indices) whatever the input's
+    layout; NumPy's accumulate follows the input's (the same view/copy split as
+    logsigmoid's: flatten of a scan of a transpose is a view in PyTorch)."""
+    def call(lib, x, d):
+        out = getattr(x, name)(d)
+        return list(out) if name in ("cummax", "cummin") else [out]
+
+    for k in range(4):
+        for grad in (False, True):
+            xs = [_layouts(lib)[k].detach().requires_grad_(grad) for lib in (torch, retrograd)]
+            for d in range(xs[0].ndim):
+                want, got = call(torch, xs[0], d), call(retrograd, xs[1], d)
+                assert [g.stride() for g in got] == [w.stride() for w in want], (k, d)
+                for g, w in zip(got, want):
+                    np.testing.assert_allclose(g.detach().numpy(), w.detach().numpy())
