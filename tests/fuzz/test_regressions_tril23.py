@@ -155,3 +155,25 @@ def test_scan_results_are_row_major(name):
                 assert [g.stride() for g in got] == [w.stride() for w in want], (k, d)
                 for g, w in zip(got, want):
                     np.testing.assert_allclose(g.detach().numpy(), w.detach().numpy())
+
+
+_ROW_MAJOR_CALLS = {
+    "roll": lambda lib, x: x.roll(1, 0),
+    "roll_dims": lambda lib, x: x.roll((1, 2), (0, -1)),
+    "tril": lambda lib, x: x.tril(),
+    "triu": lambda lib, x: x.triu(1),
+    "mvlgamma": lambda lib, x: lib.mvlgamma(x + 3, 3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_ROW_MAJOR_CALLS))
+def test_copying_ops_results_are_row_major(name):
+    """roll, tril/triu and mvlgamma: PyTorch writes a row-major result whatever the input's
+    layout, where NumPy's roll/tril/stack follow the input's."""
+    fn = _ROW_MAJOR_CALLS[name]
+    for k in range(4):
+        for grad in (False, True):
+            want = fn(torch, _layouts(torch)[k].detach().requires_grad_(grad))
+            got = fn(retrograd, _layouts(retrograd)[k].detach().requires_grad_(grad))
+            assert got.stride() == want.stride(), k
+            np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy())
