@@ -177,3 +177,23 @@ def test_copying_ops_results_are_row_major(name):
             got = fn(retrograd, _layouts(retrograd)[k].detach().requires_grad_(grad))
             assert got.stride() == want.stride(), k
             np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy())
+
+
+def _strides(t):
+    return [(n, s) for n, s in zip(t.shape, t.stride()) if n > 1]  # (size-1 dims: any)
+
+
+def test_glu_result_follows_its_halves():
+    """PyTorch's glu is a TensorIterator over the two halves (narrow views of the input), so
+    its result takes their layout (a transposed input: a transposed result), where
+    retrograd's took copies of the halves and gave a row-major result."""
+    for k in range(3):
+        for grad in (False, True):
+            xs = [_layouts(lib)[k].detach().requires_grad_(grad) for lib in (torch, retrograd)]
+            for d in range(xs[0].ndim):
+                if xs[0].shape[d] % 2:
+                    continue
+                want = torch.nn.functional.glu(xs[0], d)
+                got = retrograd.nn.functional.glu(xs[1], d)
+                assert _strides(got) == _strides(want), (k, d)
+                np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy())
