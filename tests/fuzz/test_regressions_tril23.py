@@ -197,3 +197,25 @@ def test_glu_result_follows_its_halves():
                 got = retrograd.nn.functional.glu(xs[1], d)
                 assert _strides(got) == _strides(want), (k, d)
                 np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy())
+
+
+@pytest.mark.parametrize("name", ["layer_norm", "batch_norm"])
+def test_norm_results_are_row_major(name):
+    """layer_norm and batch_norm of a transposed input: PyTorch's result is row-major
+    (NumPy's arithmetic followed the transpose); a channels-last batch keeps its format."""
+    def call(lib, x):
+        f = lib.nn.functional
+        if name == "layer_norm":
+            return f.layer_norm(x, x.shape[-1:])
+        return f.batch_norm(x, None, None, training=True)
+
+    for k in range(3):
+        for grad in (False, True):
+            want = call(torch, _layouts(torch)[k].detach().requires_grad_(grad))
+            got = call(retrograd, _layouts(retrograd)[k].detach().requires_grad_(grad))
+            assert _strides(got) == _strides(want), k
+            np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), atol=1e-12)
+    if name == "batch_norm":
+        xs = [lib.arange(24, dtype=lib.float64).reshape(2, 2, 2, 3).sin().permute(0, 3, 1, 2)
+              for lib in (torch, retrograd)]
+        assert _strides(call(retrograd, xs[1])) == _strides(call(torch, xs[0]))
