@@ -120,7 +120,10 @@ def _glu_fwd(a, dim):
     first, second = a[lead + (slice(0, h),)], a[lead + (slice(h, 2 * h),)]  # (views)
     # PyTorch's kernel is a TensorIterator over the two halves (narrow views): the result
     # takes its layout from them (ops/iter_layout.py), not NumPy's
-    return like_torch(first / (1 + xp.exp(-second)), (first, second))
+    out = first / (1 + xp.exp(-second))
+    # (a row-major input: halves whose strides fall in row-major order, so NumPy's result is
+    # row-major too, as PyTorch's; the layout sort is for the other inputs)
+    return out if a.flags.c_contiguous else like_torch(out, (first, second))
 
 
 def _glu_vjp(node, g, saved):
