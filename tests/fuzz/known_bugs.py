@@ -2738,3 +2738,61 @@ def _float32_det_noise_of_singular_matrix(prog, failure):
                 _raises_alike(prog, edited):
             return True
     return False
+
+
+# ------------------------------------------------------------ triL (stop 23)
+_ELEMENTARY_CALL = re.compile(
+    r"\b(tanh|sinh|cosh|exp|exp2|expm1|log|log2|log10|log1p|sin|cos|tan|asin|acos|atan|"
+    r"asinh|acosh|atanh|sigmoid|erf|erfc)_?\(")
+
+
+@accepted("float64 floor/ceil/round/trunc/frac at its jump, reached through an elementary "
+          "function NumPy's libm rounds 1 ulp otherwise than PyTorch's: tanh(-1.4) is "
+          "-0.8853516482022625 in PyTorch and -0.8853516482022624 in NumPy (the exact value, "
+          "mpmath at 200 bits, is -0.885351648202262488...: 0.385 and 0.615 ulp off, both "
+          "faithful), so x.remainder(|x| + 0.5) is exactly 0.5 in one library and 0.5 + 1 ulp "
+          "in the other and round (half to even) gives 0 against 1 (seed 19730082).  Only "
+          "where a float64 elementary function (tanh, exp, sin...) is called, and the "
+          "rounding function's float64 operand, in both libraries, lies within 4 ulp of the "
+          "function's jump (an integer; a half-integer for round) and within 2 ulp of each "
+          "other at every element where the results differ")
+def _rounding_jump_after_elementary64(prog, failure):
+    if failure.kind != "value" or failure.op not in ("floor", "ceil", "round", "trunc",
+                                                     "frac"):
+        return False
+    if not any(_ELEMENTARY_CALL.search(t) for t in _texts_all(prog)):
+        return False
+    import numpy as np
+    import torch
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import execute
+    import retrograd
+
+    fn = {"floor": np.floor, "ceil": np.ceil, "round": np.round, "trunc": np.trunc,
+          "frac": lambda v: v - np.trunc(v)}[failure.op]
+    name = failure.message.split(":", 1)[0]
+    for i, st in enumerate(prog.steps):
+        if st.op != failure.op or st.target != name or not st.text:
+            continue
+        operand = _NAME.findall(st.text.split("=", 1)[-1])[:1]
+        if not operand:
+            continue
+        t = execute(Program(prog.seed, prog.steps[:i]), torch)[1].get(operand[0])
+        r = execute(Program(prog.seed, prog.steps[:i]), retrograd)[1].get(operand[0])
+        if not (isinstance(t, torch.Tensor) and t.dtype == torch.float64 and
+                hasattr(r, "numpy") and str(r.dtype) == "retrograd.float64"):
+            continue
+        xt = t.detach().numpy()
+        xr = np.asarray(r.detach().numpy())
+        if xt.shape != xr.shape:
+            continue
+        with np.errstate(invalid="ignore"):
+            jump = np.floor(xt) + 0.5 if failure.op == "round" else np.round(xt)
+            ulp = np.spacing(np.maximum(np.abs(jump), 0.5))
+            near = (np.abs(xt - jump) <= 4 * ulp) & (np.abs(xr - jump) <= 4 * ulp) & \
+                (np.abs(xt - xr) <= 2 * ulp)
+            jumps = (fn(xt) != fn(xr)) & np.isfinite(xt)
+        if jumps.any() and near[jumps].all():
+            return True
+    return False

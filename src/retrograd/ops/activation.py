@@ -309,6 +309,8 @@ def gelu(input, approximate="none"):  # noqa: A002
 
 def _logsigmoid_fwd(a):
     xp = namespace(a)
+    if not a.flags.c_contiguous:  # PyTorch's log_sigmoid kernel writes a row-major result,
+        a = xp.ascontiguousarray(a)  # whatever the input's layout (seed 19695685)
     return xp.minimum(a, 0) - xp.log1p(xp.exp(-xp.abs(a)))
 
 

@@ -18,6 +18,7 @@ from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from ._errors import dim_error, float_only, scalar_type_name
 from ._jvp import RULES as _JVP_RULES
+from .iter_layout import like_torch
 from .activation import _elu_, _hardtanh_, _leaky_relu_, elu_backward, overlap_first
 from .inplace import inplace as _inplace
 from .inplace import relu_ as _relu_
@@ -115,9 +116,14 @@ def celu_(input, alpha=1.0):  # noqa: A002
 def _glu_fwd(a, dim):
     xp = namespace(a)
     h = a.shape[dim] // 2
-    first = xp.take(a, xp.arange(h), axis=dim)
-    second = xp.take(a, xp.arange(h, 2 * h), axis=dim)
-    return first / (1 + xp.exp(-second))
+    lead = (slice(None),) * (dim % a.ndim)
+    first, second = a[lead + (slice(0, h),)], a[lead + (slice(h, 2 * h),)]  # (views)
+    # PyTorch's kernel is a TensorIterator over the two halves (narrow views): the result
+    # takes its layout from them (ops/iter_layout.py), not NumPy's
+    out = first / (1 + xp.exp(-second))
+    # (a row-major input: halves whose strides fall in row-major order, so NumPy's result is
+    # row-major too, as PyTorch's; the layout sort is for the other inputs)
+    return out if a.flags.c_contiguous else like_torch(out, (first, second))
 
 
 def _glu_vjp(node, g, saved):
@@ -284,6 +290,8 @@ def prelu(input, weight):  # noqa: A002
 
 
 def _rrelu_fwd(a, slope, noise):
+    if not a.flags.c_contiguous:  # PyTorch's rrelu_with_noise writes a row-major result
+        a = namespace(a).ascontiguousarray(a)  # (as logsigmoid's: seed 19695685)
     if noise is not None:
         return a * noise
     return namespace(a).where(a > 0, a, a * slope)

@@ -165,6 +165,14 @@ _unsq = defop("getitem", _getitem_fwd, _getitem_vjp, "UnsqueezeBackward0", 1, NO
 _alias = defop("getitem", _getitem_fwd, _getitem_vjp, "AliasBackward0", 1, NOTHING, view=True)
 
 
+def _keeps_whole(item, size) -> bool:
+    """Whether PyTorch skips slice ``item`` of a dimension of ``size`` (applySlice's test on
+    the slice as written, before its bounds are clamped: start 0, step 1, stop at or past
+    the end), so ``x[None, -3:]`` of 3 elements and ``x[None, 1:1]`` of none still slice."""
+    return item.start in (None, 0) and item.step in (None, 1) and (
+        item.stop is None or item.stop >= size)
+
+
 def _basic_op(index, shape):
     """The op whose grad_fn name PyTorch shows for a basic index.
 
@@ -191,7 +199,7 @@ def _basic_op(index, shape):
             dim += 1
         else:
             size = shape[dim] if dim < len(shape) else 0
-            if item.indices(size) != (0, size, 1):
+            if not _keeps_whole(item, size):
                 op = _slice
             dim += 1
     return op
@@ -217,7 +225,7 @@ def _basic_steps(index, shape):
         else:
             size = cur[pos] if pos < len(cur) else 0
             bounds = item.indices(size)
-            if bounds != (0, size, 1):
+            if not _keeps_whole(item, size):
                 steps.append((_slice, (slice(None),) * pos + (item,)))
                 if pos < len(cur):
                     cur[pos] = len(range(*bounds))
@@ -436,7 +444,7 @@ def setitem_split(given, index, shape):
         elif isinstance(i, slice):
             if dim >= ndim:
                 return None
-            makes_view = makes_view or i.indices(shape[dim]) != (0, shape[dim], 1)
+            makes_view = makes_view or not _keeps_whole(i, shape[dim])
             basic.append(i)
             rest.append(slice(None))
             dim += 1

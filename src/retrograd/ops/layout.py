@@ -173,6 +173,8 @@ def flip(x, *dims, **kwargs):
 
 def _roll_fwd(a, shifts, dims):
     xp = namespace(a)
+    if not a.flags.c_contiguous:  # PyTorch's roll writes a row-major result, whatever the
+        a = xp.ascontiguousarray(a)  # input's layout (NumPy's follows it)
     if dims is None:
         return xp.roll(a.reshape(-1), shifts).reshape(a.shape)
     return xp.roll(a, shifts, axis=dims)
@@ -267,6 +269,8 @@ def tile(x, *dims):
 
 def _tri_fwd(a, diagonal, upper):
     xp = namespace(a)
+    if not a.flags.c_contiguous:  # PyTorch's tril/triu write a row-major result, whatever
+        a = xp.ascontiguousarray(a)  # the input's layout (NumPy's where follows it)
     return xp.triu(a, diagonal) if upper else xp.tril(a, diagonal)
 
 

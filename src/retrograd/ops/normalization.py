@@ -339,11 +339,25 @@ def _data(t):
     return None if t is None else t._data
 
 
+def _channels_last(x) -> bool:
+    """Whether a 4-d ``x`` is dense in channels-last order (PyTorch's suggest_memory_format:
+    the one layout its normalization kernels keep)."""
+    if x.ndim != 4 or x.size < 2:
+        return False
+    n, c, h, w = x.shape
+    want = (h * w * c, 1, w * c, c)
+    return all(s == k * x.itemsize or d == 1 for s, k, d in zip(x.strides, want, x.shape))
+
+
 def _norm_op_fwd(x, w, b, p: _Layout, fixed, running, momentum):
     """The records' forward on arrays: ``(y, (mean, rstd))``, the two saved for the
     derivative; ``running`` (batch_norm in training): the running stats' arrays, updated in
     place here, so that a replayed forward updates them too."""
     y, mean, rstd, var = _norm_fwd(x, w, b, p, fixed)
+    if not y.flags.c_contiguous and not _channels_last(x):
+        # PyTorch's kernels write a row-major result (a channels-last 4-d input keeps its
+        # format): NumPy's arithmetic followed the input's layout (a transpose)
+        y = namespace(y).ascontiguousarray(y)
     count = math.prod(p.stat_shape[a] for a in p.stat_axes)
     if running is not None and count:  # (an empty batch leaves them, as PyTorch)
         rm, rv = running

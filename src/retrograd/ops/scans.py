@@ -50,6 +50,8 @@ def _reverse_cumsum(g, dim):
 def _cumprod_fwd(a, dim):
     if a.ndim == 0:
         return a.copy() if a.dtype.kind == "f" else a.astype("int64")
+    if not a.flags.c_contiguous:  # a row-major result, as PyTorch's (see _cumsum_fwd)
+        a = namespace(a).ascontiguousarray(a)
     out = namespace(a).cumprod(a, axis=dim)
     return out if a.dtype.kind == "f" else out.astype("int64")  # ints and bools: int64
 
@@ -230,6 +232,8 @@ def _cumext(x, dim, name):
         idx = xp.zeros(data.shape, dtype="int64")
         out = data.copy()
     else:
+        if not data.flags.c_contiguous:  # row-major values and indices, as PyTorch's
+            data = xp.ascontiguousarray(data)
         acc = xp.maximum if name == "cummax" else xp.minimum  # (both propagate nan)
         out = acc.accumulate(data, axis=d)
         idx = _cumext_indices(data, out, d)
@@ -266,6 +270,8 @@ def _logcumsumexp_fwd(a, dim):
     xp = namespace(a)
     if a.ndim == 0 or a.size == 0:
         return a.copy()
+    if not a.flags.c_contiguous:  # a row-major result, as PyTorch's (see _cumsum_fwd)
+        a = xp.ascontiguousarray(a)
     with quiet(xp):
         return xp.logaddexp.accumulate(a, axis=dim)
 

@@ -167,6 +167,8 @@ def _mvlgamma_offsets(p):
 
 def _mvlgamma_fwd(a, p):
     xp = namespace(a)
+    if not a.flags.c_contiguous:  # a row-major result, as PyTorch's (its sum over the
+        a = xp.ascontiguousarray(a)  # stacked terms is laid out row-major)
     sp = scipy_special(a, "mvlgamma")
     terms = xp.stack([sp.gammaln(a + xp.asarray(c, dtype=a.dtype)) for c in
                       _mvlgamma_offsets(p)], axis=-1)

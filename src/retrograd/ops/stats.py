@@ -619,6 +619,8 @@ def amin(x, dim=(), keepdim=False):
 
 
 def _cumsum_fwd(a, dim):
+    if not a.flags.c_contiguous:  # PyTorch's scans write a row-major result, whatever the
+        a = namespace(a).ascontiguousarray(a)  # input's layout (NumPy follows it)
     out = namespace(a).cumsum(a, axis=dim)
     if a.ndim == 0:
         out = out.reshape(())  # NumPy's cumsum of a 0-d array is 1-d
