@@ -172,3 +172,23 @@ def test_kron_refuses_the_layouts_pytorch_refuses(make, x_shape, y_shape, x_firs
 @pytest.mark.parametrize("shape", [(2, 1), (1, 2), (2, 3), (3, 2, 1), (2, 1, 1)])
 def test_solve_triangular_result_strides(shape):
     assert _solved(retrograd, shape).stride() == _solved(torch, shape).stride()
+
+
+@pytest.mark.parametrize("x_shape", [(0,), (0, 2), (2, 0), (), (1,), (2, 3)])
+@pytest.mark.parametrize("y_shape", [(0,), (2, 0), (), (3,)])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_kron_of_empty_and_0d_operands_views_as_pytorch(x_shape, y_shape, transposed):
+    """PyTorch's computeStride views a 0-d tensor as any one-element shape and an empty one
+    as any empty shape (contiguous strides); kron's view raised for them (final run's seed
+    20007959: kron of a (0,) and a 0-d tensor)."""
+    def run(lib):
+        x = lib.arange(float(max(1, int(torch.tensor(x_shape).prod())))).reshape(x_shape) \
+            if 0 not in x_shape else lib.zeros(x_shape)
+        x = x.t() if transposed and x.dim() == 2 else x
+        y = lib.full(y_shape, -2.0)
+        try:
+            r = lib.kron(x, y)
+        except RuntimeError:
+            return "RuntimeError"
+        return tuple(r.shape), r.numpy().tolist()
+    assert run(retrograd) == run(torch)

@@ -377,8 +377,16 @@ def _view_strides(x, shape):
     view can be made.  (Its size-1 dims' strides are not NumPy's, and decide the layout of
     a later pointwise result: TensorIterator's order, seed 19670971.)"""
     old, st = tuple(x.shape), tuple(s // x._data.itemsize for s in x._data.strides)
-    if not old or 0 in old:
-        return st if old == shape else None  # (arbitrary strides there: keep NumPy's)
+    if not old:  # a 0-d tensor views as any shape of one element (strides 1)
+        return (1,) * len(shape)
+    if 0 in old:  # an empty tensor views as any empty shape (seed 20007959)
+        if old == shape:
+            return st  # (arbitrary strides there: keep NumPy's)
+        new, step = [0] * len(shape), 1  # else contiguous, as PyTorch's
+        for d in range(len(shape) - 1, -1, -1):
+            new[d] = step
+            step *= max(shape[d], 1)
+        return tuple(new)
     new = [0] * len(shape)
     view_d = len(shape) - 1
     base = st[-1]
