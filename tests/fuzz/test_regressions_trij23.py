@@ -158,3 +158,25 @@ def test_seeds_replay_clean(seed):
 
     result = fuzz_one(seed, shrink_failures=False)
     assert result.failure is None or result.known is not None, result.reproducer
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("scale", [1e-30, 1e10, 1e20, 1e28, -1e300])
+def test_matrix_exp_gradient_is_linear_in_the_incoming_gradient(scale, create_graph):
+    """matrix_exp's derivative is the upper-right block of exp([[A^T, G], [0, A^T]]), linear
+    in G.  A large G dominated the block's norm: scaling and squaring lost digits (1e10: 1e-5
+    relative error) and then underflowed to a zero gradient (1e20 and up; final-run seed
+    20078349, where PyTorch's own gradient is 9e20 against the exact 1.5e22).  G is now
+    scaled to about 1 by a power of 2 and the block scaled back."""
+    data = [[-1.0, -0.0, 2.0, -1.0], [0.0, 2.0, 1.0, -0.0], [-3.0, 1.0, 1.0, 0.0]]
+
+    def grad_of(lib, s):
+        v = lib.tensor(data, dtype=lib.float64, requires_grad=True)
+        a = (v @ v.mT).mul(0.3)
+        out = lib.linalg.matrix_exp(a)
+        g, = lib.autograd.grad((out * s).sum(), [a], create_graph=create_graph)
+        return g.detach().numpy()
+
+    unit = grad_of(retrograd, 1.0)
+    np.testing.assert_allclose(unit, grad_of(torch, 1.0), rtol=1e-12)
+    np.testing.assert_allclose(grad_of(retrograd, scale), unit * scale, rtol=1e-12)

@@ -86,9 +86,24 @@ def _matrix_exp_vjp(node, g, saved):
     n = a.shape[-1]
     at = _mT(a)
     data = getattr(a, "_data", a)
-    zeros = namespace(data).zeros(a.shape, dtype=data.dtype)
-    big = cat([cat([at, g], -1), cat([zeros, at], -1)], -2)
-    return (_matrix_exp(big)[..., :n, n:],)
+    xp = namespace(data)
+    zeros = xp.zeros(a.shape, dtype=data.dtype)
+    # The block is linear in g: g scaled to about 1 (by a power of 2, exact) and the block
+    # scaled back.  Else a large g dominates the block's norm, scaling and squaring squares
+    # ~log2|g| times more, and the result loses digits, then underflows to 0 (a gradient of
+    # 1e20 gave 0; PyTorch's is 9e20: final-run seed 20078349).
+    gd = getattr(g, "_data", g)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        peak = xp.abs(gd).max(axis=(-2, -1), keepdims=True) if gd.size else xp.ones(1)
+        scale = xp.where(xp.isfinite(peak) & (peak > 0), xp.exp2(xp.floor(xp.log2(peak))), 1.0)
+    scale = scale.astype(data.dtype)
+    if bool((scale == 1).all()):
+        big = cat([cat([at, g], -1), cat([zeros, at], -1)], -2)
+        return (_matrix_exp(big)[..., :n, n:],)
+    if hasattr(g, "_data"):  # (a create_graph backward: tensors; else arrays)
+        scale = make_tensor(scale)
+    big = cat([cat([at, g / scale], -1), cat([zeros, at], -1)], -2)
+    return (_matrix_exp(big)[..., :n, n:] * scale,)
 
 
 _matrix_exp = defop("linalg.matrix_exp", _expm, _matrix_exp_vjp, "LinalgMatrixExpBackward0", 1,
