@@ -16,6 +16,7 @@ from ._errors import check_broadcast, scalar_type_name, tensor_arg
 from .bool_products import check_empty_contraction_beta, refuse_bool_tensordot
 from .pointwise import zeros_like_grad
 from .layout import diagonal as _diagonal
+from .matmul_saved import view_strides
 from .linalg import (
     _matmul_fwd, _matmul_vjp, _mT, _mv, _same_dtype, int_coefficients, matmul, refuse_bool,
 )
@@ -373,37 +374,9 @@ def kron(input, other):  # noqa: A002 - PyTorch's names
 
 
 def _view_strides(x, shape):
-    """PyTorch's ``computeStride``: the element strides of ``x.view(shape)``, None where no
-    view can be made.  (Its size-1 dims' strides are not NumPy's, and decide the layout of
-    a later pointwise result: TensorIterator's order, seed 19670971.)"""
-    old, st = tuple(x.shape), tuple(s // x._data.itemsize for s in x._data.strides)
-    if not old:  # a 0-d tensor views as any shape of one element (strides 1)
-        return (1,) * len(shape)
-    if 0 in old:  # an empty tensor views as any empty shape (seed 20007959)
-        if old == shape:
-            return st  # (arbitrary strides there: keep NumPy's)
-        new, step = [0] * len(shape), 1  # else contiguous, as PyTorch's
-        for d in range(len(shape) - 1, -1, -1):
-            new[d] = step
-            step *= max(shape[d], 1)
-        return tuple(new)
-    new = [0] * len(shape)
-    view_d = len(shape) - 1
-    base = st[-1]
-    tensor_numel = view_numel = 1
-    for d in range(len(old) - 1, -1, -1):
-        tensor_numel *= old[d]
-        if d == 0 or (old[d - 1] != 1 and st[d - 1] != tensor_numel * base):
-            while view_d >= 0 and (view_numel < tensor_numel or shape[view_d] == 1):
-                new[view_d] = view_numel * base
-                view_numel *= shape[view_d]
-                view_d -= 1
-            if view_numel != tensor_numel:
-                return None
-            if d > 0:
-                base = st[d - 1]
-                tensor_numel = view_numel = 1
-    return tuple(new) if view_d == -1 else None
+    """The element strides of PyTorch's ``x.view(shape)`` (matmul_saved.view_strides)."""
+    return view_strides(tuple(x.shape), tuple(s // x._data.itemsize for s in x._data.strides),
+                        shape)
 
 
 def _with_view_strides(x, viewed):

@@ -18,11 +18,23 @@ import math
 import numpy as _np
 
 
-def _view_possible(shape, strides, new_shape):
-    """PyTorch's ``computeStride``: can ``reshape(new_shape)`` of a tensor with these sizes
-    and (element) strides be a view?"""
-    if not shape or math.prod(shape) == 0:
-        return True
+def view_strides(shape, strides, new_shape):
+    """PyTorch's ``computeStride``: the element strides of ``view(new_shape)`` of a tensor with
+    these sizes and (element) strides, or None where no view can be made.  A 0-d tensor
+    views as any one-element shape; an empty one as any empty shape (contiguous strides
+    unless the shape is unchanged: seed 20007959).  Size-1 dims get PyTorch's strides, not
+    NumPy's: they decide the layout of a later pointwise result (seed 19670971)."""
+    if not shape:
+        return (1,) * len(new_shape)
+    if 0 in shape:
+        if tuple(shape) == tuple(new_shape):
+            return tuple(strides)
+        new, step = [0] * len(new_shape), 1
+        for d in range(len(new_shape) - 1, -1, -1):
+            new[d] = step
+            step *= max(new_shape[d], 1)
+        return tuple(new)
+    new = [0] * len(new_shape)
     view_d = len(new_shape) - 1
     chunk_base_stride = strides[-1]
     tensor_numel = view_numel = 1
@@ -30,14 +42,20 @@ def _view_possible(shape, strides, new_shape):
         tensor_numel *= shape[d]
         if d == 0 or (shape[d - 1] != 1 and strides[d - 1] != tensor_numel * chunk_base_stride):
             while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new[view_d] = view_numel * chunk_base_stride
                 view_numel *= new_shape[view_d]
                 view_d -= 1
             if view_numel != tensor_numel:
-                return False
+                return None
             if d > 0:
                 chunk_base_stride = strides[d - 1]
                 tensor_numel = view_numel = 1
-    return view_d == -1
+    return tuple(new) if view_d == -1 else None
+
+
+def _view_possible(shape, strides, new_shape):
+    """Can ``reshape(new_shape)`` of a tensor with these sizes and strides be a view?"""
+    return view_strides(shape, strides, new_shape) is not None
 
 
 def _elem_strides(arr):
