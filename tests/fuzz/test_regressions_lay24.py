@@ -5,7 +5,12 @@ of a ``bmm`` (or a ``mul``, a ``sum``, a permute), so ``'ij,jk->ki'`` can be non
 and a later ``contiguous()`` copies (CloneBackward0) in PyTorch only, or a pointwise op
 carries the layout on (seeds 20047317, 20118121).  Checked against PyTorch over random
 equations (one to three operands, sums, broadcast size-1 dims, ellipses, implicit outputs,
-upper-case labels) and operand layouts."""
+upper-case labels) and operand layouts.
+
+slice_scatter, select_scatter and diagonal_scatter keep ``input``'s strides, as PyTorch's
+``clone_preserve_strides`` (a diagonal view's gaps too; an expanded input is cloned
+row-major): retrograd's were row-major, so contiguous() of one was a CloneBackward0 in
+PyTorch only (seed 20093986)."""
 
 import numpy as np
 import pytest
@@ -68,6 +73,28 @@ v4 = v2.contiguous()
 loss = (v3 * v3).sum() + v4.sum()
 loss.backward()
 """,  # noqa: E501
+    # slice_scatter of an empty src into a diagonal view (strides (4, 3)): PyTorch's result
+    # keeps those strides, so contiguous() copies (CloneBackward0) (seed 20093986)
+    "slice_scatter_keeps_diagonal_strides": """
+v2 = T.tensor([[[-0.0, -0.0], [-1.0, -0.0]]], dtype=T.float64)
+v8 = v2.diagonal(0, 1, 2)
+v9 = T.zeros((0, 2), dtype=T.float64, requires_grad=True)
+v10 = T.slice_scatter(v8, v9, dim=-2, start=4, end=4, step=2)
+v11 = v10.contiguous()
+""",
+    # the same for a transposed input of select_scatter / diagonal_scatter: view(-1) of the
+    # result is refused in both libraries (it keeps the transposed strides)
+    "select_and_diagonal_scatter_keep_strides": """
+v0 = T.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=T.float64, requires_grad=True)
+v1 = T.tensor([0.5, -1.0], dtype=T.float64, requires_grad=True)
+v2 = T.select_scatter(v0.t(), v1, 0, 1)
+v3 = v2.contiguous()
+v4 = T.diagonal_scatter(v0.t(), v1)
+v5 = v4.view(-1)
+v6 = v4.reshape(-1)
+loss = (v3 * v3).sum() + v6.sum()
+loss.backward()
+""",
 }
 
 
@@ -152,3 +179,39 @@ def test_einsum_strides_like_pytorch(case, grad):
         assert got.is_contiguous() == want.is_contiguous(), (eq, shapes, layouts)
     np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-12,
                                atol=1e-12, err_msg=eq)
+
+
+@st.composite
+def scatter_inputs(draw):
+    """(shape, layout, expanded dim or None) of a 2-d or 3-d input to the *_scatter ops."""
+    ndim = draw(st.integers(2, 3))
+    shape = tuple(draw(st.integers(1, 3)) for _ in range(ndim))
+    layout = (tuple(draw(st.permutations(range(ndim)))),
+              tuple(draw(st.sampled_from([1, 1, 2])) for _ in range(ndim)))
+    return shape, layout, draw(st.one_of(st.none(), st.integers(0, ndim - 1)))
+
+
+def _scatter_input(lib, case):
+    shape, layout, expanded = case
+    x = _operand(lib, shape, layout, 0, False)
+    if expanded is not None:  # a stride-0 dim (an input that overlaps itself)
+        x = x.narrow(expanded, 0, 1).expand(*shape)
+    return x.diagonal(0, 0, 1) if len(shape) == 3 and shape[2] == 2 else x
+
+
+_SCATTERS = {
+    "slice_scatter": lambda lib, x: lib.slice_scatter(x, x[:, ::2].clone() + 1, 1, 0, None, 2),
+    "select_scatter": lambda lib, x: lib.select_scatter(x, x.select(0, -1).clone() + 1, 0, -1),
+    "diagonal_scatter": lambda lib, x: lib.diagonal_scatter(x, x.diagonal().clone() + 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SCATTERS))
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(case=scatter_inputs())
+def test_scatter_keeps_input_strides_like_pytorch(case, name):
+    want_x, got_x = _scatter_input(torch, case), _scatter_input(retrograd, case)
+    assert got_x.stride() == want_x.stride()
+    want, got = _SCATTERS[name](torch, want_x), _SCATTERS[name](retrograd, got_x)
+    assert got.stride() == want.stride(), (name, case)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())

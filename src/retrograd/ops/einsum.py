@@ -70,13 +70,14 @@ def _parse_einsum(equation, shapes):
 def _einsum_fwd(*args):
     *arrays, terms, out, shapes, ell = args
     from ..backend import namespace
-    from .einsum_layout import einsum_strides, laid_out
+    from .einsum_layout import einsum_strides
+    from .iter_layout import with_strides
 
     data = namespace(arrays[0]).einsum(",".join(terms) + "->" + out, *arrays)
     if not hasattr(data, "strides"):
         return data
     # PyTorch's layout, not NumPy's: a later contiguous()/reshape copies or not by it
-    return laid_out(data, einsum_strides(
+    return with_strides(data, einsum_strides(
         terms, out, ell, shapes,
         [tuple(s // a.itemsize for s in a.strides) for a in arrays]))
 

@@ -127,17 +127,3 @@ def einsum_strides(terms, out, ell, shapes, strides):
         return tuple(step)
     return tuple(view_strides(tuple(size), tuple(step), tuple(size[:n_out])))
 
-
-def laid_out(data, strides):
-    """``data`` (an einsum result) with these element strides: itself when it has them, else
-    a copy into a fresh buffer laid out so."""
-    if tuple(s // data.itemsize for s in data.strides) == tuple(strides):
-        return data
-    from ..backend import namespace
-
-    xp = namespace(data)
-    n = 0 if 0 in data.shape else 1 + sum((m - 1) * s for m, s in zip(data.shape, strides))
-    out = xp.lib.stride_tricks.as_strided(xp.empty(n, data.dtype), data.shape,
-                                          tuple(s * data.itemsize for s in strides))
-    out[...] = data
-    return out
