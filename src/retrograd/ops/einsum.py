@@ -64,20 +64,28 @@ def _parse_einsum(equation, shapes):
                 f"einsum(): a repeated index within one operand ({t!r}, a diagonal) is not "
                 "supported by retrograd; use torch.diagonal-style indexing first"
             )
-    return fixed, out
+    return fixed, out, ell
 
 
 def _einsum_fwd(*args):
-    *arrays, terms, out, shapes = args
+    *arrays, terms, out, shapes, ell = args
     from ..backend import namespace
+    from .einsum_layout import einsum_strides
+    from .iter_layout import with_strides
 
-    return namespace(arrays[0]).einsum(",".join(terms) + "->" + out, *arrays)
+    data = namespace(arrays[0]).einsum(",".join(terms) + "->" + out, *arrays)
+    if not hasattr(data, "strides"):
+        return data
+    # PyTorch's layout, not NumPy's: a later contiguous()/reshape copies or not by it
+    return with_strides(data, einsum_strides(
+        terms, out, ell, shapes,
+        [tuple(s // a.itemsize for s in a.strides) for a in arrays]))
 
 
 def _einsum_vjp(node, g, saved):
     from .shape import expand_op, reshape_op, sum_to_size
 
-    terms, out, shapes = node.params
+    terms, out, shapes, _ = node.params
     grads = []
     for i, (t, nxt) in enumerate(zip(terms, node.next)):
         if nxt is None:
@@ -127,15 +135,16 @@ _EINSUM_OPS = {name: defop("einsum", _einsum_fwd, _einsum_vjp, name, 0, INPUTS, 
                             "BmmBackward0")}
 
 
-def einsum_terms(terms, out, operands):
-    """einsum with parsed subscripts (used by einsum's own derivative)."""
+def einsum_terms(terms, out, operands, ell=""):
+    """einsum with parsed subscripts (used by einsum's own derivative); ``ell``: the letters
+    that spell ``...`` (they order the summed dims, so PyTorch's result layout)."""
     from ._apply import apply_op
 
     shapes = tuple(tuple(o.shape) for o in operands)
     if not any(hasattr(o, "_data") for o in operands):
-        return _einsum_fwd(*operands, terms, out, shapes)
+        return _einsum_fwd(*operands, terms, out, shapes, ell)
     name = _einsum_name(terms, out)
-    result = apply_op(_EINSUM_OPS[name].op, list(operands), (terms, out, shapes))
+    result = apply_op(_EINSUM_OPS[name].op, list(operands), (terms, out, shapes, ell))
     if name in ("PermuteBackward0", "ViewBackward0") and not state.enabled:
         return no_grad_product_view(result)
     return result
@@ -157,7 +166,7 @@ def einsum(equation, *operands):
                         f"{type(equation).__name__}: einsum('ij,jk->ik', a, b)")
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    terms, out = _parse_einsum(equation, [tuple(o.shape) for o in operands])
+    terms, out, ell = _parse_einsum(equation, [tuple(o.shape) for o in operands])
     first = operands[0].dtype
     if all(isinstance(o, Tensor) for o in operands) and (
             not first.is_floating_point or any(o.dtype is not first for o in operands)):
@@ -177,7 +186,7 @@ def einsum(equation, *operands):
         from .shape import view
 
         product = apply_op(_EINSUM_OPS["BmmBackward0"].op, [_saved_view(o) for o in operands],
-                           (terms, out, tuple(tuple(o.shape) for o in operands)))
+                           (terms, out, tuple(tuple(o.shape) for o in operands), ell))
         _resave_summed_first(product, terms, out, operands)
         return view(product, tuple(product.shape))
     if name == "PermuteBackward0" and sorted(out) == sorted(terms[0]) and \
@@ -187,7 +196,7 @@ def einsum(equation, *operands):
         from .shape import permute
 
         return permute(operands[0], tuple(terms[0].index(c) for c in out))
-    result = einsum_terms(terms, out, operands)
+    result = einsum_terms(terms, out, operands, ell)
     _resave_summed_first(result, terms, out, operands)
     return result
 

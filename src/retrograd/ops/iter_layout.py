@@ -165,6 +165,20 @@ def like_torch(data, arrays):
     return namespace(data).ascontiguousarray(data.transpose(order)).transpose(inverse)
 
 
+def with_strides(data, strides):
+    """``data`` laid out with these element strides (non-negative, non-overlapping, such as
+    a result's that PyTorch derives from its operands): itself when it has them, else a copy
+    into a fresh buffer just large enough (gaps included, zeros)."""
+    if tuple(s // data.itemsize for s in data.strides) == tuple(strides):
+        return data
+    xp = namespace(data)
+    n = 0 if 0 in data.shape else 1 + sum((m - 1) * s for m, s in zip(data.shape, strides))
+    out = xp.lib.stride_tricks.as_strided(xp.zeros(n, data.dtype), data.shape,
+                                          tuple(s * data.itemsize for s in strides))
+    out[...] = data
+    return out
+
+
 def binary_like_torch(data, a, b, name, params=()):
     """``like_torch`` for a binary op ``name``'s result of operands ``a`` and ``b`` (arrays,
     or a Python number for one of them) and parameters ``params``."""

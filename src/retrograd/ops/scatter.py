@@ -129,6 +129,24 @@ def _overwrite_fwd(a, s, p, q, src_shape, full=None):
     return out
 
 
+def _strides_kept_fwd(a, s, p, q, src_shape):
+    """slice/select/diagonal_scatter: PyTorch's result is ``clone_preserve_strides(self)``
+    written into, so it keeps ``self``'s strides (a transposed or diagonal view's too: a
+    later contiguous() copies, seed 20093986); a ``self`` that overlaps itself (expanded) is
+    cloned instead, dense in its dims' order (TensorIterator's sort for one operand)."""
+    from .iter_layout import _c_strides, result_strides, with_strides
+
+    out = _overwrite_fwd(a, s, p, q, src_shape)
+    if a.ndim == 0 or a.size == 0 or any(st < 0 for st in a.strides):
+        return out  # (an empty tensor's strides are NumPy's in retrograd)
+    strides = tuple(st // a.itemsize for st in a.strides)
+    if any(st == 0 and n > 1 for st, n in zip(strides, a.shape)):
+        # clone(): empty_like's infer_dense_strides, size-1 dims' strides included
+        shape = tuple(a.shape)
+        strides = result_strides(shape, 1, [(shape, strides, 1)]) or _c_strides(shape, 1)
+    return with_strides(out, strides)
+
+
 def _overwrite_vjp(node, g, saved):
     p, q, src_shape = node.params[:3]
     na, ns = node.next
@@ -358,11 +376,11 @@ _put_acc = defop("put", _accumulate_fwd, _accumulate_vjp, "PutBackward0", 2)
 _take = defop("take", _gat_fwd, _gat_vjp, "TakeBackward0", 1)
 _masked_scatter = defop("masked_scatter", _overwrite_fwd, _overwrite_vjp,
                         "MaskedScatterBackward0", 2)
-_diagonal_scatter = defop("diagonal_scatter", _overwrite_fwd, _overwrite_vjp,
+_diagonal_scatter = defop("diagonal_scatter", _strides_kept_fwd, _overwrite_vjp,
                           "DiagonalScatterBackward0", 2)
-_select_scatter = defop("select_scatter", _overwrite_fwd, _overwrite_vjp,
+_select_scatter = defop("select_scatter", _strides_kept_fwd, _overwrite_vjp,
                         "SelectScatterBackward0", 2)
-_slice_scatter = defop("slice_scatter", _overwrite_fwd, _overwrite_vjp,
+_slice_scatter = defop("slice_scatter", _strides_kept_fwd, _overwrite_vjp,
                        "SliceScatterBackward0", 2)
 _scatter_reduce_old = defop("scatter", lambda a, s, p, q, ss, reduce, name: _reduce_fwd(
     a, s, p, q, ss, {"add": "sum", "multiply": "prod"}[reduce], True), _unimplemented_vjp,
