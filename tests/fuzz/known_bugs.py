@@ -1071,25 +1071,6 @@ def _hook_called_with_none_attribute(prog, failure):
         any("register_hook" in t for t in _texts_all(prog))
 
 
-@accepted("memory layout (as _layout) of an einsum result: PyTorch's einsum lays its output "
-          "out by its internal contraction path (the permutes around its bmm or mul), "
-          "retrograd's by NumPy's (not reimplemented); so "
-          "contiguous() of it is the tensor itself (the einsum's ViewBackward0) in one "
-          "library and a copy (CloneBackward0) in the other (seed 14812283: "
-          "einsum('ij,jk->ki') of [3, 1] and [3, 2]).  Only a grad_fn difference of "
-          "CloneBackward0 against another name at a contiguous() of an einsum's result")
-def _einsum_layout_contiguous(prog, failure):
-    if failure.kind != "grad_fn" or "CloneBackward0" not in failure.detail:
-        return False
-    m = re.match(r"(v\d+)\.grad_fn", failure.message)
-    defs = {st.target: st for st in prog.steps if st.target and st.text}
-    st = defs.get(m.group(1)) if m else None
-    if st is None or not re.search(r"\b(v\d+)\.contiguous\(\)", st.text):
-        return False
-    source = defs.get(re.search(r"\b(v\d+)\.contiguous\(\)", st.text).group(1))
-    return source is not None and source.op == "einsum"
-
-
 @accepted("signed zeros of softshrink: PyTorch's CPU kernel returns +0.0 for an input within "
           "[-lambd, lambd] in its vectorized part and x * 0 (-0.0 for a negative input) in "
           "the scalar tail, so the sign of a zero depends on the element's position and the "
