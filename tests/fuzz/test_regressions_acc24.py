@@ -1,0 +1,103 @@
+"""Fuzzer findings handled by acc24 (issue 7, stop 24: rounding and ties).
+
+- 20061516: nanquantile's gradient among three equal inputs, two of them in constant copies
+  (cat([v0, v4, v0])): the leaf holds only one of them, so the existing entry's check (two
+  or more differing leaf elements, same total) could not hold; it now checks the totals on
+  the quantile's operand (known_bugs._quantile_ties_gradient, widened).
+- 20143343: cummin's index over group_norm's FMA residues (up to 492 ulp, past the cummax
+  entry's 4): known_bugs._norm_residue_ties, widened to cummax/cummin.
+"""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import retrograd  # noqa: E402
+
+from . import known_bugs as kb  # noqa: E402
+from .program import program_from_text  # noqa: E402
+from .runner import compare  # noqa: E402
+
+_SEED_20061516 = """
+v0 = T.tensor([[[1.45, -1.13, -0.83]], [[-0.84, 0.0, -0.34]], [[-0.77, -0.0, -0.49]], [[-1.32, 1.09, 0.33]]], dtype=T.float64)
+v4 = T.tensor([[[1.22, 0.0, 1.55]], [[-0.17, 1.05, 0.94]], [[-0.07, -2.14, -0.66]], [[0.56, -0.18, -0.83]]], dtype=T.float64, requires_grad=True)
+v5 = T.cat([v0, v4, v0], dim=0)
+v6 = v5.nanquantile(0.25, interpolation='linear')
+loss = (v6 * v6.detach().tanh()).sum()
+loss.backward(retain_graph=True)
+"""  # noqa: E501
+_SEED_20143343 = """
+v0 = T.tensor([[-2.0, 0.0], [1.0, 1.0], [0.0, 2.0]], dtype=T.float64)
+v3 = T.tensor([2.0, 2.0], dtype=T.float64)
+v4 = T.tensor([0.0, 1.37], dtype=T.float64)
+v5 = T.nn.functional.group_norm(v0, 2, weight=v3, bias=v4)
+v10 = v5.cummin(-2)[1]
+"""
+
+
+def _matched_by(text, entry):
+    prog = program_from_text(text)
+    failure = compare(prog)
+    assert failure is not None
+    assert kb.which_known(prog, failure) == next(
+        name for name, pred in kb.ACCEPTED_DIFFERENCES if pred is entry)
+    return prog, failure
+
+
+# ------------------------------------------------------------ quantile ties, one in the leaf
+def test_quantile_tie_partly_in_a_constant_accepted():
+    _matched_by(_SEED_20061516, kb._quantile_ties_gradient)
+
+
+def test_quantile_tie_partly_in_a_constant_refuses_another_leaf_gradient():
+    """The seed's failure with retrograd's leaf gradient changed (-0.17 made -0.2): the
+    rerun's leaf gradient is not the failure's: refused."""
+    from dataclasses import replace
+
+    prog = program_from_text(_SEED_20061516)
+    failure = compare(prog)
+    assert "-0.17011900152816548" in failure.message
+    moved = replace(failure, message=failure.message.replace("-0.17011900152816548", "-0.2"))
+    assert not kb._quantile_ties_gradient(prog, moved)
+
+
+def test_quantile_tie_partly_in_a_constant_refuses_a_changed_total(monkeypatch):
+    """With retrograd's nanquantile gradient made 1.5 times the right one (same values),
+    the seed's failure is refused: the operand's totals differ."""
+    prog = program_from_text(_SEED_20061516)
+    failure = compare(prog)
+    nanquantile = retrograd.Tensor.nanquantile
+
+    def scaled(self, *args, **kwargs):
+        q = nanquantile(self, *args, **kwargs)
+        return q * 1.5 - q.detach() * 0.5
+
+    monkeypatch.setattr(retrograd.Tensor, "nanquantile", scaled)
+    assert not kb._quantile_ties_gradient(prog, failure)
+
+
+def test_quantile_tie_partly_in_a_constant_refuses_distinct_values():
+    """Without the equal values in v0 (-0.83 made -0.82 there) there is no tie: refused."""
+    from .runner import Failure
+
+    prog = program_from_text(_SEED_20061516.replace("-1.13, -0.83]", "-1.13, -0.82]"))
+    failure = Failure("grad", "leaf", "v4.grad: values differ\n  torch     "
+                      "[[[0.0, 0.0, 0.0]], [[0.0, 0.0, 0.0]], [[0.0, 0.0, 0.0]], [[0.0, 0.0, "
+                      "-0.51]]]\n  retrograd [[[0.0, 0.0, 0.0]], [[0.0, 0.0, 0.0]], [[0.0, "
+                      "0.0, 0.0]], [[0.0, 0.0, -0.17]]]")
+    assert not kb._quantile_ties_gradient(prog, failure)
+
+
+# ------------------------------------------------------------ cummin over a norm's residue
+def test_cummin_over_group_norm_residue_accepted():
+    _matched_by(_SEED_20143343, kb._norm_residue_ties)
+
+
+def test_cummin_over_group_norm_residue_refuses_a_real_difference(monkeypatch):
+    """A group_norm off by 1e-9 (far above the residue) is refused."""
+    group_norm = retrograd.nn.functional.group_norm
+    monkeypatch.setattr(retrograd.nn.functional, "group_norm",
+                        lambda *a, **k: group_norm(*a, **k) + retrograd.tensor([[0.0, 1e-9]]))
+    prog = program_from_text(_SEED_20143343)
+    failure = compare(prog)
+    assert failure is not None and not kb._norm_residue_ties(prog, failure)
