@@ -6,8 +6,12 @@
   the quantile's operand (known_bugs._quantile_ties_gradient, widened).
 - 20143343: cummin's index over group_norm's FMA residues (up to 492 ulp, past the cummax
   entry's 4): known_bugs._norm_residue_ties, widened to cummax/cummin.
+- 20007679: einsum('ij,jk->j') of a column whose products summed to 5.6e-17 in NumPy's
+  einsum and 0 in PyTorch, which sums the labels one operand has alone first (abs's kink
+  then sent a gradient).  Fixed: retrograd's two-operand einsum sums them first too.
 """
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -101,3 +105,34 @@ def test_cummin_over_group_norm_residue_refuses_a_real_difference(monkeypatch):
     prog = program_from_text(_SEED_20143343)
     failure = compare(prog)
     assert failure is not None and not kb._norm_residue_ties(prog, failure)
+
+
+# ------------------------------------------------------------ einsum: own labels summed first
+_SEED_20007679 = """
+v0 = T.tensor([[0.0, 2.27, -1.5], [0.0, 1.3, 0.42], [-0.04, 0.48, 1.08]], dtype=T.float64, requires_grad=True)
+v1 = T.tensor([[-1.02]], dtype=T.float64)
+v2 = T.einsum('ij,jk->j', v0, v1)
+v4 = (v2.abs().add(0.5)).digamma()
+loss = (v2 * v2.detach().tanh()).sum() + (v4 * v4.detach().tanh()).sum()
+loss.backward()
+"""  # noqa: E501
+
+
+def test_einsum_sums_own_labels_first_as_pytorch():
+    assert compare(program_from_text(_SEED_20007679)) is None
+
+
+@pytest.mark.parametrize("equation", ["ij,jk->j", "bij,bjk->bj", "ij,jk->jk"])
+def test_einsum_rounding_is_pytorch_s_where_a_label_is_one_operand_s(equation):
+    """Where each summed label is one operand's alone (one per operand), PyTorch sums it
+    before the product: the same rounding, bit for bit, in float64 and float32."""
+    rng = np.random.default_rng(20007679)
+    terms = equation.split("->")[0].split(",")
+    for trial in range(40):
+        sizes = {c: int(rng.integers(1, 5)) for c in set("".join(terms))}
+        dtype = np.float32 if trial % 2 else np.float64
+        ops = [np.round(rng.normal(size=[sizes[c] for c in t]), 2).astype(dtype)
+               for t in terms]
+        want = torch.einsum(equation, *map(torch.tensor, ops)).numpy()
+        got = retrograd.einsum(equation, *map(retrograd.tensor, ops)).numpy()
+        assert got.dtype == want.dtype and np.array_equal(got, want), (sizes, got, want)
