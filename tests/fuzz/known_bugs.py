@@ -2848,3 +2848,74 @@ def _rounding_jump_after_elementary64(prog, failure):
         if jumps.any() and near[jumps].all():
             return True
     return False
+
+
+# ------------------------------------------------------------ acc24 (stop 24)
+_TRUNCATING = re.compile(r"^(v\d+) = (?:T\.(trunc|floor|ceil)\((.+)\)|\(?(.+?)\)?\.(trunc|floor|"
+                         r"ceil)\(\))$")
+_INT_WRITE = re.compile(r"^(v\d+)(\[.+\]) = (.+)$")
+
+
+@accepted("a float value within rounding of an integer, truncated: trunc/floor/ceil of it, or "
+          "written into an integer tensor (which truncates), where the two libraries' "
+          "values, each within 8 ulp of the integer, fall on its two sides.  PyTorch's "
+          "float64 sum of the 6 values -1.44, 0.59, -1.44, -1.13, -0.87, -1.71 is "
+          "-5.999999999999999 (its vectorized order), NumPy's -6.0 (the exact sum: math.fsum), "
+          "so v[1] = x.sum() writes -5 in one and -6 in the other (seed 20017375); "
+          "cosine_similarity(x, x) is 1 + 1 ulp in PyTorch and 1 - 1 ulp in retrograd (each "
+          "of its own matrix_exp, 1 ulp apart), so trunc is 1 or 0 (seed 20149112).  Only "
+          "where, at every element where the truncations differ, both values lie within 8 ulp "
+          "of an integer, and the program agrees in everything once that statement's float "
+          "operand is snapped, in both libraries, to the integer it lies within 8 ulp of")
+def _integer_jump_at_rounding(prog, failure):
+    if failure.kind not in ("value", "grad"):
+        return False
+    import numpy as np
+
+    import retrograd
+
+    from .program import Program, program_from_text  # (the runner imports this module)
+    from .runner import compare, execute, torch
+
+    source = prog.source()
+    for i, st in enumerate(prog.steps):
+        text = st.text or ""
+        m, w = _TRUNCATING.match(text), _INT_WRITE.match(text)
+        if m:
+            expr, fn = m.group(3) or m.group(4), m.group(2) or m.group(5)
+        elif w:
+            expr, fn = w.group(3), "trunc"
+        else:
+            continue
+        values = []
+        for lib in (torch, retrograd):
+            _, ns = execute(Program(prog.seed, prog.steps[:i]), lib)
+            if w and not (hasattr(ns.get(w.group(1)), "dtype") and
+                          str(ns[w.group(1)].dtype).endswith("int64")):
+                break
+            try:
+                y = eval(expr, dict(ns))  # noqa: S307 - the fuzzer's own statement text
+            except Exception:  # noqa: BLE001 - a statement that raises: another failure
+                break
+            if not (hasattr(y, "is_floating_point") and y.is_floating_point()):
+                break
+            values.append(np.asarray(y.detach().numpy()))
+        if len(values) != 2 or values[0].shape != values[1].shape:
+            continue
+        yt, yr = (v.astype("float64") for v in values)
+        eps = float(np.finfo(values[0].dtype).eps)
+        jump = np.round(yt)
+        bound = 8 * eps * np.maximum(np.abs(jump), 1.0)
+        with np.errstate(invalid="ignore"):
+            cut = getattr(np, fn)
+            differ = cut(yt) != cut(yr)
+            near = (np.abs(yt - jump) <= bound) & (np.abs(yr - jump) <= bound)
+        if not differ.any() or not near[differ].all():
+            continue
+        snap = (f"(lambda y: T.where((y - y.round()).abs() <= {8 * eps!r} * "
+                f"y.round().abs().clamp(min=1.0), y.round(), y))({expr})")
+        snapped = f"{m.group(1)} = T.{fn}({snap})" if m else f"{w.group(1)}{w.group(2)} = {snap}"
+        edited = re.sub(rf"(?m)^{re.escape(text)}$", lambda _, s=snapped: s, source, count=1)
+        if edited != source and compare(program_from_text(edited, prog.seed)) is None:
+            return True
+    return False

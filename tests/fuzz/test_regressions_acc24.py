@@ -9,6 +9,11 @@
 - 20007679: einsum('ij,jk->j') of a column whose products summed to 5.6e-17 in NumPy's
   einsum and 0 in PyTorch, which sums the labels one operand has alone first (abs's kink
   then sent a gradient).  Fixed: retrograd's two-operand einsum sums them first too.
+- 20017375, 20149112: a float value within an ulp or two of an integer, truncated (written
+  into an int64 tensor; trunc), on its two sides in the two libraries: PyTorch's float64 sum
+  is -5.999999999999999 where the exact sum is -6 (NumPy's); cosine_similarity(x, x) is
+  1 + 1 ulp in PyTorch, 1 - 1 ulp in retrograd.  Accepted
+  (known_bugs._integer_jump_at_rounding).
 """
 
 import numpy as np
@@ -136,3 +141,55 @@ def test_einsum_rounding_is_pytorch_s_where_a_label_is_one_operand_s(equation):
         want = torch.einsum(equation, *map(torch.tensor, ops)).numpy()
         got = retrograd.einsum(equation, *map(retrograd.tensor, ops)).numpy()
         assert got.dtype == want.dtype and np.array_equal(got, want), (sizes, got, want)
+
+
+# ------------------------------------------------------------ truncation at rounding noise
+_SEED_20017375 = """
+v0 = T.tensor([-2, 3, -3], dtype=T.int64)
+v1 = v0.detach()
+v2 = v1.detach()
+v8 = T.tensor([[-1.44, 0.59, -1.44], [-1.13, -0.87, -1.71]], dtype=T.float64)
+v2[1] = v8.sum()
+"""
+_SEED_20149112 = """
+v1 = T.tensor([[1.0, 1.0, -2.0, -1.0], [-2.0, 2.0, 1.0, 0.0], [-2.0, 2.0, -2.0, -1.0], [0.0, -1.0, -1.0, -1.0]], dtype=T.float64)
+v2 = T.linalg.matrix_exp(v1.mul(0.3))
+v4 = T.nn.functional.cosine_similarity(v2, v2, dim=-1)
+v5 = T.trunc(v4)
+v6 = T.sinc(v5)
+v1.clamp_max_(v6)
+"""  # noqa: E501
+
+
+@pytest.mark.parametrize("text", [_SEED_20017375, _SEED_20149112])
+def test_truncation_at_rounding_noise_accepted(text):
+    _matched_by(text, kb._integer_jump_at_rounding)
+
+
+def test_float64_sum_is_the_exact_sum_here():
+    """retrograd's sum is the exact -6 (math.fsum); PyTorch's the excused -6 + 1 ulp."""
+    import math
+
+    values = [-1.44, 0.59, -1.44, -1.13, -0.87, -1.71]
+    assert retrograd.tensor(values, dtype=retrograd.float64).sum().item() == \
+        math.fsum(values) == -6.0
+    assert torch.tensor(values, dtype=torch.float64).sum().item() == -5.999999999999999
+
+
+def test_truncation_at_rounding_noise_refuses_more_than_noise(monkeypatch):
+    """A sum 1e-9 off (retrograd's), and a trunc of cosine_similarity 1e-9 off, are
+    refused: beyond 8 ulp of the integer."""
+    prog = program_from_text(_SEED_20017375)
+    total = retrograd.Tensor.sum
+    monkeypatch.setattr(retrograd.Tensor, "sum", lambda self, *a, **k: total(self, *a, **k)
+                        - 1e-9)
+    failure = compare(prog)
+    assert failure is not None and not kb._integer_jump_at_rounding(prog, failure)
+    monkeypatch.undo()
+
+    prog = program_from_text(_SEED_20149112)
+    similarity = retrograd.nn.functional.cosine_similarity
+    monkeypatch.setattr(retrograd.nn.functional, "cosine_similarity",
+                        lambda *a, **k: similarity(*a, **k) + 1e-9)
+    failure = compare(prog)
+    assert failure is not None and not kb._integer_jump_at_rounding(prog, failure)
