@@ -14,6 +14,9 @@
   is -5.999999999999999 where the exact sum is -6 (NumPy's); cosine_similarity(x, x) is
   1 + 1 ulp in PyTorch, 1 - 1 ulp in retrograd.  Accepted
   (known_bugs._integer_jump_at_rounding).
+- 20102489: float32 pinv of a matrix of condition 5.7e4: PyTorch's is 9.2e-4 off the float64
+  pinv (within cond * eps, 6.8e-3), retrograd's 1e-7.  Accepted
+  (known_bugs._float32_pinv_conditioning).
 """
 
 import numpy as np
@@ -193,3 +196,39 @@ def test_truncation_at_rounding_noise_refuses_more_than_noise(monkeypatch):
                         lambda *a, **k: similarity(*a, **k) + 1e-9)
     failure = compare(prog)
     assert failure is not None and not kb._integer_jump_at_rounding(prog, failure)
+
+
+# ------------------------------------------------------------ float32 pinv, ill-conditioned
+_SEED_20102489 = """
+v1 = T.tensor([[[1], [3]], [[1], [-2]], [[3], [4]]], dtype=T.int64)
+v3 = (v1.abs().add(0.5)).pow(v1)
+v5 = T.linalg.pinv(((v3 @ v3.mT) + 3 * T.eye(2, dtype=v3.dtype)))
+"""
+
+
+def test_float32_pinv_of_ill_conditioned_matrix_accepted():
+    _matched_by(_SEED_20102489, kb._float32_pinv_conditioning)
+
+
+def test_float32_pinv_is_near_the_float64_pinv():
+    v1 = retrograd.tensor([[[1], [3]], [[1], [-2]], [[3], [4]]])
+    v3 = (v1.abs().add(0.5)).pow(v1)
+    a = (v3 @ v3.mT) + 3 * retrograd.eye(2, dtype=v3.dtype)
+    want = np.linalg.pinv(a.numpy().astype(np.float64))
+    got = retrograd.linalg.pinv(a).numpy()
+    assert np.abs(got - want).max() <= 1e-6 * np.abs(want).max()
+
+
+def test_float32_pinv_entry_refuses_a_worse_result(monkeypatch):
+    """retrograd's pinv made 1e-3 (relative) worse is refused, and so is a float64 one."""
+    from .runner import Failure
+
+    pinv = retrograd.linalg.pinv
+    monkeypatch.setattr(retrograd.linalg, "pinv", lambda a, *r, **k: pinv(a, *r, **k) * 1.001)
+    prog = program_from_text(_SEED_20102489)
+    failure = compare(prog)
+    assert failure is not None and not kb._float32_pinv_conditioning(prog, failure)
+    monkeypatch.undo()
+    as64 = program_from_text(_SEED_20102489.replace("pow(v1)", "pow(v1).double()"))
+    assert not kb._float32_pinv_conditioning(as64, Failure("value", "linalg_square",
+                                                           "v5: values differ"))
