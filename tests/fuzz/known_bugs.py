@@ -2977,3 +2977,74 @@ def _float32_pinv_conditioning(prog, failure):
         ok = (err_t <= bound_t) & (err_r <= bound_r) & (err_r <= err_t)
         return bool(differ.any() and ok[differ].all())
     return False
+
+
+_MATRIX_EXP_STEP = re.compile(r"^(v\d+) = T\.linalg\.matrix_exp\((.+)\)$")
+
+
+@accepted("PyTorch's matrix_exp backward with a huge incoming gradient G: it exponentiates "
+          "the block [[A^T, G], [0, A^T]], whose norm G then dominates, and loses the "
+          "gradient's digits (not linear in G: at max|G| = 1.9e28 it gives 4.6e28 where "
+          "2^k times its own result at G / 2^k is 1.0e30); retrograd scales G to about 1 "
+          "first (7c00f83) and is linear (seed 20078349, matrix_exp then expm1_ under "
+          "create_graph: loss2 4.4e29 against 7.4e30).  Only a gradient (or a value made "
+          "from one: loss2, gs) in a program with a float64 matrix_exp whose incoming "
+          "gradient in PyTorch's run (a hook's) makes PyTorch's derivative 1e-6 or more "
+          "(relative) off 2^k times its derivative at G / 2^k (max|G / 2^k| about 1), and "
+          "retrograd's derivative at the same A and G within 1e-9 of that")
+def _matrix_exp_backward_of_huge_gradient(prog, failure):
+    name = failure.message.split(":", 1)[0]
+    if not (failure.kind == "grad" or (failure.kind == "value" and (
+            "loss2" in (failure.op, name) or name.startswith("gs[")))):
+        return False
+    if not any("matrix_exp(" in t for t in _texts(prog)):
+        return False
+    import dataclasses
+    import math
+
+    import numpy as np
+
+    import retrograd
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import execute, torch
+
+    for j, st in enumerate(prog.steps):
+        m = _MATRIX_EXP_STEP.match(st.text or "")
+        if not m or st.target != m.group(1):
+            continue
+        _, ns = execute(Program(prog.seed, prog.steps[:j]), torch)
+        try:
+            a = eval(m.group(2), dict(ns))  # noqa: S307 - the fuzzer's own statement text
+        except Exception:  # noqa: BLE001 - a statement that raises: another failure
+            continue
+        if not isinstance(a, torch.Tensor) or a.dtype != torch.float64 or not a.requires_grad:
+            continue
+        hook = dataclasses.replace(
+            st, op="register_hook", kind="", leaf=None, view_chain=(), on=None, target=None,
+            text=f"{m.group(1)}.register_hook(lambda g: LOG.append(('G', g.detach().clone())))")
+        _, ns = execute(Program(prog.seed, prog.steps[:j + 1] + [hook] + prog.steps[j + 1:]),
+                        torch)
+        caught = [g for tag, *rest in ns["LOG"] if tag == "G" for g in rest]
+        if not caught or not bool(caught[0].isfinite().all()):
+            continue
+        g = caught[0]
+        top = float(g.abs().max())
+        if top == 0:
+            continue
+        k = 2.0 ** -math.ceil(math.log2(top))
+        x = a.detach().requires_grad_(True)
+        y = torch.linalg.matrix_exp(x)
+        (at_g,) = torch.autograd.grad(y, x, g, retain_graph=True)
+        (scaled,) = torch.autograd.grad(y, x, g * k)
+        want = (scaled / k).numpy()
+        xr = retrograd.tensor(a.detach().numpy(), requires_grad=True)
+        (ours,) = retrograd.autograd.grad(retrograd.linalg.matrix_exp(xr), xr,
+                                          retrograd.tensor(g.numpy()))
+        size = float(np.abs(want).max())
+        if not (np.isfinite(want).all() and size > 0):
+            continue
+        if np.abs(at_g.numpy() - want).max() >= 1e-6 * size and \
+                np.abs(ours.numpy() - want).max() <= 1e-9 * size:
+            return True
+    return False

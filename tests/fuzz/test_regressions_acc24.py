@@ -17,6 +17,10 @@
 - 20102489: float32 pinv of a matrix of condition 5.7e4: PyTorch's is 9.2e-4 off the float64
   pinv (within cond * eps, 6.8e-3), retrograd's 1e-7.  Accepted
   (known_bugs._float32_pinv_conditioning).
+- 20078349: matrix_exp then expm1_ under create_graph: the gradient into matrix_exp is
+  1.9e28; PyTorch's matrix_exp backward is not linear in it there (off 95 % from 2^k times
+  its own result at G / 2^k), retrograd's is (7c00f83).  Accepted
+  (known_bugs._matrix_exp_backward_of_huge_gradient).
 """
 
 import numpy as np
@@ -232,3 +236,39 @@ def test_float32_pinv_entry_refuses_a_worse_result(monkeypatch):
     as64 = program_from_text(_SEED_20102489.replace("pow(v1)", "pow(v1).double()"))
     assert not kb._float32_pinv_conditioning(as64, Failure("value", "linalg_square",
                                                            "v5: values differ"))
+
+
+# ------------------------------------------------------------ matrix_exp backward, huge G
+_SEED_20078349 = """
+v2 = T.tensor([[-1.0, -0.0, 2.0, -1.0], [0.0, 2.0, 1.0, -0.0], [-3.0, 1.0, 1.0, 0.0]], dtype=T.float64, requires_grad=True)
+v10 = T.linalg.matrix_exp((v2 @ v2.mT).mul(0.3))
+v10.expm1_()
+loss = (v10 * v10.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v2], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+"""  # noqa: E501
+
+
+def test_matrix_exp_backward_of_huge_gradient_accepted():
+    _matched_by(_SEED_20078349, kb._matrix_exp_backward_of_huge_gradient)
+
+
+def test_matrix_exp_backward_of_huge_gradient_refused_elsewhere(monkeypatch):
+    """Refused: retrograd's matrix_exp derivative made 1.5 times too large, and a program
+    without the expm1_ (G about 1e2: PyTorch's derivative is linear there)."""
+    from .runner import Failure
+
+    prog = program_from_text(_SEED_20078349)
+    failure = compare(prog)
+    matrix_exp = retrograd.linalg.matrix_exp
+
+    def steeper(a):
+        y = matrix_exp(a)
+        return y + (y - y.detach()) * 0.5
+
+    monkeypatch.setattr(retrograd.linalg, "matrix_exp", steeper)
+    assert not kb._matrix_exp_backward_of_huge_gradient(prog, failure)
+    monkeypatch.undo()
+    small = program_from_text(_SEED_20078349.replace("v10.expm1_()\n", ""))
+    assert not kb._matrix_exp_backward_of_huge_gradient(
+        small, Failure("value", "loss2", "loss2: values differ"))
