@@ -2591,9 +2591,9 @@ _QUANTILE = re.compile(r"\.(nan)?(quantile|median)\(")
           "Where the tied values are not all the leaf's (cat([v0, v4, v0]) with v0 a "
           "constant: one element of v4 gets 0.75 of the gradient in PyTorch, 0.25 in "
           "retrograd, the rest going to v0's copies; seed 20061516), the totals are checked "
-          "on the quantile's own operand instead: its gradient (the statement rerun on it, "
-          "an upstream gradient of ones) differs only at elements equal to the leaf's "
-          "differing value, with the same total there")
+          "on the quantile's own operand instead: its gradient (the program rerun with it "
+          "retained, the leaf's gradients as in the failure) differs only at elements equal "
+          "to the leaf's differing value, with the same total there")
 def _quantile_ties_gradient(prog, failure):
     import numpy as np
 
@@ -2915,7 +2915,8 @@ def _integer_jump_at_rounding(prog, failure):
         snap = (f"(lambda y: T.where((y - y.round()).abs() <= {8 * eps!r} * "
                 f"y.round().abs().clamp(min=1.0), y.round(), y))({expr})")
         snapped = f"{m.group(1)} = T.{fn}({snap})" if m else f"{w.group(1)}{w.group(2)} = {snap}"
-        edited = re.sub(rf"(?m)^{re.escape(text)}$", lambda _, s=snapped: s, source, count=1)
+        edited = re.sub(rf"(?m)^(\s*){re.escape(text)}$",  # (indented in a with block)
+                        lambda at, s=snapped: at.group(1) + s, source, count=1)
         if edited != source and compare(program_from_text(edited, prog.seed)) is None:
             return True
     return False
