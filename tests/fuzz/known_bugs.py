@@ -1376,9 +1376,12 @@ _NORM_WITH_AFFINE = re.compile(r"\b(group_norm|batch_norm|instance_norm)\(.*\b(w
           "(group_norm of a [2, 4] input in 4 groups: -0x1.eb851eb851bb1p-4 against "
           "-0x1.eb851eb85113dp-4 for the bias -0.12); a sort/topk/kthvalue/argsort of those "
           "then meets ties in retrograd only, and which index it returns is unspecified (seed "
-          "16709150).  Only an index (or what is computed from one) of such an op whose "
-          "operand holds equal values in retrograd and agrees with PyTorch's within 1e-12 "
-          "(float64) or 1e-5 (float32) relative, in a program with such a norm")
+          "16709150).  cummax/cummin too: their index follows the residues' order in "
+          "PyTorch, the later equal value in retrograd (group_norm of a [3, 2] input in 2 "
+          "groups, bias 1.37: residues up to 492 ulp, past _cum_extreme_position_rounding's "
+          "4; seed 20143343).  Only an index (or what is computed from one) of such an op "
+          "whose operand holds equal values in retrograd and agrees with PyTorch's within "
+          "1e-12 (float64) or 1e-5 (float32) relative, in a program with such a norm")
 def _norm_residue_ties(prog, failure):
     if failure.kind not in ("value", "grad") or not any(
             _NORM_WITH_AFFINE.search(t) for t in _texts_all(prog)):
@@ -1389,7 +1392,8 @@ def _norm_residue_ties(prog, failure):
     import retrograd
 
     for i, st in enumerate(prog.steps):
-        if not (st.text and _UNSPECIFIED_TIES.search(st.text)) or (
+        if not (st.text and (_UNSPECIFIED_TIES.search(st.text) or
+                             re.search(r"\.(cummax|cummin)\(", st.text))) or (
                 failure.kind == "value" and not any(
                     k in st.text for k in ("[1]", ".indices", ".argsort("))):
             continue
@@ -2564,7 +2568,13 @@ _QUANTILE = re.compile(r"\.(nan)?(quantile|median)\(")
           "18 values, eight of them -1: the extra 0.38 lands on two other -1s; seed "
           "19922607).  Only a leaf's gradient in a program with such an op whose operand "
           "holds equal values, where every differing element of the leaf holds one and the "
-          "same value and the two libraries' gradients over them sum to the same total")
+          "same value and the two libraries' gradients over them sum to the same total.  "
+          "Where the tied values are not all the leaf's (cat([v0, v4, v0]) with v0 a "
+          "constant: one element of v4 gets 0.75 of the gradient in PyTorch, 0.25 in "
+          "retrograd, the rest going to v0's copies; seed 20061516), the totals are checked "
+          "on the quantile's own operand instead: its gradient (the program rerun with it "
+          "retained, the leaf's gradients as in the failure) differs only at elements equal "
+          "to the leaf's differing value, with the same total there")
 def _quantile_ties_gradient(prog, failure):
     import numpy as np
 
@@ -2584,10 +2594,52 @@ def _quantile_ties_gradient(prog, failure):
         return False
     x = leaf.detach().double().numpy()
     differ = ~np.isclose(a, b, rtol=1e-7, atol=1e-12, equal_nan=True)
-    if differ.sum() < 2 or np.unique(x[differ]).size != 1:
+    if not differ.any() or np.unique(x[differ]).size != 1:
         return False
     total = max(1.0, float(np.abs(a[differ]).sum()))
-    return bool(abs(a[differ].sum() - b[differ].sum()) <= 1e-9 * total)
+    if differ.sum() >= 2 and abs(a[differ].sum() - b[differ].sum()) <= 1e-9 * total:
+        return True
+    return any(_quantile_grad_moves_among(prog, i, float(x[differ][0]), what, (a, b))
+               for i in quantiles)
+
+
+def _quantile_grad_moves_among(prog, i, value, what, got):
+    """Whether the gradient of step ``i``'s quantile/median operand (the program rerun in
+    both libraries with the operand's gradient retained after step ``i``) differs only at
+    two or more elements equal to ``value``, totalling the same there, in a rerun whose
+    ``what`` (a leaf's .grad) is the failure's ``got`` (torch's, retrograd's)."""
+    import dataclasses
+
+    import numpy as np
+
+    import retrograd
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import execute, torch
+
+    names = _NAME.findall(prog.steps[i].text.split("=", 1)[-1])
+    if not names:
+        return False
+    retain = dataclasses.replace(prog.steps[i], op="retain_operand", kind="", leaf=None,
+                                 view_chain=(), on=None, target=None,
+                                 text=f"{names[0]}.retain_grad()")
+    edited = Program(prog.seed, prog.steps[:i + 1] + [retain] + prog.steps[i + 1:])
+    grads = []
+    for lib, want in zip((torch, retrograd), got):
+        outcomes, ns = execute(edited, lib)
+        x, leaf = ns.get(names[0]), ns.get(what.split(".")[0])
+        if any(exc for exc, _ in outcomes) or x is None or getattr(x, "grad", None) is None \
+                or getattr(leaf, "grad", None) is None or not np.allclose(
+                    leaf.grad.numpy(), want, rtol=1e-12, atol=0, equal_nan=True):
+            return False
+        grads.append((x.detach().numpy().astype("float64"),
+                      x.grad.numpy().astype("float64")))
+    (x, gt), (_, gr) = grads
+    differ = ~np.isclose(gt, gr, rtol=1e-7, atol=1e-12, equal_nan=True)
+    if differ.sum() < 2 or not (x[differ] == value).all():
+        return False
+    total = max(1.0, float(np.abs(gt[differ]).sum()))
+    return bool(abs(gt[differ].sum() - gr[differ].sum()) <= 1e-9 * total)
 
 
 # ------------------------------------------------------------ fuzzV (stop 23): 19700000+
@@ -2775,5 +2827,206 @@ def _rounding_jump_after_elementary64(prog, failure):
                 (np.abs(xt - xr) <= 2 * ulp)
             jumps = (fn(xt) != fn(xr)) & np.isfinite(xt)
         if jumps.any() and near[jumps].all():
+            return True
+    return False
+
+
+# ------------------------------------------------------------ acc24 (stop 24)
+_TRUNCATING = re.compile(r"^(v\d+) = (?:T\.(trunc|floor|ceil)\((.+)\)|\(?(.+?)\)?\.(trunc|floor|"
+                         r"ceil)\(\))$")
+_INT_WRITE = re.compile(r"^(v\d+)(\[.+\]) = (.+)$")
+
+
+@accepted("a float value within rounding of an integer, truncated: trunc/floor/ceil of it, or "
+          "written into an integer tensor (which truncates), where the two libraries' "
+          "values, each within 8 ulp of the integer, fall on its two sides.  PyTorch's "
+          "float64 sum of the 6 values -1.44, 0.59, -1.44, -1.13, -0.87, -1.71 is "
+          "-5.999999999999999 (its vectorized order), NumPy's -6.0 (the exact sum: math.fsum), "
+          "so v[1] = x.sum() writes -5 in one and -6 in the other (seed 20017375); "
+          "cosine_similarity(x, x) is 1 + 1 ulp in PyTorch and 1 - 1 ulp in retrograd (each "
+          "of its own matrix_exp, 1 ulp apart), so trunc is 1 or 0 (seed 20149112).  Only "
+          "where, at every element where the truncations differ, both values lie within 8 ulp "
+          "of an integer, and the program agrees in everything once that statement's float "
+          "operand is snapped, in both libraries, to the integer it lies within 8 ulp of")
+def _integer_jump_at_rounding(prog, failure):
+    if failure.kind not in ("value", "grad"):
+        return False
+    import numpy as np
+
+    import retrograd
+
+    from .program import Program, program_from_text  # (the runner imports this module)
+    from .runner import compare, execute, torch
+
+    source = prog.source()
+    for i, st in enumerate(prog.steps):
+        text = st.text or ""
+        m, w = _TRUNCATING.match(text), _INT_WRITE.match(text)
+        if m:
+            expr, fn = m.group(3) or m.group(4), m.group(2) or m.group(5)
+        elif w:
+            expr, fn = w.group(3), "trunc"
+        else:
+            continue
+        values = []
+        for lib in (torch, retrograd):
+            _, ns = execute(Program(prog.seed, prog.steps[:i]), lib)
+            if w and not (hasattr(ns.get(w.group(1)), "dtype") and
+                          str(ns[w.group(1)].dtype).endswith("int64")):
+                break
+            try:
+                y = eval(expr, dict(ns))  # noqa: S307 - the fuzzer's own statement text
+            except Exception:  # noqa: BLE001 - a statement that raises: another failure
+                break
+            if not (hasattr(y, "is_floating_point") and y.is_floating_point()):
+                break
+            values.append(np.asarray(y.detach().numpy()))
+        if len(values) != 2 or values[0].shape != values[1].shape:
+            continue
+        yt, yr = (v.astype("float64") for v in values)
+        eps = float(np.finfo(values[0].dtype).eps)
+        jump = np.round(yt)
+        bound = 8 * eps * np.maximum(np.abs(jump), 1.0)
+        with np.errstate(invalid="ignore"):
+            cut = getattr(np, fn)
+            differ = cut(yt) != cut(yr)
+            near = (np.abs(yt - jump) <= bound) & (np.abs(yr - jump) <= bound)
+        if not differ.any() or not near[differ].all():
+            continue
+        snap = (f"(lambda y: T.where((y - y.round()).abs() <= {8 * eps!r} * "
+                f"y.round().abs().clamp(min=1.0), y.round(), y))({expr})")
+        snapped = f"{m.group(1)} = T.{fn}({snap})" if m else f"{w.group(1)}{w.group(2)} = {snap}"
+        edited = re.sub(rf"(?m)^(\s*){re.escape(text)}$",  # (indented in a with block)
+                        lambda at, s=snapped: at.group(1) + s, source, count=1)
+        if edited != source and compare(program_from_text(edited, prog.seed)) is None:
+            return True
+    return False
+
+
+_PINV_STEP = re.compile(r"^(v\d+) = (?:T\.linalg\.pinv\((.+)\)|(.+)\.pinverse\(\))$")
+
+
+@accepted("a float32 pinv of an ill-conditioned matrix: its error bound is cond(A) * eps "
+          "relative (5.7e4 * 1.2e-7 = 6.8e-3 for the seed's [[1841, 17581], [17581, "
+          "168154]]), PyTorch's float32 SVD reaches 9.2e-4 of it, retrograd's (float64 "
+          "inside) 1e-7 (seed 20102489).  Only the pinv's own value, with a float32 "
+          "nonsingular matrix (cond * eps < 1), where at each matrix whose pinv differs "
+          "PyTorch's lies within 4 cond eps (relative to its largest entry) of the float64 "
+          "pinv of its float32 matrix and retrograd's within that bound and at least as near")
+def _float32_pinv_conditioning(prog, failure):
+    if failure.kind != "value":
+        return False
+    import numpy as np
+
+    import retrograd
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import execute, torch
+
+    name = failure.message.split(":", 1)[0]
+    for j, st in enumerate(prog.steps):
+        m = _PINV_STEP.match(st.text or "")
+        if not m or m.group(1) != name or st.target != name:
+            continue
+        expr = m.group(2) or m.group(3)
+        got = []
+        for lib in (torch, retrograd):
+            _, ns = execute(Program(prog.seed, prog.steps[:j]), lib)
+            try:
+                a = eval(expr, dict(ns))  # noqa: S307 - the fuzzer's own statement text
+                p = lib.linalg.pinv(a)
+            except Exception:  # noqa: BLE001 - not a plain pinv of one matrix
+                return False
+            got.append((np.asarray(a.detach().numpy()), np.asarray(p.detach().numpy())))
+        (a_t, p_t), (a_r, p_r) = got
+        if a_t.dtype != np.float32 or a_t.shape != a_r.shape or p_t.shape != p_r.shape or \
+                not a_t.size or not (np.isfinite(a_t).all() and np.isfinite(a_r).all()):
+            return False
+        eps = float(np.finfo(np.float32).eps)
+        shape = (-1,) + a_t.shape[-2:]
+        errs, bounds = [], []
+        for a, p in ((a_t, p_t), (a_r, p_r)):
+            a64 = a.astype(np.float64).reshape(shape)
+            s = np.linalg.svd(a64, compute_uv=False)
+            with np.errstate(divide="ignore"):
+                cond = s[:, 0] / s[:, -1]
+            exact = np.linalg.pinv(a64)
+            scale = np.abs(exact).max(axis=(1, 2))
+            errs.append(np.abs(p.reshape(exact.shape) - exact).max(axis=(1, 2)) / scale)
+            bounds.append(np.where(cond * eps < 1, 4 * cond * eps, -1.0))
+        differ = ~np.isclose(p_t, p_r, rtol=1e-4, atol=1e-6).reshape(shape).all(axis=(1, 2))
+        (err_t, err_r), (bound_t, bound_r) = errs, bounds
+        ok = (err_t <= bound_t) & (err_r <= bound_r) & (err_r <= err_t)
+        return bool(differ.any() and ok[differ].all())
+    return False
+
+
+_MATRIX_EXP_STEP = re.compile(r"^(v\d+) = T\.linalg\.matrix_exp\((.+)\)$")
+
+
+@accepted("PyTorch's matrix_exp backward with a huge incoming gradient G: it exponentiates "
+          "the block [[A^T, G], [0, A^T]], whose norm G then dominates, and loses the "
+          "gradient's digits (not linear in G: at max|G| = 1.9e28 it gives 4.6e28 where "
+          "2^k times its own result at G / 2^k is 1.0e30); retrograd scales G to about 1 "
+          "first (7c00f83) and is linear (seed 20078349, matrix_exp then expm1_ under "
+          "create_graph: loss2 4.4e29 against 7.4e30).  Only a gradient (or a value made "
+          "from one: loss2, gs) in a program with a float64 matrix_exp whose incoming "
+          "gradient in PyTorch's run (a hook's) makes PyTorch's derivative 1e-6 or more "
+          "(relative) off 2^k times its derivative at G / 2^k (max|G / 2^k| about 1), and "
+          "retrograd's derivative at the same A and G within 1e-9 of that")
+def _matrix_exp_backward_of_huge_gradient(prog, failure):
+    name = failure.message.split(":", 1)[0]
+    if not (failure.kind == "grad" or (failure.kind == "value" and (
+            "loss2" in (failure.op, name) or name.startswith("gs[")))):
+        return False
+    if not any("matrix_exp(" in t for t in _texts(prog)):
+        return False
+    import dataclasses
+    import math
+
+    import numpy as np
+
+    import retrograd
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import execute, torch
+
+    for j, st in enumerate(prog.steps):
+        m = _MATRIX_EXP_STEP.match(st.text or "")
+        if not m or st.target != m.group(1):
+            continue
+        _, ns = execute(Program(prog.seed, prog.steps[:j]), torch)
+        try:
+            a = eval(m.group(2), dict(ns))  # noqa: S307 - the fuzzer's own statement text
+        except Exception:  # noqa: BLE001 - a statement that raises: another failure
+            continue
+        if not isinstance(a, torch.Tensor) or a.dtype != torch.float64 or not a.requires_grad:
+            continue
+        hook = dataclasses.replace(
+            st, op="register_hook", kind="", leaf=None, view_chain=(), on=None, target=None,
+            text=f"{m.group(1)}.register_hook(lambda g: LOG.append(('G', g.detach().clone())))")
+        _, ns = execute(Program(prog.seed, prog.steps[:j + 1] + [hook] + prog.steps[j + 1:]),
+                        torch)
+        caught = [g for tag, *rest in ns["LOG"] if tag == "G" for g in rest]
+        if not caught or not bool(caught[0].isfinite().all()):
+            continue
+        g = caught[0]
+        top = float(g.abs().max())
+        if top == 0:
+            continue
+        k = 2.0 ** -math.ceil(math.log2(top))
+        x = a.detach().requires_grad_(True)
+        y = torch.linalg.matrix_exp(x)
+        (at_g,) = torch.autograd.grad(y, x, g, retain_graph=True)
+        (scaled,) = torch.autograd.grad(y, x, g * k)
+        want = (scaled / k).numpy()
+        xr = retrograd.tensor(a.detach().numpy(), requires_grad=True)
+        (ours,) = retrograd.autograd.grad(retrograd.linalg.matrix_exp(xr), xr,
+                                          retrograd.tensor(g.numpy()))
+        size = float(np.abs(want).max())
+        if not (np.isfinite(want).all() and size > 0):
+            continue
+        if np.abs(at_g.numpy() - want).max() >= 1e-6 * size and \
+                np.abs(ours.numpy() - want).max() <= 1e-9 * size:
             return True
     return False

@@ -73,13 +73,29 @@ def _einsum_fwd(*args):
     from .einsum_layout import einsum_strides
     from .iter_layout import with_strides
 
+    strides = [tuple(s // a.itemsize for s in a.strides) for a in arrays] \
+        if hasattr(arrays[0], "strides") else None
+    in_terms = terms
+    if len(arrays) == 2:
+        # PyTorch's sumproduct_pair sums a label only one operand (and not the output) has
+        # before the product, so its rounding is that of the sum: 'ij,jk->j' of a column
+        # -1.5, 0.42, 1.08 is 0 there, and NumPy's sum of products 5.6e-17 (which abs's
+        # kink turns into a gradient: seed 20007679)
+        arrays, terms = map(list, zip(*(_sum_own_labels(a, t, out, terms[1 - i])
+                                        for i, (a, t) in enumerate(zip(arrays, terms)))))
     data = namespace(arrays[0]).einsum(",".join(terms) + "->" + out, *arrays)
-    if not hasattr(data, "strides"):
+    if strides is None or not hasattr(data, "strides"):
         return data
     # PyTorch's layout, not NumPy's: a later contiguous()/reshape copies or not by it
-    return with_strides(data, einsum_strides(
-        terms, out, ell, shapes,
-        [tuple(s // a.itemsize for s in a.strides) for a in arrays]))
+    return with_strides(data, einsum_strides(in_terms, out, ell, shapes, strides))
+
+
+def _sum_own_labels(array, term, out, other):
+    """``array`` summed over its labels in neither ``out`` nor ``other``, and its term."""
+    own = tuple(k for k, c in enumerate(term) if c not in out and c not in other)
+    if not own or array.dtype.kind not in "fc":  # (integers sum exactly in any order)
+        return array, term
+    return array.sum(axis=own), "".join(c for c in term if c in out or c in other)
 
 
 def _einsum_vjp(node, g, saved):
