@@ -18,7 +18,7 @@ from .pointwise import _neg_fwd, grad_where, in_result_dtype
 from .selection import _tensors_only
 from .cast_inside import take_source
 from .pointwise import (_check_bool_sub, _check_int_divisor, _div_rounded, _rsub_number_fwd,
-                        _with_number, exp, power, to_dtype, where,
+                        _with_number, exp, mul_number, power, to_dtype, where,
                         zeros_like_grad)
 from .pointwise import div as _true_div
 from .stats import quiet
@@ -42,11 +42,24 @@ def _addcmul_fwd(a, t1, t2, value):
     return a + value * (t1 * t2)
 
 
+_times_number = _with_number(lambda a, c: a * c)
+
+
+def _times_value(t, value):
+    """``t * value`` as PyTorch's derivative of addcmul computes it (ATen's mul(Tensor,
+    Scalar)): under create_graph a MulBackward1 node on ``t`` itself, whose gradient in a
+    second backward is checked against ``t``'s shape of the forward (a leaf squeezed in
+    place since then raises "invalid gradient", seed 20140980)."""
+    return mul_number(t, value) if isinstance(t, Tensor) else _times_number(t, value)
+
+
 def _addcmul_vjp(node, g, saved):
+    # PyTorch's formulas: grad * (tensor2 * value), grad * (tensor1 * value)
     _, t1, t2 = saved
     value = node.params[0]
     n0, n1, n2 = node.next
-    return (g if n0 else None, g * value * t2 if n1 else None, g * value * t1 if n2 else None)
+    return (g if n0 else None, g * _times_value(t2, value) if n1 else None,
+            g * _times_value(t1, value) if n2 else None)
 
 
 # input is never read; tensor1 only for tensor2's derivative and vice versa (PyTorch)
