@@ -74,6 +74,42 @@ try:
 except Exception as e:  # PyTorch: RuntimeError
     print(type(e).__name__, e)
 """,  # noqa: E501 (the fuzzer's shrunk program)
+    # the same with addcdiv, the squeezed leaf as tensor1 (value * tensor1: MulBackward1)
+    # and as tensor2 (tensor2 * tensor2 first: v7 gets its .grad before the raise)
+    "addcdiv_second_backward_squeezed_leaf_tensor1": """
+v1 = T.tensor([-3.0], dtype=T.float64, requires_grad=True)
+v2 = v1.flatten(0, 0)
+v4 = v2[1:1:2]
+v5 = v4.flip(-1)
+with T.set_grad_enabled(False):
+    v2.squeeze_(-1)
+v7 = T.tensor(1.5, dtype=T.float64, requires_grad=True)
+v8 = v5.addcdiv(v1, v7, value=0.25)
+loss = (v7 * v7.detach().tanh()).sum() + (v8 * v8.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v1, v7], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+try:
+    loss2.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
+    "addcdiv_second_backward_squeezed_leaf_tensor2": """
+v1 = T.tensor([-3.0], dtype=T.float64, requires_grad=True)
+v2 = v1.flatten(0, 0)
+v4 = v2[1:1:2]
+v5 = v4.flip(-1)
+with T.set_grad_enabled(False):
+    v2.squeeze_(-1)
+v7 = T.tensor(1.5, dtype=T.float64, requires_grad=True)
+v8 = v5.addcdiv(v7, v1, value=0.25)
+loss = (v7 * v7.detach().tanh()).sum() + (v8 * v8.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v1, v7], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+try:
+    loss2.backward()
+except Exception as e:  # PyTorch: RuntimeError
+    print(type(e).__name__, e)
+""",
 }
 
 
@@ -152,18 +188,52 @@ def test_kl_div_leaf_hooks_run_in_torch_order(log_target, first):
 
 # ------------------------------------------------------------------------- addcmul
 
-@pytest.mark.parametrize("dtype", ["float64", "float32"])
-def test_addcmul_gradients_bitwise_as_torch(dtype):
-    """grad * (tensor2 * value), rounded as PyTorch's formula (not (grad * value) * t2)."""
+_DTYPE_PAIRS = [("float64", "float64"), ("float32", "float32"), ("float32", "float64"),
+                ("float64", "float32"), ("int64", "float64")]
+
+
+@pytest.mark.parametrize("op", ["addcmul", "addcdiv"])
+@pytest.mark.parametrize("dtypes", _DTYPE_PAIRS)
+def test_addc_gradients_bitwise_as_torch(op, dtypes):
+    """PyTorch's formulas, rounded as they are: grad * (tensor2 * value) (not (grad * value)
+    * tensor2), grad * (value / tensor2), -grad * (value * tensor1 / (tensor2 * tensor2))."""
     rng = np.random.default_rng(0)
-    a, b, c, w = (rng.standard_normal(200).astype(dtype) for _ in range(4))
+    b, c, w = (rng.standard_normal(200) for _ in range(3))
+    b, c = (b * 5).round() if dtypes[0] == "int64" else b, c + 3
     grads = []
     for lib in (torch, retrograd):
-        ta, tb, tc = (lib.tensor(z, requires_grad=True) for z in (a, b, c))
-        (ta.addcmul(tb, tc, value=0.3) * lib.tensor(w)).sum().backward()
-        grads.append([np.array(t.grad.tolist(), dtype=dtype) for t in (tb, tc)])
+        tb = lib.tensor(b.astype(dtypes[0]), requires_grad=dtypes[0] != "int64")
+        tc = lib.tensor(c.astype(dtypes[1]), requires_grad=True)
+        y = getattr(lib.zeros(200, dtype=lib.float64), op)(tb, tc, value=0.3)
+        (y * lib.tensor(w)).sum().backward()
+        grads.append([None if t.grad is None else np.array(t.grad.tolist()) for t in (tb, tc)])
     for ours, theirs in zip(grads[1], grads[0]):
-        np.testing.assert_array_equal(ours, theirs)
+        assert (ours is None) == (theirs is None)
+        if ours is not None:
+            np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize("default", ["float32", "float64"])
+@pytest.mark.parametrize("divisor", ["int64", "int32", "bool"])
+def test_addcdiv_integer_divisor_backward_raises_as_torch(default, divisor):
+    """tensor1's gradient is ``value / tensor2`` made in place in a tensor like tensor2: an
+    integer tensor2 refuses the true quotient (in backward; the forward works)."""
+    def run(lib):
+        before = lib.get_default_dtype()
+        lib.set_default_dtype(getattr(lib, default))
+        try:
+            t1 = lib.tensor([1.5, 2.5], dtype=lib.float64, requires_grad=True)
+            t2 = lib.tensor([1, 2]).to(getattr(lib, divisor))
+            y = lib.zeros(2, dtype=lib.float64).addcdiv(t1, t2, value=0.3)
+            y.sum().backward()
+        except RuntimeError as e:
+            return str(e)
+        finally:
+            lib.set_default_dtype(before)
+        return None
+
+    message = run(retrograd)
+    assert message is not None and message == run(torch)
 
 
 def test_addcmul_double_backward_records_mul_by_value_on_the_tensor():
@@ -187,3 +257,30 @@ def test_addcmul_double_backward_records_mul_by_value_on_the_tensor():
     message = run(retrograd)
     assert message == run(torch)
     assert message is not None and "MulBackward1 returned an invalid gradient" in message
+
+
+@pytest.mark.parametrize("which", [(0, 1), (1, 1), (1, 0)])
+@pytest.mark.parametrize("dtypes", [("float64", "float32"), ("float32", "float64"),
+                                    ("float32", "float32")])
+@pytest.mark.parametrize("divisor", ["int64", "bool"])
+def test_addcdiv_forward_mode_with_integer_divisor_as_torch(which, dtypes, divisor):
+    """Forward mode keeps working with an integer tensor2 (PyTorch's forward formula; the
+    VJP, whose transpose retrograd uses otherwise, refuses it as PyTorch's backward)."""
+    rng = np.random.default_rng(3)
+    x, t1, tx, tt1 = (rng.standard_normal(s) for s in ((3, 1), 4, (3, 1), 4))
+    t2 = rng.integers(1, 4, (3, 4)).astype(divisor)
+    out = []
+    for lib in (torch, retrograd):
+        fa = lib.autograd.forward_ad
+        with fa.dual_level():
+            a = lib.tensor(x.astype(dtypes[0]))
+            b = lib.tensor(t1.astype(dtypes[1]))
+            if which[0]:
+                a = fa.make_dual(a, lib.tensor(tx.astype(dtypes[0])))
+            if which[1]:
+                b = fa.make_dual(b, lib.tensor(tt1.astype(dtypes[1])))
+            tangent = fa.unpack_dual(a.addcdiv(b, lib.tensor(t2), value=0.7)).tangent
+            out.append((str(tangent.dtype).split(".")[-1], np.array(tangent.tolist())))
+    (theirs_dtype, theirs), (ours_dtype, ours) = out
+    assert ours_dtype == theirs_dtype
+    np.testing.assert_allclose(ours, theirs, rtol=1e-6)
