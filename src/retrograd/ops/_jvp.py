@@ -138,6 +138,21 @@ def _ctc_loss(op, inputs, tangents, out, params, extras):
     return (make_tensor(grad) * tangents[0]).sum((0, 2))
 
 
+def _addcdiv(op, inputs, tangents, out, params):
+    # An integer tensor2 (no tangent): the VJP's transpose would refuse it (its in-place
+    # ``value / tensor2``, refused by PyTorch's backward too, not by its forward mode), so
+    # PyTorch's forward formula self_t + value * t1_t / t2, in the output's dtype (as the
+    # transpose gives it).  Otherwise the transpose.
+    _, t1, t2 = inputs
+    tx, tt1, _ = tangents
+    if tt1 is None or t2._data.dtype.kind in "fc":
+        return None
+    value = params[0]
+    term = tt1 / t2 if value == 1 else tt1 / t2 * value
+    total = term if tx is None else tx + term
+    return total if total._data.dtype == out._data.dtype else total.to(out.dtype)
+
+
 # keyed by (op name, grad_fn name): one public name can stand for several records
 RULES = {
     ("add", "AddBackward0"): _linear, ("sub", "SubBackward0"): _linear,
@@ -162,6 +177,7 @@ RULES = {
     ("embedding_bag", "EmbeddingBagBackward0"): _embedding_bag,
     ("svdvals", "LinalgSvdBackward0"): _svdvals,
     ("logcumsumexp", "LogcumsumexpBackward0"): _logcumsumexp,
+    ("addcdiv", "AddcdivBackward0"): _addcdiv,
     # a view, but of the input's storage (its params hold that storage): the same view of
     # the tangent would read the input's memory, so the VJP's transpose gives it
     ("as_strided", "AsStridedBackward0"): lambda *args: None,

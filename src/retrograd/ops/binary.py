@@ -13,12 +13,12 @@ from ..backend import namespace
 from ..tensor import Tensor
 from . import registry
 from ._apply import BOTH, INPUTS, NOTHING, OUTPUT, defop
-from ._errors import check_broadcast, tensor_arg
+from ._errors import check_broadcast, scalar_type_name, tensor_arg
 from .pointwise import _neg_fwd, grad_where, in_result_dtype
 from .selection import _tensors_only
 from .cast_inside import take_source
 from .pointwise import (_check_bool_sub, _check_int_divisor, _div_rounded, _rsub_number_fwd,
-                        _with_number, exp, power, to_dtype, where,
+                        _with_number, exp, mul_number, power, to_dtype, where,
                         zeros_like_grad)
 from .pointwise import div as _true_div
 from .stats import quiet
@@ -42,11 +42,24 @@ def _addcmul_fwd(a, t1, t2, value):
     return a + value * (t1 * t2)
 
 
+_times_number = _with_number(lambda a, c: a * c)
+
+
+def _times_value(t, value):
+    """``t * value`` as PyTorch's derivative of addcmul computes it (ATen's mul(Tensor,
+    Scalar)): under create_graph a MulBackward1 node on ``t`` itself, whose gradient in a
+    second backward is checked against ``t``'s shape of the forward (a leaf squeezed in
+    place since then raises "invalid gradient", seed 20140980)."""
+    return mul_number(t, value) if isinstance(t, Tensor) else _times_number(t, value)
+
+
 def _addcmul_vjp(node, g, saved):
+    # PyTorch's formulas: grad * (tensor2 * value), grad * (tensor1 * value)
     _, t1, t2 = saved
     value = node.params[0]
     n0, n1, n2 = node.next
-    return (g if n0 else None, g * value * t2 if n1 else None, g * value * t1 if n2 else None)
+    return (g if n0 else None, g * _times_value(t2, value) if n1 else None,
+            g * _times_value(t1, value) if n2 else None)
 
 
 # input is never read; tensor1 only for tensor2's derivative and vice versa (PyTorch)
@@ -72,12 +85,33 @@ def _addcdiv_fwd(a, t1, t2, value):
     return a + value * (t1 / t2)
 
 
+def _value_over(value, t):
+    """``value / t`` as PyTorch's derivative of addcdiv computes it (a tensor like ``t``
+    filled with value, divided in place by ``t``): DivBackward0 on ``t`` itself under
+    create_graph.  An integer ``t`` cannot take the true quotient in place: PyTorch's
+    backward raises."""
+    data = t._data if isinstance(t, Tensor) else t
+    if data.dtype.kind not in "fc":
+        raise RuntimeError(
+            f"result type {scalar_type_name(dtypes.get_default_dtype().numpy)} can't be cast "
+            f"to the desired output type {scalar_type_name(data.dtype)}")
+    return _true_div(value, t) if isinstance(t, Tensor) else value / t
+
+
 def _addcdiv_vjp(node, g, saved):
+    # PyTorch's formulas: grad * (value / tensor2),
+    # -grad * (value * tensor1 / (tensor2 * tensor2))
     _, t1, t2 = saved
     value = node.params[0]
     n0, n1, n2 = node.next
-    return (g if n0 else None, g * value / t2 if n1 else None,
-            -g * value * t1 / (t2 * t2) if n2 else None)
+    g1 = g * _value_over(value, t2) if n1 else None
+    g2 = None
+    if n2:
+        # the operands in the order PyTorch's compiled formula builds them (right first):
+        # the nodes' creation order decides what the second backward runs first
+        square = t2 * t2
+        g2 = -g * (_times_value(t1, value) / square)
+    return (g if n0 else None, g1, g2)
 
 
 _addcdiv = defop("addcdiv", _addcdiv_fwd, _addcdiv_vjp, "AddcdivBackward0", 3, INPUTS, "float",

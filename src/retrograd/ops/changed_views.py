@@ -93,7 +93,7 @@ def _positions(base, view):
     )
 
 
-def _as_strided_vjp(node, g, saved):
+def _as_strided_vjp(node, g, saved, scatter_empty=False):
     from .index import _index_backward
     from .shape import reshape_op
 
@@ -105,8 +105,9 @@ def _as_strided_vjp(node, g, saved):
     for s in base_shape:
         size *= s
     data = g._data if isinstance(g, Tensor) else g
-    if size == 0 or data.size == 0:  # PyTorch's as_strided_backward: fresh zeros (under
-        # create_graph they do not require grad: seeds 9100742, 9105788, 9157920)
+    if (size == 0 or data.size == 0) and not scatter_empty:
+        # PyTorch's as_strided_backward: fresh zeros (under create_graph they do not require
+        # grad: seeds 9100742, 9105788, 9157920)
         zeros = namespace(data).zeros(base_shape, dtype=data.dtype)
         return (make_tensor(zeros) if isinstance(g, Tensor) else zeros,)
     return (reshape_op(_index_backward(g, positions, (size,), False), base_shape, (size,)),)
@@ -115,6 +116,30 @@ def _as_strided_vjp(node, g, saved):
 # a view re-derived from its base's new grad_fn; the forward hands back the view's own array
 _as_strided = defop("as_strided", lambda base, positions, data, base_shape: data,
                     _as_strided_vjp, "AsStridedBackward0", 1)
+
+
+class _AsStridedInCopySlices(_as_strided.op.node_cls):
+    """The view's AsStridedBackward0 as the in-place op recorded on the view reaches it
+    (see ``_unhooked_view_edge``): PyTorch never runs as_strided_backward there, its
+    CopySlices copies the op's gradient into the base's gradient (``grad_slice.copy_``),
+    which keeps the graph under create_graph even when the tensors are empty.  So an empty
+    gradient is scattered (recorded), not replaced by fresh zeros: the second backward then
+    reaches the nodes below, and their hooks run, as in PyTorch (seed 20109857)."""
+
+    __slots__ = ()
+    vjp = staticmethod(lambda node, g, saved: _as_strided_vjp(node, g, saved, True))
+
+
+_AsStridedInCopySlices.__name__ = _AsStridedInCopySlices.__qualname__ = "AsStridedBackward0"
+
+
+def _empty_as_strided(node) -> bool:
+    """Whether ``node`` is an AsStridedBackward0 of changed views whose derivative gives
+    fresh zeros (an empty base or view)."""
+    if type(node) is not _as_strided.op.node_cls:
+        return False
+    _, data, base_shape = node.params
+    return data.size == 0 or 0 in base_shape
 
 
 # PyTorch's CopySlices frees the function it wraps after a backward without retain_graph,
@@ -364,7 +389,8 @@ def _unhooked_view_edge(x, old_fn):
     view's part straight to the base, so the old grad_fn is never reached that way: hooks
     registered on ``x`` before the change (kept by that node) do not see this gradient (they
     run only for other uses of the old value).  The edge gets a copy of the node without
-    hooks (fuzz seed 9482606)."""
+    hooks (fuzz seed 9482606), and an empty view's AsStridedBackward0 a copy whose
+    derivative keeps the graph (``_AsStridedInCopySlices``, seed 20109857)."""
     import copy
 
     node = x._grad_fn
@@ -384,12 +410,14 @@ def _unhooked_view_edge(x, old_fn):
         n = n.next[0]
     if n is not stop or not chain:
         chain = [old_fn]
-    if not any(getattr(c, "hooks", None) is not None for c in chain):
+    if not any(getattr(c, "hooks", None) is not None or _empty_as_strided(c) for c in chain):
         return
     below = chain[-1].next[0] if chain[-1].next else None
     for c in reversed(chain):
         twin = copy.copy(c)
         twin.hooks = None
+        if _empty_as_strided(c):
+            twin.__class__ = _AsStridedInCopySlices
         if c.next:
             twin.next = (below, *c.next[1:])
         below = twin

@@ -551,9 +551,13 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6,  # noqa: A002
 
 
 def _kl_terms(input, target, log_target):  # noqa: A002
+    # the right operand first, as PyTorch's compiled at::native::kl_div evaluates it: the
+    # nodes' creation order decides which leaf's hooks run first (seed 20174524)
     if log_target:
-        return exp(target) * (target - input)
-    return xlogy(target, target) - target * input
+        diff = target - input
+        return exp(target) * diff
+    product = target * input
+    return xlogy(target, target) - product
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean",  # noqa: A002
