@@ -190,3 +190,36 @@ def test_copy_slices_second_order_and_release_as_torch(key):
         np.testing.assert_allclose(out[0][1], out[1][1], rtol=1e-12)
     assert out[0][2] == out[1][2] is True
 
+
+# ----------------------------------------------------------------- matrix_exp
+
+@pytest.mark.parametrize("matrix", [
+    [[-1e300, 0.0], [0.0, 1.0]], [[-1e300, 1.0], [0.0, 1.0]], [[-1e10, 0.0], [0.0, 1.0]],
+    [[-800.0, 0.0], [0.0, 1.0]], [[0.0, 1e300], [0.0, 0.0]], [[1e300, 0.0], [0.0, 1.0]]])
+def test_matrix_exp_of_huge_entries_as_torch(matrix):
+    # (Pade-13 gave exp(tiny) 1 ulp under 1, which ~1000 squarings took to 0: the value
+    # and the gradient of [[-1e300, 0], [0, 1]] were all zeros)
+    out = []
+    for m in (retrograd, torch):
+        x = m.tensor(matrix, dtype=m.float64, requires_grad=True)
+        y = m.linalg.matrix_exp(x)
+        (g,) = m.autograd.grad(y, x, m.ones_like(y))
+        out.append((y.detach().numpy(), g.numpy()))
+    for mine, theirs in zip(out[0], out[1]):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-13, atol=0)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_matrix_exp_each_taylor_degree_as_torch(dtype):
+    # 1-norms from 1e-9 to 30: every degree (1, 2, 4, 8, 12, 18 scaled and squared), batched
+    rng = np.random.default_rng(24)
+    base = rng.standard_normal((7, 4, 4))
+    base /= np.abs(base).sum(axis=-2).max(axis=-1)[:, None, None]
+    a = base * np.array([1e-9, 2e-8, 1e-4, 1e-2, 0.2, 0.9, 30.0])[:, None, None]
+    mine = retrograd.linalg.matrix_exp(retrograd.tensor(a, dtype=getattr(retrograd, dtype)))
+    theirs = torch.linalg.matrix_exp(torch.tensor(a, dtype=getattr(torch, dtype))).numpy()
+    assert str(mine.dtype) == f"retrograd.{dtype}"
+    # (within rounding of each matrix's largest entry: float32 is computed in float64 here)
+    tol = 1e-14 if dtype == "float64" else 1e-5
+    scale = np.abs(theirs).max(axis=(-2, -1), keepdims=True)
+    assert (np.abs(mine.numpy() - theirs) <= tol * scale).all()
