@@ -433,7 +433,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                 elif saved is None:
                     raise freed_error(node)
                 if (fuse and type(g) is _ndarray and g.size >= CHAIN_MIN
-                        and getattr(node, "block_vjp", None) is not None):
+                        and node.block_vjp is not None):
                     found = chain_from(node, g, saved, deps, buffers, unpack_saved,
                                        -ready[0][0] if ready else None)
                     if found is not None:

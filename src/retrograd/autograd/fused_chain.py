@@ -107,7 +107,7 @@ def chain_from(node, g, saved, deps, buffers, unpack_saved, top):
     chain = [(node, saved, spec[1])]
     child = node.next[0]
     while (child is not None and type(child) is not AccumulateGrad
-           and getattr(child, "block_vjp", None) is not None and child.hooks is None
+           and child.block_vjp is not None and child.hooks is None
            and not child.multi_output and deps.get(child) == 1 and _one_edge(child)
            and child not in buffers  # (a root as well: its own gradient is waiting)
            and (top is None or child.seq > top)

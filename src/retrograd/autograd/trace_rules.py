@@ -29,8 +29,9 @@ RULES: dict[str, tuple[str, str]] = {
     "CloneBackward0": ("clone(a)", "identity: g passes through"),
     "CopyBackwards": ("a.copy_(src)", "the old a is overwritten: grad_a = 0, grad_src = g "
                       "(cast and summed to src's shape)"),
-    "CopySlices": ("a[index] = v, in place", "grad_a = g with the written places zeroed, "
-                   "grad_v = g at the written places"),
+    "CopySlices": ("a[index] = v, or view_of_a.op_(b...), in place",
+                   "grad_a = g with the written places zeroed (or given op_'s gradient for "
+                   "the view, of g there), grad_v = g there (grad_b: op_'s, of g there)"),
     "CosBackward0": ("cos(a)", "d cos(a)/da = -sin(a)"),
     "DivBackward0": ("a / b", "d(a/b)/da = 1/b, d(a/b)/db = -a/b**2"),
     "DivBackward1": ("a / c (c a number)", "d(a/c)/da = 1/c"),

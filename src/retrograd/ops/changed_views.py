@@ -11,11 +11,12 @@ Used by the in-place dispatch (inplace.py) and ``x[index] = value`` (index_assig
 
 from __future__ import annotations
 
+import copy
 import re
 import weakref
 
 from ..autograd.grad_mode import enable_grad
-from ..autograd.graph import NO_EDGE, SavedOutput, move_retain_grad
+from ..autograd.graph import NO_EDGE, Node, SavedOutput, move_retain_grad
 import numpy as _np
 
 from ..backend import namespace
@@ -93,7 +94,7 @@ def _positions(base, view):
     )
 
 
-def _as_strided_vjp(node, g, saved, scatter_empty=False):
+def _as_strided_vjp(node, g, saved):
     from .index import _index_backward
     from .shape import reshape_op
 
@@ -105,9 +106,8 @@ def _as_strided_vjp(node, g, saved, scatter_empty=False):
     for s in base_shape:
         size *= s
     data = g._data if isinstance(g, Tensor) else g
-    if (size == 0 or data.size == 0) and not scatter_empty:
-        # PyTorch's as_strided_backward: fresh zeros (under create_graph they do not require
-        # grad: seeds 9100742, 9105788, 9157920)
+    if size == 0 or data.size == 0:  # PyTorch's as_strided_backward: fresh zeros (under
+        # create_graph they do not require grad: seeds 9100742, 9105788, 9157920)
         zeros = namespace(data).zeros(base_shape, dtype=data.dtype)
         return (make_tensor(zeros) if isinstance(g, Tensor) else zeros,)
     return (reshape_op(_index_backward(g, positions, (size,), False), base_shape, (size,)),)
@@ -116,30 +116,6 @@ def _as_strided_vjp(node, g, saved, scatter_empty=False):
 # a view re-derived from its base's new grad_fn; the forward hands back the view's own array
 _as_strided = defop("as_strided", lambda base, positions, data, base_shape: data,
                     _as_strided_vjp, "AsStridedBackward0", 1)
-
-
-class _AsStridedInCopySlices(_as_strided.op.node_cls):
-    """The view's AsStridedBackward0 as the in-place op recorded on the view reaches it
-    (see ``_unhooked_view_edge``): PyTorch never runs as_strided_backward there, its
-    CopySlices copies the op's gradient into the base's gradient (``grad_slice.copy_``),
-    which keeps the graph under create_graph even when the tensors are empty.  So an empty
-    gradient is scattered (recorded), not replaced by fresh zeros: the second backward then
-    reaches the nodes below, and their hooks run, as in PyTorch (seed 20109857)."""
-
-    __slots__ = ()
-    vjp = staticmethod(lambda node, g, saved: _as_strided_vjp(node, g, saved, True))
-
-
-_AsStridedInCopySlices.__name__ = _AsStridedInCopySlices.__qualname__ = "AsStridedBackward0"
-
-
-def _empty_as_strided(node) -> bool:
-    """Whether ``node`` is an AsStridedBackward0 of changed views whose derivative gives
-    fresh zeros (an empty base or view)."""
-    if type(node) is not _as_strided.op.node_cls:
-        return False
-    _, data, base_shape = node.params
-    return data.size == 0 or 0 in base_shape
 
 
 # PyTorch's CopySlices frees the function it wraps after a backward without retain_graph,
@@ -158,11 +134,12 @@ def _shared_base_error(base_shape):
 
 
 def _copy_slices_vjp(node, g, saved):
+    from ..autograd.engine import unpack_saved
     from .index import _setitem_op, getitem_op
     from .shape import reshape_op
 
-    positions, base_shape, overlapping = node.params
-    n_old, n_src = node.next
+    positions, base_shape, overlapping, fn = node.params
+    n_old = node.next[0]
     if overlapping == "base":
         raise _shared_base_error(base_shape)
     if overlapping and n_old:
@@ -179,16 +156,65 @@ def _copy_slices_vjp(node, g, saved):
     for s in base_shape:
         size *= s
     flat = reshape_op(g, (size,), base_shape)
-    g_old = g_src = None
-    if n_old:  # the old base keeps its gradient outside the view's region
-        g_old = reshape_op(_setitem_op(flat, 0.0, positions, False), base_shape, (size,))
-    if n_src:
-        g_src = getitem_op(flat, positions, (size,), False)
-    return (g_old, g_src)
+    g_view = getitem_op(flat, positions, (size,), False)
+    if fn is None:  # (a multi-output op changed the view: its node is an edge of ours)
+        g_old = None
+        if n_old:  # the old base keeps its gradient outside the view's region
+            g_old = reshape_op(_setitem_op(flat, 0.0, positions, False), base_shape, (size,))
+        return (g_old, g_view)
+    # PyTorch's CopySlices: the in-place op's derivative runs here, on the view's part of
+    # the gradient; its gradient for the view (the op's first input) goes back into that
+    # part, for the old base, and those for its other inputs go along our other edges
+    # (on a copy of that node: under create_graph its saved result unpacks as a tensor
+    # whose grad_fn may be the unpacking node, which then runs in the next backward on its
+    # own and frees what it saved; ``fn`` keeps it until CopySlices is freed)
+    run = copy.copy(fn)
+    run.hooks = None
+    res = run.vjp(run, g_view, unpack_saved(run, hasattr(g, "_data")))
+    g_old = None
+    if n_old:
+        written = res[0] if res[0] is not None else 0.0
+        g_old = reshape_op(_setitem_op(flat, written, positions, False), base_shape, (size,))
+    return (g_old, *res[1:])
 
 
 _copy_slices = defop("copy_slices", lambda old, src, positions, base_shape, overlap: old,
                      _copy_slices_vjp, "CopySlices", 2)
+
+
+def _wrap_in_copy_slices(node, fn):
+    """Make the CopySlices ``node`` (edges: the old base, the changed view) PyTorch's: edges
+    to the old base and to the other inputs of ``fn``, the node of the in-place op that
+    changed the view, whose derivative it then runs itself.  So ``next_functions`` is
+    PyTorch's, the view's old graph is never reached from here (hooks on the view, or on
+    a view it was taken of, see nothing of this gradient, as there), and hooks on CopySlices
+    see one gradient per edge."""
+    if fn is None or fn.multi_output or not fn.next:
+        node.params = (*node.params, None)
+        return
+    nrs = node.next_nr
+    fn_nrs = fn.next_nr
+    node.next = (node.next[0], *fn.next[1:])
+    if nrs or fn_nrs:
+        node.next_nr = ((nrs[0] if nrs else 0),
+                        *(fn_nrs[1:] if fn_nrs else (0,) * (len(fn.next) - 1)))
+    node.params = (*node.params, fn)
+
+
+_saved_slot = Node.__dict__["saved"]
+
+
+def _set_saved(node, value):
+    # the engine frees what a node saved after a backward without retain_graph (saved =
+    # None): CopySlices frees the wrapped op's values with its own, as PyTorch releases
+    # the function it wraps (a second backward raises)
+    _saved_slot.__set__(node, value)
+    fn = node.params[3] if value is None and len(node.params) > 3 else None
+    if fn is not None and fn.saved:
+        fn.saved = None
+
+
+_copy_slices.op.node_cls.saved = property(_saved_slot.__get__, _set_saved)
 
 
 def _group(x):
@@ -383,47 +409,6 @@ def _refusal(v, flag):
             f"been modified inplace with grad mode enabled. {_NO_GRAD_TAIL}")
 
 
-def _unhooked_view_edge(x, old_fn):
-    """The in-place op just recorded on the view ``x`` reaches the view's old grad_fn through
-    its first edge; PyTorch's CopySlices runs that op's derivative itself and hands the
-    view's part straight to the base, so the old grad_fn is never reached that way: hooks
-    registered on ``x`` before the change (kept by that node) do not see this gradient (they
-    run only for other uses of the old value).  The edge gets a copy of the node without
-    hooks (fuzz seed 9482606), and an empty view's AsStridedBackward0 a copy whose
-    derivative keeps the graph (``_AsStridedInCopySlices``, seed 20109857)."""
-    import copy
-
-    node = x._grad_fn
-    nxt = node.next
-    if old_fn is None or not nxt or nxt[0] is not old_fn:
-        return
-    # the view's chain of view nodes down to its base's grad_fn (a view of a view hangs off
-    # the root base in PyTorch, so hooks on the intermediate view are skipped too: seed
-    # 9963975); if the chain does not reach the base (the view changed in place before),
-    # only the view's own node is replaced
-    group = _group(x)
-    base = group.base() if group is not None else None
-    stop = base._grad_fn if base is not None else None
-    chain, n = [], old_fn
-    while n is not None and n is not stop and getattr(n, "next", None) and len(chain) < 64:
-        chain.append(n)  # (never a leaf's AccumulateGrad: it has no next)
-        n = n.next[0]
-    if n is not stop or not chain:
-        chain = [old_fn]
-    if not any(getattr(c, "hooks", None) is not None or _empty_as_strided(c) for c in chain):
-        return
-    below = chain[-1].next[0] if chain[-1].next else None
-    for c in reversed(chain):
-        twin = copy.copy(c)
-        twin.hooks = None
-        if _empty_as_strided(c):
-            twin.__class__ = _AsStridedInCopySlices
-        if c.next:
-            twin.next = (below, *c.next[1:])
-        below = twin
-    node.next = (below, *nxt[1:])
-
-
 def _no_view_alive(vc):
     """Whether no view of the memory of version counter ``vc`` (one with view groups) is
     alive: then :func:`rebase_views` after an unrecorded change skips every group."""
@@ -433,11 +418,12 @@ def _no_view_alive(vc):
     return True
 
 
-def rebase_views(x, recorded=True, old_fn=None, keep=None):
+def rebase_views(x, recorded=True, keep=None):
     """After an in-place change of ``x``, update the tensors sharing its memory, as PyTorch.
 
     If the change was recorded (``x`` got a new grad_fn) and ``x`` is a view, its base's
-    grad_fn becomes CopySlices (the old base with the view's region replaced).  Then, as
+    grad_fn becomes CopySlices (the old base with the view's region replaced; it runs the
+    in-place op's derivative itself: ``_wrap_in_copy_slices``).  Then, as
     PyTorch re-derives a view's grad_fn whenever the version of its memory changed (a
     change under no_grad, or through a detached alias, included), every view of a base that
     requires grad, ``x`` included, is re-derived from its base's grad_fn
@@ -454,7 +440,6 @@ def rebase_views(x, recorded=True, old_fn=None, keep=None):
         group = groups.group_of(x)
         base = group.base() if group is not None else None
         if base is not None and x is not base:
-            _unhooked_view_edge(x, old_fn)
             if _overlapping(base._data):
                 # (an expanded tensor's alias: no position maps the view onto it; PyTorch's
                 # CopySlices refuses in backward, and so do the views re-derived from it)
@@ -465,6 +450,7 @@ def rebase_views(x, recorded=True, old_fn=None, keep=None):
                            (pos, tuple(base.shape), overlap))
             if new._grad_fn is not None:
                 new._grad_fn.saved = _RELEASED_BY_BACKWARD
+                _wrap_in_copy_slices(new._grad_fn, x._grad_fn)
             old_fn, old_nr = base._grad_fn, base._nr
             base._grad_fn = new._grad_fn
             base._requires_grad = True

@@ -180,7 +180,7 @@ def setitem(x, index, value):
         x._grad_fn = new._grad_fn
         x._requires_grad = True
         x._nr = 0
-        rebase_views(x, old_fn=old_fn)
+        rebase_views(x)
         move_retain_grad(x, old_fn, old_nr)
     else:
         try:

@@ -273,7 +273,7 @@ def inplace(op_fn, name, saves_inputs, ufunc=None, overlap_ok=None):
             x._requires_grad = result._requires_grad
             x._nr = 0
             # a view's own grad_fn becomes AsStridedBackward0 of its base's
-            rebase_views(x, old_fn=old_fn)
+            rebase_views(x)
             move_retain_grad(x, old_fn, old_nr)
             x._bump_version()
             _save_self_as_output(x, node)

@@ -2,7 +2,7 @@
 linalg.vander, linalg.tensorinv, linalg.tensorsolve, linalg.householder_product, ormqr,
 geqrf.
 
-matrix_exp is Higham's Pade-13 scaling and squaring (per matrix of the batch); its
+matrix_exp is PyTorch's Taylor scaling and squaring (per matrix of the batch); its
 derivative is the block-matrix identity exp([[A^T, G], [0, A^T]]) = [[., gA], [0, .]],
 computed with matrix_exp itself, so every order of derivative works.  vander, tensorinv and
 tensorsolve are PyTorch's compositions (the same grad_fn names).  householder_product and
@@ -34,15 +34,79 @@ geqrf_type = namedtuple("geqrf", ["a", "tau"])
 
 # ----------------------------------------------------------------- matrix_exp
 
-# Higham (2005), "The scaling and squaring method for the matrix exponential revisited":
-# the [13/13] Pade coefficients and the 1-norm up to which it is accurate without scaling
-_PADE13 = (64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0,
-           129060195264000.0, 10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0,
-           40840800.0, 960960.0, 16380.0, 182.0, 1.0)
-_THETA13 = 5.371920351148152
-# the 1-norm up to which PyTorch's matrix_exp returns I + A, per dtype (mexp's thetas[0])
-_TAYLOR1_THETA = {np.dtype(np.float64): 1.490116119384765625e-8,
-                  np.dtype(np.float32): 1.192092800768788e-07}
+# PyTorch's matrix_exp: Bader, Blanes and Casas (2019), "Computing the matrix exponential
+# with an optimized Taylor polynomial approximation": per matrix, the Taylor polynomial of
+# the lowest degree (1, 2, 4, 8, 12) whose 1-norm bound (theta) it is within, else degree 18
+# on A / 2^s squared back s times.  (Pade-13 before: 1 ulp under 1 for exp of a tiny entry,
+# which s ~ 1000 squarings, for a huge one elsewhere in the matrix, took to 0: exp of
+# [[-1e300, 0], [0, 1]] was all zeros, PyTorch's [[0, 0], [0, 1]].)
+_THETAS = {  # the 1-norm bounds of degrees 1, 2, 4, 8, 12, 18, per dtype
+    np.dtype(np.float64): (1.490116119384765625e-8, 2.580956802971767e-8, 3.397168839976962e-4,
+                           4.991228871115323e-2, 2.996158913811580e-1, 1.090863719290036),
+    np.dtype(np.float32): (1.192092800768788e-07, 5.978858893805233e-04, 5.116619363445086e-02,
+                           5.800524627688768e-01, 1.461661507209034, 3.010066362817634),
+}
+_SQRT_177 = 0.1330413469565007072504e+2
+_X3 = 2.0 / 3.0
+# degree 8: A4 = A2 (x1 A + x2 A2), A8 = (x3 A2 + A4)(x4 I + x5 A + x6 A2 + x7 A4)
+_T8 = (_X3 * ((1.0 + _SQRT_177) / 88.0), _X3 * ((1.0 + _SQRT_177) / 352.0),
+       (-271.0 + 29.0 * _SQRT_177) / (315.0 * _X3), (-11.0 + 11.0 * _SQRT_177) / (1260.0 * _X3),
+       (-99.0 + 11.0 * _SQRT_177) / (5040.0 * _X3), (89.0 - _SQRT_177) / (5040.0 * _X3),
+       (857.0 - 58.0 * _SQRT_177) / 630.0)
+# degree 12: B_i = sum_k b[i][k] A^k (k = 0..3); A6 = B2 + B3 B3; T = B0 + (B1 + A6) A6
+_T12 = ((9.0198e-16, 0.46932117595418237389, -0.20099424927047284052,
+         -0.04623946134063071740),
+        (5.31597895759871264183, 1.19926790417132231573, 0.01179296240992997031,
+         0.01108844528519167989),
+        (0.18188869982170434744, 0.05502798439925399070, 0.09351590770535414968,
+         0.00610700528898058230),
+        (-2.0861320e-13, -0.13181061013830184015, -0.02027855540589259079,
+         -0.00675951846863086359))
+# degree 18: B_i = sum_k b[i][k] (I, A, A2, A3, A6)[k]; A9 = B0 B4 + B3; T = B1 + (B2 + A9) A9
+_T18 = ((0.0, -1.00365581030144618291e-01, -8.02924648241156932449e-03,
+         -8.92138498045729985177e-04, 0.0),
+        (0.0, 3.97849749499645077844e-01, 1.36783778460411720168e+00,
+         4.98289622525382669416e-01, -6.37898194594723280150e-04),
+        (-1.09676396052962061844e+01, 1.68015813878906206114e+00, 5.71779846478865511061e-02,
+         -6.98210122488052056106e-03, 3.34975017086070470649e-05),
+        (-9.04316832390810593223e-02, -6.76404519071381882256e-02, 6.75961301770459654925e-02,
+         2.95552570429315521194e-02, -1.39180257516060693404e-05),
+        (0.0, 0.0, -9.23364619367118555360e-02, -1.69364939002081722752e-02,
+         -1.40086798182036094347e-05))
+
+
+def _combine(coefs, powers):
+    """sum_k coefs[k] * powers[k], in that order."""
+    out = coefs[0] * powers[0]
+    for c, p in zip(coefs[1:], powers[1:]):
+        out = out + c * p
+    return out
+
+
+def _taylor(x, degree):
+    """The degree-``degree`` approximant of exp for a stack of matrices ``x`` (b, n, n)."""
+    eye = namespace(x).broadcast_to(namespace(x).eye(x.shape[-1]), x.shape)
+    if degree == 1:
+        return eye + x
+    x2 = x @ x
+    if degree == 2:
+        return eye + x + x2 / 2.0
+    if degree == 4:
+        return eye + x + x2 @ _combine((1 / 2.0, 1 / 6.0, 1 / 24.0), (eye, x, x2))
+    if degree == 8:
+        x1c, x2c, x4c, x5c, x6c, x7c, y2 = _T8
+        a4 = x2 @ (x1c * x + x2c * x2)
+        a8 = (_X3 * x2 + a4) @ _combine((x4c, x5c, x6c, x7c), (eye, x, x2, a4))
+        return eye + x + y2 * x2 + a8
+    x3 = x @ x2
+    if degree == 12:
+        b0, b1, b2, b3 = (_combine(row, (eye, x, x2, x3)) for row in _T12)
+        a6 = b2 + b3 @ b3
+        return b0 + (b1 + a6) @ a6
+    powers = (eye, x, x2, x3, x3 @ x3)
+    b0, b1, b2, b3, b4 = (_combine(row, powers) for row in _T18)
+    a9 = b0 @ b4 + b3
+    return b1 + (b2 + a9) @ a9
 
 
 def _expm(a):
@@ -51,33 +115,34 @@ def _expm(a):
     n = a.shape[-1]
     if a.size == 0:
         return a.copy()
-    if n == 1:  # PyTorch takes exp of the entry (exp(-inf) = 0, where Pade's solve gives nan;
-        # in float64, cast back: correctly rounded, as near PyTorch's float32 exp as can be)
+    if n == 1:  # PyTorch takes exp of the entry (exp(-inf) = 0, where a polynomial gives
+        # nan; in float64, cast back: correctly rounded, as near PyTorch's float32 exp as
+        # can be)
         return xp.exp(a.astype(np.float64)).astype(a.dtype, copy=False)
-    x = a.astype(np.float64)
+    thetas = _THETAS.get(np.dtype(a.dtype), _THETAS[np.dtype(np.float64)])
+    x = a.astype(np.float64).reshape(-1, n, n)
     norm1 = xp.abs(x).sum(axis=-2).max(axis=-1)  # the 1-norm of each matrix
-    with np.errstate(divide="ignore"):
-        s = xp.maximum(0, xp.ceil(xp.log2(norm1 / _THETA13)))
-    s = xp.where(xp.isfinite(s), s, 0).astype(np.int64)
-    x = x / (2.0 ** s)[..., None, None]
-    b = _PADE13
-    eye = xp.eye(n)
-    x2 = x @ x
-    x4 = x2 @ x2
-    x6 = x4 @ x2
-    u = x @ (x6 @ (b[13] * x6 + b[11] * x4 + b[9] * x2) + b[7] * x6 + b[5] * x4 + b[3] * x2
-             + b[1] * eye)
-    v = x6 @ (b[12] * x6 + b[10] * x4 + b[8] * x2) + b[6] * x6 + b[4] * x4 + b[2] * x2 \
-        + b[0] * eye
-    r = xp.linalg.solve(v - u, v + u)
-    for j in range(int(s.max()) if s.size else 0):  # square back, each matrix its s times
-        r = xp.where((j < s)[..., None, None], r @ r, r)
-    # PyTorch takes the degree-1 Taylor step I + A below its first theta (Bader, Blanes and
-    # Casas): exact there, where the Pade solve is 1 ulp off (exp(0) = 0.9999999999999999,
-    # which trunc or floor then turn into 0)
-    tiny = _TAYLOR1_THETA.get(np.dtype(a.dtype), _TAYLOR1_THETA[np.dtype(np.float64)])
-    r = xp.where((norm1 <= tiny)[..., None, None], eye + a.astype(np.float64), r)
-    return r.astype(a.dtype, copy=False)
+    out = xp.empty_like(x)
+    lower = -1.0
+    for degree, theta in zip((1, 2, 4, 8, 12), thetas):
+        pick = (lower < norm1) & (norm1 <= theta)
+        if pick.any():
+            out[pick] = _taylor(x[pick], degree)
+        lower = theta
+    # the rest (a nan or inf norm too: nan, as PyTorch's) by degree 18, scaled and squared
+    pick = ~(norm1 <= thetas[4])
+    if pick.any():
+        norm = norm1[pick]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            s = xp.maximum(0, xp.ceil(xp.log2(norm / thetas[5])))
+        s = xp.where(xp.isfinite(s), s, 0).astype(np.int64)
+        with np.errstate(over="ignore", invalid="ignore"):  # (inf, nan: the value, silently
+            # as PyTorch's)
+            r = _taylor(x[pick] / (2.0 ** s)[:, None, None], 18)
+            for j in range(int(s.max())):  # square back, each matrix its s times
+                r = xp.where((j < s)[:, None, None], r @ r, r)
+        out[pick] = r
+    return out.reshape(a.shape).astype(a.dtype, copy=False)
 
 
 def _matrix_exp_vjp(node, g, saved):

@@ -102,13 +102,31 @@ def _as_strided_vjp(node, g, saved):
         import numpy as xp  # (the storage was a copy: host positions)
     out_pos = _positions(xp, size, stride, offset).reshape(-1)
     in_pos = _positions(xp, in_shape, in_strides, in_offset)
+    # PyTorch hands back the zero storage viewed with the input's geometry (its strides,
+    # not row-major) where the input's elements do not overlap
+    as_view = flat is not None and _non_overlapping(in_shape, in_strides)
     if isinstance(g, Tensor):
         zeros = make_tensor(xp.zeros((storage_size,), dtype=g._data.dtype))
         summed = index_add(zeros, 0, make_tensor(out_pos), g.reshape(-1))
+        if as_view:
+            return (as_strided(summed, in_shape, in_strides, in_offset),)
         return (take(summed, make_tensor(in_pos)),)
     summed = xp.zeros((storage_size,), dtype=g.dtype)
     xp.add.at(summed, out_pos, g.reshape(-1))
+    if as_view:
+        return (xp.lib.stride_tricks.as_strided(
+            summed[in_offset:], in_shape, tuple(s * summed.itemsize for s in in_strides)),)
     return (summed[in_pos],)
+
+
+def _non_overlapping(shape, strides):
+    """Whether no two elements of a view of these (element) strides share a place."""
+    reach = 0  # the farthest place the dims taken so far reach, from the first element
+    for s, n in sorted((s, n) for n, s in zip(shape, strides) if n > 1):
+        if s <= reach:
+            return False
+        reach += (n - 1) * s
+    return True
 
 
 def _numel(shape):
@@ -128,8 +146,14 @@ def as_strided(input, size, stride, storage_offset=None):  # noqa: A002
     if not isinstance(input, Tensor):
         raise TypeError(f"as_strided(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
+    return _as_strided(input, *view_params(input, size, stride, storage_offset))
+
+
+def view_params(input, size, stride, storage_offset, name="as_strided"):  # noqa: A002
+    """The parameters of AsStridedBackward0 (size, stride, offset, the storage, the input's
+    shape), checked; as_strided_copy records the same."""
     a = input._data
-    size, stride = _ints(size, "size", "as_strided"), _ints(stride, "stride", "as_strided")
+    size, stride = _ints(size, "size", name), _ints(stride, "stride", name)
     info = _storage(a)
     if info is None:  # a copy of the values in row-major order serves as the storage
         info = (None, 0, tuple(_contiguous_strides(a.shape)))
@@ -137,8 +161,8 @@ def as_strided(input, size, stride, storage_offset=None):  # noqa: A002
     else:
         storage_size = info[0].size
     offset = info[1] if storage_offset is None else operator.index(storage_offset)
-    _check_bounds(size, stride, offset, a.itemsize, storage_size, "as_strided")
-    return _as_strided(input, size, stride, offset, info, tuple(a.shape))
+    _check_bounds(size, stride, offset, a.itemsize, storage_size, name)
+    return size, stride, offset, info, tuple(a.shape)
 
 
 def _contiguous_strides(shape):

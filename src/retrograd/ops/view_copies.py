@@ -3,7 +3,8 @@ recorded as one node named after the view's (``TransposeBackward0_copy``...), as
 
 ``transpose_copy``, ``t_copy``, ``permute_copy``, ``view_copy``, ``unsqueeze_copy``,
 ``squeeze_copy``, ``expand_copy``, ``select_copy``, ``slice_copy``, ``diagonal_copy``,
-``alias_copy``, ``unfold_copy``, ``as_strided_copy``.
+``alias_copy``, ``unfold_copy``, ``as_strided_copy`` (its own record: it reads the
+input's storage).
 
 The view ops are linear, so the derivative of each is the view's own: it is taken by
 running the view on a zero leaf of the input's shape and differentiating that with
@@ -19,7 +20,7 @@ from ..autograd.graph import accumulator_of
 from ..autograd.grad_mode import enable_grad
 from ..backend import namespace
 from ..tensor import make_tensor
-from . import registry
+from . import registry, strided
 from ._apply import NOTHING, defop
 from .shape import _norm_dim, input_meta
 
@@ -35,13 +36,24 @@ def _slice(x, dim=0, start=None, end=None, step=1):
     return x[tuple(index)]
 
 
+def _view_or_reshape(x, size):
+    # PyTorch's view_copy copies, so it needs no view of the input's strides: a size that
+    # no view of a non-contiguous input can take is reshaped (a wrong size still raises)
+    try:
+        return x.view(size)
+    except RuntimeError as e:
+        if "view size is not compatible" not in str(e):
+            raise
+        return x.reshape(size)
+
+
 # name -> (the view it copies, as a call on a tensor, PyTorch's parameters after input)
 _VIEWS = {
     "transpose_copy": (lambda x, d0, d1: _entry("transpose")(x, d0, d1), "dim0, dim1",
                        "TransposeBackward0"),
     "t_copy": (lambda x: _entry("t")(x), "", "TBackward0"),
     "permute_copy": (lambda x, dims: _entry("permute")(x, dims), "dims", "PermuteBackward0"),
-    "view_copy": (lambda x, size: x.view(size), "size", "ViewBackward0"),
+    "view_copy": (lambda x, size: _view_or_reshape(x, size), "size", "ViewBackward0"),
     "unsqueeze_copy": (lambda x, dim: _entry("unsqueeze")(x, dim), "dim",
                        "UnsqueezeBackward0"),
     "expand_copy": (lambda x, size: x.expand(size), "size", "ExpandBackward0"),
@@ -53,9 +65,6 @@ _VIEWS = {
     "alias_copy": (lambda x: x.view(x.shape), "", "AliasBackward0"),
     "unfold_copy": (lambda x, dimension, size, step: x.unfold(dimension, size, step),
                     "dimension, size, step", "UnfoldBackward0"),
-    "as_strided_copy": (lambda x, size, stride, storage_offset=None: _entry("as_strided")(
-        x, size, stride, storage_offset), "size, stride, storage_offset=None",
-        "AsStridedBackward0"),
 }
 
 
@@ -98,3 +107,20 @@ def squeeze_copy(input, dim=None):  # noqa: A002 - PyTorch's names
 
 
 registry.register(squeeze_copy, method=False, signature="input, dim=None")
+
+
+# as_strided reads the input's storage, so the zero leaf above (contiguous) would put the
+# gradient at the wrong places of a non-contiguous input: as_strided_copy records
+# as_strided's own parameters (the storage, the input's strides) and derivative
+_as_strided_copy = defop("as_strided_copy",
+                         lambda a, *params: strided._as_strided_fwd(a, *params).copy(),
+                         strided._as_strided_vjp, "AsStridedBackward0_copy", 1, NOTHING)
+
+
+def as_strided_copy(input, size, stride, storage_offset=None):  # noqa: A002
+    """``input.as_strided(size, stride, storage_offset)`` as a new tensor."""
+    return _as_strided_copy(input, *strided.view_params(input, size, stride, storage_offset))
+
+
+registry.register(as_strided_copy, method=False,
+                  signature="input, size, stride, storage_offset=None")
