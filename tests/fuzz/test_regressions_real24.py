@@ -3,7 +3,13 @@
 20010520: logdet's derivative under create_graph is PyTorch's slogdet_backward with grad mode
 on, linalg.solve(A^T, diag_embed(g)); retrograd's inv(A)^T * g, the same function, rounded a
 float32 second derivative 4e-4 relatively away from PyTorch's (and 10x farther from the
-float64 truth than PyTorch's)."""
+float64 truth than PyTorch's).
+
+20097973: not index_reduce's bug.  dist(x, y, p=1)'s derivative is sgn(x - y) * grad in
+PyTorch, sgn's derivative a ZeroTensor, and index_reduce amax's grad / N_to_distribute (N = 0
+at a nan) keeps it 0 where a real zero gradient (retrograd's, and PyTorch's own for a real
+zero) gives nan: accepted as _dist_p1_sgn_zero_tensor, checked by a rerun with dist written
+without sgn."""
 
 import numpy as np
 import pytest
@@ -13,7 +19,7 @@ torch = pytest.importorskip("torch")
 import retrograd  # noqa: E402
 
 from .program import program_from_text  # noqa: E402
-from .runner import compare, reproducer  # noqa: E402
+from .runner import Failure, compare, reproducer  # noqa: E402
 
 CASES = {
     # (seed 20010520) float32 logdet at condition number 513, second derivative
@@ -85,3 +91,64 @@ def test_logdet_create_graph_inf_gradient_keeps_zeros_off_the_diagonal():
         res.append(g.detach().numpy())
     assert np.isnan(res[1]).any() and np.isinf(res[1]).any()
     np.testing.assert_array_equal(res[0], res[1])
+
+
+# (seed 20097973, shrunk) sqrt of negatives (nan) and zeros, index_reduce amax, dist p=1
+_DIST_P1 = """
+v1 = T.tensor([[[1.0, -0.0, -2.0], [0.0, 2.0, 1.0]], [[-1.0, -0.0, 0.0], [1.0, -0.0, 1.0]], [[-0.0, 0.0, -1.0], [2.0, -0.0, 2.0]], [[1.0, -0.0, -0.0], [-3.0, 0.0, 0.0]]], dtype=T.float64, requires_grad=True)
+v2 = T.sqrt(v1)
+v6 = T.tensor(2, dtype=T.int64)
+v7 = T.tensor([[[0.0], [0.0]], [[1.0], [-2.0]], [[-0.0], [1.0]], [[-2.0], [0.0]]], dtype=T.float64, requires_grad=True)
+v8 = v2.index_reduce(2, v6, v7, 'amax', include_self=True)
+v10 = T.tensor(-0.0, dtype=T.float64, requires_grad=True)
+v11 = T.dist(v8, v10, p=1)
+loss = (v8 * v8.detach().tanh()).sum() + (v10 * v10.detach().tanh()).sum() + (v11 * v11.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v1, v7, v10], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+"""  # noqa: E501 (the fuzzer's shrunk program, seed 20097973)
+
+
+def test_dist_p1_zero_tensor_accepted():
+    from . import known_bugs
+
+    prog = program_from_text(_DIST_P1)
+    failure = compare(prog)
+    assert failure is not None and failure.kind == "grad", failure
+    assert "v7.grad" in failure.message, failure
+    assert known_bugs._dist_p1_sgn_zero_tensor(prog, failure)
+    assert known_bugs.which_known(prog, failure) is not None
+
+
+def test_dist_p1_zero_tensor_cause():
+    """The excuse holds: with p=2 (no sgn in PyTorch's formula) the program agrees, and
+    PyTorch's own index_reduce derivative of a real zero gradient is nan where N = 0."""
+    assert compare(program_from_text(_DIST_P1.replace("p=1)", "p=2)"))) is None
+    s = torch.tensor([[float("nan"), 1.0]], dtype=torch.float64, requires_grad=True)
+    src = torch.tensor([[2.0]], dtype=torch.float64, requires_grad=True)
+    out = s.index_reduce(1, torch.tensor([0]), src, "amax")
+    gs, gsrc = torch.autograd.grad(out, [s, src], torch.zeros_like(out))
+    assert np.isnan(gsrc.numpy()).all() and np.isnan(gs.numpy()[0, 0])
+    r = retrograd.tensor([[float("nan"), 1.0]], dtype=retrograd.float64, requires_grad=True)
+    rsrc = retrograd.tensor([[2.0]], dtype=retrograd.float64, requires_grad=True)
+    rout = r.index_reduce(1, retrograd.tensor([0]), rsrc, "amax")
+    rs, rg = retrograd.autograd.grad(rout, [r, rsrc], retrograd.zeros_like(rout))
+    np.testing.assert_array_equal(rg.numpy(), gsrc.numpy())
+    np.testing.assert_array_equal(rs.numpy(), gs.numpy())
+
+
+def test_dist_p1_zero_tensor_refuses_others():
+    from . import known_bugs
+
+    prog = program_from_text(_DIST_P1)
+    failure = compare(prog)
+    # no dist(p=1) to rewrite, or no create_graph: refused
+    for text in (_DIST_P1.replace("p=1)", "p=2)"),
+                 _DIST_P1.replace("create_graph=True", "retain_graph=True")):
+        assert not known_bugs._dist_p1_sgn_zero_tensor(program_from_text(text), failure)
+    # a difference other than nan in retrograd where PyTorch has a number: refused
+    other = Failure(failure.kind, failure.op, failure.message.replace("nan", "1.0"))
+    assert not known_bugs._dist_p1_sgn_zero_tensor(prog, other)
+    assert known_bugs._dist_p1_as_where("v3 = T.dist(v1, v2, p=2)") is None
+    assert known_bugs._dist_p1_as_where("v3 = v1.dist(v2, 1)") == \
+        "v3 = T.where(v1 - v2 != v1 - v2, (v1 - v2).detach(), (v1 - v2) * (v1 - v2).sign()).sum()"
