@@ -9,7 +9,10 @@ float64 truth than PyTorch's).
 PyTorch, sgn's derivative a ZeroTensor, and index_reduce amax's grad / N_to_distribute (N = 0
 at a nan) keeps it 0 where a real zero gradient (retrograd's, and PyTorch's own for a real
 zero) gives nan: accepted as _dist_p1_sgn_zero_tensor, checked by a rerun with dist written
-without sgn."""
+without sgn.
+
+Also: scatter*/gather with an empty index (PyTorch checks it for nothing), and index_reduce's
+first and second derivatives at nan, inf, ties and empty indices against PyTorch's."""
 
 import numpy as np
 import pytest
@@ -20,6 +23,8 @@ import retrograd  # noqa: E402
 
 from .program import program_from_text  # noqa: E402
 from .runner import Failure, compare, reproducer  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore:index_reduce\\(\\) is in beta")
 
 CASES = {
     # (seed 20010520) float32 logdet at condition number 513, second derivative
@@ -152,3 +157,124 @@ def test_dist_p1_zero_tensor_refuses_others():
     assert known_bugs._dist_p1_as_where("v3 = T.dist(v1, v2, p=2)") is None
     assert known_bugs._dist_p1_as_where("v3 = v1.dist(v2, 1)") == \
         "v3 = T.where(v1 - v2 != v1 - v2, (v1 - v2).detach(), (v1 - v2) * (v1 - v2).sign()).sum()"
+
+
+# ------------------------------------------------ scatter / gather with an empty index
+def _outcome(lib, make):
+    """What ``make(lib)`` gives: the result's shape, dtype and values and every leaf's
+    gradient of its sum, or the exception class (at the forward or at the backward)."""
+    try:
+        out, leaves = make(lib)
+    except Exception as e:  # noqa: BLE001 - the class is the outcome
+        return ("forward raises", type(e).__mro__[-3].__name__ if isinstance(e, RuntimeError)
+                else type(e).__name__)
+    got = (tuple(out.shape), str(out.dtype).rsplit(".", 1)[-1],
+           out.detach().numpy().tolist())
+    try:
+        gs = lib.autograd.grad(out.sum(), leaves, allow_unused=True)
+    except RuntimeError:
+        return got + ("backward raises",)
+    return got + tuple(None if g is None else (tuple(g.shape), g.numpy().tolist())
+                       for g in gs)
+
+
+_EMPTY_INDEX_OPS = {
+    "scatter_src": lambda m, a, i, s: a.scatter(0, i, s),
+    "scatter_value": lambda m, a, i, s: a.scatter(-1, i, 2.0),
+    "scatter_add": lambda m, a, i, s: a.scatter_add(0, i, s),
+    **{f"scatter_reduce_{r}": (lambda m, a, i, s, r=r: a.scatter_reduce(0, i, s, r))
+       for r in ("sum", "prod", "mean", "amax", "amin")},
+    "gather": lambda m, a, i, s: a.gather(-1, i),
+    "torch_gather": lambda m, a, i, s: m.gather(a, 0, i),
+}
+
+
+@pytest.mark.parametrize("op", sorted(_EMPTY_INDEX_OPS))
+@pytest.mark.parametrize("ishape, idtype", [((0,), "int64"), ((2, 0), "int64"),
+                                            ((0, 5, 1), "int32"), ((1, 0, 2), "float32"),
+                                            ((2, 0), "bool")])
+@pytest.mark.parametrize("sshape", [(3, 2), (), (2, 3, 4)])
+@pytest.mark.parametrize("xshape", [(3, 2), (), (4,)])
+def test_empty_index_is_checked_for_nothing_like_pytorch(op, ishape, idtype, sshape, xshape):
+    """PyTorch skips the index's dtype and shape checks of scatter*/gather when the index is
+    empty (index.numel() == 0): any shape and dtype; nothing is written, gather's result is
+    shaped as the index; the backward then raises where the index-shaped source gradient
+    does not fit the source (or sums to a 0-d one).  retrograd raised 'Index tensor must
+    have the same number of dimensions' in the forward."""
+    def make(lib):
+        a = lib.ones(xshape, dtype=lib.float64, requires_grad=True)
+        s = lib.full(sshape, 3.0, dtype=lib.float64, requires_grad=True)
+        i = lib.zeros(ishape, dtype=getattr(lib, idtype))
+        return _EMPTY_INDEX_OPS[op](lib, a, i, s), [a, s]
+
+    assert _outcome(retrograd, make) == _outcome(torch, make)
+
+
+def _index_reduce_run(lib, c):
+    """index_reduce of case ``c``, then autograd.grad(create_graph=True) and a second
+    backward: the arrays it gives in order, or ('raises', whether it is prod's double
+    backward error)."""
+    dtype = getattr(lib, c["dt"])
+    A = lib.tensor(c["a"], dtype=dtype, requires_grad=c["wants"][0])
+    S = lib.tensor(c["s"], dtype=dtype, requires_grad=c["wants"][1])
+    index = lib.tensor(c["idx"][0] if c["zero_d"] else c["idx"])
+    got = []
+    try:
+        out = A.index_reduce(c["dim"], index, S, c["reduce"], include_self=c["include_self"])
+        got.append(out.detach().numpy())
+        leaves = [t for t, want in zip((A, S), c["wants"]) if want]
+        gs = lib.autograd.grad((out * lib.tensor(c["w"], dtype=dtype)).sum(), leaves,
+                               create_graph=True)
+        got += [g.detach().numpy() for g in gs]
+        weights = [w for w, want in zip((c["ca"], c["cs"]), c["wants"]) if want]
+        terms = [(g * lib.tensor(w, dtype=dtype)).sum() for g, w in zip(gs, weights)
+                 if g.requires_grad]
+        if terms:  # (mean's derivative does not depend on the inputs)
+            sum(terms).backward()
+            got += [None if t.grad is None else t.grad.numpy() for t in leaves]
+    except RuntimeError as e:
+        got.append(("raises", "Double backward" in str(e)))
+    return got
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_index_reduce_first_and_second_derivatives_vs_torch(seed):
+    """index_reduce (prod, mean, amax, amin; include_self both) over values with nan, +-inf,
+    signed zeros and ties, duplicate, 0-d and empty indices, either input alone requiring
+    grad, float32 and float64: forward, autograd.grad(create_graph=True) and a second
+    backward agree with PyTorch (or both raise, e.g. prod's double backward past two zeros
+    at one position)."""
+    import random
+
+    rng = random.Random(seed)
+    vals = [float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 1.0, 2.0, -1.0, 1.0, 0.5]
+
+    def arr(shp, pool):
+        return np.array([rng.choice(pool) for _ in range(int(np.prod(shp)))]).reshape(shp)
+
+    for _ in range(40):
+        nd = rng.choice([1, 2, 3])
+        shape = [rng.randint(1, 3) for _ in range(nd)]
+        dim = rng.randrange(-nd, nd)
+        k = rng.choice([0, 1, 2, 3])
+        sshape = list(shape)
+        sshape[dim] = k
+        pool = vals if rng.random() < 0.7 else [1.0, 2.0, 3.0, -1.0]
+        c = {"reduce": rng.choice(["prod", "mean", "amax", "amin"]),
+             "include_self": rng.random() < 0.5, "dim": dim,
+             "zero_d": k == 1 and rng.random() < 0.3,
+             "a": arr(shape, pool), "s": arr(sshape, pool),
+             "idx": np.array([rng.randrange(shape[dim]) for _ in range(k)], dtype=np.int64),
+             "w": arr(shape, [1.0, -0.5, 0.0]), "ca": arr(shape, [1.0, -1.5]),
+             "cs": arr(sshape, [1.0, -1.5, 0.0]), "dt": rng.choice(["float64", "float32"]),
+             "wants": rng.choice([(True, True), (True, False), (False, True)])}
+        ours, theirs = _index_reduce_run(retrograd, c), _index_reduce_run(torch, c)
+        assert len(ours) == len(theirs), (c, ours, theirs)
+        tol = 1e-5 if c["dt"] == "float32" else 1e-12
+        for x, y in zip(ours, theirs):
+            if isinstance(y, tuple) or y is None:
+                assert x == y, (c, ours, theirs)
+            else:
+                assert x.shape == y.shape and x.dtype == y.dtype, (c, ours, theirs)
+                np.testing.assert_allclose(x, y, rtol=tol, atol=tol, equal_nan=True,
+                                           err_msg=str(c))

@@ -287,6 +287,8 @@ def getitem(x, index):
 def _gather_fwd(a, idx, dim, in_shape):
     # an open grid rather than take_along_axis: PyTorch lets the index be smaller than the
     # input in the other dimensions too
+    if idx.size == 0:  # (any shape: nothing is read)
+        return namespace(a).zeros(idx.shape, dtype=a.dtype)
     if a.ndim == 0:  # a 0-d input: every index is 0 (checked), the result has its shape
         return namespace(a).broadcast_to(a, idx.shape).copy()
     if idx.ndim == 0:  # a 0-d index into a 1-d input (PyTorch counts 0-d as 1-d): 0-d out
@@ -342,6 +344,11 @@ def gather(x, dim, index, *, sparse_grad=False):
     tensor_arg(idx, "index", 2)
     shape = tuple(x.shape)
     dim = _norm_dim(dim, len(shape))
+    if idx.size == 0:
+        # PyTorch checks an empty index for nothing (gather's dtype and shape checks are
+        # skipped at index.numel() == 0): an empty result shaped as the index
+        idx = namespace(idx).zeros(idx.shape, dtype=namespace(idx).int64)
+        return keep_for_check(_gather(x, idx, dim, shape), x, index)
     if not shape and idx.size and idx.ndim <= 1 and idx.dtype.kind in "iu":
         # a 0-d input: index 0, any number of times (NumPy has no axis 0 to gather on)
         if idx.max() != 0 or idx.min() != 0:
@@ -380,6 +387,8 @@ def _scatter_fwd(g, idx, dim, shape):
     out = xp.zeros(shape, dtype=g.dtype)
     if not shape:  # (into a 0-d input: every index is 0)
         return xp.asarray(g.sum(), dtype=g.dtype)
+    if idx.size == 0:  # (an empty index of any shape: nothing is added)
+        return out
     if idx.ndim == 0:  # (a 0-d index into a 1-d input)
         idx, g = idx.reshape(1), g.reshape(1)
     # put_along_axis would drop repeated indices; accumulate instead

@@ -459,8 +459,11 @@ def _reduce_arg(reduce, allowed, op):
 def _scatter_positions(x, dim, index, src, op):
     """(p, q, index array): ``x``'s flat positions written, and ``src``'s flat positions
     read (None where the index covers all of src)."""
-    idx = _index(index, "scatter")
     shape = tuple(x.shape)
+    raw = _raw(index)
+    if getattr(raw, "size", None) == 0:
+        return _empty_positions(raw, src, shape, dim)
+    idx = _index(index, "scatter")
     dim = _norm_dim(dim, len(shape))
     if not shape:  # a 0-d self: index 0, any number of times (0-d or 1-d index)
         if idx.ndim > 1:
@@ -490,6 +493,19 @@ def _scatter_positions(x, dim, index, src, op):
     _bounds(idx, shape[dim], dim, op)
     p = _grid(shape, idx.shape, dim, idx)
     q = None if src is None or src_shape == idx.shape else _grid(src_shape, idx.shape, -1, None)
+    return p, q
+
+
+def _empty_positions(raw, src, shape, dim):
+    """An empty index writes nothing, and PyTorch checks it for nothing: its dtype and shape
+    checks (scatter_gather_dtype_check, scatter_shape_check) return at index.numel() == 0, so
+    any dtype and any shape pass; only ``dim`` is wrapped.  The positions are empty arrays
+    shaped as the index (src's gradient is index-shaped, as PyTorch's gather of it, which
+    its engine then sums to a 0-d src or refuses)."""
+    tensor_arg(raw, "index", 2)
+    _norm_dim(dim, len(shape))
+    p = namespace(raw).zeros(raw.shape, dtype=namespace(raw).int64)
+    q = None if src is None or tuple(src.shape) == tuple(raw.shape) else p
     return p, q
 
 
