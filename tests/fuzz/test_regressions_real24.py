@@ -278,3 +278,25 @@ def test_index_reduce_first_and_second_derivatives_vs_torch(seed):
                 assert x.shape == y.shape and x.dtype == y.dtype, (c, ours, theirs)
                 np.testing.assert_allclose(x, y, rtol=tol, atol=tol, equal_nan=True,
                                            err_msg=str(c))
+
+
+def test_det_create_graph_inf_gradient_keeps_zeros_off_the_diagonal():
+    """det's derivative under create_graph is the same solve of diag_embed(g det), whose
+    off-diagonal stays 0 for an inf g (PyTorch's: inf, nan, nan, inf... by LAPACK's solve);
+    g det * I had nan there."""
+    res = []
+    for lib in (retrograd, torch):
+        A = lib.tensor([[2.0, 0.0], [0.0, 4.0]], dtype=lib.float64, requires_grad=True)
+        w = lib.tensor(2.0, dtype=lib.float64, requires_grad=True)
+        (g,) = lib.autograd.grad(lib.linalg.det(A) * w, [A],
+                                 lib.tensor(float("inf"), dtype=lib.float64),
+                                 create_graph=True)
+        names, fn = [], g.grad_fn
+        while fn is not None:  # down the right-hand side's branch
+            names.append(type(fn).__name__)
+            fn = fn.next_functions[-1][0] if fn.next_functions else None
+        res.append((g.detach().numpy(), names[:3]))
+    assert res[1][1] == ["LinalgSolveExBackward0", "TransposeBackward0", "DiagEmbedBackward0"]
+    assert res[0][1] == res[1][1]
+    assert np.isinf(res[1][0]).any()
+    np.testing.assert_array_equal(res[0][0], res[1][0])

@@ -70,14 +70,12 @@ def _det_create_graph(a, g, d, data):
     linalg.solve(A^T, g det I).  A batch of both is put together with two index_put_s
     (grad_fn IndexPutBackward0; LinalgSolveExBackward0 or the SVD path's matmul else)."""
     from .index_assign import setitem
-    from .linalg_solve import solve
 
     xp = namespace(data)
     small = xp.abs(data) < 100 * xp.finfo(data.dtype).eps
-    eye = xp.eye(a.shape[-1], dtype=data.dtype)
 
     def regular(a_, g_, d_):
-        return solve(_mT(a_), unsqueeze(unsqueeze(g_ * d_, -1), -1) * make_tensor(eye))
+        return _solve_diag(a_, g_ * d_)
 
     if not small.any():
         return regular(a, g, d)
@@ -153,19 +151,24 @@ def _slogdet_vjp(node, grads, saved):
         return (_lu_solve(lu, scale * eye, permutation(piv, a.shape[-1]), True, True),)
 
 
-def _slogdet_create_graph(a, g):
-    """The derivative under create_graph as PyTorch's slogdet_backward with grad mode on:
-    linalg.solve(A^T, diag_embed(g)) (recorded, LinalgSolveExBackward0), so the second
-    derivative is solve's; inv(A)^T * g, the same function, rounds differently in float32:
-    a 1e-4 relative difference in a second derivative of logdet at condition number 500
-    (fuzz seed 20010520).  The diagonal is diag_embed's (exact zeros off it, where g * I
-    has nan for an inf g), and a singular matrix raises solve's LinAlgError, as PyTorch."""
+def _solve_diag(a, v):
+    """linalg.solve(A^T, diag_embed(v)^T), recorded: det's and slogdet's derivative under
+    create_graph as PyTorch writes it (LinalgSolveExBackward0 over a DiagEmbedBackward0).
+    diag_embed leaves exact zeros off the diagonal, where v * I has nan for an inf v."""
     from .layout import diag_embed
     from .linalg_solve import solve
 
-    n = a.shape[-1]
-    d = diag_embed(unsqueeze(g, -1).expand(tuple(g.shape) + (n,)))
+    d = diag_embed(unsqueeze(v, -1).expand(tuple(v.shape) + (a.shape[-1],)))
     return solve(_mT(a), _mT(d))
+
+
+def _slogdet_create_graph(a, g):
+    """The derivative under create_graph as PyTorch's slogdet_backward with grad mode on:
+    linalg.solve(A^T, diag_embed(g)), so the second derivative is solve's; inv(A)^T * g, the
+    same function, rounds differently in float32: a 1e-4 relative difference in a second
+    derivative of logdet at condition number 500 (fuzz seed 20010520).  A singular matrix
+    raises solve's LinAlgError there, as PyTorch."""
+    return _solve_diag(a, g)
 
 
 def _slogdet_nonfinite(a, sign, logabs):
