@@ -300,3 +300,43 @@ def test_det_create_graph_inf_gradient_keeps_zeros_off_the_diagonal():
     assert res[0][1] == res[1][1]
     assert np.isinf(res[1][0]).any()
     np.testing.assert_array_equal(res[0][0], res[1][0])
+
+
+# ------------------------------------------------ index tensors NumPy takes and PyTorch refuses
+_INDEXINGS = {
+    "int16": lambda m, a: a[m.zeros(2, dtype=m.int16)],
+    "int8_in_tuple": lambda m, a: a[:, m.zeros(2, dtype=m.int8)],
+    "int16_0d_is_an_int": lambda m, a: a[m.tensor(1, dtype=m.int16)],
+    "int32": lambda m, a: a[m.zeros(2, dtype=m.int32)],
+    "empty_int16": lambda m, a: a[m.zeros(0, dtype=m.int16)],
+    "empty_int32": lambda m, a: a[m.zeros(0, dtype=m.int32)],
+    "empty_mask": lambda m, a: a[m.zeros(0, dtype=m.bool)],
+    "empty_mask_dim1": lambda m, a: a[:, m.zeros(0, dtype=m.bool)],
+    "mask_3x0": lambda m, a: a[m.zeros(3, 0, dtype=m.bool)],
+    "mask_0x2": lambda m, a: a[m.zeros(0, 2, dtype=m.bool)],
+    "mask_after_ellipsis": lambda m, a: a[..., m.zeros(0, dtype=m.bool)],
+    "mask_3x2": lambda m, a: a[m.ones(3, 2, dtype=m.bool)],
+    "mask_0d": lambda m, a: a[m.tensor(True)],
+    "setitem_int16": lambda m, a: a.__setitem__(m.zeros(2, dtype=m.int16), 1.0) or a,
+    "setitem_empty_mask": lambda m, a: a.__setitem__(m.zeros(0, dtype=m.bool), 1.0) or a,
+    "index_put_int16": lambda m, a: a.index_put((m.zeros(2, dtype=m.int16),), m.tensor(1.0)),
+    "index_put_empty_mask": lambda m, a: a.index_put((m.zeros(0, dtype=m.bool),),
+                                                     m.tensor(1.0)),
+    "index_put_mask_3x2": lambda m, a: a.index_put((m.ones(3, 2, dtype=m.bool),),
+                                                   m.tensor(1.0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_INDEXINGS))
+def test_index_tensor_dtype_and_mask_shape_like_pytorch(name):
+    """PyTorch refuses an int16/int8 index of 1 dim or more (IndexError: must be long, int,
+    byte or bool; a 0-d one is an int) and a mask whose shape is not the indexed dims' (also
+    an empty one, which NumPy takes and returns nothing for); retrograd indexed with them."""
+    def outcome(m):
+        try:
+            out = _INDEXINGS[name](m, m.arange(6.0).reshape(3, 2))
+        except IndexError:
+            return "IndexError"
+        return tuple(out.shape), out.numpy().tolist()
+
+    assert outcome(retrograd) == outcome(torch)

@@ -47,6 +47,41 @@ def namespace_of_list(index):
     return arr.astype(np.int64) if arr.size == 0 else arr
 
 
+def check_index_tensors(index, shape):
+    """PyTorch's checks of the arrays in an advanced index that NumPy does not make: an
+    integer index of more than 0 dims must be int64 or int32 (uint8 is a mask to PyTorch;
+    int16 and int8 raise "must be long, int, byte or bool"), and a bool mask's shape must be
+    the shape of the dims it covers (NumPy takes an empty mask of any length, or a (3, 0)
+    mask on a (3, 2) tensor, and returns nothing)."""
+    items = index if isinstance(index, tuple) else (index,)
+    arrays = [i for i in items if hasattr(i, "dtype") and hasattr(i, "ndim")]
+    if not arrays:
+        return
+    for i in arrays:
+        if i.ndim and i.dtype.kind in "iu" and i.dtype.name not in ("int64", "int32", "uint8"):
+            raise IndexError("tensors used as indices must be long, int, byte or bool "
+                             f"tensors (got {i.dtype.name}; convert it with .long())")
+    consumed = sum(i.ndim if getattr(i, "dtype", None) is not None and i.dtype.kind == "b"
+                   else 0 if i is None or i is Ellipsis or i.__class__ is bool else 1
+                   for i in items)
+    pos = 0
+    for i in items:
+        if i is Ellipsis:
+            pos += max(len(shape) - consumed, 0)
+        elif i is None or i.__class__ is bool:
+            continue
+        elif hasattr(i, "dtype") and i.dtype.kind == "b":
+            covered = tuple(shape[pos:pos + i.ndim])
+            if len(covered) == i.ndim and covered != tuple(i.shape):
+                k = next(d for d, (m, n) in enumerate(zip(i.shape, covered)) if m != n)
+                raise IndexError(f"The shape of the mask {list(i.shape)} at index {k} does "
+                                 f"not match the shape of the indexed tensor {list(shape)} at "
+                                 f"index {pos + k}")
+            pos += i.ndim
+        else:
+            pos += 1
+
+
 def _torch_layout(index, ndim):
     """Split a mixed index into a basic part and an advanced part applied after it.
 
@@ -269,6 +304,7 @@ def getitem(x, index):
         except IndexError as e:
             raise IndexError(f"{e} (indexing a tensor of shape {list(shape)} with {index!r})") \
                 from None
+    check_index_tensors(index, shape)
     try:
         split = _torch_layout(index, len(shape))
         if split is not None:
