@@ -20,7 +20,7 @@ from ._apply import BOTH, multi_output_class, record_multi_inputs
 from ._errors import tensor_arg
 from .dtype_rules import norm_input
 from .linalg import _mT
-from .linalg_lu import _lu_solve, getrf, lu_factor_ex, permutation
+from .linalg_lu import _lu_solve, getrf, permutation
 from .linalg_solve import LinAlgError, check_square, inv
 from .pointwise import defop, where
 from .reduce import _dims
@@ -67,8 +67,9 @@ def _det_create_graph(a, g, d, data):
     """The derivative under create_graph as PyTorch's linalg_det_backward: a matrix whose
     |det| is below 100 eps is singular to it and gets its true derivative, the matrix of
     cofactors, through the SVD (zeros would leave a second derivative of 0); the others
-    linalg.solve(A^T, g det I).  A batch of both is put together with two index_put_s
-    (grad_fn IndexPutBackward0; LinalgSolveExBackward0 or the SVD path's matmul else)."""
+    linalg.solve(A^T, diag_embed(g det)) (_solve_diag).  A batch of both is put together
+    with two index_put_s (grad_fn IndexPutBackward0; LinalgSolveExBackward0 or the SVD
+    path's matmul else)."""
     from .index_assign import setitem
 
     xp = namespace(data)
@@ -135,18 +136,14 @@ def _slogdet_vjp(node, grads, saved):
     if isinstance(g, Tensor):
         return (_slogdet_create_graph(a, g),)
     # (first order, arrays: a view, not two recorded unsqueezes)
-    scale = unsqueeze(unsqueeze(g, -1), -1) if isinstance(g, Tensor) else g[..., None, None]
+    scale = g[..., None, None]
     try:
         return (scale * _inv_t(a),)
     except LinAlgError:
         # a singular matrix: PyTorch solves A^T X = g I with A's LU factors, whose zero
         # pivot gives inf and nan (no error); the same solve here, the same values
         data = getattr(a, "_data", a)
-        if isinstance(a, Tensor):  # create_graph: the factorisation recorded too
-            lu, piv = lu_factor_ex(a)[:2]
-            piv = piv._data
-        else:
-            lu, piv, _ = getrf(a)
+        lu, piv, _ = getrf(data)
         eye = namespace(data).eye(a.shape[-1], dtype=data.dtype)
         return (_lu_solve(lu, scale * eye, permutation(piv, a.shape[-1]), True, True),)
 
