@@ -47,6 +47,41 @@ def namespace_of_list(index):
     return arr.astype(np.int64) if arr.size == 0 else arr
 
 
+def check_index_tensors(index, shape):
+    """PyTorch's checks of the arrays in an advanced index that NumPy does not make: an
+    integer index of more than 0 dims must be int64 or int32 (uint8 is a mask to PyTorch;
+    int16 and int8 raise "must be long, int, byte or bool"), and a bool mask's shape must be
+    the shape of the dims it covers (NumPy takes an empty mask of any length, or a (3, 0)
+    mask on a (3, 2) tensor, and returns nothing)."""
+    items = index if isinstance(index, tuple) else (index,)
+    arrays = [i for i in items if hasattr(i, "dtype") and hasattr(i, "ndim")]
+    if not arrays:
+        return
+    for i in arrays:
+        if i.ndim and i.dtype.kind in "iu" and i.dtype.name not in ("int64", "int32", "uint8"):
+            raise IndexError("tensors used as indices must be long, int, byte or bool "
+                             f"tensors (got {i.dtype.name}; convert it with .long())")
+    consumed = sum(i.ndim if getattr(i, "dtype", None) is not None and i.dtype.kind == "b"
+                   else 0 if i is None or i is Ellipsis or i.__class__ is bool else 1
+                   for i in items)
+    pos = 0
+    for i in items:
+        if i is Ellipsis:
+            pos += max(len(shape) - consumed, 0)
+        elif i is None or i.__class__ is bool:
+            continue
+        elif hasattr(i, "dtype") and i.dtype.kind == "b":
+            covered = tuple(shape[pos:pos + i.ndim])
+            if len(covered) == i.ndim and covered != tuple(i.shape):
+                k = next(d for d, (m, n) in enumerate(zip(i.shape, covered)) if m != n)
+                raise IndexError(f"The shape of the mask {list(i.shape)} at index {k} does "
+                                 f"not match the shape of the indexed tensor {list(shape)} at "
+                                 f"index {pos + k}")
+            pos += i.ndim
+        else:
+            pos += 1
+
+
 def _torch_layout(index, ndim):
     """Split a mixed index into a basic part and an advanced part applied after it.
 
@@ -269,6 +304,7 @@ def getitem(x, index):
         except IndexError as e:
             raise IndexError(f"{e} (indexing a tensor of shape {list(shape)} with {index!r})") \
                 from None
+    check_index_tensors(index, shape)
     try:
         split = _torch_layout(index, len(shape))
         if split is not None:
@@ -287,6 +323,8 @@ def getitem(x, index):
 def _gather_fwd(a, idx, dim, in_shape):
     # an open grid rather than take_along_axis: PyTorch lets the index be smaller than the
     # input in the other dimensions too
+    if idx.size == 0:  # (any shape: nothing is read)
+        return namespace(a).zeros(idx.shape, dtype=a.dtype)
     if a.ndim == 0:  # a 0-d input: every index is 0 (checked), the result has its shape
         return namespace(a).broadcast_to(a, idx.shape).copy()
     if idx.ndim == 0:  # a 0-d index into a 1-d input (PyTorch counts 0-d as 1-d): 0-d out
@@ -342,6 +380,11 @@ def gather(x, dim, index, *, sparse_grad=False):
     tensor_arg(idx, "index", 2)
     shape = tuple(x.shape)
     dim = _norm_dim(dim, len(shape))
+    if idx.size == 0:
+        # PyTorch checks an empty index for nothing (gather's dtype and shape checks are
+        # skipped at index.numel() == 0): an empty result shaped as the index
+        idx = namespace(idx).zeros(idx.shape, dtype=namespace(idx).int64)
+        return keep_for_check(_gather(x, idx, dim, shape), x, index)
     if not shape and idx.size and idx.ndim <= 1 and idx.dtype.kind in "iu":
         # a 0-d input: index 0, any number of times (NumPy has no axis 0 to gather on)
         if idx.max() != 0 or idx.min() != 0:
@@ -380,6 +423,8 @@ def _scatter_fwd(g, idx, dim, shape):
     out = xp.zeros(shape, dtype=g.dtype)
     if not shape:  # (into a 0-d input: every index is 0)
         return xp.asarray(g.sum(), dtype=g.dtype)
+    if idx.size == 0:  # (an empty index of any shape: nothing is added)
+        return out
     if idx.ndim == 0:  # (a 0-d index into a 1-d input)
         idx, g = idx.reshape(1), g.reshape(1)
     # put_along_axis would drop repeated indices; accumulate instead

@@ -25,7 +25,7 @@ from .inplace import _fill_tensor, _has_tangent, copy_
 # (here, not in index.py: an assignment is an in-place change, and needs the view machinery)
 from .index import (  # noqa: E402
     _alias, _basic_op, _getitem_fwd, _index_put_op, _is_basic, _setitem_fwd, _setitem_op,
-    _unwrap_index, getitem, index_tensors, setitem_split, write_at,
+    _unwrap_index, check_index_tensors, getitem, index_tensors, setitem_split, write_at,
 )
 from .saved_checks import check_also  # noqa: E402
 
@@ -83,6 +83,8 @@ def setitem(x, index, value):
     given = index
     index = _unwrap_index(index)
     basic = _is_basic(index)
+    if not basic:
+        check_index_tensors(index, tuple(x.shape))
     split = None if basic else setitem_split(given, index, tuple(x.shape))
     if split is not None:  # PyTorch's order: the basic part's view first (CopySlices)
         view_index, rest = split

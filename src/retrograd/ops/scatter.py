@@ -477,8 +477,11 @@ def _reduce_arg(reduce, allowed, op):
 def _scatter_positions(x, dim, index, src, op):
     """(p, q, index array): ``x``'s flat positions written, and ``src``'s flat positions
     read (None where the index covers all of src)."""
-    idx = _index(index, "scatter")
     shape = tuple(x.shape)
+    raw = _raw(index)
+    if getattr(raw, "size", None) == 0:
+        return _empty_positions(raw, src, shape, dim)
+    idx = _index(index, "scatter")
     dim = _norm_dim(dim, len(shape))
     if not shape:  # a 0-d self: index 0, any number of times (0-d or 1-d index)
         if idx.ndim > 1:
@@ -508,6 +511,19 @@ def _scatter_positions(x, dim, index, src, op):
     _bounds(idx, shape[dim], dim, op)
     p = _grid(shape, idx.shape, dim, idx)
     q = None if src is None or src_shape == idx.shape else _grid(src_shape, idx.shape, -1, None)
+    return p, q
+
+
+def _empty_positions(raw, src, shape, dim):
+    """An empty index writes nothing, and PyTorch checks it for nothing: its dtype and shape
+    checks (scatter_gather_dtype_check, scatter_shape_check) return at index.numel() == 0, so
+    any dtype and any shape pass; only ``dim`` is wrapped.  The positions are empty arrays
+    shaped as the index (src's gradient is index-shaped, as PyTorch's gather of it, which
+    its engine then sums to a 0-d src or refuses)."""
+    tensor_arg(raw, "index", 2)
+    _norm_dim(dim, len(shape))
+    p = namespace(raw).zeros(raw.shape, dtype=namespace(raw).int64)
+    q = None if src is None or tuple(src.shape) == tuple(raw.shape) else p
     return p, q
 
 
@@ -596,11 +612,37 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):  # noq
 def _index_positions(x, dim, index, source, op, int_rule, out_of_range=None):
     """(p, idx): flat positions in ``x`` of the slices ``index`` along ``dim``, shaped as the
     source (``x``'s shape with ``len(index)`` along ``dim``)."""
+    _index_shape_first(x, index, source, op)
     idx = _index(index, op, **int_rule)
     shape = tuple(x.shape)
+    if op == "index_fill_" and idx.ndim > 1:
+        raise RuntimeError(f"Index has to be a vector/scalar (index_fill_ got an index of "
+                           f"shape {list(idx.shape)})")
+    if source is not None and not source.ndim and shape:
+        # a 0-d source into a tensor: one index (PyTorch reads source.size(dim) for its
+        # message otherwise, which raises), and then the slice shapes differ
+        if idx.size != 1:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions "
+                             f"({op} of {idx.size} indices from a 0-d source)")
+        if op == "index_copy_":
+            if len(shape) != 1:  # (a 1-d self's slice is 0-d, as the source)
+                raise RuntimeError("index_copy_(): Source/destination tensor must have same "
+                                   f"slice shapes (self shape {list(shape)}, a 0-d source)")
+        else:
+            raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the "
+                               f"specified dimension. Got self.shape = {list(shape)} "
+                               "source.shape = []")
     if not shape and source is not None:
         # a 0-d self takes a 0-d source and one index, 0 (PyTorch's checks, in its order)
         k = idx.size
+        if op == "index_copy_" and source.ndim == 1:
+            # index_copy compares the slices (both 0-d) and then the number of indices
+            if k != source.shape[0]:
+                raise IndexError(f"index_copy_(): Number of indices ({k}) should be equal to "
+                                 f"source.size(dim) ({source.shape[0]})")
+            _bounds(idx.reshape(-1), 1, 0, op, IndexError)
+            _norm_dim(dim, 0)
+            return namespace(idx).zeros(idx.reshape(-1).shape, idx.dtype)
         if source.ndim:
             if k != source.shape[0]:
                 raise RuntimeError(f"{op}(): Number of indices ({k}) should be equal to "
@@ -644,11 +686,19 @@ def _index_positions(x, dim, index, source, op, int_rule, out_of_range=None):
             raise RuntimeError(
                 f"source tensor shape must match self tensor shape, excluding the specified "
                 f"dimension. Got self.shape = [] source.shape = {list(source.shape)}")
-        return namespace(idx).zeros(idx.shape if source is not None and source.ndim else (),
+        # (a fill's positions: one per index left, none for an empty index, which fills
+        # nothing, as PyTorch)
+        return namespace(idx).zeros(idx.shape if source is None or source.ndim else (),
                                     idx.dtype)
     region = shape[:dim] + (idx.size,) + shape[dim + 1:]
     if source is not None:
         sshape = tuple(source.shape)
+        if op == "index_copy_" and len(sshape) == len(shape) and \
+                sshape[:dim] + sshape[dim + 1:] != shape[:dim] + shape[dim + 1:]:
+            # (index_copy compares the slices before the number of indices)
+            raise RuntimeError(f"index_copy_(): Source/destination tensor must have same "
+                               f"slice shapes (self {list(shape)}, source {list(sshape)}, "
+                               f"dim {dim})")
         if len(sshape) == len(shape) and sshape[dim] != idx.size or (
                 sshape and len(sshape) != len(shape)):
             if op == "index_copy_":
@@ -662,6 +712,30 @@ def _index_positions(x, dim, index, source, op, int_rule, out_of_range=None):
                 f"source tensor shape must match self tensor shape, excluding the specified "
                 f"dimension. Got self.shape = {list(shape)} source.shape = {list(sshape)}")
     return _grid(shape, region, dim, idx.reshape((-1,) + (1,) * (len(shape) - dim - 1)))
+
+
+def _index_shape_first(x, index, source, op):
+    """PyTorch's checks of index_add/index_reduce/index_copy that come before the index's
+    dtype: an index of more than 1 dim (IndexError), and index_copy's 0-d source with other
+    than one index, or source and self of different dims, neither 0-d (IndexError)."""
+    raw = _raw(index)
+    tensor_arg(raw, "index", 2)
+    if op == "index_fill_":
+        return
+    if raw.ndim > 1:
+        if op == "index_copy_":
+            raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got "
+                             f"{raw.ndim})")
+        raise IndexError(f"{op}(): Index is supposed to be a vector, but got dim: {raw.ndim} "
+                         f"with type: {_tname(raw)} and size: {list(raw.shape)}")
+    if op == "index_copy_" and source is not None and not source.ndim and raw.size != 1:
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one "
+                         f"element (got {raw.size})")
+    if op == "index_copy_" and source is not None and source.ndim and x.ndim and \
+            source.ndim != x.ndim:
+        raise IndexError(f"index_copy_(): When source and destination are not scalars, "
+                         f"their dimensionality must match. Source dimensionality "
+                         f"({source.ndim}), destination dimensionality ({x.ndim})")
 
 
 def _rule(op, kind):

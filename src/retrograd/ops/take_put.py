@@ -31,7 +31,7 @@ def _flat_ids(shape, xp=_np):
 def index_put(input, indices, values, accumulate=False):  # noqa: A002
     """``input`` with ``values`` written (or, with ``accumulate=True``, added: repeats add
     up) at ``input[indices]`` (a tuple of integer or bool tensors)."""
-    from .index import _unwrap_index
+    from .index import _unwrap_index, check_index_tensors
 
     if not isinstance(indices, (tuple, list)):
         raise TypeError(f"index_put(): argument 'indices' (position 2) must be tuple of "
@@ -45,6 +45,7 @@ def index_put(input, indices, values, accumulate=False):  # noqa: A002
     for i in items:
         if not hasattr(i, "dtype") or i.dtype.kind not in "iub":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    check_index_tensors(items, tuple(input.shape))
     if _raw(values).dtype != _raw(input).dtype:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{_tname(_raw(input))} for the destination and "
