@@ -172,9 +172,16 @@ _SEED_20149112_NO_GRAD = _SEED_20149112.replace(
     "v5 = T.trunc(v4)", "with T.no_grad():\n    v5 = T.trunc(v4)")  # (the seed's own form)
 
 
-@pytest.mark.parametrize("text", [_SEED_20017375, _SEED_20149112, _SEED_20149112_NO_GRAD])
-def test_truncation_at_rounding_noise_accepted(text):
-    _matched_by(text, kb._integer_jump_at_rounding)
+def test_truncation_at_rounding_noise_accepted():
+    _matched_by(_SEED_20017375, kb._integer_jump_at_rounding)
+
+
+@pytest.mark.parametrize("text", [_SEED_20149112, _SEED_20149112_NO_GRAD])
+def test_cosine_similarity_truncation_now_agrees(text):
+    """20149112's 1 - 1 ulp came from retrograd's matrix_exp (Pade-13); since left24 it is
+    PyTorch's Taylor method, the cosine similarity is PyTorch's to the bit and the program
+    agrees outright (the entry is then not needed for it)."""
+    assert compare(program_from_text(text)) is None
 
 
 def test_float64_sum_is_the_exact_sum_here():
