@@ -3107,3 +3107,110 @@ def _dist_p1_sgn_zero_tensor(prog, failure):
         if new is not None:
             lines[i], changed = new, True
     return changed and compare(program_from_text("\n".join(lines), prog.seed)) is None
+
+
+# ------------------------------------------ cpu24 (stop 24): det's double backward at rank <= n-2
+def _leibniz_text(m, n):
+    """The determinant of the matrices ``m`` (..., n, n) as its Leibniz polynomial: a sum of
+    products whose derivatives of every order are finite (no LU, no SVD)."""
+    import itertools
+
+    terms = []
+    for p in itertools.permutations(range(n)):
+        odd = sum(p[i] > p[k] for i in range(n) for k in range(i + 1, n)) % 2
+        prod = " * ".join(f"{m}[..., {i}, {j}]" for i, j in enumerate(p))
+        terms.append(("- " if odd else "+ ") + prod)
+    return " ".join(terms).removeprefix("+ ")
+
+
+def _named_grad(ns, name):
+    """The gradient the runner names ``v3.grad`` or ``gs[0]`` in a run's namespace."""
+    m = re.fullmatch(r"(v\d+)\.grad|gs\[(\d+)\]", name)
+    if m is None:
+        return None
+    if m.group(1):
+        t = ns.get(m.group(1))
+        return getattr(t, "grad", None)
+    gs = ns.get("gs")
+    return gs[int(m.group(2))] if gs is not None and int(m.group(2)) < len(gs) else None
+
+
+@accepted("PyTorch 2.13's det double backward is NaN at a matrix of rank <= n-2 whose SVD "
+          "(MKL's) returns the zero singular values exactly equal: its singular path takes "
+          "the cofactors through the SVD, whose backward divides by s_i^2 - s_j^2 (seed "
+          "19734708: det(v0 @ v0.mT) of a 3x3 rank-1 Gram matrix, autograd.grad "
+          "create_graph then backward; v0.grad nan against retrograd's 0, the exact value: "
+          "det(v v^T) is identically 0 for a 3x3, and det is a polynomial, so no derivative "
+          "of it is NaN).  retrograd follows the same formula through NumPy's SVD, which on "
+          "an AMD EPYC with AVX-512 (OpenBLAS 0.3.31, SkylakeX kernels) gives singular "
+          "values [0.2705, 3.4e-20, 0], distinct, so finite; with OpenBLAS's Haswell kernels "
+          "(OPENBLAS_CORETYPE=Haswell there) it gives [0.2705, 0, 0] and NaN too, and the "
+          "seed replays clean, as it did on the CPU main ran on before.  Only a grad "
+          "failure where PyTorch's gradient is NaN at every element that differs and "
+          "retrograd's is finite everywhere, in a "
+          "program with a det statement (linalg.det, .det()) of a 2x2..4x4 float matrix of "
+          "numerical rank <= n-2 (its adjugate, the first derivative, exactly 0) in PyTorch's "
+          "run; checked by rerunning with each such det written as its Leibniz polynomial in "
+          "both libraries, which must then agree in everything compared, with PyTorch's "
+          "gradient there equal to retrograd's in the original run")
+def _det_double_backward_nan_at_rank_deficit(prog, failure):
+    if failure.kind != "grad":
+        return False
+    import dataclasses
+
+    import numpy as np
+
+    import retrograd
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import _arr, compare, compare_tensors, execute, torch
+
+    # det statements of a matrix of numerical rank <= n-2, in PyTorch's run
+    deficient = []
+    for j, st in enumerate(prog.steps):
+        m = _DET_STEP.match(st.text or "")
+        if not m or st.dyn is not None or st.target != m.group(1):
+            continue
+        _, ns = execute(Program(prog.seed, prog.steps[:j]), torch)
+        try:
+            a = eval(m.group(2) or m.group(3), dict(ns))  # noqa: S307 - the fuzzer's own text
+        except Exception:  # noqa: BLE001 - a matrix that does not build: not this case
+            continue
+        if not isinstance(a, torch.Tensor) or not a.is_floating_point() or a.dim() < 2 or \
+                not 2 <= a.shape[-1] == a.shape[-2] <= 4 or not a.numel() or \
+                not bool(a.isfinite().all()):
+            continue
+        rank = torch.linalg.matrix_rank(a.detach().double())
+        if bool((rank <= a.shape[-1] - 2).all()):
+            deficient.append((j, st, m.group(2) or m.group(3), a.shape[-1]))
+    if not deficient:
+        return False
+    # PyTorch's gradient NaN wherever the two differ, retrograd's finite everywhere
+    name = failure.message.split(":", 1)[0]
+    _, t_ns = execute(prog, torch)
+    _, r_ns = execute(prog, retrograd)
+    tg, rg = _named_grad(t_ns, name), _named_grad(r_ns, name)
+    if tg is None or rg is None:
+        return False
+    t, r = _arr(tg).astype(np.float64), _arr(rg).astype(np.float64)
+    if t.shape != r.shape or not np.isfinite(r).all() or not np.isnan(t).any():
+        return False
+    differ = ~np.isclose(t, r, rtol=1e-6, atol=1e-9, equal_nan=True)
+    if not np.isnan(t[differ]).all():
+        return False
+    # the rerun: each such det as its Leibniz polynomial in both libraries
+    steps = list(prog.steps)
+    for j, st, expr, n in reversed(deficient):
+        v = st.target
+        operand = dataclasses.replace(st, op="det_operand", kind="", leaf=None,
+                                      view_chain=(), on=None, text=f"{v} = {expr}")
+        poly = dataclasses.replace(operand, op="det_leibniz",
+                                   text=f"{v} = {_leibniz_text(v, n)}")
+        steps[j:j + 1] = [operand, poly]
+    edited = Program(prog.seed, steps)
+    if compare(edited) is not None or not _raises_alike(prog, edited):
+        return False
+    _, e_ns = execute(edited, torch)
+    exact = _named_grad(e_ns, name)
+    return exact is not None and np.isfinite(_arr(exact)).all() and \
+        compare_tensors(exact, rg, name, False) is None

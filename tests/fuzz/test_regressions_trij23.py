@@ -11,7 +11,9 @@
 - 19734708: double backward of det of a singular matrix: PyTorch's singular path goes
   through the SVD, whose backward, given a (zero) gradient for U or Vh, is NaN at repeated
   singular values; retrograd took any all-zero gradient for an undefined one.  Fixed: the
-  engine says which outputs of a multi-output node got no gradient.
+  engine says which outputs of a multi-output node got no gradient.  On an AVX-512 CPU
+  NumPy's SVD separates the zero singular values and retrograd's gradient is the exact 0
+  against PyTorch's NaN: accepted there (tests/fuzz/test_regressions_cpu24.py).
 """
 
 import numpy as np
@@ -152,7 +154,8 @@ def test_fixed_seeds_compare_equal(text):
     assert compare(program_from_text(text)) is None
 
 
-@pytest.mark.parametrize("seed", [19660699, 19660738, 19701486, 19734708, 19738436])
+# (19734708 replays clean or accepted by CPU: tests/fuzz/test_regressions_cpu24.py)
+@pytest.mark.parametrize("seed", [19660699, 19660738, 19701486, 19738436])
 def test_seeds_replay_clean(seed):
     from .session import fuzz_one
 
