@@ -217,3 +217,23 @@ def test_result_is_a_view_of_its_own_storage():
     out = retrograd.as_strided_scatter(base.reshape(3, 4).t(), retrograd.ones(2), (2,), (1,))
     out.add_(1.0)
     assert base.tolist() == list(map(float, range(12)))
+
+
+def test_src_of_another_dtype_is_cast_as_torch(torch):
+    """copy_ casts src to the input's dtype (retrograd used to refuse): values, the result's
+    dtype, src's gradient in src's dtype; an integer result of a src requiring grad is
+    refused as PyTorch's autograd does."""
+    got = []
+    for m in (retrograd, torch):
+        s = m.tensor([1.5, -2.5], dtype=m.float64, requires_grad=True)
+        out = m.as_strided_scatter(m.zeros(2, 4), s, (2,), (2,), 1)
+        out.backward(m.arange(8.0).reshape(2, 4))
+        got.append((out.tolist(), str(out.dtype).split(".")[-1], s.grad.tolist(),
+                    str(s.grad.dtype).split(".")[-1],
+                    m.as_strided_scatter(m.zeros(3, dtype=m.int64), m.tensor([1.7, -2.7]),
+                                         (2,), (1,)).tolist(),
+                    m.as_strided_scatter(m.zeros(2), m.tensor([True]), (1,), (1,)).tolist()))
+        with pytest.raises(RuntimeError):
+            m.as_strided_scatter(m.zeros(4, dtype=m.int64), m.ones(2, requires_grad=True),
+                                 (2,), (1,))
+    assert got[0] == got[1]

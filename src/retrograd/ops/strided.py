@@ -18,7 +18,7 @@ import operator
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import defop
-from ._errors import scalar_type_name
+from .dtype_rules import check_grad_dtype
 from .scatter import index_add
 from .take_put import take
 
@@ -277,14 +277,13 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):  # noqa: 
     if tuple(src.shape) != size:
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size "
                            f"= {list(src.shape)}, slice size = {list(size)}")
-    if src._data.dtype != a.dtype:
-        raise RuntimeError(f"as_strided_scatter: expected src of dtype "
-                           f"{scalar_type_name(a.dtype)}, got "
-                           f"{scalar_type_name(src._data.dtype)}")
     if any(n > 1 and s == 0 for n, s in zip(size, stride)):  # copy_ into an overlapping view
         raise RuntimeError("unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location. Please clone() the "
                            "tensor before performing the operation.")
+    # src of another dtype is cast, as copy_ does (its gradient is cast back by the engine);
+    # but an integer or bool result cannot carry src's gradient
+    check_grad_dtype(src, input, "as_strided_scatter")
     return _as_strided_scatter(input, src, size, stride, offset, in_offset, in_strides,
                                storage_size, tuple(a.shape))
 
