@@ -237,3 +237,23 @@ def test_src_of_another_dtype_is_cast_as_torch(torch):
             m.as_strided_scatter(m.zeros(4, dtype=m.int64), m.ones(2, requires_grad=True),
                                  (2,), (1,))
     assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("in_dim, offset", [(0, 1), (0, None), (1, 2), (2, 0)])
+def test_vmap_as_strided_offsets_per_sample_as_torch(torch, in_dim, offset):
+    """torch.vmap's as_strided views sample i at the offset plus i batch strides; the loop
+    fallback read sample 0's storage for every sample."""
+    got = []
+    for m in (retrograd, torch):
+        xs = m.arange(24.0, dtype=m.float64).reshape(2, 3, 4)
+        out = m.func.vmap(lambda x, m=m: m.as_strided(x, (2, 2), (1, 2), offset),
+                          in_dims=in_dim)(xs)
+        got.append(out.tolist())
+    assert got[0] == got[1]
+
+
+def test_vmap_as_strided_scatter_refused_as_torch(torch):
+    for m in (retrograd, torch):
+        xs, ss = m.zeros(2, 3, 4), m.ones(2, 2)
+        with pytest.raises(RuntimeError, match="batching rule"):
+            m.func.vmap(lambda x, s, m=m: m.as_strided_scatter(x, s, (2,), (1,), 1))(xs, ss)
