@@ -257,3 +257,29 @@ def test_vmap_as_strided_scatter_refused_as_torch(torch):
         xs, ss = m.zeros(2, 3, 4), m.ones(2, 2)
         with pytest.raises(RuntimeError, match="batching rule"):
             m.func.vmap(lambda x, s, m=m: m.as_strided_scatter(x, s, (2,), (1,), 1))(xs, ss)
+
+
+# ----------------------------------------------------------------- other storage readers
+def _resized(m, case):
+    b = m.arange(12.0).reshape(3, 4)
+    views = {"t": b.t(), "slice": b[1:], "tail": b[2:], "diagonal": b.diagonal(),
+             "expand": m.arange(3.0).expand(2, 3), "unfold": m.arange(8.0).unfold(0, 3, 2)}
+    name, sizes, write = case
+    y = views[name]
+    y.resize_(*sizes)
+    if write:
+        y.fill_(-1.0)  # within its storage a resized tensor still shares it
+    n = min(y.numel(), 12)
+    return (y.reshape(-1)[:n].tolist(), y.stride(), y.storage_offset(), b.tolist())
+
+
+@pytest.mark.parametrize("case", [("t", (2, 3), True), ("t", (12,), False),
+                                  ("slice", (5,), True), ("tail", (3, 2), False),
+                                  ("diagonal", (4,), False), ("expand", (3,), False),
+                                  ("unfold", (2, 2), True), ("t", (13,), False)],
+                         ids=lambda c: f"{c[0]}-{c[1]}")
+def test_resize_keeps_storage_and_offset_as_torch(case, torch):
+    """resize_ keeps the tensor's storage and offset with row-major strides: its elements
+    are the storage's in memory order (retrograd took a transposed tensor's row-major
+    values and dropped the offset)."""
+    assert _resized(retrograd, case) == _resized(torch, case)
