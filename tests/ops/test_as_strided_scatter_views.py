@@ -283,3 +283,20 @@ def test_resize_keeps_storage_and_offset_as_torch(case, torch):
     are the storage's in memory order (retrograd took a transposed tensor's row-major
     values and dropped the offset)."""
     assert _resized(retrograd, case) == _resized(torch, case)
+
+
+def test_overlapping_input_keeps_its_strides_as_torch(torch):
+    """An input whose elements share places without a stride 0 (PyTorch's TooHard overlap)
+    is not cloned dense: its storage and strides are kept, and src's gradient sums over the
+    outputs that read one place."""
+    got = []
+    for m in (retrograd, torch):
+        x = m.arange(6.0, dtype=m.float64).as_strided((3, 2), (1, 1))
+        out = m.as_strided_scatter(x, m.tensor([-1.0, -2.0], dtype=m.float64), (2,), (2,), 1)
+        got.append((out.tolist(), out.stride(), out.storage_offset()))
+    assert got[0] == got[1]
+    x = retrograd.arange(6.0, dtype=retrograd.float64).as_strided((3, 2), (1, 1))
+    s = retrograd.tensor([-1.0, -2.0], dtype=retrograd.float64, requires_grad=True)
+    out = retrograd.as_strided_scatter(x, s, (2,), (2,), 1)
+    assert retrograd.autograd.grad(out.sum(), s)[0].tolist() == [2.0, 1.0]
+    assert gradgradcheck(lambda s: retrograd.as_strided_scatter(x, s, (2,), (2,), 1), (s,))

@@ -1,11 +1,13 @@
 """``as_strided`` and ``as_strided_scatter`` (issue 6): views given by sizes, element strides
 and a storage offset, as PyTorch's.
 
-A tensor's storage is the array its data is a view of (``.base``, followed to the root); a
-tensor that owns its data is its own storage.  ``as_strided`` returns a view of that storage
-(writes show in the input) when the storage is a contiguous array of the tensor's dtype,
+A tensor's storage is the array its data is a view of (``.base``, followed to the root,
+through the DummyArray that NumPy's as_strided views hang off); a tensor that owns its data
+is its own storage.  ``as_strided`` returns a view of that storage (writes show in the
+input) when the storage is a dense array of the tensor's dtype (read in memory order),
 otherwise a copy taken from the tensor's values in row-major order (PyTorch would use the
-odd storage itself; retrograd tensors rarely have one).  The derivative (AsStridedBackward0)
+odd storage itself; retrograd tensors rarely have one).  ``as_strided_scatter`` and
+``resize_`` (tensor_extras.py) address the same storage.  The derivative (AsStridedBackward0)
 sums the gradient into a zero storage at the positions the view reads, then reads the
 input's own positions back: overlapping windows add up, as in PyTorch.  Written with
 ``index_add`` and ``take``, so every order works.
