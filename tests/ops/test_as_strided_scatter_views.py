@@ -300,3 +300,22 @@ def test_overlapping_input_keeps_its_strides_as_torch(torch):
     out = retrograd.as_strided_scatter(x, s, (2,), (2,), 1)
     assert retrograd.autograd.grad(out.sum(), s)[0].tolist() == [2.0, 1.0]
     assert gradgradcheck(lambda s: retrograd.as_strided_scatter(x, s, (2,), (2,), 1), (s,))
+
+
+def test_forward_mode_on_a_transposed_input(torch):
+    """The op is linear: with x's tangent 0 the tangent is src's tangent scattered into
+    zeros laid out as x.  PyTorch scatters it into a contiguous zero tangent instead (its
+    tangent puts src's tangent where its primal does not put src)."""
+    def f(m, s):
+        x = m.arange(12.0, dtype=m.float64).reshape(3, 4).t()
+        return m.as_strided_scatter(x, s, (2, 2), (1, 4), 1)
+
+    s = retrograd.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=retrograd.float64)
+    ts = retrograd.tensor([[10.0, 20.0], [30.0, 40.0]], dtype=retrograd.float64)
+    out, tan = retrograd.func.jvp(lambda s: f(retrograd, s), (s,), (ts,))
+    zeros = retrograd.zeros(3, 4, dtype=retrograd.float64).t()
+    want = retrograd.as_strided_scatter(zeros, ts, (2, 2), (1, 4), 1)
+    assert tan.tolist() == want.tolist() and tan.tolist() == (f(retrograd, s + ts) - out).tolist()
+    t_out, t_tan = torch.func.jvp(lambda s: f(torch, s), (torch.tensor(s.numpy()),),
+                                  (torch.tensor(ts.numpy()),))
+    assert t_out.tolist() == out.tolist() and t_tan.tolist() != tan.tolist()
