@@ -240,7 +240,7 @@ _STORAGE_VIEWS = ["", ".t()", "[1:]", "[::2]", ".diagonal()", ".transpose(0, -1)
                   ".unsqueeze(0).expand(2, *{shape})"]
 
 
-@op("as_strided_scatter", "index", NUM, weight=0.5)
+@op("as_strided_scatter", "index", NUM, weight=1.0)
 def _as_strided_scatter(g, a):
     """src written into a strided window of the storage of ``a`` or of a view of it
     (transposed, sliced, diagonal, expanded): the positions address that storage (issue 7).
