@@ -319,3 +319,23 @@ def test_forward_mode_on_a_transposed_input(torch):
     t_out, t_tan = torch.func.jvp(lambda s: f(torch, s), (torch.tensor(s.numpy()),),
                                   (torch.tensor(ts.numpy()),))
     assert t_out.tolist() == out.tolist() and t_tan.tolist() != tan.tolist()
+
+
+@pytest.mark.parametrize("name", ["select_scatter", "slice_scatter", "diagonal_scatter",
+                                  "as_strided_scatter"])
+def test_integer_result_of_src_requiring_grad_refused_as_torch(name, torch):
+    """The *_scatter family casts src to the input's dtype; an integer result of a src that
+    requires grad is refused by PyTorch's autograd (retrograd returned it); under no_grad
+    both compute it."""
+    calls = {"select_scatter": lambda m, x, s: m.select_scatter(x, s[0], 0, 0),
+             "slice_scatter": lambda m, x, s: m.slice_scatter(x, s, 0, 0, 1),
+             "diagonal_scatter": lambda m, x, s: m.diagonal_scatter(x, s[0, :2]),
+             "as_strided_scatter": lambda m, x, s: m.as_strided_scatter(x, s, (1, 3), (3, 1))}
+    got = []
+    for m in (retrograd, torch):
+        x, s = m.zeros(2, 3, dtype=m.int64), m.full((1, 3), 1.7, requires_grad=True)
+        with pytest.raises(RuntimeError, match="Autograd not support dtype"):
+            calls[name](m, x, s)
+        with m.no_grad():
+            got.append(calls[name](m, x, s).tolist())
+    assert got[0] == got[1]
