@@ -339,3 +339,27 @@ def test_integer_result_of_src_requiring_grad_refused_as_torch(name, torch):
         with m.no_grad():
             got.append(calls[name](m, x, s).tolist())
     assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("view", ["expand", "windows", "t"])
+def test_as_strided_gradient_of_an_input_sharing_places_as_torch(view, torch):
+    """as_strided of an input whose elements share storage places (expanded, overlapping
+    windows): each place's gradient is split among its readers (PyTorch's as_strided_backward
+    divides by their count), so the input's own backward adds it up once; retrograd's was
+    counted once per reader (twice for an expand of 2)."""
+    views = {"expand": lambda x: x[0].expand(2, 4),
+             "windows": lambda x: x.reshape(-1).as_strided((3, 4), (2, 1)),
+             "t": lambda x: x.t()}
+    got = []
+    for m in (retrograd, torch):
+        leaf = m.arange(12.0, dtype=m.float64).reshape(3, 4).requires_grad_()
+        out = m.as_strided(views[view](leaf * 1), (2, 2), (1, 1), 1)
+        out.backward(m.arange(4.0, dtype=m.float64).reshape(2, 2) + 1)
+        got.append(leaf.grad.tolist())
+    assert got[0] == got[1]
+    leaf = retrograd.arange(12.0, dtype=retrograd.float64).reshape(3, 4).requires_grad_()
+    # (places inside the input's view only: beyond it no backward can reach the storage)
+    assert gradcheck(lambda x: retrograd.as_strided(views[view](x * 1), (2, 2), (1, 1), 1),
+                     (leaf,))
+    assert gradgradcheck(lambda x: retrograd.as_strided(views[view](x * 1), (2, 2), (1, 1), 1),
+                         (leaf,))

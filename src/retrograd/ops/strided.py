@@ -123,13 +123,31 @@ def _as_strided_vjp(node, g, saved):
         import numpy as xp  # (the storage was a copy: host positions)
     out_pos = _positions(xp, size, stride, offset).reshape(-1)
     in_pos = _positions(xp, in_shape, in_strides, in_offset)
+    share = _shared_places(xp, in_pos, storage_size)
     if isinstance(g, Tensor):
         zeros = make_tensor(xp.zeros((storage_size,), dtype=g._data.dtype))
         summed = index_add(zeros, 0, make_tensor(out_pos), g.reshape(-1))
+        if share is not None:
+            summed = summed * make_tensor(share.astype(g._data.dtype))
         return (take(summed, make_tensor(in_pos)),)
     summed = xp.zeros((storage_size,), dtype=g.dtype)
     xp.add.at(summed, out_pos, g.reshape(-1))
+    if share is not None:
+        summed = summed * share.astype(g.dtype)
     return (summed[in_pos],)
+
+
+def _shared_places(xp, in_pos, storage_size):
+    """For an input whose elements share storage places (expanded, overlapping windows):
+    1 / how many of them read each place, else None.  A place's gradient then goes to its
+    readers in equal parts, which the input's own backward (expand's sum) adds up again, as
+    PyTorch's as_strided_backward divides by that count."""
+    flat_pos = in_pos.reshape(-1)
+    if flat_pos.size < 2 or xp.unique(flat_pos).size == flat_pos.size:
+        return None
+    count = xp.zeros((storage_size,), dtype=xp.float64)
+    xp.add.at(count, flat_pos, 1.0)
+    return 1.0 / xp.maximum(count, 1.0)
 
 
 def _numel(shape):
