@@ -235,6 +235,44 @@ def _scatter(g, a):
     return f"T.diagonal_scatter({a.name}, {src}, {off}, -2, -1)"
 
 
+# ------------------------------------------------------------------------------ as_strided_scatter
+_STORAGE_VIEWS = ["", ".t()", "[1:]", "[::2]", ".diagonal()", ".transpose(0, -1)[1:]",
+                  ".unsqueeze(0).expand(2, *{shape})"]
+
+
+@op("as_strided_scatter", "index", NUM, weight=1.0)
+def _as_strided_scatter(g, a):
+    """src written into a strided window of the storage of ``a`` or of a view of it
+    (transposed, sliced, diagonal, expanded): the positions address that storage (issue 7).
+    The input is detached and src requires grad only on a contiguous input at offset 0 that
+    fills its storage: PyTorch's gradients are wrong elsewhere (its input gradient always;
+    tests/ops/test_as_strided_scatter_views.py)."""
+    view = g.rng.choice(_STORAGE_VIEWS).format(shape=a.shape)
+    text = f"{a.name}.detach(){view}"
+    try:
+        t = eval(text, g.ns)  # noqa: S307 - PyTorch's tensor, for its storage's geometry
+    except Exception:  # noqa: BLE001 - a view this input has not (0-d, too short)
+        return None
+    if any(s == 0 and n > 1 for s, n in zip(t.stride(), t.shape)):
+        storage = t.numel()  # an expanded input is cloned dense first
+    else:
+        storage = t.untyped_storage().nbytes() // max(t.element_size(), 1)
+    k = g.rng.randint(0, 2)
+    size = tuple(g.rng.randint(1, 3) for _ in range(k))
+    stride = tuple(g.rng.randint(1, 4) for _ in range(k))
+    places = {sum(i * s for i, s in zip(ix, stride)) for ix in np.ndindex(*size)}
+    span = max(places) + 1
+    if span > storage or len(places) != int(np.prod(size)):
+        return None  # (which of two writes to one place lands is unspecified)
+    offset = g.rng.randint(0, storage - span)
+    rg = (t.is_contiguous() and t.storage_offset() == 0 and storage == t.numel()
+          and a.kind == "float" and g.rng.random() < 0.8)
+    src = g.fresh(size, a.dtype, requires_grad=rg)
+    if g.rng.random() < 0.3 and t.storage_offset() + span <= storage:
+        return f"T.as_strided_scatter({text}, {src}, {size}, {stride})"
+    return f"T.as_strided_scatter({text}, {src}, {size}, {stride}, {offset})"
+
+
 # ------------------------------------------------------------------------------ scans
 @op("scan", "reduce", NUM, weight=1.0)
 def _scan(g, a):

@@ -373,6 +373,30 @@ def diagonal_rule(fn, args, kwargs, level):
     return wrap(fn(x.value, offset, _norm(d1, r) + 1, _norm(d2, r) + 1), level)
 
 
+def as_strided_rule(fn, args, kwargs, level):
+    """as_strided addresses storage: PyTorch's rule views each sample i at ``offset + i *``
+    the batch stride (as if every sample started where the batch does), so an explicit
+    offset is not read from sample 0's storage for every sample, as the loop would."""
+    if not _only_first_batched(args, kwargs, level):
+        return fallback(_name(fn), fn, args, kwargs, level)
+    v = args[0].value
+    size, stride = _get(args, kwargs, 1, "size"), _get(args, kwargs, 2, "stride")
+    size = (size,) if isinstance(size, int) else tuple(size)
+    stride = (stride,) if isinstance(stride, int) else tuple(stride)
+    offset = _get(args, kwargs, 3, "storage_offset")
+    return wrap(fn(v, (v.shape[0], *size), (v.stride(0), *stride), offset), level)
+
+
+def no_rule(name):
+    """Ops PyTorch's vmap refuses (RuntimeError) where the loop's samples, views of one
+    storage, would give each sample's storage addresses another meaning."""
+
+    def rule(fn, args, kwargs, level):
+        raise RuntimeError(f"Error: aten::{name} requires special handling, and does not yet "
+                           "have a batching rule. Feel free to file a github issue!")
+    return rule
+
+
 def norm_rule(weight_pos):
     """layer_norm / rms_norm: normalization treats leading dims as batch; a batched weight
     or bias is applied afterwards by the elementwise rule."""
@@ -691,6 +715,7 @@ def _build():
         "tile": repeat_rule, "cat": cat_rule, "stack": stack_rule, "getitem": getitem_rule,
         "setitem": setitem_rule, "select": _shift_dims(1), "narrow": _shift_dims(1),
         "unflatten": _shift_dims(1), "flip": flip_rule, "diagonal": diagonal_rule,
+        "as_strided": as_strided_rule, "as_strided_scatter": no_rule("as_strided_scatter"),
         "split": split_rule(2), "chunk": split_rule(2), "unbind": split_rule(1),
         "split_with_sizes": split_rule(2),
         "gather": gather_rule, "take_along_dim": None, "index_select": index_select_rule,

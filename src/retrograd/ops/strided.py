@@ -1,11 +1,13 @@
 """``as_strided`` and ``as_strided_scatter`` (issue 6): views given by sizes, element strides
 and a storage offset, as PyTorch's.
 
-A tensor's storage is the array its data is a view of (``.base``, followed to the root); a
-tensor that owns its data is its own storage.  ``as_strided`` returns a view of that storage
-(writes show in the input) when the storage is a contiguous array of the tensor's dtype,
+A tensor's storage is the array its data is a view of (``.base``, followed to the root,
+through the DummyArray that NumPy's as_strided views hang off); a tensor that owns its data
+is its own storage.  ``as_strided`` returns a view of that storage (writes show in the
+input) when the storage is a dense array of the tensor's dtype (read in memory order),
 otherwise a copy taken from the tensor's values in row-major order (PyTorch would use the
-odd storage itself; retrograd tensors rarely have one).  The derivative (AsStridedBackward0)
+odd storage itself; retrograd tensors rarely have one).  ``as_strided_scatter`` and
+``resize_`` (tensor_extras.py) address the same storage.  The derivative (AsStridedBackward0)
 sums the gradient into a zero storage at the positions the view reads, then reads the
 input's own positions back: overlapping windows add up, as in PyTorch.  Written with
 ``index_add`` and ``take``, so every order works.
@@ -18,7 +20,7 @@ import operator
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import defop
-from ._errors import scalar_type_name
+from .dtype_rules import check_grad_dtype
 from .scatter import index_add
 from .take_put import take
 
@@ -37,23 +39,42 @@ def _ints(values, what, name):
 
 def _storage(a):
     """(the flat storage array, a's offset in it, a's element strides), or None when a's
-    root array cannot serve as one (not contiguous, another dtype)."""
+    root array cannot serve as one (another dtype, gaps or overlaps, negative strides)."""
     root = a
-    while getattr(root, "base", None) is not None and hasattr(root.base, "dtype"):
-        root = root.base
+    while getattr(root, "base", None) is not None:
+        up = root.base
+        if not hasattr(up, "dtype"):  # NumPy's as_strided views (retrograd's diagonal, ...)
+            up = getattr(up, "base", None)  # hang off a DummyArray that holds their array
+            if not hasattr(up, "dtype"):
+                break
+        root = up
+    if root.dtype != a.dtype:
+        return None
+    flat = _memory_order(root)
+    if flat is None:
+        return None
     if root is a:
-        if a.flags.c_contiguous:
-            return a.reshape(-1), 0, tuple(s // a.itemsize for s in a.strides)
-        return None
-    if root.dtype != a.dtype or not root.flags.c_contiguous:
-        return None
+        return flat, 0, tuple(s // a.itemsize for s in a.strides)
     try:
         start = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
     except AttributeError:  # CuPy
         start = a.data.ptr - root.data.ptr
     if start % a.itemsize or any(s % a.itemsize for s in a.strides):
         return None
-    return root.reshape(-1), start // a.itemsize, tuple(s // a.itemsize for s in a.strides)
+    return flat, start // a.itemsize, tuple(s // a.itemsize for s in a.strides)
+
+
+def _memory_order(root):
+    """``root``'s elements as a flat view in memory order, when they fill their memory
+    without gaps or overlaps from the first element on (row-major, column-major, a permuted
+    dense array); else None."""
+    if root.flags.c_contiguous:
+        return root.reshape(-1)
+    from .iter_layout import dense
+
+    if any(s < 0 for s in root.strides) or not dense(root.shape, root.strides, root.itemsize):
+        return None
+    return namespace(root).lib.stride_tricks.as_strided(root, (root.size,), (root.itemsize,))
 
 
 def _positions(xp, size, stride, offset):
@@ -105,17 +126,22 @@ def _as_strided_vjp(node, g, saved):
     # PyTorch hands back the zero storage viewed with the input's geometry (its strides,
     # not row-major) where the input's elements do not overlap
     as_view = flat is not None and _non_overlapping(in_shape, in_strides)
+    share = None if as_view else _shared_places(xp, in_pos, storage_size)
     if isinstance(g, Tensor):
         zeros = make_tensor(xp.zeros((storage_size,), dtype=g._data.dtype))
         summed = index_add(zeros, 0, make_tensor(out_pos), g.reshape(-1))
         if as_view:
             return (as_strided(summed, in_shape, in_strides, in_offset),)
+        if share is not None:
+            summed = summed * make_tensor(share.astype(g._data.dtype))
         return (take(summed, make_tensor(in_pos)),)
     summed = xp.zeros((storage_size,), dtype=g.dtype)
     xp.add.at(summed, out_pos, g.reshape(-1))
     if as_view:
         return (xp.lib.stride_tricks.as_strided(
             summed[in_offset:], in_shape, tuple(s * summed.itemsize for s in in_strides)),)
+    if share is not None:
+        summed = summed * share.astype(g.dtype)
     return (summed[in_pos],)
 
 
@@ -127,6 +153,19 @@ def _non_overlapping(shape, strides):
             return False
         reach += (n - 1) * s
     return True
+
+
+def _shared_places(xp, in_pos, storage_size):
+    """For an input whose elements share storage places (expanded, overlapping windows):
+    1 / how many of them read each place, else None.  A place's gradient then goes to its
+    readers in equal parts, which the input's own backward (expand's sum) adds up again, as
+    PyTorch's as_strided_backward divides by that count."""
+    flat_pos = in_pos.reshape(-1)
+    if flat_pos.size < 2 or xp.unique(flat_pos).size == flat_pos.size:
+        return None
+    count = xp.zeros((storage_size,), dtype=xp.float64)
+    xp.add.at(count, flat_pos, 1.0)
+    return 1.0 / xp.maximum(count, 1.0)
 
 
 def _numel(shape):
@@ -174,34 +213,88 @@ def _contiguous_strides(shape):
 
 
 # ----------------------------------------------------------------- as_strided_scatter
+# PyTorch's as_strided_scatter is ``out = clone_preserve_strides(input)`` (a copy of the
+# input's whole storage, viewed with the input's sizes, strides and storage offset), then
+# ``out.as_strided(size, stride, storage_offset).copy_(src)``: the positions address that
+# storage, not the input's values in row-major order (issue 7), and the result keeps the
+# input's strides.  An input that overlaps itself (a stride 0, expanded) is cloned dense
+# first (its storage is then that clone's, offset 0).
+
+_NOT_CONTIGUOUS = ("!self.requires_grad() || self.is_contiguous() INTERNAL ASSERT FAILED: "
+                   "as_strided_scatter is currently only supported for contiguous inputs")
 
 
-def _scatter_fwd(a, src, size, stride, offset, in_shape):
+def _expanded(a):
+    return any(n > 1 and s == 0 for n, s in zip(a.shape, a.strides))
+
+
+def _scatter_geometry(a):
+    """(a's offset, a's element strides, the storage size) in the storage PyTorch's
+    clone_preserve_strides(a) has: a's own; a dense clone's for an expanded a; a row-major
+    copy's where a's storage cannot be addressed (see _storage)."""
+    shape, isz = tuple(a.shape), a.itemsize
+    if _expanded(a):
+        from .iter_layout import _c_strides, result_strides  # clone()'s dense strides
+
+        steps = tuple(s // isz for s in a.strides)
+        dense = result_strides(shape, 1, [(shape, steps, 1)]) or _c_strides(shape, 1)
+        return 0, tuple(dense), a.size
+    info = _storage(a)
+    if info is None or any(s < 0 for s in info[2]):
+        return 0, _contiguous_strides(shape), a.size
+    return info[1], info[2], info[0].size
+
+
+def _scatter_base(a, in_strides):
+    """A fresh copy of that storage (``in_strides`` from _scatter_geometry)."""
     xp = namespace(a)
-    out = xp.ascontiguousarray(a).copy().reshape(-1)
-    out[_positions(xp, size, stride, offset)] = src
-    return out.reshape(a.shape)
+    if _expanded(a):
+        flat = xp.empty((a.size,), dtype=a.dtype)
+        xp.lib.stride_tricks.as_strided(flat, a.shape,
+                                        tuple(s * a.itemsize for s in in_strides))[...] = a
+        return flat
+    info = _storage(a)
+    if info is None or any(s < 0 for s in info[2]):
+        return xp.ascontiguousarray(a).reshape(-1).copy()
+    return info[0].copy()
+
+
+def _scatter_fwd(a, src, size, stride, offset, in_offset, in_strides, storage_size, in_shape):
+    xp = namespace(a)
+    flat = _scatter_base(a, in_strides)
+    flat[_positions(xp, size, stride, offset)] = src
+    start = flat[in_offset:] if flat.size > in_offset else flat[:0]
+    return xp.lib.stride_tricks.as_strided(start, in_shape,
+                                           tuple(s * a.itemsize for s in in_strides))
 
 
 def _scatter_vjp(node, g, saved):
-    size, stride, offset, in_shape = node.params
+    """The derivative in storage terms: an output element whose storage position was written
+    gets its value from ``src`` (the input's gradient there is 0); each ``src`` element's
+    gradient is the sum over the output elements that read its position (none when that
+    position lies outside the input's view).  PyTorch's formulas assume a contiguous input
+    at offset 0 (tests/ops/test_as_strided_scatter_views.py shows where they differ)."""
+    size, stride, offset, in_offset, in_strides, storage_size, in_shape = node.params
     ni, ns = node.next
-    xp = namespace(g._data if isinstance(g, Tensor) else g)
+    tensor = isinstance(g, Tensor)
+    xp = namespace(g._data if tensor else g)
     pos = _positions(xp, size, stride, offset)
-    mask = xp.ones((_numel(in_shape),), dtype=bool)
-    mask[pos.reshape(-1)] = False
-    mask = mask.reshape(in_shape)
+    out_pos = _positions(xp, in_shape, in_strides, in_offset)
     gi = gs = None
-    if isinstance(g, Tensor):
-        if ni is not None:
-            gi = g * make_tensor(mask.astype(g._data.dtype))
-        if ns is not None:
-            gs = take(g, make_tensor(pos))
-    else:
-        if ni is not None:
-            gi = g * mask
-        if ns is not None:
-            gs = xp.ascontiguousarray(g).reshape(-1)[pos]
+    if ni is not None:
+        kept = xp.ones((storage_size,), dtype=bool)
+        kept[pos.reshape(-1)] = False
+        mask = kept[out_pos]
+        gi = g * make_tensor(mask.astype(g._data.dtype)) if tensor else g * mask
+    if ns is not None:
+        if tensor:
+            zeros = make_tensor(xp.zeros((storage_size,), dtype=g._data.dtype))
+            summed = index_add(zeros, 0, make_tensor(out_pos.reshape(-1)), g.reshape(-1))
+            gs = take(summed, make_tensor(pos))
+        else:
+            summed = xp.zeros((storage_size,), dtype=g.dtype)
+            xp.add.at(summed, out_pos.reshape(-1), xp.ascontiguousarray(g).reshape(-1))
+            gs = summed[pos]
     return (gi, gs)
 
 
@@ -210,8 +303,9 @@ _as_strided_scatter = defop("as_strided_scatter", _scatter_fwd, _scatter_vjp,
 
 
 def as_strided_scatter(input, src, size, stride, storage_offset=None):  # noqa: A002
-    """A copy of ``input`` (laid out row-major) with ``src`` written into the strided view
-    ``(size, stride, storage_offset)`` of it."""
+    """A copy of ``input``'s storage with ``src`` written into its strided view ``(size,
+    stride, storage_offset)`` (default offset: where ``input`` starts), seen as ``input``
+    is (same sizes, strides and offset), as PyTorch's."""
     for t, arg, pos in ((input, "input", 1), (src, "src", 2)):
         if not isinstance(t, Tensor):
             raise TypeError(f"as_strided_scatter(): argument '{arg}' (position {pos}) must be "
@@ -219,16 +313,23 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):  # noqa: 
     a = input._data
     size = _ints(size, "size", "as_strided_scatter")
     stride = _ints(stride, "stride", "as_strided_scatter")
-    offset = 0 if storage_offset is None else operator.index(storage_offset)
-    _check_bounds(size, stride, offset, a.itemsize, a.size, "as_strided_scatter")
+    if input.requires_grad and not input.is_contiguous():  # (PyTorch asserts, any grad mode)
+        raise RuntimeError(_NOT_CONTIGUOUS)
+    in_offset, in_strides, storage_size = _scatter_geometry(a)
+    offset = in_offset if storage_offset is None else operator.index(storage_offset)
+    _check_bounds(size, stride, offset, a.itemsize, storage_size, "as_strided_scatter")
     if tuple(src.shape) != size:
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size "
                            f"= {list(src.shape)}, slice size = {list(size)}")
-    if src._data.dtype != a.dtype:
-        raise RuntimeError(f"as_strided_scatter: expected src of dtype "
-                           f"{scalar_type_name(a.dtype)}, got "
-                           f"{scalar_type_name(src._data.dtype)}")
-    return _as_strided_scatter(input, src, size, stride, offset, tuple(a.shape))
+    if any(n > 1 and s == 0 for n, s in zip(size, stride)):  # copy_ into an overlapping view
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the "
+                           "tensor before performing the operation.")
+    # src of another dtype is cast, as copy_ does (its gradient is cast back by the engine);
+    # but an integer or bool result cannot carry src's gradient
+    check_grad_dtype(src, input, "as_strided_scatter")
+    return _as_strided_scatter(input, src, size, stride, offset, in_offset, in_strides,
+                               storage_size, tuple(a.shape))
 
 
 # ----------------------------------------------------------------- as_strided_

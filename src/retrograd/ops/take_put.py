@@ -10,6 +10,7 @@ import numpy as _np
 
 from ..backend import namespace
 from ._errors import tensor_arg
+from .dtype_rules import check_grad_dtype
 from ..tensor import Tensor
 from .index import gather
 from .saved_checks import check_also
@@ -203,11 +204,13 @@ def masked_scatter(input, mask, source):  # noqa: A002
     return check_also(_masked_scatter(input, source, p, q, tuple(source.shape), full), mask)
 
 
-def _check_src(src, region, dtype_of):
+def _check_src(src, region, dtype_of, name):
     tensor_arg(_raw(src), "src", 2)
     if tuple(src.shape) != tuple(region.shape):
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
                            f"{list(src.shape)}, slice size = {list(region.shape)}")
+    # an integer or bool result cannot carry src's gradient: PyTorch's autograd refuses it
+    check_grad_dtype(src, dtype_of, name)
     if _raw(src).dtype != _raw(dtype_of).dtype:  # PyTorch casts src (a copy_)
         src = src.to(dtype_of.dtype)
     return src
@@ -221,7 +224,7 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):  # noqa: A002
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     p = namespace(_raw(input)).diagonal(_flat_ids(shape, namespace(_raw(input))), offset, d1, d2)
-    src = _check_src(src, p, input)
+    src = _check_src(src, p, input, "diagonal_scatter")
     return _diagonal_scatter(input, src, p, None, tuple(src.shape))
 
 
@@ -235,7 +238,7 @@ def select_scatter(input, src, dim, index):  # noqa: A002
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{list(shape)} at dimension {d}")
     p = _flat_ids(shape, namespace(_raw(input)))[(slice(None),) * d + (index,)]
-    src = _check_src(src, p, input)
+    src = _check_src(src, p, input, "select_scatter")
     return _select_scatter(input, src, p, None, tuple(src.shape))
 
 
@@ -251,7 +254,7 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):  # noqa: A00
     if not shape:
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     p = _flat_ids(shape, namespace(_raw(input)))[(slice(None),) * d + (slice(start, end, step),)]
-    src = _check_src(src, p, input)
+    src = _check_src(src, p, input, "slice_scatter")
     return _slice_scatter(input, src, p, None, tuple(src.shape))
 
 

@@ -67,12 +67,26 @@ def _resize(x, sizes, name):
         n *= s
     if tuple(a.shape) == sizes:
         return x
-    # the storage keeps its first elements (row-major); PyTorch leaves any new ones
-    # uninitialised, here they are zeros
-    flat = xp.zeros((n,), dtype=a.dtype)
-    keep = min(n, a.size)
-    flat[:keep] = a.reshape(-1)[:keep]
-    x._data = flat.reshape(sizes)
+    # PyTorch keeps the tensor's storage and storage offset and gives it row-major strides
+    # for the new sizes: its elements are the storage's from the offset on, in memory order
+    # (a transposed tensor's are not its row-major values); a storage too small grows, its
+    # new elements uninitialised there, zeros here (and other views of it keep the old one)
+    from .strided import _storage
+
+    info = _storage(a)
+    if info is None or any(st < 0 for st in info[2]):  # no storage to address: the values
+        flat, offset = xp.ascontiguousarray(a).reshape(-1), 0
+    else:
+        flat, offset, _ = info
+    if offset + n > flat.size:
+        bigger = xp.zeros((offset + n,), dtype=a.dtype)
+        bigger[:flat.size] = flat
+        flat = bigger
+    strides, step = [], a.itemsize
+    for s in reversed(sizes):
+        strides.append(step)
+        step *= max(s, 1)
+    x._data = xp.lib.stride_tricks.as_strided(flat[offset:], sizes, tuple(reversed(strides)))
     x._bump_version()
     return x
 
