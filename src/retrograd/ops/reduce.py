@@ -9,6 +9,8 @@ from __future__ import annotations
 import builtins
 from collections import namedtuple
 
+import numpy as _np
+
 from ..backend import namespace
 from ..backend import ndarray as _ndarray
 from ..tensor import Tensor
@@ -94,9 +96,15 @@ def _spread(g, in_shape, axes):
 # ----------------------------------------------------------------- sum / mean
 
 
+_add_reduce = _np.add.reduce
+
+
 def _sum_fwd(a, axes, keepdim, in_shape):
-    out = a.sum(axis=axes, keepdims=keepdim)
-    return out
+    if type(a) is _ndarray:
+        # the ufunc's reduction itself: ndarray.sum is a Python wrapper in NumPy 2 that makes
+        # this same call (each term of a Hessian-vector product's dot, bench/ (g))
+        return _add_reduce(a, axes, None, None, keepdim)
+    return a.sum(axis=axes, keepdims=keepdim)
 
 
 def _sum_vjp(node, g, saved):
@@ -130,7 +138,8 @@ def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - PyTorch's na
         result = _sum_all(x, None, False, shape)
     else:
         result = _sum_dim(x, _dims(dim, len(shape)), keepdim, shape)
-    take_source(result, cast, source)  # (no ToCopyBackward0 below SumBackward, as PyTorch)
+    if cast is not source:  # (no ToCopyBackward0 below SumBackward, as PyTorch)
+        take_source(result, cast, source)
     if asked is not None and result._data.dtype != asked:  # dtype=int32 or bool is the result's
         result = result.to(dtype=dtype)  # (bool: True where the sum is nonzero, as PyTorch)
     if asked is not None:
