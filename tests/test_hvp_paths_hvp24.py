@@ -115,3 +115,23 @@ def test_grad_runs_no_import_statement():
         sys.settrace(None)
     assert seen == []
     np.testing.assert_array_equal(g.numpy(), [2.0, 4.0])
+
+
+def test_zero_stride_gradient_views_stay_read_only():
+    # sum's and expand's derivatives on arrays build their broadcast views directly and make
+    # them read-only with setflags (no engine or hook may write through a zero stride)
+    from retrograd.ops.reduce import _spread
+    from retrograd.ops.shape import _expand_fwd
+
+    g0 = np.asarray(np.float32(2.5))
+    full = _spread(g0, (3, 4), None)
+    row = _spread(np.arange(4, dtype=np.float32), (3, 4), (0,))
+    ex = _expand_fwd(np.arange(4, dtype=np.float32).reshape(1, 4), (3, 4))
+    for view, want in [(full, np.full((3, 4), 2.5, np.float32)),
+                       (row, np.tile(np.arange(4, dtype=np.float32), (3, 1))),
+                       (ex, np.tile(np.arange(4, dtype=np.float32), (3, 1)))]:
+        assert not view.flags.writeable
+        assert view.strides[0] == 0
+        np.testing.assert_array_equal(view, want)
+        with pytest.raises(ValueError):
+            view[0, 0] = 1.0
