@@ -259,8 +259,8 @@ def _count_dependencies(roots, ends=None):
         if r not in deps:
             deps[r] = 0
             stack.append(r)
+    get, pop, push = deps.get, stack.pop, stack.append  # (bound once: a call each per edge)
     if ends is None:  # (backward(): the loop below without the test for ends)
-        get, pop, push = deps.get, stack.pop, stack.append
         while stack:
             for child in pop().next:
                 if child is not None:
@@ -271,20 +271,20 @@ def _count_dependencies(roots, ends=None):
                     else:
                         deps[child] = count + 1
         return deps
+    end = ends.append  # (grad(): the same walk, noting the ends)
     while stack:
-        node = stack.pop()
+        node = pop()
         nxt = node.next
-        if ends is not None and (not nxt or (None in nxt and nxt.count(None) == len(nxt))):
-            ends.append(node)
+        if not nxt or (None in nxt and nxt.count(None) == len(nxt)):
+            end(node)
         for child in nxt:
-            if child is None:
-                continue
-            count = deps.get(child)
-            if count is None:
-                deps[child] = 1
-                stack.append(child)
-            else:
-                deps[child] = count + 1
+            if child is not None:
+                count = get(child)
+                if count is None:
+                    deps[child] = 1
+                    push(child)
+                else:
+                    deps[child] = count + 1
     return deps
 
 

@@ -275,8 +275,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     >>> g, T.autograd.grad(g, x)[0]
     (tensor(27., grad_fn=<MulBackward0>), tensor(18.))
     """
-    from ..tensor import make_tensor
-
+    # (the tensor module sits above this layer: engine.above finds it once; an import
+    # statement here ran importlib's from-list machinery on every call)
+    make_tensor = engine.above.make_tensor
     if not only_inputs:
         warnings.warn(
             "only_inputs argument is deprecated and is ignored now (defaults to True). To "

@@ -245,7 +245,8 @@ def _unary_caller(op):
         else:
             # (the thread-local flag is read only while some inference_mode block is open)
             out._vc = InferenceVersion((1,)) if inference_blocks and state.inference else None
-        if not (recording and (data.dtype.kind == "f"
+        out_dtype = data.dtype  # (read once: an array's attribute is a descriptor call)
+        if not (recording and (out_dtype.kind == "f"
                                or integer_grad(op.name, (x,), data))):
             out._grad_fn = None
             out._requires_grad = False
@@ -264,7 +265,7 @@ def _unary_caller(op):
         node.params = params
         node.hooks = None
         node.out_shape = data.shape
-        node.out_dtype = data.dtype
+        node.out_dtype = out_dtype
         node.versions = None
         if saves_input:
             vc = x._vc
@@ -387,12 +388,15 @@ def _binary_caller(op, recording_known=False):
                         t._acc = None
                         t._extra = None
                         return t
-                if (ad.dtype != bd.dtype and rule == "promote" and ad.dtype.kind == "f"
+                # (read once: an array's attribute is a descriptor call, never cached)
+                differ = ad.dtype != bd.dtype
+                if (differ and rule == "promote" and ad.dtype.kind == "f"
                         and bd.dtype.kind == "f" and (ad.ndim == 0) != (bd.ndim == 0)):
                     # PyTorch casts both to the result dtype first: a float32 0.69 minus a
                     # 0-d float64 0.69 is 0, not float64's -2.4e-9 rounded to float32
                     want = dtypes.result_type(ad, bd).numpy
                     ad, bd = ad.astype(want, copy=False), bd.astype(want, copy=False)
+                    differ = False  # (both are ``want`` now)
                 try:
                     data = None
                     if (recording and elides_recorded
@@ -421,7 +425,7 @@ def _binary_caller(op, recording_known=False):
                 # or an integer op must give a float (true division).
                 if type(data) is not _ndarray:
                     data = as_array(data)
-                if ad.dtype != bd.dtype or (to_float and ad.dtype.kind != "f"):
+                if differ or (to_float and ad.dtype.kind != "f"):
                     data = _fix_dtype(rule, (a, b), data)
                 if relays and type(data) is _ndarray and not (
                         a_first and ad.size == data.size and data is not bd
@@ -507,7 +511,8 @@ def _binary_caller(op, recording_known=False):
         out._nr = 0
         out._acc = None
         out._extra = None
-        if not (recording and (data.dtype.kind == "f" or getattr(node_cls, "any_dtype", False)
+        out_dtype = data.dtype  # (read once, as ``differ`` above)
+        if not (recording and (out_dtype.kind == "f" or getattr(node_cls, "any_dtype", False)
                                or integer_grad(op.name, (a, b), data))):
             out._grad_fn = None
             out._requires_grad = False
@@ -542,7 +547,7 @@ def _binary_caller(op, recording_known=False):
         node.params = params
         node.hooks = None
         node.out_shape = data.shape
-        node.out_dtype = data.dtype
+        node.out_dtype = out_dtype
         node.versions = None
         if saves_input:
             if keep is not None:  # save only what the derivative reads

@@ -111,6 +111,11 @@ def _log_softmax_backward_vjp(node, gg, saved):
     dim = node.params[0]
     n_g, n_y = node.next
     if not hasattr(gg, "_data") and not hasattr(y, "_data"):  # first order: arrays
+        if type(gg) is _ndarray and type(y) is _ndarray and (g is None or type(g) is _ndarray):
+            # (NumPy: the ufuncs' reductions themselves, as _log_softmax_fwd's)
+            e = _exp(y)
+            return ((gg - _add_reduce(gg * e, dim, keepdims=True)) if n_g else None,
+                    (-_add_reduce(g, dim, keepdims=True) * e * gg) if n_y else None)
         e = namespace(y).exp(y)
         return ((gg - (gg * e).sum(axis=dim, keepdims=True)) if n_g else None,
                 (-g.sum(axis=dim, keepdims=True) * e * gg) if n_y else None)

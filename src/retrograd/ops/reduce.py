@@ -9,6 +9,8 @@ from __future__ import annotations
 import builtins
 from collections import namedtuple
 
+import numpy as _np
+
 from ..backend import namespace
 from ..backend import ndarray as _ndarray
 from ..tensor import Tensor
@@ -63,7 +65,9 @@ def _broadcast_view(g, shape):
     strides = tuple(0 if n == 1 and s != 1 else st
                     for n, s, st in zip(g.shape, shape, g.strides))
     out = _ndarray(shape, g.dtype, g, 0, strides)
-    out.flags.writeable = False
+    # read-only, as np.broadcast_to's; setflags itself: ``flags.writeable = False`` builds
+    # a flags object and calls setflags by name (2.4k instructions more, 7 a second gradient)
+    out.setflags(False)
     return out
 
 
@@ -77,7 +81,7 @@ def _spread(g, in_shape, axes):
             # every element reads the one value (the read-only view _broadcast_view makes;
             # all strides 0, as PyTorch's expand, which a leaf's AccumulateGrad checks)
             out = _ndarray(in_shape, g.dtype, g, 0, (0,) * len(in_shape))
-            out.flags.writeable = False
+            out.setflags(False)  # (read-only; see _broadcast_view)
             return out
         keep = _keep_shape(in_shape, axes)
         if g.shape != keep:
@@ -94,9 +98,15 @@ def _spread(g, in_shape, axes):
 # ----------------------------------------------------------------- sum / mean
 
 
+_add_reduce = _np.add.reduce
+
+
 def _sum_fwd(a, axes, keepdim, in_shape):
-    out = a.sum(axis=axes, keepdims=keepdim)
-    return out
+    if type(a) is _ndarray:
+        # the ufunc's reduction itself: ndarray.sum is a Python wrapper in NumPy 2 that makes
+        # this same call (each term of a Hessian-vector product's dot, bench/ (g))
+        return _add_reduce(a, axes, None, None, keepdim)
+    return a.sum(axis=axes, keepdims=keepdim)
 
 
 def _sum_vjp(node, g, saved):
@@ -130,7 +140,8 @@ def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - PyTorch's na
         result = _sum_all(x, None, False, shape)
     else:
         result = _sum_dim(x, _dims(dim, len(shape)), keepdim, shape)
-    take_source(result, cast, source)  # (no ToCopyBackward0 below SumBackward, as PyTorch)
+    if cast is not source:  # (no ToCopyBackward0 below SumBackward, as PyTorch)
+        take_source(result, cast, source)
     if asked is not None and result._data.dtype != asked:  # dtype=int32 or bool is the result's
         result = result.to(dtype=dtype)  # (bool: True where the sum is nonzero, as PyTorch)
     if asked is not None:

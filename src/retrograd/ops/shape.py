@@ -493,7 +493,7 @@ def _expand_fwd(a, shape, in_shape=None):
                     break  # (not expandable: NumPy's error, below)
             else:
                 out = _ndarray(shape, a.dtype, a, 0, tuple(strides))
-                out.flags.writeable = False
+                out.setflags(False)  # (read-only; see reduce._broadcast_view)
                 return out
     out = namespace(a).broadcast_to(a, shape)
     if out.__class__ is _ndarray and 1 in a.shape and a.size:
