@@ -298,3 +298,43 @@ def test_second_order_through_a_hooked_broadcast_node():
         out.append((gx, gw, x.grad, w.grad))
     for r, t in zip(*out):
         close(r, t)
+
+
+def _returning_for_w(lib, what):
+    class Scale(lib.autograd.Function):
+        # returns something for ``w`` even when ``w`` needs no gradient
+        @staticmethod
+        def forward(ctx, x, w):
+            ctx.save_for_backward(x, w)
+            return x * w
+
+        @staticmethod
+        def backward(ctx, g):
+            x, w = ctx.saved_tensors
+            other = {"double": (g * x).double(), "other shape": lib.ones(7), "int": 5}[what]
+            return g * w, other
+    return Scale
+
+
+@pytest.mark.parametrize("what", ["double", "other shape"])
+def test_custom_function_gradient_for_an_input_without_grad_reaches_post_hooks(what):
+    # PyTorch keeps what a custom backward returns for an input that needs no gradient (its
+    # PyNode checks only that it is a tensor): a post-hook sees it as returned, and the
+    # engine sends nothing along the missing edge
+    out = []
+    for lib in (R, torch):
+        x, w = _leaves(lib, [A34, A4], [True, False], ["float32", "float32"])
+        y = _returning_for_w(lib, what).apply(x, w)
+        log = []
+        y.grad_fn.register_hook(_scaled_hook(log))
+        y.sum().backward()
+        out.append((log, x.grad))
+    assert out[0][0] == out[1][0]
+    close(out[0][1], out[1][1])
+
+
+def test_custom_function_non_tensor_for_an_input_without_grad_raises():
+    def build(lib):
+        x, w = _leaves(lib, [A34, A4], [True, False])
+        _returning_for_w(lib, "int").apply(x, w).sum().backward()
+    _raises_both(build, r"expected Variable or None \(got int\)")
