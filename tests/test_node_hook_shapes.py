@@ -338,3 +338,18 @@ def test_custom_function_non_tensor_for_an_input_without_grad_raises():
         x, w = _leaves(lib, [A34, A4], [True, False])
         _returning_for_w(lib, "int").apply(x, w).sum().backward()
     _raises_both(build, r"expected Variable or None \(got int\)")
+
+
+def test_grad_of_a_non_leaf_input_through_a_hooked_node():
+    # grad() of the non-leaf w2 (broadcast in x * w2): its edge computes, x's does not
+    out = []
+    for lib in (R, torch):
+        x, w = _leaves(lib, [A34, A4], [True, True])
+        w2 = w.exp()
+        y = x * w2
+        log = []
+        y.grad_fn.register_hook(_scaled_hook(log))
+        (g,) = lib.autograd.grad(y.sum(), [w2])
+        out.append((log, g))
+    assert out[0][0] == out[1][0] == [([None, ((4,), "float64")], [((3, 4), "float64")])]
+    close(out[0][1], out[1][1])
