@@ -42,7 +42,8 @@ OPS = {
     "clamp": lambda lib, a, b, c: lib.clamp(a, min=b, max=c),
 }
 # (a, b, c): the broadcast falls on different operands (clamp only with the largest
-# ``a``: PyTorch's clamp derivative itself fails when ``a`` is the smaller one)
+# ``a``: PyTorch's own clamp derivative raises "output with shape [3, 1] doesn't match the
+# broadcast shape [3, 4]" when ``a`` is the smaller one, so there is nothing to compare)
 SHAPES = [(A34, A4, A31), (A31, A4, A0), (A0, A34, A4)]
 
 
@@ -86,12 +87,11 @@ def _run(lib, fn, arrays, flags, mode):
 @pytest.mark.parametrize("mode", ["backward", "grad_last", "create_graph"])
 @pytest.mark.parametrize("flags", [(True, True, True), (True, False, True),
                                    (False, True, False)])
-@pytest.mark.parametrize("shapes", range(len(SHAPES)))
-@pytest.mark.parametrize("op", sorted(OPS))
+@pytest.mark.parametrize("op,shapes", [(op, k) for op in sorted(OPS)
+                                       for k in range(len(SHAPES))
+                                       if op != "clamp" or SHAPES[k][0].shape == (3, 4)])
 def test_post_hook_sees_and_returns_reduced_gradients(op, shapes, flags, mode):
     arrays = SHAPES[shapes]
-    if op == "clamp" and arrays[0].shape != (3, 4):
-        pytest.skip("PyTorch's own clamp derivative raises for a broadcast input")
     rlog, rgrads = _run(R, OPS[op], arrays, flags, mode)
     tlog, tgrads = _run(torch, OPS[op], arrays, flags, mode)
     assert rlog == tlog
