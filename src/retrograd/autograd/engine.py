@@ -3,8 +3,10 @@
 It knows nothing about individual ops.  It counts, for every node reachable from the
 roots, how many gradients it will receive; runs a node once all have arrived (so a
 tensor used twice gets one summed gradient); sends each result to the next node after
-reducing it to that node's shape and dtype (the single place broadcasting is undone);
-frees saved values as it goes unless ``retain_graph``.
+reducing it to that node's shape and dtype (the single place broadcasting is undone; a
+node with post-hooks has its results reduced before the hooks, as PyTorch's
+validate_outputs does: ``_edge_grads``); frees saved values as it goes unless
+``retain_graph``.
 
 Two modes share this loop.  Without ``create_graph`` gradients travel as raw arrays and
 the derivative formulas compute on arrays without recording anything.  With
@@ -461,7 +463,10 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
             else:
                 grads = node.vjp(node, g, saved)
             if hooks is not None and hooks.post:
-                grads = _run_post_hooks(node, hooks, grads, g, as_tensors)
+                grads = _run_post_hooks(node, hooks,
+                                        _edge_grads(node, grads, as_tensors, sparse, needed,
+                                                    captures),
+                                        g, as_tensors)
             if check_nan:
                 _check_nan(node, grads, as_tensors)
             if not retain_graph and node.saved:
@@ -472,10 +477,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                 trace.node_done(node, g, grads)
             nxt = node.next
             if len(grads) != len(nxt):
-                raise RuntimeError(
-                    f"function {node.name()} returned an incorrect number of gradients "
-                    f"(expected {len(nxt)}, got {len(grads)})"
-                )
+                raise _count_error(node, grads)
             nrs = node.next_nr
             for i, child in enumerate(nxt):
                 if child is None:
@@ -526,6 +528,46 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
     if inputs is None:
         return None
     return captured
+
+
+def _count_error(node, grads):
+    return RuntimeError(
+        f"function {node.name()} returned an incorrect number of gradients "
+        f"(expected {len(node.next)}, got {len(grads)})"
+    )
+
+
+def _edge_grads(node, grads, as_tensors, sparse, needed, captures):
+    """A node's gradients as its post-hooks see them: each reduced to its edge's shape and
+    dtype, and None on an edge that leads to no input of ``grad()``.
+
+    PyTorch checks and reduces a node's results (validate_outputs: the count, sum_to the
+    input's shape, the cast) BEFORE its post-hooks, so a hook sees ``w``'s (4,) gradient of
+    ``x * w``, not the (3, 4) product, and any replacement it returns is checked against
+    that.  The loop in run_backward reduces at the edge, after the hooks; doing it here
+    too, for hooked nodes only, leaves the hook-free path as it was (the loop's own
+    conform then finds nothing to do)."""
+    nxt = node.next
+    if len(grads) != len(nxt):
+        raise _count_error(node, grads)
+    nrs = node.next_nr
+    out = list(grads)
+    for i, child in enumerate(nxt):
+        gi = out[i]
+        if child is None or gi is None:
+            continue
+        if sparse and child not in needed and child not in captures:
+            out[i] = None  # (should_compute_output: PyTorch computes none; the loop's cut)
+            continue
+        if child.multi_output:
+            nr = nrs[i] if nrs else 0
+            shape, dtype = child.out_shape[nr], child.out_dtype[nr]
+        else:
+            shape, dtype = child.out_shape, child.out_dtype
+        gd = gi._data if as_tensors else gi
+        if gd.shape != shape or gd.dtype != dtype:
+            out[i] = conform(gi, shape, dtype, node, i, as_tensors)
+    return out
 
 
 def _run_fused(found, g, deps, buffers, ready, retain_graph):

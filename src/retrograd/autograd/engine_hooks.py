@@ -102,8 +102,9 @@ def _run_post_hooks(node, hooks, grads, g, as_tensors):
 
 
 def _check_hook_result(fn, result, given):
-    """A node hook's replacement gradients: a tuple of as many values, each of the same
-    size as the one it replaces (PyTorch's checks and messages)."""
+    """A node hook's replacement gradients: a tuple of as many values, each None, or of
+    the type and size of the one it replaces, which must not be None (PyTorch's checks and
+    messages, check_single_result's order)."""
     if not isinstance(result, tuple):
         raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
     name = getattr(fn, "__name__", repr(fn))
@@ -111,10 +112,15 @@ def _check_hook_result(fn, result, given):
         raise RuntimeError(f"hook '{name}' has returned an incorrect number of values (got "
                            f"{len(result)}, but expected {len(given)})")
     for new, old in zip(result, given):
-        if new is None or old is None:
+        if new is None:
             continue
         if not hasattr(new, "_data"):
             raise TypeError(f"hook '{name}' returned {type(new).__name__} in its tuple; "
                             "expected Tensor or None")
+        if old is None:
+            raise RuntimeError("can't replace a None gradient with a non-None value")
+        if new._data.dtype != old._data.dtype:
+            raise RuntimeError(f"hook '{name}' has changed the type of value (was "
+                               f"{old.type()} got {new.type()})")
         if new._data.shape != old._data.shape:
             raise RuntimeError(f"hook '{name}' has changed the size of value")

@@ -135,9 +135,9 @@ def _function_vjp(node, g, saved):
                 )
         result = [result[i] for i in positions]
     out = []
-    for k, (r, nxt) in enumerate(zip(result, node.next)):
+    for k, r in enumerate(result[:n]):
         i = positions[k] if positions is not None else k
-        if r is None or nxt is None:
+        if r is None:
             out.append(None)
             continue
         if not isinstance(r, Tensor):
@@ -146,6 +146,8 @@ def _function_vjp(node, g, saved):
                 f"returned it as the gradient at index {i}; backward must return Tensors (or "
                 "None), e.g. wrap a number with retrograd.tensor(...)"
             )
+        # (kept for an input that needs no gradient too, as PyTorch's PyNode: the node's
+        # post-hooks see it; the engine sends nothing along the missing edge)
         out.append(r if as_tensors else r._data)
     return tuple(out)
 
