@@ -249,13 +249,19 @@ EDGE_CALLS = [
     *[lambda m, s=s, p=p: m.linalg.cond(_e(m, *s), p)
       for s in ((0, 0), (2, 0, 0)) for p in (None, 2, -2, 1, "fro", "nuc", math.inf)],
     lambda m: m.linalg.cond(_e(m, 0, 3)),
+    # (singular: through the inverse, whose LU of ones meets an exact zero pivot, inf
+    # everywhere; through the SVD only a diagonal input's zero singular value is exact on every
+    # CPU: ones' is rounding, test_cond_through_the_svd_of_singular_ones_as_torch)
     *[lambda m, p=p: m.linalg.cond(m.ones(2, 2, dtype=m.float64), p)
-      for p in (None, 2, -2, 1, -1, math.inf, -math.inf, "fro", "nuc")],
+      for p in (1, -1, math.inf, -math.inf, "fro")],
+    *[lambda m, p=p: m.linalg.cond(m.tensor([[0.0, 0.0], [0.0, 3.0]], dtype=m.float64), p)
+      for p in (None, 2, -2, "nuc")],
     *[lambda m, p=p: m.linalg.cond(_e(m, 2, 2), p) for p in (None, -2, 1, "fro", "nuc")],
     lambda m: m.linalg.cholesky(m.eye(2, dtype=m.float32) * 4),
     lambda m: m.linalg.svd(m.ones(2, 3, dtype=m.float32)).S,  # (vectors: not unique here)
     lambda m: m.linalg.eigh(m.eye(2, dtype=m.float32)).eigenvalues,
-    lambda m: m.linalg.qr(m.ones(3, 2, dtype=m.float32)),
+    lambda m: m.linalg.qr(m.tensor([[2.0, 0.0], [0.0, 0.0], [0.0, 0.0]])),  # (rank 1: ones'
+    # Q is rounding, test_qr_of_rank_deficient_ones_as_torch)
     lambda m: m.linalg.lstsq(m.eye(2, dtype=m.float32), m.ones(2, 1, dtype=m.float32)),
     lambda m: m.linalg.cond(m.eye(2, dtype=m.float32) * 3, 1),
     lambda m: m.linalg.matrix_rank(m.ones(3, 3, dtype=m.float32)),
@@ -273,6 +279,48 @@ def test_edge_shapes_and_dtypes_as_torch(call, torch):
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         _same(call(retrograd), call(torch), 1e-6)
+
+
+@pytest.mark.parametrize("p", [None, 2, -2, "nuc"])
+def test_cond_through_the_svd_of_singular_ones_as_torch(p, torch):
+    """ones(2, 2) is exactly singular, but whether its computed smallest singular value is 0
+    or 3e-17 is rounding, decided by the CPU's kernels (NumPy's OpenBLAS: 0 on AVX2, 3.4e-17
+    with AVX-512's; PyTorch: 0), and cond is its reciprocal: inf or 6e16.  Determined, and
+    compared: the largest singular value (2); the smallest within the SVD's backward error
+    (n eps |A|) of 0, so cond >= 1 / (2 eps) (inf included) and cond(-2) <= 2 eps; the
+    result's shape and dtype.  The exact cases: a diagonal singular input, EDGE_CALLS."""
+    eps = np.finfo(np.float64).eps
+    for m in (retrograd, torch):
+        a = m.ones(2, 2, dtype=m.float64)
+        s = m.linalg.svdvals(a).numpy()
+        assert s[0] == pytest.approx(2.0, rel=4 * eps) and 0 <= s[1] <= 2 * eps * s[0]
+        c = m.linalg.cond(a, p)
+        assert tuple(c.shape) == () and str(c.dtype).endswith("float64") and not c.requires_grad
+        if p == -2:
+            assert 0 <= c.item() <= 2 * eps
+        else:
+            assert c.item() >= 1 / (2 * eps)
+
+
+def test_qr_of_rank_deficient_ones_as_torch(torch):
+    """ones(3, 2) has rank 1: after the first Householder step the second column's remainder
+    is rounding (0 with PyTorch's LAPACK and AVX2 OpenBLAS, -3e-17 with AVX-512's), and Q's
+    second column is whichever unit vector orthogonal to the first that remainder's reflector
+    gives (PyTorch: (-0.58, 0.79, -0.21); AVX-512: (0.82, -0.41, -0.41)).  Determined, and
+    compared: Q's first column and R's first row (as PyTorch's), R[1, 1] at rounding level,
+    Q orthonormal, Q R = A; the fields' shapes, dtypes and flags."""
+    tol, eps = 1e-6, np.finfo(np.float32).eps
+    a = np.ones((3, 2), np.float32)
+    (rq, rr), (tq, tr) = (m.linalg.qr(m.tensor(a)) for m in (retrograd, torch))
+    for x, y in ((rq, tq), (rr, tr)):
+        assert tuple(x.shape) == tuple(y.shape) and str(x.dtype) == "retrograd.float32"
+        assert str(y.dtype) == "torch.float32" and not x.requires_grad
+    for q, r in ((rq.numpy(), rr.numpy()), (tq.numpy(), tr.numpy())):
+        np.testing.assert_allclose(q[:, 0], tq.numpy()[:, 0], rtol=tol, atol=tol)
+        np.testing.assert_allclose(r[0], tr.numpy()[0], rtol=tol, atol=tol)
+        assert r[1, 0] == 0 and abs(r[1, 1]) <= 4 * eps * np.linalg.norm(a)
+        np.testing.assert_allclose(q.T @ q, np.eye(2), atol=tol)
+        np.testing.assert_allclose(q @ r, a, atol=tol)
 
 
 def test_svd_driver_is_cuda_only_as_torch(torch):
