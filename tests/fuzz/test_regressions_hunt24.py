@@ -1,8 +1,11 @@
 """Fuzzer findings handled by hunt24 (issue 7, stop 24, seeds 20200000..): PyTorch 2.13's
 register_hook crash on a view written under no_grad, reached through a name bound to the
 same tensor object (``v3 = v1.to(v1.dtype)`` returns v1 itself), which neither the
-generator's nor the runner's guard saw (seed 20226372 killed a child of the run)."""
+generator's nor the runner's guard saw (seed 20226372 killed a child of the run); and the
+watcher, which lost the findings and counts of a child that died (seed 20221715's)."""
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -73,3 +76,56 @@ def test_a_new_view_made_after_the_write_is_still_hooked():
     outcomes, ns = execute(program_from_text(text), torch)
     assert "TorchSegfault" not in [exc for exc, _ in outcomes]
     assert ns["v3"] is not ns["v1"]
+
+
+ROOT = TESTS.parent
+
+
+def _report(out):
+    """The report's ops and known-bugs lines (the programs' coverage)."""
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if " op kinds covered:" in line)
+    return lines[at].split(";", 1)[1], lines[at + 1], lines[at + 2]
+
+
+def test_a_crashed_child_keeps_what_it_covered():
+    """The programs a child ran before it died count in the report (their op kinds and
+    known bugs; their findings too, see below): they were lost with the child."""
+    env = dict(os.environ, FUZZ_TEST_CRASH_AT="3")
+    crashed = subprocess.run([sys.executable, "-m", "tests.fuzz", "--seed", "1", "--count",
+                              "3"], cwd=ROOT, env=env, capture_output=True, text=True,
+                             timeout=300)
+    assert "3 programs (seeds 1..3)" in crashed.stdout, crashed.stdout[-2000:]
+    plain = subprocess.run([sys.executable, "-m", "tests.fuzz", "--seed", "1", "--count", "2",
+                            "--in-process"], cwd=ROOT, capture_output=True, text=True,
+                           timeout=300)
+    assert " 0 op kinds" not in plain.stdout
+    assert _report(crashed.stdout) == _report(plain.stdout)
+
+
+def test_the_child_writes_its_findings_before_each_program(tmp_path, monkeypatch):
+    """A finding is in the child's partial summary before the next program starts, so a
+    crash in that program keeps it (seed 20221715 was printed, then missing from the
+    summary of the run whose child crashed on seed 20226372)."""
+    from . import __main__ as fuzz_main
+    from .program import Program
+    from .runner import Failure
+    from .session import Result
+
+    class CrashError(Exception):
+        pass
+
+    def fake(seed, max_steps=14, shrink_failures=True):
+        if seed == 3:
+            raise CrashError
+        failure = Failure("value", "flatten", "v5: values differ") if seed == 2 else None
+        return Result(Program(seed, []), failure, None, "reproducer")
+
+    monkeypatch.setattr(fuzz_main, "fuzz_one", fake)
+    state = tmp_path / "seed"
+    with pytest.raises(CrashError):
+        fuzz_main.run_programs(fuzz_main._args(["--seed", "1", "--count", "5"]), str(state))
+    part = json.loads((tmp_path / "partial.json").read_text())
+    assert part["n"] == 2
+    assert part["findings"] == {repr(Failure("value", "flatten", "").signature): [2]}
+    assert fuzz_main._read_seed(str(state)) == 3
