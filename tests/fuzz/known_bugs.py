@@ -2796,3 +2796,59 @@ def _rounding_jump_after_elementary64(prog, failure):
         if jumps.any() and near[jumps].all():
             return True
     return False
+
+
+# ------------------------------------------------------------ hunt24 (stop 24)
+_CORRCOEF_STEP = re.compile(r"^(v\d+) = T\.corrcoef\(")
+
+
+@accepted("corrcoef at +-1, clamp's kink: a correlation that is exactly +-1 in exact "
+          "arithmetic (the diagonal; any two rows of two observations) comes out 1 or 2 ulp "
+          "either side of it, as the matrix product rounds cov (NumPy's BLAS fuses the "
+          "multiply-add: 0.04205, where PyTorch's a*a + b*b rounds twice: "
+          "0.04204999999999999), so clamp(-1, 1) cuts the "
+          "gradient in one library (1.0000000000000002: 0) and passes rounding noise in the "
+          "other (1.0: 1e-15; the exact gradient is 0), and a pole downstream (logit's at 1: "
+          "inf * noise) makes a nan of it (seed 20235569).  Checked, not assumed: corrcoef's "
+          "result has entries within 8 ulp of +-1 in both libraries, and the program run "
+          "again with the gradient into those entries cut in both (a hook on the result) must "
+          "agree in everything compared")
+def _corrcoef_gradient_at_unit_correlation(prog, failure):
+    if failure.kind not in ("value", "grad", "log"):
+        return False
+    import dataclasses
+
+    import numpy as np
+
+    import retrograd
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import compare, execute, torch
+
+    for j, st in enumerate(prog.steps):
+        m = _CORRCOEF_STEP.match(st.text or "")
+        if not m or st.dyn is not None or st.target != m.group(1):
+            continue
+        v = st.target
+        near = []
+        for lib in (torch, retrograd):
+            t = execute(Program(prog.seed, prog.steps[:j + 1]), lib)[1].get(v)
+            if t is None or not hasattr(t, "detach") or \
+                    str(t.dtype).rsplit(".", 1)[-1] not in ("float64", "float32"):
+                break
+            a = np.asarray(t.detach().numpy())
+            eps = float(np.finfo(a.dtype).eps)
+            with np.errstate(invalid="ignore"):
+                near.append((np.abs(np.abs(a) - 1) <= 8 * eps, 1 - 8 * eps))
+        if len(near) != 2 or not (near[0][0].any() and near[1][0].any()):
+            continue
+        bound = near[0][1]
+        cut = dataclasses.replace(
+            st, op="kink_cut", kind="", target=None, leaf=None, view_chain=(), on=None,
+            ctx=None, text=f"{v}.register_hook(lambda g, m={v}.detach().abs() >= {bound!r}: "
+                           f"g.masked_fill(m, 0.0))")
+        edited = Program(prog.seed, prog.steps[:j + 1] + [cut] + prog.steps[j + 1:])
+        if compare(edited) is None and compare(prog) is not None and \
+                _raises_alike(prog, edited):
+            return True
+    return False
