@@ -2852,3 +2852,58 @@ def _corrcoef_gradient_at_unit_correlation(prog, failure):
                 _raises_alike(prog, edited):
             return True
     return False
+
+
+_REMAINDER_OF_NAME = re.compile(
+    r"(?:^|=\s*)(?:\(?(v\d+)\)?\.(?:remainder|fmod)_?\(|\((v\d+)\) % |"
+    r"T\.(?:remainder|fmod)\((v\d+),)")
+
+
+@accepted("remainder/fmod of a dividend 1 or 2 ulp apart in the two libraries from rounding "
+          "upstream, where an ulp of it is a good part of the divisor: the remainder moves "
+          "by those ulps, anywhere in [0, divisor) (seed 20267782: float_power 28.33 ** "
+          "28.83 is 7.383609899708221e+41 in PyTorch, 0.46 ulp from the exact value, and "
+          "7.38360989970822e+41 in NumPy's pow (retrograd's), 0.54 ulp from it: both "
+          "faithful, 1 ulp (1.5e+26) apart, so remainder_ by 28.83 is 5.65 against 24.60).  "
+          "Checked, not assumed: the dividend (a name) is finite and "
+          "within 2 ulp in both libraries just before the statement, and the program run "
+          "again with it set to PyTorch's values in both (v.add_((PyTorch's - v).detach()), "
+          "exact within a factor 2) must agree in everything compared")
+def _remainder_of_ulps_apart_dividend(prog, failure):
+    if failure.kind != "value":
+        return False
+    import dataclasses
+
+    import numpy as np
+
+    import retrograd
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import compare, execute, torch
+
+    for j, st in enumerate(prog.steps):
+        m = _REMAINDER_OF_NAME.search(st.text or "") if st.dyn is None else None
+        if not m:
+            continue
+        v = next(g for g in m.groups() if g)
+        got = []
+        for lib in (torch, retrograd):
+            t = execute(Program(prog.seed, prog.steps[:j]), lib)[1].get(v)
+            if t is None or not hasattr(t, "is_floating_point") or not t.is_floating_point():
+                break
+            got.append(np.asarray(t.detach().numpy()))
+        if len(got) != 2 or got[0].shape != got[1].shape or got[0].dtype != got[1].dtype:
+            continue
+        xt, xr = got
+        if not (np.isfinite(xt).all() and np.isfinite(xr).all()) or \
+                np.array_equal(xt, xr) or \
+                not (np.abs(xt - xr) <= 2 * np.spacing(np.abs(xt))).all():
+            continue
+        to_torch = dataclasses.replace(
+            st, op="ulps_aligned", kind="", target=None, leaf=None, view_chain=(), on=None,
+            text=f"{v}.add_((T.tensor({xt.tolist()!r}, dtype={v}.dtype) - {v}).detach())")
+        edited = Program(prog.seed, prog.steps[:j] + [to_torch] + prog.steps[j:])
+        if compare(edited) is None and compare(prog) is not None and \
+                _raises_alike(prog, edited):
+            return True
+    return False

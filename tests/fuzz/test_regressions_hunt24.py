@@ -4,7 +4,8 @@ same tensor object (``v3 = v1.to(v1.dtype)`` returns v1 itself), which neither t
 generator's nor the runner's guard saw (seed 20226372 killed a child of the run); and the
 watcher, which lost the findings and counts of a child that died (seed 20221715's); and
 corrcoef's gradient at +-1, clamp's kink, rounding noise under logit's pole (accepted,
-seed 20235569)."""
+seed 20235569); remainder of a dividend 1 ulp apart (NumPy's pow against PyTorch's) where
+an ulp is larger than the divisor (accepted, seed 20267782)."""
 
 import json
 import os
@@ -194,3 +195,66 @@ def test_corrcoef_at_unit_correlation_entry_stays_narrow():
     prog = _annotated(_CORRCOEF_SEED, _CORRCOEF_OPS)
     assert not kb._corrcoef_gradient_at_unit_correlation(
         prog, Failure("raise", "logit", "", 2, "RuntimeError", ""))
+
+
+_REMAINDER_SEED = """
+v0 = T.tensor([[-3, 0], [-1, 2], [3, -2], [3, -1]], dtype=T.int64)
+v1 = (v0).float_power(v0)
+v3 = T.tensor([[-0.45, -2.48], [-0.05, -1.83], [-0.71, 0.87], [-0.09, 0.0]], dtype=T.float64)
+v4 = T.nn.functional.pairwise_distance(v1, v3, p=1.0)
+v11 = (v4).float_power(v4.abs().add(0.5))
+v11.remainder_(v4.abs().add(0.5))
+"""
+_REMAINDER_OPS = {"v1": "float_power", "v4": "nn_loss", "v11": "float_power"}
+
+
+def test_remainder_of_ulps_apart_dividend_accepted():
+    """(seed 20267782) The excuse holds: float_power(28.33, 28.83) is 0.46 ulp from the
+    exact power in PyTorch, 0.54 ulp in NumPy's pow (retrograd's): both faithful, 1 ulp
+    apart, and an ulp there (1.5e26) is far more than the divisor 28.83, so the remainders
+    have nothing in common."""
+    from decimal import Decimal, localcontext
+
+    from . import known_bugs as kb
+
+    prog = _annotated(_REMAINDER_SEED, _REMAINDER_OPS)
+    failure = compare(prog)
+    assert failure is not None and failure.kind == "value", failure
+    assert kb._remainder_of_ulps_apart_dividend(prog, failure)
+    assert kb.which_known(prog, failure) is not None
+
+    x = 28.330000000000002  # v4[2], the same in both libraries
+    theirs = float(torch.tensor(x, dtype=torch.float64).float_power(x + 0.5))
+    ours = float(retrograd.tensor(x, dtype=retrograd.float64).float_power(x + 0.5))
+    with localcontext() as ctx:
+        ctx.prec = 60
+        exact = Decimal(x) ** Decimal(x + 0.5)
+    ulp = Decimal(float(np.spacing(ours)))
+    assert theirs - ours == np.spacing(ours) > 1e25
+    assert abs(Decimal(theirs) - exact) < ulp / 2 < abs(Decimal(ours) - exact) < ulp
+
+
+def test_remainder_entry_stays_narrow():
+    from . import known_bugs as kb
+    from .test_regressions_trib import _ACCEPTED
+
+    # (a dividend many ulps apart: PyTorch's float32 i0 a few ulp off, amplified by exp_ and
+    # expm1 before fmod, seed 17051230; its own entry explains it, this one does not)
+    text, ops = _ACCEPTED["_i0_float32_amplified"]
+    prog = _annotated(text, ops)
+    failure = compare(prog)
+    assert failure is not None and failure.kind == "value", failure
+    assert not kb._remainder_of_ulps_apart_dividend(prog, failure)
+    # (the dividends agree: nothing for the entry to explain)
+    same = _annotated(_REMAINDER_SEED.replace("(v4).float_power(v4.abs().add(0.5))",
+                                              "(v4).mul(v4.abs().add(0.5))"), _REMAINDER_OPS)
+    assert not kb._remainder_of_ulps_apart_dividend(
+        same, Failure("value", "mul", "v11: values differ"))
+    # (a difference the dividend's ulps do not explain: round at its jump after NumPy's
+    # 1-ulp tanh, in the same program)
+    other = _annotated(_REMAINDER_SEED + "v12 = T.tensor(1.4, dtype=T.float64)\n"
+                       "v13 = v12.neg()\nv13.tanh_()\nv13.remainder_(v13.abs().add(0.5))\n"
+                       "v14 = v13.round()\n", dict(_REMAINDER_OPS, v14="round"))
+    failure = compare(other)
+    assert failure is not None, failure
+    assert not kb._remainder_of_ulps_apart_dividend(other, failure)
