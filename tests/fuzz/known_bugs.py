@@ -2907,3 +2907,85 @@ def _remainder_of_ulps_apart_dividend(prog, failure):
                 _raises_alike(prog, edited):
             return True
     return False
+
+
+def _call_argument(text, call):
+    """The argument text of the first ``call(...)`` in ``text`` (balanced parentheses)."""
+    at = text.find(call)
+    if at < 0:
+        return None
+    start = depth = at + len(call)
+    depth = 1
+    for k in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[k], 0)
+        if depth == 0:
+            return text[start:k]
+    return None
+
+
+@accepted("qr's derivative at a rank-deficient matrix (undefined there: PyTorch's docs ask "
+          "for independent columns): R's diagonal is 0 in exact arithmetic, LAPACK's "
+          "rounding gives an exact 0.0 in one library and noise (-1.2e-16) in the other, and "
+          "qr's backward, a triangular solve with R, gives nan from the exact 0 and finite "
+          "numbers from the noise (seed 20275033: dstack([v1, v1]), two equal columns; "
+          "retrograd gives nan as PyTorch when its R has the exact 0 too).  Checked, not "
+          "assumed: the qr operand is rank-deficient (a singular value within 64 n eps of "
+          "its largest entry), one library's R has an exact-0 diagonal entry where the "
+          "other's is nonzero noise within that bound, that library's gradient is non-finite "
+          "at every element that differs, and the program run again with the operand "
+          "detached (no gradient through qr) agrees in everything compared")
+def _qr_gradient_at_rank_deficiency(prog, failure):
+    if failure.kind != "grad":
+        return False
+    got = _failure_arrays(failure)
+    if got is None:
+        return False
+    import dataclasses
+
+    import numpy as np
+    import torch
+
+    import retrograd
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import compare, execute
+
+    _, grad_t, grad_r = got
+    with np.errstate(invalid="ignore"):
+        differ = ~np.isclose(grad_t, grad_r, rtol=1e-6, atol=1e-8, equal_nan=True)
+    for j, st in enumerate(prog.steps):
+        arg = _call_argument(st.text or "", "T.linalg.qr(") if st.dyn is None else None
+        if not arg:
+            continue
+        diag, mats = [], []
+        for lib in (torch, retrograd):
+            ns = dict(execute(Program(prog.seed, prog.steps[:j]), lib)[1])
+            try:
+                a = eval(arg, ns)  # noqa: S307 - the fuzzer's own statement text
+                r = lib.linalg.qr(a.detach())[1]
+            except Exception:  # noqa: BLE001 - an operand that does not build: not this case
+                break
+            mats.append(np.asarray(a.detach().numpy(), dtype=np.float64))
+            diag.append(np.diagonal(np.asarray(r.numpy()), axis1=-2, axis2=-1))
+        if len(diag) != 2 or mats[0].shape != mats[1].shape or \
+                not np.isfinite(mats[0]).all() or not mats[0].size:
+            continue
+        a = mats[0]
+        eps = float(np.finfo(diag[0].dtype).eps)
+        bound = 64 * max(a.shape[-2:]) * eps * float(np.abs(a).max())
+        if not (np.linalg.svd(a, compute_uv=False)[..., -1] <= bound).all():
+            continue
+        zero_in = [(d == 0) & (np.abs(o) > 0) & (np.abs(o) <= bound)
+                   for d, o in ((diag[0], diag[1]), (diag[1], diag[0]))]
+        if not differ.any() or not any(z.any() for z in zero_in):
+            continue
+        exact = grad_t if zero_in[0].any() else grad_r
+        if np.isfinite(exact[differ]).any():
+            continue
+        cut = dataclasses.replace(st, text=st.text.replace(f"T.linalg.qr({arg})",
+                                                           f"T.linalg.qr(({arg}).detach())"))
+        edited = Program(prog.seed, prog.steps[:j] + [cut] + prog.steps[j + 1:])
+        if compare(edited) is None and compare(prog) is not None and \
+                _raises_alike(prog, edited):
+            return True
+    return False

@@ -5,7 +5,9 @@ generator's nor the runner's guard saw (seed 20226372 killed a child of the run)
 watcher, which lost the findings and counts of a child that died (seed 20221715's); and
 corrcoef's gradient at +-1, clamp's kink, rounding noise under logit's pole (accepted,
 seed 20235569); remainder of a dividend 1 ulp apart (NumPy's pow against PyTorch's) where
-an ulp is larger than the divisor (accepted, seed 20267782)."""
+an ulp is larger than the divisor (accepted, seed 20267782); qr's derivative at a
+rank-deficient matrix, nan from R's exact 0 in one library's LAPACK, finite from noise in
+the other's (accepted, seed 20275033 as shrunk)."""
 
 import json
 import os
@@ -258,3 +260,53 @@ def test_remainder_entry_stays_narrow():
     failure = compare(other)
     assert failure is not None, failure
     assert not kb._remainder_of_ulps_apart_dividend(other, failure)
+
+
+_QR_SEED = """
+v1 = T.tensor([2.0, -0.0, 2.0, 1.0], dtype=T.float64, requires_grad=True)
+v4 = T.dstack([v1, v1])
+v6 = (lambda qr: qr[0] @ qr[1])(T.linalg.qr(v4))
+v8 = (v6).maximum(v4)
+loss = (v8 * v8.detach().tanh()).sum()
+loss.backward(inputs=[v1])
+"""
+_QR_OPS = {"v4": "arrange_more", "v6": "linalg_square", "v8": "maximum"}
+
+
+def test_qr_gradient_at_rank_deficiency_accepted():
+    """(seed 20275033, as shrunk) The excuse holds: two equal columns, R[1, 1] is exactly 0
+    in PyTorch and -1.2e-16 in retrograd (NumPy's LAPACK), PyTorch's gradient is nan; and
+    where retrograd's R has the exact 0 too, its gradient is nan as PyTorch's."""
+    from . import known_bugs as kb
+
+    prog = _annotated(_QR_SEED, _QR_OPS)
+    failure = compare(prog)
+    assert failure is not None and failure.kind == "grad", failure
+    assert kb._qr_gradient_at_rank_deficiency(prog, failure)
+    assert kb.which_known(prog, failure) is not None
+    grads = []
+    for lib in (torch, retrograd):
+        a = lib.tensor([[1.0, 1.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0]], dtype=lib.float64,
+                       requires_grad=True)
+        q, r = lib.linalg.qr(a)
+        assert float(r.detach()[1, 1]) == 0.0
+        grads.append(np.asarray(lib.autograd.grad(q @ r, a, lib.ones_like(a))[0].numpy()))
+    assert np.isnan(grads[0]).all() and np.isnan(grads[1]).all()
+
+
+def test_qr_entry_stays_narrow():
+    from . import known_bugs as kb
+
+    # (a full-rank operand: qr's derivative is defined, nothing is excused)
+    full = _annotated(_QR_SEED.replace("T.dstack([v1, v1])", "T.dstack([v1, v1.exp()])"),
+                      _QR_OPS)
+    fake = Failure("grad", "leaf", "v1.grad: values differ\n  torch     [nan, nan, nan, nan]"
+                   "\n  retrograd [1.0, 1.0, 1.0, 1.0]")
+    assert not kb._qr_gradient_at_rank_deficiency(full, fake)
+    # (the library with R's exact 0 giving finite numbers: not this excuse)
+    prog = _annotated(_QR_SEED, _QR_OPS)
+    swapped = Failure("grad", "leaf", "v1.grad: values differ\n  torch     [1.0, 1.0, 1.0, 1.0]"
+                      "\n  retrograd [nan, nan, nan, nan]")
+    assert not kb._qr_gradient_at_rank_deficiency(prog, swapped)
+    # (a value failure)
+    assert not kb._qr_gradient_at_rank_deficiency(prog, Failure("value", "maximum", "v8: x"))
