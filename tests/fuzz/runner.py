@@ -73,8 +73,13 @@ def _hook_would_crash(src, ns, made_at):
     view): it is refused here, not run."""
     m = _HOOK.search(src)
     t = ns.get(m.group(1)) if m else None
-    return isinstance(t, torch.Tensor) and t._is_view() and \
-        t._version != made_at.get(id(t), (t, t._version))[1]
+    if not (isinstance(t, torch.Tensor) and t._is_view()):
+        return False
+    made = made_at.get(id(t))
+    if isinstance(made, tuple) and made[0] is t:  # (execute's record: by the object)
+        return t._version != made[1]
+    # (a caller that records by name, {name: version}: known_bugs._float64_run)
+    return t._version != made_at.get(m.group(1), t._version)
 
 
 def execute(prog: Program, lib):
