@@ -3047,3 +3047,69 @@ def _affine_norm_residue_downstream(prog, failure):
                 _raises_alike(prog, edited):
             return True
     return False
+
+
+_EXTREMUM_OF_NAMES = re.compile(r"\((v\d+)\)\.(maximum|minimum|fmax|fmin)\((v\d+)\)|"
+                                r"\bT\.(maximum|minimum|fmax|fmin)\((v\d+), (v\d+)\)")
+
+
+@accepted("maximum/minimum (fmax/fmin) of two operands equal in exact arithmetic and apart "
+          "by rounding noise that differs between the libraries (seed 20275033: Q @ R of a "
+          "qr against its operand, LAPACK's noise up to 1.8e-15 either way): which operand "
+          "wins, or whether they tie (the gradient split in halves), is decided by that "
+          "noise.  Checked, not assumed: both operands are floating names, at every element "
+          "where the libraries order them otherwise they are within 16 eps of the larger "
+          "operand's largest entry in both, and the program run again with those near-ties "
+          "made exact ties in both (a + (where(|a - b| <= bound, b, a) - a).detach()) "
+          "agrees in everything compared")
+def _extremum_of_noise_apart_operands(prog, failure):
+    if failure.kind not in ("value", "grad", "log"):
+        return False
+    import dataclasses
+
+    import numpy as np
+
+    import retrograd
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import compare, execute, torch
+
+    for j, st in enumerate(prog.steps):
+        m = _EXTREMUM_OF_NAMES.search(st.text or "") if st.dyn is None else None
+        if not m:
+            continue
+        a, b = (m.group(1), m.group(3)) if m.group(1) else (m.group(5), m.group(6))
+        pairs = []
+        for lib in (torch, retrograd):
+            ns = execute(Program(prog.seed, prog.steps[:j]), lib)[1]
+            x, y = ns.get(a), ns.get(b)
+            if not all(hasattr(t, "is_floating_point") and t.is_floating_point()
+                       for t in (x, y)):
+                break
+            try:
+                pairs.append(np.broadcast_arrays(np.asarray(x.detach().numpy(), np.float64),
+                                                 np.asarray(y.detach().numpy(), np.float64)))
+            except ValueError:
+                break
+        if len(pairs) != 2 or pairs[0][0].shape != pairs[1][0].shape or not pairs[0][0].size:
+            continue
+        (xt, yt), (xr, yr) = pairs
+        if not all(np.isfinite(t).all() for t in (xt, yt, xr, yr)):
+            continue
+        eps = float(np.finfo(str(execute(Program(prog.seed, prog.steps[:j]), torch)[1][a]
+                                  .dtype).rsplit(".", 1)[-1]).eps)
+        bound = 16 * eps * max(float(np.abs(xt).max()), float(np.abs(yt).max()))
+        order = np.sign(xt - yt) != np.sign(xr - yr)
+        near = (np.abs(xt - yt) <= bound) & (np.abs(xr - yr) <= bound)
+        if not order.any() or not near[order].all():
+            continue
+        tied = f"({a} + (T.where(({a} - {b}).abs() <= {bound!r}, {b}, {a}) - {a}).detach())"
+        text = st.text[:m.start()] + m.group(0).replace(
+            f"({a})." if m.group(1) else f"({a}, ", f"({tied})." if m.group(1) else
+            f"({tied}, ", 1) + st.text[m.end():]
+        edited = Program(prog.seed, prog.steps[:j] + [dataclasses.replace(st, text=text)] +
+                         prog.steps[j + 1:])
+        if compare(edited) is None and compare(prog) is not None and \
+                _raises_alike(prog, edited):
+            return True
+    return False
