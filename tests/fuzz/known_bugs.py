@@ -3113,3 +3113,36 @@ def _extremum_of_noise_apart_operands(prog, failure):
                 _raises_alike(prog, edited):
             return True
     return False
+
+
+_ORDER_STAT_OF_NAME = re.compile(r"\b(v\d+)\.(quantile|nanquantile|median|nanmedian|msort)\(")
+
+
+@accepted("ties in quantile/nanquantile/median/nanmedian/msort (as _ties for sort/topk): "
+          "they sort their input with PyTorch's unstable sort, so which of equal values "
+          "takes the selected rank, and gets the gradient, is unspecified (seed 20346790: "
+          "quantile(0.0, interpolation='higher') of a cat holding -1.0 three times: PyTorch's "
+          "gradient goes to the last, retrograd's to the first).  Checked, not assumed: a "
+          "gradient or hook-log difference only, the op's input (a name) holds equal values, "
+          "and the program run again with that input detached in the op (no gradient "
+          "through it) agrees in everything compared")
+def _order_statistic_ties(prog, failure):
+    if failure.kind not in ("grad", "log"):
+        return False
+    import dataclasses
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import compare
+
+    for j, st in enumerate(prog.steps):
+        m = _ORDER_STAT_OF_NAME.search(st.text or "") if st.dyn is None else None
+        if not m or not _operand_has_ties(prog, j):
+            continue
+        v = m.group(1)
+        text = st.text[:m.start()] + f"{v}.detach().{m.group(2)}(" + st.text[m.end():]
+        edited = Program(prog.seed, prog.steps[:j] + [dataclasses.replace(st, text=text)] +
+                         prog.steps[j + 1:])
+        if compare(edited) is None and compare(prog) is not None and \
+                _raises_alike(prog, edited):
+            return True
+    return False
