@@ -41,17 +41,30 @@ def _args(argv):
     return ap.parse_args(argv)
 
 
+def _dump(path, result) -> None:
+    """Write ``result`` to ``path`` whole or not at all (a crash may come at any moment)."""
+    with open(path + ".tmp", "w") as f:
+        json.dump(result, f)
+    os.replace(path + ".tmp", path)
+
+
 def run_programs(args, state_path=None) -> dict:
     """Run programs from ``args.seed``; the summary as plain data.  With ``state_path``,
-    the seed about to run is written there first, so a watcher knows where a child died."""
+    the seed about to run is written there first, so a watcher knows where a child died,
+    and the summary of the programs before it beside it (``partial.json``), so a child that
+    dies does not take its findings and counts with it (seed 20221715's finding was lost
+    from a run's report when PyTorch segfaulted on a later seed of the same child)."""
     ops, known, findings = collections.Counter(), collections.Counter(), {}
     start, n = time.time(), 0
     state = open(state_path, "w") if state_path else None
+    partial = _partial_path(state_path) if state_path else None
     # (tests/fuzz/test_fuzz_watch.py: a child told to crash at a seed, to test the watcher)
     crash_at = int(os.environ.get("FUZZ_TEST_CRASH_AT", "-1")) if state_path else -1
     while time.time() - start < args.duration and (not args.count or n < args.count):
         seed = args.seed + n
         if state is not None:
+            _dump(partial, {"n": n, "ops": dict(ops), "known": dict(known),
+                            "findings": findings})
             state.seek(0)
             state.write(f"{seed:>20}")
             state.flush()
@@ -71,6 +84,10 @@ def run_programs(args, state_path=None) -> dict:
             else:
                 findings[sig].append(seed)
     return {"n": n, "ops": dict(ops), "known": dict(known), "findings": findings}
+
+
+def _partial_path(state_path):
+    return os.path.join(os.path.dirname(state_path), "partial.json")
 
 
 def _merge(total: dict, part: dict) -> None:
@@ -99,8 +116,9 @@ def _watch(args) -> dict:
     next_progress = start + args.progress if args.progress else float("inf")
     with tempfile.TemporaryDirectory(prefix="fuzz_") as tmp:
         state, summary = os.path.join(tmp, "seed"), os.path.join(tmp, "summary.json")
+        partial = _partial_path(state)
         while time.time() - start < args.duration and (not args.count or left > 0):
-            for p in (state, summary):
+            for p in (state, summary, partial):
                 if os.path.exists(p):
                     os.remove(p)
             cmd = [sys.executable, "-m", "tests.fuzz", "--child-state", state,
@@ -130,6 +148,13 @@ def _watch(args) -> dict:
             # the child died (or hung) at last_seed: count the programs before it, report it
             dead = _read_seed(state)
             dead = seed if dead is None else dead
+            try:  # what the child found and covered before the seed it died on
+                with open(partial) as f:
+                    part = json.load(f)
+            except (OSError, ValueError):
+                part = None
+            if part is not None and part["n"] == dead - seed:
+                _merge(total, dict(part, n=0))  # (the programs are counted below)
             kind = "hang" if hung else "crash"
             sig = repr((kind, f"exit {child.returncode}" if not hung else f">{HANG_SECONDS:.0f} s"))
             print(f"\n=== finding (seed {dead}) ===\nthe child process {kind}ed on seed {dead}"

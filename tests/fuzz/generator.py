@@ -203,7 +203,7 @@ class Generator:
                 return False
             self.vals[st.target] = Val(st.target, tuple(t.shape), dtype_name(t),
                                        bool(t.requires_grad), bool(t.is_leaf), st.view_chain,
-                                       t._version)
+                                       self._made_at(st.target, t))
         self.steps.append(st)
         self._refresh()
         return True
@@ -270,6 +270,17 @@ class Generator:
         count too, so this asks PyTorch, not ``view_chain``."""
         t = self.ns.get(v.name)
         return t is None or (t._is_view() and t._version != v.version)
+
+    def _made_at(self, target, t) -> int:
+        """The version counter ``t`` had when it was made: an op that returns its input
+        itself (``to`` its own dtype, ``contiguous`` of a contiguous tensor) makes no new
+        tensor, so a name bound to an older tensor takes that tensor's version (seed
+        20226372: ``v3 = v1.to(T.float64)`` after a no_grad write to the view v1, then
+        ``v3.register_hook`` crashed PyTorch)."""
+        for name, v in self.vals.items():
+            if name != target and self.ns.get(name) is t:
+                return v.version
+        return t._version
 
     def act_hook(self):
         # never on a view of the table, nor on a tensor changed in place under no_grad; and

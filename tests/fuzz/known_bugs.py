@@ -3214,3 +3214,402 @@ def _det_double_backward_nan_at_rank_deficit(prog, failure):
     exact = _named_grad(e_ns, name)
     return exact is not None and np.isfinite(_arr(exact)).all() and \
         compare_tensors(exact, rg, name, False) is None
+
+
+# ------------------------------------------------------------ hunt24 (stop 24)
+_CORRCOEF_STEP = re.compile(r"^(v\d+) = T\.corrcoef\(")
+
+
+@accepted("corrcoef at +-1, clamp's kink: a correlation that is exactly +-1 in exact "
+          "arithmetic (the diagonal; any two rows of two observations) comes out 1 or 2 ulp "
+          "either side of it, as the matrix product rounds cov (NumPy's BLAS fuses the "
+          "multiply-add: 0.04205, where PyTorch's a*a + b*b rounds twice: "
+          "0.04204999999999999), so clamp(-1, 1) cuts the "
+          "gradient in one library (1.0000000000000002: 0) and passes rounding noise in the "
+          "other (1.0: 1e-15; the exact gradient is 0), and a pole downstream (logit's at 1: "
+          "inf * noise) makes a nan of it (seed 20235569).  Checked, not assumed: corrcoef's "
+          "result has entries within 8 ulp of +-1 in both libraries, and the program run "
+          "again with the gradient into those entries cut in both (a hook on the result) must "
+          "agree in everything compared")
+def _corrcoef_gradient_at_unit_correlation(prog, failure):
+    if failure.kind not in ("value", "grad", "log"):
+        return False
+    import dataclasses
+
+    import numpy as np
+
+    import retrograd
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import compare, execute, torch
+
+    for j, st in enumerate(prog.steps):
+        m = _CORRCOEF_STEP.match(st.text or "")
+        if not m or st.dyn is not None or st.target != m.group(1):
+            continue
+        v = st.target
+        near = []
+        for lib in (torch, retrograd):
+            t = execute(Program(prog.seed, prog.steps[:j + 1]), lib)[1].get(v)
+            if t is None or not hasattr(t, "detach") or \
+                    str(t.dtype).rsplit(".", 1)[-1] not in ("float64", "float32"):
+                break
+            a = np.asarray(t.detach().numpy())
+            eps = float(np.finfo(a.dtype).eps)
+            with np.errstate(invalid="ignore"):
+                near.append((np.abs(np.abs(a) - 1) <= 8 * eps, 1 - 8 * eps))
+        if len(near) != 2 or not (near[0][0].any() and near[1][0].any()):
+            continue
+        bound = near[0][1]
+        cut = dataclasses.replace(
+            st, op="kink_cut", kind="", target=None, leaf=None, view_chain=(), on=None,
+            ctx=None, text=f"{v}.register_hook(lambda g, m={v}.detach().abs() >= {bound!r}: "
+                           f"g.masked_fill(m, 0.0))")
+        edited = Program(prog.seed, prog.steps[:j + 1] + [cut] + prog.steps[j + 1:])
+        if compare(edited) is None and compare(prog) is not None and \
+                _raises_alike(prog, edited):
+            return True
+    return False
+
+
+_REMAINDER_OF_NAME = re.compile(
+    r"(?:^|=\s*)(?:\(?(v\d+)\)?\.(?:remainder|fmod)_?\(|\((v\d+)\) % |"
+    r"T\.(?:remainder|fmod)\((v\d+),)")
+
+
+@accepted("remainder/fmod of a dividend 1 or 2 ulp apart in the two libraries from rounding "
+          "upstream, where an ulp of it is a good part of the divisor: the remainder moves "
+          "by those ulps, anywhere in [0, divisor) (seed 20267782: float_power 28.33 ** "
+          "28.83 is 7.383609899708221e+41 in PyTorch, 0.46 ulp from the exact value, and "
+          "7.38360989970822e+41 in NumPy's pow (retrograd's), 0.54 ulp from it: both "
+          "faithful, 1 ulp (1.5e+26) apart, so remainder_ by 28.83 is 5.65 against 24.60).  "
+          "Checked, not assumed: the dividend (a name) is finite and "
+          "within 2 ulp in both libraries just before the statement, and the program run "
+          "again with it set to PyTorch's values in both (v.add_((PyTorch's - v).detach()), "
+          "exact within a factor 2) must agree in everything compared")
+def _remainder_of_ulps_apart_dividend(prog, failure):
+    if failure.kind != "value":
+        return False
+    import dataclasses
+
+    import numpy as np
+
+    import retrograd
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import compare, execute, torch
+
+    for j, st in enumerate(prog.steps):
+        m = _REMAINDER_OF_NAME.search(st.text or "") if st.dyn is None else None
+        if not m:
+            continue
+        v = next(g for g in m.groups() if g)
+        got = []
+        for lib in (torch, retrograd):
+            t = execute(Program(prog.seed, prog.steps[:j]), lib)[1].get(v)
+            if t is None or not hasattr(t, "is_floating_point") or not t.is_floating_point():
+                break
+            got.append(np.asarray(t.detach().numpy()))
+        if len(got) != 2 or got[0].shape != got[1].shape or got[0].dtype != got[1].dtype:
+            continue
+        xt, xr = got
+        if not (np.isfinite(xt).all() and np.isfinite(xr).all()) or \
+                np.array_equal(xt, xr) or \
+                not (np.abs(xt - xr) <= 2 * np.spacing(np.abs(xt))).all():
+            continue
+        to_torch = dataclasses.replace(
+            st, op="ulps_aligned", kind="", target=None, leaf=None, view_chain=(), on=None,
+            text=f"{v}.add_((T.tensor({xt.tolist()!r}, dtype={v}.dtype) - {v}).detach())")
+        edited = Program(prog.seed, prog.steps[:j] + [to_torch] + prog.steps[j:])
+        if compare(edited) is None and compare(prog) is not None and \
+                _raises_alike(prog, edited):
+            return True
+    return False
+
+
+def _call_argument(text, call):
+    """The argument text of the first ``call(...)`` in ``text`` (balanced parentheses)."""
+    at = text.find(call)
+    if at < 0:
+        return None
+    start = depth = at + len(call)
+    depth = 1
+    for k in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[k], 0)
+        if depth == 0:
+            return text[start:k]
+    return None
+
+
+@accepted("qr's derivative at a rank-deficient matrix (undefined there: PyTorch's docs ask "
+          "for independent columns): R's diagonal is 0 in exact arithmetic, LAPACK's "
+          "rounding gives an exact 0.0 in one library and noise (-1.2e-16) in the other, and "
+          "qr's backward, a triangular solve with R, gives nan from the exact 0 and finite "
+          "numbers from the noise (seed 20275033: dstack([v1, v1]), two equal columns; "
+          "retrograd gives nan as PyTorch when its R has the exact 0 too).  Checked, not "
+          "assumed: the qr operand is rank-deficient (a singular value within 64 n eps of "
+          "its largest entry), one library's R has an exact-0 diagonal entry where the "
+          "other's is nonzero noise within that bound, that library's gradient is non-finite "
+          "at every element that differs, and the program run again with the operand "
+          "detached (no gradient through qr) agrees in everything compared")
+def _qr_gradient_at_rank_deficiency(prog, failure):
+    if failure.kind != "grad":
+        return False
+    got = _failure_arrays(failure)
+    if got is None:
+        return False
+    import dataclasses
+
+    import numpy as np
+    import torch
+
+    import retrograd
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import compare, execute
+
+    _, grad_t, grad_r = got
+    with np.errstate(invalid="ignore"):
+        differ = ~np.isclose(grad_t, grad_r, rtol=1e-6, atol=1e-8, equal_nan=True)
+    for j, st in enumerate(prog.steps):
+        arg = _call_argument(st.text or "", "T.linalg.qr(") if st.dyn is None else None
+        if not arg:
+            continue
+        diag, mats = [], []
+        for lib in (torch, retrograd):
+            ns = dict(execute(Program(prog.seed, prog.steps[:j]), lib)[1])
+            try:
+                a = eval(arg, ns)  # noqa: S307 - the fuzzer's own statement text
+                r = lib.linalg.qr(a.detach())[1]
+            except Exception:  # noqa: BLE001 - an operand that does not build: not this case
+                break
+            mats.append(np.asarray(a.detach().numpy(), dtype=np.float64))
+            diag.append(np.diagonal(np.asarray(r.numpy()), axis1=-2, axis2=-1))
+        if len(diag) != 2 or mats[0].shape != mats[1].shape or \
+                not np.isfinite(mats[0]).all() or not mats[0].size:
+            continue
+        a = mats[0]
+        eps = float(np.finfo(diag[0].dtype).eps)
+        bound = 64 * max(a.shape[-2:]) * eps * float(np.abs(a).max())
+        if not (np.linalg.svd(a, compute_uv=False)[..., -1] <= bound).all():
+            continue
+        zero_in = [(d == 0) & (np.abs(o) > 0) & (np.abs(o) <= bound)
+                   for d, o in ((diag[0], diag[1]), (diag[1], diag[0]))]
+        if not differ.any() or not any(z.any() for z in zero_in):
+            continue
+        exact = grad_t if zero_in[0].any() else grad_r
+        if np.isfinite(exact[differ]).any():
+            continue
+        cut = dataclasses.replace(st, text=st.text.replace(f"T.linalg.qr({arg})",
+                                                           f"T.linalg.qr(({arg}).detach())"))
+        edited = Program(prog.seed, prog.steps[:j] + [cut] + prog.steps[j + 1:])
+        if compare(edited) is None and compare(prog) is not None and \
+                _raises_alike(prog, edited):
+            return True
+    return False
+
+
+_AFFINE_NORM_STEP = re.compile(r"^(v\d+) = T\.nn\.functional\.(group_norm|batch_norm|"
+                               r"instance_norm)\(.*(weight|bias)=")
+
+
+@accepted("an affine group_norm/batch_norm/instance_norm over a group of equal values (x - "
+          "mean is 0, var 0, rstd = 1/sqrt(eps) = 316): PyTorch's CPU kernel computes x * "
+          "scale + (b - mean * scale) fused, leaving the rounding residue of mean * scale "
+          "(-4.4e-15 for x = mean = 0.31, w = -1), retrograd the exact 0 (as the values "
+          "entry _group_norm_fma_residue and the sign entry _norm_fma_residue_sign say); a "
+          "kink downstream (abs'(0) = 0 against abs'(-4e-15) = -1) or a pole turns it into a "
+          "different gradient or value (seed 20307546: log2(|v5| + 0.5), bias.grad 2.197 "
+          "against 0).  Checked, not assumed: PyTorch's output holds a nonzero element "
+          "within 8 ulp of max|x| * max(1, |w|) * 316 of 0 where retrograd's is exactly 0, "
+          "and the program run again with every element within that bound set to exactly 0 "
+          "in both (its graph kept) agrees in everything compared")
+def _affine_norm_residue_downstream(prog, failure):
+    if failure.kind not in ("value", "grad", "log"):
+        return False
+    import dataclasses
+
+    import numpy as np
+
+    import retrograd
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import compare, execute, torch
+
+    for j, st in enumerate(prog.steps):
+        m = _AFFINE_NORM_STEP.match(st.text or "") if st.dyn is None else None
+        if not m or st.target != m.group(1):
+            continue
+        v = st.target
+        operands = [o for o in _operands_before(prog, j) if o.is_floating_point()]
+        outs = [execute(Program(prog.seed, prog.steps[:j + 1]), lib)[1].get(v)
+                for lib in (torch, retrograd)]
+        if len(operands) < 2 or any(o is None or not hasattr(o, "detach") for o in outs):
+            continue
+        yt, yr = (np.asarray(o.detach().numpy(), dtype=np.float64) for o in outs)
+        if yt.shape != yr.shape or not operands[0].numel():
+            continue
+        ulp = float(np.finfo(str(operands[0].dtype).rsplit(".", 1)[-1]).eps)
+        big = max(1.0, float(operands[0].detach().double().abs().max()))
+        scale = max(1.0, max(float(o.detach().double().abs().max()) if o.numel() else 0.0
+                             for o in operands[1:]))
+        bound = 8 * ulp * big * scale / 1e-5 ** 0.5
+        residue = (yt != 0) & (np.abs(yt) <= bound) & (yr == 0)
+        if not residue.any():
+            continue
+        zeroed = dataclasses.replace(
+            st, op="residue_zeroed", kind="", leaf=None, view_chain=(), on=None,
+            text=f"{v} = {v} - {v}.detach().masked_fill({v}.detach().abs() > {bound!r}, 0.0)")
+        edited = Program(prog.seed, prog.steps[:j + 1] + [zeroed] + prog.steps[j + 1:])
+        if compare(edited) is None and compare(prog) is not None and \
+                _raises_alike(prog, edited):
+            return True
+    return False
+
+
+_EXTREMUM_OF_NAMES = re.compile(r"\((v\d+)\)\.(maximum|minimum|fmax|fmin)\((v\d+)\)|"
+                                r"\bT\.(maximum|minimum|fmax|fmin)\((v\d+), (v\d+)\)")
+
+
+@accepted("maximum/minimum (fmax/fmin) of two operands equal in exact arithmetic and apart "
+          "by rounding noise that differs between the libraries (seed 20275033: Q @ R of a "
+          "qr against its operand, LAPACK's noise up to 1.8e-15 either way): which operand "
+          "wins, or whether they tie (the gradient split in halves), is decided by that "
+          "noise.  Checked, not assumed: both operands are floating names, at every element "
+          "where the libraries order them otherwise they are within 16 eps of the larger "
+          "operand's largest entry in both, and the program run again with those near-ties "
+          "made exact ties in both (a + (where(|a - b| <= bound, b, a) - a).detach()) "
+          "agrees in everything compared")
+def _extremum_of_noise_apart_operands(prog, failure):
+    if failure.kind not in ("value", "grad", "log"):
+        return False
+    import dataclasses
+
+    import numpy as np
+
+    import retrograd
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import compare, execute, torch
+
+    for j, st in enumerate(prog.steps):
+        m = _EXTREMUM_OF_NAMES.search(st.text or "") if st.dyn is None else None
+        if not m:
+            continue
+        a, b = (m.group(1), m.group(3)) if m.group(1) else (m.group(5), m.group(6))
+        pairs = []
+        for lib in (torch, retrograd):
+            ns = execute(Program(prog.seed, prog.steps[:j]), lib)[1]
+            x, y = ns.get(a), ns.get(b)
+            if not all(hasattr(t, "is_floating_point") and t.is_floating_point()
+                       for t in (x, y)):
+                break
+            try:
+                pairs.append(np.broadcast_arrays(np.asarray(x.detach().numpy(), np.float64),
+                                                 np.asarray(y.detach().numpy(), np.float64)))
+            except ValueError:
+                break
+        if len(pairs) != 2 or pairs[0][0].shape != pairs[1][0].shape or not pairs[0][0].size:
+            continue
+        (xt, yt), (xr, yr) = pairs
+        if not all(np.isfinite(t).all() for t in (xt, yt, xr, yr)):
+            continue
+        eps = float(np.finfo(str(execute(Program(prog.seed, prog.steps[:j]), torch)[1][a]
+                                  .dtype).rsplit(".", 1)[-1]).eps)
+        bound = 16 * eps * max(float(np.abs(xt).max()), float(np.abs(yt).max()))
+        order = np.sign(xt - yt) != np.sign(xr - yr)
+        near = (np.abs(xt - yt) <= bound) & (np.abs(xr - yr) <= bound)
+        if not order.any() or not near[order].all():
+            continue
+        tied = f"({a} + (T.where(({a} - {b}).abs() <= {bound!r}, {b}, {a}) - {a}).detach())"
+        text = st.text[:m.start()] + m.group(0).replace(
+            f"({a})." if m.group(1) else f"({a}, ", f"({tied})." if m.group(1) else
+            f"({tied}, ", 1) + st.text[m.end():]
+        edited = Program(prog.seed, prog.steps[:j] + [dataclasses.replace(st, text=text)] +
+                         prog.steps[j + 1:])
+        if compare(edited) is None and compare(prog) is not None and \
+                _raises_alike(prog, edited):
+            return True
+    return False
+
+
+_ORDER_STAT_OF_NAME = re.compile(r"\b(v\d+)\.(quantile|nanquantile|median|nanmedian|msort)\(")
+
+
+@accepted("ties in quantile/nanquantile/median/nanmedian/msort (as _ties for sort/topk): "
+          "they sort their input with PyTorch's unstable sort, so which of equal values "
+          "takes the selected rank, and gets the gradient, is unspecified (seed 20346790: "
+          "quantile(0.0, interpolation='higher') of a cat holding -1.0 three times: PyTorch's "
+          "gradient goes to the last, retrograd's to the first).  Checked, not assumed: a "
+          "gradient or hook-log difference only, the op's input (a name) holds equal values, "
+          "and the program run again with that input detached in the op (no gradient "
+          "through it) agrees in everything compared")
+def _order_statistic_ties(prog, failure):
+    if failure.kind not in ("grad", "log"):
+        return False
+    import dataclasses
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import compare
+
+    for j, st in enumerate(prog.steps):
+        m = _ORDER_STAT_OF_NAME.search(st.text or "") if st.dyn is None else None
+        if not m or not _operand_has_ties(prog, j):
+            continue
+        v = m.group(1)
+        text = st.text[:m.start()] + f"{v}.detach().{m.group(2)}(" + st.text[m.end():]
+        edited = Program(prog.seed, prog.steps[:j] + [dataclasses.replace(st, text=text)] +
+                         prog.steps[j + 1:])
+        if compare(edited) is None and compare(prog) is not None and \
+                _raises_alike(prog, edited):
+            return True
+    return False
+
+
+_COPYSIGN_BY_NAME = re.compile(r"\bT\.copysign\(v\d+, (v\d+)\)|\(?v\d+\)?\.copysign_?\((v\d+)\)")
+
+
+@accepted("the sign of a NaN (as _nan_sign) carried on past the copysign: x86's default NaN "
+          "(sqrt/pow/log out of the domain in NumPy) has its sign bit set, PyTorch's kernels "
+          "give +nan, so copysign(x, nan) is -|x| in one library and +|x| in the other, and "
+          "what is computed from it differs in value (seed 20327138: scatter_add_ into it).  "
+          "Checked, not assumed: copysign's sign operand (a name) holds NaNs whose sign bits "
+          "differ between the libraries, and the program run again with those NaNs made "
+          "+nan in both (where(isnan(s), s.abs(), s)) agrees in everything compared")
+def _nan_sign_carried_on(prog, failure):
+    if failure.kind not in ("value", "grad", "log"):
+        return False
+    import dataclasses
+
+    import numpy as np
+
+    import retrograd
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import compare, execute, torch
+
+    for j, st in enumerate(prog.steps):
+        m = _COPYSIGN_BY_NAME.search(st.text or "") if st.dyn is None else None
+        if not m:
+            continue
+        s = m.group(1) or m.group(2)
+        signs = []
+        for lib in (torch, retrograd):
+            t = execute(Program(prog.seed, prog.steps[:j]), lib)[1].get(s)
+            if t is None or not hasattr(t, "is_floating_point") or not t.is_floating_point():
+                break
+            signs.append(np.asarray(t.detach().numpy()))
+        if len(signs) != 2 or signs[0].shape != signs[1].shape:
+            continue
+        nan = np.isnan(signs[0]) & np.isnan(signs[1])
+        if not (nan & (np.signbit(signs[0]) != np.signbit(signs[1]))).any():
+            continue
+        plain = f"T.where({s}.isnan(), {s}.abs(), {s})"
+        text = st.text[:m.start()] + m.group(0).replace(f"{s})", f"{plain})") + \
+            st.text[m.end():]
+        edited = Program(prog.seed, prog.steps[:j] + [dataclasses.replace(st, text=text)] +
+                         prog.steps[j + 1:])
+        if compare(edited) is None and compare(prog) is not None and \
+                _raises_alike(prog, edited):
+            return True
+    return False

@@ -73,15 +73,24 @@ def _hook_would_crash(src, ns, made_at):
     view): it is refused here, not run."""
     m = _HOOK.search(src)
     t = ns.get(m.group(1)) if m else None
-    return isinstance(t, torch.Tensor) and t._is_view() and \
-        t._version != made_at.get(m.group(1), t._version)
+    if not (isinstance(t, torch.Tensor) and t._is_view()):
+        return False
+    made = made_at.get(id(t))
+    if isinstance(made, tuple) and made[0] is t:  # (execute's record: by the object)
+        return t._version != made[1]
+    # (a caller that records by name, {name: version}: known_bugs._float64_run)
+    return t._version != made_at.get(m.group(1), t._version)
 
 
 def execute(prog: Program, lib):
     """Run the program's statements one by one; [(exception class or None, message)], ns."""
     ns = {"T": lib, "LOG": []}
     outcomes = []
-    made_at = {}  # (PyTorch) each value's version counter when it was made
+    # (PyTorch) each tensor's version counter when it was first seen, keyed by the object
+    # (kept alive here, so ids stay unique): ``v3 = v1.to(v1.dtype)`` or ``v1.contiguous()``
+    # return v1 itself, so v3 was "made" when v1 was, not after writes in between (seed
+    # 20226372 crashed a run: a no_grad write to v1, then v3 = v1.to(...), v3.register_hook)
+    made_at = {}
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         for src, _ in prog.chunks():
@@ -96,9 +105,9 @@ def execute(prog: Program, lib):
             except Exception as e:  # noqa: BLE001 - any exception is an outcome to compare
                 outcomes.append((exc_class(e), f"{type(e).__name__}: {str(e)[:300]}"))
             if lib is torch:
-                for name, t in ns.items():
-                    if name not in made_at and isinstance(t, torch.Tensor):
-                        made_at[name] = t._version
+                for t in ns.values():
+                    if isinstance(t, torch.Tensor) and id(t) not in made_at:
+                        made_at[id(t)] = (t, t._version)
     return outcomes, ns
 
 
