@@ -233,9 +233,9 @@ def test_group_norm_hook_called_with_none_accepted_narrowly():
     """PyTorch calls the hook on a group_norm result with None in the second backward
     (seed 19018579): accepted; refused without group_norm, or where retrograd raised too."""
     from . import known_bugs as kb
-    from .generator import generate
 
-    for prog in (generate(19018579, torch, 14), program_from_text(_GROUP_NORM_HOOK)):
+    # (the shrunk text only: what seed 19018579 generates changes when the op tables grow)
+    for prog in (program_from_text(_GROUP_NORM_HOOK),):
         failure = compare(prog)
         assert failure is not None and kb._hook_called_with_none_group_norm(prog, failure)
     prog = program_from_text(_GROUP_NORM_HOOK)

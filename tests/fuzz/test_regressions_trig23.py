@@ -95,10 +95,10 @@ v11 = v5.topk(3, dim=-2)[1]
 
 def test_ties_between_nans_are_ties():
     from . import known_bugs as kb
-    from .generator import generate
     from .runner import Failure
 
-    for prog in (generate(19552727, torch, 14), program_from_text(_SEED_19552727)):
+    # (the shrunk text only: what seed 19552727 generates changes when the op tables grow)
+    for prog in (program_from_text(_SEED_19552727),):
         failure = compare(prog)
         assert failure is not None and kb._ties(prog, failure)
     # refused: one NaN only (no tie), the same failure
@@ -310,9 +310,9 @@ def test_logit_float32_rounding(monkeypatch):
     import retrograd
 
     from . import known_bugs as kb
-    from .generator import generate
 
-    for prog in (generate(19809679, torch, 14), program_from_text(_SEED_19809679),
+    # (the shrunk texts only: what seed 19809679 generates changes when the op tables grow)
+    for prog in (program_from_text(_SEED_19809679),
                  program_from_text(_SEED_19809679.replace("[3, 1, -1]", "[2, 1, 2]"))):
         failure = compare(prog)
         assert failure is not None and kb._logit_float32_rounding(prog, failure)
