@@ -11,6 +11,7 @@ from ._apply import INPUTS, OUTPUT, defop
 from ._errors import float_only
 from .changed_views import check_writable
 from .inplace import inplace as _inplace
+from .log1p_exp import log1p_exp_neg_abs
 from .inplace import relu_ as _relu_
 from .pointwise import derivative_record, exp, sigmoid, where
 from .pointwise import relu as _relu
@@ -68,9 +69,22 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):  # noqa: A002 - PyTor
 
 def _softplus_fwd(a, beta, threshold):
     xp = namespace(a)
+    if a.dtype.kind == "f" and a.dtype.itemsize < 8:
+        # PyTorch's float32 (and float16's float32 opmath) kernel: beta * x and the threshold
+        # test in float32, then log1p(exp(beta * x)) / beta; here in float64 from that bx,
+        # rounded once (NumPy's float32 log1p and exp left it up to 2.6 ulp off: log1p_exp.py)
+        beta32, f32 = xp.float32(beta), xp.float32
+        bx = a.astype(f32, copy=False) * beta32
+        soft = log1p_exp_neg_abs(xp, bx, wide=True)
+        soft += xp.maximum(bx, 0)
+        if beta32 != 1:
+            soft /= float(beta32)
+        out = soft.astype(a.dtype)
+        xp.copyto(out, a, where=bx > f32(threshold))
+        return out
     bx = a * beta
     # log1p(exp(bx)) / beta, linear above the threshold (as PyTorch), stable for large bx
-    soft = (xp.maximum(bx, 0) + xp.log1p(xp.exp(-xp.abs(bx)))) / beta
+    soft = (xp.maximum(bx, 0) + log1p_exp_neg_abs(xp, bx)) / beta
     return xp.where(bx > threshold, a, soft)
 
 
@@ -311,7 +325,11 @@ def _logsigmoid_fwd(a):
     xp = namespace(a)
     if not a.flags.c_contiguous:  # PyTorch's log_sigmoid kernel writes a row-major result,
         a = xp.ascontiguousarray(a)  # whatever the input's layout (seed 19695685)
-    return xp.minimum(a, 0) - xp.log1p(xp.exp(-xp.abs(a)))
+    # PyTorch's min(x, 0) - log1p(exp(-|x|)), in float64 for a float32 x and rounded once
+    # (NumPy's float32 log1p and exp left it up to 2.6 ulp off the truth: log1p_exp.py)
+    out = log1p_exp_neg_abs(xp, a, wide=True)
+    xp.subtract(xp.minimum(a, 0), out, out=out)  # (exact: min(x, 0) is in both dtypes)
+    return out.astype(a.dtype, copy=False)
 
 
 def _logsigmoid_vjp(node, g, saved):
