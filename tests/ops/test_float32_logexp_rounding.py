@@ -139,3 +139,18 @@ def test_zero_dimensional_and_edges(name):
     for v in (-90.0, -3.0, 1.0, 3.0):
         assert fn(retrograd, retrograd.tensor(v)).item() == fn(
             retrograd, retrograd.tensor([v]))[0].item()
+
+
+@pytest.mark.parametrize("fn, kwargs", [("elu", {"alpha": float("inf")}), ("elu", {"alpha": 0.0}),
+                                        ("elu", {"alpha": -2.0}), ("celu", {"alpha": -0.5}),
+                                        ("celu", {"alpha": 1e38}), ("selu", {})])
+def test_elu_family_degenerate_coefficients_as_torch(fn, kwargs):
+    """elu_rounded_once adds its two sides (each 0 on the other's) unless a coefficient is
+    zero, negative or infinite, where a sum would give nan (0 * inf) or lose a zero's sign:
+    then it selects, as PyTorch, x itself at +-0 (main: nan for alpha = inf)."""
+    v = np.float32([-1e30, -100, -3, -0.0, 0.0, 2, 1e30, np.inf, -np.inf, np.nan] * 2)
+    got = getattr(retrograd.nn.functional, fn)(retrograd.tensor(v), **kwargs).numpy()
+    with np.errstate(all="ignore"):
+        want = getattr(torch.nn.functional, fn)(torch.tensor(v), **kwargs).numpy()
+    same = (got == want) & (np.signbit(got) == np.signbit(want)) | np.isnan(got) & np.isnan(want)
+    assert same.all(), (v[~same], got[~same], want[~same])

@@ -11,7 +11,7 @@ from ._apply import INPUTS, OUTPUT, defop
 from ._errors import float_only
 from .changed_views import check_writable
 from .inplace import inplace as _inplace
-from .log1p_exp import log1p_exp_neg_abs
+from .log1p_exp import log1p_exp_neg_abs, round_into
 from .inplace import relu_ as _relu_
 from .pointwise import derivative_record, exp, sigmoid, where
 from .pointwise import relu as _relu
@@ -76,10 +76,11 @@ def _softplus_fwd(a, beta, threshold):
         beta32, f32 = xp.float32(beta), xp.float32
         bx = a.astype(f32, copy=False) * beta32
         soft = log1p_exp_neg_abs(xp, bx, wide=True)
-        soft += xp.maximum(bx, 0)
+        pos = xp.maximum(bx, 0)
+        soft += pos
         if beta32 != 1:
             soft /= float(beta32)
-        out = soft.astype(a.dtype)
+        out = round_into(xp, soft, pos, a.dtype)
         xp.copyto(out, a, where=bx > f32(threshold))
         return out
     bx = a * beta
@@ -185,15 +186,27 @@ def elu_rounded_once(a, alpha, scale, input_scale):
     0.5-1.5."""
     xp = namespace(a)
     f32 = xp.float32
-    neg_coef = float(f32(alpha) * f32(scale))
     # (minimum(0, x), not (x, 0): NumPy's gives its second argument at a tie, so -0.0
     # stays -0.0, as PyTorch's expm1(-0.0) * coefficient)
-    t = xp.minimum(0, a).astype(f32, copy=False) * f32(input_scale)
-    neg = xp.expm1(t, dtype=xp.float64)
-    neg *= neg_coef
-    out = xp.array(neg, dtype=a.dtype)  # (an array, even 0-d: copyto writes into it)
-    xp.copyto(out, a * f32(scale) if scale != 1 else a, where=a > 0)
-    return out
+    with xp.errstate(invalid="ignore", over="ignore"):
+        coef, in_scale = f32(alpha) * f32(scale), f32(input_scale)
+        t = xp.asarray(xp.minimum(0, a), dtype=f32)  # (an array, even 0-d: reused below)
+        if in_scale != 1:
+            t *= in_scale
+        out = xp.expm1(t, dtype=xp.float64)
+        out *= float(coef)
+        # + max(0, x) * scale, PyTorch's float32 product: the pieces are 0 on each other's
+        # side (-0.0 + -0.0 at -0.0), a select without a mask (NumPy's where and copyto
+        # were slower than the expm1 here)
+        pos = xp.maximum(0, a, out=t)
+        if scale != 1:
+            pos *= f32(scale)
+        if coef > 0 and xp.isfinite(coef) and xp.isfinite(in_scale):
+            out += pos
+        else:  # (0 * inf would be nan on the side PyTorch's select does not take, and a
+            # sum would lose the sign of a zero; PyTorch's result is x itself at +-0)
+            out = xp.where(a < 0, out, pos)
+        return round_into(xp, out, pos, a.dtype)
 
 
 def _elu_backward_fwd(g, x, alpha, scale, input_scale, is_result):
@@ -363,8 +376,9 @@ def _logsigmoid_fwd(a):
     # PyTorch's min(x, 0) - log1p(exp(-|x|)), in float64 for a float32 x and rounded once
     # (NumPy's float32 log1p and exp left it up to 2.6 ulp off the truth: log1p_exp.py)
     out = log1p_exp_neg_abs(xp, a, wide=True)
-    xp.subtract(xp.minimum(a, 0), out, out=out)  # (exact: min(x, 0) is in both dtypes)
-    return out.astype(a.dtype, copy=False)
+    neg = xp.minimum(a, 0)
+    xp.subtract(neg, out, out=out)  # (exact: min(x, 0) is in both dtypes)
+    return round_into(xp, out, neg, a.dtype)
 
 
 def _logsigmoid_vjp(node, g, saved):

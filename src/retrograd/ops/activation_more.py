@@ -23,7 +23,7 @@ from .activation import (_elu_, _hardtanh_, _leaky_relu_, elu_backward, elu_roun
                          overlap_first)
 from .inplace import inplace as _inplace
 from .inplace import relu_ as _relu_
-from .log1p_exp import log1p_exp_neg_abs
+from .log1p_exp import log1p_exp_neg_abs, round_into
 from .pointwise import _no_derivative, derivative_record, sigmoid, tanh, where, zeros_like_grad
 from .shape import input_meta
 
@@ -457,14 +457,15 @@ def _mish_fwd(a):
     # x * tanh(softplus(x)), softplus in its stable form; for a float32 x all in float64,
     # rounded once (NumPy's float32 exp, log1p and tanh left it up to 2.8 ulp off the truth)
     softplus = log1p_exp_neg_abs(xp, a, wide=True)
-    softplus += xp.maximum(a, 0)
+    pos = xp.maximum(a, 0)
+    softplus += pos
     xp.tanh(softplus, out=softplus)
     softplus *= a
     if a.dtype.kind == "f" and a.dtype.itemsize < 8:
         # PyTorch's float32 exp(x) is 0 below -103.97 (150 ln 2: under half the least
         # subnormal), so its mish is x * tanh(0) = -0 there, not the subnormal truth
         xp.copyto(softplus, -0.0, where=(a < -103.97207708) & (a > -xp.inf))
-    return softplus.astype(a.dtype, copy=False)
+    return round_into(xp, softplus, pos, a.dtype)
 
 
 def _mish_vjp(node, g, saved):

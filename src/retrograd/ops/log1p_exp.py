@@ -32,3 +32,16 @@ def log1p_exp_neg_abs(xp, x, wide=False):
     xp.exp(out, out=out)
     xp.log1p(out, out=out)
     return out.astype(x.dtype) if narrow and not wide else out
+
+
+def round_into(xp, wide, buffer, dtype):
+    """``wide`` rounded to ``dtype``, written into ``buffer`` (a spent temporary of that
+    dtype and shape) where there is one: a fresh 4 MB result cost more than the rounding
+    (page faults: 2 ms for a 1000 x 1000 float32 array on a test machine)."""
+    if isinstance(wide, xp.ndarray) and wide.dtype == dtype:
+        return wide  # (nothing to round: a float64 input's)
+    if (isinstance(buffer, xp.ndarray) and buffer.dtype == dtype
+            and buffer.shape == getattr(wide, "shape", ())):
+        buffer[...] = wide
+        return buffer
+    return xp.asarray(wide, dtype=dtype)  # (an array, even 0-d)
