@@ -53,7 +53,7 @@ def _silu_truth(x):
 
 SELU = (1.6732632423543772848170429916717, 1.0507009873554804934193349852946)
 
-CASES = {
+_UNARY = {
     "logsigmoid": (lambda m, x: m.nn.functional.logsigmoid(x),
                    lambda x: -np.logaddexp(0, -x.astype(np.float64))),
     "softplus": (lambda m, x: m.nn.functional.softplus(x),
@@ -73,18 +73,18 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize("name", list(_UNARY))
 def test_float32_correctly_rounded(name):
-    fn, truth = CASES[name]
+    fn, truth = _UNARY[name]
     got = fn(retrograd, retrograd.tensor(X)).numpy()
     assert got.dtype == np.float32
     # one rounding of a float64 value: half an ulp, and a hair for float64's own error
     assert _ulps(got, truth(X)).max() <= 0.5 + 1e-6
 
 
-@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize("name", list(_UNARY))
 def test_float32_as_torch_where_torch_is_correctly_rounded(name):
-    fn, truth = CASES[name]
+    fn, truth = _UNARY[name]
     got = fn(retrograd, retrograd.tensor(X)).numpy()
     want = fn(torch, torch.tensor(X)).numpy()
     exact = _ulps(want, truth(X)) <= 0.5
@@ -97,7 +97,7 @@ def test_float32_gradient_of_unit_cotangent_correctly_rounded(name):
     """The derivatives, sigmoid(-x) and sigmoid(x), come from retrograd's sigmoid (float64,
     rounded once): with a cotangent of ones they are correctly rounded too (away from
     |x| > 88.7, where PyTorch's float32 exp, and so retrograd's sigmoid, flush to 0)."""
-    fn, _ = CASES[name]
+    fn, _ = _UNARY[name]
     x = retrograd.tensor(X, requires_grad=True)
     fn(retrograd, x).sum().backward()
     sign = -1.0 if name == "logsigmoid" else 1.0
@@ -108,9 +108,9 @@ def test_float32_gradient_of_unit_cotangent_correctly_rounded(name):
 
 
 @pytest.mark.parametrize("dtype", ["float16", "float64"])
-@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize("name", list(_UNARY))
 def test_other_dtypes_as_torch(name, dtype):
-    fn, _ = CASES[name]
+    fn, _ = _UNARY[name]
     x = X.astype(dtype)
     got = fn(retrograd, retrograd.tensor(x)).numpy()
     want = fn(torch, torch.tensor(x)).numpy()
@@ -122,12 +122,12 @@ def test_other_dtypes_as_torch(name, dtype):
         np.testing.assert_allclose(got, want, rtol=2e-15, atol=0)  # (unchanged: a few ulp)
 
 
-@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize("name", list(_UNARY))
 def test_zero_dimensional_and_edges(name):
     """Signed zeros, the threshold, infinities and nan as PyTorch's (silu is -0 below -88.7
     and nan at -inf; mish -0 below -104, where PyTorch's float32 exp(x) underflows to 0),
     and 0-d tensors as 1-d ones."""
-    fn, _ = CASES[name]
+    fn, _ = _UNARY[name]
     for v in (-0.0, 0.0, 20.0, 20.000002, 25.0, -110.0, float("inf"), float("-inf"),
               float("nan")):
         got = fn(retrograd, retrograd.tensor(v))
@@ -161,7 +161,7 @@ Y = _RNG.uniform(-4, 4, X.shape).astype(np.float32)
 P = np.linspace(0.0005, 0.9995, X.size).astype(np.float32)
 TGT = _RNG.uniform(0, 1, X.size).astype(np.float32)
 
-BINARY = {
+_BINARY = {
     "logaddexp": (lambda m, a, b: m.logaddexp(a, b), X, Y,
                   lambda a, b: np.logaddexp(a.astype(np.float64), b.astype(np.float64))),
     "binary_cross_entropy": (
@@ -171,11 +171,11 @@ BINARY = {
 }
 
 
-@pytest.mark.parametrize("name", list(BINARY))
+@pytest.mark.parametrize("name", list(_BINARY))
 def test_binary_float32_correctly_rounded_and_as_torch_where_it_is(name):
     """logaddexp and binary_cross_entropy in float64, rounded once (NumPy's float32 kernels
     left them up to 3 and 2.3 ulp off the truth where PyTorch's were within 1)."""
-    fn, a, b, truth = BINARY[name]
+    fn, a, b, truth = _BINARY[name]
     got = fn(retrograd, retrograd.tensor(a), retrograd.tensor(b)).numpy()
     want = fn(torch, torch.tensor(a), torch.tensor(b)).numpy()
     assert got.dtype == want.dtype == np.float32
