@@ -11,7 +11,7 @@ from ._apply import INPUTS, OUTPUT, defop
 from ._errors import float_only
 from .changed_views import check_writable
 from .inplace import inplace as _inplace
-from .log1p_exp import log1p_exp_neg_abs, round_into
+from .log1p_exp import log1p_exp_neg_abs, round_into, times_sigmoid
 from .inplace import relu_ as _relu_
 from .pointwise import derivative_record, exp, sigmoid, where
 from .pointwise import relu as _relu
@@ -95,7 +95,8 @@ def _softplus_backward_fwd(g, a, beta, threshold):
     # a threshold above ~709 / beta, where its forward overflows to inf too; retrograd's
     # forward is exact there, and so is this slope)
     bx = a * beta
-    return namespace(a).where(bx > threshold, g, g * sigmoid(bx))
+    rounded = times_sigmoid(namespace(a), g, bx, sigmoid)
+    return namespace(a).where(bx > threshold, g, g * sigmoid(bx) if rounded is None else rounded)
 
 
 def _softplus_backward_vjp(node, gg, saved):
@@ -383,7 +384,10 @@ def _logsigmoid_fwd(a):
 
 def _logsigmoid_vjp(node, g, saved):
     (a,) = saved
-    return (g * sigmoid(-a),)
+    if hasattr(a, "_data") or hasattr(g, "_data"):  # (Tensors: under create_graph)
+        return (g * sigmoid(-a),)
+    rounded = times_sigmoid(namespace(a), g, -a, sigmoid)
+    return (g * sigmoid(-a) if rounded is None else rounded,)
 
 
 _logsigmoid = defop("logsigmoid", _logsigmoid_fwd, _logsigmoid_vjp, "LogSigmoidBackward0", 1,

@@ -45,3 +45,18 @@ def round_into(xp, wide, buffer, dtype):
         buffer[...] = wide
         return buffer
     return xp.asarray(wide, dtype=dtype)  # (an array, even 0-d)
+
+
+def times_sigmoid(xp, g, x, sigmoid):
+    """``g * sigmoid(x)`` for float32 / float16 arrays of one dtype (the derivatives of
+    log_sigmoid and softplus), the sigmoid and the product in float64 and rounded once:
+    a float32 sigmoid, then a float32 product, were up to 1.3 ulp off the truth; None for
+    other operands (Tensors under create_graph, mixed dtypes, a batch of cotangents), which
+    take the general composite."""
+    dtype = getattr(x, "dtype", None)
+    if not (isinstance(x, xp.ndarray) and type(g) is type(x) and g.dtype == dtype
+            and g.shape == x.shape and dtype.kind == "f" and dtype.itemsize < 8):
+        return None
+    out = sigmoid(x.astype(xp.float64))  # (retrograd's float64 sigmoid: within an ulp)
+    out *= g
+    return xp.asarray(out, dtype=dtype)
