@@ -95,7 +95,7 @@ def _softplus_backward_fwd(g, a, beta, threshold):
     # a threshold above ~709 / beta, where its forward overflows to inf too; retrograd's
     # forward is exact there, and so is this slope)
     bx = a * beta
-    rounded = times_sigmoid(namespace(a), g, bx, sigmoid)
+    rounded = times_sigmoid(namespace(a), g, bx)
     return namespace(a).where(bx > threshold, g, g * sigmoid(bx) if rounded is None else rounded)
 
 
@@ -386,7 +386,7 @@ def _logsigmoid_vjp(node, g, saved):
     (a,) = saved
     if hasattr(a, "_data") or hasattr(g, "_data"):  # (Tensors: under create_graph)
         return (g * sigmoid(-a),)
-    rounded = times_sigmoid(namespace(a), g, -a, sigmoid)
+    rounded = times_sigmoid(namespace(a), g, -a)
     return (g * sigmoid(-a) if rounded is None else rounded,)
 
 
