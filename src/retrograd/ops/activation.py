@@ -11,6 +11,7 @@ from ._apply import INPUTS, OUTPUT, defop
 from ._errors import float_only
 from .changed_views import check_writable
 from .inplace import inplace as _inplace
+from .log1p_exp import log1p_exp_neg_abs, round_into, times_sigmoid
 from .inplace import relu_ as _relu_
 from .pointwise import derivative_record, exp, sigmoid, where
 from .pointwise import relu as _relu
@@ -68,9 +69,23 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):  # noqa: A002 - PyTor
 
 def _softplus_fwd(a, beta, threshold):
     xp = namespace(a)
+    if a.dtype.kind == "f" and a.dtype.itemsize < 8:
+        # PyTorch's float32 (and float16's float32 opmath) kernel: beta * x and the threshold
+        # test in float32, then log1p(exp(beta * x)) / beta; here in float64 from that bx,
+        # rounded once (NumPy's float32 log1p and exp left it up to 2.6 ulp off: log1p_exp.py)
+        beta32, f32 = xp.float32(beta), xp.float32
+        bx = a.astype(f32, copy=False) * beta32
+        soft = log1p_exp_neg_abs(xp, bx, wide=True)
+        pos = xp.maximum(bx, 0)
+        soft += pos
+        if beta32 != 1:
+            soft /= float(beta32)
+        out = round_into(xp, soft, pos, a.dtype)
+        xp.copyto(out, a, where=bx > f32(threshold))
+        return out
     bx = a * beta
     # log1p(exp(bx)) / beta, linear above the threshold (as PyTorch), stable for large bx
-    soft = (xp.maximum(bx, 0) + xp.log1p(xp.exp(-xp.abs(bx)))) / beta
+    soft = (xp.maximum(bx, 0) + log1p_exp_neg_abs(xp, bx)) / beta
     return xp.where(bx > threshold, a, soft)
 
 
@@ -80,7 +95,8 @@ def _softplus_backward_fwd(g, a, beta, threshold):
     # a threshold above ~709 / beta, where its forward overflows to inf too; retrograd's
     # forward is exact there, and so is this slope)
     bx = a * beta
-    return namespace(a).where(bx > threshold, g, g * sigmoid(bx))
+    rounded = times_sigmoid(namespace(a), g, bx)
+    return namespace(a).where(bx > threshold, g, g * sigmoid(bx) if rounded is None else rounded)
 
 
 def _softplus_backward_vjp(node, gg, saved):
@@ -123,6 +139,20 @@ def softplus(input, beta=1.0, threshold=20.0):  # noqa: A002
 
 def _silu_fwd(a):
     xp = namespace(a)
+    if a.dtype.kind == "f" and a.dtype.itemsize < 8:
+        # PyTorch's x / (1 + exp(-x)) in float64, rounded once: with NumPy's float32 exp
+        # (and two more float32 roundings) it was up to 2.4 ulp off the truth
+        e = xp.array(a, dtype=xp.float64)  # (a new array, even 0-d: the steps in place)
+        xp.negative(e, out=e)
+        out = xp.empty_like(a)  # (the input's layout, as the ufunc's result had)
+        with xp.errstate(over="ignore", invalid="ignore"):  # (-inf / inf: nan, as PyTorch)
+            xp.exp(e, out=e)
+            e += 1
+            xp.divide(a, e, out=out, casting="same_kind")  # (the float64 loop, one rounding)
+        # PyTorch's float32 exp(-x) overflows below -88.7228 (log of float32's max): its
+        # silu is -0 there, not the float32 subnormal of the truth (as sigmoid's)
+        xp.copyto(out, -0.0, where=(a < -88.72283172607422) & (a > -xp.inf))
+        return out
     return a / (1 + xp.exp(-a))
 
 
@@ -144,7 +174,40 @@ def silu(input, inplace=False):  # noqa: A002
 
 def _elu_fwd(a, alpha):
     xp = namespace(a)
+    if a.dtype.kind == "f" and a.dtype.itemsize < 8:
+        return elu_rounded_once(a, alpha, 1.0, 1.0)
     return xp.where(a > 0, a, alpha * xp.expm1(xp.minimum(0, a)))  # (-0.0 stays -0.0)
+
+
+def elu_rounded_once(a, alpha, scale, input_scale):
+    """PyTorch's float32 (and float16's float32 opmath) elu kernel, ``x * scale`` where
+    ``x > 0``, else ``expm1(x * input_scale) * (alpha * scale)``, with its coefficients
+    and ``x * input_scale`` in float32, but the rest in float64 and rounded once: NumPy's
+    float32 expm1 left elu, celu and selu up to 2.2 ulp off where PyTorch's are within
+    0.5-1.5."""
+    xp = namespace(a)
+    f32 = xp.float32
+    # (minimum(0, x), not (x, 0): NumPy's gives its second argument at a tie, so -0.0
+    # stays -0.0, as PyTorch's expm1(-0.0) * coefficient)
+    with xp.errstate(invalid="ignore", over="ignore"):
+        coef, in_scale = f32(alpha) * f32(scale), f32(input_scale)
+        t = xp.asarray(xp.minimum(0, a), dtype=f32)  # (an array, even 0-d: reused below)
+        if in_scale != 1:
+            t *= in_scale
+        out = xp.expm1(t, dtype=xp.float64)
+        out *= float(coef)
+        # + max(0, x) * scale, PyTorch's float32 product: the pieces are 0 on each other's
+        # side (-0.0 + -0.0 at -0.0), a select without a mask (NumPy's where and copyto
+        # were slower than the expm1 here)
+        pos = xp.maximum(0, a, out=t)
+        if scale != 1:
+            pos *= f32(scale)
+        if coef > 0 and xp.isfinite(coef) and xp.isfinite(in_scale):
+            out += pos
+        else:  # (0 * inf would be nan on the side PyTorch's select does not take, and a
+            # sum would lose the sign of a zero; PyTorch's result is x itself at +-0)
+            out = xp.where(a < 0, out, pos)
+        return round_into(xp, out, pos, a.dtype)
 
 
 def _elu_backward_fwd(g, x, alpha, scale, input_scale, is_result):
@@ -311,12 +374,20 @@ def _logsigmoid_fwd(a):
     xp = namespace(a)
     if not a.flags.c_contiguous:  # PyTorch's log_sigmoid kernel writes a row-major result,
         a = xp.ascontiguousarray(a)  # whatever the input's layout (seed 19695685)
-    return xp.minimum(a, 0) - xp.log1p(xp.exp(-xp.abs(a)))
+    # PyTorch's min(x, 0) - log1p(exp(-|x|)), in float64 for a float32 x and rounded once
+    # (NumPy's float32 log1p and exp left it up to 2.6 ulp off the truth: log1p_exp.py)
+    out = log1p_exp_neg_abs(xp, a, wide=True)
+    neg = xp.minimum(a, 0)
+    xp.subtract(neg, out, out=out)  # (exact: min(x, 0) is in both dtypes)
+    return round_into(xp, out, neg, a.dtype)
 
 
 def _logsigmoid_vjp(node, g, saved):
     (a,) = saved
-    return (g * sigmoid(-a),)
+    if hasattr(a, "_data") or hasattr(g, "_data"):  # (Tensors: under create_graph)
+        return (g * sigmoid(-a),)
+    rounded = times_sigmoid(namespace(a), g, -a)
+    return (g * sigmoid(-a) if rounded is None else rounded,)
 
 
 _logsigmoid = defop("logsigmoid", _logsigmoid_fwd, _logsigmoid_vjp, "LogSigmoidBackward0", 1,

@@ -19,9 +19,11 @@ from ._apply import INPUTS, NOTHING, OUTPUT, defop
 from ._errors import dim_error, float_only, scalar_type_name
 from ._jvp import RULES as _JVP_RULES
 from .iter_layout import like_torch
-from .activation import _elu_, _hardtanh_, _leaky_relu_, elu_backward, overlap_first
+from .activation import (_elu_, _hardtanh_, _leaky_relu_, elu_backward, elu_rounded_once,
+                         overlap_first)
 from .inplace import inplace as _inplace
 from .inplace import relu_ as _relu_
+from .log1p_exp import log1p_exp_neg_abs, round_into
 from .pointwise import _no_derivative, derivative_record, sigmoid, tanh, where, zeros_like_grad
 from .shape import input_meta
 
@@ -43,6 +45,8 @@ def _flat_outside(a, mask):
 
 def _elu3_fwd(a, alpha, scale, input_scale, backward_input_scale):
     xp = namespace(a)
+    if a.dtype.kind == "f" and a.dtype.itemsize < 8:
+        return elu_rounded_once(a, alpha, scale, input_scale)
     return xp.where(a > 0, a * scale, (scale * alpha) * xp.expm1(xp.minimum(a, 0) * input_scale))
 
 
@@ -450,8 +454,18 @@ def hardswish(input, inplace=False):  # noqa: A002
 
 def _mish_fwd(a):
     xp = namespace(a)
-    softplus = xp.maximum(a, 0) + xp.log1p(xp.exp(-xp.abs(a)))
-    return a * xp.tanh(softplus)
+    # x * tanh(softplus(x)), softplus in its stable form; for a float32 x all in float64,
+    # rounded once (NumPy's float32 exp, log1p and tanh left it up to 2.8 ulp off the truth)
+    softplus = log1p_exp_neg_abs(xp, a, wide=True)
+    pos = xp.maximum(a, 0)
+    softplus += pos
+    xp.tanh(softplus, out=softplus)
+    softplus *= a
+    if a.dtype.kind == "f" and a.dtype.itemsize < 8:
+        # PyTorch's float32 exp(x) is 0 below -103.97 (150 ln 2: under half the least
+        # subnormal), so its mish is x * tanh(0) = -0 there, not the subnormal truth
+        xp.copyto(softplus, -0.0, where=(a < -103.97207708) & (a > -xp.inf))
+    return round_into(xp, softplus, pos, a.dtype)
 
 
 def _mish_vjp(node, g, saved):

@@ -12,6 +12,7 @@ from .stats import quiet
 from ._errors import float_only
 from ._apply import INPUTS, defop
 from . import pointwise as _pointwise
+from .log1p_exp import log1p_exp_neg_abs
 from .loss_checks import bce_logits_checks
 
 
@@ -34,9 +35,16 @@ def _bce_fwd(x, t, weight, reduction):
     xp = namespace(x)
     if hasattr(t, "shape") and x.dtype != t.dtype:
         t = t.astype(x.dtype)
-    # PyTorch clamps each log at -100, so that x = 0 or 1 give a finite loss
+    # PyTorch clamps each log at -100, so that x = 0 or 1 give a finite loss; a float32
+    # loss in float64, rounded once (NumPy's float32 log1p and two float32 roundings left
+    # it up to 2.3 ulp off the truth, unequal to PyTorch's where PyTorch's is correctly
+    # rounded: ops/log1p_exp.py); the reduction stays in the loss's dtype
+    narrow = x.dtype.kind == "f" and x.dtype.itemsize < 8
+    xw, tw = (x.astype(xp.float64), xp.asarray(t, dtype=xp.float64)) if narrow else (x, t)
     with quiet(xp):
-        loss = -(t * xp.maximum(xp.log(x), -100) + (1 - t) * xp.maximum(xp.log1p(-x), -100))
+        loss = -(tw * xp.maximum(xp.log(xw), -100) + (1 - tw) * xp.maximum(xp.log1p(-xw), -100))
+    if narrow:
+        loss = xp.asarray(loss, dtype=x.dtype)
     if weight is not None:  # (PyTorch's loss.mul_(weight): the loss keeps the input's dtype)
         loss = (loss * weight).astype(x.dtype, copy=False)
     return _reduce_loss(loss, reduction)
@@ -110,21 +118,12 @@ def binary_cross_entropy(input, target, weight=None, size_average=None,  # noqa:
     return _bce(input, target, w, reduction)
 
 
-def _log1p_exp_neg_abs(xp, x):
-    """``log(1 + exp(-|x|))`` rounded once to ``x``'s dtype.  NumPy's float32 ``exp`` and
-    ``log1p`` are each a few ulp off, differently per CPU (AVX-512's log1p(exp(-1)) is 2 ulp
-    below AVX2's), while PyTorch's (Sleef, within 1 ulp) round nearly correctly: float32
-    losses differed from PyTorch's (and from the float64 truth) by 2 ulp on AVX-512 machines.
-    Evaluated in float64, the float32 result is the correctly rounded one on every CPU."""
-    wide = x.astype(xp.float64) if x.dtype.kind == "f" and x.dtype.itemsize < 8 else x
-    return xp.log1p(xp.exp(-xp.abs(wide))).astype(x.dtype, copy=False)
-
-
 def _bce_logits_fwd(x, t, weight, reduction, pos_weight=None):
     xp = namespace(x)
     # PyTorch's form, (1 - t) x - log_sigmoid(x), with log_sigmoid(x) = min(x, 0) -
-    # log(1 + exp(-|x|)): stable for any x, and rounded in PyTorch's order
-    log_sigmoid = xp.minimum(x, 0) - _log1p_exp_neg_abs(xp, x)
+    # log(1 + exp(-|x|)): stable for any x, and rounded in PyTorch's order (the log1p term
+    # in float64, rounded once: ops/log1p_exp.py)
+    log_sigmoid = xp.minimum(x, 0) - log1p_exp_neg_abs(xp, x)
     if pos_weight is None:
         loss = (1 - t) * x - log_sigmoid
     else:  # (the positive term, -log_sigmoid, weighed by 1 + (pw - 1) t)
