@@ -155,7 +155,7 @@ def _cast(name):
 def contiguous(x, memory_format=None):
     if x._data.flags.c_contiguous:
         return x
-    return clone(x)
+    return shape.clone_contiguous(x)  # (a row-major copy: clone's default keeps x's strides)
 
 
 def _masked_fill_fwd(a, value, mask):

@@ -11,6 +11,7 @@ from ..backend import namespace
 from ..tensor import Tensor
 from ..tensor import make_tensor as _make_tensor
 from ._apply import NOTHING, defop
+from .iter_layout import preserved_strides, strided_copy
 
 
 
@@ -74,7 +75,11 @@ def in_result_dtype(a, b):
 
 
 def _to_fwd(a, np_dtype):
-    return a.astype(np_dtype)
+    # PyTorch's _to_copy allocates as empty_like(preserve_format): the input's strides when
+    # non-overlapping and dense (size-1 dims' too), else dense in its stride order
+    if a.flags.c_contiguous and 1 not in a.shape:
+        return a.astype(np_dtype)  # (the common case: row-major in, row-major out)
+    return strided_copy(a, preserved_strides(a), np_dtype)
 
 
 def _to_vjp(node, g, saved):
