@@ -32,8 +32,9 @@ from ..backend import namespace
 
 # Ops (``Op.name``) whose result PyTorch computes with a TensorIterator over their tensor
 # operands: unary, one tensor with numbers, two or three tensors (addcmul, lerp, clamp);
-# (``to``, a dtype copy, lays its result out itself: preserved_strides below).  A name here
-# must be pointwise
+# ``to`` (a dtype copy: empty_like's preserve_format, whose infer_dense_strides is the same
+# sort for one operand; its forward already lays the result out so, with size-1 dims'
+# strides too: preserved_strides below).  A name here must be pointwise
 # in every record of that name that goes through _unary_caller/_binary_caller
 # (tests/fuzz/test_regressions_layouth23.py checks each one against PyTorch).
 POINTWISE = frozenset("""
@@ -47,7 +48,7 @@ lt maximum minimum mish mul nan_to_num ne neg nextafter polygamma pow rad2deg
 reciprocal relu remainder round rsqrt rsub selu sgn sigmoid sign signbit silu sin sinc sinh
 softplus softshrink special_entr special_erfcx special_i0e special_i1 special_i1e
 special_log_ndtr special_ndtri special_xlog1py sqrt sub tan tanh threshold trunc xlogy
-addcmul addcdiv lerp where
+addcmul addcdiv lerp to where
 """.split())
 
 # Records among those whose PyTorch kernel allocates a row-major result instead (by grad_fn
