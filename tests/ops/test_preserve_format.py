@@ -1,7 +1,7 @@
-"""memory_format=preserve_format (issue 7): clone, the ``*_like`` factories and ``to``
-copies keep a non-overlapping and dense input's strides and lay out any other input dense
-in its stride order, as PyTorch's empty_like; ``contiguous_format`` is row-major,
-``channels_last`` NHWC.  Strides, is_contiguous(), values and gradients against PyTorch
+"""memory_format=preserve_format (issue 7): clone, the ``*_like`` factories, ``to``
+copies and sort/argsort keep a non-overlapping and dense input's strides and lay out any
+other input dense in its stride order, as PyTorch's empty_like; ``contiguous_format`` is
+row-major, ``channels_last`` NHWC.  Strides, is_contiguous(), values and gradients against PyTorch
 over random views (transposed, permuted, sliced with steps, selected, expanded, 0-d)."""
 
 from __future__ import annotations
@@ -70,6 +70,11 @@ _MAKERS = {
     "to_float32": lambda m, x: x.to(m.float32),
     "to_copy": lambda m, x: x.to(m.float64, copy=True),
     "float": lambda m, x: x.float(),
+    # sort's values and indices are allocated alike, by the same rule (argsort: sort's indices)
+    "sort_values": lambda m, x: x.sort(stable=True)[0],
+    "sort_indices_dim0": lambda m, x: x.sort(dim=0, stable=True)[1],
+    "argsort_descending": lambda m, x: x.argsort(dim=0, descending=True, stable=True),
+    "sort_desc_values": lambda m, x: m.sort(x, dim=-1, descending=True, stable=True).values,
 }
 
 
@@ -121,6 +126,22 @@ def test_clone_grads_and_later_views(shape, plan, seed):
         outs.append((c.detach().numpy().copy(), x.grad.numpy().copy()))
     np.testing.assert_array_equal(outs[0][0], outs[1][0])  # (+1 where flatten was a view)
     np.testing.assert_allclose(outs[0][1], outs[1][1])
+
+
+def test_sort_of_transposed_grads_and_layout():
+    """sort along each dim of a transposed tensor: values and indices transposed as the
+    input, and the gradient (scattered back through the indices) as PyTorch's."""
+    base = np.random.default_rng(0).standard_normal((3, 4, 5))
+    for dim in (0, 1, 2):
+        res = []
+        for m in (retrograd, torch):
+            x = m.tensor(base).requires_grad_()
+            v, i = x.transpose(0, 2).sort(dim)
+            (v * m.arange(float(v.numel())).reshape(v.shape)).sum().backward()
+            res.append((v.stride(), i.stride(), v.detach().numpy(), x.grad.numpy()))
+        assert res[0][:2] == res[1][:2] == ((1, 5, 20), (1, 5, 20))
+        np.testing.assert_array_equal(res[0][2], res[1][2])
+        np.testing.assert_array_equal(res[0][3], res[1][3])
 
 
 def test_transposed_clone_examples():
