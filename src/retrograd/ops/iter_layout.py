@@ -263,3 +263,27 @@ def strided_copy(data, strides, dtype=None):
                                           tuple(s * itemsize for s in strides))
     out[...] = data
     return out
+
+
+def row_major(data):
+    """``data`` (a reduction's result) laid out as PyTorch allocates a reduction's output
+    (``resize_reduction``: row-major, size-1 dims' strides included), where NumPy's reduce
+    follows the input's order (``sum`` over a transposed tensor comes out transposed, and
+    ``keepdims`` leaves a kept dim the input's stride): itself when it already is."""
+    if not getattr(data, "ndim", 0):
+        return data  # (a 0-d result or a NumPy scalar: no strides to lay out)
+    if data.flags.c_contiguous and (1 not in data.shape
+                                    or list(data.strides) == _c_strides(data.shape,
+                                                                        data.itemsize)):
+        return data
+    return data.copy()  # (order C)
+
+
+def reduction(forward):
+    """``forward`` (a reduction's, on arrays) with its result laid out ``row_major``."""
+    def laid_out(*args, **kwargs):
+        return row_major(forward(*args, **kwargs))
+
+    laid_out.__name__ = laid_out.__qualname__ = forward.__name__
+    laid_out.__doc__ = forward.__doc__
+    return laid_out
