@@ -498,8 +498,8 @@ def _laid_out_like(out, input, memory_format):  # noqa: A002
     """``out`` (a fresh tensor of ``input``'s shape) laid out as PyTorch's ``empty_like``
     lays it out: ``memory_format`` (None: preserve_format, ``input``'s strides when
     non-overlapping and dense, else dense in its stride order; ops/iter_layout.py)."""
-    data = input._data
-    if memory_format is None and data.flags.c_contiguous and 1 not in data.shape:
+    data = getattr(input, "_data", None)  # (none: vmap's batched stand-in, laid out its way)
+    if data is None or memory_format is None and data.flags.c_contiguous and 1 not in data.shape:
         return out  # (the common case: row-major, as made)
     from .ops.iter_layout import format_strides, strided_copy
 
