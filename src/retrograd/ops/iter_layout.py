@@ -270,8 +270,8 @@ def row_major(data):
     (``resize_reduction``: row-major, size-1 dims' strides included), where NumPy's reduce
     follows the input's order (``sum`` over a transposed tensor comes out transposed, and
     ``keepdims`` leaves a kept dim the input's stride): itself when it already is."""
-    if not getattr(data, "ndim", 0):
-        return data  # (a 0-d result or a NumPy scalar: no strides to lay out)
+    if getattr(data, "ndim", 0) < 2:
+        return data  # (a fresh result of under two dims, or a NumPy scalar: dense as it is)
     if data.flags.c_contiguous and (1 not in data.shape
                                     or list(data.strides) == _c_strides(data.shape,
                                                                         data.itemsize)):

@@ -110,7 +110,8 @@ def _sum_fwd(a, axes, keepdim, in_shape):
     else:
         out = a.sum(axis=axes, keepdims=keepdim)
     # PyTorch's reductions allocate a row-major result; NumPy's follow the input's order
-    return out if not keepdim and out.flags.c_contiguous else row_major(out)
+    # (a result of under two dims is fresh and dense: the common case, one attribute read)
+    return out if out.ndim < 2 else row_major(out)
 
 
 def _sum_vjp(node, g, saved):
@@ -159,7 +160,8 @@ def _mean_vjp(node, g, saved):
 
 
 def _mean_fwd(a, axes, keepdim, in_shape, count):
-    return row_major(a.mean(axis=axes, keepdims=keepdim))  # (PyTorch's: see _sum_fwd)
+    out = a.mean(axis=axes, keepdims=keepdim)
+    return out if out.ndim < 2 else row_major(out)  # (PyTorch's: see _sum_fwd)
 
 
 _mean_all = defop("mean", _mean_fwd, _mean_vjp, "MeanBackward0", 1, NOTHING)
