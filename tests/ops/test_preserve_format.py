@@ -203,3 +203,19 @@ def test_memory_format_objects():
         assert repr(f) == repr(getattr(torch, name))
         assert isinstance(f, retrograd.memory_format)
         assert pickle.loads(pickle.dumps(f)) is f
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (4, 3), (2, 4, 3), (2, 3, 4), (1, 3), (3, 1),
+                                   (2, 1, 3, 2)])
+@pytest.mark.parametrize("mode", ["reduced", "complete", "r"])
+def test_qr_factors_column_major(shape, mode):
+    """linalg.qr's Q and R as LAPACK leaves them in PyTorch: each matrix column-major (R of
+    mode 'r' too; its empty Q keeps NumPy's strides, as every empty array here)."""
+    a = np.random.default_rng(0).standard_normal(shape)
+    (rq, rr), (tq, tr) = retrograd.linalg.qr(retrograd.tensor(a), mode), \
+        torch.linalg.qr(torch.tensor(a), mode)
+    assert rr.stride() == tr.stride() and rr.is_contiguous() == tr.is_contiguous()
+    if tq.numel():
+        assert rq.stride() == tq.stride()
+    np.testing.assert_allclose((rq @ rr).numpy() if tq.numel() else rr.abs().numpy(),
+                               a if tq.numel() else tr.abs().numpy(), atol=1e-12)
