@@ -219,3 +219,25 @@ def test_qr_factors_column_major(shape, mode):
         assert rq.stride() == tq.stride()
     np.testing.assert_allclose((rq @ rr).numpy() if tq.numel() else rr.abs().numpy(),
                                a if tq.numel() else tr.abs().numpy(), atol=1e-12)
+
+
+@pytest.mark.parametrize("fmt,shape,perm", [
+    ("channels_last", (2, 3, 4, 5), (0, 2, 3, 1)), ("channels_last", (2, 1, 4, 1), (0, 2, 3, 1)),
+    ("channels_last", (2, 3, 4, 5), (0, 1, 2, 3)), ("channels_last_3d", (2, 3, 2, 4, 5),
+                                                    (0, 2, 3, 4, 1))])
+def test_contiguous_and_is_contiguous_in_a_format(fmt, shape, perm):
+    """is_contiguous(memory_format) and contiguous(memory_format) of an NHWC-stored tensor
+    (permuted back to NCHW) and of a row-major one, against PyTorch."""
+    res = []
+    for m in (retrograd, torch):
+        f = getattr(m, fmt)
+        back = [perm.index(d) for d in range(len(perm))]
+        x = m.arange(float(np.prod(shape))).reshape([shape[d] for d in perm]).permute(*back)
+        x.requires_grad_()
+        c = x.contiguous(memory_format=f)
+        res.append((x.is_contiguous(memory_format=f), x.is_contiguous(), c.stride(),
+                    c is x, c.grad_fn.name() if c.grad_fn else None, c.detach().numpy()))
+    assert res[0][:5] == res[1][:5]
+    np.testing.assert_array_equal(res[0][5], res[1][5])
+    with pytest.raises(RuntimeError, match="required rank 4"):
+        retrograd.ones(2, 3).t().contiguous(memory_format=retrograd.channels_last)

@@ -153,6 +153,10 @@ def _cast(name):
 
 
 def contiguous(x, memory_format=None):
+    """``x`` itself when laid out row-major (or in ``memory_format``: channels_last...),
+    else a copy so laid out (CloneBackward0)."""
+    if memory_format is not None:
+        return x if x.is_contiguous(memory_format) else clone(x, memory_format=memory_format)
     if x._data.flags.c_contiguous:
         return x
     return shape.clone_contiguous(x)  # (a row-major copy: clone's default keeps x's strides)
