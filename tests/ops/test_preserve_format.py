@@ -241,3 +241,29 @@ def test_contiguous_and_is_contiguous_in_a_format(fmt, shape, perm):
     np.testing.assert_array_equal(res[0][5], res[1][5])
     with pytest.raises(RuntimeError, match="required rank 4"):
         retrograd.ones(2, 3).t().contiguous(memory_format=retrograd.channels_last)
+
+
+_TO_CALLS = [
+    lambda m, x: x.to(memory_format=m.channels_last),
+    lambda m, x: x.to(m.float32, memory_format=m.channels_last),
+    lambda m, x: x.to(memory_format=m.contiguous_format),
+    lambda m, x: x.transpose(1, 2).to(memory_format=m.contiguous_format),  # (aliases)
+    lambda m, x: x.transpose(1, 2).to(m.float32, memory_format=m.contiguous_format),
+    lambda m, x: x.transpose(1, 2).to(m.float32),
+    lambda m, x: x.to(memory_format=m.preserve_format, copy=True),
+    lambda m, x: x.to(memory_format=m.channels_last).to(memory_format=m.channels_last),
+]
+
+
+@pytest.mark.parametrize("call", range(len(_TO_CALLS)))
+def test_to_memory_format(call):
+    """to(memory_format=...): x itself where x's suggested format is the one asked for (a
+    transposed matrix passes as contiguous), else a ToCopyBackward0 copy in that format."""
+    res = []
+    for m in (retrograd, torch):
+        x = m.arange(120.).reshape(2, 3, 4, 5).requires_grad_()
+        y = _TO_CALLS[call](m, x)
+        res.append((y.stride(), y is x, y.grad_fn.name() if y.grad_fn else None,
+                    str(y.dtype).split(".")[-1], y.detach().numpy()))
+    assert res[0][:4] == res[1][:4]
+    np.testing.assert_array_equal(res[0][4], res[1][4])

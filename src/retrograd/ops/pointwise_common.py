@@ -11,7 +11,7 @@ from ..backend import namespace
 from ..tensor import Tensor
 from ..tensor import make_tensor as _make_tensor
 from ._apply import NOTHING, defop
-from .iter_layout import preserved_strides, strided_copy
+from .iter_layout import format_strides, preserved_strides, strided_copy
 
 
 
@@ -88,3 +88,12 @@ def _to_vjp(node, g, saved):
 
 
 to_dtype = defop("to", _to_fwd, _to_vjp, "ToCopyBackward0", 1, NOTHING)
+
+
+def _to_format_fwd(a, np_dtype, fmt):
+    return strided_copy(a, format_strides(a, fmt), np_dtype)
+
+
+# to(..., memory_format=fmt): PyTorch's _to_copy into that format (its own record, named
+# as ATen's op: ``to``'s results are re-laid as TensorIterator's, iter_layout.POINTWISE)
+to_format = defop("_to_copy", _to_format_fwd, _to_vjp, "ToCopyBackward0", 1, NOTHING)
