@@ -26,6 +26,9 @@ from .autograd import (
     is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled,
 )
 from .backend import device
+from .memory_formats import (
+    channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format,
+)
 from .dtypes import (
     bool, can_cast, double, finfo, float, float16, float32, float64, get_default_dtype, half,
     iinfo, int, int8, int16, int32, int64, long, promote_types, result_type, set_default_dtype,

@@ -494,12 +494,28 @@ def _like_input(input, name):  # noqa: A002
                         f"{type(input).__name__} (wrap it: retrograd.tensor(...))")
 
 
+def _laid_out_like(out, input, memory_format):  # noqa: A002
+    """``out`` (a fresh tensor of ``input``'s shape) laid out as PyTorch's ``empty_like``
+    lays it out: ``memory_format`` (None: preserve_format, ``input``'s strides when
+    non-overlapping and dense, else dense in its stride order; ops/iter_layout.py)."""
+    data = getattr(input, "_data", None)  # (none: vmap's batched stand-in, laid out its way)
+    if data is None or memory_format is None and data.flags.c_contiguous and 1 not in data.shape:
+        return out  # (the common case: row-major, as made)
+    from .ops.iter_layout import format_strides, strided_copy
+
+    strides = format_strides(data, memory_format)
+    if strides is not None:
+        out._data = strided_copy(out._data, strides)
+    return out
+
+
 def _like(fn):
     def like(input, dtype=None, device=None, requires_grad=False, memory_format=None):  # noqa: A002
         _like_input(input, like.__name__)
         dtypes.refuse_name(dtype, like.__name__)
         d = dtype if dtype is not None else input.dtype
-        return fn(tuple(input.shape), dtype=d, requires_grad=requires_grad)
+        return _laid_out_like(fn(tuple(input.shape), dtype=d, requires_grad=requires_grad),
+                              input, memory_format)
 
     like.__name__ = like.__qualname__ = fn.__name__ + "_like"
     like.__doc__ = (f"``{fn.__name__}`` with the shape (and, unless ``dtype`` is given, the "
@@ -512,11 +528,13 @@ ones_like = _like(ones)
 empty_like = _like(empty)
 
 
-def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):  # noqa: A002
-    """``full`` with the shape and (unless ``dtype`` is given) the dtype of ``input``."""
+def full_like(input, fill_value, dtype=None, device=None, requires_grad=False,  # noqa: A002
+              memory_format=None):
+    """``full`` with the shape and (unless ``dtype`` is given) the dtype of ``input``, laid
+    out as ``input`` (``memory_format``: see ``empty_like``)."""
     _like_input(input, "full_like")
-    return full(tuple(input.shape), fill_value, dtype=dtype or input.dtype,
-                requires_grad=requires_grad)
+    return _laid_out_like(full(tuple(input.shape), fill_value, dtype=dtype or input.dtype,
+                               requires_grad=requires_grad), input, memory_format)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -681,25 +699,31 @@ def randint(low=0, high=None, size=None, *, dtype=None, generator=None, device=N
                    requires_grad, device)
 
 
-def randn_like(input, dtype=None, requires_grad=False):  # noqa: A002
-    """``randn`` with the shape and (unless ``dtype`` is given) the dtype of ``input``."""
+def randn_like(input, dtype=None, requires_grad=False, memory_format=None):  # noqa: A002
+    """``randn`` with the shape and (unless ``dtype`` is given) the dtype of ``input``, laid
+    out as ``input`` (``memory_format``: see ``empty_like``)."""
     _like_input(input, "randn_like")
-    return randn(tuple(input.shape), dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return _laid_out_like(randn(tuple(input.shape), dtype=dtype or input.dtype,
+                                requires_grad=requires_grad), input, memory_format)
 
 
-def rand_like(input, dtype=None, requires_grad=False):  # noqa: A002
-    """``rand`` with the shape and (unless ``dtype`` is given) the dtype of ``input``."""
+def rand_like(input, dtype=None, requires_grad=False, memory_format=None):  # noqa: A002
+    """``rand`` with the shape and (unless ``dtype`` is given) the dtype of ``input``, laid
+    out as ``input`` (``memory_format``: see ``empty_like``)."""
     _like_input(input, "rand_like")
-    return rand(tuple(input.shape), dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return _laid_out_like(rand(tuple(input.shape), dtype=dtype or input.dtype,
+                               requires_grad=requires_grad), input, memory_format)
 
 
-def randint_like(input, low=0, high=None, dtype=None, requires_grad=False):  # noqa: A002
-    """``randint`` with the shape and (unless ``dtype`` is given) the dtype of ``input``."""
+def randint_like(input, low=0, high=None, dtype=None, requires_grad=False,  # noqa: A002
+                 memory_format=None):
+    """``randint`` with the shape and (unless ``dtype`` is given) the dtype of ``input``,
+    laid out as ``input`` (``memory_format``: see ``empty_like``)."""
     _like_input(input, "randint_like")
     if high is None:
         low, high = 0, low
-    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype,
-                   requires_grad=requires_grad)
+    return _laid_out_like(randint(low, high, tuple(input.shape), dtype=dtype or input.dtype,
+                                  requires_grad=requires_grad), input, memory_format)
 
 
 # ----------------------------------------------------------------- legacy constructors

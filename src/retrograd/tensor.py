@@ -238,8 +238,27 @@ class Tensor:
         return False  # retrograd has no complex dtypes
 
     def is_contiguous(self, memory_format=None) -> bool:
-        """Whether the elements are laid out in row-major order without gaps."""
-        return bool(self._data.flags.c_contiguous)
+        """Whether the elements are laid out in row-major order without gaps (or in
+        ``memory_format``'s order: channels_last, NHWC, for a 4-d tensor; channels_last_3d,
+        NDHWC, for a 5-d one; size-1 dims' strides do not count, as PyTorch's)."""
+        if memory_format is None:
+            return bool(self._data.flags.c_contiguous)
+        from .memory_formats import channels_last, channels_last_3d
+
+        data = self._data
+        order = {channels_last: (4, [1, 3, 2, 0]),
+                 channels_last_3d: (5, [1, 4, 3, 2, 0])}.get(memory_format)
+        if order is None:  # contiguous_format (PyTorch refuses preserve_format here)
+            return bool(data.flags.c_contiguous)
+        if data.ndim != order[0]:
+            return False
+        expected = data.itemsize
+        for d in order[1]:
+            if data.shape[d] != 1:
+                if data.strides[d] != expected:
+                    return False
+                expected *= data.shape[d]
+        return True
 
     def stride(self, dim: int | None = None):
         """Steps in elements (not bytes, unlike NumPy) between neighbours along each dim."""

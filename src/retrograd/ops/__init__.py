@@ -28,6 +28,8 @@ package imports them all, so ``registry`` then lists every op.  The conversions 
 from __future__ import annotations
 
 from ..backend import device, device_of, namespace
+from ..memory_formats import preserve_format
+from .pointwise_common import to_format
 from . import (  # noqa: F401 - imported for their registrations
     activation, binary, compare, index, inplace, layout, linalg, nn, pointwise, reduce, shape,
     sorting, stats, unary,
@@ -101,16 +103,33 @@ def to(x, *args, **kwargs):
         from ._errors import calling_op
 
         dtypes.refuse_name(dtype, calling_op("to"))
+    fmt = kwargs.get("memory_format")
+    if fmt is preserve_format:
+        fmt = None
     out = x
     if device is not None:
         out = move_to_device(out, device)
     if dtype is not None:
         d = dtypes.to_dtype(dtype)
-        if d.numpy != out._data.dtype:
-            out = pointwise.to_dtype(out, d.numpy)
-    if copy and out is x:  # PyTorch's copy=True: a new tensor, still ToCopyBackward0
-        out = pointwise.to_dtype(out, out._data.dtype)
+        if d.numpy != out._data.dtype:  # (into memory_format's layout, when one is given)
+            out = (pointwise.to_dtype(out, d.numpy) if fmt is None
+                   else to_format(out, d.numpy, fmt))
+    if out is x and (copy or fmt is not None and _suggested_format(x._data) is not fmt):
+        # PyTorch's copy=True, or a format x does not suggest (its to_will_alias: a
+        # transposed matrix passes as contiguous_format): a new tensor, ToCopyBackward0
+        out = (pointwise.to_dtype(out, out._data.dtype) if fmt is None
+               else to_format(out, out._data.dtype, fmt))
     return out
+
+
+def _suggested_format(a):
+    """PyTorch's suggest_memory_format: channels_last(_3d) for a 4-d (5-d) array whose
+    strides order it so, contiguous_format for any other."""
+    from .. import memory_formats
+
+    if shape._channels_last(a):
+        return memory_formats.channels_last if a.ndim == 4 else memory_formats.channels_last_3d
+    return memory_formats.contiguous_format
 
 
 def move_to_device(tensor, target):
@@ -153,9 +172,13 @@ def _cast(name):
 
 
 def contiguous(x, memory_format=None):
+    """``x`` itself when laid out row-major (or in ``memory_format``: channels_last...),
+    else a copy so laid out (CloneBackward0)."""
+    if memory_format is not None:
+        return x if x.is_contiguous(memory_format) else clone(x, memory_format=memory_format)
     if x._data.flags.c_contiguous:
         return x
-    return clone(x)
+    return shape.clone_contiguous(x)  # (a row-major copy: clone's default keeps x's strides)
 
 
 def _masked_fill_fwd(a, value, mask):

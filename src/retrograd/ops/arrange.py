@@ -25,7 +25,7 @@ from .index import _slice, getitem
 from .shape import _PY_VALUES, not_tensor_element
 from .layout import _copy_keeping_layout, _diag_embed, flip_op, index_select, masked_select, split
 from .shape import (
-    _norm_dim, _shape_arg, cat, clone, expand, reshape, stack, track_view,
+    _norm_dim, _shape_arg, cat, clone, clone_contiguous, expand, reshape, stack, track_view,
     transpose, unsqueeze, view,
 )
 from .sorting import sort
@@ -414,7 +414,7 @@ def dsplit(x, indices_or_sections=None, /, *, sections=None, indices=None):
 
 
 def _contiguous(x):
-    return x if x._data.flags.c_contiguous else clone(x)
+    return x if x._data.flags.c_contiguous else clone_contiguous(x)
 
 
 def ravel(x):

@@ -23,6 +23,7 @@ from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import defop
 from ._errors import PY_VALUES, dim_error, scalar_type_name
+from .iter_layout import row_major
 
 histogram_type = namedtuple("histogram", ["hist", "bin_edges"])
 
@@ -290,7 +291,8 @@ def count_nonzero(input, dim=None):  # noqa: A002
             raise RuntimeError(f"dim {axes[0]} appears multiple times in the list of dims")
         if a.ndim == 0:
             axes = None
-    return make_tensor(xp.asarray(xp.count_nonzero(a, axis=axes), dtype=xp.int64))
+    # (row-major, as PyTorch's reductions: NumPy's follows the input's order)
+    return make_tensor(row_major(xp.asarray(xp.count_nonzero(a, axis=axes), dtype=xp.int64)))
 
 
 def argwhere(input):  # noqa: A002

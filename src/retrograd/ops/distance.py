@@ -28,7 +28,7 @@ from . import stats as _stats
 from .pointwise import abs as abs_, minimum, sign, sub as _sub, where
 from .pointwise import add_number as _add_number
 from .reduce import _sum_dim
-from .shape import clone, expand, reshape, transpose, unsqueeze, view
+from .shape import clone, clone_contiguous, expand, reshape, transpose, unsqueeze, view
 
 
 _MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
@@ -36,7 +36,7 @@ _MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
 
 
 def _contiguous(x):
-    return x if x._data.flags.c_contiguous else clone(x)
+    return x if x._data.flags.c_contiguous else clone_contiguous(x)
 
 
 def _sum(x, axis, keepdim=False):

@@ -32,8 +32,9 @@ from ..backend import namespace
 
 # Ops (``Op.name``) whose result PyTorch computes with a TensorIterator over their tensor
 # operands: unary, one tensor with numbers, two or three tensors (addcmul, lerp, clamp);
-# ``to`` (a dtype or device copy: empty_like's preserve_format, whose infer_dense_strides is
-# the same sort for one operand).  A name here must be pointwise
+# ``to`` (a dtype copy: empty_like's preserve_format, whose infer_dense_strides is the same
+# sort for one operand; its forward already lays the result out so, with size-1 dims'
+# strides too: preserved_strides below).  A name here must be pointwise
 # in every record of that name that goes through _unary_caller/_binary_caller
 # (tests/fuzz/test_regressions_layouth23.py checks each one against PyTorch).
 POINTWISE = frozenset("""
@@ -194,3 +195,95 @@ def binary_like_torch(data, a, b, name, params=()):
     if name == "where" and params and hasattr(params[0], "ndim"):
         arrays.insert(0, params[0])  # where(cond, a, b): the condition is the first operand
     return like_torch(data, arrays)
+
+
+def preserved_strides(data):
+    """The element strides of PyTorch's ``preserve_format`` copy of ``data`` (``empty_like``,
+    ``clone``, ``_to_copy``), or None when they are NumPy's row-major ones.
+
+    PyTorch keeps a non-overlapping and dense input's strides as they are (size-1 dims'
+    included: ``empty_strided(sizes, strides)``); any other input (a sliced, expanded or
+    overlapping view) gets ``infer_dense_strides``: dense in the input's stride order,
+    which is TensorIterator's sort for one operand (``_order``).  A row-major input without
+    size-1 or size-0 dims (whose strides NumPy and PyTorch may set their own ways) is the
+    common case, answered by two cheap tests.  An empty input gets NumPy's row-major
+    result: NumPy gives empty arrays strides of its own (zeros), so there is no PyTorch
+    layout to keep."""
+    shape = data.shape
+    if data.flags.c_contiguous and 1 not in shape or data.size == 0:
+        return None
+    isz = data.itemsize
+    strides = [s // isz for s in data.strides]
+    if dense(shape, strides, 1):
+        want = strides
+    else:
+        want = [0] * len(shape)
+        step = 1
+        for d in _order(shape, [(shape, strides)]):
+            want[d] = step
+            step *= shape[d] if shape[d] > 1 else 1  # (size 0 counts as 1, as PyTorch's)
+    return None if want == _c_strides(shape, 1) else want
+
+
+def format_strides(data, fmt):
+    """The element strides of a fresh tensor like ``data`` in memory format ``fmt`` (None:
+    preserve), or None for row-major; PyTorch's RuntimeError for a channels-last format of
+    the wrong rank."""
+    from .. import memory_formats as mf
+
+    if fmt is None or fmt is mf.preserve_format:
+        return preserved_strides(data)
+    if fmt is mf.contiguous_format:
+        return None
+    rank = {mf.channels_last: 4, mf.channels_last_3d: 5}.get(fmt)
+    if rank is None:
+        raise TypeError(f"memory_format must be a retrograd.memory_format, not "
+                        f"{type(fmt).__name__}")
+    if data.ndim != rank:
+        raise RuntimeError(f"required rank {rank} tensor to use {fmt.name} format")
+    shape = data.shape  # channels fastest, then the spatial dims right to left, batch last
+    want = [0] * rank
+    step = 1
+    for d in [1, *range(rank - 1, 1, -1), 0]:
+        want[d] = step
+        step *= max(shape[d], 1)
+    return want
+
+
+def strided_copy(data, strides, dtype=None):
+    """A fresh copy of ``data`` (cast to ``dtype``) with these element strides (None:
+    row-major), such as ``format_strides`` gives."""
+    dtype = data.dtype if dtype is None else dtype
+    if strides is None:
+        return data.astype(dtype, order="C")  # (astype always copies)
+    xp = namespace(data)
+    n = 0 if 0 in data.shape else 1 + sum((m - 1) * s for m, s in zip(data.shape, strides))
+    itemsize = xp.dtype(dtype).itemsize
+    out = xp.lib.stride_tricks.as_strided(xp.empty(n, dtype), data.shape,
+                                          tuple(s * itemsize for s in strides))
+    out[...] = data
+    return out
+
+
+def row_major(data):
+    """``data`` (a reduction's result) laid out as PyTorch allocates a reduction's output
+    (``resize_reduction``: row-major, size-1 dims' strides included), where NumPy's reduce
+    follows the input's order (``sum`` over a transposed tensor comes out transposed, and
+    ``keepdims`` leaves a kept dim the input's stride): itself when it already is."""
+    if getattr(data, "ndim", 0) < 2:
+        return data  # (a fresh result of under two dims, or a NumPy scalar: dense as it is)
+    if data.flags.c_contiguous and (1 not in data.shape
+                                    or list(data.strides) == _c_strides(data.shape,
+                                                                        data.itemsize)):
+        return data
+    return data.copy()  # (order C)
+
+
+def reduction(forward):
+    """``forward`` (a reduction's, on arrays) with its result laid out ``row_major``."""
+    def laid_out(*args, **kwargs):
+        return row_major(forward(*args, **kwargs))
+
+    laid_out.__name__ = laid_out.__qualname__ = forward.__name__
+    laid_out.__doc__ = forward.__doc__
+    return laid_out

@@ -32,6 +32,7 @@ from .layout import tril, triu
 from .linalg import _mT, matmul
 from .linalg_solve import (LinAlgError, _solve_triangular, check_square, kernel_dtype,
                            no_half, refuse_infinite_svd)
+from .iter_layout import strided_copy
 from .shape import unsqueeze
 
 cholesky_ex_type = namedtuple("linalg_cholesky_ex", ["L", "info"])
@@ -296,6 +297,19 @@ def _qr_square_part(q, r, gq, gr):
 _QrNode = multi_node("LinalgQrBackward0", _qr_vjp)
 
 
+def _column_major(x):
+    """``x`` (a fresh batch of matrices) with each matrix column-major, as LAPACK leaves
+    PyTorch's factors (its cloneBatchedColumnMajor); a 1-d ``x`` as it is."""
+    if x.ndim < 2 or x.size == 0:
+        return x  # (an empty one keeps NumPy's strides, as every empty array here)
+    strides = [0] * x.ndim
+    step = 1
+    for d in [x.ndim - 2, x.ndim - 1, *range(x.ndim - 3, -1, -1)]:  # (size-1 dims' too)
+        strides[d] = step
+        step *= x.shape[d]
+    return strided_copy(x, strides)
+
+
 def _qr(A, mode, name="linalg.qr"):  # noqa: N803
     _float_matrices(name, A)
     if mode not in ("reduced", "complete", "r"):
@@ -312,7 +326,10 @@ def _qr(A, mode, name="linalg.qr"):  # noqa: N803
         q, r = xp.linalg.qr(a, mode="complete" if mode == "complete" else "reduced")
     if mode == "r":
         q = xp.zeros((0,), dtype=a.dtype)
-    q, r = q.astype(a.dtype, copy=False), r.astype(a.dtype, copy=False)
+    # LAPACK's layout, as PyTorch returns Q and R: each matrix column-major (the batch
+    # row-major over the matrices), so R.is_contiguous() is False and R.t() is a plain view
+    q = _column_major(q.astype(a.dtype, copy=False))
+    r = _column_major(r.astype(a.dtype, copy=False))
     return record_outputs(_QrNode, (A,), (q, r), (mode, m, n), keep=(0, 1))
 
 

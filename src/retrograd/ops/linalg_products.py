@@ -537,9 +537,9 @@ def matrix_power(A, n):  # noqa: N803 - PyTorch's name
         if n == 1:
             return A
     if n == 1:
-        from .shape import clone
+        from .shape import clone_contiguous
 
-        return clone(A)
+        return clone_contiguous(A)  # (PyTorch: self.clone(at::MemoryFormat::Contiguous))
     result = None
     base = A
     while n:  # repeated squaring: the low bits first

@@ -11,6 +11,7 @@ from ..backend import namespace
 from ..tensor import Tensor
 from ..tensor import make_tensor as _make_tensor
 from ._apply import NOTHING, defop
+from .iter_layout import format_strides, preserved_strides, strided_copy
 
 
 
@@ -74,7 +75,11 @@ def in_result_dtype(a, b):
 
 
 def _to_fwd(a, np_dtype):
-    return a.astype(np_dtype)
+    # PyTorch's _to_copy allocates as empty_like(preserve_format): the input's strides when
+    # non-overlapping and dense (size-1 dims' too), else dense in its stride order
+    if a.flags.c_contiguous and 1 not in a.shape:
+        return a.astype(np_dtype)  # (the common case: row-major in, row-major out)
+    return strided_copy(a, preserved_strides(a), np_dtype)
 
 
 def _to_vjp(node, g, saved):
@@ -83,3 +88,12 @@ def _to_vjp(node, g, saved):
 
 
 to_dtype = defop("to", _to_fwd, _to_vjp, "ToCopyBackward0", 1, NOTHING)
+
+
+def _to_format_fwd(a, np_dtype, fmt):
+    return strided_copy(a, format_strides(a, fmt), np_dtype)
+
+
+# to(..., memory_format=fmt): PyTorch's _to_copy into that format (its own record, named
+# as ATen's op: ``to``'s results are re-laid as TensorIterator's, iter_layout.POINTWISE)
+to_format = defop("_to_copy", _to_format_fwd, _to_vjp, "ToCopyBackward0", 1, NOTHING)

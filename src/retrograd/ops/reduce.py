@@ -15,6 +15,7 @@ from ..backend import namespace
 from ..backend import ndarray as _ndarray
 from ..tensor import Tensor
 from ._apply import INPUTS, NOTHING, OUTPUT, defop
+from .iter_layout import row_major
 from .dtype_rules import check_grad_dtype
 from .pointwise import scalar_type_name, where
 from .saved_checks import check_also
@@ -105,8 +106,12 @@ def _sum_fwd(a, axes, keepdim, in_shape):
     if type(a) is _ndarray:
         # the ufunc's reduction itself: ndarray.sum is a Python wrapper in NumPy 2 that makes
         # this same call (each term of a Hessian-vector product's dot, bench/ (g))
-        return _add_reduce(a, axes, None, None, keepdim)
-    return a.sum(axis=axes, keepdims=keepdim)
+        out = _add_reduce(a, axes, None, None, keepdim)
+    else:
+        out = a.sum(axis=axes, keepdims=keepdim)
+    # PyTorch's reductions allocate a row-major result; NumPy's follow the input's order
+    # (a result of under two dims is fresh and dense: the common case, one attribute read)
+    return out if out.ndim < 2 else row_major(out)
 
 
 def _sum_vjp(node, g, saved):
@@ -155,7 +160,8 @@ def _mean_vjp(node, g, saved):
 
 
 def _mean_fwd(a, axes, keepdim, in_shape, count):
-    return a.mean(axis=axes, keepdims=keepdim)
+    out = a.mean(axis=axes, keepdims=keepdim)
+    return out if out.ndim < 2 else row_major(out)  # (PyTorch's: see _sum_fwd)
 
 
 _mean_all = defop("mean", _mean_fwd, _mean_vjp, "MeanBackward0", 1, NOTHING)
@@ -383,7 +389,7 @@ def _logical_reduce(x, dim, keepdim, which):
     xp = namespace(data)
     axes = _dims(dim, data.ndim)
     fn = xp.all if which == "all" else xp.any
-    out = xp.asarray(fn(data, axis=axes, keepdims=keepdim))
+    out = row_major(xp.asarray(fn(data, axis=axes, keepdims=keepdim)))  # (see _sum_fwd)
     # uint8 in, uint8 out: PyTorch keeps its legacy mask dtype
     return make_tensor(out.astype(data.dtype) if data.dtype.name == "uint8" else out)
 

@@ -19,6 +19,8 @@ from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import NOTHING, apply_op, defop
 from ._errors import calling_op, dim_error
+from .iter_layout import format_strides, strided_copy
+from ..memory_formats import contiguous_format
 
 _ndarray = _np.ndarray
 
@@ -263,8 +265,32 @@ _unsafe_view = defop("reshape", lambda a, shape, *rest: a.reshape(shape),
                      "UnsafeViewBackward0", 1, NOTHING)
 
 
-clone = defop("clone", lambda a: a.copy(), lambda node, g, saved: (g,),
-              "CloneBackward0", 1, NOTHING)
+def _clone_forward(a, fmt=None):
+    # PyTorch's clone allocates with the memory format (preserve_format by default: a
+    # transposed input's copy stays transposed, so is_contiguous()/view() of it agree)
+    if fmt is None and a.flags.c_contiguous and 1 not in a.shape:
+        return a.copy()  # (the common case: row-major in, row-major out)
+    return strided_copy(a, format_strides(a, fmt))
+
+
+_clone = defop("clone", _clone_forward, lambda node, g, saved: (g,), "CloneBackward0", 1,
+               NOTHING)
+
+
+def clone(input, *, memory_format=None, out=None):  # noqa: A002 - PyTorch's names
+    """A copy of ``input`` recorded as CloneBackward0, laid out in ``memory_format``
+    (default ``preserve_format``: the input's strides when non-overlapping and dense, else
+    dense in the input's stride order; ``contiguous_format``: row-major)."""
+    if memory_format is None:
+        return _clone(input, out=out)
+    format_strides(getattr(input, "_data", input), memory_format)  # (checks it first)
+    return _clone(input, memory_format, out=out)
+
+
+def clone_contiguous(x):
+    """``clone(x, memory_format=contiguous_format)``: a row-major copy (CloneBackward0), as
+    PyTorch's contiguous(), reshape's copy and the ops that call them make."""
+    return _clone(x, contiguous_format)
 
 
 def reshape(x, *shape):
@@ -291,7 +317,7 @@ def reshape(x, *shape):
     else:
         return track_view(x, _reshape_alias(x, shape, tuple(data.shape)))
     # PyTorch copies (CloneBackward0), then views the copy as the new shape
-    return _unsafe_view(clone(x), shape, tuple(data.shape))
+    return _unsafe_view(clone_contiguous(x), shape, tuple(data.shape))
 
 
 def view(x, *shape):

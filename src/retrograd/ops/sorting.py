@@ -12,6 +12,7 @@ from collections import namedtuple
 from ..backend import namespace
 from ..tensor import make_tensor
 from ._apply import NOTHING, defop
+from .iter_layout import preserved_strides, strided_copy, with_strides
 from .reduce import _select_fwd, _select_vjp
 from .saved_checks import check_also
 from ._errors import int_arg
@@ -21,8 +22,16 @@ from .shape import _norm_dim
 _TYPES = {name: namedtuple(name, ["values", "indices"]) for name in ("sort", "topk", "kthvalue")}
 
 
+def _sort_fwd(a, idx, dim, keepdim, in_shape):
+    # the values take the indices' strides: PyTorch's sort allocates both alike (see sort)
+    out = _select_fwd(a, idx, dim, keepdim, in_shape)
+    if idx.flags.c_contiguous and 1 not in idx.shape:
+        return out  # (the common case: row-major, as take_along_axis gives it)
+    return with_strides(out, [s // idx.itemsize for s in idx.strides])
+
+
 # the forward and derivative of every value-selecting reduction (reduce._select_fwd)
-_sorted = defop("sort", _select_fwd, _select_vjp, "SortBackward0", 1, NOTHING)
+_sorted = defop("sort", _sort_fwd, _select_vjp, "SortBackward0", 1, NOTHING)
 _topk = defop("topk", _select_fwd, _select_vjp, "TopkBackward0", 1, NOTHING)
 _kth = defop("kthvalue", _select_fwd, _select_vjp, "KthvalueBackward0", 1, NOTHING)
 
@@ -53,6 +62,16 @@ def _order(data, dim, descending):
     return xp.argsort(data, axis=dim, kind="stable").astype("int64")
 
 
+def _sort_order(data, dim, descending):
+    """``_order`` laid out as PyTorch's sort lays out its values and indices: with the
+    input's strides when non-overlapping and dense, else dense in its stride order (the
+    preserve_format rule, ops/iter_layout.py), so sorting a transposed tensor gives a
+    transposed result."""
+    idx = _order(data, dim, descending)
+    strides = preserved_strides(data)
+    return idx if strides is None else strided_copy(idx, strides)
+
+
 def _dim_of(x, dim):
     return _norm_dim(dim, x.ndim)  # 0 (or -1) for a 0-d tensor, as PyTorch
 
@@ -67,13 +86,13 @@ def sort(x, dim=-1, descending=False, stable=False):
     sort(values=tensor([1., 2., 3.]), indices=tensor([1, 2, 0]))
     """
     d = _dim_of(x, dim)
-    idx = _order(x._data, d, descending)
+    idx = _sort_order(x._data, d, descending)
     return _picked("sort", _sorted(x, idx, d, True, tuple(x.shape)), idx)
 
 
 def argsort(x, dim=-1, descending=False, stable=False):
     """The indices that sort ``x`` along ``dim``."""
-    return make_tensor(_order(x._data, _dim_of(x, dim), descending))
+    return make_tensor(_sort_order(x._data, _dim_of(x, dim), descending))
 
 
 def topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's name

@@ -21,6 +21,7 @@ from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, OUTPUT, defop, multi_output_class, record_multi_inputs
 from ._errors import scalar_type_name
 from .dtype_rules import check_grad_dtype
+from .iter_layout import reduction
 from .saved_checks import check_also
 from .cast_inside import take_source
 from .pointwise import _div_vjp, in_result_dtype, where
@@ -269,7 +270,7 @@ def _nansum_vjp(node, g, saved):
     return (gk * (make_tensor(keep) if isinstance(a, Tensor) else keep),)
 
 
-_nansum = defop("nansum", _nansum_fwd, _nansum_vjp, "NansumBackward0", 1, INPUTS)
+_nansum = defop("nansum", reduction(_nansum_fwd), _nansum_vjp, "NansumBackward0", 1, INPUTS)
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002

@@ -15,6 +15,7 @@ from .dtype_rules import check_grad_dtype, norm_input
 from .pointwise import abs as _abs
 from .pointwise import exp, sign, where
 from .reduce import _dims, _keep_shape, _one_dim, _spread, _sum_dim
+from .iter_layout import reduction
 from .saved_checks import check_also
 from .cast_inside import take_source
 
@@ -127,8 +128,8 @@ def _product_of_others(a, axes):
     return out if axes is not None else reshape_op(out, shape, xs)
 
 
-_prod_all = defop("prod", _prod_fwd, _prod_vjp, "ProdBackward0", 1, INPUTS | OUTPUT)
-_prod_dim = defop("prod", _prod_fwd, _prod_vjp, "ProdBackward1", 1, INPUTS | OUTPUT)
+_prod_all = defop("prod", reduction(_prod_fwd), _prod_vjp, "ProdBackward0", 1, INPUTS | OUTPUT)
+_prod_dim = defop("prod", reduction(_prod_fwd), _prod_vjp, "ProdBackward1", 1, INPUTS | OUTPUT)
 
 
 def prod(x, dim=None, keepdim=False, *, dtype=None):
@@ -269,8 +270,8 @@ def _times_no_dof_factor(gk, a, keepdim):
     return to_dtype(to_dtype(gk, wide) * make_tensor(factor), data.dtype)
 
 
-_var_op = defop("var", _var_fwd, _var_vjp, "VarBackward0", 1, INPUTS)
-_std_op = defop("std", _var_fwd, _var_vjp, "StdBackward0", 1, INPUTS | OUTPUT)
+_var_op = defop("var", reduction(_var_fwd), _var_vjp, "VarBackward0", 1, INPUTS)
+_std_op = defop("std", reduction(_var_fwd), _var_vjp, "StdBackward0", 1, INPUTS | OUTPUT)
 
 
 def _var(a, axes, correction, keepdim, root):
@@ -422,8 +423,8 @@ def _vector_norm(a, p, axes, keepdim):
     return _norm(a, p, axes, keepdim)
 
 
-_norm = defop("norm", _norm_fwd, _norm_vjp, "LinalgVectorNormBackward0", 1, INPUTS | OUTPUT,
-              "float")
+_norm = defop("norm", reduction(_norm_fwd), _norm_vjp, "LinalgVectorNormBackward0", 1,
+              INPUTS | OUTPUT, "float")
 
 
 def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
@@ -510,7 +511,7 @@ def _norm_inf_vjp(node, g, saved):
     return (_share_among_extremes(g, _abs(a), out, axes, keepdim, True) * sign(a),)
 
 
-_norm_inf = defop("norm", _norm_inf_fwd, _norm_inf_vjp, "LinalgVectorNormBackward0", 1,
+_norm_inf = defop("norm", reduction(_norm_inf_fwd), _norm_inf_vjp, "LinalgVectorNormBackward0", 1,
                   INPUTS | OUTPUT)
 
 
@@ -524,7 +525,7 @@ def _norm0_vjp(node, g, saved):
     return (None,)
 
 
-_norm0 = defop("norm", _norm0_fwd, _norm0_vjp, "LinalgVectorNormBackward0", 1, NOTHING)
+_norm0 = defop("norm", reduction(_norm0_fwd), _norm0_vjp, "LinalgVectorNormBackward0", 1, NOTHING)
 
 
 # ----------------------------------------------------------------- logsumexp
@@ -549,7 +550,7 @@ def _logsumexp_vjp(node, g, saved):
     return (gk * exp(a - _spread(_kept(out, shape, axes, keepdim), shape, axes)),)
 
 
-_logsumexp = defop("logsumexp", _logsumexp_fwd, _logsumexp_vjp, "LogsumexpBackward0", 1,
+_logsumexp = defop("logsumexp", reduction(_logsumexp_fwd), _logsumexp_vjp, "LogsumexpBackward0", 1,
                    INPUTS | OUTPUT, "float")
 
 
@@ -584,8 +585,8 @@ def _amax_vjp(node, g, saved):
     return (_share_among_extremes(g, a, out, axes, keepdim),)
 
 
-_amax = defop("amax", _amax_fwd, _amax_vjp, "AmaxBackward0", 1, INPUTS | OUTPUT)
-_amin = defop("amin", _amax_fwd, _amax_vjp, "AminBackward0", 1, INPUTS | OUTPUT)
+_amax = defop("amax", reduction(_amax_fwd), _amax_vjp, "AmaxBackward0", 1, INPUTS | OUTPUT)
+_amin = defop("amin", reduction(_amax_fwd), _amax_vjp, "AminBackward0", 1, INPUTS | OUTPUT)
 
 
 def _check_nonempty(x, axes, name):
