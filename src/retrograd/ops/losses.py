@@ -28,7 +28,7 @@ from .arrange import broadcast_tensors
 from .elementwise_losses import l1_loss, legacy_reduction
 from .nll import cross_entropy
 from .binary import xlogy
-from .pointwise import add_number, exp, log, mul_number, sigmoid, sqrt, sub, sub_number, where
+from .pointwise import add_number, exp, log, mul_number, sqrt, sub, sub_number, where
 from .pointwise import abs as abs_
 from .linear import linear
 from .loss_checks import (cast_check, no_float_kernel)
