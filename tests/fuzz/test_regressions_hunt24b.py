@@ -59,3 +59,49 @@ def test_soft_margin_loss_overflow_like_pytorch(dtype, reduction):
         out.append(got)
     for r, t in zip(*out):
         np.testing.assert_allclose(r, t, rtol=1e-6, atol=0)
+
+
+# (seed 20402816) det of a matrix with a nan entry and a zero first column: NumPy's det
+# stops at the zero pivot and returns 0, PyTorch's LU product is nan; its gradient is
+# PyTorch's LU solve (inf and nan), not inv's LinAlgError
+CASES["det_nan_entry_zero_pivot"] = """
+v2 = T.tensor([[0.0, -0.03], [0.0, 1.97]], dtype=T.float64, requires_grad=True)
+v4 = v2.float()
+v4.sqrt_()
+v6 = T.linalg.det(v4)
+loss = (v4 * v4.detach().tanh()).sum() + (v6 * v6.detach().tanh()).sum()
+loss.backward()
+"""
+
+_NAN, _INF = float("nan"), float("inf")
+_NONFINITE = [
+    [[0.0, _NAN], [0.0, 1.4]],
+    [[_NAN, 1.0], [2.0, 3.0]],
+    [[1.0, _INF], [2.0, 3.0]],
+    [[0.0, _INF], [0.0, 1.0]],
+    [[_INF, _INF], [1.0, 1.0]],
+    [[0.0, 1.0, 2.0], [0.0, _NAN, 1.0], [1.0, 1.0, 1.0]],
+    [[2.0, 1.0, 0.0], [4.0, _NAN, 1.0], [1.0, 1.0, _INF]],
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("i", range(len(_NONFINITE)))
+def test_det_of_a_nonfinite_matrix_like_pytorch(dtype, i):
+    """det of a matrix with an inf or nan entry, alone and batched with a regular one, and
+    its first derivative: PyTorch's values (nan where the LU elimination meets one)."""
+    a = np.array(_NONFINITE[i])
+    batch = np.stack([a, np.eye(len(a)) * 2.0])
+    out = []
+    for lib in (retrograd, torch):
+        got = []
+        for m in (a, batch):
+            A = lib.tensor(m, dtype=getattr(lib, dtype), requires_grad=True)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                d = lib.linalg.det(A)
+                d.sum().backward()
+            got += [d.detach().numpy(), A.grad.numpy()]
+        out.append(got)
+    for r, t in zip(*out):
+        np.testing.assert_allclose(r, t, rtol=1e-6, atol=0, equal_nan=True)
