@@ -2,7 +2,12 @@
 
 20427011: soft_margin_loss computed log(1 + exp(-y x)) stably, 1960 where PyTorch's kernel,
 log1p(exp(-x y)), overflows to inf; its derivative, -y z / (1 + z) with z = exp(-y x), is nan
-there in PyTorch (sigmoid's 1 in retrograd)."""
+there in PyTorch (sigmoid's 1 in retrograd).
+
+20402816: det of a matrix with a nan entry and a zero pivot was NumPy's 0, PyTorch's nan.
+
+20412810: a view's retain_grad moved eagerly to its re-derived grad_fn; PyTorch moves it when
+it reads that grad_fn."""
 
 import warnings
 
@@ -28,13 +33,6 @@ v7 = T.tensor([[0.0], [-1.0], [0.0]], dtype=T.float64)
 v8 = T.nn.functional.soft_margin_loss(v6, (v7).sign())
 """,
 }
-
-
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_fuzz_regression(name):
-    prog = program_from_text(CASES[name])
-    failure = compare(prog)
-    assert failure is None, reproducer(prog, failure)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -105,3 +103,64 @@ def test_det_of_a_nonfinite_matrix_like_pytorch(dtype, i):
         out.append(got)
     for r, t in zip(*out):
         np.testing.assert_allclose(r, t, rtol=1e-6, atol=0, equal_nan=True)
+
+
+# (seed 20412810) v5, a view of v4 that retains its grad, is re-derived when another view of
+# v4 changes in place; PyTorch moves its retain_grad to the new grad_fn only when it reads
+# that grad_fn, so the backward, which does not, gives v5.grad through the old node
+CASES["retain_grad_of_a_sibling_view_moves_lazily"] = """
+v1 = T.tensor(0.0, dtype=T.float64, requires_grad=True)
+v4 = v1.cos()
+v5 = v4.ravel()
+v6 = T.acos(v5.tanh().mul(0.9))
+v5.retain_grad()
+v7 = T.atleast_1d(v4)
+v7 -= 1.5
+loss = (v6 * v6.detach().tanh()).sum() + (v7 * v7.detach().tanh()).sum()
+loss.backward()
+"""
+
+
+@pytest.mark.parametrize("between", ["", "again", "inplace_self", "used", "retain2", "readfn",
+                                     "leaf"])
+def test_retain_grad_of_a_sibling_view_like_pytorch(between):
+    """A view retaining its grad, re-derived after another view of its base changed in
+    place, then (``between``) nothing, another change, an in-place op on it, an op on it,
+    retain_grad again, reading grad_fn or is_leaf: its .grad and the leaf's as PyTorch's."""
+    out = []
+    for T in (retrograd, torch):
+        v0 = T.tensor([0.3, -0.7, 1.1], dtype=T.float64, requires_grad=True)
+        v4 = v0.cos()
+        v5 = v4[1:]
+        v6 = (v5 * 3).sin()
+        v5.retain_grad()
+        v7 = v4[:2]
+        v7 -= 1.5
+        extra = 0
+        if between == "again":
+            v7 *= 2
+        elif between == "inplace_self":
+            v5.mul_(2)
+        elif between == "used":
+            extra = (v5 ** 2).sum()
+        elif between == "retain2":
+            v5.retain_grad()
+        elif between == "readfn":
+            assert v5.grad_fn is not None
+        elif between == "leaf":
+            assert not v5.is_leaf
+        loss = (v6 * v6.detach().tanh()).sum() + (v7 * v7.detach().tanh()).sum() + extra
+        (loss + (v4 * v4).sum()).backward()
+        out.append([None if v5.grad is None else v5.grad.numpy(), v0.grad.numpy()])
+    for r, t in zip(*out):
+        assert (r is None) == (t is None)
+        if t is not None:
+            np.testing.assert_allclose(r, t, rtol=1e-12)
+
+
+# (last: after every CASES entry above)
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_fuzz_regression(name):
+    prog = program_from_text(CASES[name])
+    failure = compare(prog)
+    assert failure is None, reproducer(prog, failure)
