@@ -207,6 +207,45 @@ def test_tie_entry_refuses_distinct_values():
     assert not kb._tie_split_position_rounding(prog, fake)
 
 
+# (seed 20463632, from a 4-minute run after the fixes) accepted:
+# _sigmoid_float32_rounding_downstream
+_SEED_20463632 = """
+v1 = T.tensor([[-0.21, 0.29, 0.66], [-1.47, -0.23, 3.13]], dtype=T.float32)
+v2 = T.exp2(v1)
+v4 = (v2.sigmoid()).logit()
+v10 = v4.i0()
+"""
+
+
+def test_pytorch_float32_sigmoid_one_ulp_off():
+    """The excuse: PyTorch's float32 sigmoid of exp2(3.13) is 1 ulp from the float64
+    sigmoid rounded to float32, retrograd's is that value."""
+    for lib, exact in ((torch, False), (retrograd, True)):
+        x = lib.exp2(lib.tensor([3.13], dtype=lib.float32))
+        s = x.sigmoid()
+        ref = x.double().sigmoid().float()
+        assert bool((s == ref).all()) == exact
+
+
+def test_seed_20463632_accepted():
+    from . import known_bugs as kb
+
+    prog = program_from_text(_SEED_20463632, 20463632)
+    failure = compare(prog)
+    assert failure is not None and failure.kind == "value", failure
+    assert kb._sigmoid_float32_rounding_downstream(prog, failure)
+    assert kb.which_known(prog, failure) is not None
+
+
+def test_sigmoid_entry_refuses_float64():
+    """The same failure claimed of the float64 program (no float32 sigmoid): refused."""
+    from . import known_bugs as kb
+
+    prog = program_from_text(_SEED_20463632.replace("T.float32", "T.float64"), 20463632)
+    fake = Failure("value", "i0", "v10: values differ\n  torch     [1.0]\n  retrograd [2.0]")
+    assert not kb._sigmoid_float32_rounding_downstream(prog, fake)
+
+
 # (last: after every CASES entry above)
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_fuzz_regression(name):
