@@ -246,6 +246,39 @@ def test_sigmoid_entry_refuses_float64():
     assert not kb._sigmoid_float32_rounding_downstream(prog, fake)
 
 
+# (seed 20496124, from a 3-minute run after the fixes) accepted: _frac_of_large_value_one_ulp
+_SEED_20496124 = """
+v1 = T.tensor([-0.47, 0.04], dtype=T.float64)
+v1.pow_(-1)
+v1.exp_()
+v5 = v1.frac()
+"""
+
+
+def test_seed_20496124_accepted():
+    """exp(25) 1 ulp apart (PyTorch's correctly rounded, NumPy's faithful), frac exact."""
+    from . import known_bugs as kb
+
+    prog = program_from_text(_SEED_20496124, 20496124)
+    failure = compare(prog)
+    if failure is None:  # (a NumPy whose exp(25) rounds as PyTorch's)
+        return
+    assert failure.kind == "value" and failure.message.startswith("v5:"), failure
+    assert kb._frac_of_large_value_one_ulp(prog, failure)
+    assert kb.which_known(prog, failure) is not None
+
+
+def test_frac_entry_refuses_a_real_difference():
+    """A frac value claimed to differ where the two libraries' values agree (exp(2)): the
+    entry recomputes them and refuses, whatever the message says."""
+    from . import known_bugs as kb
+
+    prog = program_from_text(_SEED_20496124.replace("0.04]", "0.5]"), 20496124)
+    assert compare(prog) is None
+    fake = Failure("value", "", "v5: values differ\n  torch     [0.1, 0.2]\n  retrograd [0.1, 0.3]")
+    assert not kb._frac_of_large_value_one_ulp(prog, fake)
+
+
 # (last: after every CASES entry above)
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_fuzz_regression(name):
