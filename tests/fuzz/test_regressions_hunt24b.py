@@ -279,6 +279,42 @@ def test_frac_entry_refuses_a_real_difference():
     assert not kb._frac_of_large_value_one_ulp(prog, fake)
 
 
+# (seed 20522057, from a 4-minute run after the fixes) accepted:
+# _sgn_zero_tensor_into_group_norm (PyTorch's gradient is uninitialized memory: the seed
+# replays clean when that memory happens to hold zeros or denormals)
+_SEED_20522057 = """
+v0 = T.tensor([[0.4, 0.62, 0.4, 0.5], [0.1, -2.0, 3.0, 0.5]], dtype=T.float64, requires_grad=True)
+v1 = T.nn.functional.group_norm(v0, 1)
+v1.sgn_()
+v2 = v1.masked_fill(v0 > 0, 0.0)
+loss = (v2 * v2.detach().tanh()).sum()
+loss.backward(retain_graph=True)
+"""
+
+
+def test_seed_20522057_accepted_or_clean():
+    from . import known_bugs as kb
+
+    prog = program_from_text(_SEED_20522057, 20522057)
+    sign = program_from_text(_SEED_20522057.replace("sgn_(", "sign_("), 20522057)
+    assert compare(sign) is None  # (the rerun the entry makes: real zeros in both)
+    for _ in range(3):
+        failure = compare(prog)
+        if failure is not None:
+            assert failure.kind == "grad", failure
+            assert kb._sgn_zero_tensor_into_group_norm(prog, failure)
+            assert kb.which_known(prog, failure) is not None
+
+
+def test_group_norm_entry_refuses_without_group_norm():
+    from . import known_bugs as kb
+
+    prog = program_from_text(_SEED_20522057.replace("T.nn.functional.group_norm(v0, 1)",
+                                                    "v0 * 2.0"), 20522057)
+    fake = Failure("grad", "", "v0.grad: values differ\n  torch     [1.0]\n  retrograd [0.0]")
+    assert not kb._sgn_zero_tensor_into_group_norm(prog, fake)
+
+
 # (last: after every CASES entry above)
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_fuzz_regression(name):
