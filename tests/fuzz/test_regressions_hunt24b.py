@@ -315,6 +315,43 @@ def test_group_norm_entry_refuses_without_group_norm():
     assert not kb._sgn_zero_tensor_into_group_norm(prog, fake)
 
 
+# (seed 20521904, from the same run) accepted: _digamma_float32_near_root
+_SEED_20521904 = """
+v0 = T.tensor([[[0.04, -0.23, -1.79]], [[0.81, 0.0, 0.0]], [[0.27, -0.57, -0.94]]], dtype=T.float32)
+v1 = T.digamma(v0.abs().add(0.5))
+v2 = T.true_divide(v0, v1)
+v3 = v2.flatten(-1, 2)
+v5 = v3.flatten()
+v7 = v5.sinh()
+"""
+
+
+def test_pytorch_float32_digamma_off_near_its_root():
+    """The excuse: PyTorch's float32 digamma(1.44) is not the float64 value rounded to
+    float32 (about 1e-5 relatively off); retrograd's is."""
+    for lib, exact in ((torch, False), (retrograd, True)):
+        x = lib.tensor([1.44], dtype=lib.float32)
+        assert bool((x.digamma() == x.double().digamma().float()).all()) == exact
+
+
+def test_seed_20521904_accepted():
+    from . import known_bugs as kb
+
+    prog = program_from_text(_SEED_20521904, 20521904)
+    failure = compare(prog)
+    assert failure is not None and failure.kind == "value", failure
+    assert kb._digamma_float32_near_root(prog, failure)
+    assert kb.which_known(prog, failure) is not None
+
+
+def test_digamma_entry_refuses_float64():
+    from . import known_bugs as kb
+
+    prog = program_from_text(_SEED_20521904.replace("T.float32", "T.float64"), 20521904)
+    fake = Failure("value", "", "v7: values differ\n  torch     [1.0]\n  retrograd [2.0]")
+    assert not kb._digamma_float32_near_root(prog, fake)
+
+
 # (last: after every CASES entry above)
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_fuzz_regression(name):
