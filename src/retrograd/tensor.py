@@ -451,7 +451,7 @@ class Tensor:
         if getattr(fn, "refused", False):  # a view PyTorch won't re-derive (ops/changed_views.py)
             fn.vjp(fn, None, None)  # raises, explaining why
         if adopted_views:  # reading it re-derives the view in PyTorch (ops/changed_views.py)
-            adopted_views.pop(id(self), None)
+            settle_adopted(self)
         return fn
 
     @property
@@ -461,7 +461,7 @@ class Tensor:
         if fn is not None and getattr(fn, "refused", False):  # PyTorch reads grad_fn here
             fn.vjp(fn, None, None)  # raises, explaining why
         if adopted_views:
-            adopted_views.pop(id(self), None)
+            settle_adopted(self)
         return fn is None
 
     @property
@@ -550,7 +550,7 @@ class Tensor:
             return
         if getattr(self._grad_fn, "refused", False):  # PyTorch reads grad_fn here
             self._grad_fn.vjp(self._grad_fn, None, None)  # raises, explaining why
-        extra = self._extra_state()
+        extra = self._extra_state()  # (PyTorch reads no grad_fn here: a pending move waits)
         if extra.retains_grad:
             return
         extra.retains_grad = True
@@ -570,6 +570,8 @@ class Tensor:
             )
         from .autograd.graph import add_hook
 
+        if adopted_views:  # (PyTorch's register_hook reads grad_fn: a pending retain moves)
+            settle_pending_retain(self)
         extra = self._extra_state()
         if self._grad_fn is None:
             return add_hook(extra.hooks, hook)
@@ -766,12 +768,42 @@ def still_adopted(t) -> bool:
     the view's entry, so no reference count is read.
     """
     ref = adopted_views.get(id(t))
-    if ref is None or ref.__class__ is NotLeafRef or ref() is not t:
+    if ref is None or isinstance(ref, NotLeafRef) or ref() is not t:
         return False
     if t._grad_fn is None:  # (no longer a view of the base's graph)
-        adopted_views.pop(id(t), None)
+        settle_adopted(t)
         return False
     return True
+
+
+class PendingRetainRef(NotLeafRef):
+    """An ``adopted_views`` entry of a view that retains its grad and was re-derived from
+    its base (another view of it changed in place): PyTorch regenerates such a view's
+    grad_fn only when it reads it, and only then moves the retain_grad hook to the new node
+    (update_tensor_hooks_on_new_gradfn), so a backward before that gives ``.grad`` the
+    gradient of the old node (seed 20412810).  ``old``: (old node, output number)."""
+
+    __slots__ = ("old",)
+
+
+def settle_adopted(t) -> None:
+    """PyTorch reads ``t``'s grad_fn: drop its ``adopted_views`` entry, and move a pending
+    retain_grad (:class:`PendingRetainRef`) from the old node to ``t``'s grad_fn."""
+    ref = adopted_views.pop(id(t), None)
+    if ref is None or ref.__class__ is not PendingRetainRef or ref() is not t:
+        return
+    old_fn, old_nr = ref.old
+    if old_fn.hooks is not None:
+        old_fn.hooks.retain.pop(old_nr, None)
+    if t._grad_fn is not None and t.retains_grad:
+        t._grad_fn._hook_table().retain[t._nr] = weakref.ref(t)
+
+
+def settle_pending_retain(t) -> None:
+    """:func:`settle_adopted` for a :class:`PendingRetainRef` entry only (reads of grad_fn
+    that leave an adopted leaf view adopted)."""
+    if adopted_views.get(id(t)).__class__ is PendingRetainRef:
+        settle_adopted(t)
 
 
 def rederive_view(t, fn) -> None:
@@ -783,7 +815,7 @@ def rederive_view(t, fn) -> None:
     pay one dict read while no view is adopted)."""
     if getattr(fn, "refused", False):
         fn.vjp(fn, None, None)  # raises, explaining why (the entry stays)
-    adopted_views.pop(id(t), None)
+    settle_adopted(t)
 
 
 def forget_adopted(tensors) -> None:

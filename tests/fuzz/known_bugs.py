@@ -3613,3 +3613,218 @@ def _nan_sign_carried_on(prog, failure):
                 _raises_alike(prog, edited):
             return True
     return False
+
+
+# ------------------------------------------------------------ hunt24b (stop 24): 20400000+
+_TIE_SPLITTING = re.compile(r"\b(v\d+)\.(amax|amin|max|min)\(")
+_TIE_SPLITTING_FN = re.compile(r"\bT\.(amax|amin|max|min)\((v\d+)")
+
+
+@accepted("the gradient of amax/amin (max/min) split among values PyTorch 2.13's vectorized "
+          "float64 kernels round 1 ulp apart by position: exp2(0.5) of 18 equal inputs is "
+          "1.414213562373095 in the vector lanes and 1.4142135623730951 in the scalar tail "
+          "(elements 16, 17), so a row of equal values in retrograd (gradient split three "
+          "ways, 0.2961 each) has one larger value in PyTorch (split between the two tail "
+          "values, 0.4442 each; seed 20441244, a hook's log on exp2's output).  Only a grad "
+          "or hook-log failure of a program with an amax/amin/max/min statement whose float64 "
+          "operand, in PyTorch's run, holds two distinct values within 4 ulp of each other, "
+          "where the program agrees once each such operand is rounded to float32 (and back) "
+          "in both libraries")
+def _tie_split_position_rounding(prog, failure):
+    import numpy as np
+
+    if failure.kind not in ("grad", "log"):
+        return False
+    near = False
+    for i, st in enumerate(prog.steps):
+        if not st.text or not (_TIE_SPLITTING.search(st.text) or
+                               _TIE_SPLITTING_FN.search(st.text)):
+            continue
+        operands = _operands_before(prog, i)
+        if not operands or str(operands[0].dtype) != "torch.float64":
+            continue
+        x = np.unique(operands[0].numpy().ravel())
+        x = x[np.isfinite(x)]
+        if x.size >= 2 and (np.diff(x) <= 4 * np.spacing(np.abs(x[:-1]))).any():
+            near = True
+            break
+    if not near:
+        return False
+    from .program import program_from_text
+    from .runner import compare  # (the runner imports this module)
+
+    source = prog.source()
+    snapped = _TIE_SPLITTING.sub(r"\1.float().double().\2(", source)
+    snapped = _TIE_SPLITTING_FN.sub(r"T.\1(\2.float().double()", snapped)
+    return snapped != source and compare(program_from_text(snapped, prog.seed)) is None
+
+
+_SIGMOID_CALL = re.compile(r"\.sigmoid\(\)")
+
+
+@accepted("float32 sigmoid 1 ulp off in PyTorch 2.13 (its vectorized exp), amplified by "
+          "logit's pole near 1 and passed on (as _sigmoid_float32_rounding_at_logit, but "
+          "met downstream of the logit): sigmoid(8.7543) is 0.99984217 in PyTorch, "
+          "0.99984223 (the correctly rounded value) in retrograd, so logit of it is 8.75457 "
+          "against 8.75419 and i0 of that 867.88 against 867.58 (seed 20463632).  Only a "
+          "value or gradient of a program with both sigmoid and logit, whose every .sigmoid() "
+          "operand is float32 (PyTorch's run), that agrees once each .sigmoid() is computed "
+          "in float64 and rounded to float32 in both libraries, where that leaves "
+          "retrograd's value (or gradient) of the failing name unchanged")
+def _sigmoid_float32_rounding_downstream(prog, failure):
+    import numpy as np
+
+    if failure.kind not in ("value", "grad") or not any(
+            re.search(r"\blogit_?\(", src) for src in _texts_all(prog)):
+        return False
+    name = failure.message.split(":", 1)[0]
+    found = False
+    for i, st in enumerate(prog.steps):
+        if st.text and _SIGMOID_CALL.search(st.text):
+            operands = _operands_before(prog, i)
+            if not operands or str(operands[0].dtype) != "torch.float32":
+                return False
+            found = True
+    if not found:
+        return False
+    source = prog.source()
+    snapped = _SIGMOID_CALL.sub(".double().sigmoid().float()", source)
+    import retrograd
+
+    from .program import program_from_text
+    from .runner import _arr, compare, execute  # (the runner imports this module)
+
+    edited = program_from_text(snapped, prog.seed)
+    if compare(edited) is not None:
+        return False
+    got = []
+    for p in (prog, edited):
+        _, ns = execute(p, retrograd)
+        t = _named_grad(ns, name) if failure.kind == "grad" else ns.get(name)
+        if t is None:
+            return False
+        got.append(np.asarray(_arr(t)))
+    return got[0].shape == got[1].shape and np.array_equal(got[0], got[1], equal_nan=True)
+
+
+_FRAC_STEP = re.compile(r"^(v\d+) = (?:T\.frac\((v\d+)\)|\(?(v\d+)\)?\.frac\(\))$")
+
+
+@accepted("float64 frac of a large value that an elementary function rounds 1 ulp "
+          "otherwise in NumPy's libm than in PyTorch's kernels: frac is exact, so the 1-ulp "
+          "difference of its operand is its result's absolute difference, beyond the "
+          "tolerance of a small fraction (exp(25) is 72004899337.38588 in PyTorch, "
+          "72004899337.38586 in NumPy, the exact value 72004899337.3858725: 0.49 and 0.82 "
+          "ulp off, both faithful; frac 0.3858795 against 0.3858643; seed 20496124).  Only "
+          "a frac statement's value in a program with a float64 elementary function call, "
+          "where at every element that differs the two libraries' float64 operands lie within "
+          "2 ulp of each other and each library's result is its own operand's exact frac")
+def _frac_of_large_value_one_ulp(prog, failure):
+    import numpy as np
+
+    if failure.kind != "value" or not any(_ELEMENTARY_CALL.search(t) for t in _texts_all(prog)):
+        return False
+    import retrograd
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import _arr, execute, torch
+
+    name = failure.message.split(":", 1)[0]
+    for i, st in enumerate(prog.steps):
+        m = _FRAC_STEP.match(st.text or "")
+        if m is None or m.group(1) != name or st.target != name or st.dyn is not None:
+            continue
+        operand = m.group(2) or m.group(3)
+        xs, outs = [], []
+        for lib in (torch, retrograd):
+            ns = execute(Program(prog.seed, prog.steps[:i + 1]), lib)[1]
+            x = execute(Program(prog.seed, prog.steps[:i]), lib)[1].get(operand)
+            out = ns.get(name)
+            if x is None or out is None or not str(x.dtype).endswith("float64"):
+                return False
+            xs.append(np.asarray(_arr(x), dtype=np.float64))
+            outs.append(np.asarray(_arr(out), dtype=np.float64))
+        (xt, xr), (a, b) = xs, outs
+        if not (xt.shape == xr.shape == a.shape == b.shape):
+            return False
+        differ = ~np.isclose(a, b, rtol=1e-7, atol=1e-9, equal_nan=True)
+        if not differ.any():
+            return False
+        xt, xr, a, b = xt[differ], xr[differ], a[differ], b[differ]
+        return bool(np.isfinite(xt).all() and np.isfinite(xr).all() and
+                    (np.abs(xt - xr) <= 2 * np.spacing(np.abs(xt))).all() and
+                    (a == xt - np.trunc(xt)).all() and (b == xr - np.trunc(xr)).all())
+    return False
+
+
+@accepted("sgn's ZeroTensor derivative (see _sgn_zero_tensor) reaching group_norm's "
+          "backward: PyTorch 2.13's native_group_norm_backward reads the ZeroTensor's "
+          "unallocated memory, so the input's gradient is uninitialized memory (1.2e-99, "
+          "-4.2e-309, 3e78..., another each run) where the true gradient, retrograd's, is 0 "
+          "(seed 20522057: group_norm(v0, 1).sgn_() then masked_fill, backward).  Only a "
+          "gradient failure of a program with sgn and group_norm that agrees in the two "
+          "libraries once sgn is written sign (the same values and first derivatives, real "
+          "zeros in both libraries)")
+def _sgn_zero_tensor_into_group_norm(prog, failure):
+    if failure.kind not in ("grad", "value", "log"):
+        return False
+    texts = _texts_all(prog)
+    if not any(_SGN.search(t) for t in texts) or not any("group_norm(" in t for t in texts):
+        return False
+    from .program import program_from_text
+    from .runner import compare  # (the runner imports this module)
+
+    create_graph = any("create_graph=True" in t for t in texts)
+    source = prog.source()
+    edited = _without_sgn_nodes(source, create_graph)
+    return edited != source and compare(program_from_text(edited, prog.seed)) is None
+
+
+def _digamma_in_float64(attr, x):
+    """digamma(x) as x.double().digamma().float(): the correctly rounded float32 value."""
+    return _call(_call(_call(x, "double"), attr), "float")
+
+
+@accepted("PyTorch 2.13's float32 digamma near its positive root (x0 = 1.4616...) is about "
+          "1e-5 relatively off (digamma(1.44) is -0.02114237 against the correctly rounded "
+          "-0.021142613, retrograd's; mpmath -0.0211426138), and a division by it, then "
+          "sinh, amplify that (sinh(44.46) 1.01838e19 against 1.01787e19; seed 20521904).  "
+          "Only a value or gradient of a program whose every digamma statement reads a "
+          "float32 tensor (PyTorch's run), that agrees once each digamma is computed in "
+          "float64 and rounded to float32 in both libraries, where that leaves retrograd's "
+          "value (or gradient) of the failing name unchanged")
+def _digamma_float32_near_root(prog, failure):
+    import numpy as np
+
+    if failure.kind not in ("value", "grad"):
+        return False
+    name = failure.message.split(":", 1)[0]
+    found = False
+    for i, st in enumerate(prog.steps):
+        if st.text and "digamma(" in st.text:
+            operands = _operands_before(prog, i)
+            if not operands or any(str(o.dtype) != "torch.float32" for o in operands):
+                return False
+            found = True
+    if not found:
+        return False
+    import retrograd
+
+    from .program import program_from_text
+    from .runner import _arr, compare, execute  # (the runner imports this module)
+
+    source = prog.source()
+    snapped = _rewrite_calls(source, ("digamma",), _digamma_in_float64)
+    if snapped == source:
+        return False
+    edited = program_from_text(snapped, prog.seed)
+    if compare(edited) is not None:
+        return False
+    got = []
+    for p in (prog, edited):
+        _, ns = execute(p, retrograd)
+        t = _named_grad(ns, name) if failure.kind == "grad" else ns.get(name)
+        if t is None:
+            return False
+        got.append(np.asarray(_arr(t)))
+    return got[0].shape == got[1].shape and np.array_equal(got[0], got[1], equal_nan=True)

@@ -20,7 +20,8 @@ from ..autograd.graph import NO_EDGE, Node, SavedOutput, move_retain_grad
 import numpy as _np
 
 from ..backend import namespace
-from ..tensor import NotLeafRef, Tensor, adopted_views, make_tensor, still_adopted
+from ..tensor import (NotLeafRef, PendingRetainRef, Tensor, adopted_views, make_tensor,
+                      still_adopted)
 from . import pointwise
 from ._apply import OUTPUT, apply_op, defop
 
@@ -500,7 +501,27 @@ def rebase_views(x, recorded=True, keep=None):
                 v._grad_fn = new._grad_fn
                 v._requires_grad = True
                 v._nr = 0
-                move_retain_grad(v, old_fn, old_nr)
+                if v is not x and flag is None and old_fn is not None and v.retains_grad:
+                    _defer_retain_grad(v, old_fn, old_nr)
+                else:
+                    move_retain_grad(v, old_fn, old_nr)
+
+
+def _defer_retain_grad(v, old_fn, old_nr):
+    """Another view of ``v``'s base changed in place: PyTorch regenerates ``v``'s grad_fn
+    (and moves its retain_grad hook there) only when it reads it, so until then the
+    retain_grad stays on the old node (tensor.PendingRetainRef; seed 20412810).  Later
+    hooks go to the new node all the same (the eager hook_home reset of move_retain_grad,
+    which PyTorch does when register_hook reads the grad_fn)."""
+    key = id(v)
+    ref = _ADOPTED.get(key)
+    if ref.__class__ is PendingRetainRef and ref() is v:
+        return  # re-derived again before PyTorch read it: the first old node keeps it
+    if v._extra is not None:
+        v._extra.hook_home = None
+    ref = PendingRetainRef(v, lambda _r: _ADOPTED.pop(key, None))
+    ref.old = (old_fn, old_nr)
+    _ADOPTED[key] = ref
 
 
 def _leaf_error(x, name):

@@ -60,7 +60,15 @@ def _det_vjp(node, g, saved):
         xp = namespace(data)
         singular = (data == 0)[..., None, None]
         a = where(singular, xp.eye(a.shape[-1], dtype=data.dtype), a)
-    return (scale * _inv_t(a),)
+    try:
+        return (scale * _inv_t(a),)
+    except LinAlgError:
+        # a zero pivot in a matrix whose det is nan (an inf or nan entry): PyTorch's
+        # lu_solve with A's LU factors gives inf and nan there, no error (seed 20402816)
+        data = getattr(a, "_data", a)
+        lu, piv, _ = getrf(data)
+        eye = namespace(data).eye(a.shape[-1], dtype=data.dtype)
+        return (_lu_solve(lu, scale * eye, permutation(piv, a.shape[-1]), True, True),)
 
 
 def _det_create_graph(a, g, d, data):
@@ -110,8 +118,25 @@ def _det_cofactors(a, g):
     return (u * unsqueeze(dd, -2)) @ vh
 
 
-_det = defop("linalg.det", lambda a: namespace(a).linalg.det(a), _det_vjp,
-             "LinalgDetBackward0", 1, BOTH)
+def _det_fwd(a):
+    """NumPy's det, but for a matrix with an inf or nan entry PyTorch's: the product of the
+    LU factors' diagonal times the pivots' parity, so nan where the elimination met one.
+    NumPy stops at an exactly zero pivot and returns 0 (det [[0, nan], [0, 1.4]] is 0 there,
+    nan in PyTorch: seed 20402816)."""
+    xp = namespace(a)
+    d = xp.linalg.det(a)
+    if a.shape[-1] == 0:
+        return d
+    bad = ~xp.isfinite(a).all(axis=(-2, -1))
+    if not bad.any():
+        return d
+    lu, piv, _ = getrf(a)
+    swaps = (piv != xp.arange(1, piv.shape[-1] + 1)).sum(axis=-1) % 2
+    lu_det = xp.diagonal(lu, axis1=-2, axis2=-1).prod(axis=-1) * (1 - 2 * swaps)
+    return xp.where(bad, lu_det.astype(d.dtype), d)
+
+
+_det = defop("linalg.det", _det_fwd, _det_vjp, "LinalgDetBackward0", 1, BOTH)
 
 
 def det(A):  # noqa: N803 - PyTorch's name

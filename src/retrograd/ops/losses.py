@@ -28,7 +28,7 @@ from .arrange import broadcast_tensors
 from .elementwise_losses import l1_loss, legacy_reduction
 from .nll import cross_entropy
 from .binary import xlogy
-from .pointwise import add_number, exp, log, mul_number, sigmoid, sqrt, sub, sub_number, where
+from .pointwise import add_number, exp, log, mul_number, sqrt, sub, sub_number, where
 from .pointwise import abs as abs_
 from .linear import linear
 from .loss_checks import (cast_check, no_float_kernel)
@@ -292,8 +292,10 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):  # noqa
 
 def _soft_margin_fwd(x, y, reduction, bool_target=False):
     xp = namespace(x)
-    z = -y * x
-    loss = xp.maximum(z, 0) + xp.log1p(xp.exp(-xp.abs(z)))  # log(1 + exp(-y x)), stably
+    # PyTorch's kernel, not the stable max(z, 0) + log1p(exp(-|z|)): exp(-x y) overflows to
+    # inf past -x y = 709.8 (88.7 in float32), and PyTorch's loss is inf there (seed
+    # 20427011)
+    loss = xp.log1p(xp.exp(-x * y))
     if reduction == "mean":
         return loss.mean()
     return loss.sum() if reduction == "sum" else loss
@@ -306,7 +308,10 @@ def _soft_margin_vjp(node, g, saved):
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported "
                            "(soft_margin_loss's backward of a bool target: pass labels of "
                            "+-1 as a float tensor)")
-    return (_spread(g, reduction, _numel(x)) * -y * sigmoid(-y * x),)
+    # PyTorch's soft_margin_loss_backward: -y z / (1 + z) g with z = exp(-y x), so nan where
+    # z overflows to inf (as its loss is inf), not sigmoid(-y x)'s 1
+    z = exp(-y * x)
+    return (_spread(g, reduction, _numel(x)) * -y * z / (z + 1),)
 
 
 _soft_margin = defop("soft_margin_loss", _soft_margin_fwd, _soft_margin_vjp,
