@@ -41,6 +41,19 @@ def _inv_t(a):
     return _mT(inv(a))
 
 
+def _scaled_inv_t(a, scale):
+    """``scale * A^-T`` (first order, arrays).  A singular A: PyTorch solves A^T X = scale I
+    with A's LU factors, whose zero pivot gives inf and nan (no error); the same solve here,
+    the same values."""
+    try:
+        return scale * _inv_t(a)
+    except LinAlgError:
+        data = getattr(a, "_data", a)
+        lu, piv, _ = getrf(data)
+        eye = namespace(data).eye(a.shape[-1], dtype=data.dtype)
+        return _lu_solve(lu, scale * eye, permutation(piv, a.shape[-1]), True, True)
+
+
 def _det_vjp(node, g, saved):
     # d det A = det A * tr(A^-1 dA): gA = g det(A) A^-T.  A singular matrix (det exactly 0)
     # gets a zero gradient, as PyTorch's: the identity stands in for it in the inverse
@@ -60,15 +73,8 @@ def _det_vjp(node, g, saved):
         xp = namespace(data)
         singular = (data == 0)[..., None, None]
         a = where(singular, xp.eye(a.shape[-1], dtype=data.dtype), a)
-    try:
-        return (scale * _inv_t(a),)
-    except LinAlgError:
-        # a zero pivot in a matrix whose det is nan (an inf or nan entry): PyTorch's
-        # lu_solve with A's LU factors gives inf and nan there, no error (seed 20402816)
-        data = getattr(a, "_data", a)
-        lu, piv, _ = getrf(data)
-        eye = namespace(data).eye(a.shape[-1], dtype=data.dtype)
-        return (_lu_solve(lu, scale * eye, permutation(piv, a.shape[-1]), True, True),)
+    # (a zero pivot here: a matrix whose det is nan, an inf or nan entry: seed 20402816)
+    return (_scaled_inv_t(a, scale),)
 
 
 def _det_create_graph(a, g, d, data):
@@ -162,15 +168,7 @@ def _slogdet_vjp(node, grads, saved):
         return (_slogdet_create_graph(a, g),)
     # (first order, arrays: a view, not two recorded unsqueezes)
     scale = g[..., None, None]
-    try:
-        return (scale * _inv_t(a),)
-    except LinAlgError:
-        # a singular matrix: PyTorch solves A^T X = g I with A's LU factors, whose zero
-        # pivot gives inf and nan (no error); the same solve here, the same values
-        data = getattr(a, "_data", a)
-        lu, piv, _ = getrf(data)
-        eye = namespace(data).eye(a.shape[-1], dtype=data.dtype)
-        return (_lu_solve(lu, scale * eye, permutation(piv, a.shape[-1]), True, True),)
+    return (_scaled_inv_t(a, scale),)
 
 
 def _solve_diag(a, v):
