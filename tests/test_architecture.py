@@ -109,7 +109,8 @@ def test_cycle_finder_finds_a_planted_cycle():
 # The layers, lowest first (see retrograd/_assembly.py).  A module may import only from its
 # own layer or a lower one; within a layer the cycle test above keeps the order.
 LAYERS = [
-    ["retrograd.dtypes", "retrograd.backend", "retrograd.random", "retrograd._formatting"],
+    ["retrograd.dtypes", "retrograd.memory_formats", "retrograd.backend", "retrograd.random",
+     "retrograd._formatting"],
     ["retrograd.autograd.grad_mode", "retrograd.autograd.graph", "retrograd.autograd.engine",
      "retrograd.autograd.forward_state", "retrograd.autograd.leaf_layout",
      "retrograd.autograd.engine_hooks", "retrograd.autograd.accumulate_grad",

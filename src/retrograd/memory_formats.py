@@ -10,7 +10,8 @@ from __future__ import annotations
 
 
 class memory_format:  # noqa: N801 - PyTorch's name
-    """One of PyTorch's memory formats: compared by identity, printed as torch prints it."""
+    """One of PyTorch's memory formats: compared by identity, printed as retrograd's dtypes
+    are (``retrograd.channels_last``, where torch prints ``torch.channels_last``)."""
 
     __slots__ = ("name",)
 
@@ -18,7 +19,7 @@ class memory_format:  # noqa: N801 - PyTorch's name
         self.name = name
 
     def __repr__(self):
-        return f"torch.{self.name}"
+        return f"retrograd.{self.name}"
 
     def __reduce__(self):  # pickles to the same object (identity is what callers compare)
         return self.name
