@@ -85,7 +85,12 @@ def test_without_the_check_an_all_reduce_mismatch_ends_the_job():
     except subprocess.TimeoutExpired as exc:
         raise AssertionError("a mismatched all_reduce hung the job") from exc
     assert result.returncode != 0, result.stdout + result.stderr
-    assert "Message truncated" in result.stdout + result.stderr, result.stdout + result.stderr
+    # MPICH reports the mismatch where it sees it: usually "Message truncated" in the
+    # all_reduce itself; on a loaded machine the all_reduce can return and the next
+    # collective fail instead ("Other MPI error", seen in a CI run), which retrograd's error
+    # names with the rank and the tensor
+    out = result.stdout + result.stderr
+    assert "Message truncated" in out or "MPI failed on rank" in out, out
 
 
 @needs_mpi
