@@ -1,6 +1,6 @@
 """Fuzzer findings of the final run of stop 24 handled by fin24a (issue 7): the sign of an
 exactly zero det (accepted, seed 20609704); a norm's FMA residue amplified by sqrt (accepted,
-seed 20609468)."""
+seed 20609468); float32 cond of an ill-conditioned matrix (accepted, seed 20704027)."""
 
 import numpy as np
 import pytest
@@ -82,3 +82,50 @@ def test_norm_residue_entry_stays_narrow():
     plain = program_from_text(_SEED_20609468.replace("T.nn.functional.instance_norm(v1)",
                                                      "v1.tanh()"))
     assert not kb._norm_fma_residue_amplified(plain, failure)
+
+
+_SEED_20704027 = """
+v0 = T.tensor([[[1.0, -1.0, -2.0, -1.0], [-1.0, -0.0, 2.0, -1.0], [-2.0, -3.0, -3.0, 0.0]], [[-0.0, -1.0, 0.0, 0.0], [-2.0, 1.0, 2.0, -1.0], [-1.0, 0.0, 2.0, -1.0]]], dtype=T.float32)
+v0.exp_()
+v1 = v0.exp()
+v2 = T.tensor([[-1.0, -0.0, 2.0], [0.0, -4.0, 1.0]], dtype=T.float64)
+v3 = T.select_scatter(v1, v2, -1, 3)
+v4 = T.linalg.cond(((v3 @ v3.mT) + 4 * T.eye(3, dtype=v3.dtype)))
+"""  # noqa: E501 - the reproducer as printed
+
+
+def test_float32_cond_conditioning_accepted():
+    """(seed 20704027) cond 4.5e5 in float32: PyTorch's is 2e-3 off the float64 cond of its
+    own matrix, retrograd's within 1e-6 of its own."""
+    prog = program_from_text(_SEED_20704027)
+    failure = compare(prog)
+    assert failure is not None and failure.kind == "value", failure
+    assert kb._float32_cond_conditioning(prog, failure)
+    assert kb.which_known(prog, failure) is not None
+
+
+def test_float32_cond_entry_stays_narrow():
+    prog = program_from_text(_SEED_20704027)
+    failure = compare(prog)
+    # (float64 throughout: not float32 conditioning)
+    as64 = program_from_text(_SEED_20704027.replace("dtype=T.float32", "dtype=T.float64"))
+    assert not kb._float32_cond_conditioning(as64, failure)
+    # (a well-conditioned matrix: the conds agree, nothing to accept)
+    small = program_from_text(_SEED_20704027.replace("v1 = v0.exp()", "v1 = v0.tanh()"))
+    assert not kb._float32_cond_conditioning(small, failure)
+
+
+def test_float32_cond_past_one_over_eps_accepted():
+    """(seed 20704027 as replayed) cond 9.4e8, past 1/eps of float32: the two float32
+    matrices differ by 2 ulp after exp of exp, and PyTorch's cond is 3.3e6 off the float64
+    cond of its matrix where retrograd's is 3e3 off its own; accepted at the cond itself."""
+    text = _SEED_20704027.replace(
+        "[[[1.0, -1.0, -2.0, -1.0], [-1.0, -0.0, 2.0, -1.0], [-2.0, -3.0, -3.0, 0.0]], "
+        "[[-0.0, -1.0, 0.0, 0.0], [-2.0, 1.0, 2.0, -1.0], [-1.0, 0.0, 2.0, -1.0]]]",
+        "[[[1.28, -0.98, -1.58, -1.18], [-1.19, -0.42, 1.79, -1.04], [-1.58, -2.63, -2.63, "
+        "0.0]], [[-0.01, -1.18, 0.23, 0.0], [-2.46, 0.87, 2.42, -1.44], [-0.96, 0.04, 1.65, "
+        "-0.51]]]")
+    prog = program_from_text(text)
+    failure = compare(prog)
+    assert failure is not None and failure.message.startswith("v4:"), failure
+    assert kb._float32_cond_conditioning(prog, failure)
