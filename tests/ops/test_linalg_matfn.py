@@ -169,3 +169,17 @@ def test_docstring_examples_run(module):
     mod = importlib.import_module(f"retrograd.ops.{module}")
     result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize("shape", [(2, 0, 0), (0, 0, 0), (2, 3, 3)])
+def test_matrix_exp_create_graph_gradient_graph_as_torch(shape, torch):
+    """The create_graph gradient is the upper right block of exp([[A^T, g], [0, A^T]]) cut
+    with two narrows, as PyTorch's: SliceBackward0 over SliceBackward0, also for an empty
+    (k, 0, 0) batch, where an index of the whole block was an AliasBackward0."""
+    seen = []
+    for m in (retrograd, torch):
+        a = m.zeros(shape, dtype=m.float64, requires_grad=True)
+        (g,) = m.autograd.grad(m.linalg.matrix_exp(a).sum(), [a], create_graph=True)
+        inner = g.grad_fn.next_functions[0][0]
+        seen.append((tuple(g.shape), type(g.grad_fn).__name__, type(inner).__name__))
+    assert seen[0] == seen[1]

@@ -216,3 +216,21 @@ def test_edge_shapes_and_dtypes_as_torch(call, torch):
     for (s1, d1, v1), (s2, d2, v2) in zip(*results):
         assert (s1, d1) == (s2, d2)
         np.testing.assert_allclose(v1, v2, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(0, 2, 2), (2, 0, 0), (0, 1, 1)])
+@pytest.mark.parametrize("op", ["det", "slogdet", "logdet"])
+def test_empty_batch_create_graph_gradient_as_torch(shape, op, torch):
+    """Fuzz seed 20759497: PyTorch's create_graph gradient of det of an empty matrix batch
+    is a fresh tensor that does not require grad, also where the incoming gradient does (so
+    a second backward raises); slogdet's and logdet's are linalg.solve's, and do."""
+    seen = []
+    for m in (retrograd, torch):
+        a = m.zeros(shape, dtype=m.float64, requires_grad=True)
+        y = m.linalg.det(a) if op == "det" else m.logdet(a) if op == "logdet" else \
+            m.linalg.slogdet(a)[1]
+        y = (y.abs() + 0.5).sqrt()  # an incoming gradient that depends on a
+        (g,) = m.autograd.grad(y.sum(), [a], create_graph=True)
+        seen.append((tuple(g.shape), str(g.dtype).split(".")[-1], g.requires_grad,
+                     type(g.grad_fn).__name__ if g.grad_fn is not None else None))
+    assert seen[0] == seen[1]

@@ -21,7 +21,7 @@ import numpy as np
 from ..autograd.forward_state import fw
 from ..autograd.grad_mode import state
 from ..backend import namespace
-from ..tensor import make_tensor
+from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, defop, multi_output_class, record_multi
 from ._errors import scalar_type_name, tensor_arg
 from .layout import movedim, tril
@@ -164,11 +164,20 @@ def _matrix_exp_vjp(node, g, saved):
     scale = scale.astype(data.dtype)
     if bool((scale == 1).all()):
         big = cat([cat([at, g], -1), cat([zeros, at], -1)], -2)
-        return (_matrix_exp(big)[..., :n, n:],)
+        return (_upper_right(_matrix_exp(big), n),)
     if hasattr(g, "_data"):  # (a create_graph backward: tensors; else arrays)
         scale = make_tensor(scale)
     big = cat([cat([at, g / scale], -1), cat([zeros, at], -1)], -2)
-    return (_matrix_exp(big)[..., :n, n:] * scale,)
+    return (_upper_right(_matrix_exp(big), n) * scale,)
+
+
+def _upper_right(m, n):
+    """The upper right n x n block of ``m`` (..., 2n, 2n).  Under create_graph two narrows,
+    as PyTorch's: two SliceBackward0 also where n is 0, where an index of the whole empty
+    block is an AliasBackward0 (a (2, 0, 0) gradient's grad_fn)."""
+    if isinstance(m, Tensor):
+        return m.narrow(-2, 0, n).narrow(-1, n, n)
+    return m[..., :n, n:]
 
 
 _matrix_exp = defop("linalg.matrix_exp", _expm, _matrix_exp_vjp, "LinalgMatrixExpBackward0", 1,

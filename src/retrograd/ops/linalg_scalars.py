@@ -58,6 +58,12 @@ def _det_vjp(node, g, saved):
     # d det A = det A * tr(A^-1 dA): gA = g det(A) A^-T.  A singular matrix (det exactly 0)
     # gets a zero gradient, as PyTorch's: the identity stands in for it in the inverse
     a, d = saved
+    if isinstance(g, Tensor) and a.numel() == 0:
+        # an empty batch: PyTorch's create_graph gradient is a fresh zeros tensor that does
+        # not require grad, also where g does (seed 20759497: a second backward through it
+        # raises "does not require grad" there)
+        data = getattr(d, "_data", d)
+        return (make_tensor(namespace(data).zeros(tuple(a.shape), dtype=data.dtype)),)
     if a.shape[-1] == 1:
         # a 1x1 determinant is its entry: the gradient is g itself, also at 0 (PyTorch's
         # expand of g, which under create_graph does not depend on A: seeds 12599717,
