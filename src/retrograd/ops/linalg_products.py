@@ -16,6 +16,7 @@ from ._errors import check_broadcast, scalar_type_name, tensor_arg
 from .bool_products import check_empty_contraction_beta, refuse_bool_tensordot
 from .pointwise import zeros_like_grad
 from .layout import diagonal as _diagonal
+from .linear import input_only
 from .matmul_saved import view_strides
 from .linalg import (
     _matmul_fwd, _matmul_vjp, _mT, _mv, _same_dtype, int_coefficients, matmul, refuse_bool,
@@ -60,6 +61,8 @@ def mv(input, vec):  # noqa: A002 - PyTorch's names
 
 def _addmv_fwd(inp, mat, vec, beta=1, alpha=1):
     prod = mat @ vec
+    if alpha == 0:
+        return input_only(inp, beta, prod)
     if beta == 0:  # PyTorch ignores input then (nan and inf in it do not propagate)
         return namespace(prod).broadcast_to(prod * alpha, inp.shape if inp.ndim else prod.shape)
     return inp * beta + prod * alpha
@@ -171,6 +174,8 @@ _baddbmm = defop("baddbmm", _baddbmm_fwd, _baddbmm_vjp, "BaddbmmBackward0", 3, I
 
 def _addbmm_fwd(inp, b1, b2, beta=1, alpha=1):
     prod = (b1 @ b2).sum(axis=0)
+    if alpha == 0:
+        return input_only(inp, beta, prod)
     if beta == 0:
         return prod * alpha
     return inp * beta + prod * alpha

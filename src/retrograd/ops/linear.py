@@ -10,6 +10,7 @@ import numpy as _np
 from ..autograd.forward_state import fw
 from ..autograd.grad_mode import inference_blocks, record_extras, state
 from ..autograd.graph import check_saveable, next_sequence_nr
+from ..backend import namespace
 from ..backend import ndarray as _ndarray
 from ..tensor import Tensor, adopted_views, make_tensor, rederive_view
 from ._apply import INPUTS, _leaf_edge, defop
@@ -29,7 +30,20 @@ _F64 = _np.dtype("float64")
 def _addmm_fwd(bias, x, wt, beta=1, alpha=1):
     if beta == 1 and alpha == 1:
         return bias + x @ wt
+    if alpha == 0:
+        return input_only(bias, beta, x @ wt)
     return bias * beta + (x @ wt) * alpha
+
+
+def input_only(inp, beta, prod):
+    """addmm/addmv/addbmm with alpha == 0: PyTorch's BLAS call then scales the input and
+    skips the product, so nan and inf in the matrices do not propagate (fuzz seed 20807063:
+    retrograd gave nan * 0); the input keeps its signed zeros, and beta == 0 gives zeros."""
+    xp = namespace(prod)
+    dtype = xp.result_type(inp, prod)
+    if beta == 0:
+        return xp.zeros(prod.shape, dtype=dtype)
+    return xp.array(xp.broadcast_to(inp * beta if beta != 1 else inp, prod.shape), dtype=dtype)
 
 
 def _addmm_vjp(node, g, saved):
