@@ -147,6 +147,12 @@ def _row_stats_fwd(xs, p, xp):
     (fuzz seed 19427977); this way a row's values are ~500x closer to a float64 reference
     than before in aggregate, and closer than PyTorch's."""
     mean_acc = _acc_mean_kept(xs, p.stat_axes)
+    if mean_acc.dtype == xs.dtype and xs.size:
+        # float64: sum / n is not exactly c for a row of equal values c (1.56 x 3 gives
+        # 1.5600000000000003), and the row's residue then meets a kink downstream where
+        # PyTorch's row moments give exactly 0 (fuzz seed 20722360: abs after layer_norm,
+        # gradient 463 against 0); one correction pass makes a constant row exact
+        mean_acc = mean_acc + _acc_mean_kept(xs - mean_acc, p.stat_axes)
     mean = _rounded(mean_acc, xs)
     y = xs - mean
     var = _acc_mean_kept(y * y, p.stat_axes)
