@@ -3869,12 +3869,29 @@ def _matrix_exp_with_scaled_backward(torch):
           "taken at G scaled to about 1 and multiplied back (the same derivative, linear in "
           "G), gives retrograd's value of the failing name within 1e-9 (relative)")
 def _matrix_exp_double_backward_of_huge_gradient(prog, failure):
+    import numpy as np
+
+    runs = _matrix_exp_scaled_runs(prog, failure, float32_only=False)
+    if runs is None:
+        return False
+    _, fixed, ours = runs
+    size = float(np.abs(fixed).max()) if fixed.size else 0.0
+    return size > 0 and float(np.abs(ours - fixed).max()) <= 1e-9 * size
+
+
+def _matrix_exp_scaled_runs(prog, failure, float32_only):
+    """For a gradient (or loss2 / gs value) failure of a program with a T.linalg.matrix_exp:
+    ``(named, fixed, ours)``: a function giving the failing name's value in a namespace (as
+    a float64 array, or None; float32 values only with ``float32_only``), its value in
+    PyTorch's run with matrix_exp's derivative taken at a scaled G
+    (_matrix_exp_with_scaled_backward), and in retrograd's run; None where the failure is
+    of another kind or a value is missing, of another shape or not finite."""
     name = failure.message.split(":", 1)[0]
     if not (failure.kind == "grad" or (failure.kind == "value" and (
             "loss2" in (failure.op, name) or name.startswith("gs[")))):
-        return False
+        return None
     if not any(_MATRIX_EXP_STEP.match(t) for t in _texts(prog)):
-        return False
+        return None
     import numpy as np
 
     import retrograd
@@ -3883,7 +3900,8 @@ def _matrix_exp_double_backward_of_huge_gradient(prog, failure):
 
     def named(ns):
         t = _named_grad(ns, name) if failure.kind == "grad" else ns.get(name)
-        if t is None or not hasattr(t, "detach"):
+        if t is None or not hasattr(t, "detach") or (
+                float32_only and "float32" not in str(t.dtype)):
             return None
         return np.asarray(_arr(t), dtype=np.float64)
 
@@ -3897,9 +3915,8 @@ def _matrix_exp_double_backward_of_huge_gradient(prog, failure):
     ours = named(execute(prog, retrograd)[1])
     if fixed is None or ours is None or fixed.shape != ours.shape or \
             not (np.isfinite(fixed).all() and np.isfinite(ours).all()):
-        return False
-    size = float(np.abs(fixed).max()) if fixed.size else 0.0
-    return size > 0 and float(np.abs(ours - fixed).max()) <= 1e-9 * size
+        return None
+    return named, fixed, ours
 
 
 # ------------------------------------------------- fin24a (stop 24): det's signed zero
@@ -4141,35 +4158,16 @@ def _hook_called_with_none_layer_norm(prog, failure):
           "float64 is 537625.695, retrograd 537622.94, the rerun 537626.25, PyTorch "
           "538833.1), and moves PyTorch's own value by over 100 times what is left")
 def _matrix_exp_double_backward_of_huge_gradient_float32(prog, failure):
-    name = failure.message.split(":", 1)[0]
-    if not (failure.kind == "grad" or (failure.kind == "value" and (
-            "loss2" in (failure.op, name) or name.startswith("gs[")))):
-        return False
-    if not any(_MATRIX_EXP_STEP.match(t) for t in _texts(prog)):
-        return False
     import numpy as np
 
-    import retrograd
-
-    from .runner import _arr, execute, torch  # (the runner imports this module)
-
-    def named(ns):
-        t = _named_grad(ns, name) if failure.kind == "grad" else ns.get(name)
-        if t is None or not hasattr(t, "detach") or "float32" not in str(t.dtype):
-            return None
-        return np.asarray(_arr(t), dtype=np.float64)
+    runs = _matrix_exp_scaled_runs(prog, failure, float32_only=True)
+    if runs is None:
+        return False
+    named, fixed, ours = runs
+    from .runner import execute, torch  # (the runner imports this module)
 
     theirs = named(execute(prog, torch)[1])
-    plain = torch.linalg.matrix_exp
-    torch.linalg.matrix_exp = _matrix_exp_with_scaled_backward(torch)
-    try:
-        _, ns = execute(prog, torch)
-    finally:
-        torch.linalg.matrix_exp = plain
-    fixed = named(ns)
-    ours = named(execute(prog, retrograd)[1])
-    if fixed is None or any(v is None or v.shape != fixed.shape or not np.isfinite(v).all()
-                            for v in (theirs, fixed, ours)):
+    if theirs is None or theirs.shape != fixed.shape or not np.isfinite(theirs).all():
         return False
     size = float(np.abs(fixed).max()) if fixed.size else 0.0
     left = float(np.abs(ours - fixed).max())
