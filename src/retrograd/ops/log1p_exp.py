@@ -12,13 +12,6 @@ PyTorch's wherever PyTorch's is).  The float64 loops cost about as much as the f
 from __future__ import annotations
 
 
-def widened(xp, x):
-    """``x`` as float64 if it is a narrower float array (a new array), else ``x`` itself."""
-    if x.dtype.kind == "f" and x.dtype.itemsize < 8:
-        return x.astype(xp.float64)
-    return x
-
-
 def log1p_exp_neg_abs(xp, x, wide=False):
     """``log(1 + exp(-|x|))`` (in (0, log 2], never overflows) evaluated in float64: the
     float64 array itself with ``wide=True``, for a caller that rounds once at its end, else
