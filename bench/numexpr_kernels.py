@@ -2,8 +2,8 @@
 
 Issue 12 asks whether an optional kernel library (numexpr) beats NumPy's float32
 transcendentals and should be used automatically when installed.  This bench answers it
-on the kernels retrograd would hand over: the forwards sin, tanh, exp; the fused backward
-steps of autograd/fused_chain.py (``g*cos(x)``, ``g*(1-y*y)``, ``g*y``); and, numexpr's
+on the kernels retrograd would hand over: the forwards sin, tanh, exp; the first-order
+derivatives of sin, tanh and exp (``g*cos(x)``, ``g*(1-y*y)``, ``g*y``); and, numexpr's
 best case, one cycle of (d)'s whole backward as one expression
 (``g + g*0.1*e*(1-t*t)*cos(h)``, eight NumPy passes).  For each: the median time per call
 (paired, interleaved repeats, CPU time and wall time; numexpr at 1 thread and at its
@@ -23,9 +23,10 @@ array (0.4-0.9 ms against 0.5 ms): they are close to memory bound, which leaves 
 library little to win even where it is vectorised; numexpr's calls the scalar libm per
 element.  Accuracy (max float32 ulps against float64): sin 0.56 (NumPy 1.41), exp 0.50
 (2.35), but tanh 2.18 (1.37): worse than NumPy's.  float64: sin and g*cos(x) tie (x0.99-
-1.05: both scalar libm), the rest lose (tanh x9, exp x6).  On (d) itself, the fused
-backward steps of autograd/fused_chain.py in numexpr (``--workload-d 1``) take (d) from
-1.03-1.27x hand-written NumPy to 2.8-3.3x.
+1.05: both scalar libm), the rest lose (tanh x9, exp x6).  On (d) itself, the backward
+steps in numexpr (``--workload-d 1``; measured then with the blockwise chains that
+autograd/fused_chain.py ran until stop 25) took (d) from 1.03-1.27x hand-written NumPy to
+2.8-3.3x.
 
     OPENBLAS_NUM_THREADS=1 python bench/numexpr_kernels.py [--size 1000] [--repeats 15]
     OPENBLAS_NUM_THREADS=1 python bench/numexpr_kernels.py --workload-d 1   # (d) itself
@@ -142,26 +143,26 @@ def _paired(fns, repeats, clock):
     return med, ratio
 
 
-def _swap_fused_steps(threads):
-    """(d) with autograd/fused_chain.py's three steps evaluated by numexpr instead (the
-    forwards stay NumPy's): the whole workload's answer, through bench/run.py."""
+def _swap_derivatives(threads):
+    """(d) with the first-order derivatives of sin, tanh and exp evaluated by numexpr
+    instead (the forwards stay NumPy's): the whole workload's answer, through
+    bench/run.py."""
     from retrograd.ops import elementary
 
     ne.set_num_threads(threads)
 
-    def sin_step(node, saved, g, out, tmp):
-        ne.evaluate("cos(a)*g", local_dict={"a": saved[0], "g": g}, out=out)
+    def sin_vjp(node, g, saved):
+        return (ne.evaluate("cos(a)*g", local_dict={"a": saved[0], "g": g}),)
 
-    def tanh_step(node, saved, g, out, tmp):
-        ne.evaluate("(1-t*t)*g", local_dict={"t": saved[0], "g": g}, out=out)
+    def tanh_vjp(node, g, saved):
+        return (ne.evaluate("(1-t*t)*g", local_dict={"t": saved[0], "g": g}),)
 
-    def exp_step(node, saved, g, out, tmp):
-        ne.evaluate("g*e", local_dict={"e": saved[0], "g": g}, out=out)
+    def exp_vjp(node, g, saved):
+        return (ne.evaluate("g*e", local_dict={"e": saved[0], "g": g}),)
 
-    for op, step in ((elementary.sin, sin_step), (elementary.tanh, tanh_step),
-                     (elementary.exp, exp_step)):
-        cls = op.op.node_cls
-        cls.block_vjp = (cls.block_vjp[0], step)
+    for op, vjp in ((elementary.sin, sin_vjp), (elementary.tanh, tanh_vjp),
+                    (elementary.exp, exp_vjp)):
+        op.op.node_cls.vjp = staticmethod(vjp)
 
 
 def main(argv=None):
@@ -170,13 +171,13 @@ def main(argv=None):
     p.add_argument("--repeats", type=int, default=15)
     p.add_argument("--dtypes", default="float32,float64")
     p.add_argument("--workload-d", type=int, metavar="THREADS", default=None,
-                   help="instead: bench/run.py's (d), its fused backward steps in numexpr")
+                   help="instead: bench/run.py's (d), its backward steps in numexpr")
     a = p.parse_args(argv)
     if a.workload_d is not None:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import run
 
-        _swap_fused_steps(a.workload_d)
+        _swap_derivatives(a.workload_d)
         run.main(["--only", "d", "--clock", "cpu", "--repeats", str(a.repeats)])
         return
     default_threads = ne.get_num_threads()

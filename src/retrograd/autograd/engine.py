@@ -47,7 +47,6 @@ from .accumulate_grad import (
 )
 from .engine_hooks import _run_post_hooks, _run_pre_hooks, _wrap, above
 from .forward_state import fw
-from .fused_chain import CHAIN_MIN, chain_from, run_chain
 from .grad_mode import anomaly, state
 from .graph import (
     AccumulateGrad, Node, PackedSaved, SavedOutput, forward_traces, freed_error, graph_tasks,
@@ -390,9 +389,6 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
     state.enabled = create_graph
     trace = state.tracer
     check_nan = anomaly.enabled and anomaly.check_nan
-    # chains of unary pointwise derivatives may run block by block (fused_chain.py): in a
-    # first-order pass that captures nothing, traces nothing and keeps no anomaly records
-    fuse = captures is None and trace is None and not as_tensors and not anomaly.enabled
     node = None
     # backward() in first order, nothing traced or captured: a leaf without hooks of any
     # kind (its tensor's, its accumulator's, post-accumulate) takes _run_plain_leaf
@@ -434,14 +430,6 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                     saved = unpack_saved(node, as_tensors)
                 elif saved is None:
                     raise freed_error(node)
-                if (fuse and type(g) is _ndarray and g.size >= CHAIN_MIN
-                        and node.block_vjp is not None):
-                    found = chain_from(node, g, saved, deps, buffers, unpack_saved,
-                                       -ready[0][0] if ready else None)
-                    if found is not None:
-                        _run_fused(found, g, deps, buffers, ready, retain_graph)
-                        g = saved = found = None
-                        continue
             else:
                 prepared = _prepare_node(node, g, hooks, captures, captured, needed, accumulate,
                                          as_tensors, retain_graph, deps, ready)
@@ -568,27 +556,6 @@ def _edge_grads(node, grads, as_tensors, sparse, needed, captures):
         if gd.shape != shape or gd.dtype != dtype:
             out[i] = conform(gi, shape, dtype, node, i, as_tensors)
     return out
-
-
-def _run_fused(found, g, deps, buffers, ready, retain_graph):
-    """Run a chain of nodes found by ``chain_from`` on ``g`` and deliver its result to the
-    node below, as the one-node-at-a-time loop would (the sum with a gradient already
-    waiting there included)."""
-    chain, child = found
-    prev = buffers.get(child)
-    if prev is None or (type(prev) is _ndarray and prev.shape == g.shape
-                        and prev.dtype == g.dtype):
-        buffers[child] = run_chain(chain, g, prev)
-    else:
-        buffers[child] = prev + run_chain(chain, g, None)
-    for node, _, _ in chain:
-        deps[node] = 0
-        if not retain_graph and node.saved:
-            node.saved = None
-    count = deps[child] - 1
-    deps[child] = count
-    if count == 0:
-        heappush(ready, (-child.seq, _push_order(), child))
 
 
 def _prepare_node(node, g, hooks, captures, captured, needed, accumulate, as_tensors,

@@ -227,8 +227,6 @@ class Node:
         "seq", "__weakref__",
     )
     multi_output = False
-    # ``(accepts, step)`` where the derivative can run block by block (fused_chain.py)
-    block_vjp = None
 
     def name(self) -> str:
         """PyTorch's name for this node, e.g. ``'MulBackward0'``."""

@@ -32,19 +32,6 @@ exp = defop("exp", lambda a: namespace(a).exp(a), _exp_vjp, "ExpBackward0", 1, O
             fast=_np.exp)
 
 
-def _same_dtype_saved(node, saved, dtype):
-    return saved[0] is not None and saved[0].dtype == dtype
-
-
-def _exp_block(node, saved, g, out, tmp):
-    _np.multiply(g, saved[0], out=out)  # (g * out, as _exp_vjp)
-
-
-# blockwise, in a chain of unary derivatives (autograd/fused_chain.py): the same bits as the
-# vjp's first-order path
-exp.op.node_cls.block_vjp = (_same_dtype_saved, _exp_block)
-
-
 def _log_vjp(node, g, saved):
     (a,) = saved
     return (g / a,)
@@ -109,14 +96,6 @@ def _sin_vjp(node, g, saved):
 
 sin = defop("sin", lambda a: namespace(a).sin(a), _sin_vjp, "SinBackward0", 1, INPUTS, "float",
             fast=_np.sin)
-
-
-def _sin_block(node, saved, g, out, tmp):
-    _np.cos(saved[0], out=tmp)  # (cos(a) * g, as _sin_vjp)
-    _np.multiply(tmp, g, out=out)
-
-
-sin.op.node_cls.block_vjp = (_same_dtype_saved, _sin_block)
 
 
 def _cos_vjp(node, g, saved):
@@ -197,16 +176,6 @@ def _tanh_fwd(a):
 
 tanh = defop("tanh", _tanh_fwd, _tanh_vjp, "TanhBackward0", 1, OUTPUT, "float",
              fast=(_tanh_f32, _np.tanh))
-
-
-def _tanh_block(node, saved, g, out, tmp):
-    (t,) = saved  # ((1 - t*t) * g, as _tanh_vjp's first-order path)
-    _np.multiply(t, t, out=tmp)
-    _np.subtract(1, tmp, out=tmp)
-    _np.multiply(tmp, g, out=out)
-
-
-tanh.op.node_cls.block_vjp = (_same_dtype_saved, _tanh_block)
 
 
 def _sigmoid_fwd(a):

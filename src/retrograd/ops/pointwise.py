@@ -211,20 +211,6 @@ mul = defop("mul", _mul_fwd, _mul_vjp, "MulBackward0", 2, INPUTS, "promote",
             saved_for=lambda needs: (needs[1], needs[0]), fast=_np.multiply)
 
 
-def _by_number_accepts(node, saved, dtype):
-    # x * c with a Python number c (x * 0.1): _mul_vjp's ``_scale(g, c)``
-    b = saved[1]
-    return node.next[1] is None and (type(b) is float or type(b) is int)
-
-
-def _by_number_block(node, saved, g, out, tmp):
-    _np.multiply(g, saved[1], out=out)  # (g * c, as _scale)
-
-
-# blockwise, in a chain of unary derivatives (autograd/fused_chain.py)
-mul.op.node_cls.block_vjp = (_by_number_accepts, _by_number_block)
-
-
 def _div_vjp(node, g, saved):
     a, b = saved
     na, nb = node.next
