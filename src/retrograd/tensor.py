@@ -786,11 +786,31 @@ class PendingRetainRef(NotLeafRef):
     __slots__ = ("old",)
 
 
+class PendingNodeRef(NotLeafRef):
+    """An ``adopted_views`` entry of a view re-derived from its base (its memory changed in
+    place since it was taken) that is no leaf to PyTorch either: PyTorch regenerates its
+    grad_fn only when it reads it, so the node is as new as that read (see
+    :func:`settle_adopted`)."""
+
+    __slots__ = ()
+
+
 def settle_adopted(t) -> None:
     """PyTorch reads ``t``'s grad_fn: drop its ``adopted_views`` entry, and move a pending
-    retain_grad (:class:`PendingRetainRef`) from the old node to ``t``'s grad_fn."""
+    retain_grad (:class:`PendingRetainRef`) from the old node to ``t``'s grad_fn.
+
+    Every view with an entry was re-derived from its base by ops/changed_views.py when its
+    memory changed; PyTorch makes that node only now, at the first read of the view's
+    grad_fn, so it takes its sequence number now: among the nodes ready in backward, the
+    engine runs the most recently created first, which decides the order of hooks (seed
+    20900268: a view zeroed under no_grad, read by the loss after another leaf's op)."""
     ref = adopted_views.pop(id(t), None)
-    if ref is None or ref.__class__ is not PendingRetainRef or ref() is not t:
+    if ref is None or ref() is not t:
+        return
+    fn = t._grad_fn
+    if fn is not None and not getattr(fn, "refused", False):
+        fn.seq = _graph.next_sequence_nr()
+    if ref.__class__ is not PendingRetainRef:
         return
     old_fn, old_nr = ref.old
     if old_fn.hooks is not None:
@@ -800,9 +820,9 @@ def settle_adopted(t) -> None:
 
 
 def settle_pending_retain(t) -> None:
-    """:func:`settle_adopted` for a :class:`PendingRetainRef` entry only (reads of grad_fn
-    that leave an adopted leaf view adopted)."""
-    if adopted_views.get(id(t)).__class__ is PendingRetainRef:
+    """:func:`settle_adopted` for a :class:`PendingRetainRef` or :class:`PendingNodeRef`
+    entry only (reads of grad_fn that leave an adopted leaf view adopted)."""
+    if adopted_views.get(id(t)).__class__ in (PendingRetainRef, PendingNodeRef):
         settle_adopted(t)
 
 

@@ -4173,3 +4173,67 @@ def _matrix_exp_double_backward_of_huge_gradient_float32(prog, failure):
     left = float(np.abs(ours - fixed).max())
     return size > 0 and left <= 2e-5 * size and \
         float(np.abs(theirs - fixed).max()) > 100 * left
+
+
+# ------------------------------------- open25b (stop 25): an empty margin loss, read later
+_EMPTY_MARGIN_STEP = re.compile(r"^(v\d+) = T\.nn\.functional\.(multi_margin_loss|"
+                                r"multilabel_margin_loss)\((v\d+), ")
+
+
+@accepted("_margin_loss_empty_garbage (above) read downstream: PyTorch 2.13's CPU "
+          "multi_margin_loss and multilabel_margin_loss resize the output to 0-d and return "
+          "before writing it when the input is empty (LossMultiMargin.cpp, "
+          "LossMultiLabelMargin.cpp: `if (input.numel() == 0) return;`), so reduction 'sum' "
+          "and 'mean' give uninitialized memory (6.9e-310, 0.0, 4.7e-310... from call to "
+          "call), a PyTorch bug; retrograd gives the empty sum 0 and the empty mean nan.  "
+          "That entry matches the loss's own value; here a later op reads it: erfinv then "
+          "sign_ of a 6.9e-310 is 1.0 in PyTorch, 0.0 in retrograd (seed 20856220).  Only a "
+          "program with such a loss statement of an empty input whose result is 0-d in both "
+          "libraries and retrograd's is the empty reduction (0 for sum, nan for mean), "
+          "checked by rerunning it with that loss's value set to retrograd's in both "
+          "libraries (masked_fill, its graph kept), which must then agree in everything "
+          "compared")
+def _margin_loss_empty_garbage_downstream(prog, failure):
+    if failure.kind not in ("value", "grad", "log"):
+        return False
+    import dataclasses
+    import math
+
+    import retrograd
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import compare, execute, torch
+
+    steps, found = list(prog.steps), False
+    for j in range(len(prog.steps) - 1, -1, -1):
+        st = prog.steps[j]
+        m = _EMPTY_MARGIN_STEP.match(st.text or "")
+        if not m or st.dyn is not None or st.target != m.group(1) or \
+                "reduction='none'" in st.text:
+            continue
+        operands = _operands_before(prog, j)
+        if not operands or operands[0].numel() != 0:
+            continue
+        got = [execute(Program(prog.seed, prog.steps[:j + 1]), lib)[1].get(st.target)
+               for lib in (torch, retrograd)]
+        if not all(isinstance(g, lib.Tensor) and g.dim() == 0
+                   for g, lib in zip(got, (torch, retrograd))):
+            continue
+        ours = float(got[1])
+        if "reduction='sum'" in st.text:
+            if ours != 0.0:
+                continue
+            value = "0.0"
+        elif not math.isnan(ours):
+            continue
+        else:
+            value = "float('nan')"
+        v = st.target
+        steps.insert(j + 1, dataclasses.replace(
+            st, op="empty_loss_defined", kind="", leaf=None, view_chain=(), on=None,
+            text=f"{v} = {v}.masked_fill(T.tensor(True), {value})"))
+        found = True
+    if not found:
+        return False
+    edited = Program(prog.seed, steps)
+    return compare(edited) is None and _raises_alike(prog, edited)

@@ -20,8 +20,8 @@ from ..autograd.graph import NO_EDGE, Node, SavedOutput, move_retain_grad
 import numpy as _np
 
 from ..backend import namespace
-from ..tensor import (NotLeafRef, PendingRetainRef, Tensor, adopted_views, make_tensor,
-                      still_adopted)
+from ..tensor import (NotLeafRef, PendingNodeRef, PendingRetainRef, Tensor, adopted_views,
+                      make_tensor, still_adopted)
 from . import pointwise
 from ._apply import OUTPUT, apply_op, defop
 
@@ -505,6 +505,21 @@ def rebase_views(x, recorded=True, keep=None):
                     _defer_retain_grad(v, old_fn, old_nr)
                 else:
                     move_retain_grad(v, old_fn, old_nr)
+                    if flag is None and old_fn is not None and not (v is x and recorded):
+                        _defer_node(v)
+
+
+def _defer_node(v):
+    """PyTorch regenerates the grad_fn of a view whose memory changed only when it reads it
+    (the written view itself at once, if the write was recorded): register ``v`` so that
+    the first read gives its new node the sequence number of then (tensor.settle_adopted),
+    as the engine's order among ready nodes, and so of hooks, follows it (seed 20900268).
+    An entry already there (a leaf view adopted, a pending retain_grad) does the same."""
+    key = id(v)
+    ref = _ADOPTED.get(key)
+    if ref is not None and ref() is v:
+        return
+    _ADOPTED[key] = PendingNodeRef(v, lambda _r: _ADOPTED.pop(key, None))
 
 
 def _defer_retain_grad(v, old_fn, old_nr):
