@@ -96,3 +96,52 @@ def test_float32_second_order_near_float64(kind):
     ref = second(torch, np.float64)
     err = {lib: np.abs(second(lib, np.float32) - ref).max() for lib in (torch, retrograd)}
     assert err[retrograd] <= 2 * err[torch]
+
+
+# ------------------------------------------------- matmul's rounding at a comparison
+_SEED_20815720 = """
+v0 = T.tensor([-0.89], dtype=T.float64)
+v1 = v0.index_select(0, T.tensor([0, 0]))
+v2 = T.tensor([[-0.8, -0.28, -0.28], [1.3, 1.08, 0.28]], dtype=T.float64)
+v3 = T.matmul(v1, v2)
+v6 = T.sinh(v3)
+v6.masked_fill_(v3 > 0, 3)
+"""
+
+
+def test_matmul_rounding_at_a_comparison_accepted():
+    from . import known_bugs as kb
+
+    prog = program_from_text(_SEED_20815720)
+    failure = compare(prog)
+    assert failure is not None and failure.message.startswith("v6: values differ")
+    assert kb.which_known(prog, failure) == next(
+        name for name, pred in kb.ACCEPTED_DIFFERENCES
+        if pred is kb._matmul_rounding_at_discontinuity)
+
+
+def test_matmul_rounding_orders():
+    """What the entry says of the two orders: PyTorch's element is the sum of the rounded
+    products (exactly 0 here); retrograd's (NumPy's matmul) may keep a product's rounding
+    error, as a fused multiply-add does (5.2e-18 at the time of writing); either is within
+    the bound the entry zeroes, 2 * eps * (|a| @ |b|)."""
+    a, b = [-0.89, -0.89], [[-0.28], [0.28]]
+    t = torch.tensor(a, dtype=torch.float64) @ torch.tensor(b, dtype=torch.float64)
+    r = retrograd.tensor(a, dtype=retrograd.float64) @ retrograd.tensor(b, dtype=retrograd.float64)
+    assert float(t[0]) == a[0] * b[0][0] + a[1] * b[1][0] == 0.0
+    assert abs(float(r[0])) <= 2 * np.finfo(np.float64).eps * 2 * abs(a[0] * b[0][0])
+
+
+@pytest.mark.parametrize("error, matched", [(1e-10, False), (0.0, True)])
+def test_matmul_rounding_entry_refuses_a_larger_error(monkeypatch, error, matched):
+    """retrograd's matmul made off by 1e-10 (far beyond rounding, within the runner's
+    float64 tolerance for the other values): the comparison still differs once the
+    rounding-sized elements are zeroed, so the entry refuses it."""
+    from . import known_bugs as kb
+
+    plain = retrograd.matmul
+    monkeypatch.setattr(retrograd, "matmul", lambda a, b: plain(a, b) + error)
+    prog = program_from_text(_SEED_20815720)
+    failure = compare(prog)
+    assert failure is not None and failure.message.startswith("v6: values differ")
+    assert kb._matmul_rounding_at_discontinuity(prog, failure) is matched
