@@ -4237,3 +4237,53 @@ def _margin_loss_empty_garbage_downstream(prog, failure):
         return False
     edited = Program(prog.seed, steps)
     return compare(edited) is None and _raises_alike(prog, edited)
+
+
+# ------------------------------------------ open25a (stop 25): matmul's rounding at a comparison
+_MATMUL_STEP = re.compile(r"(v\d+) = (?:T\.matmul\((v\d+), (v\d+)\)|(v\d+) @ (v\d+)|"
+                          r"(v\d+)\.mm\((v\d+)\))$")
+
+
+@accepted("rounding of a matmul element that is 0 (or nearly) in exact arithmetic, reaching "
+          "an op that jumps, has a pole or a kink at 0 (as _linalg_noise_at_discontinuity "
+          "for LAPACK's results): NumPy's matmul (OpenBLAS) accumulates with fused "
+          "multiply-adds, PyTorch's small 1-D @ 2-D matmul (an mv) adds the rounded "
+          "products, so [-0.89, -0.89] @ [[.., -0.28], [.., 0.28]] is 5.2e-18 (the FMA "
+          "keeps the first product's rounding error) in retrograd and exactly 0 in "
+          "PyTorch, and masked_fill_(v3 > 0, 3) writes 3 in one library only (seed "
+          "20815720).  Neither order is wrong: both are within the dot product's rounding "
+          "bound.  Checked, not assumed: the program is run again in both libraries with "
+          "every element of the matmul's result within k * eps * (|a| @ |b|) of 0 (k the "
+          "inner size; the standard bound is about half that) set to exactly 0, its graph "
+          "kept, and must then agree in everything compared")
+def _matmul_rounding_at_discontinuity(prog, failure):
+    if failure.kind not in ("value", "grad", "log"):
+        return False
+    import dataclasses
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import compare, torch
+
+    for j, st in enumerate(prog.steps):
+        m = _MATMUL_STEP.match((st.text or "").strip())
+        if m is None or st.dyn is not None:
+            continue
+        v, a, b = m.group(1), *[n for n in m.groups()[1:] if n]
+        reading = _reads_downstream(prog, j, v)
+        if not any(_AT_ZERO_DISCONTINUOUS.search(prog.steps[k].text or "") for k in reading):
+            continue
+        operands = _operands_before(prog, j)
+        if len(operands) != 2 or not all(o.is_floating_point() and o.numel() for o in operands):
+            continue
+        k = operands[0].shape[-1]
+        c = k * torch.finfo(torch.promote_types(operands[0].dtype, operands[1].dtype)).eps
+        bound = f"{c!r} * T.matmul({a}.detach().abs(), {b}.detach().abs())"
+        noise = f"{v}.detach().masked_fill({v}.detach().abs() > {bound}, 0.0)"
+        for text in (f"{v} = {v} - {noise}", f"{v}.sub_({noise})"):
+            zeroed = dataclasses.replace(
+                st, op="noise_zeroed", kind="", leaf=None, view_chain=(), on=None, text=text)
+            edited = Program(prog.seed, prog.steps[:j + 1] + [zeroed] + prog.steps[j + 1:])
+            if compare(edited) is None and compare(prog) is not None and \
+                    _raises_alike(prog, edited):
+                return True
+    return False

@@ -197,6 +197,19 @@ _stats_of_node = defop("group_norm_stats", lambda a, w, b: a.copy(),
                        "NativeGroupNormBackward0", 3, NOTHING)
 
 
+# The statistics under create_graph: the forward's saved values (accumulated in float64 for
+# a float32 input) with the derivative of their float32 recomputation from x.  PyTorch's
+# double backwards (batchnorm_double_backward, layer_norm_double_backward) read the saved
+# mean and invstd too; the recomputed float32 moments of a channel whose spread is small
+# next to its mean were off enough that a second-order gradient came out 2e-4 relative
+# from PyTorch's, 5x farther from a float64 reference (fuzz seed 20916633).  (Named as
+# the forward's node: PyTorch's saved statistics are outputs of it.)
+_SAVED_VALUE = {name: defop("norm_saved_statistic", lambda a, value: value.copy(),
+                            lambda node, g, saved: (g,), name, 1, NOTHING)
+                for name in ("NativeBatchNormBackward0", "NativeLayerNormBackward0",
+                             "NativeGroupNormBackward0")}
+
+
 def _norm_vjp(node, g, saved):
     x, w, b, mean, rstd = saved
     p = node.params[0]
@@ -204,8 +217,10 @@ def _norm_vjp(node, g, saved):
     if isinstance(g, Tensor) and not p.fixed:
         # create_graph: the statistics as functions of x, so that dx is differentiable in x
         xs = x.reshape(p.stat_shape)
-        mean, var = _moments(xs, p.stat_axes)
-        rstd = (var + p.eps).rsqrt()
+        mean_x, var = _moments(xs, p.stat_axes)
+        saved_value = _SAVED_VALUE[node.name()]
+        mean = saved_value(mean_x, mean)
+        rstd = saved_value((var + p.eps).rsqrt(), rstd)
         if p.stat_axes == (2,) and (nw or nb):  # group_norm (see _stats_of_node)
             rstd = _stats_of_node(rstd, w, b)
     else:
