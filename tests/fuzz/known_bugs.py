@@ -1993,11 +1993,6 @@ def _reads_downstream(prog, j, target):
 def _linalg_noise_at_discontinuity(prog, failure):
     if failure.kind not in ("value", "grad", "log"):
         return False
-    import dataclasses
-
-    from .program import Program  # (the runner imports this module)
-    from .runner import compare
-
     for j, st in enumerate(prog.steps):
         text = st.text or ""
         if not st.target or st.dyn is not None or not _LINALG_RESULT.search(text):
@@ -2013,12 +2008,7 @@ def _linalg_noise_at_discontinuity(prog, failure):
         # (zeroed in place where rebinding fails (triJ, seed 19701486): a pow_ downstream
         # must still write into the linalg op's own output, whose version its backward checks)
         for text in (f"{v} = {v} - {noise}", f"{v}.sub_({noise})"):
-            zeroed = dataclasses.replace(
-                st, op="noise_zeroed", kind="", leaf=None, view_chain=(), on=None, text=text)
-            edited = Program(prog.seed, prog.steps[:j + 1] + [zeroed] + prog.steps[j + 1:])
-            # (and the program as it is does differ: a failure given with another program)
-            if compare(edited) is None and compare(prog) is not None and \
-                    _raises_alike(prog, edited):
+            if _agrees_when_rewritten(prog, {j: [st, _added(st, "noise_zeroed", text)]}):
                 return True
     return False
 
@@ -2030,6 +2020,30 @@ def _raises_alike(prog, edited):
 
     return [e for e, _ in execute(prog, torch)[0] if e] == \
         [e for e, _ in execute(edited, torch)[0] if e]
+
+
+def _agrees_when_rewritten(prog, rewrite, differs=True):
+    """Whether the program, run again in both libraries with statements rewritten (the
+    claimed cause taken out), agrees in everything compared, PyTorch raising in it as in the
+    program (_raises_alike).  ``rewrite``: {step index: the steps that stand in its place};
+    ``differs``: and the program as it is does differ (a failure given with another program
+    explains nothing)."""
+    from .program import Program  # (the runner imports this module)
+    from .runner import compare
+
+    edited = Program(prog.seed, [s for j, st in enumerate(prog.steps)
+                                 for s in rewrite.get(j, [st])])
+    return compare(edited) is None and (not differs or compare(prog) is not None) and \
+        _raises_alike(prog, edited)
+
+
+def _added(st, op, text, **fields):
+    """A statement ``text`` that a rerun adds beside ``st`` (in its with block unless
+    ``fields`` say otherwise), named ``op``: no leaf, view or in-place target of its own."""
+    import dataclasses
+
+    return dataclasses.replace(st, op=op, kind="", leaf=None, view_chain=(), on=None,
+                               text=text, **fields)
 
 
 # The per-op entries this family replaced (each of their seeds replays with findings: 0
@@ -2107,14 +2121,12 @@ def _explained_by_ulps(prog, j, ulps, tol=None):
     everything once both
     libraries continue from PyTorch's value (``v = v - v.detach() + <PyTorch's values>``:
     its graph kept), while it does not as it is."""
-    import dataclasses
-
     import numpy as np
 
     import retrograd
 
     from .program import Program  # (the runner imports this module)
-    from .runner import compare, execute, torch
+    from .runner import execute, torch
 
     st = prog.steps[j]
     v, values = st.target, []
@@ -2135,11 +2147,8 @@ def _explained_by_ulps(prog, j, ulps, tol=None):
     literal = f"T.tensor({a.tolist()!r}, dtype=T.{a.dtype.name})"
     if "nan" in literal or "inf" in literal:
         return False
-    swapped = dataclasses.replace(st, op="torch_value", kind="", leaf=None, view_chain=(),
-                                  on=None, text=f"{v} = {v} - {v}.detach() + {literal}")
-    edited = Program(prog.seed, prog.steps[:j + 1] + [swapped] + prog.steps[j + 1:])
-    return compare(edited) is None and compare(prog) is not None and \
-        _raises_alike(prog, edited)
+    swapped = _added(st, "torch_value", f"{v} = {v} - {v}.detach() + {literal}")
+    return _agrees_when_rewritten(prog, {j: [st, swapped]})
 
 
 @accepted("float64 logit(sigmoid(x)) is x up to 1 ulp, differently in the two libraries, and "
@@ -2723,14 +2732,12 @@ _DET_STEP = re.compile(r"^(v\d+) = (?:T\.linalg\.det\((.+)\)|(.+)\.det\(\))$")
 def _float32_det_noise_of_singular_matrix(prog, failure):
     if failure.kind != "value":
         return False
-    import dataclasses
-
     import numpy as np
 
     import retrograd
 
     from .program import Program  # (the runner imports this module)
-    from .runner import compare, execute, torch
+    from .runner import execute, torch
 
     for j, st in enumerate(prog.steps):
         m = _DET_STEP.match(st.text or "")
@@ -2767,13 +2774,11 @@ def _float32_det_noise_of_singular_matrix(prog, failure):
         # the rerun: each det within its bound, of a singular matrix, set to exactly 0 in
         # both libraries (its graph kept), the rest left as it is
         v, shape = st.target, tuple(a.shape[:-2])
-        zeroed = dataclasses.replace(
-            st, op="noise_zeroed", kind="", leaf=None, view_chain=(), on=None,
-            text=f"{v} = {v} - {v}.detach().masked_fill({v}.detach().abs() > "
-                 f"T.tensor({bound.tolist()!r}, dtype={v}.dtype).reshape({shape!r}), 0.0)")
-        edited = Program(prog.seed, prog.steps[:j + 1] + [zeroed] + prog.steps[j + 1:])
-        if compare(edited) is None and compare(prog) is not None and \
-                _raises_alike(prog, edited):
+        zeroed = _added(st, "noise_zeroed",
+                        f"{v} = {v} - {v}.detach().masked_fill({v}.detach().abs() > "
+                        f"T.tensor({bound.tolist()!r}, dtype={v}.dtype).reshape({shape!r}), "
+                        f"0.0)")
+        if _agrees_when_rewritten(prog, {j: [st, zeroed]}):
             return True
     return False
 
@@ -3239,14 +3244,12 @@ _CORRCOEF_STEP = re.compile(r"^(v\d+) = T\.corrcoef\(")
 def _corrcoef_gradient_at_unit_correlation(prog, failure):
     if failure.kind not in ("value", "grad", "log"):
         return False
-    import dataclasses
-
     import numpy as np
 
     import retrograd
 
     from .program import Program  # (the runner imports this module)
-    from .runner import compare, execute, torch
+    from .runner import execute, torch
 
     for j, st in enumerate(prog.steps):
         m = _CORRCOEF_STEP.match(st.text or "")
@@ -3266,13 +3269,9 @@ def _corrcoef_gradient_at_unit_correlation(prog, failure):
         if len(near) != 2 or not (near[0][0].any() and near[1][0].any()):
             continue
         bound = near[0][1]
-        cut = dataclasses.replace(
-            st, op="kink_cut", kind="", target=None, leaf=None, view_chain=(), on=None,
-            ctx=None, text=f"{v}.register_hook(lambda g, m={v}.detach().abs() >= {bound!r}: "
-                           f"g.masked_fill(m, 0.0))")
-        edited = Program(prog.seed, prog.steps[:j + 1] + [cut] + prog.steps[j + 1:])
-        if compare(edited) is None and compare(prog) is not None and \
-                _raises_alike(prog, edited):
+        cut = _added(st, "kink_cut", f"{v}.register_hook(lambda g, m={v}.detach().abs() >= "
+                     f"{bound!r}: g.masked_fill(m, 0.0))", target=None, ctx=None)
+        if _agrees_when_rewritten(prog, {j: [st, cut]}):
             return True
     return False
 
@@ -3295,14 +3294,12 @@ _REMAINDER_OF_NAME = re.compile(
 def _remainder_of_ulps_apart_dividend(prog, failure):
     if failure.kind != "value":
         return False
-    import dataclasses
-
     import numpy as np
 
     import retrograd
 
     from .program import Program  # (the runner imports this module)
-    from .runner import compare, execute, torch
+    from .runner import execute, torch
 
     for j, st in enumerate(prog.steps):
         m = _REMAINDER_OF_NAME.search(st.text or "") if st.dyn is None else None
@@ -3322,12 +3319,9 @@ def _remainder_of_ulps_apart_dividend(prog, failure):
                 np.array_equal(xt, xr) or \
                 not (np.abs(xt - xr) <= 2 * np.spacing(np.abs(xt))).all():
             continue
-        to_torch = dataclasses.replace(
-            st, op="ulps_aligned", kind="", target=None, leaf=None, view_chain=(), on=None,
-            text=f"{v}.add_((T.tensor({xt.tolist()!r}, dtype={v}.dtype) - {v}).detach())")
-        edited = Program(prog.seed, prog.steps[:j] + [to_torch] + prog.steps[j:])
-        if compare(edited) is None and compare(prog) is not None and \
-                _raises_alike(prog, edited):
+        to_torch = _added(st, "ulps_aligned", f"{v}.add_((T.tensor({xt.tolist()!r}, "
+                          f"dtype={v}.dtype) - {v}).detach())", target=None)
+        if _agrees_when_rewritten(prog, {j: [to_torch, st]}):
             return True
     return False
 
@@ -3371,7 +3365,7 @@ def _qr_gradient_at_rank_deficiency(prog, failure):
     import retrograd
 
     from .program import Program  # (the runner imports this module)
-    from .runner import compare, execute
+    from .runner import execute
 
     _, grad_t, grad_r = got
     with np.errstate(invalid="ignore"):
@@ -3407,9 +3401,7 @@ def _qr_gradient_at_rank_deficiency(prog, failure):
             continue
         cut = dataclasses.replace(st, text=st.text.replace(f"T.linalg.qr({arg})",
                                                            f"T.linalg.qr(({arg}).detach())"))
-        edited = Program(prog.seed, prog.steps[:j] + [cut] + prog.steps[j + 1:])
-        if compare(edited) is None and compare(prog) is not None and \
-                _raises_alike(prog, edited):
+        if _agrees_when_rewritten(prog, {j: [cut]}):
             return True
     return False
 
@@ -3432,14 +3424,12 @@ _AFFINE_NORM_STEP = re.compile(r"^(v\d+) = T\.nn\.functional\.(group_norm|batch_
 def _affine_norm_residue_downstream(prog, failure):
     if failure.kind not in ("value", "grad", "log"):
         return False
-    import dataclasses
-
     import numpy as np
 
     import retrograd
 
     from .program import Program  # (the runner imports this module)
-    from .runner import compare, execute, torch
+    from .runner import execute, torch
 
     for j, st in enumerate(prog.steps):
         m = _AFFINE_NORM_STEP.match(st.text or "") if st.dyn is None else None
@@ -3462,12 +3452,9 @@ def _affine_norm_residue_downstream(prog, failure):
         residue = (yt != 0) & (np.abs(yt) <= bound) & (yr == 0)
         if not residue.any():
             continue
-        zeroed = dataclasses.replace(
-            st, op="residue_zeroed", kind="", leaf=None, view_chain=(), on=None,
-            text=f"{v} = {v} - {v}.detach().masked_fill({v}.detach().abs() > {bound!r}, 0.0)")
-        edited = Program(prog.seed, prog.steps[:j + 1] + [zeroed] + prog.steps[j + 1:])
-        if compare(edited) is None and compare(prog) is not None and \
-                _raises_alike(prog, edited):
+        zeroed = _added(st, "residue_zeroed", f"{v} = {v} - {v}.detach().masked_fill("
+                        f"{v}.detach().abs() > {bound!r}, 0.0)")
+        if _agrees_when_rewritten(prog, {j: [st, zeroed]}):
             return True
     return False
 
