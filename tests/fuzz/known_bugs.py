@@ -1268,8 +1268,7 @@ def _hook_called_with_none_conv_empty(prog, failure):
             "'NoneType'" in failure.message and ("conv1d" in _ops(prog) or any(
                 "group_norm(" in t for t in _texts(prog))) and _empty_leaf(prog)):
         return False
-    return _torch_rerun_passes(prog, failure, lambda src: src.replace(
-        "register_hook(lambda g: ", "register_hook(lambda g: None if g is None else "))
+    return _torch_rerun_passes(prog, failure, _hooks_skipping_none)
 
 
 def _differing_values(failure):
@@ -1869,12 +1868,7 @@ def _sgn_zero_tensor(prog, failure):
     elif failure.kind not in ("grad", "value", "log") or \
             not _nan_where_torch_has_a_number(failure):
         return False
-    from .program import program_from_text
-    from .runner import compare
-
-    source = prog.source()
-    rerun = _without_sgn_nodes(source, create_graph)
-    return rerun != source and compare(program_from_text(rerun, prog.seed)) is None
+    return _agrees_when_source_rewritten(prog, lambda src: _without_sgn_nodes(src, create_graph))
 
 
 # ------------------------------------------------------------ triE (stop 22): 19000000+
@@ -1891,13 +1885,7 @@ def _hook_called_with_none_group_norm(prog, failure):
             any("group_norm(" in t for t in _texts_all(prog)) and
             any("register_hook(lambda g: " in t for t in _texts_all(prog))):
         return False
-    from .program import program_from_text
-    from .runner import compare  # (the runner imports this module)
-
-    source = prog.source()
-    edited = source.replace("register_hook(lambda g: ",
-                            "register_hook(lambda g: None if g is None else ")
-    return compare(program_from_text(edited, prog.seed)) is None
+    return _agrees_when_source_rewritten(prog, _hooks_skipping_none)
 
 
 # ------------------------------------------------------------ triG (stop 23): noise family
@@ -2046,6 +2034,25 @@ def _added(st, op, text, **fields):
                                text=text, **fields)
 
 
+def _agrees_when_source_rewritten(prog, rewrite):
+    """Whether the program's printed source, rewritten by ``rewrite`` (text -> text: the
+    claimed cause taken out), runs alike in both libraries in everything compared; False
+    where the rewrite changes nothing."""
+    from .program import program_from_text
+    from .runner import compare  # (the runner imports this module)
+
+    source = prog.source()
+    edited = rewrite(source)
+    return edited != source and compare(program_from_text(edited, prog.seed)) is None
+
+
+def _hooks_skipping_none(source):
+    """The source with every hook skipping a None gradient (which PyTorch's engine passes
+    some hooks in a second backward: the _hook_called_with_none entries)."""
+    return source.replace("register_hook(lambda g: ",
+                          "register_hook(lambda g: None if g is None else ")
+
+
 # The per-op entries this family replaced (each of their seeds replays with findings: 0
 # under it alone: tests/fuzz/test_regressions_trig23.py); their names stay for the tests of
 # earlier stops that replay those seeds through them.
@@ -2084,12 +2091,7 @@ def _hook_called_with_none_conv(prog, failure):
             any(_CONV.search(t) for t in _texts_all(prog)) and
             any("register_hook(lambda g: " in t for t in _texts_all(prog))):
         return False
-    from .program import program_from_text
-    from .runner import compare  # (the runner imports this module)
-
-    edited = prog.source().replace("register_hook(lambda g: ",
-                                   "register_hook(lambda g: None if g is None else ")
-    return compare(program_from_text(edited, prog.seed)) is None
+    return _agrees_when_source_rewritten(prog, _hooks_skipping_none)
 
 
 @accepted("the second backward through a convolution with zero input channels and a bias: "
@@ -3106,17 +3108,8 @@ def _dist_p1_sgn_zero_tensor(prog, failure):
             failure.kind not in ("grad", "value", "log") or \
             not _nan_where_torch_has_a_number(failure):
         return False
-    from .program import program_from_text
-    from .runner import compare
-
-    source = prog.source()
-    lines = source.split("\n")
-    changed = False
-    for i, line in enumerate(lines):
-        new = _dist_p1_as_where(line)
-        if new is not None:
-            lines[i], changed = new, True
-    return changed and compare(program_from_text("\n".join(lines), prog.seed)) is None
+    return _agrees_when_source_rewritten(prog, lambda src: "\n".join(
+        _dist_p1_as_where(line) or line for line in src.split("\n")))
 
 
 # ------------------------------------------ cpu24 (stop 24): det's double backward at rank <= n-2
