@@ -2284,8 +2284,8 @@ def _reconstruction_noise_bound(x):
 def _abs_of_reconstruction_noise(prog, failure):
     if failure.kind != "grad":
         return False
-    from .program import Program, program_from_text
-    from .runner import compare, execute, torch  # (the runner imports this module)
+    from .program import Program
+    from .runner import execute, torch  # (the runner imports this module)
 
     import retrograd
 
@@ -2313,10 +2313,8 @@ def _abs_of_reconstruction_noise(prog, failure):
             return False
         expr = st.text.split("=", 1)[1].strip()
         masked = f"{name} = (lambda p: p * (p.abs() > {bound!r}))({expr})"
-        source = prog.source()
-        if st.text not in source:
-            return False
-        return compare(program_from_text(source.replace(st.text, masked, 1), prog.seed)) is None
+        return _agrees_when_source_rewritten(
+            prog, lambda src, old=st.text, new=masked: src.replace(old, new, 1))
     return False
 
 
@@ -2521,8 +2519,7 @@ def _float32_comparison_decided_by_rounding(prog, failure):
           "the norm's result is snapped to the nearest integer where it lies within that "
           "residue bound of one")
 def _pow_of_norm_fma_residue(prog, failure):
-    from .program import program_from_text
-    from .runner import compare, execute, torch
+    from .runner import execute, torch
 
     import retrograd
 
@@ -2566,11 +2563,8 @@ def _pow_of_norm_fma_residue(prog, failure):
         expr = st.text.split("=", 1)[1].strip()
         snapped = (f"{st.target} = (lambda y: T.where((y - y.round()).abs() <= {bound!r}, "
                    f"y.round(), y))({expr})")
-        source = prog.source()
-        if st.text not in source:
-            return False
-        return compare(program_from_text(source.replace(st.text, snapped, 1),
-                                         prog.seed)) is None
+        return _agrees_when_source_rewritten(
+            prog, lambda src, old=st.text, new=snapped: src.replace(old, new, 1))
     return False
 
 
@@ -2705,13 +2699,11 @@ def _cum_extreme_position_rounding(prog, failure):
     x = x[np.isfinite(x)]
     if x.size < 2 or not (np.diff(x) <= 4 * np.spacing(np.abs(x[:-1]))).any():
         return False
-    from .program import program_from_text
-    from .runner import compare  # (the runner imports this module)
 
-    source = prog.source()
-    snapped = re.sub(r"\b(v\d+)\.(cummax|cummin)\(", r"\1.float().double().\2(", source)
-    snapped = re.sub(r"\bT\.(cummax|cummin)\((v\d+)", r"T.\1(\2.float().double()", snapped)
-    return snapped != source and compare(program_from_text(snapped, prog.seed)) is None
+    def snapped(src):
+        src = re.sub(r"\b(v\d+)\.(cummax|cummin)\(", r"\1.float().double().\2(", src)
+        return re.sub(r"\bT\.(cummax|cummin)\((v\d+)", r"T.\1(\2.float().double()", src)
+    return _agrees_when_source_rewritten(prog, snapped)
 
 
 # ------------------------------------------------------- triJ (stop 23): float32 det noise
@@ -2867,10 +2859,9 @@ def _integer_jump_at_rounding(prog, failure):
 
     import retrograd
 
-    from .program import Program, program_from_text  # (the runner imports this module)
-    from .runner import compare, execute, torch
+    from .program import Program  # (the runner imports this module)
+    from .runner import execute, torch
 
-    source = prog.source()
     for i, st in enumerate(prog.steps):
         text = st.text or ""
         m, w = _TRUNCATING.match(text), _INT_WRITE.match(text)
@@ -2908,9 +2899,9 @@ def _integer_jump_at_rounding(prog, failure):
         snap = (f"(lambda y: T.where((y - y.round()).abs() <= {8 * eps!r} * "
                 f"y.round().abs().clamp(min=1.0), y.round(), y))({expr})")
         snapped = f"{m.group(1)} = T.{fn}({snap})" if m else f"{w.group(1)}{w.group(2)} = {snap}"
-        edited = re.sub(rf"(?m)^(\s*){re.escape(text)}$",  # (indented in a with block)
-                        lambda at, s=snapped: at.group(1) + s, source, count=1)
-        if edited != source and compare(program_from_text(edited, prog.seed)) is None:
+        line = rf"(?m)^(\s*){re.escape(text)}$"  # (indented in a with block)
+        if _agrees_when_source_rewritten(prog, lambda src, line=line, s=snapped: re.sub(
+                line, lambda at: at.group(1) + s, src, count=1)):
             return True
     return False
 
@@ -3623,13 +3614,11 @@ def _tie_split_position_rounding(prog, failure):
             break
     if not near:
         return False
-    from .program import program_from_text
-    from .runner import compare  # (the runner imports this module)
 
-    source = prog.source()
-    snapped = _TIE_SPLITTING.sub(r"\1.float().double().\2(", source)
-    snapped = _TIE_SPLITTING_FN.sub(r"T.\1(\2.float().double()", snapped)
-    return snapped != source and compare(program_from_text(snapped, prog.seed)) is None
+    def snapped(src):
+        src = _TIE_SPLITTING.sub(r"\1.float().double().\2(", src)
+        return _TIE_SPLITTING_FN.sub(r"T.\1(\2.float().double()", src)
+    return _agrees_when_source_rewritten(prog, snapped)
 
 
 _SIGMOID_CALL = re.compile(r"\.sigmoid\(\)")
@@ -3744,13 +3733,8 @@ def _sgn_zero_tensor_into_group_norm(prog, failure):
     texts = _texts_all(prog)
     if not any(_SGN.search(t) for t in texts) or not any("group_norm(" in t for t in texts):
         return False
-    from .program import program_from_text
-    from .runner import compare  # (the runner imports this module)
-
     create_graph = any("create_graph=True" in t for t in texts)
-    source = prog.source()
-    edited = _without_sgn_nodes(source, create_graph)
-    return edited != source and compare(program_from_text(edited, prog.seed)) is None
+    return _agrees_when_source_rewritten(prog, lambda src: _without_sgn_nodes(src, create_graph))
 
 
 def _digamma_in_float64(attr, x):
