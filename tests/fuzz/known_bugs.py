@@ -2010,17 +2010,23 @@ def _raises_alike(prog, edited):
         [e for e, _ in execute(edited, torch)[0] if e]
 
 
+def _rewritten(prog, rewrite):
+    """The program with statements rewritten: ``rewrite`` is {step index: the steps that
+    stand in its place}."""
+    from .program import Program  # (the runner imports this module)
+
+    return Program(prog.seed, [s for j, st in enumerate(prog.steps)
+                               for s in rewrite.get(j, [st])])
+
+
 def _agrees_when_rewritten(prog, rewrite, differs=True):
     """Whether the program, run again in both libraries with statements rewritten (the
-    claimed cause taken out), agrees in everything compared, PyTorch raising in it as in the
-    program (_raises_alike).  ``rewrite``: {step index: the steps that stand in its place};
-    ``differs``: and the program as it is does differ (a failure given with another program
-    explains nothing)."""
-    from .program import Program  # (the runner imports this module)
-    from .runner import compare
+    claimed cause taken out; ``rewrite`` as for _rewritten), agrees in everything compared,
+    PyTorch raising in it as in the program (_raises_alike); ``differs``: and the program as
+    it is does differ (a failure given with another program explains nothing)."""
+    from .runner import compare  # (the runner imports this module)
 
-    edited = Program(prog.seed, [s for j, st in enumerate(prog.steps)
-                                 for s in rewrite.get(j, [st])])
+    edited = _rewritten(prog, rewrite)
     return compare(edited) is None and (not differs or compare(prog) is not None) and \
         _raises_alike(prog, edited)
 
@@ -3150,14 +3156,12 @@ def _named_grad(ns, name):
 def _det_double_backward_nan_at_rank_deficit(prog, failure):
     if failure.kind != "grad":
         return False
-    import dataclasses
-
     import numpy as np
 
     import retrograd
 
     from .program import Program  # (the runner imports this module)
-    from .runner import _arr, compare, compare_tensors, execute, torch
+    from .runner import _arr, compare_tensors, execute, torch
 
     # det statements of a matrix of numerical rank <= n-2, in PyTorch's run
     deficient = []
@@ -3193,18 +3197,12 @@ def _det_double_backward_nan_at_rank_deficit(prog, failure):
     if not np.isnan(t[differ]).all():
         return False
     # the rerun: each such det as its Leibniz polynomial in both libraries
-    steps = list(prog.steps)
-    for j, st, expr, n in reversed(deficient):
-        v = st.target
-        operand = dataclasses.replace(st, op="det_operand", kind="", leaf=None,
-                                      view_chain=(), on=None, text=f"{v} = {expr}")
-        poly = dataclasses.replace(operand, op="det_leibniz",
-                                   text=f"{v} = {_leibniz_text(v, n)}")
-        steps[j:j + 1] = [operand, poly]
-    edited = Program(prog.seed, steps)
-    if compare(edited) is not None or not _raises_alike(prog, edited):
+    rewrite = {j: [_added(st, "det_operand", f"{st.target} = {expr}"),
+                   _added(st, "det_leibniz", f"{st.target} = {_leibniz_text(st.target, n)}")]
+               for j, st, expr, n in deficient}
+    if not _agrees_when_rewritten(prog, rewrite, differs=False):
         return False
-    _, e_ns = execute(edited, torch)
+    _, e_ns = execute(_rewritten(prog, rewrite), torch)
     exact = _named_grad(e_ns, name)
     return exact is not None and np.isfinite(_arr(exact)).all() and \
         compare_tensors(exact, rg, name, False) is None
