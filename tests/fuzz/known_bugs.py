@@ -461,8 +461,14 @@ def _kink_at_one_ulp(prog, failure):
 
 # ------------------------------------------------------------ op families added by fuzzD
 # (ops_table_more.py: activations, losses, scatter, scans, linalg, normalization, padding...)
+_EMPTY_LEAF_TEXT = re.compile(r"v\d+ = T\.zeros\(\([\d, ]*\b0\b")
+
+
 def _empty_leaf(prog):
-    return any(st.leaf is not None and st.leaf.array.size == 0 for st in prog.steps)
+    """A leaf with no elements: a generated one, or one printed as Leaf.expr writes it
+    (``v0 = T.zeros((4, 0, 2), ...)``: a reproducer's text has no Leaf to read)."""
+    return any(st.leaf.array.size == 0 if st.leaf is not None
+               else bool(_EMPTY_LEAF_TEXT.match(st.text or "")) for st in prog.steps)
 
 
 @accepted("circular padding's grad_fn: PyTorch 2.13 builds it from slice copies (CopySlices), "
@@ -1262,8 +1268,7 @@ def _hook_called_with_none_conv_empty(prog, failure):
             "'NoneType'" in failure.message and ("conv1d" in _ops(prog) or any(
                 "group_norm(" in t for t in _texts(prog))) and _empty_leaf(prog)):
         return False
-    return _torch_rerun_passes(prog, failure, lambda src: src.replace(
-        "register_hook(lambda g: ", "register_hook(lambda g: None if g is None else "))
+    return _torch_rerun_passes(prog, failure, _hooks_skipping_none)
 
 
 def _differing_values(failure):
@@ -1863,12 +1868,7 @@ def _sgn_zero_tensor(prog, failure):
     elif failure.kind not in ("grad", "value", "log") or \
             not _nan_where_torch_has_a_number(failure):
         return False
-    from .program import program_from_text
-    from .runner import compare
-
-    source = prog.source()
-    rerun = _without_sgn_nodes(source, create_graph)
-    return rerun != source and compare(program_from_text(rerun, prog.seed)) is None
+    return _agrees_when_source_rewritten(prog, lambda src: _without_sgn_nodes(src, create_graph))
 
 
 # ------------------------------------------------------------ triE (stop 22): 19000000+
@@ -1885,13 +1885,7 @@ def _hook_called_with_none_group_norm(prog, failure):
             any("group_norm(" in t for t in _texts_all(prog)) and
             any("register_hook(lambda g: " in t for t in _texts_all(prog))):
         return False
-    from .program import program_from_text
-    from .runner import compare  # (the runner imports this module)
-
-    source = prog.source()
-    edited = source.replace("register_hook(lambda g: ",
-                            "register_hook(lambda g: None if g is None else ")
-    return compare(program_from_text(edited, prog.seed)) is None
+    return _agrees_when_source_rewritten(prog, _hooks_skipping_none)
 
 
 # ------------------------------------------------------------ triG (stop 23): noise family
@@ -1987,11 +1981,6 @@ def _reads_downstream(prog, j, target):
 def _linalg_noise_at_discontinuity(prog, failure):
     if failure.kind not in ("value", "grad", "log"):
         return False
-    import dataclasses
-
-    from .program import Program  # (the runner imports this module)
-    from .runner import compare
-
     for j, st in enumerate(prog.steps):
         text = st.text or ""
         if not st.target or st.dyn is not None or not _LINALG_RESULT.search(text):
@@ -2007,12 +1996,7 @@ def _linalg_noise_at_discontinuity(prog, failure):
         # (zeroed in place where rebinding fails (triJ, seed 19701486): a pow_ downstream
         # must still write into the linalg op's own output, whose version its backward checks)
         for text in (f"{v} = {v} - {noise}", f"{v}.sub_({noise})"):
-            zeroed = dataclasses.replace(
-                st, op="noise_zeroed", kind="", leaf=None, view_chain=(), on=None, text=text)
-            edited = Program(prog.seed, prog.steps[:j + 1] + [zeroed] + prog.steps[j + 1:])
-            # (and the program as it is does differ: a failure given with another program)
-            if compare(edited) is None and compare(prog) is not None and \
-                    _raises_alike(prog, edited):
+            if _agrees_when_rewritten(prog, {j: [st, _added(st, "noise_zeroed", text)]}):
                 return True
     return False
 
@@ -2024,6 +2008,55 @@ def _raises_alike(prog, edited):
 
     return [e for e, _ in execute(prog, torch)[0] if e] == \
         [e for e, _ in execute(edited, torch)[0] if e]
+
+
+def _rewritten(prog, rewrite):
+    """The program with statements rewritten: ``rewrite`` is {step index: the steps that
+    stand in its place}."""
+    from .program import Program  # (the runner imports this module)
+
+    return Program(prog.seed, [s for j, st in enumerate(prog.steps)
+                               for s in rewrite.get(j, [st])])
+
+
+def _agrees_when_rewritten(prog, rewrite, differs=True):
+    """Whether the program, run again in both libraries with statements rewritten (the
+    claimed cause taken out; ``rewrite`` as for _rewritten), agrees in everything compared,
+    PyTorch raising in it as in the program (_raises_alike); ``differs``: and the program as
+    it is does differ (a failure given with another program explains nothing)."""
+    from .runner import compare  # (the runner imports this module)
+
+    edited = _rewritten(prog, rewrite)
+    return compare(edited) is None and (not differs or compare(prog) is not None) and \
+        _raises_alike(prog, edited)
+
+
+def _added(st, op, text, **fields):
+    """A statement ``text`` that a rerun adds beside ``st`` (in its with block unless
+    ``fields`` say otherwise), named ``op``: no leaf, view or in-place target of its own."""
+    import dataclasses
+
+    return dataclasses.replace(st, op=op, kind="", leaf=None, view_chain=(), on=None,
+                               text=text, **fields)
+
+
+def _agrees_when_source_rewritten(prog, rewrite):
+    """Whether the program's printed source, rewritten by ``rewrite`` (text -> text: the
+    claimed cause taken out), runs alike in both libraries in everything compared; False
+    where the rewrite changes nothing."""
+    from .program import program_from_text
+    from .runner import compare  # (the runner imports this module)
+
+    source = prog.source()
+    edited = rewrite(source)
+    return edited != source and compare(program_from_text(edited, prog.seed)) is None
+
+
+def _hooks_skipping_none(source):
+    """The source with every hook skipping a None gradient (which PyTorch's engine passes
+    some hooks in a second backward: the _hook_called_with_none entries)."""
+    return source.replace("register_hook(lambda g: ",
+                          "register_hook(lambda g: None if g is None else ")
 
 
 # The per-op entries this family replaced (each of their seeds replays with findings: 0
@@ -2064,12 +2097,7 @@ def _hook_called_with_none_conv(prog, failure):
             any(_CONV.search(t) for t in _texts_all(prog)) and
             any("register_hook(lambda g: " in t for t in _texts_all(prog))):
         return False
-    from .program import program_from_text
-    from .runner import compare  # (the runner imports this module)
-
-    edited = prog.source().replace("register_hook(lambda g: ",
-                                   "register_hook(lambda g: None if g is None else ")
-    return compare(program_from_text(edited, prog.seed)) is None
+    return _agrees_when_source_rewritten(prog, _hooks_skipping_none)
 
 
 @accepted("the second backward through a convolution with zero input channels and a bias: "
@@ -2085,8 +2113,7 @@ def _conv_zero_channels_bias_double_backward(prog, failure):
             and failure.torch_exc == "RuntimeError"
             and re.match(r"statement \d+ `loss2\.backward\(", failure.message)
             and "The expanded size of the tensor (0)" in failure.message
-            and (_empty_leaf(prog) or any(re.match(r"v\d+ = T\.zeros\(\([\d, ]*\b0\b", t)
-                                          for t in _texts(prog)))):
+            and _empty_leaf(prog)):
         return False
     convs = [t for t in _texts_all(prog) if _CONV.search(t)]
     if not any(re.search(r"conv(_transpose)?[123]d\(v\d+, v\d+, (v\d+|bias=v\d+)", t)
@@ -2102,14 +2129,12 @@ def _explained_by_ulps(prog, j, ulps, tol=None):
     everything once both
     libraries continue from PyTorch's value (``v = v - v.detach() + <PyTorch's values>``:
     its graph kept), while it does not as it is."""
-    import dataclasses
-
     import numpy as np
 
     import retrograd
 
     from .program import Program  # (the runner imports this module)
-    from .runner import compare, execute, torch
+    from .runner import execute, torch
 
     st = prog.steps[j]
     v, values = st.target, []
@@ -2130,11 +2155,8 @@ def _explained_by_ulps(prog, j, ulps, tol=None):
     literal = f"T.tensor({a.tolist()!r}, dtype=T.{a.dtype.name})"
     if "nan" in literal or "inf" in literal:
         return False
-    swapped = dataclasses.replace(st, op="torch_value", kind="", leaf=None, view_chain=(),
-                                  on=None, text=f"{v} = {v} - {v}.detach() + {literal}")
-    edited = Program(prog.seed, prog.steps[:j + 1] + [swapped] + prog.steps[j + 1:])
-    return compare(edited) is None and compare(prog) is not None and \
-        _raises_alike(prog, edited)
+    swapped = _added(st, "torch_value", f"{v} = {v} - {v}.detach() + {literal}")
+    return _agrees_when_rewritten(prog, {j: [st, swapped]})
 
 
 @accepted("float64 logit(sigmoid(x)) is x up to 1 ulp, differently in the two libraries, and "
@@ -2268,8 +2290,8 @@ def _reconstruction_noise_bound(x):
 def _abs_of_reconstruction_noise(prog, failure):
     if failure.kind != "grad":
         return False
-    from .program import Program, program_from_text
-    from .runner import compare, execute, torch  # (the runner imports this module)
+    from .program import Program
+    from .runner import execute, torch  # (the runner imports this module)
 
     import retrograd
 
@@ -2297,10 +2319,8 @@ def _abs_of_reconstruction_noise(prog, failure):
             return False
         expr = st.text.split("=", 1)[1].strip()
         masked = f"{name} = (lambda p: p * (p.abs() > {bound!r}))({expr})"
-        source = prog.source()
-        if st.text not in source:
-            return False
-        return compare(program_from_text(source.replace(st.text, masked, 1), prog.seed)) is None
+        return _agrees_when_source_rewritten(
+            prog, lambda src, old=st.text, new=masked: src.replace(old, new, 1))
     return False
 
 
@@ -2505,8 +2525,7 @@ def _float32_comparison_decided_by_rounding(prog, failure):
           "the norm's result is snapped to the nearest integer where it lies within that "
           "residue bound of one")
 def _pow_of_norm_fma_residue(prog, failure):
-    from .program import program_from_text
-    from .runner import compare, execute, torch
+    from .runner import execute, torch
 
     import retrograd
 
@@ -2550,11 +2569,8 @@ def _pow_of_norm_fma_residue(prog, failure):
         expr = st.text.split("=", 1)[1].strip()
         snapped = (f"{st.target} = (lambda y: T.where((y - y.round()).abs() <= {bound!r}, "
                    f"y.round(), y))({expr})")
-        source = prog.source()
-        if st.text not in source:
-            return False
-        return compare(program_from_text(source.replace(st.text, snapped, 1),
-                                         prog.seed)) is None
+        return _agrees_when_source_rewritten(
+            prog, lambda src, old=st.text, new=snapped: src.replace(old, new, 1))
     return False
 
 
@@ -2689,13 +2705,11 @@ def _cum_extreme_position_rounding(prog, failure):
     x = x[np.isfinite(x)]
     if x.size < 2 or not (np.diff(x) <= 4 * np.spacing(np.abs(x[:-1]))).any():
         return False
-    from .program import program_from_text
-    from .runner import compare  # (the runner imports this module)
 
-    source = prog.source()
-    snapped = re.sub(r"\b(v\d+)\.(cummax|cummin)\(", r"\1.float().double().\2(", source)
-    snapped = re.sub(r"\bT\.(cummax|cummin)\((v\d+)", r"T.\1(\2.float().double()", snapped)
-    return snapped != source and compare(program_from_text(snapped, prog.seed)) is None
+    def snapped(src):
+        src = re.sub(r"\b(v\d+)\.(cummax|cummin)\(", r"\1.float().double().\2(", src)
+        return re.sub(r"\bT\.(cummax|cummin)\((v\d+)", r"T.\1(\2.float().double()", src)
+    return _agrees_when_source_rewritten(prog, snapped)
 
 
 # ------------------------------------------------------- triJ (stop 23): float32 det noise
@@ -2718,14 +2732,12 @@ _DET_STEP = re.compile(r"^(v\d+) = (?:T\.linalg\.det\((.+)\)|(.+)\.det\(\))$")
 def _float32_det_noise_of_singular_matrix(prog, failure):
     if failure.kind != "value":
         return False
-    import dataclasses
-
     import numpy as np
 
     import retrograd
 
     from .program import Program  # (the runner imports this module)
-    from .runner import compare, execute, torch
+    from .runner import execute, torch
 
     for j, st in enumerate(prog.steps):
         m = _DET_STEP.match(st.text or "")
@@ -2762,13 +2774,11 @@ def _float32_det_noise_of_singular_matrix(prog, failure):
         # the rerun: each det within its bound, of a singular matrix, set to exactly 0 in
         # both libraries (its graph kept), the rest left as it is
         v, shape = st.target, tuple(a.shape[:-2])
-        zeroed = dataclasses.replace(
-            st, op="noise_zeroed", kind="", leaf=None, view_chain=(), on=None,
-            text=f"{v} = {v} - {v}.detach().masked_fill({v}.detach().abs() > "
-                 f"T.tensor({bound.tolist()!r}, dtype={v}.dtype).reshape({shape!r}), 0.0)")
-        edited = Program(prog.seed, prog.steps[:j + 1] + [zeroed] + prog.steps[j + 1:])
-        if compare(edited) is None and compare(prog) is not None and \
-                _raises_alike(prog, edited):
+        zeroed = _added(st, "noise_zeroed",
+                        f"{v} = {v} - {v}.detach().masked_fill({v}.detach().abs() > "
+                        f"T.tensor({bound.tolist()!r}, dtype={v}.dtype).reshape({shape!r}), "
+                        f"0.0)")
+        if _agrees_when_rewritten(prog, {j: [st, zeroed]}):
             return True
     return False
 
@@ -2855,10 +2865,9 @@ def _integer_jump_at_rounding(prog, failure):
 
     import retrograd
 
-    from .program import Program, program_from_text  # (the runner imports this module)
-    from .runner import compare, execute, torch
+    from .program import Program  # (the runner imports this module)
+    from .runner import execute, torch
 
-    source = prog.source()
     for i, st in enumerate(prog.steps):
         text = st.text or ""
         m, w = _TRUNCATING.match(text), _INT_WRITE.match(text)
@@ -2896,9 +2905,9 @@ def _integer_jump_at_rounding(prog, failure):
         snap = (f"(lambda y: T.where((y - y.round()).abs() <= {8 * eps!r} * "
                 f"y.round().abs().clamp(min=1.0), y.round(), y))({expr})")
         snapped = f"{m.group(1)} = T.{fn}({snap})" if m else f"{w.group(1)}{w.group(2)} = {snap}"
-        edited = re.sub(rf"(?m)^(\s*){re.escape(text)}$",  # (indented in a with block)
-                        lambda at, s=snapped: at.group(1) + s, source, count=1)
-        if edited != source and compare(program_from_text(edited, prog.seed)) is None:
+        line = rf"(?m)^(\s*){re.escape(text)}$"  # (indented in a with block)
+        if _agrees_when_source_rewritten(prog, lambda src, line=line, s=snapped: re.sub(
+                line, lambda at: at.group(1) + s, src, count=1)):
             return True
     return False
 
@@ -3096,17 +3105,8 @@ def _dist_p1_sgn_zero_tensor(prog, failure):
             failure.kind not in ("grad", "value", "log") or \
             not _nan_where_torch_has_a_number(failure):
         return False
-    from .program import program_from_text
-    from .runner import compare
-
-    source = prog.source()
-    lines = source.split("\n")
-    changed = False
-    for i, line in enumerate(lines):
-        new = _dist_p1_as_where(line)
-        if new is not None:
-            lines[i], changed = new, True
-    return changed and compare(program_from_text("\n".join(lines), prog.seed)) is None
+    return _agrees_when_source_rewritten(prog, lambda src: "\n".join(
+        _dist_p1_as_where(line) or line for line in src.split("\n")))
 
 
 # ------------------------------------------ cpu24 (stop 24): det's double backward at rank <= n-2
@@ -3156,14 +3156,12 @@ def _named_grad(ns, name):
 def _det_double_backward_nan_at_rank_deficit(prog, failure):
     if failure.kind != "grad":
         return False
-    import dataclasses
-
     import numpy as np
 
     import retrograd
 
     from .program import Program  # (the runner imports this module)
-    from .runner import _arr, compare, compare_tensors, execute, torch
+    from .runner import _arr, compare_tensors, execute, torch
 
     # det statements of a matrix of numerical rank <= n-2, in PyTorch's run
     deficient = []
@@ -3199,18 +3197,12 @@ def _det_double_backward_nan_at_rank_deficit(prog, failure):
     if not np.isnan(t[differ]).all():
         return False
     # the rerun: each such det as its Leibniz polynomial in both libraries
-    steps = list(prog.steps)
-    for j, st, expr, n in reversed(deficient):
-        v = st.target
-        operand = dataclasses.replace(st, op="det_operand", kind="", leaf=None,
-                                      view_chain=(), on=None, text=f"{v} = {expr}")
-        poly = dataclasses.replace(operand, op="det_leibniz",
-                                   text=f"{v} = {_leibniz_text(v, n)}")
-        steps[j:j + 1] = [operand, poly]
-    edited = Program(prog.seed, steps)
-    if compare(edited) is not None or not _raises_alike(prog, edited):
+    rewrite = {j: [_added(st, "det_operand", f"{st.target} = {expr}"),
+                   _added(st, "det_leibniz", f"{st.target} = {_leibniz_text(st.target, n)}")]
+               for j, st, expr, n in deficient}
+    if not _agrees_when_rewritten(prog, rewrite, differs=False):
         return False
-    _, e_ns = execute(edited, torch)
+    _, e_ns = execute(_rewritten(prog, rewrite), torch)
     exact = _named_grad(e_ns, name)
     return exact is not None and np.isfinite(_arr(exact)).all() and \
         compare_tensors(exact, rg, name, False) is None
@@ -3234,14 +3226,12 @@ _CORRCOEF_STEP = re.compile(r"^(v\d+) = T\.corrcoef\(")
 def _corrcoef_gradient_at_unit_correlation(prog, failure):
     if failure.kind not in ("value", "grad", "log"):
         return False
-    import dataclasses
-
     import numpy as np
 
     import retrograd
 
     from .program import Program  # (the runner imports this module)
-    from .runner import compare, execute, torch
+    from .runner import execute, torch
 
     for j, st in enumerate(prog.steps):
         m = _CORRCOEF_STEP.match(st.text or "")
@@ -3261,13 +3251,9 @@ def _corrcoef_gradient_at_unit_correlation(prog, failure):
         if len(near) != 2 or not (near[0][0].any() and near[1][0].any()):
             continue
         bound = near[0][1]
-        cut = dataclasses.replace(
-            st, op="kink_cut", kind="", target=None, leaf=None, view_chain=(), on=None,
-            ctx=None, text=f"{v}.register_hook(lambda g, m={v}.detach().abs() >= {bound!r}: "
-                           f"g.masked_fill(m, 0.0))")
-        edited = Program(prog.seed, prog.steps[:j + 1] + [cut] + prog.steps[j + 1:])
-        if compare(edited) is None and compare(prog) is not None and \
-                _raises_alike(prog, edited):
+        cut = _added(st, "kink_cut", f"{v}.register_hook(lambda g, m={v}.detach().abs() >= "
+                     f"{bound!r}: g.masked_fill(m, 0.0))", target=None, ctx=None)
+        if _agrees_when_rewritten(prog, {j: [st, cut]}):
             return True
     return False
 
@@ -3290,14 +3276,12 @@ _REMAINDER_OF_NAME = re.compile(
 def _remainder_of_ulps_apart_dividend(prog, failure):
     if failure.kind != "value":
         return False
-    import dataclasses
-
     import numpy as np
 
     import retrograd
 
     from .program import Program  # (the runner imports this module)
-    from .runner import compare, execute, torch
+    from .runner import execute, torch
 
     for j, st in enumerate(prog.steps):
         m = _REMAINDER_OF_NAME.search(st.text or "") if st.dyn is None else None
@@ -3317,12 +3301,9 @@ def _remainder_of_ulps_apart_dividend(prog, failure):
                 np.array_equal(xt, xr) or \
                 not (np.abs(xt - xr) <= 2 * np.spacing(np.abs(xt))).all():
             continue
-        to_torch = dataclasses.replace(
-            st, op="ulps_aligned", kind="", target=None, leaf=None, view_chain=(), on=None,
-            text=f"{v}.add_((T.tensor({xt.tolist()!r}, dtype={v}.dtype) - {v}).detach())")
-        edited = Program(prog.seed, prog.steps[:j] + [to_torch] + prog.steps[j:])
-        if compare(edited) is None and compare(prog) is not None and \
-                _raises_alike(prog, edited):
+        to_torch = _added(st, "ulps_aligned", f"{v}.add_((T.tensor({xt.tolist()!r}, "
+                          f"dtype={v}.dtype) - {v}).detach())", target=None)
+        if _agrees_when_rewritten(prog, {j: [to_torch, st]}):
             return True
     return False
 
@@ -3366,7 +3347,7 @@ def _qr_gradient_at_rank_deficiency(prog, failure):
     import retrograd
 
     from .program import Program  # (the runner imports this module)
-    from .runner import compare, execute
+    from .runner import execute
 
     _, grad_t, grad_r = got
     with np.errstate(invalid="ignore"):
@@ -3402,9 +3383,7 @@ def _qr_gradient_at_rank_deficiency(prog, failure):
             continue
         cut = dataclasses.replace(st, text=st.text.replace(f"T.linalg.qr({arg})",
                                                            f"T.linalg.qr(({arg}).detach())"))
-        edited = Program(prog.seed, prog.steps[:j] + [cut] + prog.steps[j + 1:])
-        if compare(edited) is None and compare(prog) is not None and \
-                _raises_alike(prog, edited):
+        if _agrees_when_rewritten(prog, {j: [cut]}):
             return True
     return False
 
@@ -3427,14 +3406,12 @@ _AFFINE_NORM_STEP = re.compile(r"^(v\d+) = T\.nn\.functional\.(group_norm|batch_
 def _affine_norm_residue_downstream(prog, failure):
     if failure.kind not in ("value", "grad", "log"):
         return False
-    import dataclasses
-
     import numpy as np
 
     import retrograd
 
     from .program import Program  # (the runner imports this module)
-    from .runner import compare, execute, torch
+    from .runner import execute, torch
 
     for j, st in enumerate(prog.steps):
         m = _AFFINE_NORM_STEP.match(st.text or "") if st.dyn is None else None
@@ -3457,12 +3434,9 @@ def _affine_norm_residue_downstream(prog, failure):
         residue = (yt != 0) & (np.abs(yt) <= bound) & (yr == 0)
         if not residue.any():
             continue
-        zeroed = dataclasses.replace(
-            st, op="residue_zeroed", kind="", leaf=None, view_chain=(), on=None,
-            text=f"{v} = {v} - {v}.detach().masked_fill({v}.detach().abs() > {bound!r}, 0.0)")
-        edited = Program(prog.seed, prog.steps[:j + 1] + [zeroed] + prog.steps[j + 1:])
-        if compare(edited) is None and compare(prog) is not None and \
-                _raises_alike(prog, edited):
+        zeroed = _added(st, "residue_zeroed", f"{v} = {v} - {v}.detach().masked_fill("
+                        f"{v}.detach().abs() > {bound!r}, 0.0)")
+        if _agrees_when_rewritten(prog, {j: [st, zeroed]}):
             return True
     return False
 
@@ -3490,7 +3464,7 @@ def _extremum_of_noise_apart_operands(prog, failure):
     import retrograd
 
     from .program import Program  # (the runner imports this module)
-    from .runner import compare, execute, torch
+    from .runner import execute, torch
 
     for j, st in enumerate(prog.steps):
         m = _EXTREMUM_OF_NAMES.search(st.text or "") if st.dyn is None else None
@@ -3525,10 +3499,7 @@ def _extremum_of_noise_apart_operands(prog, failure):
         text = st.text[:m.start()] + m.group(0).replace(
             f"({a})." if m.group(1) else f"({a}, ", f"({tied})." if m.group(1) else
             f"({tied}, ", 1) + st.text[m.end():]
-        edited = Program(prog.seed, prog.steps[:j] + [dataclasses.replace(st, text=text)] +
-                         prog.steps[j + 1:])
-        if compare(edited) is None and compare(prog) is not None and \
-                _raises_alike(prog, edited):
+        if _agrees_when_rewritten(prog, {j: [dataclasses.replace(st, text=text)]}):
             return True
     return False
 
@@ -3549,19 +3520,13 @@ def _order_statistic_ties(prog, failure):
         return False
     import dataclasses
 
-    from .program import Program  # (the runner imports this module)
-    from .runner import compare
-
     for j, st in enumerate(prog.steps):
         m = _ORDER_STAT_OF_NAME.search(st.text or "") if st.dyn is None else None
         if not m or not _operand_has_ties(prog, j):
             continue
         v = m.group(1)
         text = st.text[:m.start()] + f"{v}.detach().{m.group(2)}(" + st.text[m.end():]
-        edited = Program(prog.seed, prog.steps[:j] + [dataclasses.replace(st, text=text)] +
-                         prog.steps[j + 1:])
-        if compare(edited) is None and compare(prog) is not None and \
-                _raises_alike(prog, edited):
+        if _agrees_when_rewritten(prog, {j: [dataclasses.replace(st, text=text)]}):
             return True
     return False
 
@@ -3586,7 +3551,7 @@ def _nan_sign_carried_on(prog, failure):
     import retrograd
 
     from .program import Program  # (the runner imports this module)
-    from .runner import compare, execute, torch
+    from .runner import execute, torch
 
     for j, st in enumerate(prog.steps):
         m = _COPYSIGN_BY_NAME.search(st.text or "") if st.dyn is None else None
@@ -3607,10 +3572,7 @@ def _nan_sign_carried_on(prog, failure):
         plain = f"T.where({s}.isnan(), {s}.abs(), {s})"
         text = st.text[:m.start()] + m.group(0).replace(f"{s})", f"{plain})") + \
             st.text[m.end():]
-        edited = Program(prog.seed, prog.steps[:j] + [dataclasses.replace(st, text=text)] +
-                         prog.steps[j + 1:])
-        if compare(edited) is None and compare(prog) is not None and \
-                _raises_alike(prog, edited):
+        if _agrees_when_rewritten(prog, {j: [dataclasses.replace(st, text=text)]}):
             return True
     return False
 
@@ -3650,13 +3612,11 @@ def _tie_split_position_rounding(prog, failure):
             break
     if not near:
         return False
-    from .program import program_from_text
-    from .runner import compare  # (the runner imports this module)
 
-    source = prog.source()
-    snapped = _TIE_SPLITTING.sub(r"\1.float().double().\2(", source)
-    snapped = _TIE_SPLITTING_FN.sub(r"T.\1(\2.float().double()", snapped)
-    return snapped != source and compare(program_from_text(snapped, prog.seed)) is None
+    def snapped(src):
+        src = _TIE_SPLITTING.sub(r"\1.float().double().\2(", src)
+        return _TIE_SPLITTING_FN.sub(r"T.\1(\2.float().double()", src)
+    return _agrees_when_source_rewritten(prog, snapped)
 
 
 _SIGMOID_CALL = re.compile(r"\.sigmoid\(\)")
@@ -3771,13 +3731,8 @@ def _sgn_zero_tensor_into_group_norm(prog, failure):
     texts = _texts_all(prog)
     if not any(_SGN.search(t) for t in texts) or not any("group_norm(" in t for t in texts):
         return False
-    from .program import program_from_text
-    from .runner import compare  # (the runner imports this module)
-
     create_graph = any("create_graph=True" in t for t in texts)
-    source = prog.source()
-    edited = _without_sgn_nodes(source, create_graph)
-    return edited != source and compare(program_from_text(edited, prog.seed)) is None
+    return _agrees_when_source_rewritten(prog, lambda src: _without_sgn_nodes(src, create_graph))
 
 
 def _digamma_in_float64(attr, x):
@@ -3933,16 +3888,14 @@ def _matrix_exp_scaled_runs(prog, failure, float32_only):
 def _det_signed_zero(prog, failure):
     if failure.kind not in ("value", "grad"):
         return False
-    import dataclasses
-
     import numpy as np
 
     import retrograd
 
     from .program import Program  # (the runner imports this module)
-    from .runner import _arr, compare, execute, torch
+    from .runner import _arr, execute, torch
 
-    steps, found = list(prog.steps), False
+    rewrite = {}  # {step index: the steps in its place}
     for j in range(len(prog.steps) - 1, -1, -1):
         st = prog.steps[j]
         m = _DET_STEP.match(st.text or "")
@@ -3956,15 +3909,8 @@ def _det_signed_zero(prog, failure):
         if t.shape != r.shape or not ((t == 0) & (r == 0) &
                                       (np.signbit(t) != np.signbit(r))).any():
             continue
-        v = st.target
-        steps.insert(j + 1, dataclasses.replace(
-            st, op="zero_sign_dropped", kind="", leaf=None, view_chain=(), on=None,
-            text=f"{v} = {v} + 0.0"))
-        found = True
-    if not found:
-        return False
-    edited = Program(prog.seed, steps)
-    return compare(edited) is None and _raises_alike(prog, edited)
+        rewrite[j] = [st, _added(st, "zero_sign_dropped", f"{st.target} = {st.target} + 0.0")]
+    return bool(rewrite) and _agrees_when_rewritten(prog, rewrite, differs=False)
 
 
 # --------------------------------------- fin24a (stop 24): a norm's FMA residue amplified
@@ -4001,16 +3947,14 @@ def _norm_groups(st):
 def _norm_fma_residue_amplified(prog, failure):
     if failure.kind not in ("value", "grad"):
         return False
-    import dataclasses
-
     import numpy as np
 
     import retrograd
 
     from .program import Program  # (the runner imports this module)
-    from .runner import _arr, compare, execute, torch
+    from .runner import _arr, execute, torch
 
-    steps, found = list(prog.steps), False
+    rewrite = {}  # {step index: the steps in its place}
     for j in range(len(prog.steps) - 1, -1, -1):
         st = prog.steps[j]
         groups = _norm_groups(st)
@@ -4032,15 +3976,9 @@ def _norm_fma_residue_amplified(prog, failure):
         b = float(rest[1].abs().max()) if len(rest) > 1 and rest[1].numel() else 0.0
         bound = 2 * ulp * (float(x.abs().max()) * max(1.0, w) / 1e-5 ** 0.5 + b)
         v = st.target
-        steps.insert(j + 1, dataclasses.replace(
-            st, op="residue_zeroed", kind="", leaf=None, view_chain=(), on=None,
-            text=f"{v} = {v} - {v}.detach().masked_fill({v}.detach().abs() > {bound!r}, "
-                 f"0.0)"))
-        found = True
-    if not found:
-        return False
-    edited = Program(prog.seed, steps)
-    return compare(edited) is None and _raises_alike(prog, edited)
+        rewrite[j] = [st, _added(st, "residue_zeroed", f"{v} = {v} - {v}.detach().masked_fill("
+                                 f"{v}.detach().abs() > {bound!r}, 0.0)")]
+    return bool(rewrite) and _agrees_when_rewritten(prog, rewrite, differs=False)
 
 
 # ------------------------------------------ fin24a (stop 24): float32 cond's conditioning
@@ -4071,9 +4009,9 @@ def _float32_cond_conditioning(prog, failure):
     import retrograd
 
     from .program import Program  # (the runner imports this module)
-    from .runner import compare, execute, torch
+    from .runner import execute, torch
 
-    steps, found = list(prog.steps), False
+    rewrite = {}  # {step index: the steps in its place}
     for j in range(len(prog.steps) - 1, -1, -1):
         st = prog.steps[j]
         m = _COND_STEP.match(st.text or "")
@@ -4105,13 +4043,9 @@ def _float32_cond_conditioning(prog, failure):
             continue
         if failure.kind == "value" and failure.message.startswith(st.target + ":"):
             return True  # (the cond itself: the check above is the whole claim)
-        steps[j] = dataclasses.replace(
-            st, text=f"{st.target} = T.linalg.cond(({expr}).double()).float()")
-        found = True
-    if not found:
-        return False
-    edited = Program(prog.seed, steps)
-    return compare(edited) is None and _raises_alike(prog, edited)
+        rewrite[j] = [dataclasses.replace(
+            st, text=f"{st.target} = T.linalg.cond(({expr}).double()).float()")]
+    return bool(rewrite) and _agrees_when_rewritten(prog, rewrite, differs=False)
 
 
 # ------------------------------------------------ fin24c (stop 24): layer_norm's hook of None

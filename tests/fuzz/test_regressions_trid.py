@@ -226,6 +226,26 @@ loss2.backward()
 """
 
 
+# seed 18327081 as generated on 2026-12-02 (the whole program: what the seed generates
+# changes when the op tables grow)
+_SEED_18327081 = """
+v0 = T.zeros((4, 0, 2), dtype=T.float32, requires_grad=True)
+v1 = (v0.tanh().mul(0.9)).erfinv()
+v2 = T.zeros((0,), dtype=T.float32, requires_grad=True)
+v3 = T.zeros((0,), dtype=T.float32)
+v4 = T.nn.functional.group_norm(v1, 1, weight=v2, bias=v3)
+h5 = v4.register_hook(lambda g: LOG.append(('v4', g.detach().clone())))
+v6 = v1.logsumexp(dim=-3)
+with T.set_grad_enabled(False):
+    v3.pow_(-1)
+v7 = v6.neg()
+loss = (v4 * v4.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v0, v2], create_graph=True, allow_unused=True)
+loss2 = sum((g * g.detach().tanh()).sum() for g in gs if g is not None)
+loss2.backward()
+"""
+
+
 def test_group_norm_empty_hook_none_accepted_and_narrow():
     """group_norm of an empty input: PyTorch's double backward returns undefined gradients
     and its engine calls the hook above with None (seed 18327081), accepted by the conv
@@ -234,9 +254,8 @@ def test_group_norm_empty_hook_none_accepted_and_narrow():
     import dataclasses
 
     from . import known_bugs as kb
-    from .generator import generate
 
-    prog = generate(18327081, torch)
+    prog = program_from_text(_SEED_18327081, 18327081)
     failure = compare(prog)
     assert failure is not None and kb._hook_called_with_none_conv_empty(prog, failure), failure
     skipping = _GROUP_NORM_HOOK.replace("lambda g: ", "lambda g: None if g is None else ")
