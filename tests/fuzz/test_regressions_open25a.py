@@ -38,7 +38,27 @@ loss2.backward()
 
 # --------------------------------------------- batch_norm's statistics under create_graph
 def test_batch_norm_double_backward_after_prelu_matches_torch():
-    assert compare(program_from_text(_SEED_20916633)) is None
+    # PyTorch's own float32 value depends on its thread count (1.80320 with the 2 threads the
+    # fuzzer ran with on a 2-core machine, 1.80372 with 1): pinned, and restored after
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        assert compare(program_from_text(_SEED_20916633)) is None
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _v7_grad(text):
+    scope = {"T": retrograd}
+    exec(text, scope)
+    return float(scope["v7"].grad)
+
+
+def test_batch_norm_double_backward_after_prelu_is_near_the_float64_value():
+    """Whatever PyTorch's threads give: retrograd's float32 value is within 1e-5 relative of
+    the same program in float64 (main gave 1.80359 against 1.80327: 1.8e-4)."""
+    truth = _v7_grad(_SEED_20916633.replace("T.float32", "T.float64"))
+    assert abs(_v7_grad(_SEED_20916633) - truth) <= 1e-5 * abs(truth)
 
 
 def _norm(lib, kind, x):
