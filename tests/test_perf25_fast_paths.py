@@ -1,13 +1,15 @@
 """perf25's first-order fast paths: each must give what the path it replaced gave.
 
 grad_where (relu's backward) tests finiteness by one BLAS dot (ops/selection.py
-_all_finite)."""
+_all_finite); nn.Linear's first layer, whose input needs no gradient, computes its
+weight's gradient as (g.T @ x).T as the other layers do (ops/linear.py _addmm_vjp)."""
 
 import numpy as np
 import pytest
 import torch
 
 import retrograd as R
+import retrograd.nn.functional as RF
 from retrograd.ops.selection import _all_finite, grad_where
 
 
@@ -49,3 +51,35 @@ def test_relu_backward_nonfinite_grad_against_torch(fill):
     R.relu(a).backward(R.tensor(g))
     torch.relu(t).backward(torch.tensor(g))
     np.testing.assert_array_equal(a.grad.numpy(), t.grad.numpy())
+
+
+@pytest.mark.parametrize("dtype", [R.float32, R.float64])
+def test_first_linear_weight_grad_as_with_input_grad(dtype):
+    """The first layer's weight gradient is C-ordered (no copy made) and bit for bit what
+    it is when the input needs a gradient too, and close to PyTorch's."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((64, 30))
+    y = rng.integers(0, 5, 64)
+    R.manual_seed(0)
+    model = R.nn.Sequential(R.nn.Linear(30, 16), R.nn.ReLU(), R.nn.Linear(16, 5)).to(dtype)
+    grads = []
+    for need in (False, True):
+        model.zero_grad()
+        RF.cross_entropy(model(R.tensor(x, dtype=dtype, requires_grad=need)),
+                         R.tensor(y)).backward()
+        w = model[0].weight.grad
+        assert w.is_contiguous() and w.stride() == (30, 1)
+        grads.append(w.numpy().tobytes())
+    assert grads[0] == grads[1]
+    tdtype = torch.float32 if dtype == R.float32 else torch.float64
+    tmodel = torch.nn.Sequential(torch.nn.Linear(30, 16), torch.nn.ReLU(),
+                                 torch.nn.Linear(16, 5)).to(tdtype)
+    with torch.no_grad():
+        for tp, p in zip(tmodel.parameters(), model.parameters()):
+            tp.copy_(torch.tensor(p.detach().numpy()))
+    torch.nn.functional.cross_entropy(tmodel(torch.tensor(x, dtype=tdtype)),
+                                      torch.tensor(y)).backward()
+    tol = 1e-5 if dtype == R.float32 else 1e-12
+    np.testing.assert_allclose(model[0].weight.grad.numpy(), tmodel[0].weight.grad.numpy(),
+                               rtol=tol, atol=tol)
+    assert tmodel[0].weight.grad.stride() == (30, 1)
