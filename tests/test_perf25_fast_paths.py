@@ -83,3 +83,18 @@ def test_first_linear_weight_grad_as_with_input_grad(dtype):
     np.testing.assert_allclose(model[0].weight.grad.numpy(), tmodel[0].weight.grad.numpy(),
                                rtol=tol, atol=tol)
     assert tmodel[0].weight.grad.stride() == (30, 1)
+
+
+def test_zero_grad_walk_reads_module_tables_as_attributes_did():
+    """Module._parameters_in_order reads a module's tables from its __dict__: the same
+    parameters, and a child whose __init__ never ran still raises PyTorch's AttributeError."""
+    model = R.nn.Sequential(R.nn.Linear(3, 4), R.nn.ReLU(), R.nn.Sequential(R.nn.Linear(4, 2)))
+    assert model._parameters_in_order() == list(model.parameters())
+
+    class Bare(R.nn.Module):
+        def __init__(self):  # (no super().__init__())
+            pass
+
+    model.add_module("bare", Bare())
+    with pytest.raises(AttributeError, match="'Bare' object has no attribute '_parameters'"):
+        model.zero_grad()
