@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gc
 import os
 import re
 import subprocess
@@ -71,6 +72,7 @@ def child(lib, phase, steps):
     step(None)
     subprocess.run(["callgrind_control", "-i", "on", str(os.getpid())],
                    stdout=subprocess.DEVNULL, check=False)
+    gc.collect()  # (as step_instructions.py: no collection set off by the warm-up counted)
     for _ in range(steps):
         step(phase)
 

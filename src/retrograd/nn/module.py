@@ -423,11 +423,18 @@ class Module(StateDictMixin):
             if m in modules:
                 continue
             modules.add(m)
-            for v in m._parameters.values():
+            # (one attribute read, not two: every read of a Module's attribute goes through
+            # its __getattr__ slot, three type lookups, whose cache misses made stop 25's
+            # bench/ (m) count move with unrelated code)
+            d = m.__dict__
+            try:
+                ps, subs = d["_parameters"], d["_modules"]
+            except KeyError:  # (a module whose __init__ never ran: AttributeError, as ever)
+                ps, subs = m._parameters, m._modules
+            for v in ps.values():
                 if v is not None and id(v) not in seen:
                     seen.add(id(v))
                     params.append(v)
-            subs = m._modules
             if subs:
                 push(reversed(subs.values()))
         return params

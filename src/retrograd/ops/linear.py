@@ -9,7 +9,7 @@ import numpy as _np
 
 from ..autograd.forward_state import fw
 from ..autograd.grad_mode import inference_blocks, record_extras, state
-from ..autograd.graph import check_saveable, next_sequence_nr
+from ..autograd.graph import AccumulateGrad, check_saveable, next_sequence_nr
 from ..backend import namespace
 from ..backend import ndarray as _ndarray
 from ..tensor import Tensor, adopted_views, make_tensor, rederive_view
@@ -53,16 +53,28 @@ def _addmm_vjp(node, g, saved):
     ga = g if alpha == 1 else g * alpha
     gw = None
     if nw:
-        if (type(ga) is _ndarray and type(x) is _ndarray and type(wt) is _ndarray
-                and wt.flags.f_contiguous and not wt.flags.c_contiguous):
-            # a first-order backward through nn.Linear (wt = weight.t()): (ga.T @ x).T, so
-            # that TBackward0's transpose hands the weight a C-ordered gradient (its
-            # .grad without the strided copy x.T @ ga's transpose would need)
+        if type(ga) is _ndarray and type(x) is _ndarray and (
+                wt.flags.f_contiguous and not wt.flags.c_contiguous if type(wt) is _ndarray
+                else wt is None and _t_of_c_leaf(nw)):
+            # a first-order backward through nn.Linear (wt = weight.t()): (ga.T @ x).T,
+            # PyTorch's mm_mat2_backward for a column-major mat2, so that TBackward0's
+            # transpose hands the weight a C-ordered gradient (its .grad without the
+            # strided copy x.T @ ga's transpose would need: 35,000 instructions a step of
+            # bench/ (m), whose first layer saves no wt)
             gw = (ga.T @ x).T
         else:
             gw = matmul(_mT(x), ga)
     return ((g if beta == 1 else g * beta) if nb else None, matmul(ga, _mT(wt)) if nx else None,
             gw)
+
+
+def _t_of_c_leaf(nw):
+    """Whether mat2's edge ``nw`` is TBackward0 of a C-ordered leaf (nn.Linear's weight):
+    mat2 was then column-major, as the saved mat2 tells when mat1 needs a gradient."""
+    if type(nw) is not _T_NODE:
+        return False
+    acc = nw.next[0]
+    return type(acc) is AccumulateGrad and acc.variable._data.flags.c_contiguous
 
 
 # (mat1 only for mat2's gradient and the reverse, as PyTorch saves: fuzz seed 9834415)

@@ -21,6 +21,15 @@ from .pointwise_common import _broadcasting, broadcast_error, in_result_dtype, t
 
 _isfinite = _np.isfinite
 _all_reduce = _np.logical_and.reduce  # (``isfinite(a).all()`` without all()'s Python wrapper)
+_vdot = _np.vdot
+
+
+def _all_finite(g):
+    """Whether every element of the NumPy array ``g`` is finite.  Its sum of squares is
+    finite only if they all are (an inf or nan element makes it inf or nan), and one BLAS
+    dot costs ~40% fewer instructions than isfinite and its reduction (a 64x128 relu's
+    backward, bench/ (e), (m)); a sum that overflows on finite values asks isfinite."""
+    return _isfinite(_vdot(g, g)) or _all_reduce(_isfinite(g), axis=None)
 
 
 def grad_where(keep, g):
@@ -32,8 +41,7 @@ def grad_where(keep, g):
     xp = namespace(g)
     if not g.ndim and not getattr(keep, "ndim", 0):  # 0-d: a branch beats any array call
         return g if keep else xp.zeros_like(g)
-    if (_all_reduce(_isfinite(g), axis=None) if g.__class__ is _ndarray
-            else xp.isfinite(g).all()):
+    if _all_finite(g) if g.__class__ is _ndarray else xp.isfinite(g).all():
         # (+ 0.0: -x * False is -0.0, PyTorch's zeros are +0.0; a kept -0.0 turns +0.0)
         out = g * keep
         out += 0.0
