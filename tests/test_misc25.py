@@ -60,3 +60,85 @@ def test_copy_slices_undefined_view_gradient(case):
         "both": (lambda g: (3 * g, g), True),
     }[case]
     assert _copy_slices_run(retrograd, grads, other) == _copy_slices_run(torch, grads, other)
+
+
+# ----------------------------------------------------- sort / argsort: the stable= overload
+
+
+def _sort_outcome(m, call):
+    x = m.tensor([[3.0, 1.0, 2.0], [1.0, 1.0, 0.0]], requires_grad=True)
+    try:
+        r = call(m, x)
+    except TypeError:
+        return "TypeError"
+    if isinstance(r, tuple):
+        return (type(r).__name__, r.values.tolist(), r.indices.tolist(),
+                r.values.grad_fn.name())
+    return ("Tensor", r.tolist(), r.requires_grad)
+
+
+SORT_CALLS = {
+    # PyTorch has sort(input, dim=-1, descending=False) and sort(input, *, stable, dim=-1,
+    # descending=False): with stable=, dim and descending are keywords only
+    "pos_dim_stable": lambda m, x: m.sort(x, 0, stable=True),
+    "pos_dim_desc_stable": lambda m, x: m.sort(x, 0, True, stable=True),
+    "pos_desc_stable": lambda m, x: m.sort(x, 0, descending=True, stable=True),
+    "method_pos_dim_stable": lambda m, x: x.sort(0, stable=True),
+    "method_pos_dim_stable_false": lambda m, x: x.sort(0, stable=False),
+    "method_three_pos": lambda m, x: x.sort(0, True, True),
+    "kw_stable": lambda m, x: m.sort(x, stable=True),
+    "kw_dim_stable": lambda m, x: m.sort(x, stable=True, dim=0),
+    "kw_all": lambda m, x: m.sort(x, dim=0, descending=True, stable=True),
+    "stable_none": lambda m, x: x.sort(stable=None),
+    "stable_false": lambda m, x: m.sort(x, stable=False),
+    "stable_int": lambda m, x: m.sort(x, stable=1),
+    "stable_str": lambda m, x: m.sort(x, stable="yes"),
+    "no_stable": lambda m, x: m.sort(x),
+    "pos_dim_desc": lambda m, x: m.sort(x, 0, True),
+    "pos_desc_int": lambda m, x: m.sort(x, 0, 1),
+    "desc_none": lambda m, x: m.sort(x, descending=None),
+    "dim_bool": lambda m, x: m.sort(x, True),
+    "dim_none_stable": lambda m, x: m.sort(x, stable=True, dim=None),
+    "input_kw": lambda m, x: m.sort(input=x, stable=True),
+    "unknown_kw": lambda m, x: m.sort(x, stable=True, foo=1),
+    "argsort_pos_dim_stable": lambda m, x: m.argsort(x, 0, stable=True),
+    "argsort_method_pos_stable": lambda m, x: x.argsort(0, True, stable=True),
+    "argsort_stable_none": lambda m, x: m.argsort(x, stable=None),
+    "argsort_kw": lambda m, x: m.argsort(x, stable=True, dim=0, descending=True),
+    "argsort_pos": lambda m, x: m.argsort(x, 0, True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SORT_CALLS))
+def test_sort_stable_overload(name):
+    call = SORT_CALLS[name]
+    assert _sort_outcome(retrograd, call) == _sort_outcome(torch, call)
+
+
+def _stable_out_and_backward(m):
+    x = m.tensor([[3.0, 1.0, 2.0], [1.0, 1.0, 0.0]], dtype=m.float64)
+    v, i = m.empty(0, dtype=m.float64), m.empty(0, dtype=m.int64)
+    m.sort(x, stable=True, dim=0, out=(v, i))
+    x.requires_grad_(True)
+    w = m.sort(x, stable=True, dim=0, descending=True).values
+    (g,) = m.autograd.grad(w, x, m.arange(6.0, dtype=m.float64).reshape(2, 3))
+    return v.tolist(), i.tolist(), g.tolist(), w.grad_fn.name()
+
+
+def test_sort_stable_out_and_backward():
+    # the stable overload takes out= too, and records SortBackward1 (sort's derivative)
+    assert _stable_out_and_backward(retrograd) == _stable_out_and_backward(torch)
+
+
+def test_sort_stable_vmap_dim_default():
+    # sort(x, stable=True) under vmap: the omitted dim is the sample's last, by the batching
+    # rule (no per-sample fallback, which warns)
+    import warnings
+
+    x = torch.tensor([[3.0, 1.0, 2.0], [0.0, 2.0, 1.0]])
+    want = torch.func.vmap(lambda a: torch.sort(a, stable=True).values)(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = retrograd.func.vmap(lambda a: retrograd.sort(a, stable=True).values)(
+            retrograd.tensor(x.tolist()))
+    assert got.tolist() == want.tolist()

@@ -693,6 +693,19 @@ def _matrix_norm_aware(vector_rule):
     return rule
 
 
+def _default_dim(rule, default=-1):
+    """sort/argsort take ``(input, *args, **kwargs)`` (PyTorch's two overloads: with
+    ``stable=``, dim is a keyword only), so an omitted dim reaches the rule as nothing, not
+    as its default: name it (a keyword, which both overloads take)."""
+
+    def wrapped(fn, args, kwargs, level):
+        if len(args) < 2 and "dim" not in kwargs:
+            kwargs = {**kwargs, "dim": default}
+        return rule(fn, args, kwargs, level)
+
+    return wrapped
+
+
 def _build():
     for e in registry.entries():
         if e.kind in _ELEMENTWISE_KINDS and e.key not in _NOT_ELEMENTWISE:
@@ -706,6 +719,8 @@ def _build():
     for key, (pos, all_ok, values) in _REDUCTIONS.items():
         RULES[key] = reduction(pos, "dim", all_ok, values)
     RULES["norm"] = _matrix_norm_aware(RULES["norm"])
+    for key in ("sort", "argsort"):
+        RULES[key] = _default_dim(RULES[key])
     RULES.update({
         "reshape": reshape_rule, "view": reshape_rule, "flatten": flatten_rule,
         "ravel": ravel_rule, "permute": permute_rule, "t": t_rule,
