@@ -3,6 +3,7 @@ when the in-place op's gradient for the view is undefined."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import retrograd
@@ -142,3 +143,112 @@ def test_sort_stable_vmap_dim_default():
         got = retrograd.func.vmap(lambda a: retrograd.sort(a, stable=True).values)(
             retrograd.tensor(x.tolist()))
     assert got.tolist() == want.tolist()
+
+
+# ------------------------------------------------------------------ Tensor.view(dtype)
+
+
+def _view_dtype_outcome(m, make, dtype_name):
+    try:
+        x = make(m)
+        r = x.view(getattr(m, dtype_name))
+    except (RuntimeError, TypeError) as e:
+        # PyTorch's message up to its end (retrograd adds what to do after a ';')
+        return type(e).__name__, str(e).split(";")[0]
+    return (str(r.dtype).rsplit(".", 1)[-1], tuple(r.shape), r.stride(), r.storage_offset(),
+            r.tolist(), r.requires_grad, r.grad_fn is None, r.is_leaf)
+
+
+def _leaf(m):
+    return m.tensor([[1.0, -2.0], [3.5, 0.0]], requires_grad=True)
+
+
+VIEW_SOURCES = {
+    "leaf": _leaf,
+    "nonleaf": lambda m: _leaf(m) * 2,
+    "transposed": lambda m: m.tensor([[1.0, -2.0], [3.5, 0.0]]).t(),
+    "0d": lambda m: m.tensor(1.5),
+    "odd_last": lambda m: m.tensor([1.0, 2.0, 3.0]),
+    "offset_odd": lambda m: m.arange(8.0)[1:3],
+    "offset_even": lambda m: m.arange(8.0)[2:6],
+    "stride_odd": lambda m: m.arange(40.0).as_strided((3, 2), (3, 1)),
+    "stride_last2": lambda m: m.arange(40.0).as_strided((2, 2), (4, 2)),
+    "expanded_rows": lambda m: m.ones(2).expand(3, 2),
+    "expanded_last": lambda m: m.ones(3, 1).expand(3, 2),
+    "empty_rows": lambda m: m.ones(0, 4),
+    "empty_last": lambda m: m.ones(2, 0),
+    "bytes": lambda m: m.arange(8, dtype=m.uint8).reshape(2, 4),
+    "bools": lambda m: m.tensor([True, False]),
+    "long": lambda m: m.tensor([1, 2]),
+}
+VIEW_DTYPES = ["float32", "int32", "float16", "int16", "uint8", "int8", "bool", "float64",
+               "int64"]
+
+
+@pytest.mark.parametrize("dtype_name", VIEW_DTYPES)
+@pytest.mark.parametrize("source", sorted(VIEW_SOURCES))
+def test_view_dtype(source, dtype_name):
+    # same element size: a reinterpretation of any layout; another size: the last dim
+    # rescaled, with PyTorch's checks in its order; never differentiable (a leaf that does
+    # not require grad, even for the same dtype of a tensor that requires grad)
+    make = VIEW_SOURCES[source]
+    assert _view_dtype_outcome(retrograd, make, dtype_name) == \
+        _view_dtype_outcome(torch, make, dtype_name)
+
+
+def _view_dtype_sharing(m):
+    out = []
+    x = m.tensor([1.0, -2.0], requires_grad=True)
+    y = x.view(m.float32)
+    y.mul_(2)  # (not a view that autograd knows: no leaf error, x's data changes)
+    w = m.tensor([3.0, 4.0], requires_grad=True)
+    y.mul_(w)
+    out.append((x._version, y._version, x.tolist(), y.requires_grad, y.grad_fn.name(),
+                x.grad_fn is None))
+    a = m.tensor([1.0, 2.0], requires_grad=True)
+    b = a.exp()
+    b.view(m.int32).add_(1)  # the shared version counter: backward sees the change
+    try:
+        b.sum().backward()
+        out.append("no error")
+    except RuntimeError as e:
+        out.append(("RuntimeError", "modified by an inplace operation" in str(e)))
+    with m.no_grad():
+        z = x.view(m.float32)
+    out.append((z.requires_grad, z.is_leaf))
+    p = m.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    q = p * 1
+    s = q[1:3].view(m.int32)
+    s.zero_()
+    out.append((q.tolist(), q.grad_fn.name(), q._version))
+    out.append((x.view(dtype=m.int32).tolist(), x.view(size=(2, 1)).shape == (2, 1)))
+    for bad in (lambda: x.view("float32"), lambda: x.view(m.int32, 2),
+                lambda: x.view(None), lambda: x.view(np.float32)):
+        with pytest.raises(TypeError):
+            bad()
+    return out
+
+
+def test_view_dtype_shares_memory_and_version():
+    assert _view_dtype_sharing(retrograd) == _view_dtype_sharing(torch)
+
+
+@pytest.mark.parametrize("case", ["int32", "float16", "float64", "0d_float16", "0d_int32",
+                                  "odd_float64"])
+def test_view_dtype_vmap(case):
+    import warnings
+
+    def run(m, vmap):
+        x = m.tensor([[1.0, 2.0], [3.0, 4.0]])
+        name = case.split("_")[-1]
+        fn = {"0d": lambda a: a[0], "odd": lambda a: a[:1]}.get(case.split("_")[0],
+                                                                lambda a: a)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")  # (the batching rule, not a per-sample loop)
+                r = vmap(lambda a: fn(a).view(getattr(m, name)))(x)
+        except RuntimeError as e:
+            return str(e).split(";")[0]
+        return str(r.dtype).rsplit(".", 1)[-1], tuple(r.shape), r.tolist()
+
+    assert run(retrograd, retrograd.func.vmap) == run(torch, torch.func.vmap)

@@ -202,6 +202,25 @@ def reshape_rule(fn, args, kwargs, level):
     return wrap(fn(v, v.shape[0], *_sizes(args[1:])), level)
 
 
+def view_rule(fn, args, kwargs, level):
+    """``x.view(*sizes)`` (or ``size=``) as reshape; ``x.view(dtype)`` reinterprets the last
+    dim, which the batch dim (leading) never is: the batched value viewed as it is, except
+    for 0-d samples, where a different element size refuses (one sample says how)."""
+    from ..dtypes import dtype as dtype_cls
+
+    given = kwargs.get("dtype")
+    if given is None and len(args) == 2:
+        given = args[1]
+    if not isinstance(given, dtype_cls):
+        if kwargs.get("size") is not None:
+            args = (*args, kwargs["size"])
+        return reshape_rule(fn, args, {}, level)
+    v = args[0].value
+    if v.ndim == 1 and v.dtype.itemsize != given.itemsize:
+        fn(v[0], given)  # (raises PyTorch's error for a 0-d tensor)
+    return wrap(fn(v, given), level)
+
+
 def ravel_rule(fn, args, kwargs, level):
     v = args[0].value
     return wrap(v.reshape(v.shape[0], -1), level)
@@ -722,7 +741,7 @@ def _build():
     for key in ("sort", "argsort"):
         RULES[key] = _default_dim(RULES[key])
     RULES.update({
-        "reshape": reshape_rule, "view": reshape_rule, "flatten": flatten_rule,
+        "reshape": reshape_rule, "view": view_rule, "flatten": flatten_rule,
         "ravel": ravel_rule, "permute": permute_rule, "t": t_rule,
         "transpose": _shift_dims(1, 2), "swapaxes": _shift_dims(1, 2),
         "movedim": movedim_rule, "squeeze": squeeze_rule, "unsqueeze": unsqueeze_rule,
