@@ -252,3 +252,24 @@ def test_view_dtype_vmap(case):
         return str(r.dtype).rsplit(".", 1)[-1], tuple(r.shape), r.tolist()
 
     assert run(retrograd, retrograd.func.vmap) == run(torch, torch.func.vmap)
+
+
+# ------------------------------------------- errors of the ops that return (values, indices)
+
+TUPLE_OUT_BAD_INT = {
+    "topk": lambda m, x: m.topk(x, 1.0),
+    "kthvalue": lambda m, x: m.kthvalue(x, 1.0),
+    "cummax": lambda m, x: m.cummax(x, 1.0),
+    "mode": lambda m, x: m.mode(x, 1.5),
+    "median": lambda m, x: m.median(x, 0.5),
+    "aminmax": lambda m, x: m.aminmax(x, dim=0.5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TUPLE_OUT_BAD_INT))
+def test_tuple_out_errors_name_the_op(name):
+    # the out= wrapper of these ops is not the op: the TypeError names the op, as PyTorch's
+    call = TUPLE_OUT_BAD_INT[name]
+    for m in (torch, retrograd):
+        with pytest.raises(TypeError, match=rf"^{name}\(\): argument"):
+            call(m, m.ones(3))
