@@ -286,6 +286,8 @@ class Function(metaclass=_FunctionMeta):
                 alias._vc = o._vc
                 o = alias
             results.append(o)
+        if record and len(results) > 1:
+            _refuse_changed_view(results, outs, dirty, non_diff, Tensor)
         if record:
             # as PyTorch: one edge (next_functions entry) per tensor argument only; numbers,
             # None and lists get none (a tensor inside a list is not an input)
@@ -350,6 +352,28 @@ class Function(metaclass=_FunctionMeta):
         if fw.active:
             _forward_tangents(cls, ctx, args, results)
         return results[0] if single else tuple(results)
+
+
+def _refuse_changed_view(results, outs, dirty, non_diff, tensor_cls):
+    """PyTorch's refusal of a recorded Function returning more than one value (tensor or
+    not) that changed a view in place (ctx.mark_dirty): its base's CopySlices could only
+    wrap a single-output node.  Raised before any output gets this node, as there."""
+    for o, raw in zip(results, outs):
+        if not (isinstance(o, tensor_cls) and id(o) in dirty and id(raw) not in non_diff
+                and o._data.dtype.kind == "f"):
+            continue
+        vc = o._vc
+        # (a view: a member of its memory's view groups, whatever it requires; the same
+        # test as Tensor.detach_'s)
+        if vc is not None and len(vc) > 1 and any(v is o for v in getattr(vc[1], "views", ())):
+            raise RuntimeError(
+                "If your Function modifies inplace an input that is a view of another Tensor, "
+                "your Function cannot return more than one Tensor. This is not supported by "
+                "the current autograd engine. You should either make sure the input is not a "
+                "view (using .clone() for example) or make your Function only return one "
+                "Tensor (potentially splitting it into two Functions: one doing the inplace "
+                "that returns a single Tensor and a second one that does the other "
+                "operations).")
 
 
 def _forward_tangents(cls, ctx, args, results):
