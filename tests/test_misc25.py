@@ -92,6 +92,7 @@ MULTI_OUT_DIRTY = {
     "second_non_diff": (lambda v: (v, v * 3), True, False, False, True),
     "nothing_requires_grad": (lambda v: (v, v * 3), False, False, False, False),
     "view_of_plain_base": (lambda v: (v, v * 3), False, True, False, False),
+    "under_no_grad": (lambda v: (v, v * 3), True, False, True, False),
 }
 
 
@@ -123,6 +124,45 @@ def test_function_changing_a_view_returns_one_value(case):
         ours = tuple(n.replace("Backward", "") for n in ours)
         theirs = tuple(n.replace("Backward", "") for n in theirs)
     assert ours == theirs
+
+
+def _dirty_unrecorded(m, make, no_grad):
+    import contextlib
+
+    class Dirty(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, v):
+            v.mul_(2)
+            ctx.mark_dirty(v)
+            return v
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    v = make(m)
+    with m.no_grad() if no_grad else contextlib.nullcontext():
+        o = Dirty.apply(v)
+    return (o is v, o.requires_grad, o.grad_fn is None, o.is_leaf, o._version == v._version,
+            o.tolist(), v.requires_grad)
+
+
+UNRECORDED_DIRTY = {
+    "plain": (lambda m: m.tensor([1.0, 2.0]), False),
+    "plain_no_grad": (lambda m: m.tensor([1.0, 2.0]), True),
+    "view_of_plain": (lambda m: m.tensor([1.0, 2.0, 3.0])[:2], False),
+    "nonleaf_no_grad": (lambda m: m.tensor([1.0, 2.0], requires_grad=True) * 1, True),
+    "view_no_grad": (lambda m: (m.tensor([1.0, 2.0, 3.0], requires_grad=True) * 1)[:2], True),
+    "leaf_no_grad": (lambda m: m.tensor([1.0, 2.0], requires_grad=True), True),
+}
+
+
+@pytest.mark.parametrize("case", sorted(UNRECORDED_DIRTY))
+def test_function_dirty_input_unrecorded(case):
+    # not recorded, a changed input that requires grad comes back as a new alias (sharing
+    # data and version, not requiring grad, a leaf); one that does not, as itself
+    make, no_grad = UNRECORDED_DIRTY[case]
+    assert _dirty_unrecorded(retrograd, make, no_grad) == _dirty_unrecorded(torch, make, no_grad)
 
 # ----------------------------------------------------- sort / argsort: the stable= overload
 

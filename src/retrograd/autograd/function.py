@@ -277,14 +277,15 @@ class Function(metaclass=_FunctionMeta):
                         f"{list(o._data.shape)}); apply it to a clone, or under no_grad()"
                     )
                 o._bump_version()
+                if not record and o._requires_grad and any(o is a for a in args):
+                    # not recorded (no_grad), of a tensor that requires grad: PyTorch
+                    # returns a new alias of it (not a view, not requiring grad), as for an
+                    # input returned unchanged below; else the tensor itself
+                    o = _alias(tensor, o)
             elif isinstance(o, Tensor) and (any(o is a for a in args) or
                                             o._grad_fn is not None):
                 # an input returned as is: a new alias sharing its data and version counter
-                alias = tensor.make_tensor(o._data)
-                if o._vc is None:
-                    o._vc = [0]
-                alias._vc = o._vc
-                o = alias
+                o = _alias(tensor, o)
             results.append(o)
         if record and len(results) > 1:
             _refuse_changed_view(results, outs, dirty, non_diff, Tensor)
@@ -342,7 +343,7 @@ class Function(metaclass=_FunctionMeta):
                                      for t in to_save)
             if record_extras:  # saved-tensor hooks (save_for_backward), anomaly mode
                 on_record(ctx, results)
-        for o in results:
+        for o in outs:  # (the tensors changed, not the aliases returned for them)
             if isinstance(o, Tensor) and id(o) in dirty and o._vc is not None and len(o._vc) > 1:
                 # a view changed in place: its base gets CopySlices and the other views are
                 # re-derived, as for the built-in in-place ops (same lazy import as tensor)
@@ -352,6 +353,15 @@ class Function(metaclass=_FunctionMeta):
         if fw.active:
             _forward_tangents(cls, ctx, args, results)
         return results[0] if single else tuple(results)
+
+
+def _alias(tensor, o):
+    """A new tensor sharing ``o``'s data and version counter, outside the graph."""
+    alias = tensor.make_tensor(o._data)
+    if o._vc is None:
+        o._vc = [0]
+    alias._vc = o._vc
+    return alias
 
 
 def _refuse_changed_view(results, outs, dirty, non_diff, tensor_cls):
