@@ -374,3 +374,53 @@ def test_tuple_out_errors_name_the_op(name):
     for m in (torch, retrograd):
         with pytest.raises(TypeError, match=rf"^{name}\(\): argument"):
             call(m, m.ones(3))
+
+
+# ------------------------------------- forward AD inside a custom Function's forward and jvp
+
+
+def _fw_inside_function(m):
+    fa = m.autograd.forward_ad
+    seen = []
+
+    class Dirty(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, v):
+            v.mul_(2)  # (not propagated: the tangent is jvp's alone)
+            ctx.mark_dirty(v)
+            return v
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+        @staticmethod
+        def jvp(ctx, t):
+            t.mul_(2)
+            return t
+
+    class Peek(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, v):
+            ctx.v = v
+            seen.append(fa.unpack_dual(v).tangent is None)
+            return v * 2
+
+        @staticmethod
+        def jvp(ctx, t):
+            seen.append(fa.unpack_dual(ctx.v).tangent is None)
+            return t * 2
+
+    with fa.dual_level():
+        p = fa.make_dual(m.tensor([1.0, 2.0]), m.tensor([1.0, 1.0]))
+        o = Dirty.apply(p)
+        dirty = (o is p, fa.unpack_dual(o).tangent.tolist(), fa.unpack_dual(p).tangent.tolist())
+        q = Peek.apply(fa.make_dual(m.tensor([1.0, 2.0]), m.tensor([1.0, 1.0])))
+        peek = fa.unpack_dual(q).tangent.tolist()
+    return dirty, peek, seen
+
+
+def test_forward_ad_is_off_inside_function_forward_and_jvp():
+    # PyTorch's forward grad mode is off in forward and jvp: no tangent is seen there, and
+    # an in-place op in forward does not change the tangent that jvp then changes again
+    assert _fw_inside_function(retrograd) == _fw_inside_function(torch)

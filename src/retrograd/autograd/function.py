@@ -251,6 +251,10 @@ class Function(metaclass=_FunctionMeta):
         ctx._needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         prev = state.enabled
         state.enabled = False
+        # forward AD is off inside forward too, as PyTorch's (no tangents are seen or
+        # propagated there: ``jvp`` gives the outputs' tangents, and a tangent changed in
+        # place by it is not changed twice)
+        fw_prev, fw.active = fw.active, False
         try:
             if cls.setup_context is Function.setup_context:
                 outputs = cls.forward(ctx, *args, **kwargs)
@@ -260,6 +264,7 @@ class Function(metaclass=_FunctionMeta):
                 cls.setup_context(ctx, args, outputs)
         finally:
             state.enabled = prev
+            fw.active = fw_prev
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
         record = prev and any(ctx._needs)
