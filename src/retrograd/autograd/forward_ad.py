@@ -143,6 +143,9 @@ def unpack_dual(tensor, *, level=None):
         raise TypeError(f"_unpack_dual(): argument 'dual' (position 1) must be Tensor, not "
                         f"{type(tensor).__name__}")
     _check_level(level, "_fw_primal")
+    if not fw.active:  # (suspended: inside a custom Function's forward or jvp, where
+        # PyTorch's forward grad mode is off and no tangent is seen)
+        return UnpackedDualTensor(tensor, None)
     tangent = tangent_of(tensor)
     if tangent is None:
         return UnpackedDualTensor(tensor, None)

@@ -251,6 +251,10 @@ class Function(metaclass=_FunctionMeta):
         ctx._needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         prev = state.enabled
         state.enabled = False
+        # forward AD is off inside forward too, as PyTorch's (no tangents are seen or
+        # propagated there: ``jvp`` gives the outputs' tangents, and a tangent changed in
+        # place by it is not changed twice)
+        fw_prev, fw.active = fw.active, False
         try:
             if cls.setup_context is Function.setup_context:
                 outputs = cls.forward(ctx, *args, **kwargs)
@@ -260,6 +264,7 @@ class Function(metaclass=_FunctionMeta):
                 cls.setup_context(ctx, args, outputs)
         finally:
             state.enabled = prev
+            fw.active = fw_prev
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
         record = prev and any(ctx._needs)
@@ -277,15 +282,18 @@ class Function(metaclass=_FunctionMeta):
                         f"{list(o._data.shape)}); apply it to a clone, or under no_grad()"
                     )
                 o._bump_version()
+                if not record and o._requires_grad and any(o is a for a in args):
+                    # not recorded (no_grad), of a tensor that requires grad: PyTorch
+                    # returns a new alias of it (not a view, not requiring grad), as for an
+                    # input returned unchanged below; else the tensor itself
+                    o = _alias(tensor, o)
             elif isinstance(o, Tensor) and (any(o is a for a in args) or
                                             o._grad_fn is not None):
                 # an input returned as is: a new alias sharing its data and version counter
-                alias = tensor.make_tensor(o._data)
-                if o._vc is None:
-                    o._vc = [0]
-                alias._vc = o._vc
-                o = alias
+                o = _alias(tensor, o)
             results.append(o)
+        if record and len(results) > 1:
+            _refuse_changed_view(results, outs, dirty, non_diff, Tensor)
         if record:
             # as PyTorch: one edge (next_functions entry) per tensor argument only; numbers,
             # None and lists get none (a tensor inside a list is not an input)
@@ -340,7 +348,7 @@ class Function(metaclass=_FunctionMeta):
                                      for t in to_save)
             if record_extras:  # saved-tensor hooks (save_for_backward), anomaly mode
                 on_record(ctx, results)
-        for o in results:
+        for o in outs:  # (the tensors changed, not the aliases returned for them)
             if isinstance(o, Tensor) and id(o) in dirty and o._vc is not None and len(o._vc) > 1:
                 # a view changed in place: its base gets CopySlices and the other views are
                 # re-derived, as for the built-in in-place ops (same lazy import as tensor)
@@ -350,6 +358,37 @@ class Function(metaclass=_FunctionMeta):
         if fw.active:
             _forward_tangents(cls, ctx, args, results)
         return results[0] if single else tuple(results)
+
+
+def _alias(tensor, o):
+    """A new tensor sharing ``o``'s data and version counter, outside the graph."""
+    alias = tensor.make_tensor(o._data)
+    if o._vc is None:
+        o._vc = [0]
+    alias._vc = o._vc
+    return alias
+
+
+def _refuse_changed_view(results, outs, dirty, non_diff, tensor_cls):
+    """PyTorch's refusal of a recorded Function returning more than one value (tensor or
+    not) that changed a view in place (ctx.mark_dirty): its base's CopySlices could only
+    wrap a single-output node.  Raised before any output gets this node, as there."""
+    for o, raw in zip(results, outs):
+        if not (isinstance(o, tensor_cls) and id(o) in dirty and id(raw) not in non_diff
+                and o._data.dtype.kind == "f"):
+            continue
+        vc = o._vc
+        # (a view: a member of its memory's view groups, whatever it requires; the same
+        # test as Tensor.detach_'s)
+        if vc is not None and len(vc) > 1 and any(v is o for v in getattr(vc[1], "views", ())):
+            raise RuntimeError(
+                "If your Function modifies inplace an input that is a view of another Tensor, "
+                "your Function cannot return more than one Tensor. This is not supported by "
+                "the current autograd engine. You should either make sure the input is not a "
+                "view (using .clone() for example) or make your Function only return one "
+                "Tensor (potentially splitting it into two Functions: one doing the inplace "
+                "that returns a single Tensor and a second one that does the other "
+                "operations).")
 
 
 def _forward_tangents(cls, ctx, args, results):

@@ -202,6 +202,8 @@ RULES: dict[str, tuple[str, str]] = {
                                "the pieces' gradients are joined back (cat)"),
     "UnbindBackward0": ("a.unbind(dim)", "the slices' gradients are stacked back"),
     "SortBackward0": ("a.sort(dim)", "g goes back to the positions the values came from"),
+    "SortBackward1": ("a.sort(dim, stable=...)",
+                      "g goes back to the positions the values came from"),
     "TopkBackward0": ("a.topk(k, dim)", "g goes back to the k positions picked, 0 elsewhere"),
     "KthvalueBackward0": ("a.kthvalue(k, dim)", "g goes to the k-th smallest element"),
     "LeakyReluBackward1": ("leaky_relu_(a, s)", "1 where the result > 0, else s"),

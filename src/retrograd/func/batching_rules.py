@@ -202,6 +202,25 @@ def reshape_rule(fn, args, kwargs, level):
     return wrap(fn(v, v.shape[0], *_sizes(args[1:])), level)
 
 
+def view_rule(fn, args, kwargs, level):
+    """``x.view(*sizes)`` (or ``size=``) as reshape; ``x.view(dtype)`` reinterprets the last
+    dim, which the batch dim (leading) never is: the batched value viewed as it is, except
+    for 0-d samples, where a different element size refuses (one sample says how)."""
+    from ..dtypes import dtype as dtype_cls
+
+    given = kwargs.get("dtype")
+    if given is None and len(args) == 2:
+        given = args[1]
+    if not isinstance(given, dtype_cls):
+        if kwargs.get("size") is not None:
+            args = (*args, kwargs["size"])
+        return reshape_rule(fn, args, {}, level)
+    v = args[0].value
+    if v.ndim == 1 and v.dtype.itemsize != given.itemsize:
+        fn(v[0], given)  # (raises PyTorch's error for a 0-d tensor)
+    return wrap(fn(v, given), level)
+
+
 def ravel_rule(fn, args, kwargs, level):
     v = args[0].value
     return wrap(v.reshape(v.shape[0], -1), level)
@@ -693,6 +712,19 @@ def _matrix_norm_aware(vector_rule):
     return rule
 
 
+def _default_dim(rule, default=-1):
+    """sort/argsort take ``(input, *args, **kwargs)`` (PyTorch's two overloads: with
+    ``stable=``, dim is a keyword only), so an omitted dim reaches the rule as nothing, not
+    as its default: name it (a keyword, which both overloads take)."""
+
+    def wrapped(fn, args, kwargs, level):
+        if len(args) < 2 and "dim" not in kwargs:
+            kwargs = {**kwargs, "dim": default}
+        return rule(fn, args, kwargs, level)
+
+    return wrapped
+
+
 def _build():
     for e in registry.entries():
         if e.kind in _ELEMENTWISE_KINDS and e.key not in _NOT_ELEMENTWISE:
@@ -706,8 +738,10 @@ def _build():
     for key, (pos, all_ok, values) in _REDUCTIONS.items():
         RULES[key] = reduction(pos, "dim", all_ok, values)
     RULES["norm"] = _matrix_norm_aware(RULES["norm"])
+    for key in ("sort", "argsort"):
+        RULES[key] = _default_dim(RULES[key])
     RULES.update({
-        "reshape": reshape_rule, "view": reshape_rule, "flatten": flatten_rule,
+        "reshape": reshape_rule, "view": view_rule, "flatten": flatten_rule,
         "ravel": ravel_rule, "permute": permute_rule, "t": t_rule,
         "transpose": _shift_dims(1, 2), "swapaxes": _shift_dims(1, 2),
         "movedim": movedim_rule, "squeeze": squeeze_rule, "unsqueeze": unsqueeze_rule,

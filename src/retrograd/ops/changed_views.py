@@ -173,9 +173,10 @@ def _copy_slices_vjp(node, g, saved):
     run.hooks = None
     res = run.vjp(run, g_view, unpack_saved(run, hasattr(g, "_data")))
     g_old = None
-    if n_old:
-        written = res[0] if res[0] is not None else 0.0
-        g_old = reshape_op(_setitem_op(flat, written, positions, False), base_shape, (size,))
+    if n_old and res[0] is not None:  # (an undefined gradient for the view, as a custom
+        # Function's backward returning None for it: PyTorch's CopySlices then sends
+        # nothing to the old base, not even outside the view's region)
+        g_old = reshape_op(_setitem_op(flat, res[0], positions, False), base_shape, (size,))
     return (g_old, *res[1:])
 
 

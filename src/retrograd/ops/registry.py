@@ -304,7 +304,9 @@ def with_tuple_out(fn, name, differentiable=True):
     where the call returns a tensor (``max(x)``, ``max(x, y)``).  Returns the namedtuple
     of the ``out`` tensors."""
 
-    def call(*args, out=None, **kwargs):
+    # (underscored: errors name the op from the stack, ops/_errors.calling_op, which skips
+    # private frames; a public name here made them say "call()")
+    def _call(*args, out=None, **kwargs):
         result = fn(*args, **kwargs)
         if out is None:
             return result
@@ -322,16 +324,16 @@ def with_tuple_out(fn, name, differentiable=True):
                    for r, o in zip(result, out)]
         return type(result)(*written)
 
-    call.__name__ = name
-    call.__module__ = fn.__module__  # (pickle finds it where the wrapped function was found)
-    call.__qualname__ = getattr(fn, "__qualname__", name)
-    call.__doc__ = fn.__doc__
+    _call.__name__ = name
+    _call.__module__ = fn.__module__  # (pickle finds it where the wrapped function was found)
+    _call.__qualname__ = getattr(fn, "__qualname__", name)
+    _call.__doc__ = fn.__doc__
     # the op's own function (under a vmap_aware wrapper, that wrapper's): retrograd.func
     # recognises the public function by it
-    call.__wrapped__ = getattr(fn, "__wrapped__", fn)
+    _call.__wrapped__ = getattr(fn, "__wrapped__", fn)
     if hasattr(fn, "op"):
-        call.op = fn.op
-    return call
+        _call.op = fn.op
+    return _call
 
 
 def entries() -> list:

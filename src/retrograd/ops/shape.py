@@ -15,11 +15,13 @@ from numpy.lib.stride_tricks import as_strided as _as_strided
 from ..autograd.engine import sum_to_array
 from ..autograd.grad_mode import state
 from ..autograd.graph import NO_EDGE
+from .. import dtypes
 from ..backend import namespace
 from ..tensor import Tensor, make_tensor
 from ._apply import NOTHING, apply_op, defop
 from ._errors import calling_op, dim_error
 from .iter_layout import format_strides, strided_copy
+from .view_dtype import view_dtype
 from ..memory_formats import contiguous_format
 
 _ndarray = _np.ndarray
@@ -320,8 +322,34 @@ def reshape(x, *shape):
     return _unsafe_view(clone_contiguous(x), shape, tuple(data.shape))
 
 
-def view(x, *shape):
-    """Like reshape, but never copies: a non-contiguous tensor raises, as in PyTorch."""
+def view(x, *shape, dtype=None, size=None):
+    """Like reshape, but never copies: a non-contiguous tensor raises, as in PyTorch.
+
+    ``x.view(dtype)`` (or ``dtype=``) reads the memory as another dtype instead, not
+    differentiably (ops/view_dtype.py)."""
+    if dtype is not None or size is not None or (len(shape) == 1 and isinstance(
+            shape[0], dtypes.dtype)):
+        given = [a for a in (*shape, dtype, size) if a is not None]
+        if len(given) != 1:
+            raise TypeError(
+                "view() received an invalid combination of arguments: it takes a dtype alone "
+                "(x.view(retrograd.int32)) or a shape (x.view(2, 3), x.view(size=(2, 3))), "
+                f"got {len(given)} arguments")
+        if size is not None:
+            shape = (size,)
+        elif isinstance(given[0], dtypes.dtype):
+            return view_dtype(x, given[0])
+        else:
+            raise TypeError(f"view(): argument 'dtype' must be retrograd.dtype, not "
+                            f"{type(dtype).__name__} (e.g. x.view(retrograd.int32))")
+    elif any(isinstance(s, dtypes.dtype) for s in shape):
+        raise TypeError("view() received an invalid combination of arguments: a dtype is "
+                        "given alone (x.view(retrograd.int32)), not with sizes")
+    elif len(shape) == 1 and not hasattr(shape[0], "__index__") and not isinstance(
+            shape[0], (tuple, list)):
+        raise TypeError(f"view(): argument must be a retrograd.dtype or a tuple of ints, not "
+                        f"{type(shape[0]).__name__} ({shape[0]!r}); e.g. x.view(retrograd."
+                        "int32) or x.view(2, 3)")
     shape = _infer_shape(_shape_arg(shape, "size"), x._data.size, x._data.shape)
     try:
         x._data.reshape(shape, copy=False)

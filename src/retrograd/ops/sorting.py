@@ -32,6 +32,8 @@ def _sort_fwd(a, idx, dim, keepdim, in_shape):
 
 # the forward and derivative of every value-selecting reduction (reduce._select_fwd)
 _sorted = defop("sort", _sort_fwd, _select_vjp, "SortBackward0", 1, NOTHING)
+# PyTorch's sort.stable overload (``stable=`` given, even False or None) records this name
+_sorted_stable = defop("sort", _sort_fwd, _select_vjp, "SortBackward1", 1, NOTHING)
 _topk = defop("topk", _select_fwd, _select_vjp, "TopkBackward0", 1, NOTHING)
 _kth = defop("kthvalue", _select_fwd, _select_vjp, "KthvalueBackward0", 1, NOTHING)
 
@@ -76,8 +78,56 @@ def _dim_of(x, dim):
     return _norm_dim(dim, x.ndim)  # 0 (or -1) for a 0-d tensor, as PyTorch
 
 
-def sort(x, dim=-1, descending=False, stable=False):
-    """``(values, indices)`` sorted along ``dim`` (ties keep their order).
+_NOT_GIVEN = object()
+
+
+def _type_name(v):
+    t = type(v)  # (numpy.bool, not "bool", for NumPy's bool: PyTorch refuses it too)
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+
+
+def _sort_args(name, x, args, kwargs, stable_may_be_none):
+    """``(dim, descending, stable_given)`` by PyTorch's two overloads of sort/argsort:
+    ``(input, dim=-1, descending=False)`` and ``(input, *, stable, dim=-1,
+    descending=False)``: with ``stable=``, dim and descending are keywords only (PyTorch
+    refuses ``sort(x, 0, stable=True)``).  Booleans must be bools (not 1, None, a NumPy
+    bool); sort's ``stable`` may be None, argsort's may not."""
+    kwargs = dict(kwargs)
+    stable = kwargs.pop("stable", _NOT_GIVEN)
+    for k in kwargs:
+        if k not in ("dim", "descending"):
+            raise TypeError(f"{name}() got an unexpected keyword argument {k!r} (it takes "
+                            "dim, descending and stable)")
+    if stable is not _NOT_GIVEN:
+        if args:
+            raise TypeError(
+                f"{name}() received an invalid combination of arguments: with stable=, "
+                f"pass dim and descending by keyword ({name}(x, dim=..., descending=..., "
+                f"stable=...)), not as {len(args)} positional argument(s)")
+        if not (stable.__class__ is bool or stable is None and stable_may_be_none):
+            raise TypeError(f"{name}(): argument 'stable' must be bool, not "
+                            f"{_type_name(stable)}")
+    elif len(args) > 2:
+        raise TypeError(f"{name}() takes at most 3 positional arguments (input, dim, "
+                        f"descending) but {len(args) + 1} were given")
+    given = dict(zip(("dim", "descending"), args))
+    for k, v in kwargs.items():
+        if k in given:
+            raise TypeError(f"{name}() got multiple values for argument {k!r}")
+        given[k] = v
+    dim = given.get("dim", -1)
+    if dim is None or dim.__class__ is bool or not hasattr(dim, "__index__"):
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {_type_name(dim)}")
+    descending = given.get("descending", False)
+    if descending.__class__ is not bool:
+        raise TypeError(f"{name}(): argument 'descending' must be bool, not "
+                        f"{_type_name(descending)}")
+    return _dim_of(x, dim.__index__()), descending, stable is not _NOT_GIVEN
+
+
+def sort(input, *args, **kwargs):  # noqa: A002 - PyTorch's name
+    """``(values, indices)`` sorted along ``dim`` (ties keep their order): ``sort(x,
+    dim=-1, descending=False)`` or ``sort(x, *, stable, dim=-1, descending=False)``.
 
     Examples
     --------
@@ -85,14 +135,18 @@ def sort(x, dim=-1, descending=False, stable=False):
     >>> T.tensor([3.0, 1.0, 2.0]).sort()
     sort(values=tensor([1., 2., 3.]), indices=tensor([1, 2, 0]))
     """
-    d = _dim_of(x, dim)
+    x = input
+    d, descending, stable_given = _sort_args("sort", x, args, kwargs, True)
     idx = _sort_order(x._data, d, descending)
-    return _picked("sort", _sorted(x, idx, d, True, tuple(x.shape)), idx)
+    op = _sorted_stable if stable_given else _sorted
+    return _picked("sort", op(x, idx, d, True, tuple(x.shape)), idx)
 
 
-def argsort(x, dim=-1, descending=False, stable=False):
-    """The indices that sort ``x`` along ``dim``."""
-    return make_tensor(_sort_order(x._data, _dim_of(x, dim), descending))
+def argsort(input, *args, **kwargs):  # noqa: A002 - PyTorch's name
+    """The indices that sort ``x`` along ``dim``: ``argsort(x, dim=-1, descending=False)``
+    or ``argsort(x, *, stable, dim=-1, descending=False)``."""
+    d, descending, _ = _sort_args("argsort", input, args, kwargs, False)
+    return make_tensor(_sort_order(input._data, d, descending))
 
 
 def topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's name
