@@ -16,7 +16,7 @@ The records' forward also updates batch_norm's running statistics in place (trai
 a replayed forward does too.  A first-order backward runs on arrays with the saved mean and
 rstd; with ``create_graph=True`` the statistics are recomputed from the saved input with
 retrograd ops, so the derivative is itself differentiable (gradient penalties through a
-normalized layer).
+normalized layer), and for float32 the whole derivative runs in float64, rounded once.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from ._apply import INPUTS, NOTHING, defop
 from ._errors import dim_error, float_only, scalar_type_name
 from .derivative_flags import tie
 from .pointwise import add_number
+from .pointwise_common import to_dtype
 from .stats import quiet
 
 
@@ -214,6 +215,25 @@ def _norm_vjp(node, g, saved):
     x, w, b, mean, rstd = saved
     p = node.params[0]
     nx, nw, nb = node.next
+    x_in, w_in, b_in = x, w, b  # (the records' inputs: anchors, and the results' dtype)
+    acc = _acc_dtype(x._data) if isinstance(g, Tensor) else None
+    if acc is not None and acc != x._data.dtype:
+        # create_graph on float32 (float16): the whole derivative in float64, as the
+        # forward's statistics and the first-order sums, each result rounded once by its
+        # cast back (and, in the second backward, each input's gradient by the cast's).
+        # In float32 its reductions, and the engine's sums of the per-group values it
+        # broadcasts, rounded at every step (naively over batch_norm's strided batch
+        # axis): over random float32 Hessian-vector products it was more than 2x further
+        # off a float64 run than PyTorch in 1-3 % of cases (4.7x at worst), and up to 16x
+        # further than now where the second derivative cancels heavily; now in 0-1 %
+        # (2.8x at worst, ulp-level noise; bench/norm_second_order.py --floor 0).  The
+        # statistics stay the forward's saved ones (rounded to float32, as PyTorch's), so
+        # this first derivative is still the first-order path's (arrays, untouched).
+        x, g = to_dtype(x, acc), to_dtype(g, acc)
+        w = None if w is None else to_dtype(w, acc)
+        mean, rstd = mean.astype(acc), rstd.astype(acc)  # (eval: the running statistics)
+    else:
+        acc = None
     if isinstance(g, Tensor) and not p.fixed:
         # create_graph: the statistics as functions of x, so that dx is differentiable in x
         xs = x.reshape(p.stat_shape)
@@ -222,7 +242,7 @@ def _norm_vjp(node, g, saved):
         mean = saved_value(mean_x, mean)
         rstd = saved_value((var + p.eps).rsqrt(), rstd)
         if p.stat_axes == (2,) and (nw or nb):  # group_norm (see _stats_of_node)
-            rstd = _stats_of_node(rstd, w, b)
+            rstd = _stats_of_node(rstd, w_in, b_in)
     else:
         xs = x.reshape(p.stat_shape)
     xhat = (xs - mean) * rstd
@@ -235,16 +255,17 @@ def _norm_vjp(node, g, saved):
             dx = gx * rstd
         else:
             dx = (gx - _mean(gx, p.stat_axes) - xhat * _mean(gx * xhat, p.stat_axes)) * rstd
-        dx = dx.reshape(tuple(x.shape))
+        dx = _rounded_back(dx, x_in, acc).reshape(tuple(x.shape))
     if nw:
         dw = _sum(ga * xhat.reshape(p.aff_shape), p.aff_axes)
         if p.stat_axes == (2,) and p.stat_shape[2] == 0 and p.stat_shape[0]:
             # group_norm of empty groups: PyTorch's kernel (as _grouped_grads) scales each
             # sample's sum by its nan rstd, so the weight's gradient is nan (seed 12557762)
             dw = dw * math.nan
-        dw = dw.reshape(tuple(w.shape))
+        dw = _rounded_back(dw, x_in, acc).reshape(tuple(w.shape))
     if nb:
-        db = _sum(ga, p.aff_axes).reshape(_input_shape(node, 2))
+        db = _rounded_back(_sum(ga, p.aff_axes), x_in, acc).reshape(_input_shape(node, 2))
+    x, w = x_in, w_in
     if isinstance(g, Tensor) and p.stat_axes != (2,):  # (group_norm: see _stats_of_node)
         # PyTorch's native_batch_norm_backward takes the input and weight, and
         # native_layer_norm_backward the bias too: under create_graph every derivative
@@ -255,6 +276,13 @@ def _norm_vjp(node, g, saved):
             anchors, name = (x, w), "NativeBatchNormBackwardBackward0"
         dx, dw, db = (tie(d, anchors, name) for d in (dx, dw, db))
     return dx, dw, db
+
+
+def _rounded_back(d, like, acc):
+    """A create_graph derivative computed in the accumulate type ``acc`` (None: in the
+    input's dtype) cast back to ``like``'s dtype (before the final reshape, so the results
+    keep their ViewBackward0)."""
+    return d if acc is None else to_dtype(d, like._data.dtype)
 
 
 def _input_shape(node, i):
