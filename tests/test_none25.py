@@ -1,0 +1,200 @@
+"""none25 (stop 25): engine and naming gaps against PyTorch 2.13, each run on both libraries
+and compared: nodes that get no gradient, ``grad_fn.name()``, strides of empty tensors."""
+
+from __future__ import annotations
+
+import pytest
+
+import retrograd
+
+torch = pytest.importorskip("torch")
+
+
+# ------------------------------------------------------- a node that gets no gradient at all
+
+
+def _show(v):
+    """What a hook saw, comparable across the libraries: None, a shape and sum, or a tuple."""
+    if v is None:
+        return None
+    if isinstance(v, tuple):
+        return tuple(_show(a) for a in v)
+    return (tuple(v.shape), round(float(v.sum().item()), 6))
+
+
+def _drops_second(m):
+    """A custom Function whose backward gives its second input no gradient (None)."""
+
+    class Drop(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            return a * 2 + b * 3
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2, None
+
+    return Drop
+
+
+def _identity(m, log, materialize):
+    class Ident(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.set_materialize_grads(materialize)
+            return a * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            log.append(("backward", _show(g)))
+            return g
+
+    return Ident
+
+
+def _run(program, m):
+    log = []
+    try:
+        program(m, log)
+    except RuntimeError as e:
+        log.append(("raised", str(e)))
+    return log
+
+
+def _hooked_mul(m, log):
+    """``y = x * w`` fed only None by a custom Function, hooks on everything around it."""
+    x = m.ones(3, requires_grad=True)
+    w = m.ones(3, requires_grad=True)
+    y = x * w
+    z = m.ones(3, requires_grad=True)
+    out = _drops_second(m).apply(z, y)
+    y.retain_grad()
+    y.register_hook(lambda g: log.append(("y hook", _show(g))))
+    y.grad_fn.register_prehook(lambda go: log.append(("pre", _show(go))))
+    y.grad_fn.register_hook(lambda gi, go: log.append(("post", _show(gi), _show(go))))
+    x.register_hook(lambda g: log.append(("x hook", _show(g))))
+    x.register_post_accumulate_grad_hook(lambda t: log.append(("post acc", _show(t.grad))))
+    acc = y.grad_fn.next_functions[0][0]
+    acc.register_prehook(lambda go: log.append(("acc pre", _show(go))))
+    acc.register_hook(lambda gi, go: log.append(("acc post", _show(gi), _show(go))))
+    return out, (x, w, y, z)
+
+
+def _backward(m, log):
+    out, (x, w, y, z) = _hooked_mul(m, log)
+    out.sum().backward()
+    log.append(("grads", _show(x.grad), _show(w.grad), _show(y.grad), _show(z.grad)))
+
+
+def _backward_create_graph(m, log):
+    out, (x, w, y, z) = _hooked_mul(m, log)
+    out.sum().backward(create_graph=True)
+    log.append(("grads", _show(x.grad), _show(y.grad)))
+
+
+def _backward_inputs(m, log):
+    out, (x, w, y, z) = _hooked_mul(m, log)
+    out.sum().backward(inputs=[x])
+    log.append(("grads", _show(x.grad), _show(z.grad)))
+
+
+def _grad_allow_unused(m, log):
+    out, (x, w, y, z) = _hooked_mul(m, log)
+    log.append(("result", _show(m.autograd.grad(out.sum(), [x, z, y], allow_unused=True))))
+
+
+def _grad_materialize(m, log):
+    out, (x, w, y, z) = _hooked_mul(m, log)
+    log.append(("result", _show(m.autograd.grad(out.sum(), [x, z], materialize_grads=True))))
+
+
+def _grad_nonleaf_only(m, log):
+    out, (x, w, y, z) = _hooked_mul(m, log)
+    log.append(("result", _show(m.autograd.grad(out.sum(), [y], allow_unused=True))))
+
+
+def _unbind_all_undefined(m, log):
+    x = m.ones(2, 3, requires_grad=True)
+    a, b = x.unbind(0)
+    out = _drops_second(m).apply(m.ones(3, requires_grad=True), a)
+    a.register_hook(lambda g: log.append(("a hook", _show(g))))
+    a.grad_fn.register_prehook(lambda go: log.append(("pre", _show(go))))
+    a.grad_fn.register_hook(lambda gi, go: log.append(("post", _show(gi), _show(go))))
+    x.register_hook(lambda g: log.append(("x hook", _show(g))))
+    out.sum().backward()
+    log.append(("x.grad", _show(x.grad)))
+
+
+def _unbind_one_undefined(m, log):
+    # the output without a gradient: its tensor hook sees None; the post-hook too (zeros
+    # are the derivative's business, not what the node received)
+    x = m.ones(2, 3, requires_grad=True)
+    a, b = x.unbind(0)
+    a.register_hook(lambda g: log.append(("a hook", _show(g))))
+    b.register_hook(lambda g: log.append(("b hook", _show(g))))
+    a.grad_fn.register_prehook(lambda go: log.append(("pre", _show(go))))
+    a.grad_fn.register_hook(lambda gi, go: log.append(("post", _show(gi), _show(go))))
+    b.sum().backward()
+    log.append(("x.grad", _show(x.grad)))
+
+
+def _custom_multi_one_undefined(m, log):
+    class Two(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 1, a * 2
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            log.append(("backward", _show(g1), _show(g2)))
+            return g1 + g2
+
+    x = m.ones(3, requires_grad=True)
+    p, q = Two.apply(x)
+    p.grad_fn.register_hook(lambda gi, go: log.append(("post", _show(gi), _show(go))))
+    q.sum().backward()
+    log.append(("x.grad", _show(x.grad)))
+
+
+def _custom(materialize):
+    def program(m, log):
+        x = m.ones(3, requires_grad=True)
+        y = _identity(m, log, materialize).apply(x)
+        y.grad_fn.register_prehook(lambda go: log.append(("pre", _show(go))))
+        y.grad_fn.register_hook(lambda gi, go: log.append(("post", _show(gi), _show(go))))
+        x.register_hook(lambda g: log.append(("x hook", _show(g))))
+        _drops_second(m).apply(m.ones(3, requires_grad=True), y).sum().backward()
+        log.append(("x.grad", _show(x.grad)))
+
+    return program
+
+
+def _replacing(where):
+    def program(m, log):
+        x = m.ones(3, requires_grad=True)
+        y = x * 2
+        out = _drops_second(m).apply(m.ones(3, requires_grad=True), y)
+        if where == "tensor":
+            y.register_hook(lambda g: m.ones(3))
+        elif where == "pre":
+            y.grad_fn.register_prehook(lambda go: (m.ones(3),))
+        else:
+            y.grad_fn.register_hook(lambda gi, go: (m.ones(3), None))
+        out.sum().backward()
+
+    return program
+
+
+@pytest.mark.parametrize("program", [
+    _backward, _backward_create_graph, _backward_inputs, _grad_allow_unused,
+    _grad_materialize, _grad_nonleaf_only, _unbind_all_undefined, _unbind_one_undefined,
+    _custom_multi_one_undefined, _custom(True), _custom(False),
+    _replacing("tensor"), _replacing("pre"), _replacing("post"),
+], ids=["backward", "backward_create_graph", "backward_inputs", "grad_allow_unused",
+        "grad_materialize", "grad_nonleaf_only", "unbind_all_undefined",
+        "unbind_one_undefined", "custom_multi_one_undefined", "custom_materialize",
+        "custom_no_materialize", "replace_in_tensor_hook", "replace_in_prehook",
+        "replace_in_posthook"])
+@pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph")
+def test_node_without_gradient_runs_as_pytorch(program):
+    assert _run(program, retrograd) == _run(program, torch)
