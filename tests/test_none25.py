@@ -198,3 +198,43 @@ def _replacing(where):
 @pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph")
 def test_node_without_gradient_runs_as_pytorch(program):
     assert _run(program, retrograd) == _run(program, torch)
+
+
+# ------------------------------------------------------------------- grad_fn.name()
+
+
+def _names(m):
+    """name(), the class name and the repr's grad_fn of PyTorch's hand-written C++ nodes
+    (CopySlices, AccumulateGrad, NotImplemented, CopyBackwards) and of a generated and a
+    custom one."""
+    x = m.ones(3, requires_grad=True)
+    y = x.clone()
+    y[0] = 2.0
+    r = 1.5 % x
+    custom = _drops_second(m).apply(x, x)
+    copied = m.zeros(3)
+    copied.copy_(x)
+    out = []
+    leaf = y.grad_fn.next_functions[0][0].next_functions[0][0]
+    for fn, t in ((y.grad_fn, y), (leaf, None), (r.grad_fn, r), (custom.grad_fn, custom),
+                  (copied.grad_fn, copied), ((x * 2).grad_fn, None)):
+        out.append((fn.name(), type(fn).__name__,
+                    None if t is None else repr(t).rsplit("grad_fn=", 1)[-1]))
+    return out
+
+
+def test_node_names_match_pytorch():
+    assert _names(retrograd) == _names(torch)
+
+
+def test_printed_names_stay_plain():
+    # what retrograd prints names the class, as PyTorch's repr does
+    x = retrograd.ones(3, requires_grad=True)
+    y = x.clone()
+    y[0] = 2.0
+    assert "CopySlices" in repr(y) and "torch::" not in repr(y)
+    from retrograd.autograd.trace_rules import describe_forward
+
+    assert describe_forward(y.grad_fn) is not None
+    assert describe_forward(y.grad_fn.next_functions[0][0].next_functions[0][0]) is not None
+
