@@ -238,3 +238,47 @@ def test_printed_names_stay_plain():
     assert describe_forward(y.grad_fn) is not None
     assert describe_forward(y.grad_fn.next_functions[0][0].next_functions[0][0]) is not None
 
+
+# ------------------------------------------------------------- strides of empty tensors
+
+
+_EMPTY = {
+    "zeros": lambda m: m.zeros(0, 3),
+    "zeros_trailing": lambda m: m.zeros(3, 0),
+    "ones_3d": lambda m: m.ones(0, 3, 0),
+    "empty_1d": lambda m: m.empty(0),
+    "tensor": lambda m: m.tensor([]),
+    "randn": lambda m: m.randn(0, 5),
+    "full": lambda m: m.full((4, 0, 2), 1.0),
+    "arange": lambda m: m.arange(0),
+    "slice_rows": lambda m: m.ones(4, 3)[2:2],
+    "slice_mid": lambda m: m.ones(4, 3, 5)[:, 3:, :],
+    "reshape": lambda m: m.zeros(0, 3).reshape(3, 0),
+    "view": lambda m: m.zeros(0, 6).view(2, 0, 3),
+    "t": lambda m: m.zeros(0, 3).t(),
+    "transpose": lambda m: m.zeros(2, 0, 3).transpose(0, 2),
+    "permute": lambda m: m.zeros(2, 0, 3).permute(2, 0, 1),
+    "movedim": lambda m: m.zeros(2, 0, 3).movedim(0, 2),
+    "expand": lambda m: m.zeros(0, 1).expand(0, 3),
+    "unsqueeze": lambda m: m.zeros(0, 3).unsqueeze(1),
+    "select": lambda m: m.zeros(2, 0, 3)[1],
+    "chunk": lambda m: m.zeros(0, 4).chunk(2, 1)[1],
+    "diagonal": lambda m: m.ones(0, 3).diagonal(),
+    "add": lambda m: m.zeros(0, 3) + 1,
+    "broadcast_mul": lambda m: m.zeros(0, 1) * m.ones(3),
+    "sum": lambda m: m.zeros(0, 3, 4).sum(1),
+    "clone": lambda m: m.zeros(0, 3).clone(),
+    "cat": lambda m: m.cat([m.zeros(0, 3), m.zeros(0, 3)]),
+    "empty_like": lambda m: m.empty_like(m.zeros(0, 3)),
+    "index": lambda m: m.ones(4, 3)[m.tensor([], dtype=m.long)],
+    "matmul": lambda m: m.ones(0, 3) @ m.ones(3, 4),
+    "stack": lambda m: m.stack([m.zeros(0), m.zeros(0)], 1),
+    "recorded": lambda m: m.zeros(0, 3, requires_grad=True) * 2,
+}
+
+
+@pytest.mark.parametrize("name", list(_EMPTY))
+def test_empty_strides_match_pytorch(name):
+    r, t = _EMPTY[name](retrograd), _EMPTY[name](torch)
+    assert (tuple(r.shape), r.stride(), r.stride(-1), r.is_contiguous()) == \
+        (tuple(t.shape), t.stride(), t.stride(-1), t.is_contiguous())
