@@ -453,7 +453,7 @@ def test_saved_values_freed_as_backward_runs():
     # although y and the whole chain of nodes are still alive
     assert ref() is None
     node = y.grad_fn
-    while node.name() != "AccumulateGrad":
+    while type(node).__name__ != "AccumulateGrad":
         assert node.saved is None
         node = node.next_functions[0][0]
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import dtypes
 from . import random as _random
-from .tensor import Size, Tensor, make_tensor
+from .tensor import Size, Tensor, contiguous_strides, make_tensor
 
 __all__ = [
     "tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
@@ -36,8 +36,17 @@ def _numpy_dtype(dtype):
     return None if dtype is None else dtypes.to_dtype(dtype).numpy
 
 
+def _strided_if_empty(data):
+    """An empty array with PyTorch's contiguous strides instead of NumPy's zeros, so that
+    views of it (``zeros(0, 3).t()``: strides ``(1, 3)``) report PyTorch's strides too."""
+    if data.size or data.ndim < 2 or type(data) is not np.ndarray or any(data.strides):
+        return data
+    steps = contiguous_strides(data.shape)
+    return np.lib.stride_tricks.as_strided(data, strides=[s * data.itemsize for s in steps])
+
+
 def _finish(data, requires_grad=False, device=None):
-    t = make_tensor(data)
+    t = make_tensor(_strided_if_empty(data))
     if requires_grad:
         t.requires_grad_(True)
     if device is not None and str(device) != "cpu":

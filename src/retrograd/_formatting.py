@@ -237,7 +237,7 @@ def tensor_repr(t) -> str:
         fmt = _Formatter(_summarized(a) if summarize else a)
         body = _body(a, indent, summarize, fmt)
     if t._grad_fn is not None:
-        suffixes.append(f"grad_fn=<{t._grad_fn.name()}>")
+        suffixes.append(f"grad_fn=<{type(t._grad_fn).__name__}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)

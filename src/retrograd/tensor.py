@@ -127,6 +127,16 @@ class _Extra:
         self.fw_grad = None  # (level, tangent): forward AD (autograd/forward_state.py)
 
 
+def contiguous_strides(shape) -> tuple:
+    """PyTorch's strides of a contiguous tensor of ``shape`` (a size 0 steps as size 1)."""
+    steps = []
+    step = 1
+    for n in reversed(shape):
+        steps.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(steps))
+
+
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it.
 
@@ -261,8 +271,18 @@ class Tensor:
         return True
 
     def stride(self, dim: int | None = None):
-        """Steps in elements (not bytes, unlike NumPy) between neighbours along each dim."""
-        steps = tuple(st // self._data.itemsize for st in self._data.strides)
+        """Steps in elements (not bytes, unlike NumPy) between neighbours along each dim.
+
+        An empty tensor reports PyTorch's contiguous strides (``zeros(0, 3)``: ``(3, 1)``,
+        a dim of size 0 counting as 1): NumPy gives every freshly made empty array all-zero
+        strides, which PyTorch never reports.  (An empty view keeps the strides NumPy
+        derived from its base, as PyTorch's view does.)"""
+        data = self._data
+        strides = data.strides
+        if data.size == 0 and not any(strides):
+            steps = contiguous_strides(data.shape)
+        else:
+            steps = tuple(st // data.itemsize for st in strides)
         if dim is None:
             return steps
         return steps[self._check_dim(dim)]

@@ -58,9 +58,9 @@ def _lerp_run(lib, shapes, dts, grads, inplace, change):
     except RuntimeError as e:
         return ("forward", type(e).__name__)
     fn = y.grad_fn
-    name = None if fn is None else type(fn).__name__ if lib is torch else fn.name()
+    name = None if fn is None else fn.name()
     nxt = None if fn is None else tuple(
-        None if f is None else (type(f).__name__ if lib is torch else f.name())
+        None if f is None else f.name()
         for f, _ in fn.next_functions)
     seen = (str(y.dtype).rsplit(".", 1)[-1], y.detach().tolist(), y.requires_grad, name, nxt)
     if change is not None:

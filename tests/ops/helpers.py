@@ -152,8 +152,8 @@ def structure(fn, lib):
     """A grad_fn and its next_functions as nested names, down to the leaves."""
     if fn is None:
         return None
-    name = fn.name() if lib is retrograd else type(fn).__name__
-    if name == "AccumulateGrad":
+    name = fn.name()
+    if name == "torch::autograd::AccumulateGrad":
         return name
     return (name, tuple(structure(f, lib) for f, _ in fn.next_functions))
 
@@ -216,7 +216,7 @@ def case_checks(cases):
     def test_grad_fn_name_vs_torch(case, torch):
         _, rg_out, _, th_out = run_both(case, torch, "float64")
         for r, t in zip(rg_out, th_out):
-            want = None if t.grad_fn is None else type(t.grad_fn).__name__
+            want = None if t.grad_fn is None else t.grad_fn.name()
             got = None if r.grad_fn is None else r.grad_fn.name()
             assert got == want
 

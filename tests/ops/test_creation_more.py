@@ -92,7 +92,7 @@ def _same(a, b):
     assert str(a.dtype).split(".")[-1] == str(b.dtype).split(".")[-1], (a.dtype, b.dtype)
     assert a.requires_grad == b.requires_grad
     ra = None if a.grad_fn is None else a.grad_fn.name()
-    rb = None if b.grad_fn is None else type(b.grad_fn).__name__
+    rb = None if b.grad_fn is None else b.grad_fn.name()
     assert ra == rb
     np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-6, atol=1e-7)
 

@@ -13,7 +13,7 @@ import retrograd as T
 def _name(lib, fn):
     if fn is None:
         return None
-    return type(fn).__name__ if lib is torch else fn.name()
+    return fn.name()
 
 
 def _structure(lib, grads):

@@ -130,7 +130,7 @@ def test_dtype_cast_keeps_the_input_dtype_of_the_gradient():
         x.grad = None
         out.sum().backward()
         assert x.grad.dtype == retrograd.float32
-        assert out.grad_fn.next_functions[0][0].name() == "AccumulateGrad"
+        assert out.grad_fn.next_functions[0][0].name() == "torch::autograd::AccumulateGrad"
 
 
 # an int64 tensor that requires grad (PyTorch's only way: a write of a tensor requiring grad)

@@ -157,7 +157,7 @@ def _inplace_run(m, fn, a_np, b_np, g_np):
         "version_step": y._version - before,
         "view_version": view._version == y._version,
         "view_sees_change": bool((view.detach() == y.detach()[1:]).all()),
-        "grad_fn": type(y.grad_fn).__name__ if m is not retrograd else y.grad_fn.name(),
+        "grad_fn": y.grad_fn.name(),
         "requires_grad": y.requires_grad,
         "value": y.detach(),
     }

@@ -269,7 +269,7 @@ def test_logical_inplace_records_nothing(torch):
         version = x._version
         y = x.logical_and_(m.tensor([1.0, 1.0, 0.0]))
         assert y is x and x._version == version + 1
-        name = x.grad_fn.name() if m is retrograd else type(x.grad_fn).__name__
+        name = x.grad_fn.name()
         assert name == "MulBackward0"
         assert x.tolist() == [1.0, 0.0, 0.0]
 
@@ -350,8 +350,8 @@ def test_floor_divide_records_as_torch(torch):
         a = m.tensor([3.0, -4.5], requires_grad=True)
         for out in (m.floor_divide(a, 2), a.floor_divide(a), a // 2, 7 // a):
             assert out.requires_grad
-            name = out.grad_fn.name() if m is retrograd else type(out.grad_fn).__name__
-            assert name == "NotImplemented"
+            name = out.grad_fn.name()
+            assert name == "torch::autograd::NotImplemented"
         with pytest.raises(RuntimeError, match="derivative for aten::floor_divide is not"):
             (7 // a).sum().backward()
         assert (7 // m.tensor([2, 3])).tolist() == [3, 2]

@@ -258,7 +258,7 @@ def _inplace_record(m, call, a_np, g_np):
         out = call(m, y)
     rec = {"same": out is y, "version": y._version - before,
            "view_version": view._version == y._version,
-           "grad_fn": y.grad_fn.name() if m is retrograd else type(y.grad_fn).__name__}
+           "grad_fn": y.grad_fn.name()}
     value = y.detach()
     (y * m.tensor(g_np)).sum().backward()
     grad = a.grad

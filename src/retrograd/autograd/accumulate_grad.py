@@ -118,15 +118,16 @@ def _accumulate_into_grad(tensor, g, as_tensors, sole=False, unshared=False):
 
 
 def _run_node_prehooks(node, hooks, g, as_tensors):
-    """Tensor hooks, then retain_grad, of this node's outputs."""
-    if g is None:
-        return g
+    """Tensor hooks, then retain_grad, of this node's outputs.
+
+    An output that got no gradient (None) is shown to its tensor hooks as None, as
+    PyTorch's (they run even when the whole node got none); retain_grad keeps nothing."""
     multi = node.multi_output
     grads = list(g) if multi else [g]
     tracer = state.tracer
     # list(): another thread may register a hook on this node while ours run
     for nr, table in list(hooks.tensor.items()):
-        if table and grads[nr] is not None:
+        if table:
             grads[nr] = _run_tensor_hooks(table, grads[nr], as_tensors,
                                           f"the output of {node.name()}")
     for nr, ref in list(hooks.retain.items()):
@@ -154,10 +155,10 @@ def _run_leaf(node, g, captures, captured, needed, accumulate, as_tensors, trace
 
     PyTorch's order: the leaf tensor's hooks, the capture, then AccumulateGrad's pre-hooks,
     the accumulation, the post-accumulate-grad hooks and AccumulateGrad's post-hooks.
-    A leaf that is neither captured nor needed is skipped, hooks included.
+    A leaf that is neither captured nor needed is skipped, hooks included.  One that got no
+    gradient (None: an undefined one) still runs all of them, as PyTorch's AccumulateGrad
+    node does, with None (the pre- and post-hooks a tuple of None); nothing is accumulated.
     """
-    if g is None:
-        return
     captures_here = captures.get(node) if captures is not None else None
     wanted = accumulate and (needed is None or node in needed)
     if captures_here is None and not wanted:
@@ -166,13 +167,14 @@ def _run_leaf(node, g, captures, captured, needed, accumulate, as_tensors, trace
     if captures_here is not None:
         for position, _ in captures_here:
             captured[position] = g
-    if not wanted or g is None:
+    if not wanted:
         return
     hooks = node.hooks
     if hooks is not None and hooks.pre:
         g = _run_pre_hooks(node, hooks, g, as_tensors)
-        if g is None:
-            return
+    if g is None:
+        _after_accumulation(node, node.variable, hooks, g, as_tensors, trace)
+        return
     variable = node.variable
     if variable._grad_fn is not None:
         raise _moved_into_graph(variable)
@@ -199,6 +201,11 @@ def _run_leaf(node, g, captures, captured, needed, accumulate, as_tensors, trace
         grad_lock.release()
     if trace is not None:
         trace.accumulated(variable)
+    _after_accumulation(node, variable, hooks, g, as_tensors, trace)
+
+
+def _after_accumulation(node, variable, hooks, g, as_tensors, trace):
+    """The post-accumulate-grad hooks, then AccumulateGrad's post-hooks."""
     extra = variable._extra
     post_acc = extra.post_accumulate_hooks if extra is not None else None
     if post_acc:

@@ -435,7 +435,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                                          as_tensors, retain_graph, deps, ready)
                 if prepared is None:
                     continue
-                g, saved = prepared
+                g, saved, shown = prepared
                 # (not held past this node: a reshaped leaf asks whether its gradient, maybe
                 # this very array passed on by an add, has other holders; seed 19570739)
                 prepared = None
@@ -454,7 +454,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
                 grads = _run_post_hooks(node, hooks,
                                         _edge_grads(node, grads, as_tensors, sparse, needed,
                                                     captures),
-                                        g, as_tensors)
+                                        g if shown is None else shown[0], as_tensors)
             if check_nan:
                 _check_nan(node, grads, as_tensors)
             if not retain_graph and node.saved:
@@ -564,9 +564,16 @@ def _prepare_node(node, g, hooks, captures, captured, needed, accumulate, as_ten
     (``grad()``/``inputs=``), output tensor hooks and retain_grad, pre-hooks, a node that got
     no gradient or sends none anywhere, a multi-output node's missing gradients.  Returns
     ``(g, saved)`` for the derivative, or None when the node is done (its children
-    released)."""
+    released).
+
+    A node that got no gradient at all (None: undefined ones) still runs, as PyTorch's: its
+    output tensors' hooks and its pre-hooks see None, a custom Function's backward gets
+    zeros (or None after ``set_materialize_grads(False)``), any other derivative gives
+    None for every input, which its post-hooks see, and the nodes below run in turn."""
+    if g is None and node.multi_output:
+        g = [None] * node.n_outputs
     if captures is None:
-        if hooks is not None and g is not None:
+        if hooks is not None:
             g = _run_node_prehooks(node, hooks, g, as_tensors)
     else:
         # PyTorch's order: grad() captures the gradient before the output tensors'
@@ -577,27 +584,24 @@ def _prepare_node(node, g, hooks, captures, captured, needed, accumulate, as_ten
         early = here is not None and is_needed and not accumulate
         if early:
             _capture(node, g, here, captured)
-        if hooks is not None and g is not None:
+        if hooks is not None:
             g = _run_node_prehooks(node, hooks, g, as_tensors)
         if here is not None and not early:
             _capture(node, g, here, captured)
         if not is_needed:
             _release_children(node, deps, ready)
             return None
-    if hooks is not None and hooks.pre and g is not None:
+    if hooks is not None and hooks.pre:
         g = _run_pre_hooks(node, hooks, g, as_tensors)
+    before = g
     if g is None or (node.multi_output and all(x is None for x in g)):
-        # no gradient arrived (an undefined one: slogdet's sign has none): PyTorch runs the
-        # node anyway, which unpacks its saved values first (a changed or freed one raises:
-        # seeds 15022920, 15099131) and frees them after
-        if node.saved is None:  # (freed by an earlier backward: it saved something)
-            raise freed_error(node)
-        if node.saved:
-            _unpack_results(node, as_tensors)
-            if not retain_graph:
-                node.saved = None
-        _release_children(node, deps, ready)
-        return None
+        if getattr(node, "fn_cls", None) is None:
+            return _run_undefined(node, g, hooks, as_tensors, retain_graph, deps, ready)
+        # a custom Function: PyTorch's PyNode calls its backward anyway, with zeros unless
+        # the forward called ``ctx.set_materialize_grads(False)`` (then None; a multi-output
+        # node's zeros come from _materialize_multi below)
+        if g is None and getattr(node, "_materialize", True):
+            g = _zeros_like(node.out_shape, node.out_dtype, as_tensors)
     nxt = node.next
     if nxt.count(None) == len(nxt):
         # its gradients go nowhere (its inputs are views made under no_grad): PyTorch
@@ -613,7 +617,33 @@ def _prepare_node(node, g, hooks, captures, captured, needed, accumulate, as_ten
     saved = unpack_saved(node, as_tensors)
     if node.multi_output:
         g = _materialize_multi(node, g, as_tensors)
-    return g, saved
+    # post-hooks see the gradients the node received, not the zeros put in for the missing
+    # ones (PyTorch materializes inside the node's function)
+    shown = [before] if before is not g and hooks is not None and hooks.post else None
+    return g, saved, shown
+
+
+def _run_undefined(node, g, hooks, as_tensors, retain_graph, deps, ready):
+    """A built-in node that got no gradient at all (an undefined one: slogdet's sign has
+    none): PyTorch runs it anyway.  It unpacks its saved values first (a changed or freed
+    one raises: seeds 15022920, 15099131) and frees them after; its derivative gives no
+    gradient to any input, which its post-hooks see as None each; the nodes below run in
+    turn (with None, unless another edge brings them one)."""
+    if node.saved is None:  # (freed by an earlier backward: it saved something)
+        raise freed_error(node)
+    if node.saved:
+        _unpack_results(node, as_tensors)
+        if not retain_graph:
+            node.saved = None
+    if hooks is not None and hooks.post:
+        # (a hook may return None for each; replacing one raises, in _check_hook_result)
+        _run_post_hooks(node, hooks, [None] * len(node.next), g, as_tensors)
+    _release_children(node, deps, ready)
+
+
+def _zeros_like(shape, dtype, as_tensors):
+    x = np.zeros(shape, dtype)
+    return above.make_tensor(x) if as_tensors else x
 
 
 # Gradients at least this big (elements) are summed in place when one of them is ours
@@ -679,6 +709,14 @@ def _release_children(node, deps, ready):
                 heappush(ready, (-child.seq, _push_order(), child))
 
 
+def _materialize_function(node):
+    """Whether a custom Function's node that got no gradient at all runs its backward: with
+    zeros for every output (PyTorch's PyNode materializes them), or with None where the
+    forward called ``ctx.set_materialize_grads(False)``.  The engine then runs it as one
+    that got gradients (``_materialize_multi`` fills a multi-output node's zeros)."""
+    return True
+
+
 def _materialize_multi(node, g, as_tensors):
     """Outputs of a multi-output node that got no gradient receive zeros.
 
@@ -691,13 +729,8 @@ def _materialize_multi(node, g, as_tensors):
         return g
     out = []
     for nr, x in enumerate(g):
-        if x is None:
-            x = np.zeros(node.out_shape[nr], node.out_dtype[nr])
-            if as_tensors:
-                make_tensor = above.make_tensor
-
-                x = make_tensor(x)
-        out.append(x)
+        out.append(_zeros_like(node.out_shape[nr], node.out_dtype[nr], as_tensors)
+                   if x is None else x)
     return out
 
 

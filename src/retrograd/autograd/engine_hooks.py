@@ -40,7 +40,10 @@ def _unwrap(t, as_tensors):
 
 
 def _run_tensor_hooks(hooks, g, as_tensors, what):
-    """Tensor hooks: each sees the gradient so far and may return a replacement."""
+    """Tensor hooks: each sees the gradient so far and may return a replacement.
+
+    An undefined gradient (None: the tensor got none) is shown to the hooks too, as
+    PyTorch's; it cannot be replaced."""
     tracer = state.tracer
     for fn in list(hooks.values()):
         given = _wrap(g, as_tensors)
@@ -48,6 +51,8 @@ def _run_tensor_hooks(hooks, g, as_tensors, what):
         if tracer is not None:
             tracer.hook(f"tensor hook on {what}", fn, given, result)
         if result is not None:
+            if g is None:
+                raise RuntimeError("can't replace a None gradient with a non-None value")
             if not hasattr(result, "_data"):
                 raise TypeError(
                     f"a hook registered on {what} returned {type(result).__name__}; hooks must "

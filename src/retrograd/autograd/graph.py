@@ -229,8 +229,12 @@ class Node:
     multi_output = False
 
     def name(self) -> str:
-        """PyTorch's name for this node, e.g. ``'MulBackward0'``."""
-        return type(self).__name__
+        """PyTorch's name for this node, e.g. ``'MulBackward0'``; the nodes PyTorch writes in
+        C++ by hand carry their namespace (``'torch::autograd::CopySlices'``), while their
+        class and repr say ``CopySlices``.  What retrograd prints (a tensor's ``grad_fn=<>``,
+        viz, traces) uses the class name, as PyTorch's repr does."""
+        name = type(self).__name__
+        return _CPP_NAMES.get(name, name)
 
     @property
     def next_functions(self) -> tuple:
@@ -291,6 +295,13 @@ del _name
 next_sequence_nr = itertools.count().__next__
 #: AccumulateGrad runs as soon as it is ready, as PyTorch gives it the highest number.
 LEAF_SEQUENCE_NR = sys.maxsize
+
+
+#: the nodes PyTorch writes in C++ by hand (torch/csrc/autograd/functions/), whose name()
+#: is qualified; the generated ``*Backward*`` nodes and custom Functions' are not
+_CPP_NAMES = {n: "torch::autograd::" + n for n in (
+    "AccumulateGrad", "CopySlices", "CopyBackwards", "NotImplemented", "Error", "DelayedError",
+    "GraphRoot", "UndefinedGrad", "UndefinedGradBackward", "Identity")}
 
 
 class AccumulateGrad(Node):

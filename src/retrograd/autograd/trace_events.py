@@ -92,7 +92,7 @@ class NodeStep:
 
     def __init__(self, node, arrived, saved):
         self.node = node
-        self.name = node.name()
+        self.name = type(node).__name__
         self.arrived = arrived
         self.saved = saved  # list of (slot name, text) snapshotted before the node ran
         self.saved_gone = node.saved is None
@@ -171,7 +171,7 @@ class Freed:
 
     def __init__(self, node, slots):
         self.node = node
-        self.name = node.name()
+        self.name = type(node).__name__
         self.slots = slots
 
 

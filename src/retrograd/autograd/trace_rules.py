@@ -326,7 +326,7 @@ SAVED_NAMES = {
 
 def describe_rule(node) -> str:
     """The local derivative rule of ``node`` (a Node or a grad_fn name) in words."""
-    name = node if isinstance(node, str) else node.name()
+    name = node if isinstance(node, str) else type(node).__name__
     entry = RULES.get(name)
     if entry is not None:
         return entry[1]
@@ -341,14 +341,14 @@ def describe_rule(node) -> str:
 
 def describe_forward(node) -> str | None:
     """The forward formula of ``node`` (``'a * b'``), or None if unknown."""
-    name = node if isinstance(node, str) else node.name()
+    name = node if isinstance(node, str) else type(node).__name__
     entry = RULES.get(name)
     return entry[0] if entry is not None else None
 
 
 def saved_slot_names(node) -> tuple:
     """A name for each entry of ``node.saved``: the rule's letters (a, b), then result."""
-    name = node.name()
+    name = type(node).__name__
     n_in = len(node.next)
     inputs = SAVED_NAMES.get(name)
     if inputs is None:
@@ -370,7 +370,7 @@ PARAM_NAMES = {
 
 def param_constants(node) -> list:
     """``[(name, repr)]`` of the numbers a node keeps as parameters (the 3 of y ** 3)."""
-    names = PARAM_NAMES.get(node.name(), ())
+    names = PARAM_NAMES.get(type(node).__name__, ())
     return [(n, repr(v)) for n, v in zip(names, getattr(node, "params", ()) or ())]
 
 

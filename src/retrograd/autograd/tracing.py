@@ -176,7 +176,7 @@ class Trace:
         if type(node) is AccumulateGrad:
             return self._tensor_label(node.variable, leaf=True)
         made = self._made_name(node)
-        return node.name() + (f" (makes {made})" if made else "")
+        return type(node).__name__ + (f" (makes {made})" if made else "")
 
     def _made_name(self, node):
         for key, t in self.names.values():

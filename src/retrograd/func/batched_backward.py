@@ -345,7 +345,7 @@ def _conform(g, shape, dtype, node, index, batch):
 # --------------------------------------------------------------------------- one node
 def _call(node, g, saved, level, batch):
     """The node's gradients for the whole batch, as physical tensors (or None)."""
-    name = node.name()
+    name = type(node).__name__
     physical = PHYSICAL.get(node.vjp)
     if physical is not None:
         out = physical(node, g, saved, batch)

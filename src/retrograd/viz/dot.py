@@ -424,7 +424,7 @@ def _grad_text(t, who: str = "") -> str:
 
 
 def _op_label(node, made, steps, show_grads, small) -> str:
-    name = node.name()
+    name = type(node).__name__
     lines = [name]
     forward = describe_forward(name)
     if forward is not None:
@@ -505,7 +505,7 @@ def _edge_label(child, nr, made, names, step, k, small) -> str:
 
 def _output_label(name, obj, show_grads, trace) -> str:
     if not isinstance(obj, Tensor):
-        return f"{name}\n(output of {obj.name()})"
+        return f"{name}\n(output of {type(obj).__name__})"
     data = obj._data
     lines = [name, f"output {_shape(data.shape)} {data.dtype}"]
     if obj._grad_fn is None and not obj._requires_grad:
