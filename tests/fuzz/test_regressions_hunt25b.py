@@ -70,6 +70,24 @@ def test_not_implemented_node_runs_before_later_siblings(op, later):
     assert out[1] == out[0] == (True, [])
 
 
+@pytest.mark.parametrize("order", ["first", "second"])
+def test_not_implemented_node_and_a_leaf_made_ready_together(order):
+    """(2 % a) * w: the product's node makes the NotImplemented node and w's AccumulateGrad
+    ready at once (both the highest sequence number): the one made ready first runs first,
+    in PyTorch's ready queue as in retrograd's (w.grad None when 2 % a is the first
+    operand).  (A 1-D @ 2-D matmul differs: PyTorch's chain puts an unsqueeze node before
+    the NotImplemented one, README's graph granularity; seed 21855340.)"""
+    out = []
+    for lib in (torch, retrograd):
+        a = lib.tensor([0.14, 1.1], dtype=lib.float64, requires_grad=True)
+        w = lib.tensor([[0.21, 0.72], [-0.55, 0.95]], dtype=lib.float64, requires_grad=True)
+        n = 2 % a
+        with pytest.raises(RuntimeError, match="is not implemented"):
+            (n * w if order == "first" else w * n).sum().backward()
+        out.append(w.grad is None)
+    assert out[1] == out[0] == (order == "first")
+
+
 def test_not_implemented_node_ranks_with_accumulate_grad():
     """Made before the product, the NotImplemented node still outranks it on the ready heap,
     as the leaf's AccumulateGrad does."""
