@@ -12,7 +12,8 @@ from __future__ import annotations
 from .. import dtypes
 from ..autograd.grad_mode import record_extras, state
 from ..autograd.graph import (
-    Node, SavedOutput, accumulator_of, check_saveable, next_sequence_nr, on_record,
+    LEAF_SEQUENCE_NR, Node, SavedOutput, accumulator_of, check_saveable, next_sequence_nr,
+    on_record,
 )
 from ..tensor import Tensor, adopted_views, rederive_view
 from ._out_rules import _dtype_name
@@ -25,7 +26,20 @@ _new = object.__new__
 def node_class(name: str, vjp, saves: int = NOTHING, saved_for=None) -> type:
     """A Node subclass called ``name`` (PyTorch's grad_fn name) whose derivative is ``vjp``."""
     return type(name, (Node,), {"__slots__": (), "vjp": staticmethod(vjp), "saves": saves,
-                                "saved_for": staticmethod(saved_for) if saved_for else None})
+                                "saved_for": staticmethod(saved_for) if saved_for else None,
+                                **_sequence_of(name)})
+
+
+# PyTorch's NotImplemented node (an op with no derivative: 1.5 % x, heaviside, floor_divide,
+# binomial...) is made with the highest sequence number, as AccumulateGrad, so its engine
+# runs it (and raises) as soon as it is ready, before sibling nodes made later: a leaf
+# behind those gets no .grad (seed 21734783).  The recording sites' ``node.seq = ...`` then
+# sets nothing.
+_LAST_TO_BE_MADE = property(lambda node: LEAF_SEQUENCE_NR, lambda node, seq: None)
+
+
+def _sequence_of(name: str) -> dict:
+    return {"seq": _LAST_TO_BE_MADE} if name == "NotImplemented" else {}
 
 
 def edge_of(x):
@@ -157,7 +171,8 @@ def multi_output_class(name: str, vjp, saves: int = NOTHING, **attrs) -> type:
     """A Node subclass for one node with several outputs (PyTorch's SplitBackward0,
     VarMeanBackward0...): the engine hands ``vjp`` one gradient per output."""
     return type(name, (Node,), {"__slots__": ("n_outputs", "undefined_grads"), "multi_output": True,
-                                "vjp": staticmethod(vjp), "saves": saves, **attrs})
+                                "vjp": staticmethod(vjp), "saves": saves, **attrs,
+                                **_sequence_of(name)})
 
 
 def record_multi(node_cls, x, outs, params, saved=()):

@@ -81,8 +81,23 @@ def addcmul(input, tensor1, tensor2, *, value=1):  # noqa: A002 - PyTorch's name
 
 
 def _addcdiv_fwd(a, t1, t2, value):
-    a, t1, t2 = _float_operands_in_result_dtype(a, t1, t2)
-    return a + value * (t1 / t2)
+    # PyTorch's kernel: every operand in the result dtype (an integer one too) and
+    # self + value * t1 / t2 from the left: value * (t1 / t2) rounds otherwise in about a
+    # third of the elements, and x.addcdiv(x, c, value=-c) is then 1 ulp from 0 instead of
+    # exactly 0, which abs' kink turns into a wrong gradient (seed 21740890)
+    a, t1, t2 = _operands_in_inexact_result_dtype(a, t1, t2)
+    return a + (value * t1) / t2
+
+
+def _operands_in_inexact_result_dtype(*arrays):
+    """Arrays cast to PyTorch's float (or complex) result dtype, the default float dtype
+    where they are all integers (arrays only; others are left to the op's promotion)."""
+    if not all(hasattr(x, "astype") and hasattr(x, "dtype") for x in arrays):
+        return arrays
+    want = dtypes.result_type(*arrays)
+    if not (want.is_floating_point or want.is_complex):
+        want = dtypes.get_default_dtype()
+    return tuple(x.astype(want.numpy, copy=False) for x in arrays)
 
 
 def _value_over(value, t):
