@@ -95,7 +95,7 @@ def test_not_implemented_node_ranks_with_accumulate_grad():
     n = 1.5 % a
     m = a * 2
     acc = m.grad_fn.next_functions[0][0]
-    assert n.grad_fn.name() == "NotImplemented" and acc.name() == "AccumulateGrad"
+    assert type(n.grad_fn).__name__ == "NotImplemented" and type(acc).__name__ == "AccumulateGrad"
     assert n.grad_fn.seq == acc.seq > m.grad_fn.seq
 
 
