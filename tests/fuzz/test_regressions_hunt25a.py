@@ -207,3 +207,46 @@ def test_sigmoid_entry_refuses_a_difference_elsewhere(monkeypatch):
     failure = compare(prog)
     assert failure is not None
     assert not kb._sigmoid_float32_rounding_at_pole(prog, failure)
+
+
+# (seed 21187886) -0.0 ** 0.5 with a 0-d tensor exponent: NumPy's power loop took its sqrt
+# path (-0.0), PyTorch's tensor pow gives +0.0; atan2(that, -0.0) is then -pi against pi
+_SEED_21187886 = """
+v0 = T.tensor(-0.0, dtype=T.float64)
+v1 = (v0).float_power(v0.abs().add(0.5))
+v2 = T.tensor(-0.0, dtype=T.float64)
+v3 = T.atan2(v1, v2)
+v3 -= 2.0
+"""
+
+
+def test_seed_21187886_agrees():
+    assert compare(program_from_text(_SEED_21187886, 21187886)) is None
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(), (1,), (2, 1), (6,)])
+@pytest.mark.parametrize("e", [0.5, -0.5, 2.0, -1.0, 1.0, 3.0])
+def test_pow_tensor_exponent_special_bases_like_pytorch(dtype, shape, e):
+    """tensor ** tensor at -0.0, -inf, inf, nan and a negative base, for an exponent that is
+    0-d, one element, broadcast along the inner loop, or a full array: PyTorch's values, the
+    zeros' signs too (pow, float_power, the in-place pow_)."""
+    import warnings
+
+    base = [-0.0, 0.0, float("inf"), -float("inf"), float("nan"), -2.0]
+    out = []
+    for lib in (torch, retrograd):
+        dt = getattr(lib, dtype)
+        b = lib.tensor(base, dtype=dt).reshape(-1, 1) if shape == (2, 1) else \
+            lib.tensor(base, dtype=dt)
+        x = lib.full(shape if shape != (2, 1) else (1, 1), e, dtype=dt)
+        if shape == (2, 1):
+            b = b.reshape(2, 3)
+            x = lib.full((2, 1), e, dtype=dt)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            got = [b.pow(x), b.float_power(x), b.clone().pow_(x)]
+        out.append([np.asarray(g.numpy()) for g in got])
+    for t, r in zip(*out):
+        np.testing.assert_array_equal(r, t)
+        assert (np.signbit(r) == np.signbit(t)).all()
