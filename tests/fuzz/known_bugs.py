@@ -4313,3 +4313,65 @@ def _sigmoid_float32_rounding_at_pole(prog, failure):
         if moved.any() and rounded[moved].all() and _explained_by_ulps(prog, j, 3):
             return True
     return False
+
+
+# ------------------------------------- hunt25a (stop 25): matrix_norm(ord=+-1) at tied columns
+_MATRIX_NORM_ONE = re.compile(r"T\.linalg\.matrix_norm\((v\d+), ord=(-?1)\)")
+
+
+@accepted("matrix_norm(ord=1 or -1) is the max/min of the column sums of |A|, whose gradient "
+          "PyTorch (amax/amin) splits evenly among tied columns: columns that tie in exact "
+          "arithmetic (a softmax over dim 0: every column sums to 1) tie in one library and "
+          "not in the other once the entries round 1 ulp apart (float32 softmax, PyTorch's "
+          "vectorized exp against NumPy's: seed 21189980, the gradient seen by a hook on the "
+          "softmax split three ways in PyTorch, 1/3 each, and given to one column in "
+          "retrograd).  Only a grad or hook-log failure where such a matrix_norm's float "
+          "operand is, in the two libraries, within 4 ulp elementwise (not equal), the "
+          "columns attaining the extreme differ between them, and the program agrees once "
+          "the matrix_norm reads PyTorch's operand values in both libraries "
+          "(x - x.detach() + <PyTorch's x>: its graph kept)")
+def _matrix_norm_one_tie_rounding(prog, failure):
+    if failure.kind not in ("grad", "log") or not any(
+            _MATRIX_NORM_ONE.search(t) for t in _texts(prog)):
+        return False
+    import dataclasses
+
+    import numpy as np
+
+    import retrograd
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import compare, execute, torch
+
+    for k, st in enumerate(prog.steps):
+        m = _MATRIX_NORM_ONE.search(st.text or "")
+        if m is None:
+            continue
+        name, reduce = m.group(1), (np.max if m.group(2) == "1" else np.min)
+        got = []
+        for lib in (torch, retrograd):
+            x = execute(Program(prog.seed, prog.steps[:k]), lib)[1].get(name)
+            if x is None or not hasattr(x, "dtype") or not x.is_floating_point() or \
+                    x.dim() < 2:
+                break
+            got.append(np.asarray(x.detach().numpy()))
+        if len(got) != 2 or got[0].shape != got[1].shape or got[0].dtype != got[1].dtype:
+            continue
+        a, b = got
+        if np.array_equal(a, b) or not np.isfinite(a).all() or not np.isfinite(b).all() or \
+                not (np.abs(a - b) <= 4 * np.spacing(np.abs(a))).all():
+            continue
+        tied = []
+        for x in (a, b):
+            sums = np.abs(x).sum(-2)
+            tied.append(sums == reduce(sums, axis=-1, keepdims=True))
+        if np.array_equal(*tied):
+            continue
+        literal = f"T.tensor({a.tolist()!r}, dtype=T.{a.dtype.name})"
+        text = st.text[:m.start(1)] + f"{name} - {name}.detach() + {literal}" + \
+            st.text[m.end(1):]
+        edited = Program(prog.seed, prog.steps[:k] + [dataclasses.replace(st, text=text)] +
+                         prog.steps[k + 1:])
+        if compare(edited) is None and _raises_alike(prog, edited):
+            return True
+    return False

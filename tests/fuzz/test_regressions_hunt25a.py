@@ -12,7 +12,13 @@ make PyTorch's unwritten output a fixed value: the same result the bug gives, ev
 21108820: PyTorch's float32 sigmoid(12) is 1 ulp below the correctly rounded value
 (retrograd's), and atanh's pole at 1 makes 6.3421 of it against 6.3470; accepted by
 known_bugs._sigmoid_float32_rounding_at_pole (checked: retrograd's sigmoid correctly rounded,
-the program agreeing once both libraries continue from PyTorch's sigmoid)."""
+the program agreeing once both libraries continue from PyTorch's sigmoid).
+
+21187886 (fixed): tensor ** tensor at -0.0 with a 0-d exponent 0.5 was NumPy's sqrt (-0.0).
+
+21189980: matrix_norm(ord=-1) of a float32 softmax over dim 0 (every column sums to 1): the
+columns tie in PyTorch, whose amin splits the gradient, and not in retrograd, whose softmax
+entries round 1 ulp otherwise; accepted by known_bugs._matrix_norm_one_tie_rounding."""
 
 import math
 
@@ -250,3 +256,53 @@ def test_pow_tensor_exponent_special_bases_like_pytorch(dtype, shape, e):
     for t, r in zip(*out):
         np.testing.assert_array_equal(r, t)
         assert (np.signbit(r) == np.signbit(t)).all()
+
+
+_SEED_21189980 = """
+v0 = T.tensor([[-1.0, -1.0, -2.0], [1.0, 1.0, 0.0], [0.0, 0.0, 0.0]], dtype=T.float32, requires_grad=True)
+v1 = T.tensor([[0]], dtype=T.int64)
+v2 = T.tensor([[-1.0]], dtype=T.float32, requires_grad=True)
+v3 = v0.scatter_add(-2, v1, v2)
+v4 = T.softmax(v3, dim=0)
+v6 = T.linalg.matrix_norm(v4, ord=-1)
+h8 = v4.register_hook(lambda g: LOG.append(('v4', g.detach().clone())))
+loss = (v4 * v4.detach().tanh()).sum() + (v6 * v6.detach().tanh()).sum()
+gs = T.autograd.grad(loss, [v0, v2], create_graph=True, allow_unused=True)
+"""  # noqa: E501 - the seed's leaf as printed
+
+
+@pytest.mark.parametrize("order", [1, -1])
+def test_matrix_norm_one_splits_tied_columns_like_pytorch(order):
+    """The excuse's premise: at exactly tied column sums both libraries split the gradient
+    evenly (the difference is only which columns tie after rounding)."""
+    out = []
+    for lib in (torch, retrograd):
+        a = lib.tensor([[0.25, -0.5, 0.75], [0.75, 0.5, -0.25]], dtype=lib.float32,
+                       requires_grad=True)
+        (g,) = lib.autograd.grad(lib.linalg.matrix_norm(a, ord=order), [a])
+        out.append(np.asarray(g.numpy()))
+    np.testing.assert_allclose(out[1], out[0], rtol=1e-6)
+    assert np.allclose(np.abs(out[0]), 1 / 3)
+
+
+def test_seed_21189980_accepted():
+    prog = program_from_text(_SEED_21189980, 21189980)
+    failure = compare(prog)
+    assert failure is not None and failure.kind == "log", failure
+    assert kb._matrix_norm_one_tie_rounding(prog, failure)
+    assert kb.which_known(prog, failure) is not None
+
+
+def test_matrix_norm_entry_refuses_a_wrong_gradient(monkeypatch):
+    # retrograd's matrix_norm gradient scaled by 1.01, its value and grad_fn unchanged (a
+    # bug): the rerun from PyTorch's operand still differs
+    plain = retrograd.linalg.matrix_norm
+
+    def shifted(x, *a, **k):
+        return plain(x * 1.01 - (x * 0.01).detach(), *a, **k)
+
+    monkeypatch.setattr(retrograd.linalg, "matrix_norm", shifted)
+    prog = program_from_text(_SEED_21189980, 21189980)
+    failure = compare(prog)
+    assert failure is not None and failure.kind == "log", failure
+    assert not kb._matrix_norm_one_tie_rounding(prog, failure)
