@@ -306,3 +306,45 @@ def test_matrix_norm_entry_refuses_a_wrong_gradient(monkeypatch):
     failure = compare(prog)
     assert failure is not None and failure.kind == "log", failure
     assert not kb._matrix_norm_one_tie_rounding(prog, failure)
+
+
+# (seed 21265829) tril_ of a 4-d tensor expanded along dim 0: PyTorch writes it in place
+# (checkTrilTriuBatchContiguous skips a first batch dim of stride 0), retrograd refused it
+_SEED_21265829 = """
+v1 = T.tensor([[[1.0], [2.0]], [[-3.0], [1.0]], [[1.0], [-1.0]]], dtype=T.float64)
+v5 = v1.expand(2, 3, 2, -1)
+v5.tril_(1)
+"""
+
+
+def test_seed_21265829_agrees():
+    assert compare(program_from_text(_SEED_21265829, 21265829)) is None
+
+
+_TRIL_LAYOUTS = {  # (the base's shape, then the view of it that tril_/triu_ write)
+    "expand_dim0": ((3, 2, 1), lambda v: v.expand(2, 3, 2, -1)),
+    "expand_dim1": ((3, 1, 2, 1), lambda v: v.expand(3, 2, 2, 1)),
+    "expand_last": ((1, 3, 2, 1), lambda v: v.expand(1, 3, 2, 4)),
+    "expand_two_batch_dims": ((1, 1, 2, 3), lambda v: v.expand(2, 2, 2, 3)),
+    "expand_3d": ((3, 2), lambda v: v.expand(4, 3, 2)),
+    "size1_dim0": ((1, 3, 1, 2), lambda v: v.expand(1, 3, 2, 2)),
+    "expand_5d": ((1, 3, 2, 1), lambda v: v.expand(2, 1, 3, 2, 3)),
+}
+
+
+@pytest.mark.parametrize("name", ["tril_", "triu_"])
+@pytest.mark.parametrize("k", [1, 0, -1])
+@pytest.mark.parametrize("layout", sorted(_TRIL_LAYOUTS))
+def test_tril_in_place_of_expanded_like_pytorch(name, k, layout):
+    """tril_/triu_ of an expanded tensor: written in place (every alias zeroed) or refused
+    (RuntimeError, through PyTorch's contiguous copy) as PyTorch's."""
+    shape, view = _TRIL_LAYOUTS[layout]
+    out = []
+    for lib in (torch, retrograd):
+        base = lib.arange(1.0, 7.0, dtype=lib.float64).reshape(shape)
+        try:
+            getattr(view(base), name)(k)
+            out.append(base.tolist())
+        except RuntimeError:
+            out.append("RuntimeError")
+    assert out[1] == out[0]
