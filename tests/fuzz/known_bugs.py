@@ -4272,3 +4272,121 @@ def _compare_with_qr_reconstruction(prog, failure):
         if compare(edited) is None and _raises_alike(prog, edited):
             return True
     return False
+
+
+# ------------------------------------------ hunt25a (stop 25): float32 sigmoid, then a pole
+_SIGMOID_STEP = re.compile(r"(v\d+) = (?:\(?(v\d+)\)?\.sigmoid\(\)|T\.sigmoid\((v\d+)\))")
+_POLE_AT_ONE_CALL = re.compile(r"\b(acosh|acos|asin|atanh|logit|log|log2|log10|erfinv)_?\(")
+
+
+@accepted("float32 sigmoid rounded the wrong way by PyTorch 2.13 (as "
+          "_sigmoid_float32_rounding_at_logit, for the other ops whose domain ends at 1 or "
+          "that have a pole there): PyTorch's float32 sigmoid(12) is 0.9999938011 where the "
+          "correctly rounded value (retrograd's) is 0.9999938607, 1 ulp apart, and atanh's "
+          "pole at 1 turns that into 6.3421 against 6.3470 (6.3466 in float64: seed "
+          "21108820, sigmoid of an argmax).  PyTorch's float32 sigmoid is over half an ulp "
+          "off for about a third of inputs in [-20, 20], up to 2.2 ulp.  Only where a float32 "
+          "sigmoid statement (v = x.sigmoid() or T.sigmoid(x)) of the same input in both "
+          "libraries gives retrograd's correctly rounded value (within 0.5001 ulp of the "
+          "float64 sigmoid) and PyTorch's within 3 ulp of it, in a program that calls such "
+          "an op, and the program agrees in everything once both libraries continue from "
+          "PyTorch's sigmoid value (its graph kept)")
+def _sigmoid_float32_rounding_at_pole(prog, failure):
+    if failure.kind not in ("value", "grad", "log") or not any(
+            _POLE_AT_ONE_CALL.search(t) for t in _texts_all(prog)):
+        return False
+    import numpy as np
+
+    import retrograd
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import execute, torch
+
+    for j, st in enumerate(prog.steps):
+        m = _SIGMOID_STEP.fullmatch(st.text or "")
+        if not m or st.dyn is not None or st.target != m.group(1):
+            continue
+        source, got = m.group(2) or m.group(3), []
+        for lib in (torch, retrograd):
+            ns = execute(Program(prog.seed, prog.steps[:j + 1]), lib)[1]
+            x, p = ns.get(source), ns.get(st.target)
+            if x is None or p is None or not hasattr(p, "dtype") or \
+                    not str(p.dtype).endswith("float32"):
+                break
+            got.append((np.asarray(x.detach().numpy()), np.asarray(p.detach().numpy())))
+        if len(got) != 2:
+            continue
+        (x_t, p_t), (x_r, p_r) = got
+        if x_t.shape != x_r.shape or p_t.shape != p_r.shape or \
+                not np.array_equal(x_t, x_r, equal_nan=True):
+            continue
+        with np.errstate(all="ignore"):
+            exact = 1 / (1 + np.exp(-x_r.astype(np.float64)))
+            ulp = np.spacing(np.abs(p_r)).astype(np.float64)
+            moved = p_t != p_r
+            rounded = np.abs(p_r.astype(np.float64) - exact) <= 0.5001 * ulp
+        if moved.any() and rounded[moved].all() and _explained_by_ulps(prog, j, 3):
+            return True
+    return False
+
+
+# ------------------------------------- hunt25a (stop 25): matrix_norm(ord=+-1) at tied columns
+_MATRIX_NORM_ONE = re.compile(r"T\.linalg\.matrix_norm\((v\d+), ord=(-?1)\)")
+
+
+@accepted("matrix_norm(ord=1 or -1) is the max/min of the column sums of |A|, whose gradient "
+          "PyTorch (amax/amin) splits evenly among tied columns: columns that tie in exact "
+          "arithmetic (a softmax over dim 0: every column sums to 1) tie in one library and "
+          "not in the other once the entries round 1 ulp apart (float32 softmax, PyTorch's "
+          "vectorized exp against NumPy's: seed 21189980, the gradient seen by a hook on the "
+          "softmax split three ways in PyTorch, 1/3 each, and given to one column in "
+          "retrograd).  Only a grad or hook-log failure where such a matrix_norm's float "
+          "operand is, in the two libraries, within 4 ulp elementwise (not equal), the "
+          "columns attaining the extreme differ between them, and the program agrees once "
+          "the matrix_norm reads PyTorch's operand values in both libraries "
+          "(x - x.detach() + <PyTorch's x>: its graph kept)")
+def _matrix_norm_one_tie_rounding(prog, failure):
+    if failure.kind not in ("grad", "log") or not any(
+            _MATRIX_NORM_ONE.search(t) for t in _texts(prog)):
+        return False
+    import dataclasses
+
+    import numpy as np
+
+    import retrograd
+
+    from .program import Program  # (the runner imports this module)
+    from .runner import compare, execute, torch
+
+    for k, st in enumerate(prog.steps):
+        m = _MATRIX_NORM_ONE.search(st.text or "")
+        if m is None:
+            continue
+        name, reduce = m.group(1), (np.max if m.group(2) == "1" else np.min)
+        got = []
+        for lib in (torch, retrograd):
+            x = execute(Program(prog.seed, prog.steps[:k]), lib)[1].get(name)
+            if x is None or not hasattr(x, "dtype") or not x.is_floating_point() or \
+                    x.dim() < 2:
+                break
+            got.append(np.asarray(x.detach().numpy()))
+        if len(got) != 2 or got[0].shape != got[1].shape or got[0].dtype != got[1].dtype:
+            continue
+        a, b = got
+        if np.array_equal(a, b) or not np.isfinite(a).all() or not np.isfinite(b).all() or \
+                not (np.abs(a - b) <= 4 * np.spacing(np.abs(a))).all():
+            continue
+        tied = []
+        for x in (a, b):
+            sums = np.abs(x).sum(-2)
+            tied.append(sums == reduce(sums, axis=-1, keepdims=True))
+        if np.array_equal(*tied):
+            continue
+        literal = f"T.tensor({a.tolist()!r}, dtype=T.{a.dtype.name})"
+        text = st.text[:m.start(1)] + f"{name} - {name}.detach() + {literal}" + \
+            st.text[m.end(1):]
+        edited = Program(prog.seed, prog.steps[:k] + [dataclasses.replace(st, text=text)] +
+                         prog.steps[k + 1:])
+        if compare(edited) is None and _raises_alike(prog, edited):
+            return True
+    return False

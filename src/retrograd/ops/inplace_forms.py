@@ -103,13 +103,32 @@ ELEMENTWISE = {name: inplace(fn, name, saves) for name, fn, saves in _ELEMENTWIS
 ELEMENTWISE["cumsum_"] = bool_scan_guard(ELEMENTWISE["cumsum_"], stats.cumsum, "cumsum_out_cpu")
 
 
-# PyTorch's tril_/triu_ of at most 3 dims zero the elements outside the triangle right in the
-# tensor's memory, so an expanded one is allowed (every alias of a zeroed element becomes
-# 0); with 4 or more dims they go through a contiguous copy and refuse it (seed 12598053)
+def _tril_writes_in_place(x):
+    """PyTorch's checkTrilTriuBatchContiguous: whether tril_/triu_ zero the elements outside
+    the triangle right in the tensor's memory (then an expanded tensor is allowed: every
+    alias of a zeroed element becomes 0) or go through a contiguous copy, whose copy_ back
+    refuses an expanded one (seed 12598053).  In place: a contiguous tensor, one of at most 3
+    dims, or one whose batch dims are laid out as contiguous matrices one after another, the
+    first batch dim skipped where its stride is 0 or its size 1 (seed 21265829: [2, 3, 2, 1]
+    expanded along dim 0)."""
+    d = x._data
+    if d.ndim <= 3 or d.size == 0 or d.flags.c_contiguous:
+        return True
+    shape, strides = d.shape, [s // d.itemsize for s in d.strides]
+    expected = shape[-1] * shape[-2]
+    for i in range(d.ndim - 3, -1, -1):
+        if i == 0 and (strides[0] == 0 or shape[0] == 1):
+            continue
+        if strides[i] != expected:
+            return False
+        expected *= shape[i]
+    return True
+
+
 for _name, _fn in (("tril_", layout.tril), ("triu_", layout.triu)):
     ELEMENTWISE[_name] = overlap_dispatch(ELEMENTWISE[_name], inplace(_fn, _name, False,
                                                                       overlap_ok=True),
-                                          lambda x: x._data.ndim <= 3)
+                                          _tril_writes_in_place)
 _ALIASES = {"atan_": ("arctan_",), "asin_": ("arcsin_",), "acos_": ("arccos_",)}
 
 

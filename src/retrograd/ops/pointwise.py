@@ -310,7 +310,24 @@ def _int_pow_negative(a, b):
         xp.result_type(base, b))
 
 
-pow_tensor = defop("pow", _pow_fwd, _pow_vjp, "PowBackward1", 2, INPUTS | OUTPUT, "promote")
+def _pow_tensor_fwd(a, b):
+    # tensor ** tensor is PyTorch's pow kernel everywhere, but NumPy's power loop computes
+    # an exponent of 0.5 that is the same for a whole inner loop (a 0-d or broadcast
+    # exponent) as sqrt: -0.0 ** 0.5 is -0.0 and -inf ** 0.5 nan there, +0.0 and inf in pow
+    # (seed 21187886: an atan2 of it then gave -pi against pi).  Only those two bases
+    # differ beyond rounding; a Python number exponent is sqrt in PyTorch too (pow below)
+    out = _pow_fwd(a, b)
+    if getattr(out, "dtype", None) is not None and out.dtype.kind == "f":
+        xp = namespace(out)
+        half = b == 0.5
+        if xp.any(half):
+            fix = half & ((a == 0) | (a == -xp.inf))
+            if xp.any(fix):
+                out = xp.where(fix, xp.where(a == 0, 0.0, xp.inf).astype(out.dtype), out)
+    return out
+
+
+pow_tensor = defop("pow", _pow_tensor_fwd, _pow_vjp, "PowBackward1", 2, INPUTS | OUTPUT, "promote")
 
 
 # A Python number as exponent or base is a parameter, not an input: like PyTorch's
