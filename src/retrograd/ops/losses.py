@@ -32,6 +32,7 @@ from .pointwise import add_number, exp, log, mul_number, sqrt, sub, sub_number, 
 from .pointwise import abs as abs_
 from .linear import linear
 from .loss_checks import (cast_check, no_float_kernel)
+from .quiet_fp import mean_of, quiet_fp
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -108,10 +109,11 @@ def _huber_elems(xp, d, delta):
 
 
 def _elementwise_loss_fwd(elems):
+    @quiet_fp  # (inf - inf, inf * 0: nan, as PyTorch's, without NumPy's warning)
     def forward(x, t, reduction, param):
         loss = elems(namespace(x), x - t, param)
         if reduction == "mean":
-            return loss.mean()
+            return mean_of(loss)
         return loss.sum() if reduction == "sum" else loss
     return forward
 
@@ -184,13 +186,14 @@ def _elementwise_loss_vjp(slope):
 _smooth_l1 = defop("smooth_l1_loss", _elementwise_loss_fwd(_smooth_l1_elems),
                    _elementwise_loss_vjp(_smooth_l1_slope), "SmoothL1LossBackward0", 2, INPUTS,
                    "promote")
+@quiet_fp
 def _huber_fwd(x, t, reduction, delta):
     # PyTorch's huber kernel writes into empty_like(input): each element is computed in the
     # promoted dtype and stored in the input's, then reduced (a float32 input with a float64
     # target gives float32; seed 11017475)
     loss = _huber_elems(namespace(x), x - t, delta).astype(x.dtype, copy=False)
     if reduction == "mean":
-        return loss.mean()
+        return mean_of(loss)
     return loss.sum() if reduction == "sum" else loss
 
 
@@ -290,6 +293,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):  # noqa
 # ----------------------------------------------------------------- soft_margin
 
 
+@quiet_fp
 def _soft_margin_fwd(x, y, reduction, bool_target=False):
     xp = namespace(x)
     # PyTorch's kernel, not the stable max(z, 0) + log1p(exp(-|z|)): exp(-x y) overflows to
@@ -297,7 +301,7 @@ def _soft_margin_fwd(x, y, reduction, bool_target=False):
     # 20427011)
     loss = xp.log1p(xp.exp(-x * y))
     if reduction == "mean":
-        return loss.mean()
+        return mean_of(loss)
     return loss.sum() if reduction == "sum" else loss
 
 
