@@ -80,6 +80,64 @@ CASES = [
         a, m.zeros(0, dtype=m.float64)), [np.zeros(0)], True),
     ("gaussian_nll_loss of nothing", lambda m, a, b, v: nnf(m).gaussian_nll_loss(a, b, v),
      [np.zeros((0, 2)), np.zeros((0, 2)), np.ones((0, 2))], True),
+    # ---- heavier kernels (quiet_fp around the op's forward: its cost is noise there)
+    ("conv1d at inf", lambda m, x, w: nnf(m).conv1d(x, w),
+     [row(INF, -INF, 1.0, 2.0).reshape(1, 1, 4), row(1.0, 1.0).reshape(1, 1, 2)], True),
+    ("conv_transpose1d at inf", lambda m, x, w: nnf(m).conv_transpose1d(x, w),
+     [row(INF, -INF, 1.0).reshape(1, 1, 3), row(1.0, 1.0).reshape(1, 1, 2)], True),
+    ("conv2d overflow", lambda m, x, w: nnf(m).conv2d(x, w),
+     [np.full((1, 1, 2, 2), 1e300), np.full((1, 1, 2, 2), 1e300)], False),
+    ("vector_norm overflow", lambda m, a: m.linalg.vector_norm(a), [row(1e300, 1e300)], True),
+    ("vector_norm ord -1.5 at 0", lambda m, a: m.linalg.vector_norm(a, -1.5),
+     [row(0.0, 1.0)], False),
+    ("native_layer_norm at inf", lambda m, a: m.native_layer_norm(a, [3], None, None, 1e-5),
+     [np.array([[INF, -INF, 1.0]])], False),
+    ("native_batch_norm at inf", lambda m, a: m.native_batch_norm(
+        a, None, None, None, None, True, 0.1, 1e-5), [np.array([[INF, 1.0], [2.0, 3.0]])],
+     False),
+    ("batch_norm eval overflow", lambda m, x, w: nnf(m).batch_norm(
+        x, m.zeros(2, dtype=m.float64), m.ones(2, dtype=m.float64), w, None, training=False),
+     [np.full((2, 2), 1e300), row(1e300, 1.0)], True),
+    ("instance_norm of an empty batch", lambda m, x: nnf(m).instance_norm(
+        x, m.zeros(3, dtype=m.float64), m.ones(3, dtype=m.float64)), [np.zeros((0, 3, 2))],
+     False),
+    ("cdist at inf", lambda m, a, b: m.cdist(a, b),
+     [np.array([[INF, 1.0]]), np.array([[INF, 2.0], [0.0, 0.0]])], False),
+    ("cdist mm overflow", lambda m, a, b: m.cdist(a, b, compute_mode=(
+        "use_mm_for_euclid_dist")), [np.full((2, 2), 1e300), np.full((2, 2), 1e300)], False),
+    ("pdist at inf", lambda m, a: nnf(m).pdist(a), [np.full((3, 2), INF)], False),
+    ("cumprod overflow", lambda m, a: m.cumprod(a, 0), [row(1e300, 1e300, 2.0)], False),
+    ("histogram density of nothing", lambda m, a: a.detach().histogram(
+        bins=4, range=(-1.0, 1.5), density=True), [np.zeros(0)], False),
+    ("bilinear at inf", lambda m, a, b, w: nnf(m).bilinear(a, b, w),
+     [row(INF, 1.0).reshape(1, 2), row(-INF, 1.0).reshape(1, 2), np.ones((1, 2, 2))], False),
+    ("embedding max_norm at inf", lambda m, w: nnf(m).embedding(
+        m.tensor([0, 1]), w.detach().clone(), max_norm=1.0),
+     [np.array([[INF, 1.0], [1e300, 1e300]])], False),
+    ("det of inf", lambda m, a: m.linalg.det(a), [np.full((2, 2), INF)], False),
+    ("lu of inf", lambda m, a: m.linalg.lu(a), [np.full((3, 3), INF)], False),
+    ("cholesky_solve at inf", lambda m, b, c: m.cholesky_solve(b, c),
+     [np.full((2, 1), INF), np.array([[1.0, 0.0], [0.5, 1.0]])], False),
+    ("cross at inf", lambda m, a, b: m.linalg.cross(a, b), [row(INF, 1.0, 2.0), row(INF, INF, 1.0)],
+     False),
+    ("addr at inf", lambda m, c, u, v: m.addr(c, u, v),
+     [np.array([[-INF, 0.0], [0.0, 0.0]]), row(1.0, 1.0), row(INF, 1.0)], False),
+    ("baddbmm at inf", lambda m, c, a, b: m.baddbmm(c, a, b),
+     [np.full((1, 2, 2), INF), np.ones((1, 2, 2)), np.full((1, 2, 2), -INF)], False),
+    ("addbmm at inf", lambda m, c, a, b: m.addbmm(c, a, b),
+     [np.full((2, 2), INF), np.ones((1, 2, 2)), np.full((1, 2, 2), -INF)], False),
+    ("addmv at inf", lambda m, c, a, v: m.addmv(c, a, v),
+     [row(INF, 1.0), np.ones((2, 2)), row(-INF, 1.0)], False),
+    ("scaled_dot_product_attention at inf", lambda m, q, k, v: (
+        nnf(m).scaled_dot_product_attention(q, k, v)),
+     [np.full((1, 2, 2), INF), np.ones((1, 2, 2)), np.ones((1, 2, 2))], False),
+    ("lstm_cell at inf", lambda m, x, h, c, wi, wh: m.lstm_cell(x, (h, c), wi, wh),
+     [np.array([[INF, -INF]]), np.zeros((1, 1)), np.zeros((1, 1)), np.ones((4, 2)),
+      np.ones((4, 1))], False),
+    ("multi_head_attention_forward at inf", lambda m, q, w, wo: nnf(
+        m).multi_head_attention_forward(q, q, q, 2, 1, w, None, None, None, False, 0.0, wo,
+                                        None, training=False, need_weights=False)[0],
+     [np.array([[[INF, -INF]], [[1.0, 2.0]]]), np.ones((6, 2)), np.ones((2, 2))], False),
 ]
 
 # torch 2.13's mean of an empty multi_margin/multilabel_margin loss is uninitialized memory

@@ -31,6 +31,7 @@ from ._errors import dim_error, float_only, scalar_type_name
 from .derivative_flags import tie
 from .pointwise import add_number
 from .stats import quiet
+from .quiet_fp import mean_of, quiet_fp
 
 
 class _Layout(NamedTuple):
@@ -95,6 +96,7 @@ def _moments(xs, axes):
     return mean, _mean(xc * xc, axes)
 
 
+@quiet_fp
 def _norm_fwd(x, w, b, p: _Layout, fixed=None):
     """The normalized, scaled and shifted ``x``; and (mean, rstd, var) in the stats view.
     (Every full-size pass counts on big inputs: the centred input becomes the result.)"""
@@ -629,7 +631,7 @@ def _instance_norm(x, weight, bias, running_mean, running_var, use_input_stats, 
     out = _batch_norm(xv, w, b, rm, rv, use_input_stats, momentum, eps, "instance_norm")
     for repeated, target in ((rm, running_mean), (rv, running_var)):
         if target is not None:
-            target._data[...] = repeated._data.reshape(n, c).mean(axis=0)
+            target._data[...] = mean_of(repeated._data.reshape(n, c), 0)  # (n = 0: nan)
             target._bump_version()
     return out.reshape(shape)
 

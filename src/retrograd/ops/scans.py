@@ -29,6 +29,7 @@ from .saved_checks import check_also
 from .cast_inside import take_source
 from .shape import cat, reshape, track_view
 from .stats import cumsum, quiet
+from .quiet_fp import quiet_fp
 
 cummax_type = namedtuple("cummax", ["values", "indices"])
 cummin_type = namedtuple("cummin", ["values", "indices"])
@@ -47,6 +48,7 @@ def _reverse_cumsum(g, dim):
 # ----------------------------------------------------------------- cumprod
 
 
+@quiet_fp
 def _cumprod_fwd(a, dim):
     if a.ndim == 0:
         return a.copy() if a.dtype.kind == "f" else a.astype("int64")
