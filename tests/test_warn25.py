@@ -138,6 +138,29 @@ CASES = [
         m).multi_head_attention_forward(q, q, q, 2, 1, w, None, None, None, False, 0.0, wo,
                                         None, training=False, need_weights=False)[0],
      [np.array([[[INF, -INF]], [[1.0, 2.0]]]), np.ones((6, 2)), np.ones((2, 2))], False),
+    # ---- composites of elementwise ops (one quiet_fp around the whole function)
+    ("rms_norm at inf", lambda m, a: nnf(m).rms_norm(a, [2]), [np.array([[INF, 1.0]])], False),
+    ("local_response_norm at inf", lambda m, a: nnf(m).local_response_norm(a, 2),
+     [np.full((1, 2, 2), INF)], False),
+    ("lp_pool1d overflow", lambda m, a: nnf(m).lp_pool1d(a, 2, 2),
+     [np.full((1, 1, 4), 1e300)], False),
+    ("kl_div at -inf", lambda m, a, t: nnf(m).kl_div(a, t, reduction="sum"),
+     [row(-INF, -1.0), row(0.0, 0.5)], False),
+    ("poisson_nll_loss full at 0", lambda m, a, t: nnf(m).poisson_nll_loss(a, t, full=True),
+     [row(0.5, 1.0), row(0.0, 0.0)], False),
+    ("cosine_embedding_loss at inf", lambda m, a, b: nnf(m).cosine_embedding_loss(
+        a, b, m.tensor([1.0], dtype=m.float64)), [np.full((1, 2), INF), np.ones((1, 2))],
+     False),
+    ("gaussian_nll_loss at inf", lambda m, a, t, v: nnf(m).gaussian_nll_loss(a, t, v),
+     [row(INF, 1.0), row(INF, 2.0), row(1.0, 1.0)], False),
+    ("quantile at inf", lambda m, a: m.quantile(a, 0.5), [row(INF, INF, 1.0, -INF)], False),
+    ("trapezoid at inf", lambda m, a: m.trapezoid(a), [row(INF, -INF, 1.0)], False),
+    ("interpolate bilinear at inf", lambda m, a: nnf(m).interpolate(
+        a, size=(3, 3), mode="bilinear", align_corners=False),
+     [np.array([[[[INF, -INF], [1.0, 2.0]]]])], False),
+    ("ctc_loss at nan", lambda m, lp: nnf(m).ctc_loss(
+        lp, m.tensor([[1]]), m.tensor([3]), m.tensor([1])),
+     [np.array([[[NAN, 0.0]], [[0.0, 0.0]], [[0.0, 0.0]]])], False),
 ]
 
 # torch 2.13's mean of an empty multi_margin/multilabel_margin loss is uninitialized memory

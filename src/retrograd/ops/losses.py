@@ -420,6 +420,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None,  # noqa: 
 _EPSILON = 1e-12  # PyTorch's cosine_embedding_loss EPSILON
 
 
+@quiet_fp
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None,  # noqa: A002
                           reduce=None, reduction="mean"):
     """``1 - cos(x1, x2)`` where y = 1, ``max(0, cos(x1, x2) - margin)`` where y = -1.
@@ -487,6 +488,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None,  
     return reduce_loss(loss, reduction)
 
 
+@quiet_fp
 def poisson_nll_loss(input, target, log_input=True, full=False,  # noqa: A002
                      size_average=None, eps=1e-8, reduce=None, reduction="mean"):
     """The negative log-likelihood of ``target`` under a Poisson distribution of rate
@@ -513,6 +515,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False,  # noqa: A002
     return reduce_loss(loss, reduction)
 
 
+@quiet_fp
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6,  # noqa: A002
                       reduction="mean"):
     """The negative log-likelihood of ``target`` under normal distributions of mean
@@ -569,6 +572,7 @@ def _kl_terms(input, target, log_target):  # noqa: A002
     return xlogy(target, target) - product
 
 
+@quiet_fp
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean",  # noqa: A002
            log_target=False):
     """The Kullback-Leibler divergence ``target * (log target - input)`` of log-probabilities

@@ -673,6 +673,7 @@ def instance_norm_aten(input, weight, bias, running_mean, running_var,  # noqa: 
 _add_number = add_number
 
 
+@quiet_fp
 def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002
     """``x / sqrt(mean(x ** 2) + eps) * weight``, the mean over the last
     ``len(normalized_shape)`` dimensions (``eps`` default: the dtype's machine epsilon).
@@ -735,6 +736,7 @@ _channel_window = defop("local_response_norm", _window_fwd, _window_vjp,
                         "AvgPool2DBackward0", 1, NOTHING)
 
 
+@quiet_fp
 def local_response_norm(input, size, alpha=0.0001, beta=0.75, k=1.0):  # noqa: A002
     """``x / (k + alpha * mean(x ** 2 over size neighbouring channels)) ** beta``.
 

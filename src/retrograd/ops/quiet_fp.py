@@ -31,11 +31,13 @@ def quiet_fp(fn):
     >>> quiet_fp(lambda a: a - a)(np.array([np.inf]))
     array([nan])
     """
+    # (a private name: _errors.calling_op names the outermost public function of the op
+    # modules on the stack in its messages, which must stay the op's, not this wrapper's)
     @functools.wraps(fn)
-    def quiet(*args, **kwargs):
+    def _quiet(*args, **kwargs):
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
             return fn(*args, **kwargs)
-    return quiet
+    return _quiet
 
 
 def mean_of(a, axis=None, keepdims=False):

@@ -561,6 +561,7 @@ def _integral_dim(name, y, x, dx, dim):
     return d
 
 
+@quiet_fp
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """The integral of ``y`` along ``dim`` by the trapezoid rule, with sample points ``x`` or
     a constant spacing ``dx`` (default 1), as PyTorch (its formula, so its graph).
@@ -592,6 +593,7 @@ def trapz(y, x=None, *, dx=None, dim=-1):
     return trapezoid(y, x, dx=dx, dim=dim)
 
 
+@quiet_fp
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """The running integral of ``y`` along ``dim`` by the trapezoid rule (one element fewer
     than ``y`` along ``dim``), as PyTorch.
