@@ -217,7 +217,14 @@ def test_empty_margin_losses_are_nan_without_a_warning(name, call):
 
 
 def test_warnings_of_the_callers_own_numpy_stay():
-    # the quiet errstate is the op's alone: NumPy's own warning reaches the caller after it
+    # the quiet state is the op's alone: NumPy's own warning reaches the caller after it,
+    # after a backward pass, and after an op that raised inside it
+    before = np.geterr()
     retrograd.softmax(retrograd.tensor(row(INF, INF)), 0)
+    x = retrograd.tensor(row(0.0, 1.0)).requires_grad_(True)
+    retrograd.sqrt(x).sum().backward()
+    with pytest.raises(IndexError):
+        retrograd.trapezoid(retrograd.tensor(row(1.0, 2.0)), dim=3)
+    assert np.geterr() == before
     with pytest.warns(RuntimeWarning):
         np.subtract(row(INF), row(INF))
