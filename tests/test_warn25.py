@@ -161,6 +161,15 @@ CASES = [
     ("ctc_loss at nan", lambda m, lp: nnf(m).ctc_loss(
         lp, m.tensor([[1]]), m.tensor([3]), m.tensor([1])),
      [np.array([[[NAN, 0.0]], [[0.0, 0.0]], [[0.0, 0.0]]])], False),
+    ("l1_loss at inf", lambda m, a, b: nnf(m).l1_loss(a, b), [row(INF, 1.0), row(INF, 2.0)],
+     False),
+    ("margin_ranking_loss at inf", lambda m, a, b: nnf(m).margin_ranking_loss(
+        a, b, m.tensor([1.0, -1.0], dtype=m.float64)), [row(INF, 1.0), row(INF, 2.0)], False),
+    ("multilabel_soft_margin_loss at inf", lambda m, a: nnf(m).multilabel_soft_margin_loss(
+        a, m.tensor([[1.0, 0.0]], dtype=m.float64)), [np.array([[INF, -INF]])], False),
+    ("cross_entropy with probabilities at -inf", lambda m, a: nnf(m).cross_entropy(
+        a, m.tensor([[0.0, 1.0]], dtype=m.float64)), [np.array([[-INF, 1.0]])], False),
+    ("normalize at inf", lambda m, a: nnf(m).normalize(a, dim=0), [row(INF, 1.0)], False),
 ]
 
 # torch 2.13's mean of an empty multi_margin/multilabel_margin loss is uninitialized memory

@@ -206,6 +206,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     return _bce_logits(input, target, w, reduction, pw.astype(input._data.dtype))
 
 
+@quiet_fp
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean",  # noqa: A002
             weight=None):
     """Mean (or summed) absolute error: ``|x - t|``, optionally weighted per element."""

@@ -373,6 +373,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None,  # noqa: A00
 # ----------------------------------------------------------------- margin-based composites
 
 
+@quiet_fp
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None,  # noqa: A002
                         reduce=None, reduction="mean"):
     """``max(0, -y (x1 - x2) + margin)``: x1 should rank above x2 where y = 1, below where
@@ -465,6 +466,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None,  
 # ----------------------------------------------------------------- Python composites
 
 
+@quiet_fp
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None,  # noqa: A002
                                 reduce=None, reduction="mean"):
     """``-mean_c(y log sigmoid(x) + (1 - y) log sigmoid(-x))`` per sample (times ``weight``
