@@ -97,3 +97,36 @@ def device_of(array) -> device:
         return _CPU
     dev = getattr(array, "device", None)
     return device("cuda", getattr(dev, "id", 0))
+
+
+# NumPy's floating-point warnings (divide, overflow, invalid) off, for the stretches where
+# PyTorch computes inf and nan silently (ops/quiet_fp.py, the backward engine).  On NumPy 2
+# ``np.errstate`` sets a context variable to an extobj it builds on every entry; setting the
+# variable to one built once costs about a third (errstate: 3-5 us a call on a busy
+# machine).  Per thread and per task, as errstate's.  Elsewhere (NumPy 1.26, or a NumPy that
+# moved it): a fresh errstate per entry.
+try:
+    from numpy._core._multiarray_umath import _extobj_contextvar, _make_extobj
+
+    _QUIET = _make_extobj(divide="ignore", over="ignore", invalid="ignore")
+    _set_state, _reset_state = _extobj_contextvar.set, _extobj_contextvar.reset
+except (ImportError, AttributeError, TypeError):
+    _QUIET = None
+
+
+def quiet_fp_enter():
+    """Turn NumPy's divide/overflow/invalid warnings off; returns the token for
+    :func:`quiet_fp_exit`, which must run (``finally``) in the same context."""
+    if _QUIET is not None:
+        return _set_state(_QUIET)
+    state = np.errstate(divide="ignore", over="ignore", invalid="ignore")
+    state.__enter__()
+    return state
+
+
+def quiet_fp_exit(token):
+    """Restore the warnings :func:`quiet_fp_enter` turned off."""
+    if _QUIET is not None:
+        _reset_state(token)
+    else:
+        token.__exit__(None, None, None)

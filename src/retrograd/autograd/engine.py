@@ -41,7 +41,7 @@ from itertools import count as _count
 
 import numpy as np
 
-from ..backend import namespace
+from ..backend import namespace, quiet_fp_enter, quiet_fp_exit
 from .accumulate_grad import (
     _EXACT_REFCOUNTS, _run_leaf, _run_node_prehooks, _run_plain_leaf, grad_lock,
 )
@@ -400,6 +400,11 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
     # for register_multi_grad_hook: which pass runs, and which nodes it will run
     tasks = graph_tasks.stack
     tasks.append((next_task_id(), deps, needed, captures))
+    # PyTorch's backward computes inf and nan silently (inf * 0 at a saturated activation,
+    # the 1/x of log at 0...): NumPy's FloatingPointError warnings on the way are noise
+    # that reads as a bug deep in NumPy. One errstate for the whole pass, not one per
+    # derivative (each costs a microsecond or more); per thread, as errstate's.
+    quiet = quiet_fp_enter()
     try:
         # a heap keyed on creation order: the most recently created ready node runs first,
         # as in PyTorch (it decides the order of hooks on sibling branches); ties (leaves)
@@ -511,6 +516,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None,
             _report_forward_trace(node)
         raise
     finally:
+        quiet_fp_exit(quiet)
         state.enabled = prev_mode
         tasks.pop()
     if inputs is None:

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..backend import namespace
 from ._apply import NOTHING, defop
+from .quiet_fp import quiet_fp
 
 
 # the transpose of an axis map with out_size * in_size up to this is a dense matrix product
@@ -143,6 +144,7 @@ class AxisMap:
         return cast
 
 
+@quiet_fp
 def _forward(a, maps, name):
     for m in maps:
         a = m.gather(a)

@@ -16,6 +16,7 @@ from .inplace import relu_ as _relu_
 from .pointwise import derivative_record, exp, sigmoid, where
 from .pointwise import relu as _relu
 from ._errors import PY_VALUES, not_a_tensor
+from .quiet_fp import quiet_fp
 
 
 def relu(input, inplace=False):  # noqa: A002 - PyTorch's names
@@ -137,6 +138,7 @@ def softplus(input, beta=1.0, threshold=20.0):  # noqa: A002
     return _softplus(input, beta, threshold)
 
 
+@quiet_fp
 def _silu_fwd(a):
     xp = namespace(a)
     if a.dtype.kind == "f" and a.dtype.itemsize < 8:
@@ -287,6 +289,7 @@ _SQRT_2_OVER_PI = (2 / 3.141592653589793) ** 0.5
 _INV_SQRT_2PI = 1 / (2 * 3.141592653589793) ** 0.5
 
 
+@quiet_fp
 def _gelu_fwd(a, approximate):
     xp = namespace(a)
     if approximate == "tanh":

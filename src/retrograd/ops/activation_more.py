@@ -26,6 +26,7 @@ from .inplace import relu_ as _relu_
 from .log1p_exp import log1p_exp_neg_abs, round_into
 from .pointwise import _no_derivative, derivative_record, sigmoid, tanh, where, zeros_like_grad
 from .shape import input_meta
+from .quiet_fp import quiet_fp
 
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
@@ -117,6 +118,7 @@ def celu_(input, alpha=1.0):  # noqa: A002
 # ----------------------------------------------------------------- glu
 
 
+@quiet_fp
 def _glu_fwd(a, dim):
     xp = namespace(a)
     h = a.shape[dim] // 2
@@ -179,6 +181,7 @@ def glu(input, dim=-1):  # noqa: A002
 # ----------------------------------------------------------------- prelu
 
 
+@quiet_fp
 def _prelu_fwd(a, w):
     return namespace(a).where(a > 0, a, w * a)
 
@@ -411,6 +414,7 @@ def hardsigmoid(input, inplace=False):  # noqa: A002
     return (_hardsigmoid_ if inplace else _hardsigmoid)(input)
 
 
+@quiet_fp
 def _hardswish_fwd(a):
     return a * namespace(a).clip(a + 3, 0, 6) / 6
 
@@ -452,6 +456,7 @@ def hardswish(input, inplace=False):  # noqa: A002
     return (_hardswish_ if inplace else _hardswish)(input)
 
 
+@quiet_fp
 def _mish_fwd(a):
     xp = namespace(a)
     # x * tanh(softplus(x)), softplus in its stable form; for a float32 x all in float64,
@@ -500,6 +505,7 @@ def mish(input, inplace=False):  # noqa: A002
 # ----------------------------------------------------------------- softsign, tanhshrink, softmin
 
 
+@quiet_fp
 def softsign(input):  # noqa: A002
     """``x / (1 + |x|)`` (composed, as PyTorch)."""
     return input / (input.abs() + 1)
@@ -589,6 +595,7 @@ def _hardshrink_fwd(a, lambd):
     return namespace(a).where(_dead_zone(a, lambd), 0, a).astype(a.dtype, copy=False)
 
 
+@quiet_fp
 def _softshrink_fwd(a, lambd):
     xp = namespace(a)
     # (a * 0 in the dead zone: a zero of a's sign, and nan stays nan, as PyTorch)

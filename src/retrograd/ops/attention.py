@@ -21,6 +21,7 @@ from ._errors import scalar_type_name
 from .linear import linear
 from .nn import dropout, softmax
 from .padding import pad
+from .quiet_fp import quiet_fp
 
 # the C++ names in PyTorch's dtype messages
 _C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
@@ -64,6 +65,7 @@ def _check_sdpa(q, k, v, attn_mask, dropout_p, is_causal):
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
 
 
+@quiet_fp
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False):
     """``softmax(query @ key^T * scale + mask) @ value`` over the last two dimensions.
@@ -223,6 +225,7 @@ def _static(t, name, bsz_heads, head_dim):
     return t
 
 
+@quiet_fp
 def multi_head_attention_forward(
         query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
         bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,

@@ -12,8 +12,10 @@ from ..backend import namespace
 from ..tensor import Tensor
 from ._apply import INPUTS, defop
 from .einsum import einsum
+from .quiet_fp import quiet_fp
 
 
+@quiet_fp
 def _trilinear_fwd(x1, w, x2):
     return namespace(x1).einsum("bi,oij,bj->bo", x1, w, x2, optimize=True)
 

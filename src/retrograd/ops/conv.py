@@ -38,6 +38,7 @@ from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, NOTHING, multi_output_class, node_class, record, record_multi_inputs
 from .derivative_flags import tie
 from .windows import expand_arg, sliding_windows, windows_adjoint
+from .quiet_fp import quiet_fp
 
 # ----------------------------------------------------------------- array kernels
 
@@ -58,6 +59,7 @@ def _columns(x, kernel, stride, pairs, dilation, groups, out=None):
     return cols, out
 
 
+@quiet_fp
 def _conv_forward(x, w, pairs, stride, dilation, groups, out=None):
     """``(y, columns)``: the convolution of ``x`` with ``w`` (no bias); ``out``: see
     :func:`_columns`."""
@@ -68,6 +70,7 @@ def _conv_forward(x, w, pairs, stride, dilation, groups, out=None):
     return y.reshape((x.shape[0], w.shape[0]) + out), cols
 
 
+@quiet_fp
 def _conv_transposed(y, w, x_shape, pairs, stride, dilation, groups):
     """The transpose of :func:`_conv_forward` in ``x``: ``y (N, Co, *O) -> (N, Ci, *S)``."""
     xp = namespace(y)
@@ -119,6 +122,7 @@ def _convolution(x, w, b, transposed, pairs, stride, dilation, groups, x_shape=N
     return out
 
 
+@quiet_fp
 def _convolution_fwd(x, w, b, transposed, pairs, stride, dilation, groups, x_shape):
     if transposed:
         y, cols = _conv_transposed(x, w, x_shape, pairs, stride, dilation, groups), None

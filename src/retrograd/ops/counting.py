@@ -24,6 +24,7 @@ from ..tensor import Tensor, make_tensor
 from ._apply import defop
 from ._errors import PY_VALUES, dim_error, scalar_type_name
 from .iter_layout import row_major
+from .quiet_fp import quiet_fp
 
 histogram_type = namedtuple("histogram", ["hist", "bin_edges"])
 
@@ -361,6 +362,7 @@ _HISTOGRAM = _refusing("NotImplemented", "derivative for aten::histogram is not 
                        RuntimeError)
 
 
+@quiet_fp
 def histogram(input, bins, *, range=None, weight=None, density=False):  # noqa: A002
     """A histogram of ``input``: ``bins`` equal bins over ``range`` (default: the data's) or
     the given bin edges (a 1-D tensor); returns ``(hist, bin_edges)``."""

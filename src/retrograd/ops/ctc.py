@@ -26,8 +26,10 @@ from ._apply import INPUTS, NOTHING, defop
 from ._errors import float_only, scalar_type_name
 from .losses import check_reduction
 from .pointwise import where
+from .quiet_fp import quiet_fp
 
 
+@quiet_fp
 def _logaddexp(xp, *terms):
     out = terms[0]
     for t in terms[1:]:

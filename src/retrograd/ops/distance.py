@@ -29,6 +29,7 @@ from .pointwise import abs as abs_, minimum, sign, sub as _sub, where
 from .pointwise import add_number as _add_number
 from .reduce import _sum_dim
 from .shape import clone, clone_contiguous, expand, reshape, transpose, unsqueeze, view
+from .quiet_fp import quiet_fp
 
 
 _MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
@@ -53,6 +54,7 @@ def _cdist_fwd(x1, x2, p):
     return namespace(x1).ascontiguousarray(_cdist_values(x1, x2, p))
 
 
+@quiet_fp
 def _cdist_values(x1, x2, p):
     xp = namespace(x1)
     diff = xp.abs(x1[..., :, None, :] - x2[..., None, :, :])
@@ -156,6 +158,7 @@ _JVP_RULES[("cdist", "CdistBackward0")] = _cdist_jvp
 # ----------------------------------------------------------------- EuclideanDistBackward0
 
 
+@quiet_fp
 def _euclid_fwd(x1, x2):
     # PyTorch's _euclidean_dist: one matrix product of padded rows, clamped at 0
     xp = namespace(x1)
@@ -250,6 +253,7 @@ def _pair_index(xp, n):
     return pairs
 
 
+@quiet_fp
 def _pdist_fwd(x, p):
     xp = namespace(x)
     i, j = _pair_index(xp, x.shape[0])

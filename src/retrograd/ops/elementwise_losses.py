@@ -14,6 +14,7 @@ from ._apply import INPUTS, defop
 from . import pointwise as _pointwise
 from .log1p_exp import log1p_exp_neg_abs
 from .loss_checks import bce_logits_checks
+from .quiet_fp import mean_of, quiet_fp
 
 
 _NLL_TARGET_DTYPES = (_np.dtype(_np.int64), _np.dtype(_np.uint8))
@@ -28,7 +29,9 @@ def _check_reduction(reduction):
 def _reduce_loss(loss, reduction):
     if reduction == "none":
         return loss
-    return loss.mean() if reduction == "mean" else loss.sum()
+    if reduction == "mean":  # (an empty array's: nan, as PyTorch's, without NumPy's warning)
+        return loss.mean() if hasattr(loss, "_data") else mean_of(loss)
+    return loss.sum()
 
 
 def _bce_fwd(x, t, weight, reduction):
@@ -118,6 +121,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None,  # noqa:
     return _bce(input, target, w, reduction)
 
 
+@quiet_fp
 def _bce_logits_fwd(x, t, weight, reduction, pos_weight=None):
     xp = namespace(x)
     # PyTorch's form, (1 - t) x - log_sigmoid(x), with log_sigmoid(x) = min(x, 0) -
@@ -202,6 +206,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     return _bce_logits(input, target, w, reduction, pw.astype(input._data.dtype))
 
 
+@quiet_fp
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean",  # noqa: A002
             weight=None):
     """Mean (or summed) absolute error: ``|x - t|``, optionally weighted per element."""
@@ -248,10 +253,11 @@ def _weighted_loss(errors, shape, weight, reduction):
     return weighted.sum() / weight.sum()
 
 
+@quiet_fp
 def _mse_fwd(a, b, reduction):
     d = (a - b) ** 2
     if reduction == "mean":
-        return d.mean()
+        return mean_of(d)
     if reduction == "sum":
         return d.sum()
     return d

@@ -20,6 +20,7 @@ from ..tensor import Tensor, make_tensor
 from ._apply import INPUTS, NOTHING, defop
 from ._errors import scalar_type_name
 from .saved_checks import check_also
+from .quiet_fp import quiet_fp
 
 
 def _data(v):
@@ -109,6 +110,7 @@ def _lookup(weight, idx, padding_idx, scale_grad_by_freq):
     return _embedding(weight, idx, int(padding_idx), bool(scale_grad_by_freq), *weight.shape)
 
 
+@quiet_fp
 def _renorm_rows(weight, idx, max_norm, norm_type):
     """PyTorch's ``embedding_renorm_``: rows of ``weight`` used by ``idx`` whose norm exceeds
     ``max_norm`` are scaled down to it, in place (the weight's version goes up)."""
@@ -189,6 +191,7 @@ def _bag_layout(idx, offsets, include_last_offset, padding_idx):
     return np.where(keep, bag_of, -1), bags, keep
 
 
+@quiet_fp
 def _bag_fwd(weight, psw, idx, bag_of, bags, keep, mode, freq_scale):
     xp = namespace(weight)
     dim = weight.shape[1]

@@ -34,6 +34,7 @@ from ..autograd.grad_mode import no_grad, state
 from .layout import _split_vjp
 from .factories import _finish, _numpy_dtype
 from .shape import _norm_dim
+from .quiet_fp import quiet_fp
 
 
 def _op(key):
@@ -209,6 +210,7 @@ def nonzero_static(input, *, size, fill_value=-1):  # noqa: A002
     return make_tensor(xp.concatenate([found, pad], axis=0))
 
 
+@quiet_fp
 def histogramdd(input, bins, *, range=None, weight=None, density=False, out=None):  # noqa: A002
     """A D-dimensional histogram of the points in ``input`` (..., D): ``bins`` one count for
     every dim, a list of counts, or a list of 1-D tensors of bin edges; ``range`` the flat

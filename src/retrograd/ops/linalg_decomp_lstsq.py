@@ -29,6 +29,7 @@ from .reduce import sum as _sum
 from .registry import entry
 from .shape import squeeze, unsqueeze
 from .unary import nan_to_num
+from .quiet_fp import quiet_fp
 
 lstsq_type = namedtuple("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
 
@@ -38,6 +39,7 @@ DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 # ----------------------------------------------------------------- lstsq
 
 
+@quiet_fp
 def _lstsq_arrays(a, b, rcond, driver):
     """``(solution, residuals, rank, singular_values)`` arrays for matrices ``a`` (..., m, n)
     and ``b`` (..., m, k), batches broadcast."""

@@ -33,6 +33,7 @@ from .linalg_solve import (
 )
 from .index import gather
 from .shape import cat, expand
+from .quiet_fp import quiet_fp
 
 lu_factor_type = namedtuple("linalg_lu_factor", ["LU", "pivots"])
 lu_factor_ex_type = namedtuple("linalg_lu_factor_ex", ["LU", "pivots", "info"])
@@ -46,6 +47,7 @@ _SCIPY_FROM = 48  # from this size SciPy's blocked getrf beats the column loop b
 # ----------------------------------------------------------------- the factorisation
 
 
+@quiet_fp
 def _getrf_numpy(a):
     """LU with partial pivoting of a batch ``a`` (B, m, n), as LAPACK's getrf: the packed
     factors, the 1-based pivots (B, k) and ``info`` (B,).  One step per column, each a

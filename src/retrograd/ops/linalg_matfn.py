@@ -29,6 +29,7 @@ from .linalg import _mT, _same_dtype, matmul
 from .linalg_solve import check_square, inv, solve
 from .scans import cumprod
 from .shape import cat, expand, reshape, stack, unsqueeze
+from .quiet_fp import quiet_fp
 
 geqrf_type = namedtuple("geqrf", ["a", "tau"])
 
@@ -282,6 +283,7 @@ def _vectors(a, k):
     return tril(a[..., :, :k], -1) + namespace(data).eye(m, k, dtype=data.dtype)
 
 
+@quiet_fp
 def _reflect(x, v, t):
     """H x for H = I - t v v^T (v (..., m), t (...,), x (..., m, p)); arrays or tensors."""
     vc = unsqueeze(v, -1)

@@ -23,6 +23,7 @@ from .linalg import (
 )
 from .reduce import sum as _sum
 from .shape import _unsafe_view, permute, reshape, unsqueeze, view
+from .quiet_fp import quiet_fp
 
 
 def _scaled(g, factor):
@@ -59,6 +60,7 @@ def mv(input, vec):  # noqa: A002 - PyTorch's names
     return _mv(input, vec)
 
 
+@quiet_fp
 def _addmv_fwd(inp, mat, vec, beta=1, alpha=1):
     prod = mat @ vec
     if alpha == 0:
@@ -103,6 +105,7 @@ def _broadcast_input(name, input, shape):  # noqa: A002
                            f"product's shape {list(shape)} (input broadcasts to the result)")
 
 
+@quiet_fp
 def _addr_fwd(inp, v1, v2, beta=1, alpha=1):
     prod = v1[:, None] * v2[None, :]
     if beta == 0:
@@ -152,6 +155,7 @@ def _addr_coefficients(dtype, beta, alpha):
 # ----------------------------------------------------------------- addbmm, baddbmm
 
 
+@quiet_fp
 def _baddbmm_fwd(inp, b1, b2, beta=1, alpha=1):
     prod = b1 @ b2
     if beta == 0:
@@ -172,6 +176,7 @@ _baddbmm = defop("baddbmm", _baddbmm_fwd, _baddbmm_vjp, "BaddbmmBackward0", 3, I
                  "promote", saved_for=lambda needs: (False, needs[2], needs[1]))  # (as addmv's)
 
 
+@quiet_fp
 def _addbmm_fwd(inp, b1, b2, beta=1, alpha=1):
     prod = (b1 @ b2).sum(axis=0)
     if alpha == 0:
@@ -559,6 +564,7 @@ def matrix_power(A, n):  # noqa: N803 - PyTorch's name
 # ----------------------------------------------------------------- cross, diagonal
 
 
+@quiet_fp
 def _cross_fwd(a, b, dim):
     xp = namespace(a)
     a, b = xp.broadcast_arrays(a, b)

@@ -30,6 +30,7 @@ from .linalg_decomp import svdvals
 from .stats import _vector_norm, amax, amin, quiet
 from .saved_checks import check_also
 from .cast_inside import take_source
+from .quiet_fp import quiet_fp
 
 slogdet_type = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
 
@@ -130,6 +131,7 @@ def _det_cofactors(a, g):
     return (u * unsqueeze(dd, -2)) @ vh
 
 
+@quiet_fp
 def _det_fwd(a):
     """NumPy's det, but for a matrix with an inf or nan entry PyTorch's: the product of the
     LU factors' diagonal times the pivots' parity, so nan where the elimination met one.

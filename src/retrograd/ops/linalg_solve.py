@@ -24,6 +24,7 @@ from ._errors import scalar_type_name, tensor_arg
 from .layout import tril, triu
 from .linalg import _mT, _same_dtype, matmul
 from .shape import clone, unsqueeze
+from .quiet_fp import quiet_fp
 
 
 class LinAlgError(RuntimeError):
@@ -113,6 +114,7 @@ def kernel_dtype(kernel, name, A, empty_ok=False):  # noqa: N803 - PyTorch's nam
     no_half(name, A)
 
 
+@quiet_fp
 def _pivot_info(a):
     """LAPACK getrf's ``info`` for one square matrix: the 1-based index of the first exactly
     zero pivot of the LU factorisation with partial pivoting, or 0."""
@@ -426,6 +428,7 @@ def _trsm(a, b, upper, unit):
     return out.reshape(batch + b.shape[-2:])
 
 
+@quiet_fp
 def substitute(t, b, upper, unit=False):
     """``t^-1 b`` for triangular ``t`` (..., n, n) by substitution, one row at a time over
     the whole batch (reading only the triangle; the diagonal too unless ``unit``): for

@@ -32,6 +32,7 @@ from .pointwise import add_number, exp, log, mul_number, sqrt, sub, sub_number, 
 from .pointwise import abs as abs_
 from .linear import linear
 from .loss_checks import (cast_check, no_float_kernel)
+from .quiet_fp import mean_of, quiet_fp
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -108,10 +109,11 @@ def _huber_elems(xp, d, delta):
 
 
 def _elementwise_loss_fwd(elems):
+    @quiet_fp  # (inf - inf, inf * 0: nan, as PyTorch's, without NumPy's warning)
     def forward(x, t, reduction, param):
         loss = elems(namespace(x), x - t, param)
         if reduction == "mean":
-            return loss.mean()
+            return mean_of(loss)
         return loss.sum() if reduction == "sum" else loss
     return forward
 
@@ -184,13 +186,14 @@ def _elementwise_loss_vjp(slope):
 _smooth_l1 = defop("smooth_l1_loss", _elementwise_loss_fwd(_smooth_l1_elems),
                    _elementwise_loss_vjp(_smooth_l1_slope), "SmoothL1LossBackward0", 2, INPUTS,
                    "promote")
+@quiet_fp
 def _huber_fwd(x, t, reduction, delta):
     # PyTorch's huber kernel writes into empty_like(input): each element is computed in the
     # promoted dtype and stored in the input's, then reduced (a float32 input with a float64
     # target gives float32; seed 11017475)
     loss = _huber_elems(namespace(x), x - t, delta).astype(x.dtype, copy=False)
     if reduction == "mean":
-        return loss.mean()
+        return mean_of(loss)
     return loss.sum() if reduction == "sum" else loss
 
 
@@ -290,6 +293,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):  # noqa
 # ----------------------------------------------------------------- soft_margin
 
 
+@quiet_fp
 def _soft_margin_fwd(x, y, reduction, bool_target=False):
     xp = namespace(x)
     # PyTorch's kernel, not the stable max(z, 0) + log1p(exp(-|z|)): exp(-x y) overflows to
@@ -297,7 +301,7 @@ def _soft_margin_fwd(x, y, reduction, bool_target=False):
     # 20427011)
     loss = xp.log1p(xp.exp(-x * y))
     if reduction == "mean":
-        return loss.mean()
+        return mean_of(loss)
     return loss.sum() if reduction == "sum" else loss
 
 
@@ -369,6 +373,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None,  # noqa: A00
 # ----------------------------------------------------------------- margin-based composites
 
 
+@quiet_fp
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None,  # noqa: A002
                         reduce=None, reduction="mean"):
     """``max(0, -y (x1 - x2) + margin)``: x1 should rank above x2 where y = 1, below where
@@ -416,6 +421,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None,  # noqa: 
 _EPSILON = 1e-12  # PyTorch's cosine_embedding_loss EPSILON
 
 
+@quiet_fp
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None,  # noqa: A002
                           reduce=None, reduction="mean"):
     """``1 - cos(x1, x2)`` where y = 1, ``max(0, cos(x1, x2) - margin)`` where y = -1.
@@ -460,6 +466,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None,  
 # ----------------------------------------------------------------- Python composites
 
 
+@quiet_fp
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None,  # noqa: A002
                                 reduce=None, reduction="mean"):
     """``-mean_c(y log sigmoid(x) + (1 - y) log sigmoid(-x))`` per sample (times ``weight``
@@ -483,6 +490,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None,  
     return reduce_loss(loss, reduction)
 
 
+@quiet_fp
 def poisson_nll_loss(input, target, log_input=True, full=False,  # noqa: A002
                      size_average=None, eps=1e-8, reduce=None, reduction="mean"):
     """The negative log-likelihood of ``target`` under a Poisson distribution of rate
@@ -509,6 +517,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False,  # noqa: A002
     return reduce_loss(loss, reduction)
 
 
+@quiet_fp
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6,  # noqa: A002
                       reduction="mean"):
     """The negative log-likelihood of ``target`` under normal distributions of mean
@@ -565,6 +574,7 @@ def _kl_terms(input, target, log_target):  # noqa: A002
     return xlogy(target, target) - product
 
 
+@quiet_fp
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean",  # noqa: A002
            log_target=False):
     """The Kullback-Leibler divergence ``target * (log target - input)`` of log-probabilities

@@ -10,6 +10,7 @@ from .loss_checks import class_input_check, empty_batch_loss, long_target
 from .losses import _data, _spread, check_reduction
 from .elementwise_losses import legacy_reduction
 from .saved_checks import check_also
+from .quiet_fp import mean_of, quiet_fp
 
 
 def _multilabel_counts(target, c):
@@ -31,12 +32,13 @@ def _multilabel_pairs(x, counts):
     return z, w
 
 
+@quiet_fp
 def _multilabel_fwd(x, counts, reduction, shape):
     x2 = x.reshape(1, -1) if x.ndim <= 1 else x
     z, w = _multilabel_pairs(x2, counts)
     loss = (z * w.astype(x.dtype)).sum((1, 2)) / x2.shape[1]
     if reduction == "mean":
-        return loss.mean()
+        return mean_of(loss)
     return loss.sum() if reduction == "sum" else loss.reshape(shape)
 
 

@@ -14,6 +14,7 @@ from ._jvp import RULES as _JVP_RULES
 from .saved_checks import check_also
 from .losses import _data, _spread, check_reduction
 from .loss_checks import class_input_check, empty_batch_loss, long_target
+from .quiet_fp import mean_of, quiet_fp
 
 
 def _class_rows(x, target):
@@ -34,6 +35,7 @@ def _multi_margin_terms(x, y, margin):
     return z, other & (zd > 0)
 
 
+@quiet_fp
 def _multi_margin_fwd(x, y, weight, p, margin, reduction, shape):
     xp = namespace(x)
     x2, y2 = _class_rows(x, y)
@@ -43,7 +45,7 @@ def _multi_margin_fwd(x, y, weight, p, margin, reduction, shape):
         h = h * weight[y2][:, None]
     loss = h.sum(1) / x2.shape[1]
     if reduction == "mean":
-        return loss.mean()
+        return mean_of(loss)
     if reduction == "sum":
         return loss.sum()
     return loss.reshape(shape)

@@ -13,8 +13,10 @@ from __future__ import annotations
 from ..backend import namespace
 from ..tensor import make_tensor
 from .normalization import _batch_norm, _normalized_shape, _verify_batch_size, layer_norm
+from .quiet_fp import quiet_fp
 
 
+@quiet_fp
 def native_layer_norm(input, normalized_shape, weight, bias, eps):  # noqa: A002
     """``(layer_norm(input, normalized_shape, weight, bias, eps), mean, rstd)``.
 
@@ -36,6 +38,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):  # noqa: A002
     return out, make_tensor(mean.astype(a.dtype, copy=False)), make_tensor(rstd)
 
 
+@quiet_fp
 def native_batch_norm(input, weight, bias, running_mean, running_var, training,  # noqa: A002
                       momentum, eps):
     """``(batch_norm(...), save_mean, save_invstd)``: the batch's per-channel mean and

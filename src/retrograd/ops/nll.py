@@ -20,6 +20,7 @@ from .saved_checks import check_also
 from .elementwise_losses import _check_reduction, legacy_reduction
 from .nn import _log_softmax, log_softmax, one_hot_grad
 from .loss_checks import nll_kernel_dtypes, nll_one_sample_backward
+from .quiet_fp import quiet_fp
 
 
 _ndarray = _np.ndarray
@@ -367,6 +368,7 @@ def _div_count_vjp(node, g, saved):
 _div_count = defop("div", lambda a, n: a / n, _div_count_vjp, "DivBackward1", 1, NOTHING)
 
 
+@quiet_fp
 def cross_entropy(input, target, weight=None, size_average=None,  # noqa: A002
                   ignore_index=-100, reduce=None, reduction="mean", label_smoothing=0.0):
     """``nll_loss(log_softmax(input, class_dim), target)``, or with class probabilities.

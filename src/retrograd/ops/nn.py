@@ -17,6 +17,7 @@ from ._apply import INPUTS, OUTPUT, defop
 from .reduce import sum as _sum
 from .pointwise import exp
 from .shape import _norm_dim
+from .quiet_fp import quiet_fp
 
 
 _ndarray = _np.ndarray
@@ -29,6 +30,7 @@ _multiply = _np.multiply
 _subtract = _np.subtract
 
 
+@quiet_fp
 def _softmax_fwd(a, dim):
     xp = namespace(a)
     if a.size == 0:  # (the max of an empty dimension has no identity)
@@ -51,6 +53,7 @@ def _softmax_vjp(node, g, saved):
 _softmax = defop("softmax", _softmax_fwd, _softmax_vjp, "SoftmaxBackward0", 1, OUTPUT, "float")
 
 
+@quiet_fp
 def _log_softmax_fwd(a, dim):
     if not a.flags.c_contiguous:  # a row-major result, as PyTorch's (see _softmax_fwd)
         a = namespace(a).ascontiguousarray(a)

@@ -32,6 +32,7 @@ from .derivative_flags import tie
 from .pointwise import add_number
 from .pointwise_common import to_dtype
 from .stats import quiet
+from .quiet_fp import mean_of, quiet_fp
 
 
 class _Layout(NamedTuple):
@@ -96,6 +97,7 @@ def _moments(xs, axes):
     return mean, _mean(xc * xc, axes)
 
 
+@quiet_fp
 def _norm_fwd(x, w, b, p: _Layout, fixed=None):
     """The normalized, scaled and shifted ``x``; and (mean, rstd, var) in the stats view.
     (Every full-size pass counts on big inputs: the centred input becomes the result.)"""
@@ -672,7 +674,7 @@ def _instance_norm(x, weight, bias, running_mean, running_var, use_input_stats, 
     out = _batch_norm(xv, w, b, rm, rv, use_input_stats, momentum, eps, "instance_norm")
     for repeated, target in ((rm, running_mean), (rv, running_var)):
         if target is not None:
-            target._data[...] = repeated._data.reshape(n, c).mean(axis=0)
+            target._data[...] = mean_of(repeated._data.reshape(n, c), 0)  # (n = 0: nan)
             target._bump_version()
     return out.reshape(shape)
 
@@ -714,6 +716,7 @@ def instance_norm_aten(input, weight, bias, running_mean, running_var,  # noqa: 
 _add_number = add_number
 
 
+@quiet_fp
 def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002
     """``x / sqrt(mean(x ** 2) + eps) * weight``, the mean over the last
     ``len(normalized_shape)`` dimensions (``eps`` default: the dtype's machine epsilon).
@@ -776,6 +779,7 @@ _channel_window = defop("local_response_norm", _window_fwd, _window_vjp,
                         "AvgPool2DBackward0", 1, NOTHING)
 
 
+@quiet_fp
 def local_response_norm(input, size, alpha=0.0001, beta=0.75, k=1.0):  # noqa: A002
     """``x / (k + alpha * mean(x ** 2 over size neighbouring channels)) ** beta``.
 
@@ -808,6 +812,7 @@ def local_response_norm(input, size, alpha=0.0001, beta=0.75, k=1.0):  # noqa: A
 # ----------------------------------------------------------------- normalize
 
 
+@quiet_fp
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):  # noqa: A002
     """``x / max(||x||_p, eps)``, the norm along ``dim``.
 

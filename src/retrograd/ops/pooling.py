@@ -35,6 +35,7 @@ from .pool_common import (
 from .saved_checks import check_also
 from .shape import squeeze, unsqueeze
 from .windows import offset_slices, output_shape, sliding_windows, windows_adjoint
+from .quiet_fp import quiet_fp
 
 
 # ----------------------------------------------------------------- arguments
@@ -422,17 +423,20 @@ def _lp_pool(x, n, norm_type, kernel_size, stride, ceil_mode, max_pool, avg_pool
     return (sign(out) * relu(_abs(out))).mul(k).pow(1.0 / norm_type)
 
 
+@quiet_fp
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):  # noqa: A002
     """``(sum of x ** p over each window) ** (1 / p)`` along the last dim (``p = norm_type``;
     the sum of windows with a zero total has zero gradient)."""
     return _lp_pool(input, 1, norm_type, kernel_size, stride, ceil_mode, max_pool1d, avg_pool1d)
 
 
+@quiet_fp
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):  # noqa: A002
     """:func:`lp_pool1d` over the last two dims."""
     return _lp_pool(input, 2, norm_type, kernel_size, stride, ceil_mode, max_pool2d, avg_pool2d)
 
 
+@quiet_fp
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):  # noqa: A002
     """:func:`lp_pool1d` over the last three dims."""
     return _lp_pool(input, 3, norm_type, kernel_size, stride, ceil_mode, max_pool3d, avg_pool3d)

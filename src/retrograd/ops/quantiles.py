@@ -31,6 +31,7 @@ from .reduce import _extreme_all_vjp, _one_dim, _select_fwd, _select_vjp
 from .shape import reshape, reshape_op, transpose, unsqueeze
 from .sorting import _order, _sorted, picked
 from .stats import quiet
+from .quiet_fp import quiet_fp
 
 median_type = namedtuple("median", ["values", "indices"])
 nanmedian_type = namedtuple("nanmedian", ["values", "indices"])
@@ -355,6 +356,7 @@ def _partial_sort(a, lo, hi, nans):
     return order.reshape(a.shape), values
 
 
+@quiet_fp
 def _quantile(x, q, dim, keepdim, interpolation, ignore_nan):
     name = "nanquantile" if ignore_nan else "quantile"
     data = x._data

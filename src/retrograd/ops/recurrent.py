@@ -24,6 +24,7 @@ from .nn import dropout as _dropout
 from .pointwise import relu, sigmoid, tanh
 from .inplace_forms import transpose_ as inplace_transpose
 from .shape import cat, stack, t, transpose
+from .quiet_fp import quiet_fp
 
 
 def _linear(x, w, b):
@@ -85,6 +86,7 @@ def _gru_step(x, h, w_ih, w_hh, b_ih, b_hh, pre=None):
     return (h - n) * z + n
 
 
+@quiet_fp
 def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):  # noqa: A002
     """One Elman RNN step: ``tanh(input @ w_ih.T + b_ih + hx @ w_hh.T + b_hh)``.
 
@@ -98,12 +100,14 @@ def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):  # noqa: A002
     return _tanh_step(input, hx, w_ih, w_hh, b_ih, b_hh)
 
 
+@quiet_fp
 def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):  # noqa: A002
     """One Elman RNN step with ReLU: ``relu(input @ w_ih.T + b_ih + hx @ w_hh.T + b_hh)``."""
     _check_cell("rnn_relu_cell", input, (hx,), w_ih, w_hh, 1)
     return _relu_step(input, hx, w_ih, w_hh, b_ih, b_hh)
 
 
+@quiet_fp
 def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):  # noqa: A002
     """One LSTM step; ``hx`` is ``(h, c)``; returns ``(h', c')``.  Gates in PyTorch's order
     (input, forget, cell, output) along ``w_ih``'s rows."""
@@ -113,6 +117,7 @@ def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):  # noqa: A002
     return _lstm_step(input, tuple(hx), w_ih, w_hh, b_ih, b_hh)
 
 
+@quiet_fp
 def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):  # noqa: A002
     """One GRU step: ``r``, ``z`` gates, ``n = tanh(i_n + h_n * r)``,
     ``h' = (hx - n) * z + n`` (PyTorch's arrangement of ``(1 - z) * n + z * hx``)."""
@@ -176,6 +181,7 @@ def _sequence(name, step, input, hx, params, has_biases, num_layers,  # noqa: A0
     return out, stack(final_h, 0)
 
 
+@quiet_fp
 def rnn_tanh(input, hx, params, has_biases, num_layers, dropout, train,  # noqa: A002
              bidirectional, batch_first):
     """A multi-layer tanh RNN over a padded sequence: returns ``(output, h_n)``."""
@@ -183,6 +189,7 @@ def rnn_tanh(input, hx, params, has_biases, num_layers, dropout, train,  # noqa:
                      dropout, train, bidirectional, batch_first)
 
 
+@quiet_fp
 def rnn_relu(input, hx, params, has_biases, num_layers, dropout, train,  # noqa: A002
              bidirectional, batch_first):
     """A multi-layer ReLU RNN over a padded sequence: returns ``(output, h_n)``."""
@@ -190,6 +197,7 @@ def rnn_relu(input, hx, params, has_biases, num_layers, dropout, train,  # noqa:
                      dropout, train, bidirectional, batch_first)
 
 
+@quiet_fp
 def lstm(input, hx, params, has_biases, num_layers, dropout, train,  # noqa: A002
          bidirectional, batch_first):
     """A multi-layer LSTM over a padded sequence; ``hx`` is ``(h_0, c_0)``; returns
@@ -198,6 +206,7 @@ def lstm(input, hx, params, has_biases, num_layers, dropout, train,  # noqa: A00
                      dropout, train, bidirectional, batch_first)
 
 
+@quiet_fp
 def gru(input, hx, params, has_biases, num_layers, dropout, train,  # noqa: A002
         bidirectional, batch_first):
     """A multi-layer GRU over a padded sequence: returns ``(output, h_n)``."""

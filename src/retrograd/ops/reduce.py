@@ -21,6 +21,7 @@ from .pointwise import scalar_type_name, where
 from .saved_checks import check_also
 from .cast_inside import take_source
 from .shape import _int_dim, _shape_arg, _unique_dims, expand_op, reshape_op, view
+from .quiet_fp import mean_of
 
 # PyTorch's torch.return_types.max / .min: named tuples called after the op
 _TYPES = {name: namedtuple(name, ["values", "indices"]) for name in ("max", "min")}
@@ -160,7 +161,7 @@ def _mean_vjp(node, g, saved):
 
 
 def _mean_fwd(a, axes, keepdim, in_shape, count):
-    out = a.mean(axis=axes, keepdims=keepdim)
+    out = mean_of(a, axes, keepdim)  # (empty: nan, without NumPy's warning)
     return out if out.ndim < 2 else row_major(out)  # (PyTorch's: see _sum_fwd)
 
 

@@ -29,6 +29,7 @@ from .saved_checks import check_also
 from .cast_inside import take_source
 from .shape import cat, reshape, track_view
 from .stats import cumsum, quiet
+from .quiet_fp import quiet_fp
 
 cummax_type = namedtuple("cummax", ["values", "indices"])
 cummin_type = namedtuple("cummin", ["values", "indices"])
@@ -47,6 +48,7 @@ def _reverse_cumsum(g, dim):
 # ----------------------------------------------------------------- cumprod
 
 
+@quiet_fp
 def _cumprod_fwd(a, dim):
     if a.ndim == 0:
         return a.copy() if a.dtype.kind == "f" else a.astype("int64")
@@ -559,6 +561,7 @@ def _integral_dim(name, y, x, dx, dim):
     return d
 
 
+@quiet_fp
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """The integral of ``y`` along ``dim`` by the trapezoid rule, with sample points ``x`` or
     a constant spacing ``dx`` (default 1), as PyTorch (its formula, so its graph).
@@ -590,6 +593,7 @@ def trapz(y, x=None, *, dx=None, dim=-1):
     return trapezoid(y, x, dx=dx, dim=dim)
 
 
+@quiet_fp
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """The running integral of ``y`` along ``dim`` by the trapezoid rule (one element fewer
     than ``y`` along ``dim``), as PyTorch.

@@ -18,6 +18,7 @@ from .reduce import _dims, _keep_shape, _one_dim, _spread, _sum_dim
 from .iter_layout import reduction
 from .saved_checks import check_also
 from .cast_inside import take_source
+from .quiet_fp import quiet_fp
 
 
 def quiet(xp):
@@ -328,6 +329,7 @@ def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
 # ----------------------------------------------------------------- norm
 
 
+@quiet_fp
 def _norm_fwd(a, p, axes, keepdim):
     xp = namespace(a)
     reduced = a.size if axes is None else math.prod(a.shape[d] for d in axes)
