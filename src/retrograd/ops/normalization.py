@@ -812,7 +812,6 @@ def local_response_norm(input, size, alpha=0.0001, beta=0.75, k=1.0):  # noqa: A
 # ----------------------------------------------------------------- normalize
 
 
-@quiet_fp
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):  # noqa: A002
     """``x / max(||x||_p, eps)``, the norm along ``dim``.
 
